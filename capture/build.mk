@@ -1,0 +1,46 @@
+# capture/: the interposer (lib/libisland-capture.so) and island-capture.
+
+PRELOAD_SRCS := $(wildcard capture/preload/*.c)
+PRELOAD_OBJS := $(patsubst %.c,$(O)/%.pic.o,$(PRELOAD_SRCS)) $(O)/capture/preload/vfork.pic.o
+# The interposer runs inside other programs: no sanitizers, only its
+# wrappers exported, its TLS in the static block (initial-exec).
+PRELOAD_CFLAGS := -O2 -g -std=gnu11 $(WARN) -MMD -MP -fPIC -fvisibility=hidden \
+	-fno-stack-protector -ftls-model=initial-exec -Icapture
+ifeq ($(DEBUG),1)
+PRELOAD_CFLAGS += -O0
+endif
+
+$(O)/capture/preload/%.pic.o: capture/preload/%.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(PRELOAD_CFLAGS) -c -o $@ $<
+
+$(O)/capture/preload/vfork.pic.o: capture/preload/vfork.S
+	$(call msg,AS,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -fPIC -c -o $@ $<
+
+lib/libisland-capture.so: $(PRELOAD_OBJS)
+	$(call msg,LD,$@)
+	@mkdir -p lib
+	$(Q)$(CC) -shared -fPIC -Wl,-z,now -Wl,-z,nodelete -o $@ $^ -ldl -lpthread
+
+CAPTURE_SRCS := $(filter-out capture/preload/%,$(wildcard capture/*.c))
+CAPTURE_OBJS := $(patsubst %.c,$(O)/%.o,$(CAPTURE_SRCS))
+$(CAPTURE_OBJS): CPPFLAGS += -Icapture
+
+bin/island-capture: $(CAPTURE_OBJS) $(COMMON_OBJS)
+	$(call msg,LD,$@)
+	@mkdir -p bin
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -lm
+
+BIN_TARGETS += bin/island-capture
+LIB_TARGETS += lib/libisland-capture.so
+
+# Unit tests of the capture's pure functions (everything but main.c).
+$(O)/tests/unit/test-capture: $(O)/tests/unit/test-capture.o \
+		$(filter-out $(O)/capture/main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -lm
+$(O)/tests/unit/test-capture.o: CPPFLAGS += -Icapture
+TEST_BINS += $(O)/tests/unit/test-capture

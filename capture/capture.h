@@ -1,0 +1,142 @@
+/* island-capture: the run, the spool reader, the resolver and the writer. */
+#ifndef ISLAND_CAPTURE_H
+#define ISLAND_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "spool.h"
+
+/* Clock calibration: maps spool clock units to ns since the node's start. */
+struct clockmap {
+	int kind;                    /* enum spool_clock */
+	uint64_t tsc0, tsc1;         /* cycle counter at start and end */
+	int64_t mono0, mono1;        /* CLOCK_MONOTONIC ns at start and end */
+	int64_t real0;               /* CLOCK_REALTIME ns at start */
+	long double ns_per_tick;
+};
+
+void clock_start(struct clockmap *c, int kind);
+void clock_end(struct clockmap *c);
+int clock_tsc_usable(void);
+static inline int64_t clock_ns(const struct clockmap *c, uint64_t t)
+{
+	if (c->kind == CLOCK_KIND_TSC)
+		return (int64_t)((long double)(int64_t)(t - c->tsc0) * c->ns_per_tick);
+	return (int64_t)t - c->mono0;
+}
+
+/* One spool file mapped in memory. */
+struct spool {
+	struct spool_hdr *h;
+	char *map;
+	size_t size;
+	char *recs, *end;            /* complete records */
+	char *name;
+};
+
+struct thr {
+	pid_t tid;
+	struct spool **sp;           /* by generation */
+	int nsp;
+	/* derived */
+	int64_t start, end, cpu;     /* ns; cpu -1 unknown */
+	int exit;                    /* enum thread_exit of the last generation */
+	int complete;
+	char name[17];
+	pid_t creator;
+	uint64_t lost;
+	int created_matched;         /* already named by a pthread_create */
+};
+
+struct proc {
+	pid_t pid, ppid;
+	struct thr *thr;
+	int nthr;
+	char *exe, *cwd;
+	int64_t start, end;
+	int status;                  /* wait status, -1 unknown */
+	int complete;
+};
+
+/* Objects the descriptors refer to (node-wide: files by path, sockets and
+ * pipes by inode). */
+enum obj_kind { OBJ_FILE = 1, OBJ_SOCKET, OBJ_PIPE, OBJ_OTHER };
+
+struct obj {
+	int kind;
+	char *name;                  /* file path (absolute), or NULL */
+	char *xname;                 /* name escaped for an attribute */
+	uint64_t ino;
+	/* sockets */
+	char proto[16];
+	char *local, *peer;          /* "ip:port", escaped */
+	char direction[8];
+	/* usage */
+	uint64_t opens, reads, bytes_read, writes, bytes_written;
+	int open_fds;                /* descriptors on it still open */
+	int listed;                  /* goes in <files>/<sockets> */
+};
+
+struct node {
+	const char *name, *host;
+	char **argv;
+	int argc;
+	struct clockmap clk;
+	int64_t end;                 /* ns */
+	struct proc *procs;
+	int nprocs;
+	struct obj *objs;
+	int nobjs;
+	/* statuses of children reaped by island-capture */
+	pid_t *wpid;
+	int *wstatus;
+	int nwait;
+	int complete;
+};
+
+/* spool_read.c */
+int spool_load(struct node *n, const char *dir);
+void spool_unload(struct node *n);
+/* Iterate the records of a thread across its generations. */
+struct rec_iter {
+	struct thr *t;
+	int g;
+	char *p;
+};
+void rec_iter_init(struct rec_iter *it, struct thr *t);
+struct rec *rec_next(struct rec_iter *it);
+
+/* resolve.c */
+void resolve_node(struct node *n);
+int res_of(const struct node *n, const struct rec *r);
+int64_t amount_of(const struct rec *r);
+int call_has_amount(int call);
+const char *call_name(int call);
+int copy_src_fd(const struct rec *r);
+int copy_src_obj(const struct rec *r);
+
+enum res { RES_FILEREAD, RES_FILEWRITE, RES_FILEMETA, RES_NETSEND,
+	   RES_NETRECV, RES_NETMETA, RES_SLEEP, RES_WAIT, RES_PROC };
+extern const char *const res_names[];
+
+/* Join base and p, resolving ".", ".." and "//" lexically. */
+char *path_join(const char *base, const char *p);
+
+/* writer.c */
+void fmt_oflags(char *buf, size_t n, int fl);
+int trace_write(struct node *n, const char *path, int gzip);
+char *attr_escape(const char *s);
+void fmt_sockaddr(char *buf, size_t n, const void *sa, size_t len);
+
+/* run.c */
+struct run_opts {
+	char **argv;
+	const char *lib;
+	const char *spool;
+	int clock_kind;
+};
+int run_app(struct run_opts *o, struct node *n, int *exit_code);
+
+#endif

@@ -1,0 +1,246 @@
+/*
+ * island-capture: run a program and write the XML trace of every thread's
+ * I/O, of it and of every process it starts.
+ *
+ *   island-capture [OPTIONS] [--] PROGRAM [ARGS...]
+ *
+ * Options end at the program's name, as with strace.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <ftw.h>
+
+#include "capture.h"
+#include "util.h"
+
+enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL };
+
+/* The one option table: getopt's and --help's. */
+static const struct optdesc {
+	const char *name;
+	int has_arg;
+	int val;
+	const char *arg, *help;
+} optdescs[] = {
+	{ "node", 1, 'n', "NAME", "name of this node (default: the host name)" },
+	{ "output", 1, 'o', "FILE", "trace file (default: NODE.xml, NODE.xml.gz with -z)" },
+	{ "gzip", 0, 'z', NULL, "write the trace gzip-compressed" },
+	{ "verbose", 0, 'v', NULL, "say what was captured, on stderr" },
+	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
+	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
+	{ "keep-spool", 0, OPT_KEEP_SPOOL, NULL, "keep the spool files after writing the trace" },
+	{ "help", 0, 'h', NULL, "show this help" },
+	{ "version", 0, 'V', NULL, "show the version" },
+};
+#define NOPTS (sizeof(optdescs) / sizeof(optdescs[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: island-capture [OPTIONS] [--] PROGRAM [ARGS...]\n\n"
+		   "Run PROGRAM and record the I/O of all its threads and child\n"
+		   "processes into an XML trace. Exits with PROGRAM's status.\n\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		char left[64];
+		const struct optdesc *d = &optdescs[i];
+		if (d->val < 256)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->val, d->name,
+				 d->arg ? " " : "", d->arg ? d->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", d->name,
+				 d->arg ? " " : "", d->arg ? d->arg : "");
+		fprintf(f, "  %-26s %s\n", left, d->help);
+	}
+}
+
+/* The interposer lives beside us: ../lib (build tree) or ../lib/island
+ * (installed). */
+static char *find_lib(void)
+{
+	static const char *const rel[] = { "../lib/libisland-capture.so",
+					   "../lib/island/libisland-capture.so" };
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		die(2, "cannot find my own executable:");
+	self[n] = 0;
+	char *dir = dirname(self);
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char *p = xasprintf("%s/%s", dir, rel[i]);
+		char *real = realpath(p, NULL);
+		free(p);
+		if (real && access(real, R_OK) == 0)
+			return real;
+		free(real);
+	}
+	die(2, "cannot find libisland-capture.so near %s", dir);
+}
+
+/* Clear errors before the app starts: the program must exist and be
+ * executable, the output writable. */
+static void check_program(const char *prog)
+{
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK) < 0) {
+			warnx("%s: %s", prog, strerror(errno));
+			exit(errno == ENOENT ? 127 : 126);
+		}
+		return;
+	}
+	const char *path = getenv("PATH");
+	char *copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (char *dir = strtok(copy, ":"); dir; dir = strtok(NULL, ":")) {
+		char *p = xasprintf("%s/%s", *dir ? dir : ".", prog);
+		int ok = access(p, X_OK) == 0;
+		free(p);
+		if (ok) {
+			free(copy);
+			return;
+		}
+	}
+	free(copy);
+	warnx("%s: command not found", prog);
+	exit(127);
+}
+
+static void check_output(const char *out)
+{
+	char *probe = xasprintf("%s.tmp%d", out, (int)getpid());
+	int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	if (fd < 0)
+		die(2, "%s: cannot write the trace here:", out);
+	close(fd);
+	unlink(probe);
+	free(probe);
+	struct stat st;
+	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+		die(2, "%s: is a directory", out);
+}
+
+/* Records are spooled in memory (tmpfs) when we can: a spool on disk
+ * would add the capture's own writeback to the I/O being measured. */
+static const char *default_spool_parent(void)
+{
+	const char *env = getenv("ISLAND_SPOOL_DIR");
+
+	if (env && *env)
+		return env;
+	if (access("/dev/shm", W_OK | X_OK) == 0)
+		return "/dev/shm";
+	env = getenv("TMPDIR");
+	return env && *env ? env : "/tmp";
+}
+
+static int rm_entry(const char *p, const struct stat *st, int type, struct FTW *f)
+{
+	return remove(p);
+}
+
+int main(int argc, char **argv)
+{
+	struct option lopts[NOPTS + 1];
+	const char *node = NULL, *output = NULL, *clock_opt = "auto";
+	const char *spool_parent = NULL;
+	int gzip = 0, verbose = 0, keep = 0, c, code = 0;
+	char host[256] = "localhost";
+	struct node n = { 0 };
+	struct run_opts ro = { 0 };
+
+	progname = "island-capture";
+	for (size_t i = 0; i < NOPTS; i++)
+		lopts[i] = (struct option){ optdescs[i].name, optdescs[i].has_arg,
+					    NULL, optdescs[i].val };
+	memset(&lopts[NOPTS], 0, sizeof(lopts[0]));
+	while ((c = getopt_long(argc, argv, "+n:o:zvhV", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': node = optarg; break;
+		case 'o': output = optarg; break;
+		case 'z': gzip = 1; break;
+		case 'v': verbose = 1; break;
+		case OPT_CLOCK: clock_opt = optarg; break;
+		case OPT_SPOOL_DIR: spool_parent = optarg; break;
+		case OPT_KEEP_SPOOL: keep = 1; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("island-capture %s\n", ISLAND_VERSION); return 0;
+		default:
+			fprintf(stderr, "Try 'island-capture --help'.\n");
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		warnx("no program to run");
+		fprintf(stderr, "Try 'island-capture --help'.\n");
+		return 2;
+	}
+	if (!strcmp(clock_opt, "auto"))
+		ro.clock_kind = clock_tsc_usable() ? CLOCK_KIND_TSC : CLOCK_KIND_MONO;
+	else if (!strcmp(clock_opt, "tsc"))
+		ro.clock_kind = CLOCK_KIND_TSC;
+	else if (!strcmp(clock_opt, "monotonic") || !strcmp(clock_opt, "mono"))
+		ro.clock_kind = CLOCK_KIND_MONO;
+	else
+		die(2, "--clock: unknown clock '%s' (tsc, monotonic, auto)", clock_opt);
+
+	gethostname(host, sizeof(host) - 1);
+	if (!node)
+		node = host;
+	if (!*node || strchr(node, '/'))
+		die(2, "-n: '%s' is not a usable node name", node);
+	if (!output)
+		output = xasprintf("%s.xml%s", node, gzip ? ".gz" : "");
+	else if (strlen(output) > 3 && !strcmp(output + strlen(output) - 3, ".gz"))
+		gzip = 1;
+	check_program(argv[optind]);
+	check_output(output);
+
+	if (!spool_parent)
+		spool_parent = default_spool_parent();
+	char *spool = xasprintf("%s/island-spool.XXXXXX", spool_parent);
+	if (!mkdtemp(spool))
+		die(2, "%s: cannot create the spool directory:", spool);
+	char *abs = realpath(spool, NULL);
+	if (!abs)
+		die(2, "%s:", spool);
+
+	ro.argv = argv + optind;
+	ro.lib = find_lib();
+	ro.spool = abs;
+	n.name = node;
+	n.host = host;
+	n.argv = argv + optind;
+	n.argc = argc - optind;
+	if (run_app(&ro, &n, &code) < 0) {
+		nftw(abs, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		return code;
+	}
+
+	if (spool_load(&n, abs) < 0 || (resolve_node(&n), trace_write(&n, output, gzip)) < 0) {
+		warnx("the records are kept in %s", abs);
+		return code ? code : 1;
+	}
+	if (verbose) {
+		long threads = 0;
+		for (int i = 0; i < n.nprocs; i++)
+			threads += n.procs[i].nthr;
+		warnx("%s: %d processes, %ld threads -> %s%s", node, n.nprocs,
+		      threads, output, n.complete ? "" : " (incomplete)");
+	}
+	if (!n.complete)
+		warnx("%s: some processes were killed; the trace is marked incomplete",
+		      output);
+	spool_unload(&n);
+	if (!keep)
+		nftw(abs, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	else
+		warnx("spool kept in %s", abs);
+	return code;
+}

@@ -1,0 +1,642 @@
+/*
+ * The interposer's core: per-thread spools, the thread registry, process
+ * start, thread and process end. Everything here runs off the hot path
+ * except rec_reserve/rec_commit (preload.h).
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload.h"
+#include "real.h"
+
+__thread struct tstate ts __attribute__((tls_model("initial-exec")));
+int island_on;
+int clock_kind;
+
+#define WINDOW (4u << 20)            /* bytes of records mapped at a time */
+#define REG_MAX 16384                /* threads alive at once */
+
+static char spool_dir[512];
+static size_t spool_dir_len;
+static char env_spool[600], env_clock[32], env_lib[600];
+char env_preload_lib[512];
+
+/* Thread registry: the spool headers of the live threads of this process,
+ * so that the process's end can be stamped on every thread. Headers are
+ * never unmapped, so a stale pointer is always safe to write. */
+static struct spool_hdr *reg_hdr[REG_MAX];
+static pid_t reg_tid[REG_MAX];
+
+/* pthread_t -> tid of recently started threads, for pthread_join. */
+#define TMAP 4096
+static struct { unsigned long pt; pid_t tid; } tmap[TMAP];
+static unsigned tmap_next;
+
+long raw_syscall(long nr, long a, long b, long c, long d, long e, long f)
+{
+	return syscall(nr, a, b, c, d, e, f);
+}
+
+#define SYS(nr, ...) raw_syscall_n(nr, __VA_ARGS__)
+static long raw_syscall_n(long nr, long a, long b, long c, long d)
+{
+	return syscall(nr, a, b, c, d);
+}
+
+static char *utoa(char *p, unsigned long v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	*p = 0;
+	return p;
+}
+
+static int cstrlen(const char *s)
+{
+	int n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+static void reg_add(struct tstate *t)
+{
+	for (int i = 0; i < REG_MAX; i++) {
+		struct spool_hdr *none = NULL;
+		if (__atomic_compare_exchange_n(&reg_hdr[i], &none, t->hdr, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			reg_tid[i] = t->tid;
+			t->slot = i;
+			return;
+		}
+	}
+	t->slot = -1;
+}
+
+static void reg_del(struct tstate *t)
+{
+	if (t->slot >= 0)
+		__atomic_store_n(&reg_hdr[t->slot], NULL, __ATOMIC_RELEASE);
+	t->slot = -1;
+}
+
+void registry_note_pthread(struct tstate *t, unsigned long pthread)
+{
+	unsigned i = __atomic_fetch_add(&tmap_next, 1, __ATOMIC_RELAXED) % TMAP;
+
+	tmap[i].tid = t->tid;
+	__atomic_store_n(&tmap[i].pt, pthread, __ATOMIC_RELEASE);
+}
+
+pid_t tid_of(unsigned long pthread)
+{
+	unsigned n = __atomic_load_n(&tmap_next, __ATOMIC_ACQUIRE);
+
+	for (unsigned k = 0; k < TMAP && k < n; k++) {
+		unsigned i = (n - 1 - k) % TMAP;
+		if (__atomic_load_n(&tmap[i].pt, __ATOMIC_ACQUIRE) == pthread)
+			return tmap[i].tid;
+	}
+	return 0;
+}
+
+static void spool_name(char *buf, pid_t pid, pid_t tid, int gen)
+{
+	char *p = buf;
+
+	memcpy(p, spool_dir, spool_dir_len);
+	p += spool_dir_len;
+	*p++ = '/';
+	p = utoa(p, (unsigned long)pid);
+	*p++ = '.';
+	p = utoa(p, (unsigned long)tid);
+	*p++ = '.';
+	utoa(p, (unsigned long)gen);
+}
+
+/* Map the window that holds file offset `off` (page-aligned down), after
+ * making sure the file has blocks for it: a write to a mapping beyond what
+ * the file system can hold would kill the application with SIGBUS. */
+static int map_window(struct tstate *t, uint64_t off)
+{
+	char path[600];
+	uint64_t start = off & ~(uint64_t)4095;
+	long fd;
+	void *w;
+
+	spool_name(path, t->pid, t->tid, t->gen);
+	fd = SYS(SYS_openat, AT_FDCWD, (long)path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (SYS(SYS_fallocate, fd, 0, (long)start, (long)WINDOW) < 0) {
+		SYS(SYS_close, fd, 0, 0, 0);
+		return -1;
+	}
+	w = mmap(NULL, WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, (int)fd,
+		 (off_t)start);
+	SYS(SYS_close, fd, 0, 0, 0);
+	if (w == MAP_FAILED)
+		return -1;
+	if (t->win)
+		munmap(t->win, t->wlen);
+	t->win = w;
+	t->woff = start;
+	t->wlen = WINDOW;
+	t->cur = (char *)w + (off - start);
+	t->lim = (char *)w + WINDOW;
+	return 0;
+}
+
+static void comm_self(char out[16])
+{
+	memset(out, 0, 16);
+	SYS(SYS_prctl, PR_GET_NAME, (long)out, 0, 0);
+}
+
+/* Create this thread's spool file (PID.TID.GEN, the first free GEN: an exec
+ * continues a thread in a new generation). */
+int spool_open(struct tstate *t)
+{
+	char path[600];
+	long fd = -1;
+	void *h;
+
+	if (!island_on)
+		return -1;
+	t->pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
+	t->tid = (pid_t)SYS(SYS_gettid, 0, 0, 0, 0);
+	for (t->gen = 0; t->gen < 1000; t->gen++) {
+		spool_name(path, t->pid, t->tid, t->gen);
+		fd = SYS(SYS_openat, AT_FDCWD, (long)path,
+			 O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		goto fail;
+	if (SYS(SYS_fallocate, fd, 0, 0, SPOOL_HDR_SIZE) < 0) {
+		SYS(SYS_close, fd, 0, 0, 0);
+		goto fail;
+	}
+	h = mmap(NULL, SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 (int)fd, 0);
+	SYS(SYS_close, fd, 0, 0, 0);
+	if (h == MAP_FAILED)
+		goto fail;
+	t->hdr = h;
+	t->win = NULL;
+	t->hdr->magic = SPOOL_MAGIC;
+	t->hdr->version = SPOOL_VERSION;
+	t->hdr->clock = (uint32_t)clock_kind;
+	t->hdr->pid = t->pid;
+	t->hdr->tid = t->tid;
+	t->hdr->gen = t->gen;
+	t->hdr->creator = t->creator;
+	t->hdr->start = (int64_t)now();
+	t->hdr->cpu_ns = -1;
+	comm_self(t->hdr->comm);
+	if (map_window(t, SPOOL_HDR_SIZE) < 0)
+		goto fail;
+	reg_add(t);
+	registry_note_pthread(t, (unsigned long)pthread_self());
+	return 0;
+fail:
+	t->hold |= HOLD_OFF;
+	t->cur = t->lim = NULL;
+	return -1;
+}
+
+struct rec *rec_slow(struct tstate *t, size_t len)
+{
+	int e = errno;
+	struct rec *r = NULL;
+
+	if (!t->hdr) {
+		if (t->hold & HOLD_OFF || spool_open(t) < 0)
+			goto out;
+	}
+	if (t->cur + len > t->lim) {
+		uint64_t off = t->woff + (uint64_t)(t->cur - t->win);
+		t->hdr->used = off - SPOOL_HDR_SIZE;
+		if (map_window(t, off) < 0) {
+			t->hdr->lost++;
+			goto out;
+		}
+	}
+	r = (struct rec *)t->cur;
+out:
+	errno = e;
+	return r;
+}
+
+/* Not the fast case: in a thread that may not record now, or a vfork
+ * child running on its parent's thread state. */
+int enter_slow(struct tstate *t)
+{
+	if (t->guard || !island_on || (t->hold & HOLD_OFF))
+		return 0;
+	if (t->hold & HOLD_VFORK) {
+		int e = errno;
+		pid_t pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
+		errno = e;
+		if (t->pid && pid != t->pid)
+			return 0;          /* the vfork child: not ours */
+		t->hold &= ~HOLD_VFORK;    /* the parent, resumed */
+	}
+	if (t->hold)
+		return 0;
+	t->guard = 1;
+	return 1;
+}
+
+struct rec *put_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
+		 int64_t ret, int fd, int64_t a1, int64_t a2, int err,
+		 const void *p1, size_t n1, const void *p2, size_t n2)
+{
+	size_t len, pl;
+	struct rec *r;
+
+	if (n1 > REC_MAX_PAYLOAD)
+		n1 = REC_MAX_PAYLOAD;
+	if (n1 + n2 > REC_MAX_PAYLOAD)
+		n2 = REC_MAX_PAYLOAD - n1;
+	pl = n1 + n2;
+	len = REC_ALIGN(sizeof(*r) + pl);
+	r = rec_reserve(t, len);
+	if (!r)
+		return NULL;
+	r->t0 = t0;
+	r->t1 = t1;
+	r->ret = ret;
+	r->a1 = a1;
+	r->a2 = a2;
+	r->fd = fd;
+	r->err = err;
+	r->call = (uint16_t)call;
+	r->obj = 0;
+	if (n1)
+		memcpy(REC_PAYLOAD(r), p1, n1);
+	if (n2)
+		memcpy(REC_PAYLOAD(r) + n1, p2, n2);
+	memset(REC_PAYLOAD(r) + pl, 0, len - sizeof(*r) - pl);
+	__atomic_store_n(&r->len, (uint16_t)len, __ATOMIC_RELEASE);
+	rec_commit(t, len);
+	return r;
+}
+
+struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
+	     int64_t ret, int fd, int64_t a1, int64_t a2, int err,
+	     const char *s1, const char *s2)
+{
+	size_t n1 = s1 ? (size_t)cstrlen(s1) + 1 : 0;
+	size_t n2 = s2 ? (size_t)cstrlen(s2) + 1 : 0;
+
+	/* Keep strings terminated even when cut to the payload limit. */
+	if (n1 > 4096)
+		n1 = 4096;
+	if (n2 > 4096)
+		n2 = 4096;
+	return put_payload(t, call, t0, t1, ret, fd, a1, a2, err, s1, n1, s2, n2);
+}
+
+/* Socket facts for the writer: inode, domain, type, local and peer
+ * addresses (peer given by the caller when it has it). */
+void sockinfo_fill(struct sockinfo *si, int fd, const void *peer, size_t plen)
+{
+	struct stat st;
+	socklen_t l;
+	int v;
+
+	memset(si, 0, sizeof(*si));
+	if (SYS(SYS_fstat, fd, (long)&st, 0, 0) == 0)
+		si->ino = st.st_ino;
+	l = sizeof(v);
+	if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, &v, &l) == 0)
+		si->domain = v;
+	l = sizeof(v);
+	if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &v, &l) == 0)
+		si->type = v;
+	l = sizeof(si->local);
+	if (syscall(SYS_getsockname, fd, &si->local, &l) == 0)
+		si->llen = l;
+	if (peer && plen) {
+		if (plen > sizeof(si->peer))
+			plen = sizeof(si->peer);
+		memcpy(&si->peer, peer, plen);
+		si->plen = (uint32_t)plen;
+	} else {
+		l = sizeof(si->peer);
+		if (syscall(SYS_getpeername, fd, &si->peer, &l) == 0)
+			si->plen = l;
+	}
+}
+
+static long read_small(const char *path, char *buf, size_t n)
+{
+	long fd = SYS(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0);
+	long got = 0, r;
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)got < n &&
+	       (r = SYS(SYS_read, fd, (long)(buf + got), (long)(n - (size_t)got), 0)) > 0)
+		got += r;
+	SYS(SYS_close, fd, 0, 0, 0);
+	return got;
+}
+
+/* Record the descriptors the image starts with, so that calls on inherited
+ * fds resolve to their file, socket or pipe. */
+void record_fds(struct tstate *t)
+{
+	char dbuf[4096], path[64], target[4096];
+	long dfd, n;
+	uint64_t tt = now();
+
+	dfd = SYS(SYS_openat, AT_FDCWD, (long)"/proc/self/fd",
+		  O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (dfd < 0)
+		return;
+	while ((n = SYS(SYS_getdents64, dfd, (long)dbuf, sizeof(dbuf), 0)) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(dbuf + off);
+			off += d->d_reclen;
+			if (d->d_name[0] < '0' || d->d_name[0] > '9')
+				continue;
+			int fd = atoi(d->d_name);
+			if (fd == dfd)
+				continue;
+			char *p = path;
+			memcpy(p, "/proc/self/fd/", 14);
+			utoa(p + 14, (unsigned long)fd);
+			long l = SYS(SYS_readlinkat, AT_FDCWD, (long)path,
+				     (long)target, sizeof(target) - 1);
+			if (l < 0)
+				continue;
+			target[l] = 0;
+			if (!strncmp(target, "socket:", 7)) {
+				struct sockinfo si;
+				sockinfo_fill(&si, fd, NULL, 0);
+				put_payload(t, REC_FDINFO, tt, tt, 0, fd, FDK_SOCKET, 0,
+					    0, &si, sizeof(si), NULL, 0);
+			} else if (!strncmp(target, "pipe:", 5)) {
+				uint64_t ino = strtoull(target + 6, NULL, 10);
+				put_payload(t, REC_FDINFO, tt, tt, 0, fd, FDK_PIPE, 0, 0,
+					    &ino, sizeof(ino), NULL, 0);
+			} else {
+				put_str(t, REC_FDINFO, tt, tt, 0, fd,
+					target[0] == '/' ? FDK_FILE : FDK_OTHER, 0, 0,
+					target, NULL);
+			}
+		}
+	}
+	SYS(SYS_close, dfd, 0, 0, 0);
+}
+
+/* The first record of a process image: who it is and where it runs. */
+static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
+			uint64_t t0)
+{
+	static char buf[16384];      /* one image starts at a time */
+	char exe[4096], cwd[4096];
+	long n, l;
+	size_t el, cl;
+
+	l = SYS(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe", (long)exe,
+		sizeof(exe) - 1);
+	exe[l > 0 ? l : 0] = 0;
+	if (SYS(SYS_getcwd, (long)cwd, sizeof(cwd), 0, 0) < 0)
+		cwd[0] = 0;
+	el = strlen(exe) + 1;
+	cl = strlen(cwd) + 1;
+	memcpy(buf, exe, el);
+	memcpy(buf + el, cwd, cl);
+	n = read_small("/proc/self/cmdline", buf + el + cl,
+		       sizeof(buf) - el - cl - 1);
+	if (n < 0)
+		n = 0;
+	put_payload(t, REC_PROC, t0, now(), parent_tid, -1,
+		    SYS(SYS_getppid, 0, 0, 0, 0), origin, 0, buf,
+		    el + cl + (size_t)n, NULL, 0);
+}
+
+static void getenv_copy(char *dst, size_t n, const char *name, const char *val)
+{
+	size_t k = strlen(name);
+
+	memcpy(dst, name, k);
+	dst[k] = '=';
+	strncpy(dst + k + 1, val, n - k - 2);
+	dst[n - 1] = 0;
+}
+
+__attribute__((constructor)) void island_init(void)
+{
+	const char *dir = getenv(ENV_SPOOL);
+	const char *clk = getenv(ENV_CLOCK);
+	const char *lib = getenv(ENV_LIB);
+	int e = errno;
+
+	real_resolve();
+	if (!dir || dir[0] != '/' || strlen(dir) >= sizeof(spool_dir) - 64)
+		return;
+	strcpy(spool_dir, dir);
+	spool_dir_len = strlen(dir);
+	getenv_copy(env_spool, sizeof(env_spool), ENV_SPOOL, dir);
+	getenv_copy(env_clock, sizeof(env_clock), ENV_CLOCK, clk ? clk : "mono");
+	getenv_copy(env_lib, sizeof(env_lib), ENV_LIB, lib ? lib : "");
+	if (lib)
+		strncpy(env_preload_lib, lib, sizeof(env_preload_lib) - 1);
+#if defined(__x86_64__) || defined(__i386__)
+	clock_kind = clk && !strcmp(clk, "tsc") ? CLOCK_KIND_TSC : CLOCK_KIND_MONO;
+#else
+	clock_kind = CLOCK_KIND_MONO;
+#endif
+	island_on = 1;
+
+	struct tstate *t = &ts;
+	t->slot = -1;
+	t->guard = 1;
+	if (spool_open(t) == 0) {
+		record_proc(t, t->gen > 0 ? ORIGIN_EXEC : ORIGIN_NEW, 0,
+			    (uint64_t)t->hdr->start);
+		record_fds(t);
+	}
+	t->guard = 0;
+	errno = e;
+}
+
+/* Stamp a thread's end in its header. */
+static void hdr_finish(struct spool_hdr *h, pid_t tid, int self, int how)
+{
+	struct timespec cpu;
+	clockid_t cid = self ? CLOCK_THREAD_CPUTIME_ID
+			     : (clockid_t)((~(unsigned)tid << 3) | 6);
+
+	if (h->exit != TEXIT_NONE)
+		return;
+	h->end = (int64_t)now();
+	if (clock_gettime(cid, &cpu) == 0)
+		h->cpu_ns = (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec;
+	if (self) {
+		comm_self(h->comm_end);
+	} else {
+		char path[64], *p = path;
+		memcpy(p, "/proc/self/task/", 16);
+		p = utoa(p + 16, (unsigned long)tid);
+		memcpy(p, "/comm", 6);
+		long n = read_small(path, h->comm_end, 15);
+		if (n > 0 && h->comm_end[n - 1] == '\n')
+			h->comm_end[n - 1] = 0;
+	}
+	__atomic_store_n(&h->exit, how, __ATOMIC_RELEASE);
+}
+
+void thread_finish(struct tstate *t, int how, int unmap)
+{
+	int e = errno;
+
+	if (!t->hdr || (t->hold & HOLD_OFF)) {
+		t->hold |= HOLD_OFF;
+		return;
+	}
+	if (t->win)
+		t->hdr->used = t->woff + (uint64_t)(t->cur - t->win) - SPOOL_HDR_SIZE;
+	hdr_finish(t->hdr, t->tid, 1, how);
+	reg_del(t);
+	t->hold |= HOLD_OFF;
+	if (unmap && t->win) {
+		munmap(t->win, t->wlen);
+		t->win = NULL;
+	}
+	t->cur = t->lim = NULL;
+	errno = e;
+}
+
+/* The process ends (exit, _exit) or its image is replaced (exec): every
+ * thread still registered ends now. */
+void process_finish(int how)
+{
+	int e = errno;
+	struct tstate *self = &ts;
+
+	for (int i = 0; i < REG_MAX; i++) {
+		struct spool_hdr *h = __atomic_load_n(&reg_hdr[i], __ATOMIC_ACQUIRE);
+		if (!h)
+			continue;
+		hdr_finish(h, reg_tid[i], h == self->hdr, how);
+	}
+	errno = e;
+}
+
+/* exec failed: the threads go on. */
+void process_unfinish(void)
+{
+	for (int i = 0; i < REG_MAX; i++) {
+		struct spool_hdr *h = __atomic_load_n(&reg_hdr[i], __ATOMIC_ACQUIRE);
+		if (h && h->exit == TEXIT_EXEC) {
+			h->exit = TEXIT_NONE;
+			h->end = 0;
+			h->cpu_ns = -1;
+		}
+	}
+}
+
+__attribute__((destructor)) static void island_fini(void)
+{
+	if (!island_on)
+		return;
+	ts.guard = 1;
+	process_finish(TEXIT_PROCESS);
+}
+
+/* In the child of fork: the parent's threads are gone and their spools are
+ * not ours. Start this thread's spool for the new pid. */
+void fork_child(pid_t parent_tid, uint64_t t0)
+{
+	struct tstate *t = &ts;
+
+	for (int i = 0; i < REG_MAX; i++)
+		reg_hdr[i] = NULL;
+	t->hdr = NULL;
+	t->win = NULL;
+	t->cur = t->lim = NULL;
+	t->hold = 0;
+	t->slot = -1;
+	t->creator = 0;
+	t->guard = 1;
+	if (spool_open(t) == 0) {
+		t->hdr->start = (int64_t)t0;
+		record_proc(t, ORIGIN_FORK, parent_tid, t0);
+		record_fds(t);
+	}
+}
+
+/* An environment for a child image: the caller's, with our variables and
+ * our library in LD_PRELOAD (after any the application set itself). */
+char *const *env_fix(char *const *envp, char **buf, size_t buflen,
+		     char **arr, size_t arrlen)
+{
+	static const char pre[] = "LD_PRELOAD=";
+	const char *their = NULL;
+	size_t n = 0, libl = strlen(env_preload_lib);
+	int have_spool = 0;
+
+	if (!island_on || !libl)
+		return envp;
+	static char *const no_env[] = { NULL };
+
+	if (!envp)
+		envp = no_env;
+	for (char *const *e = envp; *e; e++) {
+		if (!strncmp(*e, pre, sizeof(pre) - 1))
+			their = *e + sizeof(pre) - 1;
+		else if (!strcmp(*e, env_spool))
+			have_spool = 1;
+	}
+	if (have_spool && their && strstr(their, env_preload_lib))
+		return envp;
+	size_t tl = their ? strlen(their) : 0;
+	if (sizeof(pre) + tl + 1 + libl + 1 > buflen)
+		return envp;
+	char *p = *buf;
+	memcpy(p, pre, sizeof(pre) - 1);
+	p += sizeof(pre) - 1;
+	if (tl) {
+		memcpy(p, their, tl);
+		p += tl;
+		*p++ = ':';
+	}
+	memcpy(p, env_preload_lib, libl + 1);
+	for (char *const *e = envp; *e; e++) {
+		if (!strncmp(*e, pre, sizeof(pre) - 1) ||
+		    !strncmp(*e, "ISLAND_SPOOL=", 13) ||
+		    !strncmp(*e, "ISLAND_CLOCK=", 13) ||
+		    !strncmp(*e, "ISLAND_LIB=", 11))
+			continue;
+		if (n + 5 >= arrlen)
+			return envp;
+		arr[n++] = *e;
+	}
+	arr[n++] = *buf;
+	arr[n++] = env_spool;
+	arr[n++] = env_clock;
+	arr[n++] = env_lib;
+	arr[n] = NULL;
+	return arr;
+}

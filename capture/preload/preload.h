@@ -1,0 +1,172 @@
+/*
+ * Internals of the interposer (lib/libisland-capture.so).
+ *
+ * Rules, because this code runs inside other people's programs:
+ *  - the hot path (a traced call) touches only thread-local state and the
+ *    thread's own memory-mapped spool: no locks, no malloc, no stdio;
+ *  - every real function is resolved in one place (real.c);
+ *  - a per-thread guard keeps calls made while a call is being recorded
+ *    (ours, or libc's own) out of the trace;
+ *  - errno, return values and descriptors are the application's: the
+ *    interposer keeps no descriptor open and restores errno.
+ */
+#ifndef ISLAND_PRELOAD_H
+#define ISLAND_PRELOAD_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <sys/types.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#include "../spool.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Bits of tstate.hold: reasons not to record in this thread. */
+#define HOLD_OFF    1   /* thread finished, or its spool failed */
+#define HOLD_VFORK  2   /* a vfork is pending: the child may run on our TLS */
+
+struct tstate {
+	char *cur, *lim;            /* free space in the record window */
+	int guard;                  /* inside a recorded call */
+	int hold;                   /* HOLD_* */
+	struct spool_hdr *hdr;
+	char *win;                  /* record window: file bytes [woff, woff+wlen) */
+	uint64_t woff, wlen;
+	pid_t pid, tid;
+	int gen;
+	int slot;                   /* index in the thread registry, -1 none */
+	pid_t creator;
+	int rdepth;                 /* open island regions (for the writer) */
+};
+
+extern __thread struct tstate ts __attribute__((tls_model("initial-exec")));
+extern int island_on;           /* a capture is running: ISLAND_SPOOL set */
+extern int clock_kind;          /* enum spool_clock */
+
+static inline uint64_t now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (likely(clock_kind == CLOCK_KIND_TSC))
+		return __rdtsc();
+#endif
+	struct timespec tv;
+	clock_gettime(CLOCK_MONOTONIC, &tv);
+	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_nsec;
+}
+
+int enter_slow(struct tstate *t);
+
+/* May this call be recorded? Sets the guard when it may. */
+static inline int enter(struct tstate *t)
+{
+	if (likely(!(t->guard | t->hold) && island_on)) {
+		t->guard = 1;
+		return 1;
+	}
+	return enter_slow(t);
+}
+
+static inline void leave(struct tstate *t)
+{
+	t->guard = 0;
+}
+
+/* Space for a record of len bytes, or NULL (then nothing is recorded). */
+struct rec *rec_slow(struct tstate *t, size_t len);
+
+static inline struct rec *rec_reserve(struct tstate *t, size_t len)
+{
+	if (likely(t->cur + len <= t->lim))
+		return (struct rec *)t->cur;
+	return rec_slow(t, len);
+}
+
+/* A record is complete once its len is set (the spool is zero-filled):
+ * len is stored last, and x86 keeps stores in order, so a record cut by a
+ * crash has len 0 and ends the chain. hdr->used is only brought up to date
+ * when the window moves and at the thread's end. */
+static inline void rec_commit(struct tstate *t, size_t len)
+{
+	t->cur += len;
+}
+
+static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
+		       int64_t ret, int fd, int64_t a1, int64_t a2, int err)
+{
+	struct rec *r = rec_reserve(t, sizeof(*r));
+
+	if (unlikely(!r))
+		return;
+	r->t0 = t0;
+	r->t1 = t1;
+	r->ret = ret;
+	r->a1 = a1;
+	r->a2 = a2;
+	r->fd = fd;
+	r->err = err;
+	r->call = (uint16_t)call;
+	r->obj = 0;
+	__atomic_store_n(&r->len, (uint16_t)sizeof(*r), __ATOMIC_RELEASE);
+	rec_commit(t, sizeof(*r));
+}
+
+/* A record with a payload made of up to two NUL-terminated strings, or of
+ * raw bytes (s2 == NULL and n1 given). */
+struct rec *put_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
+		 int64_t ret, int fd, int64_t a1, int64_t a2, int err,
+		 const void *p1, size_t n1, const void *p2, size_t n2);
+struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
+	     int64_t ret, int fd, int64_t a1, int64_t a2, int err,
+	     const char *s1, const char *s2);
+
+/*
+ * The usual wrapper: call EXPR (a real function), record it with fd, a1,
+ * a2; the call failed when it returned -1.
+ */
+#define TRACE_CALL(CALL, T, EXPR, FD, A1, A2)                              \
+	do {                                                               \
+		struct tstate *t_ = &ts;                                   \
+		if (!enter(t_))                                            \
+			return EXPR;                                       \
+		uint64_t t0_ = now();                                      \
+		T r_ = EXPR;                                               \
+		uint64_t t1_ = now();                                      \
+		int e_ = errno;                                            \
+		put(t_, CALL, t0_, t1_, (int64_t)r_, FD, A1, A2,           \
+		    r_ == (T)-1 ? e_ : 0);                                 \
+		leave(t_);                                                 \
+		errno = e_;                                                \
+		return r_;                                                 \
+	} while (0)
+
+/* Life cycle (core.c). */
+void island_init(void);
+int spool_open(struct tstate *t);
+void thread_finish(struct tstate *t, int how, int unmap);
+void process_finish(int how);
+void process_unfinish(void);
+void fork_child(pid_t parent_tid, uint64_t t0);
+void record_fds(struct tstate *t);
+void sockinfo_fill(struct sockinfo *si, int fd, const void *peer, size_t plen);
+pid_t tid_of(unsigned long pthread);
+void registry_note_pthread(struct tstate *t, unsigned long pthread);
+
+/* The environment our children need (core.c), for exec and spawn. */
+char *const *env_fix(char *const *envp, char **buf, size_t buflen,
+		     char **arr, size_t arrlen);
+extern char env_preload_lib[];
+
+/* Raw system calls: the interposer's own I/O never goes through libc's
+ * wrappers, so it is never traced and never touches the app's errno
+ * (callers save and restore it). */
+long raw_syscall(long nr, long a, long b, long c, long d, long e, long f);
+
+#endif

@@ -1,0 +1,330 @@
+/*
+ * Wrappers: threads, processes and images. The capture follows every
+ * thread (through a start trampoline), every fork (a new spool in the
+ * child), and every exec and spawn (our variables and library are put back
+ * into the child's environment, after any LD_PRELOAD the app set itself).
+ */
+#include <sys/syscall.h>
+
+#include "preload.h"
+#include "real.h"
+
+extern char **environ;
+
+struct tramp {
+	void *(*fn)(void *);
+	void *arg;
+	pid_t creator;
+};
+
+static void tramp_cancelled(void *unused)
+{
+	thread_finish(&ts, TEXIT_PTHREAD, 1);
+}
+
+static void *tramp_start(void *p)
+{
+	struct tramp tr = *(struct tramp *)p;
+	void *ret;
+
+	free(p);
+	ts.creator = tr.creator;
+	ts.slot = -1;
+	ts.guard = 1;
+	spool_open(&ts);
+	ts.guard = 0;
+	pthread_cleanup_push(tramp_cancelled, NULL);
+	ret = tr.fn(tr.arg);
+	pthread_cleanup_pop(0);
+	thread_finish(&ts, TEXIT_RETURN, 1);
+	return ret;
+}
+
+EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+			  void *(*fn)(void *), void *arg)
+{
+	struct tstate *t = &ts;
+	struct tramp *tr;
+
+	if (!enter(t))
+		return REAL(pthread_create)(th, attr, fn, arg);
+	tr = malloc(sizeof(*tr));
+	if (!tr) {
+		leave(t);
+		return REAL(pthread_create)(th, attr, fn, arg);
+	}
+	tr->fn = fn;
+	tr->arg = arg;
+	tr->creator = t->tid ? t->tid : (pid_t)syscall(SYS_gettid);
+	uint64_t t0 = now();
+	int r = REAL(pthread_create)(th, attr, tramp_start, tr);
+	uint64_t t1 = now();
+	int e = errno;
+	if (r)
+		free(tr);
+	put(t, C_PTHREAD_CREATE, t0, t1, r, -1, 0, 0, r);
+	leave(t);
+	errno = e;
+	return r;
+}
+
+EXPORT void pthread_exit(void *ret)
+{
+	if (island_on)
+		thread_finish(&ts, TEXIT_PTHREAD, 1);
+	REAL(pthread_exit)(ret);
+	__builtin_unreachable();
+}
+
+EXPORT pid_t fork(void)
+{
+	struct tstate *t = &ts;
+
+	if (!enter(t))
+		return REAL(fork)();
+	pid_t me = t->tid ? t->tid : (pid_t)syscall(SYS_gettid);
+	uint64_t t0 = now();
+	pid_t r = REAL(fork)();
+	if (r == 0) {
+		fork_child(me, t0);
+		leave(&ts);
+		return 0;
+	}
+	uint64_t t1 = now();
+	int e = errno;
+	put(t, C_FORK, t0, t1, r, -1, 0, 0, r < 0 ? e : 0);
+	leave(t);
+	errno = e;
+	return r;
+}
+
+/*
+ * vfork cannot be wrapped by a C function (the child would return through
+ * our frame and corrupt the parent's). vfork.S records the call here and
+ * jumps to the real vfork with the caller's frame; until the parent runs
+ * again, the shared thread state says "vfork pending" and the child, whose
+ * pid differs, records nothing.
+ */
+__attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
+{
+	struct tstate *t = &ts;
+
+	real_resolve();
+	if (enter(t)) {
+		uint64_t t0 = now();
+		put(t, C_VFORK, t0, t0, -2, -1, 0, 0, 0);
+		if (t->hdr)
+			t->hold |= HOLD_VFORK;
+		leave(t);
+	}
+	return (void *)real_vfork;
+}
+
+static int in_vfork_child(void)
+{
+	struct tstate *t = &ts;
+
+	return (t->hold & HOLD_VFORK) && t->pid &&
+	       (pid_t)syscall(SYS_getpid) != t->pid;
+}
+
+EXPORT void _exit(int status)
+{
+	if (island_on && !in_vfork_child()) {
+		ts.guard = 1;
+		process_finish(TEXIT_PROCESS);
+	}
+	REAL(_exit)(status);
+	__builtin_unreachable();
+}
+
+EXPORT void _Exit(int status)
+{
+	if (island_on && !in_vfork_child()) {
+		ts.guard = 1;
+		process_finish(TEXIT_PROCESS);
+	}
+	REAL(_Exit)(status);
+	__builtin_unreachable();
+}
+
+static size_t env_count(char *const *envp)
+{
+	size_t n = 0;
+
+	while (envp && envp[n])
+		n++;
+	return n;
+}
+
+enum exec_how { EXEC_PATH, EXEC_SEARCH, EXEC_FD };
+
+/* Every exec goes through here: record it, end this image's threads,
+ * replace the image with our environment; if that fails, carry on. */
+static int do_exec(enum exec_how how, int fd, const char *path,
+		   char *const argv[], char *const envp[])
+{
+	size_t n = env_count(envp) + 8;
+	char *arr[n], buf[8192], *bp = buf;
+	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n);
+	struct tstate *t = &ts;
+	struct rec *r = NULL;
+	int ret, e;
+
+	if (!island_on)
+		env = envp;
+	if (enter(t)) {
+		uint64_t t0 = now();
+		r = put_str(t, C_EXECVE, t0, t0, 0, fd, 0, AT_FDCWD, 0,
+			    path ? path : "", NULL);
+		process_finish(TEXIT_EXEC);
+	}
+	if (how == EXEC_FD)
+		ret = REAL(fexecve)(fd, argv, env);
+	else if (how == EXEC_SEARCH)
+		ret = REAL(execvpe)(path, argv, env);
+	else
+		ret = REAL(execve)(path, argv, env);
+	e = errno;
+	if (r) {
+		process_unfinish();
+		r->t1 = now();
+		r->ret = ret;
+		r->err = e;
+		leave(t);
+	}
+	errno = e;
+	return ret;
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return do_exec(EXEC_PATH, -1, path, argv, envp);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	return do_exec(EXEC_PATH, -1, path, argv, environ);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	return do_exec(EXEC_SEARCH, -1, file, argv, environ);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return do_exec(EXEC_SEARCH, -1, file, argv, envp);
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	return do_exec(EXEC_FD, fd, NULL, argv, envp);
+}
+
+/* execl*: gather the variable arguments into an argv. */
+#define GATHER(arg0, argv, envp_out, with_env)                             \
+	va_list ap;                                                        \
+	size_t argc = 1;                                                   \
+	va_start(ap, arg0);                                                \
+	while (va_arg(ap, char *))                                         \
+		argc++;                                                    \
+	va_end(ap);                                                        \
+	char *argv[argc + 1];                                              \
+	char *const *envp_out = environ;                                   \
+	argv[0] = (char *)arg0;                                            \
+	va_start(ap, arg0);                                                \
+	for (size_t i = 1; i <= argc; i++)                                 \
+		argv[i] = va_arg(ap, char *);                              \
+	if (with_env)                                                      \
+		envp_out = va_arg(ap, char *const *);                      \
+	va_end(ap)
+
+EXPORT int execl(const char *path, const char *arg0, ...)
+{
+	GATHER(arg0, argv, envp, 0);
+	return do_exec(EXEC_PATH, -1, path, argv, envp);
+}
+
+EXPORT int execlp(const char *file, const char *arg0, ...)
+{
+	GATHER(arg0, argv, envp, 0);
+	return do_exec(EXEC_SEARCH, -1, file, argv, envp);
+}
+
+EXPORT int execle(const char *path, const char *arg0, ...)
+{
+	GATHER(arg0, argv, envp, 1);
+	return do_exec(EXEC_PATH, -1, path, argv, envp);
+}
+
+static int spawn(int search, pid_t *pid, const char *path,
+		 const posix_spawn_file_actions_t *fa,
+		 const posix_spawnattr_t *at, char *const argv[],
+		 char *const envp[])
+{
+	size_t n = env_count(envp) + 8;
+	char *arr[n], buf[8192], *bp = buf;
+	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n);
+	struct tstate *t = &ts;
+	pid_t child = 0;
+	int r;
+
+	if (!pid)
+		pid = &child;
+	if (!enter(t))
+		return search ? REAL(posix_spawnp)(pid, path, fa, at, argv, env)
+			      : REAL(posix_spawn)(pid, path, fa, at, argv, env);
+	uint64_t t0 = now();
+	r = search ? REAL(posix_spawnp)(pid, path, fa, at, argv, env)
+		   : REAL(posix_spawn)(pid, path, fa, at, argv, env);
+	uint64_t t1 = now();
+	int e = errno;
+	put_str(t, C_POSIX_SPAWN, t0, t1, r, -1, r ? 0 : *pid, 0, r, path, NULL);
+	leave(t);
+	errno = e;
+	return r;
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path,
+		       const posix_spawn_file_actions_t *fa,
+		       const posix_spawnattr_t *at, char *const argv[],
+		       char *const envp[])
+{
+	return spawn(0, pid, path, fa, at, argv, envp);
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file,
+			const posix_spawn_file_actions_t *fa,
+			const posix_spawnattr_t *at, char *const argv[],
+			char *const envp[])
+{
+	return spawn(1, pid, file, fa, at, argv, envp);
+}
+
+/* system() spawns /bin/sh with environ: if the app took our variables out
+ * of it, put them back for the duration of the call. */
+EXPORT int system(const char *cmd)
+{
+	size_t n = env_count(environ) + 8;
+	char *arr[n], buf[8192], *bp = buf;
+	char **saved = environ;
+	char *const *env = env_fix(environ, &bp, sizeof(buf), arr, n);
+	struct tstate *t = &ts;
+	int r, rec = enter(t);
+
+	if (island_on)
+		environ = (char **)env;
+	uint64_t t0 = now();
+	r = REAL(system)(cmd);
+	uint64_t t1 = now();
+	int e = errno;
+	environ = saved;
+	if (rec) {
+		put_str(t, C_SYSTEM, t0, t1, r, -1, r, 0, r == -1 ? e : 0,
+			cmd ? cmd : "", NULL);
+		leave(t);
+	}
+	errno = e;
+	return r;
+}

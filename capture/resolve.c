@@ -1,0 +1,712 @@
+/*
+ * Pass 1 of the writer: replay each process's descriptor table in time
+ * order (a merge of its threads' records) so that every call knows the
+ * file, socket or pipe it used; count per-object usage; derive thread and
+ * process facts (start, end, name, status).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "capture.h"
+#include "util.h"
+
+enum amount { AMT_NONE, AMT_RET, AMT_ITEMS, AMT_CHAR, AMT_A2 };
+enum effect { EFF_NONE, EFF_USE, EFF_OPEN, EFF_CLOSE, EFF_DUP, EFF_FCNTL,
+	      EFF_SOCKET, EFF_PAIR, EFF_ACCEPT, EFF_CONNECT, EFF_BIND,
+	      EFF_PATH, EFF_REOPEN, EFF_CWD, EFF_FDOPEN };
+
+static const struct callinfo {
+	const char *api;
+	int res, amount, effect;
+} calls[] = {
+#define CALL(id, api, res, amount, effect) \
+	[C_##id] = { api, RES_##res, AMT_##amount, EFF_##effect },
+#include "calls.def"
+#undef CALL
+};
+
+const char *const res_names[] = {
+	"fileread", "filewrite", "filemeta", "netsend", "netrecv", "netmeta",
+	"sleep", "wait", "proc",
+};
+
+const char *call_name(int call)
+{
+	return call >= 0 && call < C_NCALLS ? calls[call].api : "?";
+}
+
+int call_has_amount(int call)
+{
+	return call >= 0 && call < C_NCALLS && calls[call].amount != AMT_NONE;
+}
+
+int64_t amount_of(const struct rec *r)
+{
+	switch (calls[r->call].amount) {
+	case AMT_RET:   return r->ret > 0 ? r->ret : 0;
+	case AMT_ITEMS: return r->ret > 0 ? r->ret * r->a2 : 0;
+	case AMT_CHAR:  return r->ret >= 0 ? 1 : 0;
+	case AMT_A2:    return r->ret >= 0 ? r->a2 : 0;
+	}
+	return 0;
+}
+
+/* Data calls on a socket or pipe are network traffic. */
+int res_of(const struct node *n, const struct rec *r)
+{
+	int res = calls[r->call].res;
+
+	if ((res == RES_FILEREAD || res == RES_FILEWRITE) && r->obj) {
+		int k = n->objs[r->obj - 1].kind;
+		if (k == OBJ_SOCKET || k == OBJ_PIPE)
+			return res == RES_FILEREAD ? RES_NETRECV : RES_NETSEND;
+	}
+	return res;
+}
+
+/* --- objects ---------------------------------------------------------- */
+
+struct resolver {
+	struct node *n;
+	size_t objcap;
+	/* open addressing: path -> obj, inode -> obj */
+	int *pmap, *imap;
+	size_t pcap, icap, pcount, icount;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int obj_new(struct resolver *rs, int kind)
+{
+	struct node *n = rs->n;
+
+	XGROW(n->objs, rs->objcap, (size_t)n->nobjs + 1);
+	struct obj *o = &n->objs[n->nobjs];
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	strcpy(o->direction, "none");
+	return ++n->nobjs;          /* ids start at 1 */
+}
+
+static void map_grow(int **map, size_t *cap, size_t count,
+		     uint64_t (*key)(struct resolver *, int), struct resolver *rs)
+{
+	if ((count + 1) * 2 <= *cap)
+		return;
+	size_t nc = *cap ? *cap * 2 : 1024;
+	int *nm = xcalloc(nc, sizeof(int));
+	for (size_t i = 0; i < *cap; i++) {
+		if (!(*map)[i])
+			continue;
+		size_t j = key(rs, (*map)[i]) & (nc - 1);
+		while (nm[j])
+			j = (j + 1) & (nc - 1);
+		nm[j] = (*map)[i];
+	}
+	free(*map);
+	*map = nm;
+	*cap = nc;
+}
+
+static uint64_t pkey(struct resolver *rs, int id)
+{
+	return hash_str(rs->n->objs[id - 1].name);
+}
+
+static uint64_t ikey(struct resolver *rs, int id)
+{
+	return rs->n->objs[id - 1].ino * 0x9e3779b97f4a7c15ull;
+}
+
+static int obj_file(struct resolver *rs, const char *path)
+{
+	map_grow(&rs->pmap, &rs->pcap, rs->pcount, pkey, rs);
+	size_t j = hash_str(path) & (rs->pcap - 1);
+	while (rs->pmap[j]) {
+		if (!strcmp(rs->n->objs[rs->pmap[j] - 1].name, path))
+			return rs->pmap[j];
+		j = (j + 1) & (rs->pcap - 1);
+	}
+	int id = obj_new(rs, path[0] == '/' ? OBJ_FILE : OBJ_OTHER);
+	rs->n->objs[id - 1].name = xstrdup(path);
+	rs->n->objs[id - 1].xname = attr_escape(path);
+	rs->pmap[j] = id;
+	rs->pcount++;
+	return id;
+}
+
+static int obj_ino(struct resolver *rs, uint64_t ino, int kind)
+{
+	if (!ino)
+		return obj_new(rs, kind);
+	map_grow(&rs->imap, &rs->icap, rs->icount, ikey, rs);
+	size_t j = (ino * 0x9e3779b97f4a7c15ull) & (rs->icap - 1);
+	while (rs->imap[j]) {
+		if (rs->n->objs[rs->imap[j] - 1].ino == ino)
+			return rs->imap[j];
+		j = (j + 1) & (rs->icap - 1);
+	}
+	int id = obj_new(rs, kind);
+	rs->n->objs[id - 1].ino = ino;
+	rs->imap[j] = id;
+	rs->icount++;
+	return id;
+}
+
+static void sock_proto(struct obj *o, int domain, int type)
+{
+	type &= 0xf;
+	if (domain == AF_INET || domain == AF_INET6)
+		strcpy(o->proto, type == SOCK_STREAM ? "tcp" :
+				 type == SOCK_DGRAM ? "udp" : "raw");
+	else if (domain == AF_UNIX)
+		strcpy(o->proto, type == SOCK_STREAM ? "unix-stream" : "unix-dgram");
+	else if (domain)
+		strcpy(o->proto, "other");
+}
+
+static void set_addr(char **dst, const struct sockaddr_storage *sa, uint32_t len)
+{
+	char buf[300];
+
+	if (!len)
+		return;
+	fmt_sockaddr(buf, sizeof(buf), sa, len);
+	if (!buf[0])
+		return;
+	free(*dst);
+	*dst = attr_escape(buf);
+}
+
+static int obj_sock(struct resolver *rs, const struct sockinfo *si)
+{
+	int id = obj_ino(rs, si->ino, OBJ_SOCKET);
+	struct obj *o = &rs->n->objs[id - 1];
+
+	o->listed = 1;
+	if (!o->proto[0])
+		sock_proto(o, si->domain, si->type);
+	set_addr(&o->local, &si->local, si->llen);
+	set_addr(&o->peer, &si->peer, si->plen);
+	return id;
+}
+
+/* --- paths ------------------------------------------------------------ */
+
+/* Join base and p, and resolve ".", ".." and "//" lexically. */
+char *path_join(const char *base, const char *p)
+{
+	size_t bl = base ? strlen(base) : 0, pl = strlen(p);
+	char *buf = xmalloc(bl + pl + 3), *out;
+	char *parts[4096];
+	int np = 0;
+
+	if (p[0] == '/' || !bl)
+		snprintf(buf, bl + pl + 3, "%s%s", p[0] == '/' ? "" : "/", p);
+	else
+		snprintf(buf, bl + pl + 3, "%s/%s", base, p);
+	for (char *s = strtok(buf, "/"); s; s = strtok(NULL, "/")) {
+		if (!strcmp(s, "."))
+			continue;
+		if (!strcmp(s, "..")) {
+			if (np)
+				np--;
+			continue;
+		}
+		if (np < 4096)
+			parts[np++] = s;
+	}
+	out = xmalloc(bl + pl + 3);
+	out[0] = 0;
+	char *q = out;
+	for (int i = 0; i < np; i++) {
+		*q++ = '/';
+		size_t l = strlen(parts[i]);
+		memcpy(q, parts[i], l);
+		q += l;
+	}
+	if (q == out)
+		*q++ = '/';
+	*q = 0;
+	free(buf);
+	return out;
+}
+
+/* --- per process ------------------------------------------------------ */
+
+struct fdtab {
+	int *obj;                    /* fd -> object id, 0 = unknown */
+	size_t cap;
+	char *cwd;
+};
+
+static int fd_get(struct fdtab *f, int fd)
+{
+	return fd >= 0 && (size_t)fd < f->cap ? f->obj[fd] : 0;
+}
+
+static void fd_bind(struct resolver *rs, struct fdtab *f, int fd, int id)
+{
+	if (fd < 0)
+		return;
+	if ((size_t)fd >= f->cap) {
+		size_t nc = f->cap ? f->cap : 64;
+		while (nc <= (size_t)fd)
+			nc *= 2;
+		f->obj = xrealloc(f->obj, nc * sizeof(int));
+		memset(f->obj + f->cap, 0, (nc - f->cap) * sizeof(int));
+		f->cap = nc;
+	}
+	if (f->obj[fd])
+		rs->n->objs[f->obj[fd] - 1].open_fds--;
+	f->obj[fd] = id;
+	if (id)
+		rs->n->objs[id - 1].open_fds++;
+}
+
+static const char *dir_of(struct resolver *rs, struct fdtab *f, int dirfd)
+{
+	if (dirfd == AT_FDCWD)
+		return f->cwd;
+	int id = fd_get(f, dirfd);
+	if (id && rs->n->objs[id - 1].kind == OBJ_FILE)
+		return rs->n->objs[id - 1].name;
+	return f->cwd;
+}
+
+static int obj_path(struct resolver *rs, struct fdtab *f, int dirfd,
+		    const char *p)
+{
+	char *abs = path_join(dir_of(rs, f, dirfd), p);
+	int id = obj_file(rs, abs);
+	free(abs);
+	return id;
+}
+
+/* sendfile, copy_file_range and splice read their source too: a2 holds
+ * the source fd, and after resolution also its object (high 32 bits). */
+static int is_copy(int call)
+{
+	return call == C_SENDFILE || call == C_COPY_FILE_RANGE || call == C_SPLICE;
+}
+
+int copy_src_fd(const struct rec *r)
+{
+	return (int)(int32_t)(uint32_t)r->a2;
+}
+
+int copy_src_obj(const struct rec *r)
+{
+	return (int)((uint64_t)r->a2 >> 32);
+}
+
+static void count_use(struct node *n, struct rec *r)
+{
+	if (is_copy(r->call) && copy_src_obj(r) && r->ret > 0) {
+		struct obj *src = &n->objs[copy_src_obj(r) - 1];
+		src->reads++;
+		src->bytes_read += (uint64_t)r->ret;
+		if (src->kind == OBJ_FILE)
+			src->listed = 1;
+	}
+	if (!r->obj)
+		return;
+	struct obj *o = &n->objs[r->obj - 1];
+	int res = res_of(n, r);
+	int64_t a = amount_of(r);
+
+	switch (res) {
+	case RES_FILEREAD:
+	case RES_NETRECV:
+		if (calls[r->call].amount != AMT_NONE) {
+			o->reads++;
+			o->bytes_read += (uint64_t)a;
+		}
+		break;
+	case RES_FILEWRITE:
+	case RES_NETSEND:
+		if (calls[r->call].amount != AMT_NONE) {
+			o->writes++;
+			o->bytes_written += (uint64_t)a;
+		}
+		break;
+	}
+	if (o->kind == OBJ_FILE && (o->reads || o->writes || o->opens))
+		o->listed = 1;
+}
+
+static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
+		  struct rec *r)
+{
+	char *pl = REC_PAYLOAD(r);
+	size_t plen = REC_PAYLOAD_LEN(r);
+	int ok = r->err == 0 && r->ret >= 0;
+
+	if (r->call == REC_PROC) {
+		/* exe \0 cwd \0 args: a new image starts with a fresh table */
+		char *exe = pl, *cwd = memchr(pl, 0, plen);
+		cwd = cwd ? cwd + 1 : pl;
+		if (!p->exe)
+			p->exe = xstrdup(exe);
+		if (!p->cwd)
+			p->cwd = xstrdup(cwd);
+		if (p->ppid == 0)
+			p->ppid = (pid_t)r->a1;
+		for (size_t i = 0; i < f->cap; i++)
+			fd_bind(rs, f, (int)i, 0);
+		free(f->cwd);
+		f->cwd = xstrdup(cwd);
+		return;
+	}
+	if (r->call == REC_FDINFO) {
+		int id;
+		if (r->a1 == FDK_SOCKET)
+			id = obj_sock(rs, (struct sockinfo *)pl);
+		else if (r->a1 == FDK_PIPE) {
+			id = obj_ino(rs, *(uint64_t *)pl, OBJ_PIPE);
+			rs->n->objs[id - 1].listed = 1;
+			strcpy(rs->n->objs[id - 1].proto, "pipe");
+		} else
+			id = obj_file(rs, pl);
+		fd_bind(rs, f, r->fd, id);
+		return;
+	}
+	if (r->call >= C_NCALLS)
+		return;
+
+	switch (calls[r->call].effect) {
+	case EFF_USE:
+	case EFF_FDOPEN:
+		r->obj = (uint32_t)fd_get(f, r->fd);
+		if (is_copy(r->call))
+			r->a2 = (int64_t)(((uint64_t)fd_get(f, (int)r->a2) << 32) |
+					  (uint32_t)r->a2);
+		break;
+	case EFF_OPEN:
+		r->obj = (uint32_t)obj_path(rs, f, (int)r->a2, pl);
+		if (ok) {
+			rs->n->objs[r->obj - 1].opens++;
+			rs->n->objs[r->obj - 1].listed = 1;
+			fd_bind(rs, f, r->fd, (int)r->obj);
+		}
+		break;
+	case EFF_REOPEN:
+		fd_bind(rs, f, (int)r->a1, 0);
+		if (pl[0]) {
+			r->obj = (uint32_t)obj_path(rs, f, AT_FDCWD, pl);
+			if (ok)
+				rs->n->objs[r->obj - 1].opens++;
+		}
+		if (ok)
+			fd_bind(rs, f, r->fd, (int)r->obj);
+		break;
+	case EFF_CLOSE:
+		r->obj = (uint32_t)fd_get(f, r->fd);
+		if (ok) {
+			if (r->call == C_CLOSE_RANGE) {
+				for (int64_t fd = r->fd; fd <= r->a1 && (size_t)fd < f->cap; fd++)
+					fd_bind(rs, f, (int)fd, 0);
+			} else {
+				fd_bind(rs, f, r->fd, 0);
+			}
+		}
+		break;
+	case EFF_DUP:
+		r->obj = (uint32_t)fd_get(f, (int)r->a1);
+		if (ok) {
+			if (r->call == C_DUP)
+				r->fd = (int32_t)r->ret;
+			fd_bind(rs, f, r->fd, (int)r->obj);
+		}
+		break;
+	case EFF_FCNTL:
+		r->obj = (uint32_t)fd_get(f, r->fd);
+		if (ok && (r->a1 == F_DUPFD || r->a1 == F_DUPFD_CLOEXEC))
+			fd_bind(rs, f, (int)r->ret, (int)r->obj);
+		break;
+	case EFF_SOCKET:
+		if (ok) {
+			struct sockinfo *si = (struct sockinfo *)pl;
+			si->domain = (int32_t)r->a1;
+			si->type = (int32_t)r->a2;
+			r->obj = (uint32_t)obj_sock(rs, si);
+			fd_bind(rs, f, r->fd, (int)r->obj);
+		}
+		break;
+	case EFF_PAIR:
+		if (ok) {
+			uint64_t *ino = (uint64_t *)pl;
+			int pipe = r->call == C_PIPE;
+			for (int k = 0; k < 2; k++) {
+				int id = obj_ino(rs, ino[k], pipe ? OBJ_PIPE : OBJ_SOCKET);
+				struct obj *o = &rs->n->objs[id - 1];
+				o->listed = 1;
+				if (pipe)
+					strcpy(o->proto, "pipe");
+				else
+					sock_proto(o, AF_UNIX, (int)r->a2);
+				fd_bind(rs, f, k ? (int)r->a1 : r->fd, id);
+				if (!k)
+					r->obj = (uint32_t)id;
+			}
+		}
+		break;
+	case EFF_ACCEPT:
+	case EFF_CONNECT:
+	case EFF_BIND: {
+		struct sockinfo *si = (struct sockinfo *)pl;
+		if (calls[r->call].effect == EFF_ACCEPT) {
+			if (!ok)
+				break;
+			int lid = fd_get(f, (int)r->a1);
+			r->obj = (uint32_t)obj_sock(rs, si);
+			struct obj *o = &rs->n->objs[r->obj - 1];
+			if (lid && !o->proto[0])
+				strcpy(o->proto, rs->n->objs[lid - 1].proto);
+			strcpy(o->direction, "in");
+			fd_bind(rs, f, r->fd, (int)r->obj);
+		} else {
+			int id = fd_get(f, r->fd);
+			if (id) {
+				struct obj *o = &rs->n->objs[id - 1];
+				set_addr(&o->local, &si->local, si->llen);
+				if (calls[r->call].effect == EFF_CONNECT) {
+					set_addr(&o->peer, &si->peer, si->plen);
+					strcpy(o->direction, "out");
+				}
+			}
+			r->obj = (uint32_t)id;
+		}
+		break;
+	}
+	case EFF_PATH:
+		if (r->call == C_EXECVE) {
+			r->obj = pl[0] ? (uint32_t)obj_path(rs, f, AT_FDCWD, pl) : 0;
+			break;
+		}
+		if (r->call == C_FSTATAT || r->call == C_STATX) {
+			if (!pl[0]) {    /* AT_EMPTY_PATH: the fd itself */
+				r->obj = (uint32_t)fd_get(f, r->fd);
+				break;
+			}
+		}
+		r->obj = (uint32_t)obj_path(rs, f, (int)r->a2, pl);
+		if (r->call == C_RENAME || r->call == C_RENAMEAT) {
+			char *p2 = memchr(pl, 0, plen);
+			if (p2 && (size_t)(p2 + 1 - pl) < plen)
+				r->a1 = obj_path(rs, f, (int)r->a1, p2 + 1);
+			else
+				r->a1 = 0;
+		}
+		break;
+	case EFF_CWD:
+		if (r->call == C_CHDIR)
+			r->obj = (uint32_t)obj_path(rs, f, AT_FDCWD, pl);
+		else
+			r->obj = (uint32_t)fd_get(f, r->fd);
+		if (ok && r->obj && rs->n->objs[r->obj - 1].name) {
+			free(f->cwd);
+			f->cwd = xstrdup(rs->n->objs[r->obj - 1].name);
+		}
+		break;
+	}
+	count_use(rs->n, r);
+}
+
+/* Merge the threads of a process by call time. */
+struct cursor {
+	struct rec_iter it;
+	struct rec *cur;
+};
+
+static int cur_less(const struct cursor *a, const struct cursor *b)
+{
+	return a->cur->t0 < b->cur->t0;
+}
+
+static void heap_down(struct cursor *h, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && cur_less(&h[l], &h[m]))
+			m = l;
+		if (r < n && cur_less(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			return;
+		struct cursor tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+static void resolve_proc(struct resolver *rs, struct proc *p)
+{
+	struct cursor *h = xcalloc((size_t)p->nthr, sizeof(*h));
+	struct fdtab f = { 0 };
+	int n = 0;
+
+	for (int i = 0; i < p->nthr; i++) {
+		rec_iter_init(&h[n].it, &p->thr[i]);
+		if ((h[n].cur = rec_next(&h[n].it)))
+			n++;
+	}
+	for (int i = n / 2 - 1; i >= 0; i--)
+		heap_down(h, n, i);
+	while (n) {
+		apply(rs, p, &f, h[0].cur);
+		if (!(h[0].cur = rec_next(&h[0].it)))
+			h[0] = h[--n];
+		heap_down(h, n, 0);
+	}
+	free(h);
+	free(f.obj);
+	free(f.cwd);
+}
+
+/* Thread and process facts from the spool headers and records. */
+static void derive_thread(struct node *n, struct thr *t)
+{
+	struct spool_hdr *first = t->sp[0]->h, *last = t->sp[t->nsp - 1]->h;
+	struct rec_iter it;
+	struct rec *r;
+	uint64_t last_t1 = 0;
+	int any = 0;
+
+	rec_iter_init(&it, t);
+	while ((r = rec_next(&it))) {
+		last_t1 = r->t1 > last_t1 || !any ? r->t1 : last_t1;
+		any = 1;
+	}
+	t->start = clock_ns(&n->clk, (uint64_t)first->start);
+	t->creator = first->creator;
+	t->exit = last->exit;
+	t->complete = last->exit != TEXIT_NONE;
+	t->end = t->complete ? clock_ns(&n->clk, (uint64_t)last->end) : t->start;
+	if (any && clock_ns(&n->clk, last_t1) > t->end)
+		t->end = clock_ns(&n->clk, last_t1);
+	if (t->end < t->start)
+		t->end = t->start;
+	t->cpu = t->complete ? last->cpu_ns : -1;
+	memcpy(t->name, last->comm_end[0] ? last->comm_end : last->comm, 16);
+	t->name[16] = 0;
+	for (int g = 0; g < t->nsp; g++)
+		t->lost += t->sp[g]->h->lost;
+}
+
+static int cmp_thr(const void *a, const void *b)
+{
+	const struct thr *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct proc *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void derive_proc(struct node *n, struct proc *p)
+{
+	for (int i = 0; i < p->nthr; i++)
+		derive_thread(n, &p->thr[i]);
+	qsort(p->thr, (size_t)p->nthr, sizeof(*p->thr), cmp_thr);
+	/* the main thread (tid == pid) first */
+	for (int i = 1; i < p->nthr; i++)
+		if (p->thr[i].tid == p->pid) {
+			struct thr m = p->thr[i];
+			memmove(&p->thr[1], &p->thr[0], sizeof(m) * (size_t)i);
+			p->thr[0] = m;
+		}
+	p->start = p->nthr ? p->thr[0].start : 0;
+	p->end = p->start;
+	p->complete = 1;
+	for (int i = 0; i < p->nthr; i++) {
+		if (p->thr[i].start < p->start)
+			p->start = p->thr[i].start;
+		if (p->thr[i].end > p->end)
+			p->end = p->thr[i].end;
+		if (!p->thr[i].complete)
+			p->complete = 0;
+	}
+	for (int i = 0; i < n->nwait; i++)
+		if (n->wpid[i] == p->pid)
+			p->status = n->wstatus[i];
+}
+
+/* system() reaps its shell internally: the shell is the child of the
+ * caller that started during the call. */
+static void system_status(struct node *n, pid_t caller, const struct rec *r)
+{
+	int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
+
+	for (int k = 0; k < n->nprocs; k++) {
+		struct proc *c = &n->procs[k];
+		if (c->ppid == caller && c->status < 0 && c->start >= t0 &&
+		    c->start <= t1) {
+			c->status = (int)r->a1;
+			return;
+		}
+	}
+}
+
+/* Statuses reported to waitpid() calls of the application itself. */
+static void statuses_from_waits(struct node *n)
+{
+	for (int i = 0; i < n->nprocs; i++)
+		for (int j = 0; j < n->procs[i].nthr; j++) {
+			struct rec_iter it;
+			struct rec *r;
+			rec_iter_init(&it, &n->procs[i].thr[j]);
+			while ((r = rec_next(&it))) {
+				if (r->call == C_SYSTEM && r->a1 >= 0) {
+					system_status(n, n->procs[i].pid, r);
+					continue;
+				}
+				if ((r->call != C_WAITPID && r->call != C_WAIT4 &&
+				     r->call != C_WAITCALL && r->call != C_WAIT3 &&
+				     r->call != C_WAITID) || r->ret <= 0)
+					continue;
+				if (!WIFEXITED(r->a1) && !WIFSIGNALED(r->a1))
+					continue;
+				for (int k = 0; k < n->nprocs; k++)
+					if (n->procs[k].pid == r->ret &&
+					    n->procs[k].status < 0)
+						n->procs[k].status = (int)r->a1;
+			}
+		}
+}
+
+void resolve_node(struct node *n)
+{
+	struct resolver rs = { .n = n };
+
+	n->complete = 1;
+	for (int i = 0; i < n->nprocs; i++) {
+		resolve_proc(&rs, &n->procs[i]);
+		derive_proc(n, &n->procs[i]);
+	}
+	statuses_from_waits(n);
+	for (int i = 0; i < n->nprocs; i++) {
+		struct proc *p = &n->procs[i];
+		if (p->status >= 0 && WIFSIGNALED(p->status))
+			p->complete = 0;
+		if (!p->complete)
+			n->complete = 0;
+	}
+	qsort(n->procs, (size_t)n->nprocs, sizeof(*n->procs), cmp_proc);
+	free(rs.pmap);
+	free(rs.imap);
+}

@@ -1,0 +1,121 @@
+/*
+ * Run the application under the interposer and wait for it and every
+ * process it leaves behind (island-capture is their subreaper), passing
+ * on the signals a user sends to the capture.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "util.h"
+
+static volatile pid_t app_pid;
+
+static void forward(int sig)
+{
+	if (app_pid > 0)
+		kill(app_pid, sig);
+}
+
+static void set_env(struct run_opts *o)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	char *v;
+
+	if (pre && *pre) {
+		v = xasprintf("%s:%s", pre, o->lib);
+		setenv("LD_PRELOAD", v, 1);
+		free(v);
+	} else {
+		setenv("LD_PRELOAD", o->lib, 1);
+	}
+	setenv(ENV_SPOOL, o->spool, 1);
+	setenv(ENV_CLOCK, o->clock_kind == CLOCK_KIND_TSC ? "tsc" : "mono", 1);
+	setenv(ENV_LIB, o->lib, 1);
+}
+
+static void note_status(struct node *n, pid_t pid, int st)
+{
+	n->wpid = xrealloc(n->wpid, sizeof(pid_t) * (size_t)(n->nwait + 1));
+	n->wstatus = xrealloc(n->wstatus, sizeof(int) * (size_t)(n->nwait + 1));
+	n->wpid[n->nwait] = pid;
+	n->wstatus[n->nwait++] = st;
+}
+
+int run_app(struct run_opts *o, struct node *n, int *exit_code)
+{
+	static const int fwd[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM,
+				   SIGWINCH };
+	struct sigaction sa = { 0 }, old_int, old_quit;
+	int ep[2], err = 0, st, main_st = -1;
+	pid_t pid;
+
+	if (pipe2(ep, O_CLOEXEC) < 0)
+		die(2, "pipe:");
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	clock_start(&n->clk, o->clock_kind);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die(2, "fork:");
+	if (pid == 0) {
+		close(ep[0]);
+		set_env(o);
+		execvp(o->argv[0], o->argv);
+		err = errno;
+		if (write(ep[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	app_pid = pid;
+	close(ep[1]);
+	/* The terminal's ^C and ^\ reach the app directly; we outlive it to
+	 * write the trace. Other signals sent to us are passed on. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGQUIT, &sa, &old_quit);
+	sa.sa_handler = forward;
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
+		sigaction(fwd[i], &sa, NULL);
+	if (read(ep[0], &err, sizeof(err)) == (ssize_t)sizeof(err)) {
+		waitpid(pid, &st, 0);
+		close(ep[0]);
+		warnx("%s: %s", o->argv[0], strerror(err));
+		*exit_code = err == ENOENT ? 127 : 126;
+		return -1;
+	}
+	close(ep[0]);
+	for (;;) {
+		pid_t w = waitpid(-1, &st, __WALL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		note_status(n, w, st);
+		if (w == pid)
+			main_st = st;
+	}
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	n->end = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - n->clk.mono0;
+	clock_end(&n->clk);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (main_st >= 0 && WIFEXITED(main_st))
+		*exit_code = WEXITSTATUS(main_st);
+	else if (main_st >= 0 && WIFSIGNALED(main_st))
+		*exit_code = 128 + WTERMSIG(main_st);
+	else
+		*exit_code = 1;
+	return 0;
+}

@@ -1,0 +1,125 @@
+/*
+ * Spool files: what the interposer writes while the application runs, and
+ * the trace writer reads after it exits. One file per thread and process
+ * image, named PID.TID.GEN in the session's spool directory, memory-mapped
+ * and shared, so that records survive a crash or SIGKILL of the application.
+ *
+ * Layout: a header page, then records back to back in zero-filled space.
+ * A record is a fixed part (struct rec) and an optional payload, its total
+ * length rounded up to 8 bytes. Its len is stored last, so the chain of
+ * complete records ends at the first len of 0, even after a crash or
+ * SIGKILL; hdr.used is a hint brought up to date now and then.
+ */
+#ifndef ISLAND_SPOOL_H
+#define ISLAND_SPOOL_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define SPOOL_MAGIC    0x4c4f4f5053444e4cull   /* "LNDSPOOL" */
+#define SPOOL_VERSION  1
+#define SPOOL_HDR_SIZE 4096
+
+enum spool_clock { CLOCK_KIND_MONO = 0, CLOCK_KIND_TSC = 1 };
+
+/* How a thread ended, as the interposer saw it. */
+enum thread_exit {
+	TEXIT_NONE = 0,      /* not observed: killed, or still running */
+	TEXIT_RETURN,        /* start routine returned */
+	TEXIT_PTHREAD,       /* pthread_exit */
+	TEXIT_PROCESS,       /* process exit while the thread existed */
+	TEXIT_EXEC,          /* the process image was replaced */
+};
+
+struct spool_hdr {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t clock;              /* enum spool_clock */
+	int32_t  pid, tid, gen;
+	int32_t  creator;            /* tid that created the thread, 0 if none */
+	int64_t  start;              /* clock units */
+	char     comm[16];           /* name at start */
+	/* written while running */
+	volatile uint64_t used;      /* bytes of records after the header */
+	volatile uint64_t lost;      /* records dropped (spool could not grow) */
+	/* written when the thread ends */
+	volatile int64_t  end;       /* clock units, 0 = not observed */
+	volatile int64_t  cpu_ns;    /* thread CPU time, -1 = unknown */
+	volatile int32_t  exit;      /* enum thread_exit */
+	int32_t  pad;
+	char     comm_end[16];       /* name at end */
+};
+
+/* The fixed part of every record (56 bytes). */
+struct rec {
+	uint64_t t0, t1;    /* call and return, clock units */
+	int64_t  ret;       /* return value (see calls.def for amounts) */
+	int64_t  a1, a2;    /* call-specific arguments, see below */
+	int32_t  fd;
+	int32_t  err;       /* errno when the call failed, else 0 */
+	uint16_t call;      /* enum call_id, or a REC_* kind */
+	uint16_t len;       /* whole record with payload, multiple of 8 */
+	uint32_t obj;       /* scratch for the writer (resolved object) */
+};
+
+#define REC_ALIGN(n) (((n) + 7u) & ~7u)
+#define REC_PAYLOAD(r) ((char *)(r) + sizeof(struct rec))
+#define REC_PAYLOAD_LEN(r) ((size_t)(r)->len - sizeof(struct rec))
+#define REC_MAX_PAYLOAD (60000u)
+
+enum call_id {
+#define CALL(id, api, res, amount, effect) C_##id,
+#include "calls.def"
+#undef CALL
+	C_NCALLS,
+	/* records that are not calls */
+	REC_PROC = 1000,     /* process image start: a1 ppid, a2 origin, ret parent tid;
+	                        payload exe\0cwd\0argv0\0argv1\0... */
+	REC_FDINFO,          /* descriptor present at image start: fd, a1 kind,
+	                        payload path (file) or struct sockinfo */
+	REC_REGION_BEGIN,    /* payload: label */
+	REC_REGION_END,      /* payload: label */
+};
+
+enum proc_origin { ORIGIN_NEW = 0, ORIGIN_FORK = 1, ORIGIN_EXEC = 2 };
+enum fd_kind { FDK_FILE = 1, FDK_SOCKET = 2, FDK_PIPE = 3, FDK_OTHER = 4 };
+
+/*
+ * Socket facts gathered where they are cheap (socket, bind, connect,
+ * accept, sendto, inherited descriptors). The inode identifies a socket or
+ * pipe across processes that share it.
+ */
+struct sockinfo {
+	uint64_t ino;
+	int32_t  domain, type;
+	uint32_t llen, plen;                  /* 0 = unknown */
+	struct sockaddr_storage local, peer;
+};
+
+/*
+ * Per-record argument conventions (a1, a2, payload):
+ *   OPEN family   a1 flags, a2 dirfd (AT_FDCWD), payload path[\0fopen mode]
+ *   PATH family   a1 second dirfd, a2 dirfd, payload path[\0path2]
+ *   read/write    a1 requested size, a2 offset (-1 none)
+ *   fread/fwrite  a1 requested bytes, a2 item size
+ *   lseek/fseek   a1 offset, a2 whence
+ *   dup*          a1 old fd (fd holds the new one)
+ *   fcntl         a1 cmd, a2 arg
+ *   close_range   a1 last fd
+ *   socket        a1 domain, a2 type, payload struct sockinfo
+ *   pipe/socketpair  fd, a1 the two fds; payload two uint64 inodes
+ *   bind/connect/accept/sendto/recvfrom  payload struct sockinfo
+ *   sendmmsg/recvmmsg  ret messages, a2 bytes
+ *   sleeps        a1 requested ns
+ *   waits         a1 timeout ns (-1 infinite)
+ *   waitpid/wait4 a1 status word, ret pid
+ *   fork/vfork    ret child pid;  posix_spawn a1 child pid;  system a1 status
+ *   pthread_create ret result;    pthread_join a1 joined tid
+ */
+
+/* Environment between island-capture and the interposer. */
+#define ENV_SPOOL  "ISLAND_SPOOL"     /* spool directory (absolute) */
+#define ENV_CLOCK  "ISLAND_CLOCK"     /* "tsc" or "mono" */
+#define ENV_LIB    "ISLAND_LIB"       /* absolute path of the interposer */
+
+#endif

@@ -1,0 +1,598 @@
+/*
+ * Pass 2: the XML trace (docs/trace-format.md). libxml2's text writer
+ * writes the structure and handles compression; the per-call lines, which
+ * are almost all of a trace, are formatted here into a buffer and handed
+ * to it raw, which keeps writing at several million records a second.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <libxml/xmlwriter.h>
+
+#include "capture.h"
+#include "util.h"
+
+char *attr_escape(const char *s)
+{
+	size_t n = 0;
+	for (const char *p = s; *p; p++)
+		n += (*p == '&' || *p == '<' || *p == '>' || *p == '"' ||
+		      *p == '\n' || *p == '\r' || *p == '\t') ? 6 : 1;
+	char *out = xmalloc(n + 1), *q = out;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '&': memcpy(q, "&amp;", 5); q += 5; break;
+		case '<': memcpy(q, "&lt;", 4); q += 4; break;
+		case '>': memcpy(q, "&gt;", 4); q += 4; break;
+		case '"': memcpy(q, "&quot;", 6); q += 6; break;
+		case '\n': memcpy(q, "&#10;", 5); q += 5; break;
+		case '\r': memcpy(q, "&#13;", 5); q += 5; break;
+		case '\t': memcpy(q, "&#9;", 4); q += 4; break;
+		default:
+			/* control characters are not allowed in XML 1.0 */
+			*q++ = *p < 0x20 ? '?' : (char)*p;
+		}
+	}
+	*q = 0;
+	return out;
+}
+
+void fmt_sockaddr(char *buf, size_t n, const void *sa_, size_t len)
+{
+	const struct sockaddr *sa = sa_;
+	char ip[INET6_ADDRSTRLEN];
+
+	buf[0] = 0;
+	if (len < sizeof(sa_family_t))
+		return;
+	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = sa_;
+		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+		snprintf(buf, n, "%s:%u", ip, ntohs(in->sin_port));
+	} else if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = sa_;
+		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+		snprintf(buf, n, "[%s]:%u", ip, ntohs(in6->sin6_port));
+	} else if (sa->sa_family == AF_UNIX) {
+		const struct sockaddr_un *un = sa_;
+		size_t off = offsetof(struct sockaddr_un, sun_path);
+		size_t pl = len > off ? len - off : 0;
+		if (pl > sizeof(un->sun_path))
+			pl = sizeof(un->sun_path);
+		if (pl && un->sun_path[0] == 0)
+			snprintf(buf, n, "unix:@%.*s", (int)(pl - 1), un->sun_path + 1);
+		else
+			snprintf(buf, n, "unix:%.*s", (int)strnlen(un->sun_path, pl),
+				 un->sun_path);
+	}
+}
+
+/* --- a small output buffer in front of the xml writer ------------------ */
+
+struct out {
+	xmlTextWriterPtr w;
+	char *b;
+	size_t n, cap;
+	int failed;
+};
+
+static void o_flush(struct out *o)
+{
+	if (o->n && xmlTextWriterWriteRawLen(o->w, (xmlChar *)o->b, (int)o->n) < 0)
+		o->failed = 1;
+	o->n = 0;
+}
+
+static inline void o_need(struct out *o, size_t k)
+{
+	if (o->n + k > o->cap)
+		o_flush(o);
+	if (k > o->cap) {
+		o->cap = k * 2;
+		o->b = xrealloc(o->b, o->cap);
+	}
+}
+
+static inline void o_str(struct out *o, const char *s)
+{
+	size_t l = strlen(s);
+	o_need(o, l);
+	memcpy(o->b + o->n, s, l);
+	o->n += l;
+}
+
+static inline void o_int(struct out *o, int64_t v)
+{
+	char tmp[24];
+	int k = 0;
+	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+
+	o_need(o, 24);
+	if (v < 0)
+		o->b[o->n++] = '-';
+	do {
+		tmp[k++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while (k)
+		o->b[o->n++] = tmp[--k];
+}
+
+static inline void o_sec(struct out *o, int64_t ns)
+{
+	char buf[32];
+	o_str(o, fmt_sec(buf, ns));
+}
+
+static void o_attr(struct out *o, const char *name, const char *val)
+{
+	o_str(o, " ");
+	o_str(o, name);
+	o_str(o, "=\"");
+	o_str(o, val);
+	o_str(o, "\"");
+}
+
+static void o_attr_int(struct out *o, const char *name, int64_t v)
+{
+	o_str(o, " ");
+	o_str(o, name);
+	o_str(o, "=\"");
+	o_int(o, v);
+	o_str(o, "\"");
+}
+
+static void o_attr_sec(struct out *o, const char *name, int64_t ns)
+{
+	o_str(o, " ");
+	o_str(o, name);
+	o_str(o, "=\"");
+	o_sec(o, ns);
+	o_str(o, "\"");
+}
+
+static void o_attr_esc(struct out *o, const char *name, const char *raw)
+{
+	char *e = attr_escape(raw);
+	o_attr(o, name, e);
+	free(e);
+}
+
+/* --- symbolic values ---------------------------------------------------- */
+
+static const struct { int flag; const char *name; } oflags[] = {
+	{ O_CREAT, "O_CREAT" }, { O_EXCL, "O_EXCL" }, { O_NOCTTY, "O_NOCTTY" },
+	{ O_TRUNC, "O_TRUNC" }, { O_APPEND, "O_APPEND" },
+	{ O_NONBLOCK, "O_NONBLOCK" }, { O_DSYNC, "O_DSYNC" },
+	{ O_DIRECT, "O_DIRECT" }, { O_DIRECTORY, "O_DIRECTORY" },
+	{ O_NOFOLLOW, "O_NOFOLLOW" }, { O_NOATIME, "O_NOATIME" },
+	{ O_CLOEXEC, "O_CLOEXEC" }, { O_PATH, "O_PATH" },
+};
+
+void fmt_oflags(char *buf, size_t n, int fl)
+{
+	int acc = fl & O_ACCMODE;
+
+	snprintf(buf, n, "%s", acc == O_RDONLY ? "O_RDONLY" :
+		 acc == O_WRONLY ? "O_WRONLY" : acc == O_RDWR ? "O_RDWR" : "O_ACC3");
+	if ((fl & O_TMPFILE) == O_TMPFILE) {
+		strncat(buf, "|O_TMPFILE", n - strlen(buf) - 1);
+		fl &= ~O_TMPFILE;
+	} else if ((fl & O_SYNC) == O_SYNC) {
+		strncat(buf, "|O_SYNC", n - strlen(buf) - 1);
+		fl &= ~O_SYNC;
+	}
+	for (size_t i = 0; i < sizeof(oflags) / sizeof(oflags[0]); i++)
+		if (fl & oflags[i].flag) {
+			strncat(buf, "|", n - strlen(buf) - 1);
+			strncat(buf, oflags[i].name, n - strlen(buf) - 1);
+		}
+}
+
+static void fmt_status(char *buf, size_t n, int st)
+{
+	if (st < 0)
+		snprintf(buf, n, "unknown");
+	else if (WIFEXITED(st))
+		snprintf(buf, n, "exit:%d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, n, "signal:%s", signal_name(WTERMSIG(st)));
+	else
+		snprintf(buf, n, "unknown");
+}
+
+static const char *exit_names[] = {
+	[TEXIT_NONE] = "killed", [TEXIT_RETURN] = "return",
+	[TEXIT_PTHREAD] = "pthread_exit", [TEXIT_PROCESS] = "process",
+	[TEXIT_EXEC] = "exec",
+};
+
+/* --- records -------------------------------------------------------------- */
+
+static int is_timed_wait(int c)
+{
+	return c == C_POLL || c == C_PPOLL || c == C_SELECT || c == C_PSELECT ||
+	       c == C_EPOLL_WAIT || c == C_EPOLL_PWAIT || c == C_COND_TIMEDWAIT ||
+	       c == C_SEM_TIMEDWAIT;
+}
+
+static pid_t created_thread(struct proc *p, struct thr *creator, int64_t t0)
+{
+	struct thr *best = NULL;
+
+	for (int i = 0; i < p->nthr; i++) {
+		struct thr *t = &p->thr[i];
+		if (t->creator != creator->tid || t->created_matched ||
+		    t->start < t0)
+			continue;
+		if (!best || t->start < best->start)
+			best = t;
+	}
+	if (!best)
+		return 0;
+	best->created_matched = 1;
+	return best->tid;
+}
+
+static void write_io(struct out *o, struct node *n, struct proc *p,
+		     struct thr *t, struct rec *r, int64_t t0, int64_t t1)
+{
+	int c = r->call;
+	int failed = r->err != 0 || (r->ret == -1 && c != C_FGETC && c != C_GETC &&
+				     c != C_FPUTC && c != C_PUTC && c != C_PUTCHAR);
+	struct obj *ob = r->obj ? &n->objs[r->obj - 1] : NULL;
+	char buf[256];
+
+	o_str(o, "      <io api=\"");
+	o_str(o, call_name(c));
+	o_str(o, "\" res=\"");
+	o_str(o, res_names[res_of(n, r)]);
+	o_str(o, "\"");
+	o_attr_sec(o, "start", t0);
+	o_attr_sec(o, "end", t1);
+	if (call_has_amount(c)) {
+		o_attr_int(o, "amount", amount_of(r));
+		if (r->a1 > 0)
+			o_attr_int(o, "size", r->a1);
+		if ((c == C_PREAD || c == C_PWRITE || c == C_PREADV ||
+		     c == C_PWRITEV || c == C_PREADV2 || c == C_PWRITEV2) && r->a2 >= 0)
+			o_attr_int(o, "offset", r->a2);
+	}
+	if (c == C_LSEEK || c == C_FSEEK) {
+		o_attr_int(o, "offset", r->a1);
+		o_attr(o, "whence", r->a2 == SEEK_SET ? "SEEK_SET" :
+		       r->a2 == SEEK_CUR ? "SEEK_CUR" : r->a2 == SEEK_END ?
+		       "SEEK_END" : "other");
+	}
+	if (c == C_FCNTL && !failed && (r->a1 == F_DUPFD || r->a1 == F_DUPFD_CLOEXEC)) {
+		o_attr_int(o, "fd", r->ret);
+		o_attr_int(o, "oldfd", r->fd);
+	} else if (r->fd >= 0) {
+		o_attr_int(o, "fd", r->fd);
+	}
+	if (c == C_DUP || c == C_DUP2 || c == C_DUP3)
+		o_attr_int(o, "oldfd", r->a1);
+	if ((c == C_PIPE || c == C_SOCKETPAIR) && !failed)
+		o_attr_int(o, "fd2", r->a1);
+	if (ob) {
+		if (ob->kind == OBJ_FILE || ob->kind == OBJ_OTHER) {
+			if (ob->xname)
+				o_attr(o, "path", ob->xname);
+		} else if (ob->kind == OBJ_PIPE) {
+			o_attr(o, "peer", "pipe");
+		} else if ((c == C_SENDTO || c == C_RECVFROM || c == C_SENDMSG ||
+			    c == C_RECVMSG) && REC_PAYLOAD_LEN(r) > 2 &&
+			   *(sa_family_t *)REC_PAYLOAD(r)) {
+			fmt_sockaddr(buf, sizeof(buf), REC_PAYLOAD(r),
+				     REC_PAYLOAD_LEN(r));
+			o_attr_esc(o, "peer", buf);
+		} else if (ob->peer) {
+			o_attr(o, "peer", ob->peer);
+		}
+		if ((ob->kind == OBJ_SOCKET || ob->kind == OBJ_PIPE) && ob->proto[0] &&
+		    res_of(n, r) == RES_NETMETA)
+			o_attr(o, "proto", ob->proto);
+	}
+	if (c == C_SENDFILE || c == C_COPY_FILE_RANGE || c == C_SPLICE) {
+		int so = copy_src_obj(r);
+		o_attr_int(o, "infd", copy_src_fd(r));
+		if (so && n->objs[so - 1].xname)
+			o_attr(o, "inpath", n->objs[so - 1].xname);
+		else if (so && n->objs[so - 1].kind == OBJ_PIPE)
+			o_attr(o, "inpath", "pipe");
+	}
+	if ((c == C_RENAME || c == C_RENAMEAT) && r->a1 > 0 && r->a1 <= n->nobjs)
+		o_attr(o, "path2", n->objs[r->a1 - 1].xname);
+	if (c == C_OPEN || c == C_OPENAT || c == C_CREAT || c == C_OPENDIR) {
+		fmt_oflags(buf, sizeof(buf), (int)r->a1);
+		o_attr(o, "flags", buf);
+	} else if (c == C_FOPEN || c == C_FREOPEN) {
+		char *mode = memchr(REC_PAYLOAD(r), 0, REC_PAYLOAD_LEN(r));
+		if (mode && mode + 1 < REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r) && mode[1])
+			o_attr_esc(o, "flags", mode + 1);
+	} else if (c == C_FDOPEN && REC_PAYLOAD(r)[0]) {
+		o_attr_esc(o, "flags", REC_PAYLOAD(r));
+	}
+	if (c == C_LSEEK && !failed)
+		o_attr_int(o, "result", r->ret);
+	if (failed) {
+		o_attr_int(o, "result", r->ret);
+		o_attr(o, "errno", errno_name(r->err ? r->err : EIO));
+	}
+	switch (c) {
+	case C_FORK:
+		if (r->ret > 0)
+			o_attr_int(o, "child", r->ret);
+		break;
+	case C_POSIX_SPAWN:
+		if (r->a1 > 0)
+			o_attr_int(o, "child", r->a1);
+		break;
+	case C_PTHREAD_CREATE: {
+		pid_t tid = r->ret == 0 ? created_thread(p, t, t0) : 0;
+		if (tid)
+			o_attr_int(o, "child", tid);
+		break;
+	}
+	case C_PTHREAD_JOIN:
+		if (r->a1 > 0)
+			o_attr_int(o, "child", r->a1);
+		break;
+	case C_WAITPID: case C_WAIT4: case C_WAITCALL: case C_WAIT3:
+	case C_WAITID:
+		if (r->ret > 0) {
+			o_attr_int(o, "child", r->ret);
+			fmt_status(buf, sizeof(buf), (int)r->a1);
+			o_attr(o, "status", buf);
+		}
+		break;
+	case C_SYSTEM:
+		fmt_status(buf, sizeof(buf), (int)r->a1);
+		o_attr(o, "status", buf);
+		break;
+	case C_SLEEP: case C_USLEEP: case C_NANOSLEEP: case C_CLOCK_NANOSLEEP:
+		if (r->a1 >= 0)
+			o_attr_sec(o, "req", r->a1);
+		break;
+	case C_FREAD: case C_FWRITE: case C_SENDMMSG: case C_RECVMMSG:
+		if (r->ret >= 0)
+			o_attr_int(o, "count", r->ret);
+		break;
+	}
+	if (is_timed_wait(c)) {
+		if (r->a1 >= 0)
+			o_attr_sec(o, "timeout", r->a1);
+		else
+			o_attr(o, "timeout", "-1");
+		if ((c == C_POLL || c == C_PPOLL || c == C_SELECT || c == C_PSELECT ||
+		     c == C_EPOLL_WAIT || c == C_EPOLL_PWAIT) && r->ret >= 0)
+			o_attr_int(o, "count", r->ret);
+	}
+	o_str(o, "/>\n");
+}
+
+struct region {
+	int id, parent, depth;
+	char *label;
+	int64_t start;
+};
+
+static void write_region(struct out *o, struct region *g, int64_t end,
+			 const char *error)
+{
+	o_str(o, "      <region");
+	o_attr_int(o, "id", g->id);
+	o_attr_int(o, "parent", g->parent);
+	o_attr_int(o, "depth", g->depth);
+	o_attr_esc(o, "label", g->label);
+	o_attr_sec(o, "start", g->start);
+	o_attr_sec(o, "end", end);
+	if (error)
+		o_attr(o, "error", error);
+	o_str(o, "/>\n");
+}
+
+static void write_compute(struct out *o, int64_t dur)
+{
+	o_str(o, "      <compute dur=\"");
+	o_sec(o, dur < 0 ? 0 : dur);
+	o_str(o, "\"/>\n");
+}
+
+static void write_thread(struct out *o, struct node *n, struct proc *p,
+			 struct thr *t)
+{
+	struct rec_iter it;
+	struct rec *r;
+	int64_t prev = t->start;
+	struct region *stack = NULL;
+	size_t depth = 0, cap = 0;
+	int next_id = 1;
+	char *name = attr_escape(t->name);
+
+	o_str(o, "    <thread");
+	o_attr_int(o, "tid", t->tid);
+	o_attr(o, "name", name);
+	if (t->creator)
+		o_attr_int(o, "creator", t->creator);
+	o_attr_sec(o, "start", t->start);
+	o_attr_sec(o, "end", t->end);
+	if (t->cpu >= 0)
+		o_attr_sec(o, "cpu", t->cpu);
+	o_attr(o, "exit", exit_names[t->exit]);
+	o_attr(o, "complete", t->complete ? "true" : "false");
+	if (t->lost)
+		o_attr_int(o, "lost", (int64_t)t->lost);
+	o_str(o, ">\n");
+	free(name);
+
+	rec_iter_init(&it, t);
+	while ((r = rec_next(&it))) {
+		int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
+		if (t1 < t0)
+			t1 = t0;
+		if (r->call == REC_REGION_BEGIN) {
+			XGROW(stack, cap, depth + 1);
+			stack[depth] = (struct region){
+				next_id++, depth ? stack[depth - 1].id : 0,
+				(int)depth + 1, xstrdup(REC_PAYLOAD(r)), t0 };
+			depth++;
+			continue;
+		}
+		if (r->call == REC_REGION_END) {
+			const char *label = REC_PAYLOAD(r);
+			if (!depth) {
+				warnx("%s: pid %d tid %d: island_end(\"%s\") at %.6f s "
+				      "with no open region", n->name, p->pid, t->tid,
+				      label, (double)t0 / 1e9);
+				continue;
+			}
+			struct region *g = &stack[--depth];
+			int match = !strcmp(g->label, label);
+			if (!match)
+				warnx("%s: pid %d tid %d: island_end(\"%s\") at %.6f s "
+				      "does not match the open region \"%s\"", n->name,
+				      p->pid, t->tid, label, (double)t0 / 1e9, g->label);
+			write_region(o, g, t0, match ? NULL : "mismatch");
+			free(g->label);
+			continue;
+		}
+		if (r->call >= C_NCALLS)
+			continue;
+		write_compute(o, t0 - prev);
+		write_io(o, n, p, t, r, t0, t1);
+		prev = t1 > prev ? t1 : prev;
+	}
+	write_compute(o, t->end - prev);
+	while (depth) {
+		struct region *g = &stack[--depth];
+		warnx("%s: pid %d tid %d: region \"%s\" still open at the thread's end",
+		      n->name, p->pid, t->tid, g->label);
+		write_region(o, g, t->end, "unclosed");
+		free(g->label);
+	}
+	free(stack);
+	o_str(o, "    </thread>\n");
+}
+
+static void write_proc(struct out *o, struct node *n, struct proc *p)
+{
+	char st[64];
+
+	fmt_status(st, sizeof(st), p->status);
+	o_str(o, "  <process");
+	o_attr_int(o, "pid", p->pid);
+	o_attr_int(o, "ppid", p->ppid);
+	o_attr_esc(o, "exe", p->exe ? p->exe : "");
+	o_attr_esc(o, "cwd", p->cwd ? p->cwd : "");
+	o_attr_sec(o, "start", p->start);
+	o_attr_sec(o, "end", p->end);
+	o_attr(o, "status", st);
+	o_attr(o, "complete", p->complete ? "true" : "false");
+	o_str(o, ">\n");
+	for (int i = 0; i < p->nthr; i++)
+		write_thread(o, n, p, &p->thr[i]);
+	o_str(o, "  </process>\n");
+}
+
+static void write_summaries(struct out *o, struct node *n)
+{
+	o_str(o, "  <files>\n");
+	for (int i = 0; i < n->nobjs; i++) {
+		struct obj *b = &n->objs[i];
+		if (b->kind != OBJ_FILE || !b->listed)
+			continue;
+		o_str(o, "    <file");
+		o_attr(o, "path", b->xname);
+		o_attr_int(o, "opens", (int64_t)b->opens);
+		o_attr_int(o, "reads", (int64_t)b->reads);
+		o_attr_int(o, "bytes_read", (int64_t)b->bytes_read);
+		o_attr_int(o, "writes", (int64_t)b->writes);
+		o_attr_int(o, "bytes_written", (int64_t)b->bytes_written);
+		o_attr_int(o, "open_at_end", b->open_fds > 0 ? b->open_fds : 0);
+		o_str(o, "/>\n");
+	}
+	o_str(o, "  </files>\n  <sockets>\n");
+	for (int i = 0; i < n->nobjs; i++) {
+		struct obj *b = &n->objs[i];
+		if ((b->kind != OBJ_SOCKET && b->kind != OBJ_PIPE) || !b->listed)
+			continue;
+		o_str(o, "    <socket");
+		o_attr(o, "proto", b->proto[0] ? b->proto : "other");
+		o_attr(o, "local", b->local ? b->local : "");
+		o_attr(o, "peer", b->peer ? b->peer : "");
+		o_attr_int(o, "sent", (int64_t)b->bytes_written);
+		o_attr_int(o, "received", (int64_t)b->bytes_read);
+		o_attr(o, "direction", b->direction);
+		o_attr(o, "open_at_end", b->open_fds > 0 ? "true" : "false");
+		o_str(o, "/>\n");
+	}
+	o_str(o, "  </sockets>\n");
+}
+
+int trace_write(struct node *n, const char *path, int gzip)
+{
+	char *tmp = xasprintf("%s.tmp%d", path, (int)getpid());
+	struct out o = { 0 };
+	int complete = n->complete;
+	char buf[64];
+
+	for (int i = 0; i < n->nprocs; i++)
+		for (int j = 0; j < n->procs[i].nthr; j++)
+			if (n->procs[i].thr[j].lost)
+				complete = 0;
+	o.w = xmlNewTextWriterFilename(tmp, gzip ? 6 : 0);
+	if (!o.w) {
+		warnx("%s: cannot create the trace:", tmp);
+		free(tmp);
+		return -1;
+	}
+	o.cap = 1 << 16;
+	o.b = xmalloc(o.cap);
+	xmlTextWriterStartDocument(o.w, NULL, "UTF-8", NULL);
+	o_str(&o, "<trace version=\"1\" generator=\"island-capture " ISLAND_VERSION
+		  "\"");
+	o_attr(&o, "complete", complete ? "true" : "false");
+	o_str(&o, ">\n<node");
+	o_attr_esc(&o, "name", n->name);
+	o_attr_esc(&o, "host", n->host);
+	snprintf(buf, sizeof(buf), "%lld.%09lld", (long long)(n->clk.real0 / 1000000000),
+		 (long long)(n->clk.real0 % 1000000000));
+	o_attr(&o, "epoch", buf);
+	o_attr_sec(&o, "start", 0);
+	o_attr_sec(&o, "end", n->end);
+	o_attr(&o, "clock", n->clk.kind == CLOCK_KIND_TSC ? "tsc" : "monotonic");
+	o_str(&o, ">\n  <command>");
+	for (int i = 0; i < n->argc; i++) {
+		char *e = attr_escape(n->argv[i]);
+		o_str(&o, "<arg>");
+		o_str(&o, e);
+		o_str(&o, "</arg>");
+		free(e);
+	}
+	o_str(&o, "</command>\n");
+	for (int i = 0; i < n->nprocs; i++)
+		write_proc(&o, n, &n->procs[i]);
+	write_summaries(&o, n);
+	o_str(&o, "</node>\n</trace>\n");
+	o_flush(&o);
+	if (xmlTextWriterEndDocument(o.w) < 0)
+		o.failed = 1;
+	xmlFreeTextWriter(o.w);
+	free(o.b);
+	if (o.failed || rename(tmp, path) < 0) {
+		warnx("%s: cannot write the trace%s", path, o.failed ? "" : ":");
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}

@@ -1,0 +1,51 @@
+/* Small helpers shared by the Island tools (never by the interposer, which
+ * must not touch malloc or stdio on its hot path). */
+#ifndef ISLAND_UTIL_H
+#define ISLAND_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+extern const char *progname;
+
+/* Print "PROG: message" (plus ": strerror(errno)" when the format ends in
+ * ':') and exit with status. */
+void die(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "FILE:LINE: message" — the one-line form for bad input. */
+void die_at(int status, const char *file, long line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5), noreturn));
+void warn_at(const char *file, long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow an array to hold at least `need` elements of `size` bytes. */
+#define XGROW(arr, cap, need)                                            \
+	do {                                                             \
+		if ((size_t)(need) > (cap)) {                            \
+			size_t nc__ = (cap) ? (cap) * 2 : 16;            \
+			while (nc__ < (size_t)(need))                    \
+				nc__ *= 2;                               \
+			(arr) = xrealloc((arr), nc__ * sizeof(*(arr)));  \
+			(cap) = nc__;                                    \
+		}                                                        \
+	} while (0)
+
+/* Seconds with nine decimals from nanoseconds, into buf (>= 32 bytes). */
+char *fmt_sec(char *buf, int64_t ns);
+/* Parse "S[.fffffffff]" into nanoseconds; 0 on success. */
+int parse_sec(const char *s, int64_t *ns);
+
+/* Symbolic names. */
+const char *errno_name(int err);
+int errno_from_name(const char *name);
+const char *signal_name(int sig);
+
+#endif

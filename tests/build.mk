@@ -1,0 +1,26 @@
+# tests/: CUnit unit tests (tests/unit/test-*.c, one binary each), the
+# programs the end-to-end tests capture (tests/apps/*.c), and the e2e scripts
+# (tests/e2e/*.sh). `make test` runs them all through tests/run.
+
+CUNIT_LIBS := -lcunit
+TEST_APP_SRCS := $(filter-out tests/apps/lib%.c,$(wildcard tests/apps/*.c))
+TEST_LIB_SRCS := $(wildcard tests/apps/lib*.c)
+TEST_APPS := $(patsubst tests/apps/%.c,$(O)/tests/apps/%,$(TEST_APP_SRCS)) \
+	     $(patsubst tests/apps/%.c,$(O)/tests/apps/%.so,$(TEST_LIB_SRCS))
+
+$(O)/tests/apps/%.so: tests/apps/%.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -shared -fPIC -O2 -o $@ $<
+
+$(O)/tests/apps/%: tests/apps/%.c include/island.h
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -o $@ $< -lpthread
+
+test-apps: $(TEST_APPS)
+
+test: deps build-all $(TEST_BINS) $(TEST_APPS)
+	$(Q)tests/run $(TEST_BINS)
+
+.PHONY: test-apps

@@ -1,0 +1,145 @@
+/* Unit tests of the capture's pure functions: path resolution, names of
+ * addresses, flags and statuses, escaping, time formatting. */
+#include <CUnit/Basic.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+
+#include "capture.h"
+#include "util.h"
+
+static void check_join(const char *base, const char *p, const char *want)
+{
+	char *got = path_join(base, p);
+	CU_ASSERT_STRING_EQUAL(got, want);
+	free(got);
+}
+
+static void test_path_join(void)
+{
+	check_join("/home/u", "a.txt", "/home/u/a.txt");
+	check_join("/home/u", "./a.txt", "/home/u/a.txt");
+	check_join("/home/u", "../v/a.txt", "/home/v/a.txt");
+	check_join("/home/u", "/etc//passwd", "/etc/passwd");
+	check_join("/", "../../x", "/x");
+	check_join("/a/b/", "c/./d/../e", "/a/b/c/e");
+	check_join("/a", ".", "/a");
+	check_join("/a", "..", "/");
+	check_join(NULL, "rel", "/rel");
+}
+
+static void test_sockaddr(void)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(5000) };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6, .sin6_port = htons(80) };
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	char buf[200];
+
+	inet_pton(AF_INET, "127.0.0.1", &in.sin_addr);
+	fmt_sockaddr(buf, sizeof(buf), &in, sizeof(in));
+	CU_ASSERT_STRING_EQUAL(buf, "127.0.0.1:5000");
+	inet_pton(AF_INET6, "::1", &in6.sin6_addr);
+	fmt_sockaddr(buf, sizeof(buf), &in6, sizeof(in6));
+	CU_ASSERT_STRING_EQUAL(buf, "[::1]:80");
+	strcpy(un.sun_path, "/run/x.sock");
+	fmt_sockaddr(buf, sizeof(buf), &un, offsetof(struct sockaddr_un, sun_path) + 12);
+	CU_ASSERT_STRING_EQUAL(buf, "unix:/run/x.sock");
+	memcpy(un.sun_path, "\0abstract", 9);
+	fmt_sockaddr(buf, sizeof(buf), &un, offsetof(struct sockaddr_un, sun_path) + 9);
+	CU_ASSERT_STRING_EQUAL(buf, "unix:@abstract");
+	fmt_sockaddr(buf, sizeof(buf), &in, 1);
+	CU_ASSERT_STRING_EQUAL(buf, "");
+}
+
+static void test_escape(void)
+{
+	char *e = attr_escape("a<b>&\"c\"\n\t\x01z");
+	CU_ASSERT_STRING_EQUAL(e, "a&lt;b&gt;&amp;&quot;c&quot;&#10;&#9;?z");
+	free(e);
+}
+
+static void test_oflags(void)
+{
+	char buf[256];
+
+	fmt_oflags(buf, sizeof(buf), O_RDONLY);
+	CU_ASSERT_STRING_EQUAL(buf, "O_RDONLY");
+	fmt_oflags(buf, sizeof(buf), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC);
+	CU_ASSERT_STRING_EQUAL(buf, "O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC");
+	fmt_oflags(buf, sizeof(buf), O_RDWR | O_SYNC);
+	CU_ASSERT_STRING_EQUAL(buf, "O_RDWR|O_SYNC");
+}
+
+static void test_seconds(void)
+{
+	char buf[32];
+	int64_t ns;
+
+	CU_ASSERT_STRING_EQUAL(fmt_sec(buf, 0), "0.000000000");
+	CU_ASSERT_STRING_EQUAL(fmt_sec(buf, 1234567890123), "1234.567890123");
+	CU_ASSERT_STRING_EQUAL(fmt_sec(buf, -1500000000), "-1.500000000");
+	CU_ASSERT_EQUAL(parse_sec("2.5", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 2500000000);
+	CU_ASSERT_EQUAL(parse_sec("0.000000001", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 1);
+	CU_ASSERT_EQUAL(parse_sec("1.23456789999", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 1234567899);
+	CU_ASSERT_EQUAL(parse_sec("abc", &ns), -1);
+	CU_ASSERT_EQUAL(parse_sec("", &ns), -1);
+	CU_ASSERT_EQUAL(parse_sec("1.5x", &ns), -1);
+}
+
+static void test_names(void)
+{
+	CU_ASSERT_STRING_EQUAL(errno_name(ENOENT), "ENOENT");
+	CU_ASSERT_EQUAL(errno_from_name("EAGAIN"), EAGAIN);
+	CU_ASSERT_STRING_EQUAL(signal_name(9), "SIGKILL");
+	CU_ASSERT_STRING_EQUAL(call_name(C_PREAD), "pread");
+	CU_ASSERT_STRING_EQUAL(res_names[RES_NETRECV], "netrecv");
+}
+
+/* The amount of a record follows the call's table entry. */
+static void test_amounts(void)
+{
+	struct rec r = { 0 };
+
+	r.call = C_WRITE; r.ret = 64;
+	CU_ASSERT_EQUAL(amount_of(&r), 64);
+	r.ret = -1;
+	CU_ASSERT_EQUAL(amount_of(&r), 0);
+	r.call = C_FREAD; r.ret = 3; r.a2 = 100;
+	CU_ASSERT_EQUAL(amount_of(&r), 300);
+	r.call = C_FGETC; r.ret = 'x';
+	CU_ASSERT_EQUAL(amount_of(&r), 1);
+	r.ret = -1;
+	CU_ASSERT_EQUAL(amount_of(&r), 0);
+	r.call = C_SENDMMSG; r.ret = 2; r.a2 = 1000;
+	CU_ASSERT_EQUAL(amount_of(&r), 1000);
+	CU_ASSERT(!call_has_amount(C_OPEN));
+	CU_ASSERT(call_has_amount(C_RECV));
+}
+
+int main(void)
+{
+	CU_pSuite s;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	s = CU_add_suite("capture", NULL, NULL);
+	CU_add_test(s, "path_join", test_path_join);
+	CU_add_test(s, "fmt_sockaddr", test_sockaddr);
+	CU_add_test(s, "attr_escape", test_escape);
+	CU_add_test(s, "fmt_oflags", test_oflags);
+	CU_add_test(s, "seconds", test_seconds);
+	CU_add_test(s, "names", test_names);
+	CU_add_test(s, "amounts", test_amounts);
+	CU_basic_set_mode(CU_BRM_NORMAL);
+	CU_basic_run_tests();
+	unsigned run = CU_get_number_of_tests_run();
+	unsigned failed = CU_get_number_of_tests_failed();
+	printf("unit-capture: %u passed, %u failed\n", run - failed, failed);
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
