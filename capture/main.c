@@ -234,6 +234,14 @@ int main(int argc, char **argv)
 		warnx("%s: %d processes, %ld threads -> %s%s", node, n.nprocs,
 		      threads, output, n.complete ? "" : " (incomplete)");
 	}
+	uint64_t lost = 0;
+	for (int i = 0; i < n.nprocs; i++)
+		for (int j = 0; j < n.procs[i].nthr; j++)
+			lost += n.procs[i].thr[j].lost;
+	if (lost)
+		warnx("%s: %llu records lost: the spool directory %s filled up "
+		      "(choose another with --spool-dir); the trace is marked incomplete",
+		      output, (unsigned long long)lost, spool_parent);
 	if (!n.complete)
 		warnx("%s: some processes were killed; the trace is marked incomplete",
 		      output);

@@ -245,8 +245,8 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		     struct thr *t, struct rec *r, int64_t t0, int64_t t1)
 {
 	int c = r->call;
-	int failed = r->err != 0 || (r->ret == -1 && c != C_FGETC && c != C_GETC &&
-				     c != C_FPUTC && c != C_PUTC && c != C_PUTCHAR);
+	/* the interposer sets err exactly when the call failed */
+	int failed = r->err != 0;
 	struct obj *ob = r->obj ? &n->objs[r->obj - 1] : NULL;
 	char buf[256];
 

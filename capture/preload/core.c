@@ -21,6 +21,7 @@ int island_on;
 int clock_kind;
 
 #define WINDOW (4u << 20)            /* bytes of records mapped at a time */
+#define MIN_WINDOW (128u << 10)      /* > the largest record */
 #define REG_MAX 16384                /* threads alive at once */
 
 static char spool_dir[512];
@@ -129,13 +130,25 @@ static void spool_name(char *buf, pid_t pid, pid_t tid, int gen)
 	utoa(p, (unsigned long)gen);
 }
 
+/* Give the spool file blocks up to `size`: a write to a mapping beyond
+ * what the file system can hold would kill the application with SIGBUS.
+ * Where fallocate is not supported, a sparse file is the best we can do. */
+static long reserve(long fd, uint64_t size)
+{
+	long r = SYS(SYS_fallocate, fd, 0, 0, (long)size);
+
+	if (r < 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
+		r = SYS(SYS_ftruncate, fd, (long)size, 0, 0);
+	return r;
+}
+
 /* Map the window that holds file offset `off` (page-aligned down), after
  * making sure the file has blocks for it: a write to a mapping beyond what
  * the file system can hold would kill the application with SIGBUS. */
 static int map_window(struct tstate *t, uint64_t off)
 {
 	char path[600];
-	uint64_t start = off & ~(uint64_t)4095;
+	uint64_t start = off & ~(uint64_t)4095, len = WINDOW;
 	long fd;
 	void *w;
 
@@ -143,12 +156,15 @@ static int map_window(struct tstate *t, uint64_t off)
 	fd = SYS(SYS_openat, AT_FDCWD, (long)path, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
-	if (SYS(SYS_fallocate, fd, 0, (long)start, (long)WINDOW) < 0) {
-		SYS(SYS_close, fd, 0, 0, 0);
-		return -1;
+	/* short of space: smaller windows, as long as a record fits */
+	while (reserve(fd, start + len) < 0) {
+		if ((len /= 2) < MIN_WINDOW) {
+			SYS(SYS_close, fd, 0, 0, 0);
+			return -1;
+		}
 	}
-	w = mmap(NULL, WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, (int)fd,
-		 (off_t)start);
+	w = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		 (int)fd, (off_t)start);
 	SYS(SYS_close, fd, 0, 0, 0);
 	if (w == MAP_FAILED)
 		return -1;
@@ -156,9 +172,9 @@ static int map_window(struct tstate *t, uint64_t off)
 		munmap(t->win, t->wlen);
 	t->win = w;
 	t->woff = start;
-	t->wlen = WINDOW;
+	t->wlen = len;
 	t->cur = (char *)w + (off - start);
-	t->lim = (char *)w + WINDOW;
+	t->lim = (char *)w + len;
 	return 0;
 }
 
@@ -189,7 +205,7 @@ int spool_open(struct tstate *t)
 	}
 	if (fd < 0)
 		goto fail;
-	if (SYS(SYS_fallocate, fd, 0, 0, SPOOL_HDR_SIZE) < 0) {
+	if (reserve(fd, SPOOL_HDR_SIZE) < 0) {
 		SYS(SYS_close, fd, 0, 0, 0);
 		goto fail;
 	}
@@ -210,10 +226,11 @@ int spool_open(struct tstate *t)
 	t->hdr->start = (int64_t)now();
 	t->hdr->cpu_ns = -1;
 	comm_self(t->hdr->comm);
-	if (map_window(t, SPOOL_HDR_SIZE) < 0)
-		goto fail;
 	reg_add(t);
 	registry_note_pthread(t, (unsigned long)pthread_self());
+	t->woff = SPOOL_HDR_SIZE;    /* where the first record will go */
+	t->cur = t->lim = NULL;
+	map_window(t, SPOOL_HDR_SIZE);   /* if full already, rec_slow counts */
 	return 0;
 fail:
 	t->hold |= HOLD_OFF;
@@ -231,8 +248,14 @@ struct rec *rec_slow(struct tstate *t, size_t len)
 			goto out;
 	}
 	if (t->cur + len > t->lim) {
-		uint64_t off = t->woff + (uint64_t)(t->cur - t->win);
+		uint64_t off = t->win ? t->woff + (uint64_t)(t->cur - t->win) : t->woff;
 		t->hdr->used = off - SPOOL_HDR_SIZE;
+		/* The spool is full: count what is dropped, and try again
+		 * only now and then (space may be freed), not on every call. */
+		if (t->hdr->lost && (t->hdr->lost & 0xfff)) {
+			t->hdr->lost++;
+			goto out;
+		}
 		if (map_window(t, off) < 0) {
 			t->hdr->lost++;
 			goto out;

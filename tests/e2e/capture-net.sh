@@ -1,0 +1,29 @@
+# Sockets and pipes: TCP over loopback between two processes, UDP, a unix
+# socketpair, a pipe; per-socket summaries and per-call peers.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+# stdout to a file: a pipe there would be one more socket in the summary
+"$CAPTURE" -n net "$APPS/netpair" > out.txt || fail "netpair failed"
+expect_eq "output" "$(cat out.txt)" "netpair: ok"
+check_trace net.xml
+got=$(sed -n '/<sockets>/,/<\/sockets>/p' net.xml | sed -E 's/:[0-9]+"/:P"/g')
+want='  <sockets>
+    <socket proto="tcp" local="127.0.0.1:P" peer="" sent="0" received="0" direction="none" open_at_end="true"/>
+    <socket proto="udp" local="127.0.0.1:P" peer="" sent="1000" received="1000" direction="none" open_at_end="true"/>
+    <socket proto="pipe" local="" peer="" sent="4" received="4" direction="none" open_at_end="true"/>
+    <socket proto="pipe" local="" peer="" sent="0" received="0" direction="none" open_at_end="true"/>
+    <socket proto="tcp" local="127.0.0.1:P" peer="127.0.0.1:P" sent="1000" received="10000" direction="in" open_at_end="false"/>
+    <socket proto="tcp" local="127.0.0.1:P" peer="127.0.0.1:P" sent="10000" received="1000" direction="out" open_at_end="false"/>
+    <socket proto="udp" local="0.0.0.0:P" peer="" sent="1000" received="1000" direction="none" open_at_end="false"/>
+    <socket proto="unix-stream" local="" peer="" sent="300" received="0" direction="none" open_at_end="true"/>
+    <socket proto="unix-stream" local="" peer="" sent="0" received="300" direction="none" open_at_end="true"/>
+  </sockets>'
+expect_eq "sockets" "$got" "$want"
+# data calls on sockets and pipes are network traffic, with their peer
+expect_eq "tcp writes" "$(grep -c 'api="write" res="netsend".*amount="1000".*peer="127.0.0.1:' net.xml)" 10
+expect_eq "tcp recvs" "$(grep -c 'api="recv" res="netrecv".*amount="100".*peer="127.0.0.1:' net.xml)" 10
+expect_eq "udp sendto" "$(grep -c 'api="sendto" res="netsend".*amount="200".*peer="127.0.0.1:' net.xml)" 10
+expect_eq "pipe read" "$(grep -c 'api="read" res="netrecv".*peer="pipe"' net.xml)" 1
+grep -q 'api="connect" res="netmeta".*peer="127.0.0.1:[0-9]*" proto="tcp"' net.xml || fail "connect"
+grep -q 'api="accept" res="netmeta".*peer="127.0.0.1:[0-9]*" proto="tcp"' net.xml || fail "accept"
+grep -q 'api="socketpair" res="netmeta".*fd2=' net.xml || fail "socketpair"
+exit 0
