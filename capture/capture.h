@@ -7,6 +7,8 @@
 #include <sys/types.h>
 
 #include "spool.h"
+#include "restrict.h"
+#include "stoplog.h"
 
 /* Clock calibration: maps spool clock units to ns since the node's start. */
 struct clockmap {
@@ -94,6 +96,8 @@ struct node {
 	int *wstatus;
 	int nwait;
 	int complete;
+	const struct restrictions *rs;   /* NULL: none */
+	struct stoplog *stops;           /* NULL: no CPU restriction */
 };
 
 /* spool_read.c */
@@ -136,6 +140,7 @@ struct run_opts {
 	const char *lib;
 	const char *spool;
 	int clock_kind;
+	const struct restrictions *rs;
 };
 int run_app(struct run_opts *o, struct node *n, int *exit_code);
 

@@ -21,7 +21,8 @@
 #include "capture.h"
 #include "util.h"
 
-enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL };
+enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
+       OPT_FILEWRITE, OPT_NETSEND, OPT_NETRECV, OPT_RESTRICTIONS, OPT_CPU_PERIOD };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -34,6 +35,13 @@ static const struct optdesc {
 	{ "output", 1, 'o', "FILE", "trace file (default: NODE.xml, NODE.xml.gz with -z)" },
 	{ "gzip", 0, 'z', NULL, "write the trace gzip-compressed" },
 	{ "verbose", 0, 'v', NULL, "say what was captured, on stderr" },
+	{ "cpu", 1, OPT_CPU, "SHARE", "give the app at most SHARE of one CPU (e.g. 0.10)" },
+	{ "fileread", 1, OPT_FILEREAD, "BYTES/S", "limit file reads (Repy's rule)" },
+	{ "filewrite", 1, OPT_FILEWRITE, "BYTES/S", "limit file writes" },
+	{ "netsend", 1, OPT_NETSEND, "BYTES/S", "limit data sent on sockets and pipes" },
+	{ "netrecv", 1, OPT_NETRECV, "BYTES/S", "limit data received on sockets and pipes" },
+	{ "restrictions", 1, OPT_RESTRICTIONS, "FILE", "restrictions in Repy's format (resource NAME VALUE)" },
+	{ "cpu-period", 1, OPT_CPU_PERIOD, "SECONDS", "how often --cpu checks the app's CPU use (default 0.01; Repy: 0.1)" },
 	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
 	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
 	{ "keep-spool", 0, OPT_KEEP_SPOOL, NULL, "keep the spool files after writing the trace" },
@@ -154,6 +162,9 @@ int main(int argc, char **argv)
 	char host[256] = "localhost";
 	struct node n = { 0 };
 	struct run_opts ro = { 0 };
+	struct restrictions rs = { .period = 0.01 }, cli = { 0 };
+	const char *rfile = NULL;
+	int any_cli = 0;
 
 	progname = "island-capture";
 	for (size_t i = 0; i < NOPTS; i++)
@@ -169,6 +180,19 @@ int main(int argc, char **argv)
 		case OPT_CLOCK: clock_opt = optarg; break;
 		case OPT_SPOOL_DIR: spool_parent = optarg; break;
 		case OPT_KEEP_SPOOL: keep = 1; break;
+		case OPT_CPU: restrict_set(&cli, "cpu", optarg, NULL, 0); any_cli = 1; break;
+		case OPT_FILEREAD: restrict_set(&cli, "fileread", optarg, NULL, 0); any_cli = 1; break;
+		case OPT_FILEWRITE: restrict_set(&cli, "filewrite", optarg, NULL, 0); any_cli = 1; break;
+		case OPT_NETSEND: restrict_set(&cli, "netsend", optarg, NULL, 0); any_cli = 1; break;
+		case OPT_NETRECV: restrict_set(&cli, "netrecv", optarg, NULL, 0); any_cli = 1; break;
+		case OPT_RESTRICTIONS: rfile = optarg; break;
+		case OPT_CPU_PERIOD: {
+			char *end;
+			rs.period = strtod(optarg, &end);
+			if (*end || end == optarg || !(rs.period >= 0.001 && rs.period <= 10))
+				die(2, "--cpu-period: '%s' is not a number of seconds in [0.001, 10]", optarg);
+			break;
+		}
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("island-capture %s\n", ISLAND_VERSION); return 0;
 		default:
@@ -180,6 +204,19 @@ int main(int argc, char **argv)
 		warnx("no program to run");
 		fprintf(stderr, "Try 'island-capture --help'.\n");
 		return 2;
+	}
+	/* the file first, the command line over it */
+	if (rfile)
+		restrict_load(&rs, rfile);
+	if (cli.cpu > 0)
+		rs.cpu = cli.cpu;
+	for (int i = 0; i < LIM_N; i++)
+		if (cli.rate[i] > 0)
+			rs.rate[i] = cli.rate[i];
+	(void)any_cli;
+	if (rs.cpu > 0 || restrict_any_rate(&rs)) {
+		ro.rs = &rs;
+		n.rs = &rs;
 	}
 	if (!strcmp(clock_opt, "auto"))
 		ro.clock_kind = clock_tsc_usable() ? CLOCK_KIND_TSC : CLOCK_KIND_MONO;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "monitor.h"
 #include "util.h"
 
 static volatile pid_t app_pid;
@@ -40,6 +41,22 @@ static void set_env(struct run_opts *o)
 	setenv(ENV_SPOOL, o->spool, 1);
 	setenv(ENV_CLOCK, o->clock_kind == CLOCK_KIND_TSC ? "tsc" : "mono", 1);
 	setenv(ENV_LIB, o->lib, 1);
+	if (o->rs && restrict_any_rate(o->rs))
+		setenv(ENV_LIMITS, "1", 1);
+}
+
+/* The shared page the interposer's rate limits live in. */
+static void make_limits(struct run_opts *o)
+{
+	struct limits_page lp = { .magic = LIMITS_MAGIC };
+	char *path = xasprintf("%s/%s", o->spool, LIMITS_FILE);
+	FILE *f = fopen(path, "w");
+
+	for (int i = 0; i < LIM_N; i++)
+		lp.rate[i] = o->rs->rate[i];
+	if (!f || fwrite(&lp, sizeof(lp), 1, f) != 1 || fclose(f) != 0)
+		die(2, "%s:", path);
+	free(path);
 }
 
 static void note_status(struct node *n, pid_t pid, int st)
@@ -58,6 +75,10 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	int ep[2], err = 0, st, main_st = -1;
 	pid_t pid;
 
+	struct monitor mon = { 0 };
+
+	if (o->rs && restrict_any_rate(o->rs))
+		make_limits(o);
 	if (pipe2(ep, O_CLOEXEC) < 0)
 		die(2, "pipe:");
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -94,6 +115,20 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 		return -1;
 	}
 	close(ep[0]);
+	if (o->rs && o->rs->cpu > 0) {
+		char *path = xasprintf("%s/stops.log", o->spool);
+		n->stops = xcalloc(1, sizeof(*n->stops));
+		stoplog_open(n->stops, path, 4096);
+		free(path);
+		mon.share = o->rs->cpu;
+		mon.period = (int64_t)(o->rs->period * 1e9);
+		mon.spool = o->spool;
+		mon.root = pid;
+		mon.mono0 = n->clk.mono0;
+		mon.log = n->stops;
+		if (monitor_start(&mon) < 0)
+			die(2, "cannot start the CPU monitor:");
+	}
 	for (;;) {
 		pid_t w = waitpid(-1, &st, __WALL);
 		if (w < 0) {
@@ -105,6 +140,8 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 		if (w == pid)
 			main_st = st;
 	}
+	if (o->rs && o->rs->cpu > 0)
+		monitor_stop(&mon);
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	n->end = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - n->clk.mono0;

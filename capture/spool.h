@@ -79,6 +79,9 @@ enum call_id {
 	                        payload path (file) or struct sockinfo */
 	REC_REGION_BEGIN,    /* payload: label */
 	REC_REGION_END,      /* payload: label */
+	REC_THROTTLE,        /* the call before was held to enforce a rate
+	                        limit: a1 ns held, a2 usage before (bytes),
+	                        fd the resource (enum limit_res) */
 };
 
 enum proc_origin { ORIGIN_NEW = 0, ORIGIN_FORK = 1, ORIGIN_EXEC = 2 };
@@ -117,9 +120,32 @@ struct sockinfo {
  *   pthread_create ret result;    pthread_join a1 joined tid
  */
 
+/*
+ * Rate limits shared by every process of the app (file "limits" in the
+ * spool directory): Repy's rule, usage drains at `rate` bytes a second and
+ * a call that leaves usage above the rate is held (usage - rate) / rate s.
+ */
+enum limit_res { LIM_FILEREAD, LIM_FILEWRITE, LIM_NETSEND, LIM_NETRECV, LIM_N };
+
+struct limit_bucket {
+	volatile int lock;
+	int pad;
+	double usage;                /* bytes */
+	int64_t last;                /* CLOCK_MONOTONIC ns of the last update */
+};
+
+#define LIMITS_MAGIC 0x53544d494c444e4cull   /* "LNDLIMTS" */
+struct limits_page {
+	uint64_t magic;
+	double rate[LIM_N];          /* bytes per second, 0 = unlimited */
+	struct limit_bucket b[LIM_N];
+};
+#define LIMITS_FILE "limits"
+
 /* Environment between island-capture and the interposer. */
 #define ENV_SPOOL  "ISLAND_SPOOL"     /* spool directory (absolute) */
 #define ENV_CLOCK  "ISLAND_CLOCK"     /* "tsc" or "mono" */
 #define ENV_LIB    "ISLAND_LIB"       /* absolute path of the interposer */
+#define ENV_LIMITS "ISLAND_LIMITS"    /* "1" when the spool holds a limits page */
 
 #endif

@@ -242,7 +242,8 @@ static pid_t created_thread(struct proc *p, struct thr *creator, int64_t t0)
 }
 
 static void write_io(struct out *o, struct node *n, struct proc *p,
-		     struct thr *t, struct rec *r, int64_t t0, int64_t t1)
+		     struct thr *t, struct rec *r, int64_t t0, int64_t t1,
+		     const struct rec *held)
 {
 	int c = r->call;
 	/* the interposer sets err exactly when the call failed */
@@ -366,6 +367,11 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 			o_attr_int(o, "count", r->ret);
 		break;
 	}
+	if (held && held->call == REC_THROTTLE) {
+		o_attr_sec(o, "throttle", held->a1);
+		o_attr(o, "limit", limit_names[held->fd >= 0 && held->fd < LIM_N ?
+						held->fd : 0]);
+	}
 	if (is_timed_wait(c)) {
 		if (r->a1 >= 0)
 			o_attr_sec(o, "timeout", r->a1);
@@ -434,7 +440,9 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 	free(name);
 
 	rec_iter_init(&it, t);
-	while ((r = rec_next(&it))) {
+	struct rec *next = rec_next(&it);
+	while ((r = next)) {
+		next = rec_next(&it);
 		int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
 		if (t1 < t0)
 			t1 = t0;
@@ -467,7 +475,8 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 		if (r->call >= C_NCALLS)
 			continue;
 		write_compute(o, t0 - prev);
-		write_io(o, n, p, t, r, t0, t1);
+		write_io(o, n, p, t, r, t0, t1,
+			 next && next->call == REC_THROTTLE ? next : NULL);
 		prev = t1 > prev ? t1 : prev;
 	}
 	write_compute(o, t->end - prev);
@@ -537,6 +546,54 @@ static void write_summaries(struct out *o, struct node *n)
 	o_str(o, "  </sockets>\n");
 }
 
+/* A plain decimal (xs:decimal: no exponent), without trailing zeros. */
+static void fmt_decimal(char *buf, size_t n, double v)
+{
+	snprintf(buf, n, "%.6f", v);
+	char *e = buf + strlen(buf) - 1;
+	while (*e == '0')
+		*e-- = 0;
+	if (*e == '.')
+		*e = 0;
+}
+
+static void write_restrictions(struct out *o, struct node *n)
+{
+	char buf[64];
+
+	if (n->rs) {
+		o_str(o, "  <restrictions>\n");
+		if (n->rs->cpu > 0) {
+			fmt_decimal(buf, sizeof(buf), n->rs->cpu);
+			o_str(o, "    <limit resource=\"cpu\" value=\"");
+			o_str(o, buf);
+			o_str(o, "\"/>\n");
+		}
+		for (int i = 0; i < LIM_N; i++) {
+			if (n->rs->rate[i] <= 0)
+				continue;
+			fmt_decimal(buf, sizeof(buf), n->rs->rate[i]);
+			o_str(o, "    <limit resource=\"");
+			o_str(o, limit_names[i]);
+			o_str(o, "\" value=\"");
+			o_str(o, buf);
+			o_str(o, "\"/>\n");
+		}
+		o_str(o, "  </restrictions>\n");
+	}
+	if (n->stops) {
+		struct stop st;
+		o_str(o, "  <stops>\n");
+		for (size_t i = 0; stoplog_get(n->stops, i, &st) == 0; i++) {
+			o_str(o, "    <stop");
+			o_attr_sec(o, "start", st.start);
+			o_attr_sec(o, "dur", st.dur);
+			o_str(o, "/>\n");
+		}
+		o_str(o, "  </stops>\n");
+	}
+}
+
 int trace_write(struct node *n, const char *path, int gzip)
 {
 	char *tmp = xasprintf("%s.tmp%d", path, (int)getpid());
@@ -578,6 +635,7 @@ int trace_write(struct node *n, const char *path, int gzip)
 		free(e);
 	}
 	o_str(&o, "</command>\n");
+	write_restrictions(&o, n);
 	for (int i = 0; i < n->nprocs; i++)
 		write_proc(&o, n, &n->procs[i]);
 	write_summaries(&o, n);

@@ -319,6 +319,8 @@ struct rec *put_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	memset(REC_PAYLOAD(r) + pl, 0, len - sizeof(*r) - pl);
 	__atomic_store_n(&r->len, (uint16_t)len, __ATOMIC_RELEASE);
 	rec_commit(t, len);
+	if (unlikely(limits != NULL))
+		throttle(t, r);
 	return r;
 }
 
@@ -490,6 +492,8 @@ __attribute__((constructor)) void island_init(void)
 #else
 	clock_kind = CLOCK_KIND_MONO;
 #endif
+	if (getenv(ENV_LIMITS))
+		limits_init(spool_dir);
 	island_on = 1;
 
 	struct tstate *t = &ts;
@@ -633,7 +637,7 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 			have_spool = 1;
 	}
 	if (have_spool && their && strstr(their, env_preload_lib))
-		return envp;
+		return envp;        /* (ISLAND_LIMITS travels with ISLAND_SPOOL) */
 	size_t tl = their ? strlen(their) : 0;
 	if (sizeof(pre) + tl + 1 + libl + 1 > buflen)
 		return envp;
@@ -650,9 +654,10 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		if (!strncmp(*e, pre, sizeof(pre) - 1) ||
 		    !strncmp(*e, "ISLAND_SPOOL=", 13) ||
 		    !strncmp(*e, "ISLAND_CLOCK=", 13) ||
-		    !strncmp(*e, "ISLAND_LIB=", 11))
+		    !strncmp(*e, "ISLAND_LIB=", 11) ||
+		    !strncmp(*e, "ISLAND_LIMITS=", 14))
 			continue;
-		if (n + 5 >= arrlen)
+		if (n + 6 >= arrlen)
 			return envp;
 		arr[n++] = *e;
 	}
@@ -660,6 +665,8 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	arr[n++] = env_spool;
 	arr[n++] = env_clock;
 	arr[n++] = env_lib;
+	if (limits)
+		arr[n++] = (char *)"ISLAND_LIMITS=1";
 	arr[n] = NULL;
 	return arr;
 }

@@ -98,6 +98,11 @@ static inline void rec_commit(struct tstate *t, size_t len)
 	t->cur += len;
 }
 
+/* Rate limits (limits.c): NULL unless the capture enforces some. */
+extern struct limits_page *limits;
+void limits_init(const char *dir);
+void throttle(struct tstate *t, struct rec *r);
+
 static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		       int64_t ret, int fd, int64_t a1, int64_t a2, int err)
 {
@@ -116,6 +121,8 @@ static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	r->obj = 0;
 	__atomic_store_n(&r->len, (uint16_t)sizeof(*r), __ATOMIC_RELEASE);
 	rec_commit(t, sizeof(*r));
+	if (unlikely(limits != NULL))
+		throttle(t, r);
 }
 
 /* A record with a payload made of up to two NUL-terminated strings, or of
