@@ -98,6 +98,18 @@ struct node {
 	int complete;
 	const struct restrictions *rs;   /* NULL: none */
 	struct stoplog *stops;           /* NULL: no CPU restriction */
+	/* in a session: I/O numbers on io, and the dependencies found */
+	int in_session;
+	struct cdep *waits, *signals;    /* sorted by seq */
+	size_t nwaits, nsignals;
+};
+
+/* A dependency as this node's trace states it: before (wait) or after
+ * (signal) our I/O `seq`, on node `other`'s I/O `oseq`. */
+struct cdep {
+	uint64_t seq;
+	char *other;
+	uint64_t oseq;
 };
 
 /* spool_read.c */
@@ -141,6 +153,8 @@ struct run_opts {
 	const char *spool;
 	int clock_kind;
 	const struct restrictions *rs;
+	const char *session;         /* session file, or NULL */
+	int session_idx;
 };
 int run_app(struct run_opts *o, struct node *n, int *exit_code);
 

@@ -19,10 +19,16 @@
 #include <ftw.h>
 
 #include "capture.h"
+#include "cluster.h"
+#include "session.h"
+#include "traceread.h"
 #include "util.h"
 
 enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
-       OPT_FILEWRITE, OPT_NETSEND, OPT_NETRECV, OPT_RESTRICTIONS, OPT_CPU_PERIOD };
+       OPT_FILEWRITE, OPT_NETSEND, OPT_NETRECV, OPT_RESTRICTIONS, OPT_CPU_PERIOD,
+       OPT_SESSION, OPT_THROTTLE, OPT_PERIOD, OPT_DELAY, OPT_WATCHDOG,
+       OPT_WATCHDOG_FROM, OPT_WATCHDOG_FACTOR, OPT_HOLD_TIMEOUT, OPT_CLUSTER,
+       OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -42,6 +48,19 @@ static const struct optdesc {
 	{ "netrecv", 1, OPT_NETRECV, "BYTES/S", "limit data received on sockets and pipes" },
 	{ "restrictions", 1, OPT_RESTRICTIONS, "FILE", "restrictions in Repy's format (resource NAME VALUE)" },
 	{ "cpu-period", 1, OPT_CPU_PERIOD, "SECONDS", "how often --cpu checks the app's CPU use (default 0.01; Repy: 0.1)" },
+	{ "session", 1, OPT_SESSION, "NAME", "capture this node as part of multi-node session NAME" },
+	{ "throttle", 1, OPT_THROTTLE, "NODE", "in a session: throttle NODE to discover who waits for it" },
+	{ "period", 1, OPT_PERIOD, "P", "the throttled node holds every P-th I/O (default 1)" },
+	{ "delay", 1, OPT_DELAY, "MS", "hold each held I/O at least MS milliseconds (default 0)" },
+	{ "watchdog", 1, OPT_WATCHDOG, "S", "a node that completes no I/O for S seconds counts as blocked (default 0.1)" },
+	{ "watchdog-from", 1, OPT_WATCHDOG_FROM, "TRACE", "derive the watchdog maxima from an unthrottled trace" },
+	{ "watchdog-factor", 1, OPT_WATCHDOG_FACTOR, "F", "times the maxima of --watchdog-from (default 2)" },
+	{ "hold-timeout", 1, OPT_HOLD_TIMEOUT, "S", "release a held I/O after S seconds regardless (default 30)" },
+	{ "cluster", 1, OPT_CLUSTER, "FILE", "run every node of a cluster file (see docs/cluster-format.md)" },
+	{ "discover", 0, OPT_DISCOVER, NULL, "with --cluster: unthrottled + throttled passes, merged trace" },
+	{ "throttle-nodes", 1, OPT_THROTTLE_NODES, "A,B", "with --discover: throttle only these nodes" },
+	{ "timeout", 1, OPT_TIMEOUT, "S", "with --cluster: stop a pass whose nodes run longer (default 600)" },
+	{ "passes-dir", 1, OPT_PASSES_DIR, "DIR", "with --cluster: keep each pass's traces and data in DIR" },
 	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
 	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
 	{ "keep-spool", 0, OPT_KEEP_SPOOL, NULL, "keep the spool files after writing the trace" },
@@ -90,6 +109,15 @@ static char *find_lib(void)
 		free(real);
 	}
 	die(2, "cannot find libisland-capture.so near %s", dir);
+}
+
+static const char *self_exe(void)
+{
+	char *p = realpath("/proc/self/exe", NULL);
+
+	if (!p)
+		die(2, "cannot find my own executable:");
+	return p;
 }
 
 /* Clear errors before the app starts: the program must exist and be
@@ -148,6 +176,51 @@ static const char *default_spool_parent(void)
 	return env && *env ? env : "/tmp";
 }
 
+static double num_opt(const char *opt, const char *v, double lo, double hi)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end == v || *end || !(d >= lo && d <= hi))
+		die(2, "%s: '%s' is not a number in [%g, %g]", opt, v, lo, hi);
+	return d;
+}
+
+/* Under mpirun, a node is named after its rank. */
+static const char *mpi_rank_name(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+					    "PMI_RANK", "SLURM_PROCID" };
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return xasprintf("rank%s", v);
+	}
+	return NULL;
+}
+
+/* The watchdog's maximum: given, or from an unthrottled trace times the
+ * factor (at least 1 ms: below that, scheduling noise looks like
+ * blocking), or 0.1 s. */
+static void watchdog_maxima(struct sess_opts *so, const char *from, double factor,
+			    const char *node)
+{
+	if (from && so->max_gap < 0) {
+		struct tr_node *nodes, *me;
+		int nn;
+		if (trace_scan(from, &nodes, &nn) < 0)
+			exit(2);
+		if (!(me = trace_node(nodes, nn, node)))
+			die(2, "%s: no node '%s' in this trace", from, node);
+		so->max_gap = (double)me->max_gap * factor / 1e9;
+		trace_scan_free(nodes, nn);
+	}
+	if (so->max_gap < 0)
+		so->max_gap = 0.1;
+	if (so->max_gap < 0.001)
+		so->max_gap = 0.001;
+}
+
 static int rm_entry(const char *p, const struct stat *st, int type, struct FTW *f)
 {
 	return remove(p);
@@ -165,6 +238,11 @@ int main(int argc, char **argv)
 	struct restrictions rs = { .period = 0.01 }, cli = { 0 };
 	const char *rfile = NULL;
 	int any_cli = 0;
+	struct sess_opts so = { .period = 1, .hold_timeout = 30, .max_gap = -1 };
+	const char *wd_from = NULL, *cluster = NULL, *throttle_nodes = NULL;
+	double wd_factor = 2, cl_timeout = 600;
+	int discover = 0;
+	const char *passes_dir = NULL;
 
 	progname = "island-capture";
 	for (size_t i = 0; i < NOPTS; i++)
@@ -186,6 +264,21 @@ int main(int argc, char **argv)
 		case OPT_NETSEND: restrict_set(&cli, "netsend", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_NETRECV: restrict_set(&cli, "netrecv", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_RESTRICTIONS: rfile = optarg; break;
+		case OPT_SESSION: so.name = optarg; break;
+		case OPT_THROTTLE: so.throttle = optarg; break;
+		case OPT_PERIOD: so.period = (int)num_opt("--period", optarg, 1, 1e6); break;
+		case OPT_DELAY: so.delay = num_opt("--delay", optarg, 0, 1e6) / 1000; break;
+		case OPT_HOLD_TIMEOUT: so.hold_timeout = num_opt("--hold-timeout", optarg, 0.001, 1e6); break;
+		case OPT_WATCHDOG_FROM: wd_from = optarg; break;
+		case OPT_WATCHDOG_FACTOR: wd_factor = num_opt("--watchdog-factor", optarg, 1, 1e6); break;
+		case OPT_WATCHDOG:
+			so.max_gap = num_opt("--watchdog", optarg, 0.0001, 1e6);
+			break;
+		case OPT_CLUSTER: cluster = optarg; break;
+		case OPT_DISCOVER: discover = 1; break;
+		case OPT_THROTTLE_NODES: throttle_nodes = optarg; break;
+		case OPT_TIMEOUT: cl_timeout = num_opt("--timeout", optarg, 0.1, 1e7); break;
+		case OPT_PASSES_DIR: passes_dir = optarg; break;
 		case OPT_CPU_PERIOD: {
 			char *end;
 			rs.period = strtod(optarg, &end);
@@ -200,6 +293,20 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (cluster) {
+		struct cluster_opts co = {
+			.file = cluster, .output = output, .discover = discover,
+			.throttle_nodes = throttle_nodes, .period = so.period,
+			.delay = so.delay, .hold_timeout = so.hold_timeout,
+			.factor = wd_factor, .gzip = gzip, .self = self_exe(),
+			.timeout = cl_timeout, .keep = keep, .passes_dir = passes_dir,
+		};
+		if (optind < argc)
+			die(2, "--cluster runs the cluster file's commands: no program expected");
+		return cluster_run(&co);
+	}
+	if (discover)
+		die(2, "--discover needs --cluster FILE");
 	if (optind >= argc) {
 		warnx("no program to run");
 		fprintf(stderr, "Try 'island-capture --help'.\n");
@@ -228,6 +335,8 @@ int main(int argc, char **argv)
 		die(2, "--clock: unknown clock '%s' (tsc, monotonic, auto)", clock_opt);
 
 	gethostname(host, sizeof(host) - 1);
+	if (!node && so.name)
+		node = mpi_rank_name();
 	if (!node)
 		node = host;
 	if (!*node || strchr(node, '/'))
@@ -248,6 +357,19 @@ int main(int argc, char **argv)
 	if (!abs)
 		die(2, "%s:", spool);
 
+	struct session *sess = NULL;
+	int sidx = -1;
+	if (so.name) {
+		watchdog_maxima(&so, wd_from, wd_factor, node);
+		if (!(sess = session_open(so.name, 1, 0)) ||
+		    (sidx = session_join(sess, node, &so)) < 0)
+			return 2;
+		ro.session = session_path(so.name);
+		ro.session_idx = sidx;
+		n.in_session = 1;
+	} else if (so.throttle || wd_from) {
+		die(2, "--throttle and --watchdog-from need --session");
+	}
 	ro.argv = argv + optind;
 	ro.lib = find_lib();
 	ro.spool = abs;
@@ -257,7 +379,14 @@ int main(int argc, char **argv)
 	n.argc = argc - optind;
 	if (run_app(&ro, &n, &code) < 0) {
 		nftw(abs, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		if (sess)
+			session_leave(sess, sidx, so.name);
 		return code;
+	}
+	if (sess) {
+		session_deps(sess, sidx, &n);
+		session_leave(sess, sidx, so.name);
+		session_close(sess);
 	}
 
 	if (spool_load(&n, abs) < 0 || (resolve_node(&n), trace_write(&n, output, gzip)) < 0) {

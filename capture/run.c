@@ -43,6 +43,12 @@ static void set_env(struct run_opts *o)
 	setenv(ENV_LIB, o->lib, 1);
 	if (o->rs && restrict_any_rate(o->rs))
 		setenv(ENV_LIMITS, "1", 1);
+	if (o->session) {
+		char idx[16];
+		snprintf(idx, sizeof(idx), "%d", o->session_idx);
+		setenv(ENV_SESSION, o->session, 1);
+		setenv(ENV_SESSION_NODE, idx, 1);
+	}
 }
 
 /* The shared page the interposer's rate limits live in. */

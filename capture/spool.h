@@ -50,7 +50,7 @@ struct spool_hdr {
 	char     comm_end[16];       /* name at end */
 };
 
-/* The fixed part of every record (56 bytes). */
+/* The fixed part of every record: 64 bytes, a cache line. */
 struct rec {
 	uint64_t t0, t1;    /* call and return, clock units */
 	int64_t  ret;       /* return value (see calls.def for amounts) */
@@ -60,6 +60,7 @@ struct rec {
 	uint16_t call;      /* enum call_id, or a REC_* kind */
 	uint16_t len;       /* whole record with payload, multiple of 8 */
 	uint32_t obj;       /* scratch for the writer (resolved object) */
+	uint64_t seq;       /* in a session: the node's I/O number, else 0 */
 };
 
 #define REC_ALIGN(n) (((n) + 7u) & ~7u)
@@ -142,10 +143,63 @@ struct limits_page {
 };
 #define LIMITS_FILE "limits"
 
+/*
+ * A capture session (issue 5, //TRACE's causality engine): the nodes of a
+ * multi-node run share this file (/dev/shm, mode 0600). Each thread of
+ * each node says whether it is in a call or computing, and since when;
+ * each node counts its I/Os. A throttled node holds its I/O until every
+ * other node is blocked (in a call or compute phase longer than its
+ * watchdog maximum) or exited, and logs which nodes were blocked.
+ */
+#define SESS_MAGIC   0x4e4f495353455353ull    /* "SSESSION" */
+#define SESS_NODES   64
+#define SESS_THREADS 256
+#define SESS_DEPS    65536
+
+enum { SN_FREE = 0, SN_RUNNING, SN_EXITED };
+
+/* A thread is blocked when it has completed no I/O for longer than its
+ * node's maximum gap: waiting in a call or polling, it makes no progress.
+ * (//TRACE: in a call, or in a compute phase, longer than a maximum.) */
+struct sess_thread {
+	volatile int32_t tid;        /* 0: free */
+	volatile int32_t pid;
+	volatile int64_t since;      /* last I/O completed (or start), mono ns */
+};
+
+struct sess_node {
+	char name[64];
+	volatile int32_t state;      /* SN_* */
+	volatile int32_t capture_pid;
+	volatile uint64_t io_seq;    /* I/Os completed so far */
+	int64_t max_gap;             /* the watchdog's maximum, ns */
+	int32_t throttled, period;   /* hold before every period-th I/O */
+	int64_t delay;               /* ns to hold at least */
+	int64_t hold_timeout;        /* ns to hold at most */
+	volatile uint32_t holds, hold_timeouts;
+	struct sess_thread th[SESS_THREADS];
+};
+
+struct sess_dep {                    /* node x's I/O xseq waited for ... */
+	int32_t tnode, xnode;        /* ... node t's I/O tseq */
+	uint64_t tseq, xseq;
+};
+
+struct session {
+	uint64_t magic;
+	uint32_t version;
+	volatile int32_t owner_pid;  /* a cluster runner that owns the file */
+	volatile uint32_t ndeps, deps_lost;
+	struct sess_node node[SESS_NODES];
+	struct sess_dep deps[SESS_DEPS];
+};
+
 /* Environment between island-capture and the interposer. */
 #define ENV_SPOOL  "ISLAND_SPOOL"     /* spool directory (absolute) */
 #define ENV_CLOCK  "ISLAND_CLOCK"     /* "tsc" or "mono" */
 #define ENV_LIB    "ISLAND_LIB"       /* absolute path of the interposer */
 #define ENV_LIMITS "ISLAND_LIMITS"    /* "1" when the spool holds a limits page */
+#define ENV_SESSION "ISLAND_SESSION"  /* session file, and ... */
+#define ENV_SESSION_NODE "ISLAND_SESSION_NODE"   /* ... our node's index */
 
 #endif

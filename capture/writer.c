@@ -367,6 +367,8 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 			o_attr_int(o, "count", r->ret);
 		break;
 	}
+	if (r->seq)
+		o_attr_int(o, "seq", (int64_t)r->seq);
 	if (held && held->call == REC_THROTTLE) {
 		o_attr_sec(o, "throttle", held->a1);
 		o_attr(o, "limit", limit_names[held->fd >= 0 && held->fd < LIM_N ?
@@ -410,6 +412,28 @@ static void write_compute(struct out *o, int64_t dur)
 	o_str(o, "      <compute dur=\"");
 	o_sec(o, dur < 0 ? 0 : dur);
 	o_str(o, "\"/>\n");
+}
+
+/* The dependencies on I/O `seq` (sorted arrays, several per I/O). */
+static void write_deps(struct out *o, const struct cdep *d, size_t nd,
+		       uint64_t seq, int wait)
+{
+	size_t lo = 0, hi = nd;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nd && d[lo].seq == seq; lo++) {
+		o_str(o, wait ? "      <wait" : "      <signal");
+		o_attr_esc(o, "node", d[lo].other);
+		if (wait)
+			o_attr_int(o, "seq", (int64_t)d[lo].oseq);
+		o_str(o, "/>\n");
+	}
 }
 
 static void write_thread(struct out *o, struct node *n, struct proc *p,
@@ -475,8 +499,12 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 		if (r->call >= C_NCALLS)
 			continue;
 		write_compute(o, t0 - prev);
+		if (r->seq)
+			write_deps(o, n->waits, n->nwaits, r->seq, 1);
 		write_io(o, n, p, t, r, t0, t1,
 			 next && next->call == REC_THROTTLE ? next : NULL);
+		if (r->seq)
+			write_deps(o, n->signals, n->nsignals, r->seq, 0);
 		prev = t1 > prev ? t1 : prev;
 	}
 	write_compute(o, t->end - prev);

@@ -27,6 +27,7 @@ int clock_kind;
 static char spool_dir[512];
 static size_t spool_dir_len;
 static char env_spool[600], env_clock[32], env_lib[600];
+static char env_session[600], env_session_node[48];
 char env_preload_lib[512];
 
 /* Thread registry: the spool headers of the live threads of this process,
@@ -228,6 +229,7 @@ int spool_open(struct tstate *t)
 	comm_self(t->hdr->comm);
 	reg_add(t);
 	registry_note_pthread(t, (unsigned long)pthread_self());
+	sess_thread_start(t);
 	t->woff = SPOOL_HDR_SIZE;    /* where the first record will go */
 	t->cur = t->lim = NULL;
 	map_window(t, SPOOL_HDR_SIZE);   /* if full already, rec_slow counts */
@@ -312,6 +314,7 @@ struct rec *put_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	r->err = err;
 	r->call = (uint16_t)call;
 	r->obj = 0;
+	r->seq = 0;
 	if (n1)
 		memcpy(REC_PAYLOAD(r), p1, n1);
 	if (n2)
@@ -319,6 +322,8 @@ struct rec *put_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	memset(REC_PAYLOAD(r) + pl, 0, len - sizeof(*r) - pl);
 	__atomic_store_n(&r->len, (uint16_t)len, __ATOMIC_RELEASE);
 	rec_commit(t, len);
+	if (unlikely(sess != NULL))
+		sess_record(t, r);
 	if (unlikely(limits != NULL))
 		throttle(t, r);
 	return r;
@@ -494,6 +499,13 @@ __attribute__((constructor)) void island_init(void)
 #endif
 	if (getenv(ENV_LIMITS))
 		limits_init(spool_dir);
+	if (getenv(ENV_SESSION) && getenv(ENV_SESSION_NODE)) {
+		getenv_copy(env_session, sizeof(env_session), ENV_SESSION,
+			    getenv(ENV_SESSION));
+		getenv_copy(env_session_node, sizeof(env_session_node),
+			    ENV_SESSION_NODE, getenv(ENV_SESSION_NODE));
+		sess_init(getenv(ENV_SESSION), atoi(getenv(ENV_SESSION_NODE)));
+	}
 	island_on = 1;
 
 	struct tstate *t = &ts;
@@ -505,6 +517,7 @@ __attribute__((constructor)) void island_init(void)
 		record_fds(t);
 	}
 	t->guard = 0;
+	sess_start();
 	errno = e;
 }
 
@@ -545,6 +558,7 @@ void thread_finish(struct tstate *t, int how, int unmap)
 	if (t->win)
 		t->hdr->used = t->woff + (uint64_t)(t->cur - t->win) - SPOOL_HDR_SIZE;
 	hdr_finish(t->hdr, t->tid, 1, how);
+	sess_thread_gone(t);
 	reg_del(t);
 	t->hold |= HOLD_OFF;
 	if (unmap && t->win) {
@@ -568,6 +582,7 @@ void process_finish(int how)
 			continue;
 		hdr_finish(h, reg_tid[i], h == self->hdr, how);
 	}
+	sess_process_gone();
 	errno = e;
 }
 
@@ -606,6 +621,7 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	t->hold = 0;
 	t->slot = -1;
 	t->creator = 0;
+	t->sslot = 0;
 	t->guard = 1;
 	if (spool_open(t) == 0) {
 		t->hdr->start = (int64_t)t0;
@@ -655,9 +671,10 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		    !strncmp(*e, "ISLAND_SPOOL=", 13) ||
 		    !strncmp(*e, "ISLAND_CLOCK=", 13) ||
 		    !strncmp(*e, "ISLAND_LIB=", 11) ||
-		    !strncmp(*e, "ISLAND_LIMITS=", 14))
+		    !strncmp(*e, "ISLAND_LIMITS=", 14) ||
+		    !strncmp(*e, "ISLAND_SESSION", 14))
 			continue;
-		if (n + 6 >= arrlen)
+		if (n + 8 >= arrlen)
 			return envp;
 		arr[n++] = *e;
 	}
@@ -667,6 +684,10 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	arr[n++] = env_lib;
 	if (limits)
 		arr[n++] = (char *)"ISLAND_LIMITS=1";
+	if (env_session[0]) {
+		arr[n++] = env_session;
+		arr[n++] = env_session_node;
+	}
 	arr[n] = NULL;
 	return arr;
 }

@@ -44,7 +44,7 @@ struct tstate {
 	int gen;
 	int slot;                   /* index in the thread registry, -1 none */
 	pid_t creator;
-	int rdepth;                 /* open island regions (for the writer) */
+	int sslot;                  /* slot in the session's thread table + 1 */
 };
 
 extern __thread struct tstate ts __attribute__((tls_model("initial-exec")));
@@ -63,6 +63,15 @@ static inline uint64_t now(void)
 }
 
 int enter_slow(struct tstate *t);
+
+/* The causality engine (session.c): NULL outside a session. */
+extern struct session *sess;
+void sess_init(const char *path, int idx);
+void sess_thread_start(struct tstate *t);
+void sess_record(struct tstate *t, struct rec *r);
+void sess_thread_gone(struct tstate *t);
+void sess_process_gone(void);
+void sess_start(void);
 
 /* May this call be recorded? Sets the guard when it may. */
 static inline int enter(struct tstate *t)
@@ -119,8 +128,11 @@ static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	r->err = err;
 	r->call = (uint16_t)call;
 	r->obj = 0;
+	r->seq = 0;
 	__atomic_store_n(&r->len, (uint16_t)sizeof(*r), __ATOMIC_RELEASE);
 	rec_commit(t, sizeof(*r));
+	if (unlikely(sess != NULL))
+		sess_record(t, r);
 	if (unlikely(limits != NULL))
 		throttle(t, r);
 }

@@ -164,7 +164,7 @@ enum exec_how { EXEC_PATH, EXEC_SEARCH, EXEC_FD };
 static int do_exec(enum exec_how how, int fd, const char *path,
 		   char *const argv[], char *const envp[])
 {
-	size_t n = env_count(envp) + 8;
+	size_t n = env_count(envp) + 10;
 	char *arr[n], buf[8192], *bp = buf;
 	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n);
 	struct tstate *t = &ts;
@@ -263,7 +263,7 @@ static int spawn(int search, pid_t *pid, const char *path,
 		 const posix_spawnattr_t *at, char *const argv[],
 		 char *const envp[])
 {
-	size_t n = env_count(envp) + 8;
+	size_t n = env_count(envp) + 10;
 	char *arr[n], buf[8192], *bp = buf;
 	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n);
 	struct tstate *t = &ts;
@@ -306,7 +306,7 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file,
  * of it, put them back for the duration of the call. */
 EXPORT int system(const char *cmd)
 {
-	size_t n = env_count(environ) + 8;
+	size_t n = env_count(environ) + 10;
 	char *arr[n], buf[8192], *bp = buf;
 	char **saved = environ;
 	char *const *env = env_fix(environ, &bp, sizeof(buf), arr, n);

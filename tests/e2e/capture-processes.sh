@@ -35,6 +35,6 @@ expect_eq "files" "$got" "$want"
 grep -q 'api="execve"' fe.xml || fail "no execve record"
 grep -q 'api="vfork"' fe.xml || fail "no vfork record"
 grep -q 'api="posix_spawn" res="proc"' fe.xml || fail "no posix_spawn record"
-grep -q 'api="system" res="proc".*status="exit:0"' fe.xml || fail "no system record"
+grep -q 'api="system" res="wait".*status="exit:0"' fe.xml || fail "no system record"
 grep -q 'api="pthread_create" res="proc".*child="' fe.xml || fail "pthread_create without child"
 exit 0

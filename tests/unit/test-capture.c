@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include "capture.h"
 #include "util.h"
@@ -121,6 +122,37 @@ static void test_amounts(void)
 	CU_ASSERT(call_has_amount(C_RECV));
 }
 
+/* Bounded memory, the rest on file, binary search over both. */
+static void test_stoplog(void)
+{
+	struct stoplog l;
+	struct stop st;
+	char path[] = "/tmp/island-stoplog-XXXXXX";
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	stoplog_open(&l, path, 4);
+	for (int i = 0; i < 10; i++)          /* stop i: [100 i, 100 i + 10) */
+		CU_ASSERT_EQUAL(stoplog_add(&l, 100 * i, 10), 0);
+	CU_ASSERT_EQUAL(stoplog_count(&l), 10);
+	CU_ASSERT_EQUAL(l.in_mem, 2);           /* 8 spilled in two rounds */
+	CU_ASSERT_EQUAL(l.on_file, 8);
+	for (int i = 0; i < 10; i++) {
+		CU_ASSERT_EQUAL(stoplog_get(&l, (size_t)i, &st), 0);
+		CU_ASSERT_EQUAL(st.start, 100 * i);
+		CU_ASSERT_EQUAL(st.dur, 10);
+	}
+	CU_ASSERT_EQUAL(stoplog_get(&l, 10, &st), -1);
+	CU_ASSERT_EQUAL(stoplog_find(&l, 0), 0);
+	CU_ASSERT_EQUAL(stoplog_find(&l, 9), 0);     /* inside stop 0 */
+	CU_ASSERT_EQUAL(stoplog_find(&l, 10), 1);    /* stop 0 ended */
+	CU_ASSERT_EQUAL(stoplog_find(&l, 555), 6);
+	CU_ASSERT_EQUAL(stoplog_find(&l, 905), 9);
+	CU_ASSERT_EQUAL(stoplog_find(&l, 2000), 10);
+	stoplog_close(&l);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -135,6 +167,7 @@ int main(void)
 	CU_add_test(s, "seconds", test_seconds);
 	CU_add_test(s, "names", test_names);
 	CU_add_test(s, "amounts", test_amounts);
+	CU_add_test(s, "stoplog", test_stoplog);
 	CU_basic_set_mode(CU_BRM_NORMAL);
 	CU_basic_run_tests();
 	unsigned run = CU_get_number_of_tests_run();

@@ -1,0 +1,311 @@
+/* island-analyze: shared declarations of the trace reader, the table
+ * printer, the interval math and the reports. */
+#ifndef ISLAND_ANALYZE_H
+#define ISLAND_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+
+#define NS 1000000000LL
+
+/* The resource classes of docs/trace-format.md, in that order. */
+enum res {
+	RES_FILEREAD, RES_FILEWRITE, RES_FILEMETA, RES_NETSEND, RES_NETRECV,
+	RES_NETMETA, RES_SLEEP, RES_WAIT, RES_PROC, RES_N
+};
+extern const char *const res_names[RES_N];
+int res_from_name(const char *s);
+
+/* Time categories of the consumption report; they add up to live. */
+enum cat {
+	CAT_CPU, CAT_SLEEP, CAT_FILEREAD, CAT_FILEWRITE, CAT_NETSEND,
+	CAT_NETRECV, CAT_BLOCKED, CAT_STOPPED, CAT_N
+};
+extern const char *const cat_names[CAT_N];
+
+struct stop {
+	int64_t start, end;
+};
+
+struct node {
+	char *name, *host, *file;
+	int index;
+	int64_t epoch, start, end;
+	int64_t off;		/* add to a node time to align it with the run */
+	struct stop *stops;	/* sorted, disjoint */
+	size_t nstops, capstops;
+	double limit[RES_N];	/* rate limits per second from <restrictions>, 0 = none */
+	double cpu_limit;
+	int nthreads, nprocs;
+};
+
+struct proc {
+	struct node *node;
+	long pid, ppid;
+	char *exe, *status;
+	int64_t start, end;
+	bool complete;
+};
+
+struct thread {
+	struct node *node;
+	struct proc *proc;
+	int index;		/* over the whole run, in reading order */
+	long tid, creator;	/* creator -1 for a main thread */
+	char *name, *exit;
+	int64_t start, end, cpu;
+	bool has_cpu, complete;
+	void *priv;		/* per report */
+};
+
+#define IO_MAXATTR 40
+struct attr {
+	const char *name, *value;
+};
+
+/* One <io>; strings are valid during the callback only. */
+struct io {
+	const char *api, *path, *peer, *proto;
+	const char *inpath;	/* source of sendfile, copy_file_range, splice */
+	enum res res;
+	int64_t start, end, amount, size, req;
+	int64_t throttle;	/* seconds the capture held it for a rate limit */
+	bool has_amount, has_req, has_throttle, failed;
+	int nattr;
+	struct attr attr[IO_MAXATTR];
+};
+
+struct region {
+	long id, parent, depth;
+	const char *label, *error;
+	int64_t start, end;
+};
+
+struct fileinfo {
+	const char *path;
+	int64_t opens, reads, bytes_read, writes, bytes_written, open_at_end;
+};
+
+struct sockinfo {
+	const char *proto, *local, *peer, *direction;
+	int64_t sent, received;
+	bool open_at_end;
+};
+
+/* A <wait> (before the next io of its thread: do not issue it before
+ * node's I/O seq completed) or a <signal> (after the io before it). */
+struct depel {
+	bool wait;
+	const char *node;
+	int64_t seq;
+};
+
+/* Callbacks of the streaming reader; any may be NULL. */
+struct reader_ops {
+	void (*dep)(void *ctx, struct thread *t, const struct depel *d);
+	void (*node)(void *ctx, struct node *n);
+	void (*node_end)(void *ctx, struct node *n);
+	void (*thread)(void *ctx, struct thread *t);
+	void (*thread_end)(void *ctx, struct thread *t);
+	void (*compute)(void *ctx, struct thread *t, int64_t start, int64_t dur);
+	void (*io)(void *ctx, struct thread *t, const struct io *io);
+	void (*region)(void *ctx, struct thread *t, const struct region *r);
+	void (*file)(void *ctx, struct node *n, const struct fileinfo *f);
+	void (*socket)(void *ctx, struct node *n, const struct sockinfo *s);
+};
+
+/* Everything the reader keeps: proportional to nodes, processes, threads. */
+struct run {
+	struct node **nodes;
+	size_t nnodes, capnodes;
+	struct proc **procs;
+	size_t nprocs, capprocs;
+	struct thread **threads;
+	size_t nthreads, capthreads;
+	int64_t epoch0;		/* the epoch times are aligned on */
+	int64_t t0, t1;		/* aligned start and end of the run */
+	bool have_epoch0, prescanned, incomplete;
+};
+
+/* Read the traces in order, calling ops; bad input exits 2 with
+ * FILE:LINE: message. Node offsets align on the earliest epoch seen so far
+ * unless prescan_epochs() ran first. */
+void read_traces(struct run *run, char **files, int nfiles,
+		 const struct reader_ops *ops, void *ctx);
+/* Read only the <node> start tags, to know epochs and the run's span
+ * before streaming (export, plot). */
+void prescan(struct run *run, char **files, int nfiles);
+void run_free(struct run *run);
+
+/* Options shared by every report (one table in main.c). */
+struct opts {
+	bool csv, starts, by_node;
+	int depth;
+	const char *label, *children_of, *format, *output, *truth;
+	bool dot;
+	double cores;
+	int64_t span;
+	bool has_span;
+	int width;
+};
+extern struct opts opt;
+
+/* table.c: an aligned text table or CSV. Cells are copied. */
+struct table;
+struct table *table_new(int ncols, const char *const *headers);
+/* Column alignment: 'l' or 'r' per column (default: first 'l', rest 'r'). */
+void table_align(struct table *t, const char *align);
+void table_add(struct table *t, const char *cell);
+void table_addf(struct table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void table_print(struct table *t, FILE *f, bool csv);
+void table_free(struct table *t);
+void csv_field(FILE *f, const char *s);
+const char *intern(const char *s);
+
+/* Number formatting for reports. */
+char *fmt_secs(char *buf, size_t n, int64_t ns);	/* "1.000733" */
+char *fmt_pct(char *buf, size_t n, double num, double den); /* "35.82" */
+
+/* ivl.c: interval math. */
+struct ivl {
+	int64_t start, end;
+};
+/* Sort and merge in place; returns the new count. */
+size_t ivl_merge(struct ivl *v, size_t n);
+int64_t ivl_union_len(struct ivl *v, size_t n);	/* sorts v */
+size_t stop_first(const struct stop *s, size_t n, int64_t a);
+int64_t ivl_overlap(const struct stop *s, size_t n, int64_t a, int64_t b);
+
+/* A compact growing list of disjoint, sorted intervals (delta varints). */
+struct ilist {
+	unsigned char *buf;
+	size_t len, cap;
+	int64_t last, first, total;	/* last end, first start, sum of lengths */
+	size_t n;			/* encoded intervals */
+	int64_t pstart, pend;		/* the pending (last) interval */
+	bool has_pending;
+	int64_t off;			/* added when reading */
+};
+void ilist_add(struct ilist *l, int64_t start, int64_t end);
+void ilist_free(struct ilist *l);
+/* Length of the union of several lists, by a heap merge: O(n log k). */
+int64_t ilist_union(struct ilist *const *lists, size_t k);
+
+/* spans.c: span files "component,state,start,end[,cores,owner]". */
+struct span {
+	int comp, state;
+	int64_t start, end;
+	double cores;
+	int owner;		/* 0 app, 1 system */
+};
+struct spans {
+	struct span *v;
+	size_t n, cap;
+	char **comps, **states;
+	size_t ncomps, nstates;
+};
+bool is_span_file(const char *path);
+void spans_read(struct spans *s, const char *path);
+int spans_parse_line(struct spans *s, char *line, const char **why);
+void spans_free(struct spans *s);
+
+/* ttx.c: the computation behind the ttx report, shared with tests. */
+struct ttx_result {
+	size_t ncomps, nstates;
+	int64_t *comp_ttx;		/* per component */
+	int64_t *comp_state;		/* ncomps x nstates */
+	int64_t *state_union;		/* per state */
+	int64_t ttx, ttc, naive;
+};
+void ttx_spans(const struct spans *s, struct ttx_result *r);
+void ttx_result_free(struct ttx_result *r);
+
+char **run_comp_names(struct run *run, bool by_node);
+bool all_span_files(int argc, char **argv);
+
+/* utilization.c */
+struct util_result {
+	double avail, app, sys, idle;	/* core-seconds */
+};
+void util_spans(const struct spans *s, double cores, int64_t span, bool has_span,
+		struct util_result *u);
+
+/* consumption.c: per-thread category accounting, shared with compare. */
+struct consumption {
+	int64_t live;
+	int64_t cat[CAT_N];
+};
+typedef void (*cat_sink)(void *arg, enum cat c, int64_t start, int64_t end);
+struct acct {
+	int64_t cat[CAT_N];
+	cat_sink sink;		/* gets every categorised interval, or NULL */
+	void *arg;
+};
+enum cat io_category(const struct io *io);
+void account_gap(struct acct *a, const struct node *n, int64_t start, int64_t end);
+void account_io(struct acct *a, const struct node *n, const struct io *io,
+		int64_t start, int64_t end);
+/* Walk a thread's calls in order: gaps are cpu, calls their category. */
+struct walk {
+	int64_t cursor;
+	struct acct acct;
+};
+void walk_thread(struct walk *w, struct thread *t);
+void walk_io(struct walk *w, struct thread *t, const struct io *io);
+void walk_end(struct walk *w, struct thread *t);
+
+/* regions.c: the aggregated tree, shared with compare. */
+struct rnode {
+	char *label;
+	int depth;
+	long count;
+	int64_t incl, excl;
+	struct rnode *parent, *child, *next;
+};
+struct rtree;
+struct rtree *rtree_new(void);
+void rtree_thread_region(struct rtree *rt, struct thread *t, const struct region *r);
+void rtree_thread_end(struct rtree *rt, struct thread *t);
+struct rnode *rtree_root(struct rtree *rt);
+void rtree_free(struct rtree *rt);
+
+/* Reports: each reads the traces named on the command line. */
+typedef int (*report_fn)(int argc, char **argv);
+int report_summary(int argc, char **argv);
+int report_sums(int argc, char **argv);
+int report_timeline(int argc, char **argv);
+int report_consumption(int argc, char **argv);
+int report_files(int argc, char **argv);
+int report_sockets(int argc, char **argv);
+int report_ttx(int argc, char **argv);
+int report_utilization(int argc, char **argv);
+int report_regions(int argc, char **argv);
+int report_compare(int argc, char **argv);
+int report_export(int argc, char **argv);
+int report_plot(int argc, char **argv);
+int report_deps(int argc, char **argv);
+
+/* Gathered by the sums report, shared with compare. */
+enum sum {
+	SUM_FILEREAD, SUM_FILEWRITE, SUM_FILESOPENED, SUM_NETSEND,
+	SUM_TCPSEND, SUM_UDPSEND, SUM_NETRECV, SUM_TCPRECV, SUM_UDPRECV,
+	SUM_INSOCKETS, SUM_OUTSOCKETS, SUM_EVENTS, SUM_CPU, SUM_N
+};
+extern const char *const sum_names[SUM_N];
+struct sums {
+	size_t nnodes;
+	int64_t (*node)[SUM_N];
+	int64_t total[SUM_N];
+};
+void sums_collect(char **files, int nfiles, struct run *run, struct sums *s);
+void sum_cell(char *buf, size_t n, enum sum k, int64_t v);
+void consumption_collect(char **files, int nfiles, struct run *run,
+			 struct consumption **per, struct consumption *all);
+struct rtree *regions_collect(char **files, int nfiles, struct run *run);
+
+#endif

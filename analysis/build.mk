@@ -1,0 +1,25 @@
+# analysis/: island-analyze, the reports. Its objects without main.o are
+# also linked into the unit tests (tests/unit/test-analyze*.c).
+
+ANALYZE_SRCS := $(wildcard analysis/*.c)
+ANALYZE_OBJS := $(patsubst %.c,$(O)/%.o,$(ANALYZE_SRCS))
+ANALYZE_LIB_OBJS := $(filter-out $(O)/analysis/main.o,$(ANALYZE_OBJS))
+
+bin/island-analyze: $(ANALYZE_OBJS) $(COMMON_OBJS)
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -lm
+
+BIN_TARGETS += bin/island-analyze
+
+ANALYZE_TEST_SRCS := $(wildcard tests/unit/test-analyze*.c)
+ANALYZE_TESTS := $(patsubst %.c,$(O)/%,$(ANALYZE_TEST_SRCS))
+
+$(O)/tests/unit/test-analyze%: $(O)/tests/unit/test-analyze%.o $(ANALYZE_LIB_OBJS) $(COMMON_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -lm
+
+$(O)/tests/unit/test-analyze%.o: CPPFLAGS += -Ianalysis
+
+TEST_BINS += $(ANALYZE_TESTS)
+.SECONDARY: $(patsubst %,%.o,$(ANALYZE_TESTS))

@@ -1,0 +1,152 @@
+/* compare A B: two runs side by side, e.g. throttled and unthrottled:
+ * sums, consumption (ALL threads) and region inclusive times, with the
+ * absolute and relative difference B - A, and which consumption category
+ * grew most. Each side is read on its own (A and B may each be a merged
+ * multi-node trace). */
+#include "analyze.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct side {
+	struct run run;
+	struct sums sums;
+	struct consumption all;
+	struct rtree *rt;
+	char **paths;
+	int64_t *incl;
+	size_t n, cap;
+};
+
+static void collect_paths(struct side *s, const struct rnode *n, const char *prefix)
+{
+	for (const struct rnode *c = n->child; c; c = c->next) {
+		char *p = *prefix ? xasprintf("%s/%s", prefix, c->label) : xstrdup(c->label);
+
+		XGROW(s->paths, s->cap, s->n + 1);
+		s->incl = xrealloc(s->incl, s->cap * sizeof(*s->incl));
+		s->paths[s->n] = p;
+		s->incl[s->n++] = c->incl;
+		collect_paths(s, c, p);
+	}
+}
+
+static void load(struct side *s, char *file)
+{
+	struct run r1 = { 0 }, r2 = { 0 };
+
+	memset(s, 0, sizeof(*s));
+	sums_collect(&file, 1, &s->run, &s->sums);
+	consumption_collect(&file, 1, &r1, NULL, &s->all);
+	s->rt = regions_collect(&file, 1, &r2);
+	collect_paths(s, rtree_root(s->rt), "");
+	run_free(&r1);
+	run_free(&r2);
+}
+
+static void unload(struct side *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->paths[i]);
+	free(s->paths);
+	free(s->incl);
+	free(s->sums.node);
+	rtree_free(s->rt);
+	run_free(&s->run);
+}
+
+/* One row; seconds when is_time, else plain counts. */
+static void row(struct table *t, const char *section, const char *metric,
+		int64_t a, int64_t b, bool is_time)
+{
+	char buf[64];
+
+	table_add(t, section);
+	table_add(t, metric);
+	if (is_time) {
+		table_add(t, fmt_secs(buf, sizeof(buf), a));
+		table_add(t, fmt_secs(buf, sizeof(buf), b));
+		if (b - a > 0)
+			table_addf(t, "+%s", fmt_secs(buf, sizeof(buf), b - a));
+		else
+			table_add(t, fmt_secs(buf, sizeof(buf), b - a));
+	} else {
+		table_addf(t, "%lld", (long long)a);
+		table_addf(t, "%lld", (long long)b);
+		table_addf(t, "%+lld", (long long)(b - a));
+	}
+	if (a)
+		table_addf(t, "%+.2f", (double)(b - a) * 100.0 / (double)a);
+	else
+		table_add(t, b ? "new" : "-");
+}
+
+static const char *pct_change(int64_t a, int64_t b)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), "%+.2f%%", (double)(b - a) * 100.0 / (double)a);
+	return buf;
+}
+
+static int64_t path_incl(const struct side *s, const char *path, bool *found)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->paths[i], path)) {
+			*found = true;
+			return s->incl[i];
+		}
+	*found = false;
+	return 0;
+}
+
+int report_compare(int argc, char **argv)
+{
+	static const char *const hdr[] = { "section", "metric", "A", "B", "B-A", "%change" };
+	struct side a, b;
+	struct table *t;
+	int best = -1;
+	char buf[64];
+
+	if (argc != 2)
+		die(2, "compare: give exactly two traces, A and B");
+	load(&a, argv[0]);
+	load(&b, argv[1]);
+	t = table_new(6, hdr);
+	table_align(t, "llrrrr");
+	for (int k = 0; k < SUM_N; k++)
+		row(t, "sums", sum_names[k], a.sums.total[k], b.sums.total[k], k == SUM_CPU);
+	row(t, "consumption", "live", a.all.live, b.all.live, true);
+	for (int k = 0; k < CAT_N; k++) {
+		row(t, "consumption", cat_names[k], a.all.cat[k], b.all.cat[k], true);
+		if (b.all.cat[k] - a.all.cat[k] > 0 &&
+		    (best < 0 || b.all.cat[k] - a.all.cat[k] > b.all.cat[best] - a.all.cat[best]))
+			best = k;
+	}
+	for (size_t i = 0; i < a.n; i++) {
+		bool found;
+		int64_t v = path_incl(&b, a.paths[i], &found);
+
+		row(t, "regions", a.paths[i], a.incl[i], v, true);
+	}
+	for (size_t i = 0; i < b.n; i++) {
+		bool found;
+
+		path_incl(&a, b.paths[i], &found);
+		if (!found)
+			row(t, "regions", b.paths[i], 0, b.incl[i], true);
+	}
+	table_print(t, stdout, opt.csv);
+	if (!opt.csv) {
+		if (best >= 0)
+			printf("grew most: %s, by %s s (%s)\n", cat_names[best],
+			       fmt_secs(buf, sizeof(buf), b.all.cat[best] - a.all.cat[best]),
+			       a.all.cat[best] ? pct_change(a.all.cat[best], b.all.cat[best]) : "new");
+		else
+			printf("grew most: no consumption category grew\n");
+	}
+	table_free(t);
+	unload(&a);
+	unload(&b);
+	return 0;
+}

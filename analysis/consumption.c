@@ -1,0 +1,256 @@
+/* consumption: where each thread's live time went, Island's "Thread Time
+ * Consumption". Every instant of a thread's life goes to exactly one
+ * category, so the categories add up to live:
+ *   - outside calls (compute) and res=proc calls: cpu
+ *   - in a call: the category of its res (see cat_rules)
+ *   - in a node stop: stopped, when the stop can have delayed the thread:
+ *     always outside calls; inside a call only for the part of the call
+ *     beyond its expected time (Island's rule; see expected()). */
+#include "analyze.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const cat_names[CAT_N] = {
+	"cpu", "sleep", "fileread", "filewrite", "netsend", "netrecv",
+	"blocked", "stopped",
+};
+
+/* How a stop inside a call is judged: the call's expected time is ... */
+enum expect {
+	EXP_NONE,	/* zero: any stop inside it delayed it (Island's assumption) */
+	EXP_RATE,	/* the hold the capture recorded (throttle), else Repy's
+			 * wait from rest: (amount - limit) / limit, at least zero
+			 * (zero without a limit) */
+	EXP_REQ,	/* the requested sleep: only an overrun can be a stop's */
+	EXP_ALL,	/* all of it: a waiting call waits anyway */
+};
+
+static const struct {
+	enum cat cat;
+	enum expect exp;
+} cat_rules[RES_N] = {
+	[RES_FILEREAD]  = { CAT_FILEREAD,  EXP_RATE },
+	[RES_FILEWRITE] = { CAT_FILEWRITE, EXP_RATE },
+	[RES_FILEMETA]  = { CAT_FILEREAD,  EXP_NONE },
+	[RES_NETSEND]   = { CAT_NETSEND,   EXP_RATE },
+	[RES_NETRECV]   = { CAT_NETRECV,   EXP_RATE },
+	[RES_NETMETA]   = { CAT_NETSEND,   EXP_NONE },
+	[RES_SLEEP]     = { CAT_SLEEP,     EXP_REQ },
+	[RES_WAIT]      = { CAT_BLOCKED,   EXP_ALL },
+	[RES_PROC]      = { CAT_CPU,       EXP_NONE },
+};
+
+/* netmeta calls that wait for the peer. */
+static const char *const waiting_netmeta[] = { "accept", "accept4", "connect" };
+
+static bool waits_for_peer(const struct io *io)
+{
+	if (io->res != RES_NETMETA)
+		return false;
+	for (size_t i = 0; i < sizeof(waiting_netmeta) / sizeof(waiting_netmeta[0]); i++)
+		if (!strcmp(io->api, waiting_netmeta[i]))
+			return true;
+	return false;
+}
+
+enum cat io_category(const struct io *io)
+{
+	return waits_for_peer(io) ? CAT_BLOCKED : cat_rules[io->res].cat;
+}
+
+static int64_t expected(const struct node *n, const struct io *io, int64_t dur)
+{
+	enum expect e = waits_for_peer(io) ? EXP_ALL : cat_rules[io->res].exp;
+
+	switch (e) {
+	case EXP_RATE:
+		if (io->has_throttle)
+			return io->throttle;
+		if (n && n->limit[io->res] > 0 && io->amount > n->limit[io->res])
+			return (int64_t)(((double)io->amount - n->limit[io->res]) /
+					 n->limit[io->res] * 1e9);
+		return 0;
+	case EXP_REQ:
+		return io->has_req ? io->req : dur;
+	case EXP_ALL:
+		return dur;
+	case EXP_NONE:
+		break;
+	}
+	return 0;
+}
+
+static void emit(struct acct *a, enum cat c, int64_t s, int64_t e)
+{
+	if (e <= s)
+		return;
+	a->cat[c] += e - s;
+	if (a->sink)
+		a->sink(a->arg, c, s, e);
+}
+
+/* [start, end] in category c, of which at most `movable` can go to
+ * stopped where a stop covers it, earliest stop first. */
+static void split_stops(struct acct *a, const struct node *n, enum cat c,
+			int64_t start, int64_t end, int64_t movable)
+{
+	int64_t cur = start;
+
+	if (n && movable > 0)
+		for (size_t i = stop_first(n->stops, n->nstops, start);
+		     i < n->nstops && n->stops[i].start < end && movable > 0; i++) {
+			int64_t lo = n->stops[i].start > start ? n->stops[i].start : start;
+			int64_t hi = n->stops[i].end < end ? n->stops[i].end : end;
+
+			if (hi - lo > movable)
+				hi = lo + movable;
+			if (hi <= lo)
+				continue;
+			emit(a, c, cur, lo);
+			emit(a, CAT_STOPPED, lo, hi);
+			movable -= hi - lo;
+			cur = hi;
+		}
+	emit(a, c, cur, end);
+}
+
+void account_gap(struct acct *a, const struct node *n, int64_t start, int64_t end)
+{
+	split_stops(a, n, CAT_CPU, start, end, end - start);
+}
+
+void account_io(struct acct *a, const struct node *n, const struct io *io,
+		int64_t start, int64_t end)
+{
+	int64_t dur = end - start, over = dur - expected(n, io, dur);
+
+	split_stops(a, n, io_category(io), start, end, over > 0 ? over : 0);
+}
+
+/* Per-thread walk shared by consumption, ttx and utilization. */
+void walk_thread(struct walk *w, struct thread *t)
+{
+	memset(w, 0, sizeof(*w));
+	w->cursor = t->start;
+}
+
+void walk_io(struct walk *w, struct thread *t, const struct io *io)
+{
+	int64_t s = io->start, e = io->end;
+
+	if (s < w->cursor)
+		s = w->cursor;
+	if (e > t->end)
+		e = t->end;
+	if (s > e)
+		s = e;
+	account_gap(&w->acct, t->node, w->cursor, s);
+	account_io(&w->acct, t->node, io, s, e);
+	if (e > w->cursor)
+		w->cursor = e;
+}
+
+void walk_end(struct walk *w, struct thread *t)
+{
+	if (t->end > w->cursor)
+		account_gap(&w->acct, t->node, w->cursor, t->end);
+	w->cursor = t->end;
+}
+
+struct cons {
+	struct consumption *per;	/* by thread index */
+	size_t n, cap;
+	struct walk w;
+};
+
+static void on_thread(void *ctx, struct thread *t)
+{
+	walk_thread(&((struct cons *)ctx)->w, t);
+}
+
+static void on_io(void *ctx, struct thread *t, const struct io *io)
+{
+	walk_io(&((struct cons *)ctx)->w, t, io);
+}
+
+static void on_thread_end(void *ctx, struct thread *t)
+{
+	struct cons *c = ctx;
+
+	walk_end(&c->w, t);
+	XGROW(c->per, c->cap, (size_t)t->index + 1);
+	c->n = (size_t)t->index + 1;
+	c->per[t->index].live = t->end - t->start;
+	memcpy(c->per[t->index].cat, c->w.acct.cat, sizeof(c->w.acct.cat));
+}
+
+static const struct reader_ops cons_ops = {
+	.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
+};
+
+void consumption_collect(char **files, int nfiles, struct run *run,
+			 struct consumption **per, struct consumption *all)
+{
+	struct cons c = { 0 };
+
+	read_traces(run, files, nfiles, &cons_ops, &c);
+	memset(all, 0, sizeof(*all));
+	for (size_t i = 0; i < c.n; i++) {
+		all->live += c.per[i].live;
+		for (int k = 0; k < CAT_N; k++)
+			all->cat[k] += c.per[i].cat[k];
+	}
+	if (per)
+		*per = c.per;
+	else
+		free(c.per);
+}
+
+static void add_rows(struct table *t, const char *node, const char *tid,
+		     const char *name, const struct consumption *c)
+{
+	char buf[64], pct[32];
+
+	table_add(t, node);
+	table_add(t, tid);
+	table_add(t, name);
+	table_add(t, "live");
+	table_add(t, fmt_secs(buf, sizeof(buf), c->live));
+	table_add(t, fmt_pct(pct, sizeof(pct), (double)c->live, (double)c->live));
+	for (int k = 0; k < CAT_N; k++) {
+		table_add(t, node);
+		table_add(t, tid);
+		table_add(t, name);
+		table_add(t, cat_names[k]);
+		table_add(t, fmt_secs(buf, sizeof(buf), c->cat[k]));
+		table_add(t, fmt_pct(pct, sizeof(pct), (double)c->cat[k], (double)c->live));
+	}
+}
+
+int report_consumption(int argc, char **argv)
+{
+	static const char *const hdr[] = {
+		"node", "tid", "thread", "category", "seconds", "%live",
+	};
+	struct run run = { 0 };
+	struct consumption *per = NULL, all;
+	struct table *t;
+	char tid[32];
+
+	consumption_collect(argv, argc, &run, &per, &all);
+	t = table_new(6, hdr);
+	table_align(t, "lrllrr");
+	for (size_t i = 0; i < run.nthreads; i++) {
+		struct thread *th = run.threads[i];
+
+		snprintf(tid, sizeof(tid), "%ld", th->tid);
+		add_rows(t, th->node->name, tid, th->name, &per[i]);
+	}
+	add_rows(t, "ALL", "", "ALL", &all);
+	table_print(t, stdout, opt.csv);
+	table_free(t);
+	free(per);
+	run_free(&run);
+	return 0;
+}

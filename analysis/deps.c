@@ -1,0 +1,323 @@
+/*
+ * deps: the dependencies the causality engine found (<wait> elements):
+ * node X's I/O j was not issued before node T's I/O k completed. As a
+ * table, as a Graphviz graph (--dot), and against ground truth (--truth):
+ * precision is the share of found dependencies that hold in the truth's
+ * happens-before order (program order plus the true edges); recall the
+ * share of true edges that the found ones imply.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+
+struct ioname {
+	const char *api, *target;
+};
+
+struct edge {
+	int x, t;                    /* node indexes */
+	uint64_t xseq, tseq;
+};
+
+struct nodeios {
+	const char *name;
+	struct ioname *io;           /* by seq - 1 */
+	size_t n, cap;
+	size_t pending;              /* waits seen, not yet followed by an io */
+};
+
+struct deps {
+	struct nodeios *nodes;
+	size_t nnodes, cap;
+	struct edge *e;
+	size_t ne, ecap;
+};
+
+static int node_index(struct deps *d, const char *name)
+{
+	for (size_t i = 0; i < d->nnodes; i++)
+		if (!strcmp(d->nodes[i].name, name))
+			return (int)i;
+	XGROW(d->nodes, d->cap, d->nnodes + 1);
+	memset(&d->nodes[d->nnodes], 0, sizeof(d->nodes[0]));
+	d->nodes[d->nnodes].name = intern(name);
+	return (int)d->nnodes++;
+}
+
+static void on_dep(void *ctx, struct thread *t, const struct depel *el)
+{
+	struct deps *d = ctx;
+
+	if (!el->wait)
+		return;             /* signals mirror the waits */
+	int x = node_index(d, t->node->name), tn = node_index(d, el->node);
+	XGROW(d->e, d->ecap, d->ne + 1);
+	d->e[d->ne++] = (struct edge){ x, tn, 0, (uint64_t)el->seq };
+	d->nodes[x].pending++;
+}
+
+static void on_io(void *ctx, struct thread *t, const struct io *io)
+{
+	struct deps *d = ctx;
+	uint64_t seq = 0;
+
+	for (int i = 0; i < io->nattr; i++)
+		if (!strcmp(io->attr[i].name, "seq"))
+			seq = strtoull(io->attr[i].value, NULL, 10);
+	if (!seq)
+		return;
+	int x = node_index(d, t->node->name);
+	struct nodeios *n = &d->nodes[x];
+	XGROW(n->io, n->cap, (size_t)seq);
+	for (size_t k = n->n; k < seq; k++)
+		n->io[k] = (struct ioname){ "?", "" };
+	if (n->n < seq)
+		n->n = seq;
+	n->io[seq - 1] = (struct ioname){ intern(io->api),
+		intern(io->path ? io->path : io->peer ? io->peer : "") };
+	/* the waits just before this io are its own */
+	for (size_t k = d->ne; n->pending && k-- > 0;)
+		if (d->e[k].x == x && !d->e[k].xseq) {
+			d->e[k].xseq = seq;
+			n->pending--;
+		}
+}
+
+static const struct ioname *ioname(struct deps *d, int node, uint64_t seq)
+{
+	static const struct ioname none = { "?", "" };
+	struct nodeios *n = &d->nodes[node];
+
+	return seq >= 1 && seq <= n->n ? &n->io[seq - 1] : &none;
+}
+
+/* --- happens-before by vector clocks ------------------------------------ */
+
+/* vc[node][seq] is a vector over nodes: the highest I/O of each node that
+ * happens before or at that I/O. Relaxed to a fixpoint; each pass follows
+ * one more cross-node hop. */
+struct vclock {
+	size_t nn;
+	size_t *len;                 /* I/Os per node */
+	uint64_t **vc;               /* [node][seq * nn + other] */
+};
+
+static int cmp_edge_x(const void *a, const void *b)
+{
+	const struct edge *p = a, *q = b;
+	if (p->x != q->x)
+		return p->x - q->x;
+	return p->xseq < q->xseq ? -1 : p->xseq > q->xseq;
+}
+
+static void vc_build(struct vclock *v, struct deps *d, struct edge *e, size_t ne)
+{
+	v->nn = d->nnodes;
+	v->len = xcalloc(v->nn, sizeof(size_t));
+	v->vc = xcalloc(v->nn, sizeof(uint64_t *));
+	for (size_t i = 0; i < ne; i++) {        /* truth may name more I/Os */
+		if (e[i].xseq > d->nodes[e[i].x].n)
+			d->nodes[e[i].x].n = e[i].xseq;
+		if (e[i].tseq > d->nodes[e[i].t].n)
+			d->nodes[e[i].t].n = e[i].tseq;
+	}
+	for (size_t i = 0; i < v->nn; i++) {
+		v->len[i] = d->nodes[i].n;
+		v->vc[i] = xcalloc((v->len[i] + 1) * v->nn, sizeof(uint64_t));
+	}
+	qsort(e, ne, sizeof(*e), cmp_edge_x);
+	for (int changed = 1; changed;) {
+		changed = 0;
+		size_t k = 0;
+		for (size_t x = 0; x < v->nn; x++) {
+			for (uint64_t j = 1; j <= v->len[x]; j++) {
+				uint64_t *cur = &v->vc[x][j * v->nn], *prev = &v->vc[x][(j - 1) * v->nn];
+				for (size_t o = 0; o < v->nn; o++)
+					if (prev[o] > cur[o])
+						cur[o] = prev[o], changed = 1;
+				if (cur[x] < j)
+					cur[x] = j, changed = 1;
+				while (k < ne && ((size_t)e[k].x < x ||
+						  ((size_t)e[k].x == x && e[k].xseq < j)))
+					k++;
+				for (size_t q = k; q < ne && (size_t)e[q].x == x && e[q].xseq == j; q++) {
+					if (e[q].tseq > v->len[e[q].t])
+						continue;
+					uint64_t *src = &v->vc[e[q].t][e[q].tseq * v->nn];
+					for (size_t o = 0; o < v->nn; o++)
+						if (src[o] > cur[o])
+							cur[o] = src[o], changed = 1;
+				}
+			}
+		}
+	}
+}
+
+/* Does T's I/O k happen before X's I/O j? */
+static int vc_before(const struct vclock *v, int t, uint64_t k, int x, uint64_t j)
+{
+	if (j == 0 || j > v->len[x])
+		return 0;
+	return v->vc[x][j * v->nn + (size_t)t] >= k;
+}
+
+static void vc_free(struct vclock *v)
+{
+	for (size_t i = 0; i < v->nn; i++)
+		free(v->vc[i]);
+	free(v->vc);
+	free(v->len);
+}
+
+/* Ground truth: lines "X J T K" in a file, or in every truth.* file of a
+ * directory. */
+static void truth_file(struct deps *d, const char *path, struct edge **e,
+		       size_t *ne, size_t *cap)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], x[128], t[128];
+	unsigned long long j, k;
+	long ln = 0;
+
+	if (!f)
+		die(2, "%s:", path);
+	while (fgets(line, sizeof(line), f)) {
+		ln++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%127s %llu %127s %llu", x, &j, t, &k) != 4 || !j || !k)
+			die_at(2, path, ln, "expected 'NODE IO NODE IO'");
+		XGROW(*e, *cap, *ne + 1);
+		(*e)[(*ne)++] = (struct edge){ node_index(d, x), node_index(d, t), j, k };
+	}
+	fclose(f);
+}
+
+static void read_truth(struct deps *d, const char *path, struct edge **e, size_t *ne)
+{
+	size_t cap = 0;
+	DIR *dir = opendir(path);
+
+	*e = NULL;
+	*ne = 0;
+	if (!dir) {
+		truth_file(d, path, e, ne, &cap);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(dir)))
+		if (!strncmp(de->d_name, "truth.", 6)) {
+			char *p = xasprintf("%s/%s", path, de->d_name);
+			truth_file(d, p, e, ne, &cap);
+			free(p);
+		}
+	closedir(dir);
+}
+
+static void print_dot(struct deps *d)
+{
+	printf("digraph deps {\n\trankdir=LR;\n\tnode [shape=box, fontsize=10];\n");
+	for (size_t i = 0; i < d->nnodes; i++) {
+		printf("\tsubgraph \"cluster_%s\" {\n\t\tlabel=\"%s\";\n", d->nodes[i].name,
+		       d->nodes[i].name);
+		const char *prev = NULL;
+		uint64_t prevseq = 0;
+		for (uint64_t s = 1; s <= d->nodes[i].n; s++) {
+			int used = 0;
+			for (size_t k = 0; k < d->ne; k++)
+				if (((size_t)d->e[k].x == i && d->e[k].xseq == s) ||
+				    ((size_t)d->e[k].t == i && d->e[k].tseq == s))
+					used = 1;
+			if (!used)
+				continue;
+			printf("\t\t\"%s:%llu\" [label=\"%llu %s\"];\n", d->nodes[i].name,
+			       (unsigned long long)s, (unsigned long long)s,
+			       ioname(d, (int)i, s)->api);
+			if (prev)
+				printf("\t\t\"%s:%llu\" -> \"%s:%llu\" [style=dotted];\n", prev,
+				       (unsigned long long)prevseq, d->nodes[i].name,
+				       (unsigned long long)s);
+			prev = d->nodes[i].name;
+			prevseq = s;
+		}
+		printf("\t}\n");
+	}
+	for (size_t k = 0; k < d->ne; k++)
+		printf("\t\"%s:%llu\" -> \"%s:%llu\";\n", d->nodes[d->e[k].t].name,
+		       (unsigned long long)d->e[k].tseq, d->nodes[d->e[k].x].name,
+		       (unsigned long long)d->e[k].xseq);
+	printf("}\n");
+}
+
+int report_deps(int argc, char **argv)
+{
+	static const char *const hdr[] = {
+		"node", "io", "api", "target", "waits for", "io", "api", "target",
+	};
+	static const struct reader_ops ops = { .dep = on_dep, .io = on_io };
+	struct deps d = { 0 };
+	struct run run = { 0 };
+
+	read_traces(&run, argv, argc, &ops, &d);
+	for (size_t k = 0; k < d.ne; k++)
+		if (!d.e[k].xseq)
+			die(2, "a <wait> of node %s is not followed by an io with a seq",
+			    d.nodes[d.e[k].x].name);
+	if (opt.dot) {
+		print_dot(&d);
+	} else {
+		struct table *t = table_new(8, hdr);
+		table_align(t, "lrllrrll");
+		for (size_t k = 0; k < d.ne; k++) {
+			const struct edge *e = &d.e[k];
+			const struct ioname *xi = ioname(&d, e->x, e->xseq);
+			const struct ioname *ti = ioname(&d, e->t, e->tseq);
+			table_add(t, d.nodes[e->x].name);
+			table_addf(t, "%llu", (unsigned long long)e->xseq);
+			table_add(t, xi->api);
+			table_add(t, xi->target);
+			table_add(t, d.nodes[e->t].name);
+			table_addf(t, "%llu", (unsigned long long)e->tseq);
+			table_add(t, ti->api);
+			table_add(t, ti->target);
+		}
+		table_print(t, stdout, opt.csv);
+		table_free(t);
+	}
+	if (opt.truth) {
+		static const char *const mh[] = { "measure", "value", "of" };
+		struct edge *te;
+		size_t nte;
+		read_truth(&d, opt.truth, &te, &nte);
+		struct edge *de = xmalloc((d.ne + 1) * sizeof(*de));
+		memcpy(de, d.e, d.ne * sizeof(*de));
+		struct vclock truth, found;
+		vc_build(&truth, &d, te, nte);
+		vc_build(&found, &d, de, d.ne);
+		size_t correct = 0, implied = 0;
+		for (size_t k = 0; k < d.ne; k++)
+			correct += vc_before(&truth, d.e[k].t, d.e[k].tseq, d.e[k].x, d.e[k].xseq);
+		for (size_t k = 0; k < nte; k++)
+			implied += vc_before(&found, te[k].t, te[k].tseq, te[k].x, te[k].xseq);
+		struct table *t = table_new(3, mh);
+		char pct[32];
+		table_add(t, "precision");
+		table_add(t, fmt_pct(pct, sizeof(pct), (double)correct, (double)d.ne));
+		table_addf(t, "%zu of %zu found", correct, d.ne);
+		table_add(t, "recall");
+		table_add(t, fmt_pct(pct, sizeof(pct), (double)implied, (double)nte));
+		table_addf(t, "%zu of %zu true", implied, nte);
+		if (!opt.csv)
+			printf("\n");
+		table_print(t, stdout, opt.csv);
+		table_free(t);
+		vc_free(&truth);
+		vc_free(&found);
+		free(te);
+		free(de);
+	}
+	run_free(&run);
+	return 0;
+}

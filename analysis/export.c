@@ -1,0 +1,277 @@
+/* export: the events for other tools, streamed as they are read.
+ *   --format csv: one row per record (thread, compute, io, region, stop),
+ *     every attribute a column, times as in the trace (node-relative).
+ *   --format chrome: trace-event JSON for Perfetto and chrome://tracing:
+ *     a process per traced process, a track per thread, calls and regions
+ *     as complete ("X") slices that nest by time, node stops on a track of
+ *     their own; times aligned across nodes on the earliest epoch. */
+#include "analyze.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static FILE *out;
+
+/* CSV columns: the record's kind and place, then every attribute. */
+static const char *const cols[] = {
+	"kind", "node", "pid", "tid", "thread", "start", "end", "dur",
+	"api", "res", "amount", "size", "offset", "whence", "fd", "oldfd",
+	"fd2", "infd", "inpath", "path", "path2", "peer", "proto", "flags",
+	"result", "errno", "child", "status", "req", "timeout", "count",
+	"throttle", "limit", "seq", "id", "parent", "depth", "label", "error",
+};
+#define NCOLS (sizeof(cols) / sizeof(cols[0]))
+#define FIRST_ATTR 8
+
+static int col_of(const char *name)
+{
+	for (size_t i = FIRST_ATTR; i < NCOLS; i++)
+		if (!strcmp(cols[i], name))
+			return (int)i;
+	return -1;
+}
+
+static void csv_row(const char **v)
+{
+	for (size_t i = 0; i < NCOLS; i++) {
+		if (v[i])
+			csv_field(out, v[i]);
+		putc(i + 1 < NCOLS ? ',' : '\n', out);
+	}
+}
+
+static void csv_place(const char **v, const char *kind, struct thread *t,
+		      char (*b)[32])
+{
+	memset(v, 0, NCOLS * sizeof(*v));
+	v[0] = kind;
+	v[1] = t->node->name;
+	snprintf(b[0], 32, "%ld", t->proc ? t->proc->pid : 0);
+	snprintf(b[1], 32, "%ld", t->tid);
+	v[2] = b[0];
+	v[3] = b[1];
+	v[4] = t->name;
+}
+
+static void csv_times(const char **v, char (*b)[32], int64_t s, int64_t e)
+{
+	v[5] = fmt_sec(b[2], s);
+	v[6] = fmt_sec(b[3], e);
+	v[7] = fmt_sec(b[4], e - s);
+}
+
+static void csv_thread(void *ctx, struct thread *t)
+{
+	const char *v[NCOLS];
+	char b[5][32];
+	struct node *n = t->node;
+
+	/* A node's stops, once, before its first thread. */
+	if (n->nthreads == 1)
+		for (size_t i = 0; i < n->nstops; i++) {
+			csv_place(v, "stop", t, b);
+			v[2] = v[3] = v[4] = NULL;
+			csv_times(v, b, n->stops[i].start, n->stops[i].end);
+			csv_row(v);
+		}
+	csv_place(v, "thread", t, b);
+	csv_times(v, b, t->start, t->end);
+	csv_row(v);
+}
+
+static void csv_compute(void *ctx, struct thread *t, int64_t start, int64_t dur)
+{
+	const char *v[NCOLS];
+	char b[5][32];
+
+	csv_place(v, "compute", t, b);
+	csv_times(v, b, start, start + dur);
+	csv_row(v);
+}
+
+static void csv_io(void *ctx, struct thread *t, const struct io *io)
+{
+	const char *v[NCOLS];
+	char b[5][32];
+
+	csv_place(v, "io", t, b);
+	csv_times(v, b, io->start, io->end);
+	for (int i = 0; i < io->nattr; i++) {
+		int c = col_of(io->attr[i].name);
+
+		if (c >= 0)
+			v[c] = io->attr[i].value;
+	}
+	csv_row(v);
+}
+
+static void csv_region(void *ctx, struct thread *t, const struct region *r)
+{
+	const char *v[NCOLS];
+	char b[8][32];
+
+	csv_place(v, "region", t, b);
+	csv_times(v, b, r->start, r->end);
+	snprintf(b[5], 32, "%ld", r->id);
+	snprintf(b[6], 32, "%ld", r->parent);
+	snprintf(b[7], 32, "%ld", r->depth);
+	v[col_of("id")] = b[5];
+	v[col_of("parent")] = b[6];
+	v[col_of("depth")] = b[7];
+	v[col_of("label")] = r->label;
+	v[col_of("error")] = r->error;
+	csv_row(v);
+}
+
+/* Chrome trace-event JSON. */
+static bool first_ev = true;
+static struct proc *last_proc;
+static int npid;
+
+static void json_str(const char *s)
+{
+	putc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			putc(c, out);
+	}
+	putc('"', out);
+}
+
+/* Microseconds with three decimals, from nanoseconds. */
+static void json_us(int64_t ns)
+{
+	if (ns < 0) {
+		putc('-', out);
+		ns = -ns;
+	}
+	fprintf(out, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+}
+
+static void ev_begin(void)
+{
+	fputs(first_ev ? "\n" : ",\n", out);
+	first_ev = false;
+}
+
+static void meta(const char *what, long pid, long tid, const char *name)
+{
+	ev_begin();
+	fprintf(out, "{\"ph\":\"M\",\"pid\":%ld,\"tid\":%ld,\"name\":\"%s\",\"args\":{\"name\":",
+		pid, tid, what);
+	json_str(name);
+	fputs("}}", out);
+}
+
+static void slice(long pid, long tid, int64_t s, int64_t e, const char *name,
+		  const char *cat)
+{
+	ev_begin();
+	fprintf(out, "{\"ph\":\"X\",\"pid\":%ld,\"tid\":%ld,\"ts\":", pid, tid);
+	json_us(s);
+	fputs(",\"dur\":", out);
+	json_us(e - s);
+	fputs(",\"name\":", out);
+	json_str(name);
+	fputs(",\"cat\":", out);
+	json_str(cat);
+}
+
+static void chrome_thread(void *ctx, struct thread *t)
+{
+	struct node *n = t->node;
+	char *s;
+
+	if (n->nthreads == 1 && n->nstops) {
+		/* Stops on a process of their own per node, ids after 1e6. */
+		s = xasprintf("%s stops", n->name);
+		meta("process_name", 1000000L + n->index, 0, s);
+		free(s);
+		for (size_t i = 0; i < n->nstops; i++) {
+			slice(1000000L + n->index, 0, n->stops[i].start + n->off,
+			      n->stops[i].end + n->off, "stopped", "stop");
+			fputs("}", out);
+		}
+	}
+	if (t->proc != last_proc) {
+		last_proc = t->proc;
+		npid++;
+		s = xasprintf("%s pid %ld %s", n->name, t->proc->pid, t->proc->exe);
+		meta("process_name", npid, 0, s);
+		free(s);
+	}
+	s = xasprintf("%s %ld", t->name, t->tid);
+	meta("thread_name", npid, t->tid, s);
+	free(s);
+}
+
+static void chrome_io(void *ctx, struct thread *t, const struct io *io)
+{
+	bool first = true;
+
+	slice(npid, t->tid, io->start + t->node->off, io->end + t->node->off,
+	      io->api, res_names[io->res]);
+	fputs(",\"args\":{", out);
+	for (int i = 0; i < io->nattr; i++) {
+		const char *n = io->attr[i].name;
+
+		if (!strcmp(n, "api") || !strcmp(n, "res") || !strcmp(n, "start") ||
+		    !strcmp(n, "end"))
+			continue;
+		fputs(first ? "" : ",", out);
+		first = false;
+		json_str(n);
+		putc(':', out);
+		json_str(io->attr[i].value);
+	}
+	fputs("}}", out);
+}
+
+static void chrome_region(void *ctx, struct thread *t, const struct region *r)
+{
+	slice(npid, t->tid, r->start + t->node->off, r->end + t->node->off,
+	      r->label, "region");
+	fprintf(out, ",\"args\":{\"depth\":%ld}}", r->depth);
+}
+
+int report_export(int argc, char **argv)
+{
+	static const struct reader_ops csv_ops = {
+		.thread = csv_thread, .compute = csv_compute, .io = csv_io,
+		.region = csv_region,
+	};
+	static const struct reader_ops chrome_ops = {
+		.thread = chrome_thread, .io = chrome_io, .region = chrome_region,
+	};
+	struct run run = { 0 };
+	const char *fmt = opt.format ? opt.format : "csv";
+
+	if (strcmp(fmt, "csv") && strcmp(fmt, "chrome"))
+		die(2, "export: --format must be csv or chrome, not '%s'", fmt);
+	out = stdout;
+	if (opt.output && !(out = fopen(opt.output, "w")))
+		die(2, "%s: cannot write: %s", opt.output, strerror(errno));
+	if (!strcmp(fmt, "csv")) {
+		for (size_t i = 0; i < NCOLS; i++) {
+			fputs(cols[i], out);
+			putc(i + 1 < NCOLS ? ',' : '\n', out);
+		}
+		read_traces(&run, argv, argc, &csv_ops, NULL);
+	} else {
+		prescan(&run, argv, argc);
+		fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+		read_traces(&run, argv, argc, &chrome_ops, NULL);
+		fputs("\n]}\n", out);
+	}
+	if (fflush(out) || (out != stdout && fclose(out)))
+		die(2, "%s: write error: %s", opt.output ? opt.output : "stdout", strerror(errno));
+	run_free(&run);
+	return 0;
+}

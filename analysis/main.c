@@ -1,0 +1,202 @@
+/* island-analyze REPORT [options] TRACE...: where the time went. */
+#include "analyze.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+
+static const struct report {
+	const char *name;
+	report_fn fn;
+	const char *help;
+} reports[] = {
+	{ "summary",     report_summary,     "nodes, processes, threads, files, sockets" },
+	{ "sums",        report_sums,        "totals per resource (--by node)" },
+	{ "timeline",    report_timeline,    "every returned call in time order (--starts); holds the calls in memory" },
+	{ "consumption", report_consumption, "per thread: seconds and % of live time per category" },
+	{ "files",       report_files,       "per file usage" },
+	{ "sockets",     report_sockets,     "per socket usage" },
+	{ "ttx",         report_ttx,         "TTC, TTX and overlap-aware totals per state (--by node; span files)" },
+	{ "utilization", report_utilization, "app / system / idle share of --cores N over the run or --span S" },
+	{ "regions",     report_regions,     "the region tree (--depth, --label, --children-of)" },
+	{ "compare",     report_compare,     "two traces side by side: compare A B" },
+	{ "export",      report_export,      "--format csv|chrome: every event, or trace-event JSON" },
+	{ "plot",        report_plot,        "an SVG timeline (-o FILE, --width PX); holds one pixel column per lane" },
+	{ "deps",        report_deps,        "the dependencies the causality engine found (--dot, --truth); holds the I/O numbers" },
+};
+
+/* Option parsers: each sets opt from the option's argument. */
+typedef void (*opt_fn)(const char *name, const char *v, void *field);
+
+static long num_arg(const char *name, const char *v, long min)
+{
+	char *end;
+	long x = strtol(v, &end, 10);
+
+	if (*end || end == v || x < min)
+		die(2, "--%s: '%s' is not a number >= %ld", name, v, min);
+	return x;
+}
+
+static void set_flag(const char *name, const char *v, void *field)
+{
+	*(bool *)field = true;
+}
+
+static void set_str(const char *name, const char *v, void *field)
+{
+	*(const char **)field = v;
+}
+
+static void set_depth(const char *name, const char *v, void *field)
+{
+	*(int *)field = (int)num_arg(name, v, 0);
+}
+
+static void set_width(const char *name, const char *v, void *field)
+{
+	*(int *)field = (int)num_arg(name, v, 100);
+}
+
+static void set_by(const char *name, const char *v, void *field)
+{
+	if (strcmp(v, "node") && strcmp(v, "thread"))
+		die(2, "--by: '%s' is neither node nor thread", v);
+	*(bool *)field = !strcmp(v, "node");
+}
+
+static void set_cores(const char *name, const char *v, void *field)
+{
+	char *end;
+
+	opt.cores = strtod(v, &end);
+	if (*end || end == v || opt.cores <= 0)
+		die(2, "--cores: '%s' is not a positive number", v);
+}
+
+static void set_span(const char *name, const char *v, void *field)
+{
+	if (parse_sec(v, &opt.span) || opt.span <= 0)
+		die(2, "--span: '%s' is not a positive number of seconds", v);
+	opt.has_span = true;
+}
+
+static void usage(FILE *f);
+
+static void help(const char *name, const char *v, void *field)
+{
+	usage(stdout);
+	exit(0);
+}
+
+static void version(const char *name, const char *v, void *field)
+{
+	printf("island-analyze %s\n", ISLAND_VERSION);
+	exit(0);
+}
+
+/* The one option table: getopt's, the help text and the parsing. */
+static const struct optdef {
+	const char *name;
+	int shortopt;
+	const char *arg, *help;
+	opt_fn set;
+	void *field;
+} optdefs[] = {
+	{ "csv",         0,   NULL,   "print the table as CSV with a header row",  set_flag,  &opt.csv },
+	{ "by",          0,   "node", "sums, ttx: per node instead of per thread", set_by,    &opt.by_node },
+	{ "starts",      0,   NULL,   "timeline: also the \"start call\" lines",  set_flag,  &opt.starts },
+	{ "depth",       0,   "N",    "regions: down to depth N",                  set_depth, &opt.depth },
+	{ "label",       0,   "L",    "regions: the subtrees of regions labelled L", set_str, &opt.label },
+	{ "children-of", 0,   "L",    "regions: the children of regions labelled L", set_str, &opt.children_of },
+	{ "cores",       0,   "N",    "utilization: cores provided",               set_cores, NULL },
+	{ "span",        0,   "S",    "utilization: seconds provided (default: the run)", set_span, NULL },
+	{ "format",      0,   "F",    "export: csv or chrome",                     set_str,   &opt.format },
+	{ "output",      'o', "FILE", "export, plot: write to FILE instead of stdout", set_str, &opt.output },
+	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
+	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },
+	{ "truth",       0,   "PATH", "deps: precision and recall against ground truth (file, or directory of truth.* files)", set_str, &opt.truth },
+	{ "help",        'h', NULL,   "this help",                                 help,      NULL },
+	{ "version",     'V', NULL,   "print the version",                         version,   NULL },
+};
+#define NOPTS (sizeof(optdefs) / sizeof(optdefs[0]))
+#define NREPORTS (sizeof(reports) / sizeof(reports[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: island-analyze REPORT [options] TRACE...\n\n"
+		"TRACE is an Island trace (.xml or .xml.gz; several are merged as\n"
+		"nodes of one run) or, for ttx and utilization, a span file (.csv:\n"
+		"component,state,start,end[,cores,owner]). Reports stream the traces\n"
+		"in memory proportional to threads, files and regions.\n\nReports:\n");
+	for (size_t i = 0; i < NREPORTS; i++)
+		fprintf(f, "  %-12s %s\n", reports[i].name, reports[i].help);
+	fprintf(f, "\nOptions:\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "%c%c%s--%s%s%s",
+			 optdefs[i].shortopt ? '-' : ' ',
+			 optdefs[i].shortopt ? optdefs[i].shortopt : ' ',
+			 optdefs[i].shortopt ? ", " : "  ", optdefs[i].name,
+			 optdefs[i].arg ? " " : "", optdefs[i].arg ? optdefs[i].arg : "");
+		fprintf(f, "  %-24s %s\n", buf, optdefs[i].help);
+	}
+	fprintf(f, "\nBad input: FILE:LINE: problem on stderr, exit status 2.\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct option lopts[NOPTS + 1];
+	char shorts[2 * NOPTS + 1] = "";
+	const struct report *rep = NULL;
+	size_t ns = 0;
+	int c;
+
+	progname = "island-analyze";
+	memset(lopts, 0, sizeof(lopts));
+	for (size_t i = 0; i < NOPTS; i++) {
+		lopts[i].name = optdefs[i].name;
+		lopts[i].has_arg = optdefs[i].arg ? required_argument : no_argument;
+		lopts[i].val = 256 + (int)i;
+		if (optdefs[i].shortopt) {
+			shorts[ns++] = (char)optdefs[i].shortopt;
+			if (optdefs[i].arg)
+				shorts[ns++] = ':';
+		}
+	}
+	/* The report comes first, options may follow anywhere. */
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (argv[1][0] != '-') {
+		for (size_t i = 0; i < NREPORTS; i++)
+			if (!strcmp(argv[1], reports[i].name))
+				rep = &reports[i];
+		if (!rep)
+			die(2, "unknown report '%s' (see --help)", argv[1]);
+		argv++;
+		argc--;
+		argv[0] = (char *)progname;	/* getopt's messages */
+	}
+	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
+		size_t i;
+
+		for (i = 0; i < NOPTS; i++)
+			if (c == 256 + (int)i || (optdefs[i].shortopt && c == optdefs[i].shortopt))
+				break;
+		if (i == NOPTS)
+			die(2, "see island-analyze --help");
+		optdefs[i].set(optdefs[i].name, optarg, optdefs[i].field);
+	}
+	if (!rep) {
+		usage(stderr);
+		return 2;
+	}
+	if (optind >= argc)
+		die(2, "%s: no trace given", rep->name);
+	return rep->fn(argc - optind, argv + optind);
+}

@@ -1,0 +1,58 @@
+/* summary: how big the run was, and what was still alive at its end. */
+#include "analyze.h"
+
+struct summary {
+	long files, open_files, sockets, open_sockets;
+};
+
+static void on_file(void *ctx, struct node *n, const struct fileinfo *f)
+{
+	struct summary *s = ctx;
+
+	s->files++;
+	s->open_files += f->open_at_end > 0;
+}
+
+static void on_socket(void *ctx, struct node *n, const struct sockinfo *k)
+{
+	struct summary *s = ctx;
+
+	s->sockets++;
+	s->open_sockets += k->open_at_end;
+}
+
+int report_summary(int argc, char **argv)
+{
+	static const char *const hdr[] = { "item", "total", "live at end" };
+	static const struct reader_ops ops = { .file = on_file, .socket = on_socket };
+	struct summary s = { 0 };
+	struct run run = { 0 };
+	struct table *t;
+	long live_threads = 0, live_procs = 0;
+
+	read_traces(&run, argv, argc, &ops, &s);
+	for (size_t i = 0; i < run.nthreads; i++)
+		live_threads += !run.threads[i]->complete;
+	for (size_t i = 0; i < run.nprocs; i++)
+		live_procs += !run.procs[i]->complete;
+	t = table_new(3, hdr);
+	table_addf(t, "nodes");
+	table_addf(t, "%zu", run.nnodes);
+	table_add(t, "");
+	table_addf(t, "processes");
+	table_addf(t, "%zu", run.nprocs);
+	table_addf(t, "%ld", live_procs);
+	table_addf(t, "threads");
+	table_addf(t, "%zu", run.nthreads);
+	table_addf(t, "%ld", live_threads);
+	table_addf(t, "files");
+	table_addf(t, "%ld", s.files);
+	table_addf(t, "%ld", s.open_files);
+	table_addf(t, "sockets");
+	table_addf(t, "%ld", s.sockets);
+	table_addf(t, "%ld", s.open_sockets);
+	table_print(t, stdout, opt.csv);
+	table_free(t);
+	run_free(&run);
+	return 0;
+}

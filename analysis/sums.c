@@ -1,0 +1,151 @@
+/* sums: Island's global sums, per resource over the whole run, and per
+ * node with --by node. */
+#include "analyze.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const sum_names[SUM_N] = {
+	"fileread", "filewrite", "filesopened", "netsend", "tcpsend",
+	"udpsend", "netrecv", "tcprecv", "udprecv", "insockets",
+	"outsockets", "events", "cpu",
+};
+
+static const char *const sum_units[SUM_N] = {
+	"bytes", "bytes", "count", "bytes", "bytes", "bytes", "bytes",
+	"bytes", "bytes", "count", "count", "threads", "seconds",
+};
+
+static int64_t *node_sums(struct sums *s, const struct node *n)
+{
+	while (s->nnodes <= (size_t)n->index) {
+		s->node = xrealloc(s->node, (s->nnodes + 1) * sizeof(*s->node));
+		memset(s->node[s->nnodes++], 0, sizeof(*s->node));
+	}
+	return s->node[n->index];
+}
+
+/* Data calls by res and protocol: which sums an amount goes to. */
+static const struct {
+	enum res res;
+	enum sum all, tcp, udp;
+} data_sums[] = {
+	{ RES_FILEREAD,  SUM_FILEREAD,  SUM_N,       SUM_N },
+	{ RES_FILEWRITE, SUM_FILEWRITE, SUM_N,       SUM_N },
+	{ RES_NETSEND,   SUM_NETSEND,   SUM_TCPSEND, SUM_UDPSEND },
+	{ RES_NETRECV,   SUM_NETRECV,   SUM_TCPRECV, SUM_UDPRECV },
+};
+
+static void on_io(void *ctx, struct thread *t, const struct io *io)
+{
+	int64_t *v;
+
+	if (!io->has_amount)
+		return;
+	/* sendfile & co.: the bytes are also read from the source file */
+	if (io->inpath && strcmp(io->inpath, "pipe"))
+		node_sums(ctx, t->node)[SUM_FILEREAD] += io->amount;
+	for (size_t i = 0; i < sizeof(data_sums) / sizeof(data_sums[0]); i++) {
+		if (data_sums[i].res != io->res)
+			continue;
+		v = node_sums(ctx, t->node);
+		v[data_sums[i].all] += io->amount;
+		if (io->proto && !strcmp(io->proto, "tcp") && data_sums[i].tcp != SUM_N)
+			v[data_sums[i].tcp] += io->amount;
+		if (io->proto && !strcmp(io->proto, "udp") && data_sums[i].udp != SUM_N)
+			v[data_sums[i].udp] += io->amount;
+	}
+}
+
+static void on_thread(void *ctx, struct thread *t)
+{
+	int64_t *v = node_sums(ctx, t->node);
+
+	v[SUM_EVENTS] += t->creator >= 0;
+	v[SUM_CPU] += t->cpu;
+}
+
+static void on_file(void *ctx, struct node *n, const struct fileinfo *f)
+{
+	node_sums(ctx, n)[SUM_FILESOPENED] += f->opens;
+}
+
+static void on_socket(void *ctx, struct node *n, const struct sockinfo *k)
+{
+	int64_t *v = node_sums(ctx, n);
+
+	v[SUM_INSOCKETS] += !strcmp(k->direction, "in");
+	v[SUM_OUTSOCKETS] += !strcmp(k->direction, "out");
+}
+
+static void on_node(void *ctx, struct node *n)
+{
+	node_sums(ctx, n);
+}
+
+void sums_collect(char **files, int nfiles, struct run *run, struct sums *s)
+{
+	static const struct reader_ops ops = {
+		.node = on_node, .io = on_io, .thread = on_thread,
+		.file = on_file, .socket = on_socket,
+	};
+
+	memset(s, 0, sizeof(*s));
+	read_traces(run, files, nfiles, &ops, s);
+	for (size_t i = 0; i < s->nnodes; i++)
+		for (int k = 0; k < SUM_N; k++)
+			s->total[k] += s->node[i][k];
+}
+
+/* Seconds for cpu, plain integers for the rest. */
+void sum_cell(char *buf, size_t n, enum sum k, int64_t v)
+{
+	if (k == SUM_CPU)
+		fmt_secs(buf, n, v);
+	else
+		snprintf(buf, n, "%lld", (long long)v);
+}
+
+int report_sums(int argc, char **argv)
+{
+	struct run run = { 0 };
+	struct sums s;
+	struct table *t;
+	const char **hdr;
+	int ncols;
+	char buf[64];
+
+	sums_collect(argv, argc, &run, &s);
+	ncols = opt.by_node ? (int)run.nnodes + 3 : 3;
+	hdr = xcalloc((size_t)ncols, sizeof(*hdr));
+	hdr[0] = "resource";
+	if (opt.by_node)
+		for (size_t i = 0; i < run.nnodes; i++)
+			hdr[1 + i] = run.nodes[i]->name;
+	hdr[ncols - 2] = "total";
+	hdr[ncols - 1] = "unit";
+	t = table_new(ncols, hdr);
+	table_align(t, "l");
+	for (int k = 0; k < SUM_N; k++) {
+		table_add(t, sum_names[k]);
+		for (size_t i = 0; opt.by_node && i < run.nnodes; i++)
+			table_add(t, (sum_cell(buf, sizeof(buf), (enum sum)k,
+					       i < s.nnodes ? s.node[i][k] : 0), buf));
+		table_add(t, (sum_cell(buf, sizeof(buf), (enum sum)k, s.total[k]), buf));
+		table_add(t, sum_units[k]);
+	}
+	{
+		char *a = xcalloc((size_t)ncols + 1, 1);
+
+		memset(a, 'r', (size_t)ncols);
+		a[0] = a[ncols - 1] = 'l';
+		table_align(t, a);
+		free(a);
+	}
+	table_print(t, stdout, opt.csv);
+	table_free(t);
+	free(hdr);
+	free(s.node);
+	run_free(&run);
+	return 0;
+}

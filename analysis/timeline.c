@@ -1,0 +1,173 @@
+/* timeline: Island's timeline, one line per returned call (and with
+ * --starts per "start call"), thread creation and destruction, and node
+ * stops as "ALL Stopped <duration>", in time order across threads and
+ * nodes. It holds every line in memory (24 bytes each) to sort them. */
+#include "analyze.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum kind { K_STOP, K_CREATE, K_START, K_RETURN, K_DESTROY };
+
+struct ev {
+	int64_t t;		/* node time; aligned when printed */
+	int64_t amount;		/* -1: none; a duration for stops and sleeps */
+	const char *api;
+	uint32_t seq;
+	int32_t who;		/* thread index, or -1 - node index for stops */
+	uint8_t kind, amount_is_time;
+};
+
+struct tl {
+	struct ev *v;
+	size_t n, cap;
+	struct run *run;
+};
+
+static void add(struct tl *tl, enum kind k, int32_t who, int64_t t,
+		const char *api, int64_t amount, bool is_time)
+{
+	struct ev *e;
+
+	XGROW(tl->v, tl->cap, tl->n + 1);
+	e = &tl->v[tl->n];
+	e->t = t;
+	e->kind = (uint8_t)k;
+	e->who = who;
+	e->api = api;
+	e->amount = amount;
+	e->amount_is_time = is_time;
+	e->seq = (uint32_t)tl->n++;
+}
+
+static void on_thread(void *ctx, struct thread *t)
+{
+	struct tl *tl = ctx;
+	struct node *n = t->node;
+
+	/* The node's stops are known once its first thread begins. */
+	if (n->nthreads == 1)
+		for (size_t i = 0; i < n->nstops; i++)
+			add(tl, K_STOP, -1 - n->index, n->stops[i].start, "Stopped",
+			    n->stops[i].end - n->stops[i].start, true);
+	add(tl, K_CREATE, t->index, t->start, "island_create_thread", -1, false);
+}
+
+static void on_thread_end(void *ctx, struct thread *t)
+{
+	add(ctx, K_DESTROY, t->index, t->end, "island_destroy_thread", -1, false);
+}
+
+static void on_io(void *ctx, struct thread *t, const struct io *io)
+{
+	const char *api = intern(io->api);
+
+	if (opt.starts)
+		add(ctx, K_START, t->index, io->start, api, -1, false);
+	if (io->has_amount)
+		add(ctx, K_RETURN, t->index, io->end, api, io->amount, false);
+	else if (io->has_req)
+		add(ctx, K_RETURN, t->index, io->end, api, io->req, true);
+	else
+		add(ctx, K_RETURN, t->index, io->end, api, -1, false);
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+int report_timeline(int argc, char **argv)
+{
+	static const struct reader_ops ops = {
+		.thread = on_thread, .thread_end = on_thread_end, .io = on_io,
+	};
+	static const char *const hdr[] = { "TOC", "node", "tid", "thread", "API", "amount" };
+	struct run run = { 0 };
+	struct tl tl = { 0 };
+	int64_t epoch0 = 0;
+	size_t w[6];
+	char cells[6][64], *cell[6];
+
+	tl.run = &run;
+	read_traces(&run, argv, argc, &ops, &tl);
+	/* Nodes without threads still show their stops. */
+	for (size_t i = 0; i < run.nnodes; i++) {
+		struct node *n = run.nodes[i];
+
+		if (n->nthreads == 0)
+			for (size_t k = 0; k < n->nstops; k++)
+				add(&tl, K_STOP, -1 - n->index, n->stops[k].start, "Stopped",
+				    n->stops[k].end - n->stops[k].start, true);
+		if (i == 0 || n->epoch < epoch0)
+			epoch0 = n->epoch;
+	}
+	for (size_t i = 0; i < tl.n; i++) {
+		struct ev *e = &tl.v[i];
+		struct node *n = e->who < 0 ? run.nodes[-1 - e->who] : run.threads[e->who]->node;
+
+		e->t += n->epoch - epoch0;
+	}
+	qsort(tl.v, tl.n, sizeof(*tl.v), cmp_ev);
+
+	/* Two passes: widths, then lines; no table of a million rows. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int c = 0; c < 6; c++) {
+			cell[c] = cells[c];
+			if (pass == 0)
+				w[c] = strlen(hdr[c]);
+		}
+		if (pass == 1) {
+			for (int c = 0; c < 6; c++) {
+				if (opt.csv) {
+					csv_field(stdout, hdr[c]);
+					putchar(c < 5 ? ',' : '\n');
+				} else {
+					printf(c == 0 ? "%-*s" : "  %-*s", c < 5 ? (int)w[c] : 0, hdr[c]);
+				}
+			}
+			if (!opt.csv)
+				putchar('\n');
+		}
+		for (size_t i = 0; i < tl.n; i++) {
+			struct ev *e = &tl.v[i];
+			struct thread *t = e->who >= 0 ? run.threads[e->who] : NULL;
+			struct node *n = t ? t->node : run.nodes[-1 - e->who];
+
+			fmt_sec(cell[0], e->t);
+			snprintf(cell[1], 64, "%s", n->name);
+			snprintf(cell[2], 64, t ? "%ld" : "", t ? t->tid : 0);
+			snprintf(cell[3], 64, "%s", t ? t->name : "ALL");
+			snprintf(cell[4], 64, e->kind == K_START ? "start call %s" : "%s", e->api);
+			if (e->amount < 0)
+				cell[5][0] = 0;
+			else if (e->amount_is_time)
+				fmt_sec(cell[5], e->amount);
+			else
+				snprintf(cell[5], 64, "%lld", (long long)e->amount);
+			for (int c = 0; c < 6; c++) {
+				size_t len = strlen(cell[c]);
+
+				if (pass == 0) {
+					if (len > w[c])
+						w[c] = len;
+				} else if (opt.csv) {
+					csv_field(stdout, cell[c]);
+					putchar(c < 5 ? ',' : '\n');
+				} else if (c == 5 || (c == 4 && !cell[5][0])) {
+					printf(c ? "  %s\n" : "%s\n", cell[c]);
+					break;
+				} else {
+					printf(c == 0 ? "%*s" : c == 2 ? "  %*s" : "  %-*s", (int)w[c], cell[c]);
+				}
+			}
+		}
+	}
+	free(tl.v);
+	run_free(&run);
+	return 0;
+}

@@ -1,0 +1,122 @@
+/* utilization: of the provided resources (--cores N over the run, or over
+ * --span SECONDS), the application's share U_a, the system's U_s and the
+ * idle rest U_i, in core-seconds and percent; they add up to 100%.
+ *   span files: each span uses `cores` cores for its duration, for its
+ *     owner (app or system); spans are clipped to the provided span.
+ *   traces: app is the threads' cpu category (computing, not stopped);
+ *     system is the CPU time a thread used beyond that (its cpu attribute
+ *     minus its cpu category: kernel and library work inside calls). */
+#include "analyze.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void util_spans(const struct spans *s, double cores, int64_t span, bool has_span,
+		struct util_result *u)
+{
+	int64_t t0 = 0, t1 = 0;
+
+	memset(u, 0, sizeof(*u));
+	for (size_t i = 0; i < s->n; i++) {
+		if (i == 0 || s->v[i].start < t0)
+			t0 = s->v[i].start;
+		if (i == 0 || s->v[i].end > t1)
+			t1 = s->v[i].end;
+	}
+	if (has_span)
+		t1 = t0 + span;
+	u->avail = cores * (double)(t1 - t0) / 1e9;
+	for (size_t i = 0; i < s->n; i++) {
+		int64_t a = s->v[i].start, b = s->v[i].end;
+
+		if (b > t1)
+			b = t1;
+		if (b <= a)
+			continue;
+		if (s->v[i].owner)
+			u->sys += s->v[i].cores * (double)(b - a) / 1e9;
+		else
+			u->app += s->v[i].cores * (double)(b - a) / 1e9;
+	}
+	u->idle = u->avail - u->app - u->sys;
+}
+
+struct ut {
+	struct walk w;
+	double app, sys;
+};
+
+static void on_thread(void *ctx, struct thread *t)
+{
+	walk_thread(&((struct ut *)ctx)->w, t);
+}
+
+static void on_io(void *ctx, struct thread *t, const struct io *io)
+{
+	walk_io(&((struct ut *)ctx)->w, t, io);
+}
+
+static void on_thread_end(void *ctx, struct thread *t)
+{
+	struct ut *u = ctx;
+	int64_t cpu = u->w.acct.cat[CAT_CPU];
+
+	walk_end(&u->w, t);
+	cpu = u->w.acct.cat[CAT_CPU];
+	u->app += (double)cpu / 1e9;
+	if (t->has_cpu && t->cpu > cpu)
+		u->sys += (double)(t->cpu - cpu) / 1e9;
+}
+
+static void util_print(const struct util_result *u)
+{
+	static const char *const hdr[] = { "use", "core-seconds", "percent" };
+	const char *names[] = { "app", "system", "idle", "total" };
+	double v[] = { u->app, u->sys, u->idle, u->avail };
+	struct table *t = table_new(3, hdr);
+	char pct[32];
+
+	for (int i = 0; i < 4; i++) {
+		table_add(t, names[i]);
+		table_addf(t, "%.6f", v[i]);
+		table_add(t, fmt_pct(pct, sizeof(pct), v[i], u->avail));
+	}
+	table_print(t, stdout, opt.csv);
+	table_free(t);
+}
+
+int report_utilization(int argc, char **argv)
+{
+	struct util_result u;
+
+	if (opt.cores <= 0)
+		die(2, "utilization: say how many cores were provided (--cores N)");
+	if (all_span_files(argc, argv)) {
+		struct spans s = { 0 };
+
+		for (int i = 0; i < argc; i++)
+			spans_read(&s, argv[i]);
+		util_spans(&s, opt.cores, opt.span, opt.has_span, &u);
+		spans_free(&s);
+	} else {
+		static const struct reader_ops ops = {
+			.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
+		};
+		struct run run = { 0 };
+		struct ut x = { 0 };
+
+		read_traces(&run, argv, argc, &ops, &x);
+		memset(&u, 0, sizeof(u));
+		u.avail = opt.cores * (double)(opt.has_span ? opt.span : run.t1 - run.t0) / 1e9;
+		u.app = x.app;
+		u.sys = x.sys;
+		u.idle = u.avail - u.app - u.sys;
+		run_free(&run);
+	}
+	if (u.idle < 0) {
+		warnx("warning: the use exceeds the provided resources by %.6f core-seconds", -u.idle);
+		u.idle = 0;
+	}
+	util_print(&u);
+	return 0;
+}

@@ -1,0 +1,12 @@
+# bench/: the analyzer benchmark. analyze-gen writes a 1,000,000-event,
+# 16-thread trace; analyze-bench.sh times sums, consumption and ttx on it.
+
+ANALYZE_GEN := $(O)/bench/analyze-gen
+
+$(ANALYZE_GEN): bench/analyze-gen.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(TOOL_CFLAGS) -o $@ $<
+
+bench: $(ANALYZE_GEN)
+BENCH_SCRIPTS += bench/analyze-bench.sh

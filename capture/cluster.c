@@ -1,0 +1,569 @@
+/*
+ * The cluster runner. A cluster file lists the nodes of a multi-node
+ * application; each pass runs every node under its own island-capture
+ * (the same binary, --session), optionally each in its own network
+ * namespace joined to the others by a bridge, waits for all of them with
+ * a timeout, and leaves no process, namespace or session file behind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "capture.h"
+#include "cluster.h"
+#include "session.h"
+#include "traceread.h"
+#include "util.h"
+
+struct cnode {
+	char *name, *cwd, *address;  /* address "10.x.y.z/len" with a namespace */
+	int netns;
+	char **argv;                 /* before substitution */
+	int argc;
+	char **env;                  /* "NAME=VALUE" before substitution */
+	int nenv;
+	long line;
+	/* per pass */
+	pid_t pid;
+	int status;
+	double max_gap;              /* watchdog maximum, s */
+};
+
+struct cluster {
+	const char *file;
+	char *dir;                   /* the cluster file's directory */
+	struct cnode *nodes;
+	int n;
+	char *tag;                   /* unique per run: session and netns names */
+	int have_netns;
+};
+
+static char *prop(xmlNodePtr e, const char *name)
+{
+	xmlChar *v = xmlGetProp(e, (const xmlChar *)name);
+	char *s = v ? xstrdup((char *)v) : NULL;
+
+	xmlFree(v);
+	return s;
+}
+
+static int is(xmlNodePtr e, const char *name)
+{
+	return e->type == XML_ELEMENT_NODE && !strcmp((const char *)e->name, name);
+}
+
+static void load(struct cluster *c, const char *file)
+{
+	xmlDocPtr doc = xmlReadFile(file, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
+				    XML_PARSE_NOWARNING);
+	xmlNodePtr root;
+	char *copy = xstrdup(file);
+
+	c->file = file;
+	c->dir = xstrdup(dirname(copy));
+	free(copy);
+	if (!doc) {
+		const xmlError *err = xmlGetLastError();
+		die_at(2, file, err ? err->line : 0, "not a well-formed cluster file%s%s",
+		       err && err->message ? ": " : "",
+		       err && err->message ? strtok(err->message, "\n") : "");
+	}
+	root = xmlDocGetRootElement(doc);
+	char *ver = root ? prop(root, "version") : NULL;
+	if (!root || !is(root, "cluster"))
+		die_at(2, file, root ? xmlGetLineNo(root) : 1, "the root element is not <cluster>");
+	if (!ver || strcmp(ver, "1"))
+		die_at(2, file, xmlGetLineNo(root), "cluster version '%s' is not supported (1)",
+		       ver ? ver : "");
+	free(ver);
+	for (xmlNodePtr e = root->children; e; e = e->next) {
+		if (e->type != XML_ELEMENT_NODE)
+			continue;
+		if (!is(e, "node"))
+			die_at(2, file, xmlGetLineNo(e), "unexpected <%s> (expected <node>)", e->name);
+		c->nodes = xrealloc(c->nodes, sizeof(*c->nodes) * (size_t)(c->n + 1));
+		struct cnode *n = &c->nodes[c->n++];
+		memset(n, 0, sizeof(*n));
+		n->line = xmlGetLineNo(e);
+		n->name = prop(e, "name");
+		n->cwd = prop(e, "cwd");
+		n->address = prop(e, "address");
+		char *ns = prop(e, "netns");
+		n->netns = ns && (!strcmp(ns, "yes") || !strcmp(ns, "true"));
+		free(ns);
+		if (!n->name || !*n->name || strlen(n->name) > 32 || strchr(n->name, '/'))
+			die_at(2, file, n->line, "a <node> needs a name (up to 32 characters, no '/')");
+		for (int i = 0; i < c->n - 1; i++)
+			if (!strcmp(c->nodes[i].name, n->name))
+				die_at(2, file, n->line, "node '%s' is listed twice", n->name);
+		if (n->netns) {
+			struct in_addr a;
+			char ip[64];
+			int len = 0;
+			if (!n->address || sscanf(n->address, "%63[0-9.]/%d", ip, &len) != 2 ||
+			    inet_pton(AF_INET, ip, &a) != 1 || len < 8 || len > 30)
+				die_at(2, file, n->line, "node '%s': netns needs address=\"A.B.C.D/LEN\"",
+				       n->name);
+			c->have_netns = 1;
+		}
+		for (xmlNodePtr a = e->children; a; a = a->next) {
+			if (a->type != XML_ELEMENT_NODE)
+				continue;
+			if (is(a, "arg")) {
+				xmlChar *t = xmlNodeGetContent(a);
+				n->argv = xrealloc(n->argv, sizeof(char *) * (size_t)(n->argc + 2));
+				n->argv[n->argc++] = xstrdup((char *)t);
+				n->argv[n->argc] = NULL;
+				xmlFree(t);
+			} else if (is(a, "env")) {
+				char *k = prop(a, "name"), *v = prop(a, "value");
+				if (!k || !v)
+					die_at(2, file, xmlGetLineNo(a), "<env> needs name and value");
+				n->env = xrealloc(n->env, sizeof(char *) * (size_t)(n->nenv + 1));
+				n->env[n->nenv++] = xasprintf("%s=%s", k, v);
+				free(k);
+				free(v);
+			} else {
+				die_at(2, file, xmlGetLineNo(a), "unexpected <%s> in <node> (arg, env)",
+				       a->name);
+			}
+		}
+		if (!n->argc)
+			die_at(2, file, n->line, "node '%s' has no <arg> (its command)", n->name);
+	}
+	if (!c->n)
+		die_at(2, file, xmlGetLineNo(root), "no <node> in the cluster");
+	if (c->n > SESS_NODES)
+		die_at(2, file, xmlGetLineNo(root), "more than %d nodes", SESS_NODES);
+	xmlFreeDoc(doc);
+}
+
+/* --- variables: ${NODE} ${INDEX} ${NNODES} ${PORT} ${SCRATCH} ${DIR}
+ *     ${ADDR:name} (the node's address, 127.0.0.1 without a namespace) */
+
+static const char *addr_of(struct cluster *c, const char *name, size_t len)
+{
+	static char ip[64];
+
+	for (int i = 0; i < c->n; i++)
+		if (strlen(c->nodes[i].name) == len && !strncmp(c->nodes[i].name, name, len)) {
+			if (!c->nodes[i].netns)
+				return "127.0.0.1";
+			sscanf(c->nodes[i].address, "%63[0-9.]", ip);
+			return ip;
+		}
+	return NULL;
+}
+
+static char *subst(struct cluster *c, struct pass *p, int idx, const char *in)
+{
+	size_t cap = strlen(in) + 256, n = 0;
+	char *out = xmalloc(cap);
+
+	for (const char *s = in; *s;) {
+		char val[4096];
+		const char *v = NULL;
+		if (s[0] == '$' && s[1] == '{') {
+			const char *end = strchr(s, '}');
+			if (!end)
+				die_at(2, c->file, c->nodes[idx].line, "unterminated ${ in '%s'", in);
+			size_t k = (size_t)(end - s - 2);
+			const char *name = s + 2;
+			if (k == 4 && !strncmp(name, "NODE", 4))
+				v = c->nodes[idx].name;
+			else if (k == 5 && !strncmp(name, "INDEX", 5))
+				snprintf(val, sizeof(val), "%d", idx), v = val;
+			else if (k == 6 && !strncmp(name, "NNODES", 6))
+				snprintf(val, sizeof(val), "%d", c->n), v = val;
+			else if (k == 4 && !strncmp(name, "PORT", 4))
+				snprintf(val, sizeof(val), "%d", p->port), v = val;
+			else if (k == 7 && !strncmp(name, "SCRATCH", 7))
+				v = p->scratch;
+			else if (k == 3 && !strncmp(name, "DIR", 3))
+				v = c->dir;
+			else if (k > 5 && !strncmp(name, "ADDR:", 5))
+				v = addr_of(c, name + 5, k - 5);
+			if (!v)
+				die_at(2, c->file, c->nodes[idx].line, "unknown variable '%.*s'",
+				       (int)k + 3, s);
+			s = end + 1;
+		} else {
+			val[0] = *s++;
+			val[1] = 0;
+			v = val;
+		}
+		size_t l = strlen(v);
+		if (n + l + 1 > cap) {
+			cap = (n + l + 1) * 2;
+			out = xrealloc(out, cap);
+		}
+		memcpy(out + n, v, l);
+		n += l;
+	}
+	out[n] = 0;
+	return out;
+}
+
+/* A free TCP port on loopback for this pass (the app binds it later). */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t l = sizeof(a);
+	int s = socket(AF_INET, SOCK_STREAM, 0), port = 0;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (s >= 0 && bind(s, (void *)&a, sizeof(a)) == 0 &&
+	    getsockname(s, (void *)&a, &l) == 0)
+		port = ntohs(a.sin_port);
+	if (s >= 0)
+		close(s);
+	return port ? port : 20000 + (getpid() % 20000);
+}
+
+/* --- network namespaces ------------------------------------------------ */
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+
+	va_start(ap, fmt);
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		die(70, "out of memory");
+	va_end(ap);
+	int rc = system(cmd);
+	free(cmd);
+	return rc;
+}
+
+static void netns_down(struct cluster *c)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->nodes[i].netns)
+			sh("ip netns del isl-%s-%d >/dev/null 2>&1", c->tag, i);
+	sh("ip link del islbr-%s >/dev/null 2>&1", c->tag);
+}
+
+static void netns_up(struct cluster *c)
+{
+	if (sh("ip link add islbr-%s type bridge && ip link set islbr-%s up",
+	       c->tag, c->tag) != 0)
+		die(2, "cannot create a bridge for the cluster's namespaces "
+		       "(root and iproute2 needed)");
+	for (int i = 0; i < c->n; i++) {
+		struct cnode *n = &c->nodes[i];
+		if (!n->netns)
+			continue;
+		if (sh("ip netns add isl-%s-%d && "
+		       "ip link add isv%s%da type veth peer name isv%s%db && "
+		       "ip link set isv%s%da master islbr-%s up && "
+		       "ip link set isv%s%db netns isl-%s-%d && "
+		       "ip -n isl-%s-%d addr add %s dev isv%s%db && "
+		       "ip -n isl-%s-%d link set isv%s%db up && "
+		       "ip -n isl-%s-%d link set lo up",
+		       c->tag, i, c->tag, i, c->tag, i, c->tag, i, c->tag, c->tag, i,
+		       c->tag, i, c->tag, i, n->address, c->tag, i, c->tag, i, c->tag, i,
+		       c->tag, i) != 0) {
+			netns_down(c);
+			die(2, "node '%s': cannot set up network namespace isl-%s-%d",
+			    n->name, c->tag, i);
+		}
+	}
+}
+
+/* --- one pass ------------------------------------------------------------ */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static double mono_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void kill_all(struct cluster *c, int sig)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->nodes[i].pid > 0)
+			kill(-c->nodes[i].pid, sig);
+}
+
+static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int i)
+{
+	struct cnode *n = &c->nodes[i];
+	char *args[64 + n->argc];
+	int k = 0;
+	char wd[64], out[4096];
+
+	snprintf(out, sizeof(out), "%s/%s.xml", p->dir, n->name);
+	args[k++] = (char *)o->self;
+	args[k++] = "--session";
+	args[k++] = p->session;
+	args[k++] = "-n";
+	args[k++] = n->name;
+	args[k++] = "-o";
+	args[k++] = out;
+	if (p->throttle) {
+		static char period[32], delay[32], hold[32];
+		snprintf(period, sizeof(period), "%d", o->period);
+		snprintf(delay, sizeof(delay), "%.3f", o->delay * 1000);
+		snprintf(hold, sizeof(hold), "%.3f", o->hold_timeout);
+		args[k++] = "--throttle";
+		args[k++] = (char *)p->throttle;
+		args[k++] = "--period";
+		args[k++] = period;
+		args[k++] = "--delay";
+		args[k++] = delay;
+		args[k++] = "--hold-timeout";
+		args[k++] = hold;
+		snprintf(wd, sizeof(wd), "%.6f", n->max_gap);
+		args[k++] = "--watchdog";
+		args[k++] = wd;
+	}
+	args[k++] = "--";
+	for (int a = 0; a < n->argc; a++)
+		args[k++] = subst(c, p, i, n->argv[a]);
+	args[k] = NULL;
+
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		die(2, "fork:");
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		for (int e = 0; e < n->nenv; e++)
+			putenv(subst(c, p, i, n->env[e]));
+		char *cwd = n->cwd ? subst(c, p, i, n->cwd) : NULL;
+		if (cwd && chdir(cwd) < 0) {
+			fprintf(stderr, "island-capture: node %s: %s: %s\n", n->name, cwd,
+				strerror(errno));
+			_exit(126);
+		}
+		if (n->netns) {
+			char nspath[256];
+			snprintf(nspath, sizeof(nspath), "/var/run/netns/isl-%s-%d", c->tag, i);
+			int fd = open(nspath, O_RDONLY | O_CLOEXEC);
+			if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
+				fprintf(stderr, "island-capture: node %s: cannot enter %s: %s\n",
+					n->name, nspath, strerror(errno));
+				_exit(126);
+			}
+			close(fd);
+		}
+		execv(o->self, args);
+		fprintf(stderr, "island-capture: %s: %s\n", o->self, strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	n->pid = pid;
+	n->status = -1;
+}
+
+/* Run every node; 0 when all exited with status 0. */
+static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
+{
+	int left = c->n, failed = 0;
+	double start = mono_s();
+
+	p->session = xasprintf("%s-%s", c->tag, p->name);
+	p->port = free_port();
+	struct session *s = session_open(p->session, 1, 1);
+	if (!s)
+		exit(2);
+	for (int i = 0; i < c->n; i++)
+		spawn(c, o, p, i);
+	while (left) {
+		int st;
+		pid_t w = waitpid(-1, &st, WNOHANG);
+		if (w > 0) {
+			for (int i = 0; i < c->n; i++)
+				if (c->nodes[i].pid == w) {
+					c->nodes[i].status = st;
+					left--;
+				}
+			continue;
+		}
+		if (w < 0 && errno != EINTR)
+			break;
+		if (interrupted || mono_s() - start > o->timeout) {
+			for (int i = 0; i < c->n; i++)
+				if (c->nodes[i].status < 0)
+					warnx("%s pass: node %s %s; stopping every node", p->name,
+					      c->nodes[i].name, interrupted ? "interrupted" :
+					      "did not finish in time (--timeout)");
+			kill_all(c, SIGKILL);
+			while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+				;
+			failed = 1;
+			break;
+		}
+		struct timespec d = { 0, 20000000 };
+		nanosleep(&d, NULL);
+	}
+	p->seconds = mono_s() - start;
+	kill_all(c, SIGKILL);                /* whatever a node left behind */
+	char *path = session_path(p->session);
+	unlink(path);
+	free(path);
+	session_close(s);
+	for (int i = 0; i < c->n && !failed; i++) {
+		int st = c->nodes[i].status;
+		if (st != 0) {
+			warnx("%s pass: node %s %s %d", p->name, c->nodes[i].name,
+			      WIFSIGNALED(st) ? "was killed by signal" : "exited with status",
+			      WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+			failed = 1;
+		}
+	}
+	return failed ? -1 : 0;
+}
+
+static int rm_tree(const char *dir)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	int rc = system(cmd);
+	free(cmd);
+	return rc;
+}
+
+static struct pass *new_pass(struct cluster *c, const char *base, const char *name,
+			     const char *throttle)
+{
+	struct pass *p = xcalloc(1, sizeof(*p));
+
+	p->name = xstrdup(name);
+	p->throttle = throttle;
+	p->dir = xasprintf("%s/%s", base, name);
+	p->scratch = xasprintf("%s/scratch", p->dir);
+	rm_tree(p->dir);             /* a kept directory from an earlier run */
+	if (mkdir(p->dir, 0755) < 0 || mkdir(p->scratch, 0755) < 0)
+		die(2, "%s:", p->dir);
+	return p;
+}
+
+/* --- the runner ------------------------------------------------------------ */
+
+int cluster_run(struct cluster_opts *o)
+{
+	struct cluster c = { 0 };
+	char base[] = "/tmp/island-cluster.XXXXXX";
+	struct sigaction sa = { .sa_handler = on_signal };
+	int rc = 0;
+
+	load(&c, o->file);
+	if (!o->output) {
+		char *copy = xstrdup(o->file), *b = basename(copy), *dot = strrchr(b, '.');
+		if (dot && (!strcmp(dot, ".xml")))
+			*dot = 0;
+		dot = strstr(b, ".cluster");
+		if (dot)
+			*dot = 0;
+		o->output = xasprintf("%s.xml%s", b, o->gzip ? ".gz" : "");
+	}
+	if (o->timeout <= 0)
+		o->timeout = 600;
+	char *basedir = base;
+	if (o->passes_dir) {
+		if (mkdir(o->passes_dir, 0755) < 0 && errno != EEXIST)
+			die(2, "%s:", o->passes_dir);
+		basedir = realpath(o->passes_dir, NULL);
+		if (!basedir)
+			die(2, "%s:", o->passes_dir);
+		o->keep = 1;
+	} else if (!mkdtemp(base)) {
+		die(2, "%s:", base);
+	}
+	c.tag = xasprintf("%x%x", (unsigned)getpid() & 0xffff, (unsigned)time(NULL) & 0xff);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (c.have_netns)
+		netns_up(&c);
+
+	char **names = xcalloc((size_t)c.n, sizeof(char *));
+	for (int i = 0; i < c.n; i++)
+		names[i] = c.nodes[i].name;
+	struct pass *first = new_pass(&c, basedir, o->discover ? "unthrottled" : "run", NULL);
+	fprintf(stderr, "island-capture: %s: %s pass, %d nodes\n", o->file, first->name, c.n);
+	if (run_pass(&c, o, first) < 0) {
+		rc = 1;
+		goto out;
+	}
+	struct pass **thr = xcalloc((size_t)c.n, sizeof(*thr));
+	int nthr = 0;
+	if (o->discover) {
+		/* the watchdog's maxima, per node, from the unthrottled pass */
+		for (int i = 0; i < c.n; i++) {
+			char *t = xasprintf("%s/%s.xml", first->dir, c.nodes[i].name);
+			struct tr_node *nodes, *me;
+			int nn;
+			if (trace_scan(t, &nodes, &nn) < 0 ||
+			    !(me = trace_node(nodes, nn, c.nodes[i].name)))
+				die(1, "%s: no trace of node %s", t, c.nodes[i].name);
+			c.nodes[i].max_gap = (double)me->max_gap * o->factor / 1e9;
+			if (c.nodes[i].max_gap < 0.001)
+				c.nodes[i].max_gap = 0.001;
+			trace_scan_free(nodes, nn);
+			free(t);
+		}
+		for (int i = 0; i < c.n; i++) {
+			const char *tn = c.nodes[i].name;
+			if (o->throttle_nodes) {
+				char *list = xasprintf(",%s,", o->throttle_nodes);
+				char *key = xasprintf(",%s,", tn);
+				int want = strstr(list, key) != NULL;
+				free(list);
+				free(key);
+				if (!want)
+					continue;
+			}
+			char *pname = xasprintf("throttle-%s", tn);
+			struct pass *p = new_pass(&c, basedir, pname, tn);
+			fprintf(stderr, "island-capture: %s: pass throttling %s (period %d)\n",
+				o->file, tn, o->period);
+			if (run_pass(&c, o, p) < 0) {
+				rc = 1;
+				goto out;
+			}
+			thr[nthr++] = p;
+		}
+	}
+	rc = discover_merge(o, names, c.n, first, thr, nthr) < 0 ? 1 : 0;
+	if (!rc) {
+		fprintf(stderr, "island-capture: %s: %s (passes:", o->file, o->output);
+		fprintf(stderr, " %s %.2f s", first->name, first->seconds);
+		for (int i = 0; i < nthr; i++)
+			fprintf(stderr, ", %s %.2f s", thr[i]->name, thr[i]->seconds);
+		fprintf(stderr, ")\n");
+	}
+out:
+	if (c.have_netns)
+		netns_down(&c);
+	if (o->keep)
+		fprintf(stderr, "island-capture: the passes' traces are kept in %s\n", basedir);
+	else
+		rm_tree(basedir);
+	return rc;
+}

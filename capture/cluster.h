@@ -1,0 +1,28 @@
+/* Running a whole session from a cluster file (docs/cluster-format.md),
+ * once, or with --discover: an unthrottled pass and one throttled pass
+ * per node, merged into one trace annotated with WAIT and SIGNAL. */
+#ifndef ISLAND_CLUSTER_H
+#define ISLAND_CLUSTER_H
+
+struct cluster_opts {
+	const char *file, *output, *throttle_nodes, *self;
+	const char *passes_dir;      /* keep each pass's traces and data here */
+	int discover, gzip, period, keep;
+	double delay, hold_timeout, factor, timeout;
+};
+
+/* One run of every node. */
+struct pass {
+	const char *name;            /* "unthrottled", "throttle-NODE", "run" */
+	const char *throttle;        /* the throttled node, or NULL */
+	char *session, *dir, *scratch;
+	int port;
+	double seconds;
+};
+
+int cluster_run(struct cluster_opts *o);
+/* Check the passes, gather their waits, write the merged trace. */
+int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *base,
+		   struct pass **thr, int nthr);
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * The session file lives in /dev/shm, named after the user and the
+ * session, mode 0600: nodes of one user's session find each other there,
+ * and two sessions never see each other. It is removed when the last node
+ * leaves (or by the cluster runner that owns it).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "session.h"
+#include "util.h"
+
+char *session_path(const char *name)
+{
+	for (const char *p = name; *p; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
+		    !(*p >= '0' && *p <= '9') && *p != '-' && *p != '_' && *p != '.')
+			die(2, "--session: '%s': use letters, digits, '-', '_' and '.'", name);
+	return xasprintf("/dev/shm/island-session.%u.%s", (unsigned)getuid(), name);
+}
+
+struct session *session_open(const char *name, int create, int owner)
+{
+	char *path = session_path(name);
+	int fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+	struct stat st;
+	struct session *s;
+
+	if (fd < 0) {
+		warnx("%s: cannot open the session:", path);
+		free(path);
+		return NULL;
+	}
+	/* private to the user: refuse a file someone else made */
+	if (fstat(fd, &st) < 0 || st.st_uid != getuid() || (st.st_mode & 077)) {
+		warnx("%s: not a private session file of this user", path);
+		close(fd);
+		free(path);
+		return NULL;
+	}
+	if ((size_t)st.st_size < sizeof(*s) && ftruncate(fd, sizeof(*s)) < 0) {
+		warnx("%s: cannot size the session:", path);
+		close(fd);
+		free(path);
+		return NULL;
+	}
+	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	free(path);
+	if (s == MAP_FAILED) {
+		warnx("cannot map the session:");
+		return NULL;
+	}
+	uint64_t zero = 0;
+	if (__atomic_compare_exchange_n(&s->magic, &zero, SESS_MAGIC, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		s->version = 1;
+	if (s->magic != SESS_MAGIC) {
+		warnx("session '%s': not an Island session file", name);
+		munmap(s, sizeof(*s));
+		return NULL;
+	}
+	if (owner)
+		s->owner_pid = getpid();
+	return s;
+}
+
+int session_join(struct session *s, const char *node, const struct sess_opts *o)
+{
+	int idx = -1;
+
+	if (strlen(node) >= sizeof(s->node[0].name)) {
+		warnx("node name '%s' is too long", node);
+		return -1;
+	}
+	/* a slot with our name (prepared by a runner, or left by an earlier
+	 * run of this node), else a free one */
+	for (int i = 0; i < SESS_NODES; i++) {
+		struct sess_node *n = &s->node[i];
+		if (n->state != SN_FREE && !strcmp(n->name, node)) {
+			if (n->state == SN_RUNNING && n->capture_pid > 0 &&
+			    n->capture_pid != getpid() && kill(n->capture_pid, 0) == 0) {
+				warnx("session: node '%s' is already running (pid %d)",
+				      node, n->capture_pid);
+				return -1;
+			}
+			idx = i;
+			break;
+		}
+	}
+	for (int i = 0; idx < 0 && i < SESS_NODES; i++) {
+		int32_t none = SN_FREE;
+		if (__atomic_compare_exchange_n(&s->node[i].state, &none, SN_RUNNING, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			idx = i;
+	}
+	if (idx < 0) {
+		warnx("session: more than %d nodes", SESS_NODES);
+		return -1;
+	}
+	struct sess_node *n = &s->node[idx];
+	memset(n->th, 0, sizeof(n->th));
+	snprintf(n->name, sizeof(n->name), "%s", node);
+	n->io_seq = 0;
+	n->holds = n->hold_timeouts = 0;
+	n->throttled = o->throttle && !strcmp(o->throttle, node);
+	n->period = o->period > 0 ? o->period : 1;
+	n->delay = (int64_t)(o->delay * 1e9);
+	n->hold_timeout = (int64_t)(o->hold_timeout * 1e9);
+	n->max_gap = (int64_t)(o->max_gap * 1e9);
+	n->capture_pid = getpid();
+	__atomic_store_n(&n->state, SN_RUNNING, __ATOMIC_RELEASE);
+	return idx;
+}
+
+void session_leave(struct session *s, int idx, const char *name)
+{
+	__atomic_store_n(&s->node[idx].state, SN_EXITED, __ATOMIC_RELEASE);
+	if (s->owner_pid > 0 && s->owner_pid != getpid() && kill(s->owner_pid, 0) == 0)
+		return;
+	for (int i = 0; i < SESS_NODES; i++) {
+		struct sess_node *n = &s->node[i];
+		if (n->state == SN_RUNNING && n->capture_pid > 0 &&
+		    kill(n->capture_pid, 0) == 0)
+			return;      /* someone is still in */
+	}
+	char *path = session_path(name);
+	unlink(path);
+	free(path);
+}
+
+void session_close(struct session *s)
+{
+	if (s)
+		munmap(s, sizeof(*s));
+}
+
+static int cmp_cdep(const void *a, const void *b)
+{
+	const struct cdep *x = a, *y = b;
+	int c = x->seq < y->seq ? -1 : x->seq > y->seq;
+
+	if (!c)
+		c = strcmp(x->other, y->other);
+	if (!c)
+		c = x->oseq < y->oseq ? 1 : x->oseq > y->oseq ? -1 : 0;
+	return c;
+}
+
+/* Sort, and keep one dependency per (seq, other): for a wait the largest
+ * I/O number waited for, which implies the smaller ones. */
+size_t cdep_normalise(struct cdep *d, size_t n)
+{
+	size_t k = 0;
+
+	qsort(d, n, sizeof(*d), cmp_cdep);
+	for (size_t i = 0; i < n; i++) {
+		if (k && d[k - 1].seq == d[i].seq && !strcmp(d[k - 1].other, d[i].other)) {
+			free(d[i].other);
+			continue;
+		}
+		d[k++] = d[i];
+	}
+	return k;
+}
+
+void session_deps(struct session *s, int idx, struct node *n)
+{
+	uint32_t nd = s->ndeps < SESS_DEPS ? s->ndeps : SESS_DEPS;
+	size_t cw = 0, cs = 0;
+	struct sess_node *me = &s->node[idx];
+
+	for (uint32_t k = 0; k < nd; k++) {
+		struct sess_dep d = s->deps[k];
+		if (d.xnode == idx) {
+			XGROW(n->waits, cw, n->nwaits + 1);
+			n->waits[n->nwaits++] = (struct cdep){
+				d.xseq, xstrdup(s->node[d.tnode].name), d.tseq };
+		}
+		if (d.tnode == idx) {
+			XGROW(n->signals, cs, n->nsignals + 1);
+			n->signals[n->nsignals++] = (struct cdep){
+				d.tseq, xstrdup(s->node[d.xnode].name), d.xseq };
+		}
+	}
+	n->nwaits = cdep_normalise(n->waits, n->nwaits);
+	n->nsignals = cdep_normalise(n->signals, n->nsignals);
+	if (me->hold_timeouts)
+		warnx("%s: %u of %u held I/Os were released by --hold-timeout: a node "
+		      "neither blocked nor exited in time", me->name, me->hold_timeouts,
+		      me->holds);
+	if (s->deps_lost && me->throttled)
+		warnx("%s: %u dependencies lost (more than %d)", me->name, s->deps_lost,
+		      SESS_DEPS);
+}

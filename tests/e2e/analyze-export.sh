@@ -1,0 +1,62 @@
+#!/bin/sh
+# export: CSV with every attribute, and Chrome trace-event JSON (checked
+# with python3 -m json.tool when python3 exists).
+# Expected output is written out literally; see tests/traces/ for the inputs.
+R="$ISLAND_ROOT"
+out="$PWD"
+[ -x "$R/bin/island-analyze" ] || { echo "bin/island-analyze is not built"; exit 77; }
+fail=0
+# expect NAME STATUS ARGS... <<EOF: run island-analyze ARGS from the root
+# (so file names in messages are relative), stdout and stderr together,
+# and compare with the heredoc and the exit status.
+expect() {
+	name=$1 want=$2
+	shift 2
+	cat > "$out/$name.expected"
+	(cd "$R" && exec bin/island-analyze "$@") > "$out/$name.out" 2>&1 < /dev/null
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		echo "FAIL $name: exit status $rc, expected $want"; fail=1
+	fi
+	if ! diff -u "$out/$name.expected" "$out/$name.out"; then
+		echo "FAIL $name: output differs"; fail=1
+	fi
+}
+expect csv 0 export --format csv tests/traces/node2.xml <<'EOF'
+kind,node,pid,tid,thread,start,end,dur,api,res,amount,size,offset,whence,fd,oldfd,fd2,infd,inpath,path,path2,peer,proto,flags,result,errno,child,status,req,timeout,count,throttle,limit,seq,id,parent,depth,label,error
+stop,node2,,,,1.000000000,1.500000000,0.500000000,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,
+thread,node2,200,200,server,0.000000000,2.000000000,2.000000000,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,
+compute,node2,200,200,server,0.000000000,0.100000000,0.100000000,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,
+io,node2,200,200,server,0.100000000,0.600000000,0.500000000,accept,netmeta,,,,,4,3,,,,,,127.0.0.1:40002,tcp,,,,,,,,,,,,,,,,
+compute,node2,200,200,server,0.600000000,0.600000000,0.000000000,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,
+io,node2,200,200,server,0.600000000,0.700000000,0.100000000,recv,netrecv,10,64,,,4,,,,,,,127.0.0.1:40002,tcp,,,,,,,,,,,1,,,,,
+compute,node2,200,200,server,0.700000000,0.800000000,0.100000000,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,
+io,node2,200,200,server,0.800000000,0.850000000,0.050000000,send,netsend,20,20,,,4,,,,,,,127.0.0.1:40002,tcp,,,,,,,,,,,2,,,,,
+compute,node2,200,200,server,0.850000000,2.000000000,1.150000000,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,
+EOF
+
+expect chrome 0 export --format chrome tests/traces/node2.xml <<'EOF'
+{"displayTimeUnit":"ns","traceEvents":[
+{"ph":"M","pid":1000000,"tid":0,"name":"process_name","args":{"name":"node2 stops"}},
+{"ph":"X","pid":1000000,"tid":0,"ts":1000000.000,"dur":500000.000,"name":"stopped","cat":"stop"},
+{"ph":"M","pid":1,"tid":0,"name":"process_name","args":{"name":"node2 pid 200 /bin/server"}},
+{"ph":"M","pid":1,"tid":200,"name":"thread_name","args":{"name":"server 200"}},
+{"ph":"X","pid":1,"tid":200,"ts":100000.000,"dur":500000.000,"name":"accept","cat":"netmeta","args":{"fd":"4","oldfd":"3","peer":"127.0.0.1:40002","proto":"tcp"}},
+{"ph":"X","pid":1,"tid":200,"ts":600000.000,"dur":100000.000,"name":"recv","cat":"netrecv","args":{"amount":"10","size":"64","fd":"4","peer":"127.0.0.1:40002","proto":"tcp","seq":"1"}},
+{"ph":"X","pid":1,"tid":200,"ts":800000.000,"dur":50000.000,"name":"send","cat":"netsend","args":{"amount":"20","size":"20","fd":"4","peer":"127.0.0.1:40002","proto":"tcp","seq":"2"}}
+]}
+EOF
+
+expect bad-format 2 export --format pdf tests/traces/node2.xml <<'EOF'
+island-analyze: export: --format must be csv or chrome, not 'pdf'
+EOF
+
+(cd "$R" && bin/island-analyze export --format chrome -o "$out/two.json" \
+	tests/traces/basic.xml tests/traces/node2.xml) || { echo "FAIL: export -o"; fail=1; }
+if command -v python3 > /dev/null; then
+	python3 -m json.tool "$out/two.json" > /dev/null || { echo "FAIL: not JSON"; fail=1; }
+	python3 -m json.tool "$out/chrome.out" > /dev/null || { echo "FAIL: not JSON"; fail=1; }
+else
+	echo "python3 missing: JSON syntax not checked"
+fi
+exit $fail

@@ -1,0 +1,252 @@
+#!/bin/sh
+# Every report of island-analyze on the hand-made trace basic.xml.
+# Consumption, worked out by hand (stops at 1.7+0.2 and 2.7+0.1 s):
+#   main: gaps 1.07 s + pthread_create 0.01 = cpu 1.08, less 0.1 s of the
+#   stop at 2.7 = 0.98; nanosleep 0.5 s with req 0.4: the 0.1 s overrun
+#   inside the stop at 1.7 is stopped; open+close 0.02 s are fileread.
+#   worker: connect and the mutex are blocked (0.25 s); 0.2 s of compute
+#   in the stop at 1.7 is stopped.
+# Expected output is written out literally; see tests/traces/ for the inputs.
+R="$ISLAND_ROOT"
+out="$PWD"
+[ -x "$R/bin/island-analyze" ] || { echo "bin/island-analyze is not built"; exit 77; }
+fail=0
+# expect NAME STATUS ARGS... <<EOF: run island-analyze ARGS from the root
+# (so file names in messages are relative), stdout and stderr together,
+# and compare with the heredoc and the exit status.
+expect() {
+	name=$1 want=$2
+	shift 2
+	cat > "$out/$name.expected"
+	(cd "$R" && exec bin/island-analyze "$@") > "$out/$name.out" 2>&1 < /dev/null
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		echo "FAIL $name: exit status $rc, expected $want"; fail=1
+	fi
+	if ! diff -u "$out/$name.expected" "$out/$name.out"; then
+		echo "FAIL $name: output differs"; fail=1
+	fi
+}
+expect summary 0 summary tests/traces/basic.xml <<'EOF'
+item       total  live at end
+nodes          1
+processes      1            0
+threads        2            0
+files          2            1
+sockets        2            1
+EOF
+
+expect sums 0 sums tests/traces/basic.xml <<'EOF'
+resource        total  unit
+fileread         4096  bytes
+filewrite      200000  bytes
+filesopened         2  count
+netsend            15  bytes
+tcpsend            10  bytes
+udpsend             5  bytes
+netrecv            20  bytes
+tcprecv            20  bytes
+udprecv             0  bytes
+insockets           0  count
+outsockets          1  count
+events              1  threads
+cpu          0.800000  seconds
+EOF
+
+expect sums-csv 0 sums --csv tests/traces/basic.xml <<'EOF'
+resource,total,unit
+fileread,4096,bytes
+filewrite,200000,bytes
+filesopened,2,count
+netsend,15,bytes
+tcpsend,10,bytes
+udpsend,5,bytes
+netrecv,20,bytes
+tcprecv,20,bytes
+udprecv,0,bytes
+insockets,0,count
+outsockets,1,count
+events,1,threads
+cpu,0.800000,seconds
+EOF
+
+expect consumption 0 consumption tests/traces/basic.xml <<'EOF'
+node   tid  thread  category    seconds   %live
+node1  100  main    live       3.000000  100.00
+node1  100  main    cpu        0.980000   32.67
+node1  100  main    sleep      0.400000   13.33
+node1  100  main    fileread   0.020000    0.67
+node1  100  main    filewrite  1.000000   33.33
+node1  100  main    netsend    0.000000    0.00
+node1  100  main    netrecv    0.000000    0.00
+node1  100  main    blocked    0.400000   13.33
+node1  100  main    stopped    0.200000    6.67
+node1  101  worker  live       2.190000  100.00
+node1  101  worker  cpu        1.380000   63.01
+node1  101  worker  sleep      0.000000    0.00
+node1  101  worker  fileread   0.100000    4.57
+node1  101  worker  filewrite  0.000000    0.00
+node1  101  worker  netsend    0.060000    2.74
+node1  101  worker  netrecv    0.200000    9.13
+node1  101  worker  blocked    0.250000   11.42
+node1  101  worker  stopped    0.200000    9.13
+ALL         ALL     live       5.190000  100.00
+ALL         ALL     cpu        2.360000   45.47
+ALL         ALL     sleep      0.400000    7.71
+ALL         ALL     fileread   0.120000    2.31
+ALL         ALL     filewrite  1.000000   19.27
+ALL         ALL     netsend    0.060000    1.16
+ALL         ALL     netrecv    0.200000    3.85
+ALL         ALL     blocked    0.650000   12.52
+ALL         ALL     stopped    0.400000    7.71
+EOF
+
+expect consumption-csv 0 consumption --csv tests/traces/basic.xml <<'EOF'
+node,tid,thread,category,seconds,%live
+node1,100,main,live,3.000000,100.00
+node1,100,main,cpu,0.980000,32.67
+node1,100,main,sleep,0.400000,13.33
+node1,100,main,fileread,0.020000,0.67
+node1,100,main,filewrite,1.000000,33.33
+node1,100,main,netsend,0.000000,0.00
+node1,100,main,netrecv,0.000000,0.00
+node1,100,main,blocked,0.400000,13.33
+node1,100,main,stopped,0.200000,6.67
+node1,101,worker,live,2.190000,100.00
+node1,101,worker,cpu,1.380000,63.01
+node1,101,worker,sleep,0.000000,0.00
+node1,101,worker,fileread,0.100000,4.57
+node1,101,worker,filewrite,0.000000,0.00
+node1,101,worker,netsend,0.060000,2.74
+node1,101,worker,netrecv,0.200000,9.13
+node1,101,worker,blocked,0.250000,11.42
+node1,101,worker,stopped,0.200000,9.13
+ALL,,ALL,live,5.190000,100.00
+ALL,,ALL,cpu,2.360000,45.47
+ALL,,ALL,sleep,0.400000,7.71
+ALL,,ALL,fileread,0.120000,2.31
+ALL,,ALL,filewrite,1.000000,19.27
+ALL,,ALL,netsend,0.060000,1.16
+ALL,,ALL,netrecv,0.200000,3.85
+ALL,,ALL,blocked,0.650000,12.52
+ALL,,ALL,stopped,0.400000,7.71
+EOF
+
+expect files 0 files tests/traces/basic.xml <<'EOF'
+node   path           opens  reads  bytes_read    read_s  writes  bytes_written   write_s   other_s  open_at_end
+node1  /data/out.txt      1      0           0  0.000000       1         200000  1.000000  0.020000            0
+node1  /data/in.txt       1      1        4096  0.100000       0              0  0.000000  0.000000            1
+EOF
+
+expect sockets 0 sockets --csv tests/traces/basic.xml <<'EOF'
+node,proto,local,peer,direction,sent,received,open_at_end
+node1,tcp,127.0.0.1:40002,127.0.0.1:5000,out,10,20,no
+node1,udp,0.0.0.0:40003,127.0.0.1:6000,none,5,0,yes
+EOF
+
+expect timeline 0 timeline tests/traces/basic.xml <<'EOF'
+TOC          node   tid  thread  API                    amount
+0.000000000  node1  100  main    island_create_thread
+0.110000000  node1  100  main    open
+0.210000000  node1  100  main    pthread_create
+0.210000000  node1  101  worker  island_create_thread
+0.400000000  node1  101  worker  read                   4096
+0.550000000  node1  101  worker  connect
+0.650000000  node1  101  worker  send                   10
+0.900000000  node1  101  worker  recv                   20
+1.010000000  node1  101  worker  sendto                 5
+1.300000000  node1  100  main    write                  200000
+1.600000000  node1  101  worker  pthread_mutex_lock
+1.700000000  node1       ALL     Stopped                0.200000000
+2.000000000  node1  100  main    nanosleep              0.400000000
+2.400000000  node1  101  worker  island_destroy_thread
+2.500000000  node1  100  main    pthread_join
+2.610000000  node1  100  main    close
+2.700000000  node1       ALL     Stopped                0.100000000
+3.000000000  node1  100  main    island_destroy_thread
+EOF
+
+expect timeline-starts 0 timeline --starts --csv tests/traces/basic.xml <<'EOF'
+TOC,node,tid,thread,API,amount
+0.000000000,node1,100,main,island_create_thread,
+0.100000000,node1,100,main,start call open,
+0.110000000,node1,100,main,open,
+0.200000000,node1,100,main,start call pthread_create,
+0.210000000,node1,100,main,pthread_create,
+0.210000000,node1,101,worker,island_create_thread,
+0.300000000,node1,100,main,start call write,
+0.300000000,node1,101,worker,start call read,
+0.400000000,node1,101,worker,read,4096
+0.500000000,node1,101,worker,start call connect,
+0.550000000,node1,101,worker,connect,
+0.600000000,node1,101,worker,start call send,
+0.650000000,node1,101,worker,send,10
+0.700000000,node1,101,worker,start call recv,
+0.900000000,node1,101,worker,recv,20
+1.000000000,node1,101,worker,start call sendto,
+1.010000000,node1,101,worker,sendto,5
+1.300000000,node1,100,main,write,200000
+1.400000000,node1,101,worker,start call pthread_mutex_lock,
+1.500000000,node1,100,main,start call nanosleep,
+1.600000000,node1,101,worker,pthread_mutex_lock,
+1.700000000,node1,,ALL,Stopped,0.200000000
+2.000000000,node1,100,main,nanosleep,0.400000000
+2.100000000,node1,100,main,start call pthread_join,
+2.400000000,node1,101,worker,island_destroy_thread,
+2.500000000,node1,100,main,pthread_join,
+2.600000000,node1,100,main,start call close,
+2.610000000,node1,100,main,close,
+2.700000000,node1,,ALL,Stopped,0.100000000
+3.000000000,node1,100,main,island_destroy_thread,
+EOF
+
+expect ttx 0 ttx tests/traces/basic.xml <<'EOF'
+component              TTX       cpu     sleep  fileread  filewrite   netsend   netrecv   blocked   stopped
+node1:100:main    3.000000  0.980000  0.400000  0.020000   1.000000  0.000000  0.000000  0.400000  0.200000
+node1:101:worker  2.190000  1.380000  0.000000  0.100000   0.000000  0.060000  0.200000  0.250000  0.200000
+sum (naive)       5.190000  2.360000  0.400000  0.120000   1.000000  0.060000  0.200000  0.650000  0.400000
+overlap-aware     3.000000  2.070000  0.400000  0.120000   1.000000  0.060000  0.200000  0.650000  0.300000
+TTC               3.000000
+note: the state totals are overlap-aware; they add up to 4.800000 s against a TTX of 3.000000 s: additivity does not hold
+EOF
+
+expect utilization 0 utilization --cores 2 tests/traces/basic.xml <<'EOF'
+use     core-seconds  percent
+app         2.360000    39.33
+system      0.000000     0.00
+idle        3.640000    60.67
+total       6.000000   100.00
+EOF
+
+expect regions 0 regions tests/traces/basic.xml <<'EOF'
+region     depth  count  inclusive  exclusive  %parent
+ALL            0      2   5.190000   2.270000   100.00
+  work         1      1   2.400000   0.900000    46.24
+    write      2      1   1.000000   1.000000    41.67
+    nap        2      1   0.500000   0.500000    20.83
+  close        1      1   0.010000   0.010000     0.19
+  net          1      1   0.510000   0.510000     9.83
+EOF
+
+expect regions-depth 0 regions --depth 1 tests/traces/basic.xml <<'EOF'
+region   depth  count  inclusive  exclusive  %parent
+ALL          0      2   5.190000   2.270000   100.00
+  work       1      1   2.400000   0.900000    46.24
+  close      1      1   0.010000   0.010000     0.19
+  net        1      1   0.510000   0.510000     9.83
+EOF
+
+expect regions-label 0 regions --label work tests/traces/basic.xml <<'EOF'
+region   depth  count  inclusive  exclusive  %parent
+work         1      1   2.400000   0.900000    46.24
+  write      2      1   1.000000   1.000000    41.67
+  nap        2      1   0.500000   0.500000    20.83
+EOF
+
+expect regions-children 0 regions --children-of work --csv tests/traces/basic.xml <<'EOF'
+region,depth,count,inclusive,exclusive,%parent
+work/write,2,1,1.000000,1.000000,41.67
+work/nap,2,1,0.500000,0.500000,20.83
+EOF
+
+exit $fail
