@@ -147,6 +147,7 @@ struct opts {
 	int depth;
 	const char *label, *children_of, *format, *output, *truth;
 	bool dot;
+	int within;
 	double cores;
 	int64_t span;
 	bool has_span;
@@ -250,14 +251,30 @@ enum cat io_category(const struct io *io);
 void account_gap(struct acct *a, const struct node *n, int64_t start, int64_t end);
 void account_io(struct acct *a, const struct node *n, const struct io *io,
 		int64_t start, int64_t end);
-/* Walk a thread's calls in order: gaps are cpu, calls their category. */
+/* Walk a thread's calls in order: gaps are cpu, calls their category;
+ * receives are split at the peer's send when peers is set. */
 struct walk {
 	int64_t cursor;
 	struct acct acct;
+	struct peers *peers;	/* kept by walk_thread */
 };
 void walk_thread(struct walk *w, struct thread *t);
 void walk_io(struct walk *w, struct thread *t, const struct io *io);
 void walk_end(struct walk *w, struct thread *t);
+
+/* peers.c: the peers' send times across the traces of a run, to split a
+ * receive's wait (consumption). */
+#define NO_SEND INT64_MIN
+struct peers;
+struct peers *peers_new(void);
+void peers_free(struct peers *p);
+bool peer_is_address(const char *a);
+void peers_send(struct peers *p, const struct node *n, const struct io *io);
+void peers_socket(struct peers *p, const struct node *n, const struct sockinfo *s);
+bool peers_sent(struct peers *p, const struct node *n, const char *peer, int64_t end,
+		int64_t *sent);
+/* All the sends and sockets of the traces, read in a first pass. */
+struct peers *peers_collect(char **files, int nfiles);
 
 /* regions.c: the aggregated tree, shared with compare. */
 struct rnode {

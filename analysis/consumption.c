@@ -5,7 +5,11 @@
  *   - in a call: the category of its res (see cat_rules)
  *   - in a node stop: stopped, when the stop can have delayed the thread:
  *     always outside calls; inside a call only for the part of the call
- *     beyond its expected time (Island's rule; see expected()). */
+ *     beyond its expected time (Island's rule; see expected()).
+ *   - in a receive (recv, or a wait on a socket): blocked while the peer
+ *     had not sent; after it sent, stopped where a stop covers the call,
+ *     else netrecv. Without the peer's trace, all of it is blocked (see
+ *     account_recv()). The rules are docs/restrictions.md. */
 #include "analyze.h"
 
 #include <stdlib.h>
@@ -52,6 +56,13 @@ static bool waits_for_peer(const struct io *io)
 		if (!strcmp(io->api, waiting_netmeta[i]))
 			return true;
 	return false;
+}
+
+/* Receives: a recv waits for the peer before it takes data, and so does a
+ * wait that names a socket. */
+static bool is_recv(const struct io *io)
+{
+	return io->res == RES_NETRECV || (io->res == RES_WAIT && peer_is_address(io->peer));
 }
 
 enum cat io_category(const struct io *io)
@@ -115,6 +126,37 @@ static void split_stops(struct acct *a, const struct node *n, enum cat c,
 	emit(a, c, cur, end);
 }
 
+/* The hold a netrecv rate limit put at the end of a receive: expected,
+ * like any rate-limited call's. */
+static int64_t recv_hold(const struct node *n, const struct io *io, int64_t dur)
+{
+	int64_t h = io->res == RES_NETRECV ? expected(n, io, dur) : 0;
+
+	return h < dur ? h : dur;
+}
+
+/* A receive [start, end] whose data the peer sent at `sent` (node time;
+ * NO_SEND when the peer's trace is not there). Up to the send the thread
+ * waited on the peer: blocked, whatever stops happened meanwhile (had the
+ * node run, it would still have waited). After the send the data was
+ * there: a stop covering that part provably delayed the return, so it is
+ * stopped; the rest is the transfer (netrecv; blocked for a wait). The
+ * `hold` of a netrecv limit closes the call and is netrecv, as expected.
+ * Without the send time nothing proves a stop delayed the call, so its
+ * whole own time is blocked. */
+static void account_recv(struct acct *a, const struct node *n, enum res res, int64_t hold,
+			 int64_t start, int64_t end, int64_t sent)
+{
+	int64_t own = end - hold, c = own;
+	enum cat after = res == RES_NETRECV ? CAT_NETRECV : CAT_BLOCKED;
+
+	if (sent != NO_SEND)
+		c = sent < start ? start : sent > own ? own : sent;
+	emit(a, CAT_BLOCKED, start, c);
+	split_stops(a, n, after, c, own, own - c);
+	emit(a, CAT_NETRECV, own, end);
+}
+
 void account_gap(struct acct *a, const struct node *n, int64_t start, int64_t end)
 {
 	split_stops(a, n, CAT_CPU, start, end, end - start);
@@ -125,30 +167,52 @@ void account_io(struct acct *a, const struct node *n, const struct io *io,
 {
 	int64_t dur = end - start, over = dur - expected(n, io, dur);
 
+	if (is_recv(io)) {
+		account_recv(a, n, io->res, recv_hold(n, io, dur), start, end, NO_SEND);
+		return;
+	}
 	split_stops(a, n, io_category(io), start, end, over > 0 ? over : 0);
 }
 
 /* Per-thread walk shared by consumption, ttx and utilization. */
 void walk_thread(struct walk *w, struct thread *t)
 {
+	struct peers *p = w->peers;
+
 	memset(w, 0, sizeof(*w));
 	w->cursor = t->start;
+	w->peers = p;
+}
+
+/* The part [*s, *e] of io inside the thread's life and after the cursor;
+ * the gap before it is accounted and the cursor moved past it. */
+static void walk_span(struct walk *w, struct thread *t, const struct io *io,
+		      int64_t *s, int64_t *e)
+{
+	*s = io->start < w->cursor ? w->cursor : io->start;
+	*e = io->end > t->end ? t->end : io->end;
+	if (*s > *e)
+		*s = *e;
+	account_gap(&w->acct, t->node, w->cursor, *s);
+	if (*e > w->cursor)
+		w->cursor = *e;
 }
 
 void walk_io(struct walk *w, struct thread *t, const struct io *io)
 {
-	int64_t s = io->start, e = io->end;
+	int64_t s, e;
 
-	if (s < w->cursor)
-		s = w->cursor;
-	if (e > t->end)
-		e = t->end;
-	if (s > e)
-		s = e;
-	account_gap(&w->acct, t->node, w->cursor, s);
+	walk_span(w, t, io, &s, &e);
+	if (w->peers && is_recv(io)) {
+		int64_t sent;
+
+		if (!peers_sent(w->peers, t->node, io->peer, e, &sent))
+			sent = NO_SEND;
+		account_recv(&w->acct, t->node, io->res, recv_hold(t->node, io, e - s),
+			     s, e, sent);
+		return;
+	}
 	account_io(&w->acct, t->node, io, s, e);
-	if (e > w->cursor)
-		w->cursor = e;
 }
 
 void walk_end(struct walk *w, struct thread *t)
@@ -158,10 +222,25 @@ void walk_end(struct walk *w, struct thread *t)
 	w->cursor = t->end;
 }
 
+/* A network receive whose split waits for the peer's sends: the peer's
+ * trace may come later on the command line, and every node's sockets
+ * come at its end. The categories of a thread are sums, so accounting
+ * the receive after the thread is the same. */
+struct pending {
+	int thread;
+	enum res res;
+	const struct node *node;
+	const char *peer;	/* interned */
+	int64_t start, end, hold;
+};
+
 struct cons {
 	struct consumption *per;	/* by thread index */
 	size_t n, cap;
 	struct walk w;
+	struct peers *peers;
+	struct pending *pend;
+	size_t npend, cappend;
 };
 
 static void on_thread(void *ctx, struct thread *t)
@@ -169,9 +248,53 @@ static void on_thread(void *ctx, struct thread *t)
 	walk_thread(&((struct cons *)ctx)->w, t);
 }
 
+static void defer_recv(struct cons *c, struct thread *t, const struct io *io)
+{
+	struct pending *p;
+	int64_t s, e;
+
+	walk_span(&c->w, t, io, &s, &e);
+	XGROW(c->pend, c->cappend, c->npend + 1);
+	p = &c->pend[c->npend++];
+	p->thread = t->index;
+	p->node = t->node;
+	p->res = io->res;
+	p->peer = intern(io->peer);
+	p->start = s;
+	p->end = e;
+	p->hold = recv_hold(t->node, io, e - s);
+}
+
 static void on_io(void *ctx, struct thread *t, const struct io *io)
 {
-	walk_io(&((struct cons *)ctx)->w, t, io);
+	struct cons *c = ctx;
+
+	peers_send(c->peers, t->node, io);
+	if (is_recv(io) && peer_is_address(io->peer))
+		defer_recv(c, t, io);
+	else
+		walk_io(&c->w, t, io);
+}
+
+static void on_socket(void *ctx, struct node *n, const struct sockinfo *s)
+{
+	peers_socket(((struct cons *)ctx)->peers, n, s);
+}
+
+/* Each deferred receive, split at the peer's last send before it returned. */
+static void settle_recvs(struct cons *c)
+{
+	for (size_t i = 0; i < c->npend; i++) {
+		struct pending *p = &c->pend[i];
+		struct acct a = { .sink = NULL };
+		int64_t sent;
+
+		if (!peers_sent(c->peers, p->node, p->peer, p->end, &sent))
+			sent = NO_SEND;
+		account_recv(&a, p->node, p->res, p->hold, p->start, p->end, sent);
+		for (int k = 0; k < CAT_N; k++)
+			c->per[p->thread].cat[k] += a.cat[k];
+	}
 }
 
 static void on_thread_end(void *ctx, struct thread *t)
@@ -187,14 +310,18 @@ static void on_thread_end(void *ctx, struct thread *t)
 
 static const struct reader_ops cons_ops = {
 	.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
+	.socket = on_socket,
 };
 
 void consumption_collect(char **files, int nfiles, struct run *run,
 			 struct consumption **per, struct consumption *all)
 {
-	struct cons c = { 0 };
+	struct cons c = { .peers = peers_new() };
 
 	read_traces(run, files, nfiles, &cons_ops, &c);
+	settle_recvs(&c);
+	free(c.pend);
+	peers_free(c.peers);
 	memset(all, 0, sizeof(*all));
 	for (size_t i = 0; i < c.n; i++) {
 		all->live += c.per[i].live;

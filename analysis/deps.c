@@ -4,7 +4,9 @@
  * table, as a Graphviz graph (--dot), and against ground truth (--truth):
  * precision is the share of found dependencies that hold in the truth's
  * happens-before order (program order plus the true edges); recall the
- * share of true edges that the found ones imply.
+ * share of true edges that the found ones imply; recall within P (--within,
+ * for a sampling period P) the share implied to within P I/Os of the
+ * sender, which is what throttling every P-th I/O can promise.
  */
 #include <dirent.h>
 #include <stdlib.h>
@@ -296,11 +298,16 @@ int report_deps(int argc, char **argv)
 		struct vclock truth, found;
 		vc_build(&truth, &d, te, nte);
 		vc_build(&found, &d, de, d.ne);
-		size_t correct = 0, implied = 0;
+		size_t correct = 0, implied = 0, near = 0;
 		for (size_t k = 0; k < d.ne; k++)
 			correct += vc_before(&truth, d.e[k].t, d.e[k].tseq, d.e[k].x, d.e[k].xseq);
-		for (size_t k = 0; k < nte; k++)
+		for (size_t k = 0; k < nte; k++) {
 			implied += vc_before(&found, te[k].t, te[k].tseq, te[k].x, te[k].xseq);
+			/* //TRACE finds a dependency to within the sampling period */
+			uint64_t lo = te[k].tseq > (uint64_t)opt.within ? te[k].tseq - (uint64_t)opt.within + 1 : 1;
+			near += opt.within > 1 &&
+				vc_before(&found, te[k].t, lo, te[k].x, te[k].xseq);
+		}
 		struct table *t = table_new(3, mh);
 		char pct[32];
 		table_add(t, "precision");
@@ -309,6 +316,11 @@ int report_deps(int argc, char **argv)
 		table_add(t, "recall");
 		table_add(t, fmt_pct(pct, sizeof(pct), (double)implied, (double)nte));
 		table_addf(t, "%zu of %zu true", implied, nte);
+		if (opt.within > 1) {
+			table_addf(t, "recall within %d", opt.within);
+			table_add(t, fmt_pct(pct, sizeof(pct), (double)near, (double)nte));
+			table_addf(t, "%zu of %zu true", near, nte);
+		}
 		if (!opt.csv)
 			printf("\n");
 		table_print(t, stdout, opt.csv);

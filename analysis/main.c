@@ -83,6 +83,16 @@ static void set_span(const char *name, const char *v, void *field)
 	opt.has_span = true;
 }
 
+static void set_within(const char *name, const char *v, void *field)
+{
+	char *end;
+	long p = strtol(v, &end, 10);
+
+	if (*end || end == v || p < 1 || p > 1000000)
+		die(2, "--within: '%s' is not a period from 1 to 1000000", v);
+	opt.within = (int)p;
+}
+
 static void usage(FILE *f);
 
 static void help(const char *name, const char *v, void *field)
@@ -118,6 +128,7 @@ static const struct optdef {
 	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
 	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },
 	{ "truth",       0,   "PATH", "deps: precision and recall against ground truth (file, or directory of truth.* files)", set_str, &opt.truth },
+	{ "within",      0,   "P",    "deps: also recall to within P I/Os (the sampling period)", set_within, NULL },
 	{ "help",        'h', NULL,   "this help",                                 help,      NULL },
 	{ "version",     'V', NULL,   "print the version",                         version,   NULL },
 };

@@ -198,7 +198,9 @@ int report_plot(int argc, char **argv)
 	p.w = opt.width;
 	p.t0 = run.t0;
 	p.span = run.t1 > run.t0 ? run.t1 - run.t0 : 1;
+	p.walk.peers = peers_collect(argv, argc);
 	read_traces(&run, argv, argc, &ops, &p);
+	peers_free(p.walk.peers);
 	if (opt.output && !(f = fopen(opt.output, "w")))
 		die(2, "%s: cannot write: %s", opt.output, strerror(errno));
 

@@ -297,7 +297,9 @@ int report_ttx(int argc, char **argv)
 		char **names;
 		size_t n;
 
+		x.w.peers = peers_collect(argv, argc);
 		read_traces(&run, argv, argc, &ops, &x);
+		peers_free(x.w.peers);
 		ttx_traces(&run, &r);
 		names = run_comp_names(&run, opt.by_node);
 		ttx_print(&r, names, (char **)cat_names);

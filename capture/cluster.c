@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -218,6 +219,22 @@ static char *subst(struct cluster *c, struct pass *p, int idx, const char *in)
 	return out;
 }
 
+/* Every variable known, before anything runs. */
+static void check_vars(struct cluster *c)
+{
+	struct pass dry = { .name = "check", .scratch = "/", .port = 1 };
+
+	for (int i = 0; i < c->n; i++) {
+		struct cnode *n = &c->nodes[i];
+		for (int a = 0; a < n->argc; a++)
+			free(subst(c, &dry, i, n->argv[a]));
+		for (int e = 0; e < n->nenv; e++)
+			free(subst(c, &dry, i, n->env[e]));
+		if (n->cwd)
+			free(subst(c, &dry, i, n->cwd));
+	}
+}
+
 /* A free TCP port on loopback for this pass (the app binds it later). */
 static int free_port(void)
 {
@@ -352,6 +369,8 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 		die(2, "fork:");
 	if (pid == 0) {
 		setpgid(0, 0);
+		/* a runner that dies takes its nodes with it */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		for (int e = 0; e < n->nenv; e++)
@@ -474,6 +493,7 @@ int cluster_run(struct cluster_opts *o)
 	int rc = 0;
 
 	load(&c, o->file);
+	check_vars(&c);
 	if (!o->output) {
 		char *copy = xstrdup(o->file), *b = basename(copy), *dot = strrchr(b, '.');
 		if (dot && (!strcmp(dot, ".xml")))

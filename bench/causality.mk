@@ -1,0 +1,2 @@
+# The causality engine: precision, recall and capture time of --discover.
+BENCH_SCRIPTS += bench/causality.sh

@@ -1,0 +1,41 @@
+# --discover on //TRACE's pseudo-applications (4 nodes): every true
+# dependency is found (recall 100%) and at least 90% of what is found is
+# true (precision, against the happens-before order of the ground truth
+# the apps write); pseudo, whose nodes never communicate, yields none.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+measure() { # APP: discover, check, print "precision recall"
+	"$CAPTURE" --cluster "$ISLAND_ROOT/traces/$1.cluster.xml" --discover \
+		--passes-dir "passes-$1" -o "$1.xml" 2>"$1.err" || { cat "$1.err"; fail "$1: discover failed"; }
+	check_trace "$1.xml"
+	expect_eq "$1: nodes" "$(grep -c '<node ' "$1.xml")" 4
+	"$ANALYZE" deps --csv --truth "passes-$1/unthrottled/scratch" "$1.xml" > "$1.deps" ||
+		fail "$1: deps failed"
+	p=$(sed -n 's/^precision,\([^,]*\),.*/\1/p' "$1.deps")
+	r=$(sed -n 's/^recall,\([^,]*\),.*/\1/p' "$1.deps")
+	echo "$1: precision $p recall $r ($(grep -c '<wait ' "$1.xml") waits)"
+}
+
+measure pseudosync
+expect_eq "pseudosync recall" "$r" "100.00"
+[ "$(echo "$p >= 90" | bc)" = 1 ] || fail "pseudosync precision $p < 90"
+# the merged trace: per node, in order, compute, waits, the io, signals
+awk '/<wait /{ w = 1; next } w && /<io / { w = 0; next } w && !/^ *$/ { bad = 1 } END { exit bad }' \
+	pseudosync.xml || fail "a <wait> not directly followed by its <io>"
+[ "$(grep -c '<signal ' pseudosync.xml)" -gt 0 ] || fail "no signals"
+
+measure pseudosyncdat
+expect_eq "pseudosyncdat recall" "$r" "100.00"
+[ "$(echo "$p >= 90" | bc)" = 1 ] || fail "pseudosyncdat precision $p < 90"
+
+measure pseudo
+expect_eq "pseudo waits" "$(grep -c '<wait ' pseudo.xml)" 0
+expect_eq "pseudo signals" "$(grep -c '<signal ' pseudo.xml)" 0
+
+# deps as a Graphviz graph
+"$ANALYZE" deps --dot pseudosync.xml > g.dot
+head -1 g.dot | grep -q '^digraph deps {$' || fail "no dot graph"
+expect_eq "dot edges" "$(grep -c '" -> "[^"]*";$' g.dot)" "$(grep -c '<wait ' pseudosync.xml)"
+
+# no session file or process is left behind
+[ -z "$(ls /dev/shm/island-session.$(id -u).* 2>/dev/null)" ] || fail "session files left"
+exit 0
