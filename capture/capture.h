@@ -10,6 +10,8 @@
 #include "restrict.h"
 #include "stoplog.h"
 
+struct netcap_opts;
+
 /* Clock calibration: maps spool clock units to ns since the node's start. */
 struct clockmap {
 	int kind;                    /* enum spool_clock */
@@ -100,6 +102,7 @@ struct node {
 	struct stoplog *stops;           /* NULL: no CPU restriction */
 	/* in a session: I/O numbers on io, and the dependencies found */
 	int in_session;
+	const char *pcap;                /* the packets' file, or NULL */
 	struct cdep *waits, *signals;    /* sorted by seq */
 	size_t nwaits, nsignals;
 };
@@ -155,6 +158,7 @@ struct run_opts {
 	const struct restrictions *rs;
 	const char *session;         /* session file, or NULL */
 	int session_idx;
+	const struct netcap_opts *netcap;   /* --pcap, or NULL */
 };
 int run_app(struct run_opts *o, struct node *n, int *exit_code);
 

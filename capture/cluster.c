@@ -326,6 +326,33 @@ static void kill_all(struct cluster *c, int sig)
 			kill(-c->nodes[i].pid, sig);
 }
 
+/* SIGTERM first, so that each node's island-capture can stop its app,
+ * write what it has and clean its spool; SIGKILL for what is left. */
+static void stop_all(struct cluster *c)
+{
+	double until = mono_s() + 2;
+	int left = 0;
+
+	kill_all(c, SIGTERM);
+	for (int i = 0; i < c->n; i++)
+		left += c->nodes[i].status < 0;
+	while (left && mono_s() < until) {
+		pid_t w = waitpid(-1, NULL, WNOHANG);
+		for (int i = 0; w > 0 && i < c->n; i++)
+			if (c->nodes[i].pid == w && c->nodes[i].status < 0) {
+				c->nodes[i].status = 0x7f00;     /* stopped by us */
+				left--;
+			}
+		if (w <= 0) {
+			struct timespec d = { 0, 20000000 };
+			nanosleep(&d, NULL);
+		}
+	}
+	kill_all(c, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+}
+
 static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int i)
 {
 	struct cnode *n = &c->nodes[i];
@@ -341,6 +368,10 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 	args[k++] = n->name;
 	args[k++] = "-o";
 	args[k++] = out;
+	if (strcmp(session_dir, "/dev/shm")) {
+		args[k++] = "--session-dir";
+		args[k++] = (char *)session_dir;
+	}
 	if (p->throttle) {
 		static char period[32], delay[32], hold[32];
 		snprintf(period, sizeof(period), "%d", o->period);
@@ -357,6 +388,14 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 		snprintf(wd, sizeof(wd), "%.6f", n->max_gap);
 		args[k++] = "--watchdog";
 		args[k++] = wd;
+	}
+	if (o->pcap) {               /* each node's packets beside its trace */
+		static char pcap[128];
+		snprintf(pcap, sizeof(pcap), "--pcap%s%s", o->pcap_iface ? "=" : "",
+			 o->pcap_iface ? o->pcap_iface : "");
+		args[k++] = pcap;
+		if (o->pcap_optional)
+			args[k++] = "--pcap-optional";
 	}
 	args[k++] = "--";
 	for (int a = 0; a < n->argc; a++)
@@ -433,9 +472,7 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 					warnx("%s pass: node %s %s; stopping every node", p->name,
 					      c->nodes[i].name, interrupted ? "interrupted" :
 					      "did not finish in time (--timeout)");
-			kill_all(c, SIGKILL);
-			while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-				;
+			stop_all(c);
 			failed = 1;
 			break;
 		}

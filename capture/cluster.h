@@ -9,6 +9,8 @@ struct cluster_opts {
 	const char *passes_dir;      /* keep each pass's traces and data here */
 	int discover, gzip, period, keep;
 	double delay, hold_timeout, factor, timeout;
+	int pcap, pcap_optional;     /* --pcap passed on to every node */
+	const char *pcap_iface;
 };
 
 /* One run of every node. */

@@ -20,6 +20,8 @@
 
 #include "capture.h"
 #include "cluster.h"
+#include "coordinator.h"
+#include "netcap.h"
 #include "session.h"
 #include "traceread.h"
 #include "util.h"
@@ -28,7 +30,8 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_FILEWRITE, OPT_NETSEND, OPT_NETRECV, OPT_RESTRICTIONS, OPT_CPU_PERIOD,
        OPT_SESSION, OPT_THROTTLE, OPT_PERIOD, OPT_DELAY, OPT_WATCHDOG,
        OPT_WATCHDOG_FROM, OPT_WATCHDOG_FACTOR, OPT_HOLD_TIMEOUT, OPT_CLUSTER,
-       OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR };
+       OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR, OPT_PCAP,
+       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -48,7 +51,8 @@ static const struct optdesc {
 	{ "netrecv", 1, OPT_NETRECV, "BYTES/S", "limit data received on sockets and pipes" },
 	{ "restrictions", 1, OPT_RESTRICTIONS, "FILE", "restrictions in Repy's format (resource NAME VALUE)" },
 	{ "cpu-period", 1, OPT_CPU_PERIOD, "SECONDS", "how often --cpu checks the app's CPU use (default 0.01; Repy: 0.1)" },
-	{ "session", 1, OPT_SESSION, "NAME", "capture this node as part of multi-node session NAME" },
+	{ "session", 1, OPT_SESSION, "NAME", "capture this node as part of multi-node session NAME (HOST:PORT: across hosts)" },
+	{ "session-dir", 1, OPT_SESSION_DIR, "DIR", "where this host keeps session files (default /dev/shm)" },
 	{ "throttle", 1, OPT_THROTTLE, "NODE", "in a session: throttle NODE to discover who waits for it" },
 	{ "period", 1, OPT_PERIOD, "P", "the throttled node holds every P-th I/O (default 1)" },
 	{ "delay", 1, OPT_DELAY, "MS", "hold each held I/O at least MS milliseconds (default 0)" },
@@ -61,6 +65,8 @@ static const struct optdesc {
 	{ "throttle-nodes", 1, OPT_THROTTLE_NODES, "A,B", "with --discover: throttle only these nodes" },
 	{ "timeout", 1, OPT_TIMEOUT, "S", "with --cluster: stop a pass whose nodes run longer (default 600)" },
 	{ "passes-dir", 1, OPT_PASSES_DIR, "DIR", "with --cluster: keep each pass's traces and data in DIR" },
+	{ "pcap", 2, OPT_PCAP, "[IFACE]", "also record the node's own packets into NODE.pcap (libpcap)" },
+	{ "pcap-optional", 0, OPT_PCAP_OPTIONAL, NULL, "with --pcap: go on without packets when they cannot be captured" },
 	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
 	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
 	{ "keep-spool", 0, OPT_KEEP_SPOOL, NULL, "keep the spool files after writing the trace" },
@@ -109,6 +115,16 @@ static char *find_lib(void)
 		free(real);
 	}
 	die(2, "cannot find libisland-capture.so near %s", dir);
+}
+
+/* A network interface's name (for --pcap IFACE). */
+static int is_iface(const char *name)
+{
+	char *p = xasprintf("/sys/class/net/%s", name);
+	int ok = access(p, F_OK) == 0;
+
+	free(p);
+	return ok;
 }
 
 static const char *self_exe(void)
@@ -243,6 +259,7 @@ int main(int argc, char **argv)
 	double wd_factor = 2, cl_timeout = 600;
 	int discover = 0;
 	const char *passes_dir = NULL;
+	struct netcap_opts nco = { 0 };
 
 	progname = "island-capture";
 	for (size_t i = 0; i < NOPTS; i++)
@@ -265,6 +282,13 @@ int main(int argc, char **argv)
 		case OPT_NETRECV: restrict_set(&cli, "netrecv", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_RESTRICTIONS: rfile = optarg; break;
 		case OPT_SESSION: so.name = optarg; break;
+		case OPT_SESSION_DIR: {
+			char *abs = realpath(optarg, NULL);
+			if (!abs)
+				die(2, "--session-dir %s:", optarg);
+			session_dir = abs;
+			break;
+		}
 		case OPT_THROTTLE: so.throttle = optarg; break;
 		case OPT_PERIOD: so.period = (int)num_opt("--period", optarg, 1, 1e6); break;
 		case OPT_DELAY: so.delay = num_opt("--delay", optarg, 0, 1e6) / 1000; break;
@@ -279,6 +303,17 @@ int main(int argc, char **argv)
 		case OPT_THROTTLE_NODES: throttle_nodes = optarg; break;
 		case OPT_TIMEOUT: cl_timeout = num_opt("--timeout", optarg, 0.1, 1e7); break;
 		case OPT_PASSES_DIR: passes_dir = optarg; break;
+		case OPT_PCAP:
+			nco.enabled = 1;
+			/* --pcap IFACE: an optional argument that may stand apart,
+			 * unless it is the program's name (options end there) */
+			if (optarg)
+				nco.iface = optarg;
+			else if (optind < argc && argv[optind][0] != '-' &&
+				 optind + 1 < argc && is_iface(argv[optind]))
+				nco.iface = argv[optind++];
+			break;
+		case OPT_PCAP_OPTIONAL: nco.optional = 1; break;
 		case OPT_CPU_PERIOD: {
 			char *end;
 			rs.period = strtod(optarg, &end);
@@ -300,6 +335,7 @@ int main(int argc, char **argv)
 			.delay = so.delay, .hold_timeout = so.hold_timeout,
 			.factor = wd_factor, .gzip = gzip, .self = self_exe(),
 			.timeout = cl_timeout, .keep = keep, .passes_dir = passes_dir,
+			.pcap = nco.enabled, .pcap_optional = nco.optional, .pcap_iface = nco.iface,
 		};
 		if (optind < argc)
 			die(2, "--cluster runs the cluster file's commands: no program expected");
@@ -358,6 +394,7 @@ int main(int argc, char **argv)
 		die(2, "%s:", spool);
 
 	struct session *sess = NULL;
+	struct agent agent = { 0 };
 	int sidx = -1;
 	if (so.name) {
 		watchdog_maxima(&so, wd_from, wd_factor, node);
@@ -367,8 +404,23 @@ int main(int argc, char **argv)
 		ro.session = session_path(so.name);
 		ro.session_idx = sidx;
 		n.in_session = 1;
+		if (strchr(so.name, ':') && agent_start(&agent, so.name, sess, sidx) < 0) {
+			session_leave(sess, sidx, so.name);
+			return 2;
+		}
 	} else if (so.throttle || wd_from) {
 		die(2, "--throttle and --watchdog-from need --session");
+	}
+	if (nco.enabled) {
+		size_t l = strlen(output);
+		const char *dot = strrchr(output, '.');
+		if (gzip && l > 7 && !strcmp(output + l - 7, ".xml.gz"))
+			nco.path = xasprintf("%.*s.pcap", (int)(l - 7), output);
+		else if (dot && !strcmp(dot, ".xml"))
+			nco.path = xasprintf("%.*s.pcap", (int)(dot - output), output);
+		else
+			nco.path = xasprintf("%s.pcap", output);
+		ro.netcap = &nco;
 	}
 	ro.argv = argv + optind;
 	ro.lib = find_lib();
@@ -384,6 +436,10 @@ int main(int argc, char **argv)
 		return code;
 	}
 	if (sess) {
+		if (agent.s) {       /* tell the other hosts, hear the last news */
+			sess->node[sidx].state = SN_EXITED;
+			agent_stop(&agent);
+		}
 		session_deps(sess, sidx, &n);
 		session_leave(sess, sidx, so.name);
 		session_close(sess);

@@ -211,9 +211,6 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 				XGROW(m[i].waits, m[i].cw, m[i].nwaits + 1);
 				m[i].waits[m[i].nwaits++] = (struct cdep){ wt->xseq,
 					xstrdup(wt->tnode), wt->tseq };
-				XGROW(m[tn].signals, m[tn].cs, m[tn].nsignals + 1);
-				m[tn].signals[m[tn].nsignals++] = (struct cdep){ wt->tseq,
-					xstrdup(names[i]), wt->xseq };
 			}
 			trace_scan_free(all, an);
 		}
@@ -221,11 +218,24 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 	}
 	if (rc)
 		return -1;
+	/* the waits that stand (one per I/O and node waited for), and a
+	 * signal for each of them on the other side */
 	for (int i = 0; i < n; i++) {
 		m[i].nwaits = cdep_normalise(m[i].waits, m[i].nwaits);
-		m[i].nsignals = cdep_normalise(m[i].signals, m[i].nsignals);
 		total += m[i].nwaits;
+		for (size_t k = 0; k < m[i].nwaits; k++) {
+			struct cdep *w = &m[i].waits[k];
+			for (int tn = 0; tn < n; tn++) {
+				if (strcmp(names[tn], w->other))
+					continue;
+				XGROW(m[tn].signals, m[tn].cs, m[tn].nsignals + 1);
+				m[tn].signals[m[tn].nsignals++] = (struct cdep){ w->oseq,
+					xstrdup(names[i]), w->seq };
+			}
+		}
 	}
+	for (int i = 0; i < n; i++)
+		m[i].nsignals = cdep_normalise(m[i].signals, m[i].nsignals);
 
 	for (int i = 0; i < n; i++)
 		if (!trace_complete(m[i].file))

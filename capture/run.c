@@ -16,6 +16,7 @@
 
 #include "capture.h"
 #include "monitor.h"
+#include "netcap.h"
 #include "util.h"
 
 static volatile pid_t app_pid;
@@ -85,6 +86,9 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 
 	if (o->rs && restrict_any_rate(o->rs))
 		make_limits(o);
+	struct netcap *nc = o->netcap ? netcap_open(o->netcap, o->spool) : NULL;
+	if (nc)
+		n->pcap = o->netcap->path;
 	if (pipe2(ep, O_CLOEXEC) < 0)
 		die(2, "pipe:");
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -121,6 +125,8 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 		return -1;
 	}
 	close(ep[0]);
+	if (nc)
+		netcap_start(nc, pid);
 	if (o->rs && o->rs->cpu > 0) {
 		char *path = xasprintf("%s/stops.log", o->spool);
 		n->stops = xcalloc(1, sizeof(*n->stops));
@@ -148,6 +154,8 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	}
 	if (o->rs && o->rs->cpu > 0)
 		monitor_stop(&mon);
+	if (nc)
+		netcap_stop(nc);
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	n->end = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - n->clk.mono0;

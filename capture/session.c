@@ -18,13 +18,24 @@
 #include "session.h"
 #include "util.h"
 
+const char *session_dir = "/dev/shm";
+
+/* A session named HOST:PORT spans hosts (coordinator.c); its file on this
+ * host is named after it. */
 char *session_path(const char *name)
 {
-	for (const char *p = name; *p; p++)
+	char local[256];
+
+	snprintf(local, sizeof(local), "%s", name);
+	for (char *p = local; *p; p++)
+		if (*p == ':')
+			*p = '-';
+	for (const char *p = local; *p; p++)
 		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
 		    !(*p >= '0' && *p <= '9') && *p != '-' && *p != '_' && *p != '.')
-			die(2, "--session: '%s': use letters, digits, '-', '_' and '.'", name);
-	return xasprintf("/dev/shm/island-session.%u.%s", (unsigned)getuid(), name);
+			die(2, "--session: '%s': use letters, digits, '-', '_' and '.' "
+			    "(or HOST:PORT)", name);
+	return xasprintf("%s/island-session.%u.%s", session_dir, (unsigned)getuid(), local);
 }
 
 struct session *session_open(const char *name, int create, int owner)
@@ -117,6 +128,7 @@ int session_join(struct session *s, const char *node, const struct sess_opts *o)
 	n->hold_timeout = (int64_t)(o->hold_timeout * 1e9);
 	n->max_gap = (int64_t)(o->max_gap * 1e9);
 	n->capture_pid = getpid();
+	n->remote = 0;
 	__atomic_store_n(&n->state, SN_RUNNING, __ATOMIC_RELEASE);
 	return idx;
 }
@@ -128,9 +140,9 @@ void session_leave(struct session *s, int idx, const char *name)
 		return;
 	for (int i = 0; i < SESS_NODES; i++) {
 		struct sess_node *n = &s->node[i];
-		if (n->state == SN_RUNNING && n->capture_pid > 0 &&
+		if (n->state == SN_RUNNING && !n->remote && n->capture_pid > 0 &&
 		    kill(n->capture_pid, 0) == 0)
-			return;      /* someone is still in */
+			return;      /* someone is still in on this host */
 	}
 	char *path = session_path(name);
 	unlink(path);
@@ -185,7 +197,17 @@ void session_deps(struct session *s, int idx, struct node *n)
 			n->waits[n->nwaits++] = (struct cdep){
 				d.xseq, xstrdup(s->node[d.tnode].name), d.tseq };
 		}
+		/* a signal only where the other node's wait survives: the
+		 * largest of our I/Os one of its I/Os waits for */
 		if (d.tnode == idx) {
+			int strongest = 1;
+			for (uint32_t q = 0; q < nd && strongest; q++)
+				strongest = !(s->deps[q].tnode == idx &&
+					      s->deps[q].xnode == d.xnode &&
+					      s->deps[q].xseq == d.xseq &&
+					      s->deps[q].tseq > d.tseq);
+			if (!strongest)
+				continue;
 			XGROW(n->signals, cs, n->nsignals + 1);
 			n->signals[n->nsignals++] = (struct cdep){
 				d.tseq, xstrdup(s->node[d.xnode].name), d.xseq };

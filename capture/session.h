@@ -14,6 +14,7 @@ struct sess_opts {
 	double max_gap;              /* watchdog maximum, seconds */
 };
 
+extern const char *session_dir;    /* where session files live */
 char *session_path(const char *name);
 /* Open (creating if needed) the session file; NULL with a message. */
 struct session *session_open(const char *name, int create, int owner);

@@ -177,6 +177,8 @@ struct sess_node {
 	int64_t delay;               /* ns to hold at least */
 	int64_t hold_timeout;        /* ns to hold at most */
 	volatile uint32_t holds, hold_timeouts;
+	int32_t remote;              /* a node of another host, mirrored here */
+	int32_t pad2;
 	struct sess_thread th[SESS_THREADS];
 };
 

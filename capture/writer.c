@@ -654,6 +654,10 @@ int trace_write(struct node *n, const char *path, int gzip)
 	o_attr_sec(&o, "start", 0);
 	o_attr_sec(&o, "end", n->end);
 	o_attr(&o, "clock", n->clk.kind == CLOCK_KIND_TSC ? "tsc" : "monotonic");
+	if (n->pcap) {
+		const char *base = strrchr(n->pcap, '/');
+		o_attr_esc(&o, "pcap", base ? base + 1 : n->pcap);
+	}
 	o_str(&o, ">\n  <command>");
 	for (int i = 0; i < n->argc; i++) {
 		char *e = attr_escape(n->argv[i]);

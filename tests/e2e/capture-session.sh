@@ -4,10 +4,11 @@
 # capture is killed does not hang the throttled node; nothing is left.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 S=e2e$$
-mkdir a b c
+mkdir a b c sess spool          # this test's session files and spools
+SD="--session-dir sess --spool-dir $PWD/spool"
 node() { # SESSION NAME INDEX DIR PORT [OPTIONS...]
 	s=$1 n=$2 i=$3 d=$4 port=$5; shift 5
-	"$CAPTURE" --session "$s" -n "$n" -o "$d/$n.xml" "$@" -- \
+	"$CAPTURE" $SD --session "$s" -n "$n" -o "$d/$n.xml" "$@" -- \
 		"$APPS/pseudosync" "$n" "$i" 2 127.0.0.1 "$port" "$d" 3
 }
 free_port() { echo $(( 20000 + ($$ + $1) % 20000 )); }
@@ -25,16 +26,16 @@ for f in a/n0.xml a/n1.xml b/n0.xml b/n1.xml; do check_trace "$f"; done
 expect_eq "session b waits" "$(cat b/n0.xml b/n1.xml | grep -c '<wait ')" 0
 expect_eq "session b signals" "$(cat b/n0.xml b/n1.xml | grep -c '<signal ')" 0
 grep -q 'seq="1"' a/n0.xml || fail "no I/O numbers"
-[ -z "$(ls /dev/shm/island-session.$(id -u).$S-* 2>/dev/null)" ] || fail "session files left"
+[ -z "$(find sess -type f)" ] || fail "session files left: $(find sess -type f)"
 
 # n1 never blocks (it writes all the time): each of the throttled node's
 # holds ends at --hold-timeout, with a message; then n1's capture is
 # killed, and the next holds end at once.
-"$CAPTURE" --session "$S-c" -n n1 -o c/n1.xml -- "$APPS/writes" 1 1000000000 8 /dev/null 2>/dev/null &
+"$CAPTURE" $SD --session "$S-c" -n n1 -o c/n1.xml -- "$APPS/writes" 1 1000000000 8 /dev/null 2>/dev/null &
 cap1=$!
 sleep 0.2
 start=$(date +%s.%N)
-"$CAPTURE" --session "$S-c" -n n0 -o c/n0.xml --throttle n0 --period 100 --watchdog 0.05 \
+"$CAPTURE" $SD --session "$S-c" -n n0 -o c/n0.xml --throttle n0 --period 100 --watchdog 0.05 \
 	--hold-timeout 0.5 -- "$APPS/writes" 1 250 8 c/out 2>c/n0.err
 held=$(echo "$(date +%s.%N) - $start" | bc)
 grep -q '2 of 2 held I/Os were released by --hold-timeout' c/n0.err ||
@@ -43,13 +44,14 @@ grep -q '2 of 2 held I/Os were released by --hold-timeout' c/n0.err ||
 kill -KILL $cap1
 wait $cap1 2>/dev/null
 start=$(date +%s.%N)
-"$CAPTURE" --session "$S-c" -n n2 -o c/n2.xml --throttle n2 --period 100 --watchdog 0.05 \
+"$CAPTURE" $SD --session "$S-c" -n n2 -o c/n2.xml --throttle n2 --period 100 --watchdog 0.05 \
 	--hold-timeout 10 -- "$APPS/writes" 1 250 8 c/out2 2>c/n2.err
 held=$(echo "$(date +%s.%N) - $start" | bc)
 [ "$(echo "$held < 3" | bc)" = 1 ] || fail "holds waited $held s for a dead node"
 pkill -KILL -f "writes 1 1000000000 8 /dev/null" 2>/dev/null
-rm -f /dev/shm/island-session.$(id -u).$S-c      # n1 died without leaving
-[ -z "$(ls /dev/shm/island-session.$(id -u).$S-* 2>/dev/null)" ] || fail "session files left"
+rm -f sess/island-session.$(id -u).$S-c      # n1's capture died without leaving
+rm -rf spool/*                                 # and its spool with it
+[ -z "$(find sess -type f)" ] || fail "session files left: $(find sess -type f)"
 
 # a cluster pass whose node dies leaves the others hanging at the app's
 # level: --timeout stops every node, says so, and leaves nothing behind
@@ -59,10 +61,11 @@ cat > dies.cluster.xml <<XML
   <node name="n1"><arg>sh</arg><arg>-c</arg><arg>kill -KILL \$\$</arg></node>
 </cluster>
 XML
-rc=0; "$CAPTURE" --cluster dies.cluster.xml --timeout 2 -o dies.xml 2>err || rc=$?
+rc=0; "$CAPTURE" $SD --cluster dies.cluster.xml --timeout 2 -o dies.xml 2>err || rc=$?
 expect_eq "cluster status" "$rc" 1
 grep -q 'run pass: node n0 did not finish in time (--timeout); stopping every node' err ||
 	fail "message: $(cat err)"
 [ -z "$(pgrep -f "$APPS/pseudosync n0 0 2")" ] || fail "processes left"
-[ -z "$(ls /dev/shm/island-session.$(id -u).* 2>/dev/null)" ] || fail "session files left"
+[ -z "$(find sess -type f)" ] || fail "session files left: $(find sess -type f)"
+[ -z "$(find spool -mindepth 1)" ] || fail "spools left: $(find spool -mindepth 1)"
 exit 0

@@ -1,0 +1,24 @@
+/* Sessions across hosts: the agent that mirrors other hosts' nodes into
+ * the local session file, and the coordinator that relays between them. */
+#ifndef ISLAND_COORDINATOR_H
+#define ISLAND_COORDINATOR_H
+
+#include <pthread.h>
+
+#include "spool.h"
+
+struct agent {
+	struct session *s;
+	int idx;                     /* our node's slot */
+	int fd;                      /* to the coordinator */
+	pthread_t th;
+	volatile int done, drain;
+	uint32_t sent;               /* dependencies forwarded so far */
+};
+
+/* Connect to the coordinator of HOST:PORT (starting it when nobody
+ * listens there and the address is ours) and start mirroring. */
+int agent_start(struct agent *ag, const char *hostport, struct session *s, int idx);
+void agent_stop(struct agent *ag);
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * --pcap: record the packets of the node's own sockets with libpcap.
+ *
+ * The capture is opened before the app starts, so that a missing privilege
+ * is said before anything runs. A thread of island-capture takes every
+ * TCP and UDP packet of the interface into a raw file beside the output;
+ * when the app's tree has exited, the exact filter (netcap_filter.c) keeps
+ * the packets whose 5-tuple is one of the app's sockets, as the spool
+ * recorded them, and writes NODE.pcap.
+ *
+ * Why the kernel filter names protocols and not ports: a socket is known
+ * only once its call returned and the spool was read, and its first
+ * packets (the SYN of a connect, the first datagram) are sent before that.
+ * A filter narrowed to the known ports would lose them; filtering exactly
+ * afterwards loses nothing and still keeps other processes' traffic out of
+ * NODE.pcap.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pcap/pcap.h>
+
+#include "netcap.h"
+#include "netcap_int.h"
+#include "util.h"
+
+#define NETCAP_SNAPLEN  262144
+#define NETCAP_BUFFER   (64 << 20)   /* kernel ring: bursts of a fast app */
+#define NETCAP_FILTER   "tcp or udp"
+
+struct netcap {
+	const struct netcap_opts *o;
+	const char *spool;
+	char *rawpath;
+	pcap_t *p;
+	pcap_dumper_t *raw;
+	pthread_t th;
+	volatile int stop;
+	int started;
+	uint64_t seen;
+};
+
+static const char *dev_of(const struct netcap_opts *o)
+{
+	/* "any" sees every interface the sockets may use, loopback
+	 * included, as Linux cooked frames (tcpdump and Wireshark read them) */
+	return o->iface ? o->iface : "any";
+}
+
+/* Fail as the options ask: exit 2, or warn and go on without packets. */
+static struct netcap *refuse(const struct netcap_opts *o, pcap_t *p, const char *why)
+{
+	const char *hint = "";
+
+	if (strstr(why, "ermission") || strstr(why, "not permitted"))
+		hint = " (packet capture needs CAP_NET_RAW, e.g. root)";
+	if (o->optional) {
+		warnx("--pcap: cannot capture on %s: %s%s; going on without packets",
+		      dev_of(o), why, hint);
+		if (p)
+			pcap_close(p);
+		return NULL;
+	}
+	die(2, "--pcap: cannot capture on %s: %s%s (--pcap-optional goes on without)",
+	    dev_of(o), why, hint);
+}
+
+static int setup(pcap_t *p)
+{
+	return pcap_set_snaplen(p, NETCAP_SNAPLEN) || pcap_set_promisc(p, 0) ||
+	       pcap_set_immediate_mode(p, 1) ||
+	       pcap_set_buffer_size(p, NETCAP_BUFFER) ||
+	       pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
+}
+
+static int set_filter(pcap_t *p)
+{
+	struct bpf_program prog;
+	int r;
+
+	if (pcap_compile(p, &prog, NETCAP_FILTER, 1, PCAP_NETMASK_UNKNOWN) < 0)
+		return -1;
+	r = pcap_setfilter(p, &prog);
+	pcap_freecode(&prog);
+	return r;
+}
+
+struct netcap *netcap_open(const struct netcap_opts *o, const char *spool)
+{
+	char err[PCAP_ERRBUF_SIZE] = "";
+	struct netcap *nc;
+	pcap_t *p;
+	int r;
+
+	if (!o || !o->enabled)
+		return NULL;
+	p = pcap_create(dev_of(o), err);
+	if (!p)
+		return refuse(o, NULL, err);
+	if (setup(p))
+		return refuse(o, p, pcap_geterr(p));
+	r = pcap_activate(p);
+	if (r < 0) {
+		const char *why = *pcap_geterr(p) ? pcap_geterr(p) : pcap_statustostr(r);
+		why = xstrdup(r == PCAP_ERROR_PERM_DENIED && !strstr(why, "ermission") ?
+			      "permission denied" : why);
+		pcap_close(p);
+		return refuse(o, NULL, why);
+	}
+	if (set_filter(p) < 0 || pcap_setnonblock(p, 1, err) < 0)
+		return refuse(o, p, pcap_geterr(p));
+	nc = xcalloc(1, sizeof(*nc));
+	nc->o = o;
+	nc->spool = spool;
+	nc->p = p;
+	nc->rawpath = xasprintf("%s.raw", o->path);
+	nc->raw = pcap_dump_open(p, nc->rawpath);
+	if (!nc->raw)
+		die(2, "--pcap: %s: %s", nc->rawpath, pcap_geterr(p));
+	return nc;
+}
+
+static void on_packet(u_char *arg, const struct pcap_pkthdr *h, const u_char *d)
+{
+	struct netcap *nc = (struct netcap *)arg;
+
+	pcap_dump((u_char *)nc->raw, h, d);
+	nc->seen++;
+}
+
+/* Drain what the kernel holds, then wait for more; a last drain after
+ * the stop takes what was in flight. */
+static void *capture_thread(void *arg)
+{
+	struct netcap *nc = arg;
+	struct pollfd pf = { .fd = pcap_get_selectable_fd(nc->p), .events = POLLIN };
+
+	for (;;) {
+		int stopping = nc->stop;
+		while (pcap_dispatch(nc->p, -1, on_packet, (u_char *)nc) > 0)
+			;
+		if (stopping)
+			break;
+		if (pf.fd >= 0)
+			poll(&pf, 1, 20);
+		else
+			usleep(5000);
+	}
+	return NULL;
+}
+
+void netcap_start(struct netcap *nc, pid_t app)
+{
+	if (!nc)
+		return;
+	if (pthread_create(&nc->th, NULL, capture_thread, nc))
+		die(2, "--pcap: cannot start the capture thread");
+	nc->started = 1;
+}
+
+void netcap_stop(struct netcap *nc)
+{
+	struct pcap_stat st = { 0 };
+	struct timespec settle = { 0, 50 * 1000000 };
+
+	if (!nc)
+		return;
+	if (nc->started) {
+		/* the last segments of a close (FIN, ACK) may still be queued */
+		nanosleep(&settle, NULL);
+		nc->stop = 1;
+		pthread_join(nc->th, NULL);
+	}
+	if (pcap_stats(nc->p, &st) == 0 && st.ps_drop)
+		warnx("--pcap: the kernel dropped %u packets (buffer full)", st.ps_drop);
+	pcap_dump_close(nc->raw);
+	pcap_close(nc->p);
+	netcap_keep_own(nc->rawpath, nc->o->path, nc->spool);
+	unlink(nc->rawpath);
+	free(nc->rawpath);
+	free(nc);
+}
