@@ -305,27 +305,13 @@ struct rec *put_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	r = rec_reserve(t, len);
 	if (!r)
 		return NULL;
-	r->t0 = t0;
-	r->t1 = t1;
-	r->ret = ret;
-	r->a1 = a1;
-	r->a2 = a2;
-	r->fd = fd;
-	r->err = err;
-	r->call = (uint16_t)call;
-	r->obj = 0;
-	r->seq = 0;
+	rec_fill(r, call, t0, t1, ret, fd, a1, a2, err);
 	if (n1)
 		memcpy(REC_PAYLOAD(r), p1, n1);
 	if (n2)
 		memcpy(REC_PAYLOAD(r) + n1, p2, n2);
 	memset(REC_PAYLOAD(r) + pl, 0, len - sizeof(*r) - pl);
-	__atomic_store_n(&r->len, (uint16_t)len, __ATOMIC_RELEASE);
-	rec_commit(t, len);
-	if (unlikely(sess != NULL))
-		sess_record(t, r);
-	if (unlikely(limits != NULL))
-		throttle(t, r);
+	rec_close(t, r, len);
 	return r;
 }
 

@@ -112,13 +112,10 @@ extern struct limits_page *limits;
 void limits_init(const char *dir);
 void throttle(struct tstate *t, struct rec *r);
 
-static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
-		       int64_t ret, int fd, int64_t a1, int64_t a2, int err)
+/* Everything of a record but its length, which completes it. */
+static inline void rec_fill(struct rec *r, int call, uint64_t t0, uint64_t t1,
+			    int64_t ret, int fd, int64_t a1, int64_t a2, int err)
 {
-	struct rec *r = rec_reserve(t, sizeof(*r));
-
-	if (unlikely(!r))
-		return;
 	r->t0 = t0;
 	r->t1 = t1;
 	r->ret = ret;
@@ -129,12 +126,29 @@ static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	r->call = (uint16_t)call;
 	r->obj = 0;
 	r->seq = 0;
-	__atomic_store_n(&r->len, (uint16_t)sizeof(*r), __ATOMIC_RELEASE);
-	rec_commit(t, sizeof(*r));
+}
+
+/* Complete a filled record, then number it (session) and hold the call
+ * (rate limits). */
+static inline void rec_close(struct tstate *t, struct rec *r, size_t len)
+{
+	__atomic_store_n(&r->len, (uint16_t)len, __ATOMIC_RELEASE);
+	rec_commit(t, len);
 	if (unlikely(sess != NULL))
 		sess_record(t, r);
 	if (unlikely(limits != NULL))
 		throttle(t, r);
+}
+
+static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
+		       int64_t ret, int fd, int64_t a1, int64_t a2, int err)
+{
+	struct rec *r = rec_reserve(t, sizeof(*r));
+
+	if (unlikely(!r))
+		return;
+	rec_fill(r, call, t0, t1, ret, fd, a1, a2, err);
+	rec_close(t, r, sizeof(*r));
 }
 
 /* A record with a payload made of up to two NUL-terminated strings, or of

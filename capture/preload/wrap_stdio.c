@@ -380,14 +380,14 @@ EXPORT int __printf_chk(int flag, const char *fmt, ...)
 	return r;
 }
 
-EXPORT int fflush(FILE *f)
+static int flush(int (*fn)(FILE *), FILE *f)
 {
 	struct tstate *t = &ts;
 
 	if (!enter(t))
-		return REAL(fflush)(f);
+		return fn(f);
 	uint64_t t0 = now();
-	int r = REAL(fflush)(f);
+	int r = fn(f);
 	int e = errno;
 	put_stream(t, C_FFLUSH, t0, r, f, 0, 0, r != 0, e);
 	leave(t);
@@ -395,19 +395,14 @@ EXPORT int fflush(FILE *f)
 	return r;
 }
 
+EXPORT int fflush(FILE *f)
+{
+	return flush(&REAL(fflush), f);
+}
+
 EXPORT int fflush_unlocked(FILE *f)
 {
-	struct tstate *t = &ts;
-
-	if (!enter(t))
-		return REAL(fflush_unlocked)(f);
-	uint64_t t0 = now();
-	int r = REAL(fflush_unlocked)(f);
-	int e = errno;
-	put_stream(t, C_FFLUSH, t0, r, f, 0, 0, r != 0, e);
-	leave(t);
-	errno = e;
-	return r;
+	return flush(&REAL(fflush_unlocked), f);
 }
 
 #define SEEK_CALL(EXPR, F, OFF, WH)                                        \
