@@ -456,6 +456,9 @@ int main(int argc, char **argv)
 		warnx("%s: %d processes, %ld threads -> %s%s", node, n.nprocs,
 		      threads, output, n.complete ? "" : " (incomplete)");
 	}
+	if (!n.nprocs)
+		warnx("%s: nothing was recorded: is %s statically linked? (the capture "
+		      "interposes on libc's dynamic symbols)", output, argv[optind]);
 	uint64_t lost = 0;
 	for (int i = 0; i < n.nprocs; i++)
 		for (int j = 0; j < n.procs[i].nthr; j++)

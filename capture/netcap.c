@@ -52,6 +52,11 @@ static const char *dev_of(const struct netcap_opts *o)
 	return o->iface ? o->iface : "any";
 }
 
+static const char *dev_name(const struct netcap_opts *o)
+{
+	return o->iface ? o->iface : "any interface";
+}
+
 /* Fail as the options ask: exit 2, or warn and go on without packets. */
 static struct netcap *refuse(const struct netcap_opts *o, pcap_t *p, const char *why)
 {
@@ -61,13 +66,13 @@ static struct netcap *refuse(const struct netcap_opts *o, pcap_t *p, const char 
 		hint = " (packet capture needs CAP_NET_RAW, e.g. root)";
 	if (o->optional) {
 		warnx("--pcap: cannot capture on %s: %s%s; going on without packets",
-		      dev_of(o), why, hint);
+		      dev_name(o), why, hint);
 		if (p)
 			pcap_close(p);
 		return NULL;
 	}
 	die(2, "--pcap: cannot capture on %s: %s%s (--pcap-optional goes on without)",
-	    dev_of(o), why, hint);
+	    dev_name(o), why, hint);
 }
 
 static int setup(pcap_t *p)
@@ -119,9 +124,6 @@ struct netcap *netcap_open(const struct netcap_opts *o, const char *spool)
 	nc->spool = spool;
 	nc->p = p;
 	nc->rawpath = xasprintf("%s.raw", o->path);
-	nc->raw = pcap_dump_open(p, nc->rawpath);
-	if (!nc->raw)
-		die(2, "--pcap: %s: %s", nc->rawpath, pcap_geterr(p));
 	return nc;
 }
 
@@ -158,6 +160,11 @@ void netcap_start(struct netcap *nc, pid_t app)
 {
 	if (!nc)
 		return;
+	/* opened here, not before the app: an app that cannot start leaves
+	 * no file behind */
+	nc->raw = pcap_dump_open(nc->p, nc->rawpath);
+	if (!nc->raw)
+		die(2, "--pcap: %s: %s", nc->rawpath, pcap_geterr(nc->p));
 	if (pthread_create(&nc->th, NULL, capture_thread, nc))
 		die(2, "--pcap: cannot start the capture thread");
 	nc->started = 1;
@@ -178,10 +185,12 @@ void netcap_stop(struct netcap *nc)
 	}
 	if (pcap_stats(nc->p, &st) == 0 && st.ps_drop)
 		warnx("--pcap: the kernel dropped %u packets (buffer full)", st.ps_drop);
-	pcap_dump_close(nc->raw);
+	if (nc->raw) {
+		pcap_dump_close(nc->raw);
+		netcap_keep_own(nc->rawpath, nc->o->path, nc->spool);
+		unlink(nc->rawpath);
+	}
 	pcap_close(nc->p);
-	netcap_keep_own(nc->rawpath, nc->o->path, nc->spool);
-	unlink(nc->rawpath);
 	free(nc->rawpath);
 	free(nc);
 }

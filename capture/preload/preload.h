@@ -162,7 +162,9 @@ struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 
 /*
  * The usual wrapper: call EXPR (a real function), record it with fd, a1,
- * a2; the call failed when it returned -1.
+ * a2; the call failed when it returned -1. Recording leaves errno as the
+ * call left it (every slow path saves and restores it), so errno is read
+ * only for a failed call.
  */
 #define TRACE_CALL(CALL, T, EXPR, FD, A1, A2)                              \
 	do {                                                               \
@@ -172,11 +174,9 @@ struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		uint64_t t0_ = now();                                      \
 		T r_ = EXPR;                                               \
 		uint64_t t1_ = now();                                      \
-		int e_ = errno;                                            \
 		put(t_, CALL, t0_, t1_, (int64_t)r_, FD, A1, A2,           \
-		    r_ == (T)-1 ? e_ : 0);                                 \
+		    unlikely(r_ == (T)-1) ? errno : 0);                    \
 		leave(t_);                                                 \
-		errno = e_;                                                \
 		return r_;                                                 \
 	} while (0)
 
