@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "net.h"
+
+const char *deps_from = "trace";
 
 struct ioname {
 	const char *api, *target;
@@ -253,83 +256,233 @@ static void print_dot(struct deps *d)
 	printf("}\n");
 }
 
-int report_deps(int argc, char **argv)
+/* Precision of `found` against the happens-before order of `truth`,
+ * recall of `truth` by `found`'s, and recall to within --within I/Os. */
+static void measure(struct deps *d, struct edge *found, size_t nf, struct edge *truth,
+		    size_t nt, const char *const names[2])
 {
-	static const char *const hdr[] = {
-		"node", "io", "api", "target", "waits for", "io", "api", "target",
-	};
+	static const char *const mh[] = { "measure", "value", "of" };
+	struct edge *fc = xmalloc((nf + 1) * sizeof(*fc)), *tc = xmalloc((nt + 1) * sizeof(*tc));
+	struct vclock tv, fv;
+	size_t correct = 0, implied = 0, near = 0;
+	char pct[32];
+
+	/* vc_build sorts its edges: keep the callers' order */
+	memcpy(fc, found, nf * sizeof(*fc));
+	memcpy(tc, truth, nt * sizeof(*tc));
+	vc_build(&tv, d, tc, nt);
+	vc_build(&fv, d, fc, nf);
+	for (size_t k = 0; k < nf; k++)
+		correct += vc_before(&tv, found[k].t, found[k].tseq, found[k].x, found[k].xseq);
+	for (size_t k = 0; k < nt; k++) {
+		implied += vc_before(&fv, truth[k].t, truth[k].tseq, truth[k].x, truth[k].xseq);
+		/* //TRACE finds a dependency to within the sampling period */
+		uint64_t lo = truth[k].tseq > (uint64_t)opt.within ?
+			      truth[k].tseq - (uint64_t)opt.within + 1 : 1;
+		near += opt.within > 1 &&
+			vc_before(&fv, truth[k].t, lo, truth[k].x, truth[k].xseq);
+	}
+	struct table *t = table_new(3, mh);
+	table_add(t, "precision");
+	table_add(t, fmt_pct(pct, sizeof(pct), (double)correct, (double)nf));
+	table_addf(t, "%zu of %zu %s", correct, nf, names[0]);
+	table_add(t, "recall");
+	table_add(t, fmt_pct(pct, sizeof(pct), (double)implied, (double)nt));
+	table_addf(t, "%zu of %zu %s", implied, nt, names[1]);
+	if (opt.within > 1) {
+		table_addf(t, "recall within %d", opt.within);
+		table_add(t, fmt_pct(pct, sizeof(pct), (double)near, (double)nt));
+		table_addf(t, "%zu of %zu %s", near, nt, names[1]);
+	}
+	if (!opt.csv)
+		printf("\n");
+	table_print(t, stdout, opt.csv);
+	table_free(t);
+	vc_free(&tv);
+	vc_free(&fv);
+	free(fc);
+	free(tc);
+}
+
+/* --- where the edges come from ----------------------------------------- */
+
+/* The causality engine's <wait>s. */
+static void from_trace(struct deps *d, char **argv, int argc)
+{
 	static const struct reader_ops ops = { .dep = on_dep, .io = on_io };
-	struct deps d = { 0 };
 	struct run run = { 0 };
 
-	read_traces(&run, argv, argc, &ops, &d);
-	for (size_t k = 0; k < d.ne; k++)
-		if (!d.e[k].xseq)
+	read_traces(&run, argv, argc, &ops, d);
+	for (size_t k = 0; k < d->ne; k++)
+		if (!d->e[k].xseq)
 			die(2, "a <wait> of node %s is not followed by an io with a seq",
-			    d.nodes[d.e[k].x].name);
-	if (opt.dot) {
-		print_dot(&d);
-	} else {
-		struct table *t = table_new(8, hdr);
-		table_align(t, "lrllrrll");
-		for (size_t k = 0; k < d.ne; k++) {
-			const struct edge *e = &d.e[k];
-			const struct ioname *xi = ioname(&d, e->x, e->xseq);
-			const struct ioname *ti = ioname(&d, e->t, e->tseq);
-			table_add(t, d.nodes[e->x].name);
-			table_addf(t, "%llu", (unsigned long long)e->xseq);
-			table_add(t, xi->api);
-			table_add(t, xi->target);
-			table_add(t, d.nodes[e->t].name);
-			table_addf(t, "%llu", (unsigned long long)e->tseq);
-			table_add(t, ti->api);
-			table_add(t, ti->target);
-		}
-		table_print(t, stdout, opt.csv);
-		table_free(t);
+			    d->nodes[d->e[k].x].name);
+	run_free(&run);
+}
+
+/* Message edges of the packets (net.c): the receiver's call waits for
+ * the sender's. */
+struct msgs {
+	struct edge *e;
+	uint64_t *bytes;
+	int64_t *wire;               /* -1 unknown */
+	size_t n;
+};
+
+static void name_call(struct deps *d, int x, const struct netcall *c, const char *peer)
+{
+	struct nodeios *n = &d->nodes[x];
+
+	XGROW(n->io, n->cap, (size_t)c->seq);
+	for (size_t k = n->n; k < c->seq; k++)
+		n->io[k] = (struct ioname){ "?", "" };
+	if (n->n < c->seq)
+		n->n = c->seq;
+	n->io[c->seq - 1] = (struct ioname){ c->api, intern(peer) };
+}
+
+static void from_net(struct deps *d, struct msgs *m, char **argv, int argc)
+{
+	struct netrun nr;
+	char peer[64];
+
+	net_collect(&nr, argv, argc);
+	m->n = 0;
+	m->e = xmalloc((nr.nedges + 1) * sizeof(*m->e));
+	m->bytes = xmalloc((nr.nedges + 1) * sizeof(*m->bytes));
+	m->wire = xmalloc((nr.nedges + 1) * sizeof(*m->wire));
+	for (size_t i = 0; i < nr.nedges; i++) {
+		const struct netedge *ne = &nr.edges[i];
+		const struct netcall *s = &nr.calls[ne->snd], *r = &nr.calls[ne->rcv];
+		if (!s->seq || !r->seq)
+			continue;
+		int x = node_index(d, nr.nodes[r->node].name);
+		int t = node_index(d, nr.nodes[s->node].name);
+		name_call(d, x, r, net_ep_fmt(peer, sizeof(peer), &nr.streams[r->stream].peer));
+		name_call(d, t, s, net_ep_fmt(peer, sizeof(peer), &nr.streams[s->stream].peer));
+		m->e[m->n] = (struct edge){ x, t, r->seq, s->seq };
+		m->bytes[m->n] = ne->bytes;
+		m->wire[m->n++] = ne->depart && ne->arrive ? net_wire(ne) : -1;
 	}
+	net_free(&nr);
+}
+
+/* --- the tables --------------------------------------------------------- */
+
+static void row(struct table *t, struct deps *d, const struct edge *e)
+{
+	const struct ioname *xi = ioname(d, e->x, e->xseq);
+	const struct ioname *ti = ioname(d, e->t, e->tseq);
+
+	table_add(t, d->nodes[e->x].name);
+	table_addf(t, "%llu", (unsigned long long)e->xseq);
+	table_add(t, xi->api);
+	table_add(t, xi->target);
+	table_add(t, d->nodes[e->t].name);
+	table_addf(t, "%llu", (unsigned long long)e->tseq);
+	table_add(t, ti->api);
+	table_add(t, ti->target);
+}
+
+/* extra: with messages, their bytes and wire time; with other (both),
+ * whether the other source's order implies each edge. */
+static void print_edges(struct deps *d, const struct edge *e, size_t n,
+			const struct msgs *m, const struct vclock *other,
+			const char *other_name)
+{
+	static const char *const base[] = {
+		"node", "io", "api", "target", "waits for", "io", "api", "target",
+	};
+	const char *hdr[11];
+	int nc = 8;
+	char buf[32];
+
+	memcpy(hdr, base, sizeof(base));
+	if (m) {
+		hdr[nc++] = "bytes";
+		hdr[nc++] = "wire";
+	}
+	if (other)
+		hdr[nc++] = other_name;
+	struct table *t = table_new(nc, hdr);
+	table_align(t, "lrllrrllrrl");
+	for (size_t k = 0; k < n; k++) {
+		row(t, d, &e[k]);
+		if (m) {
+			table_addf(t, "%llu", (unsigned long long)m->bytes[k]);
+			table_add(t, m->wire[k] < 0 ? "-" : fmt_secs(buf, sizeof(buf), m->wire[k]));
+		}
+		if (other)
+			table_add(t, vc_before(other, e[k].t, e[k].tseq, e[k].x, e[k].xseq) ?
+				  "implied" : "no");
+	}
+	table_print(t, stdout, opt.csv);
+	table_free(t);
+}
+
+/* --from both: the messages, then the waits, each marked by whether the
+ * other implies it, then the agreement: precision of the waits against
+ * the messages' order, recall of the messages by the waits' order. */
+static void print_both(struct deps *d, struct msgs *m)
+{
+	static const char *const names[2] = { "waits", "messages" };
+	struct edge *wc = xmalloc((d->ne + 1) * sizeof(*wc)), *mc = xmalloc((m->n + 1) * sizeof(*mc));
+	struct vclock wv, mv;
+
+	memcpy(wc, d->e, d->ne * sizeof(*wc));
+	memcpy(mc, m->e, m->n * sizeof(*mc));
+	vc_build(&wv, d, wc, d->ne);
+	vc_build(&mv, d, mc, m->n);
+	printf("messages (net)%s", opt.csv ? "\n" : ":\n");
+	print_edges(d, m->e, m->n, m, &wv, "by waits");
+	printf("\nwaits (trace)%s", opt.csv ? "\n" : ":\n");
+	print_edges(d, d->e, d->ne, NULL, &mv, "by messages");
+	vc_free(&wv);
+	vc_free(&mv);
+	free(wc);
+	free(mc);
+	measure(d, d->e, d->ne, m->e, m->n, names);
+}
+
+int report_deps(int argc, char **argv)
+{
+	static const char *const truth_names[2] = { "found", "true" };
+	static const char *const froms[] = { "trace", "net", "both" };
+	struct deps d = { 0 };
+	struct msgs m = { 0 };
+	int from = -1;
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(deps_from, froms[i]))
+			from = i;
+	if (from < 0)
+		die(2, "--from: '%s' is neither trace, net nor both", deps_from);
+	if (from != 1)
+		from_trace(&d, argv, argc);
+	if (from != 0)
+		from_net(&d, &m, argv, argc);
+	if (from == 1) {             /* the messages are the edges */
+		free(d.e);
+		d.e = m.e;
+		d.ne = m.n;
+		m.e = NULL;
+	}
+	if (opt.dot)
+		print_dot(&d);
+	else if (from == 2)
+		print_both(&d, &m);
+	else
+		print_edges(&d, d.e, d.ne, from == 1 ? &m : NULL, NULL, NULL);
 	if (opt.truth) {
-		static const char *const mh[] = { "measure", "value", "of" };
 		struct edge *te;
 		size_t nte;
 		read_truth(&d, opt.truth, &te, &nte);
-		struct edge *de = xmalloc((d.ne + 1) * sizeof(*de));
-		memcpy(de, d.e, d.ne * sizeof(*de));
-		struct vclock truth, found;
-		vc_build(&truth, &d, te, nte);
-		vc_build(&found, &d, de, d.ne);
-		size_t correct = 0, implied = 0, near = 0;
-		for (size_t k = 0; k < d.ne; k++)
-			correct += vc_before(&truth, d.e[k].t, d.e[k].tseq, d.e[k].x, d.e[k].xseq);
-		for (size_t k = 0; k < nte; k++) {
-			implied += vc_before(&found, te[k].t, te[k].tseq, te[k].x, te[k].xseq);
-			/* //TRACE finds a dependency to within the sampling period */
-			uint64_t lo = te[k].tseq > (uint64_t)opt.within ? te[k].tseq - (uint64_t)opt.within + 1 : 1;
-			near += opt.within > 1 &&
-				vc_before(&found, te[k].t, lo, te[k].x, te[k].xseq);
-		}
-		struct table *t = table_new(3, mh);
-		char pct[32];
-		table_add(t, "precision");
-		table_add(t, fmt_pct(pct, sizeof(pct), (double)correct, (double)d.ne));
-		table_addf(t, "%zu of %zu found", correct, d.ne);
-		table_add(t, "recall");
-		table_add(t, fmt_pct(pct, sizeof(pct), (double)implied, (double)nte));
-		table_addf(t, "%zu of %zu true", implied, nte);
-		if (opt.within > 1) {
-			table_addf(t, "recall within %d", opt.within);
-			table_add(t, fmt_pct(pct, sizeof(pct), (double)near, (double)nte));
-			table_addf(t, "%zu of %zu true", near, nte);
-		}
-		if (!opt.csv)
-			printf("\n");
-		table_print(t, stdout, opt.csv);
-		table_free(t);
-		vc_free(&truth);
-		vc_free(&found);
+		measure(&d, d.e, d.ne, te, nte, truth_names);
 		free(te);
-		free(de);
 	}
-	run_free(&run);
+	free(d.e);
+	free(m.e);
+	free(m.bytes);
+	free(m.wire);
 	return 0;
 }

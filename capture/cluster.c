@@ -451,6 +451,15 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 	struct session *s = session_open(p->session, 1, 1);
 	if (!s)
 		exit(2);
+	/* Every node is in the session before any starts: a throttled node
+	 * must wait for a node that has not started yet, not overlook it. */
+	for (int i = 0; i < c->n; i++) {
+		struct sess_node *sn = &s->node[i];
+		snprintf(sn->name, sizeof(sn->name), "%s", c->nodes[i].name);
+		sn->max_gap = (int64_t)(c->nodes[i].max_gap * 1e9);
+		sn->capture_pid = 0;
+		sn->state = SN_RUNNING;
+	}
 	for (int i = 0; i < c->n; i++)
 		spawn(c, o, p, i);
 	while (left) {

@@ -137,42 +137,43 @@ static inline int pkt_ip(struct pkt *p, const uint8_t *d, uint32_t len)
 	return -1;
 }
 
+/* The link types: header length, and where the EtherType is (-1: none,
+ * IP follows). Unknown types are taken as raw IP. */
+static const struct pkt_link {
+	int dlt;
+	uint32_t hdr;
+	int type_at;
+} pkt_links[] = {
+	{ 1, 14, 12 },               /* DLT_EN10MB (VLAN tags are skipped) */
+	{ 113, 16, 14 },             /* DLT_LINUX_SLL ("any") */
+	{ 276, 20, 0 },              /* DLT_LINUX_SLL2 */
+	{ 0, 4, -1 },                /* DLT_NULL */
+	{ 108, 4, -1 },              /* DLT_LOOP */
+};
+
 /* Parse a captured frame of link type dlt; 0 when it is TCP or UDP over IP. */
 static inline int pkt_parse(int dlt, const uint8_t *d, uint32_t len, struct pkt *p)
 {
-	uint32_t off;
+	uint32_t off = 0;
+	int type_at = -1;
 
 	memset(p, 0, sizeof(*p));
-	switch (dlt) {
-	case 1: {                    /* DLT_EN10MB */
-		uint16_t type;
-		off = 14;
-		if (len < off)
-			return -1;
-		type = pkt_be16(d + 12);
-		while ((type == 0x8100 || type == 0x88a8) && len >= off + 4) {
+	for (size_t i = 0; i < sizeof(pkt_links) / sizeof(pkt_links[0]); i++)
+		if (pkt_links[i].dlt == dlt) {
+			off = pkt_links[i].hdr;
+			type_at = pkt_links[i].type_at;
+		}
+	if (len < off)
+		return -1;
+	if (type_at >= 0) {
+		uint16_t type = pkt_be16(d + type_at);
+		while (dlt == 1 && (type == 0x8100 || type == 0x88a8) && len >= off + 4) {
 			type = pkt_be16(d + off + 2);
 			off += 4;
 		}
 		if (type != 0x0800 && type != 0x86dd)
 			return -1;
-		break;
 	}
-	case 113:                    /* DLT_LINUX_SLL */
-		off = 16;
-		break;
-	case 276:                    /* DLT_LINUX_SLL2 */
-		off = 20;
-		break;
-	case 0: case 108:            /* DLT_NULL, DLT_LOOP */
-		off = 4;
-		break;
-	default:                     /* DLT_RAW (12, 14), IPV4, IPV6 */
-		off = 0;
-		break;
-	}
-	if (len < off)
-		return -1;
 	return pkt_ip(p, d + off, len - off);
 }
 
