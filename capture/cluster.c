@@ -37,6 +37,8 @@ struct cnode {
 	int argc;
 	char **env;                  /* "NAME=VALUE" before substitution */
 	int nenv;
+	char **restr;                /* "--RESOURCE", "VALUE" pairs for its capture */
+	int nrestr;
 	long line;
 	/* per pass */
 	pid_t pid;
@@ -138,9 +140,20 @@ static void load(struct cluster *c, const char *file)
 				n->env[n->nenv++] = xasprintf("%s=%s", k, v);
 				free(k);
 				free(v);
+			} else if (is(a, "restrict")) {
+				char *k = prop(a, "resource"), *v = prop(a, "value");
+				struct restrictions check = { 0 };
+				if (!k || !v)
+					die_at(2, file, xmlGetLineNo(a),
+					       "<restrict> needs resource and value");
+				restrict_set(&check, k, v, file, xmlGetLineNo(a));
+				n->restr = xrealloc(n->restr, sizeof(char *) * (size_t)(n->nrestr + 2));
+				n->restr[n->nrestr++] = xasprintf("--%s", k);
+				n->restr[n->nrestr++] = v;
+				free(k);
 			} else {
-				die_at(2, file, xmlGetLineNo(a), "unexpected <%s> in <node> (arg, env)",
-				       a->name);
+				die_at(2, file, xmlGetLineNo(a),
+				       "unexpected <%s> in <node> (arg, env, restrict)", a->name);
 			}
 		}
 		if (!n->argc)
@@ -356,7 +369,7 @@ static void stop_all(struct cluster *c)
 static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int i)
 {
 	struct cnode *n = &c->nodes[i];
-	char *args[64 + n->argc];
+	char *args[64 + n->argc + n->nrestr];
 	int k = 0;
 	char wd[64], out[4096];
 
@@ -397,6 +410,8 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 		if (o->pcap_optional)
 			args[k++] = "--pcap-optional";
 	}
+	for (int r = 0; r < n->nrestr; r++)
+		args[k++] = n->restr[r];
 	args[k++] = "--";
 	for (int a = 0; a < n->argc; a++)
 		args[k++] = subst(c, p, i, n->argv[a]);

@@ -73,4 +73,21 @@ bad '<cluster version="1">
 <node name="a" netns="yes"><arg>true</arg></node></cluster>' "bad.xml:2: node 'a': netns needs address=\"A.B.C.D/LEN\""
 bad '<cluster version="1">
 <node name="a"><arg>${NOPE}</arg></node></cluster>' "bad.xml:2: unknown variable '\${NOPE}'"
+bad '<cluster version="1">
+<node name="a"><arg>true</arg>
+<restrict resource="memory" value="1"/></node></cluster>' "bad.xml:3: unknown resource 'memory' (island-capture enforces cpu, fileread, filewrite, netsend, netrecv)"
+
+# 4. a restriction on one node only
+cat > r.cluster.xml <<XML
+<cluster version="1">
+  <node name="slow"><arg>$APPS/writes</arg><arg>1</arg><arg>1</arg><arg>200000</arg><arg>slow.out</arg>
+    <restrict resource="filewrite" value="100000"/></node>
+  <node name="fast"><arg>$APPS/writes</arg><arg>1</arg><arg>1</arg><arg>200000</arg><arg>fast.out</arg></node>
+</cluster>
+XML
+xmllint --noout --schema "$ISLAND_ROOT/docs/cluster.xsd" r.cluster.xml 2>/dev/null || fail "r.cluster.xml does not validate"
+"$CAPTURE" --cluster r.cluster.xml -o r.xml 2>/dev/null || fail "restricted cluster failed"
+expect_eq "limits in the merged trace" "$(grep -c '<limit resource="filewrite" value="100000"/>' r.xml)" 1
+grep -q 'api="write".*throttle="1\.0' r.xml || fail "the slow node's write was not held"
+expect_eq "held writes" "$(grep -c 'throttle=' r.xml)" 1
 exit 0
