@@ -300,6 +300,15 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		if ((ob->kind == OBJ_SOCKET || ob->kind == OBJ_PIPE) && ob->proto[0] &&
 		    res_of(n, r) == RES_NETMETA)
 			o_attr(o, "proto", ob->proto);
+		/* the call's own local address, for a replayer to match
+		 * connections (bind, connect, accept carry it) */
+		if ((c == C_BIND || c == C_CONNECT || c == C_ACCEPT) &&
+		    REC_PAYLOAD_LEN(r) >= sizeof(struct sockinfo)) {
+			const struct sockinfo *si = (const void *)REC_PAYLOAD(r);
+			fmt_sockaddr(buf, sizeof(buf), &si->local, si->llen);
+			if (buf[0])
+				o_attr_esc(o, "local", buf);
+		}
 	}
 	if (c == C_SENDFILE || c == C_COPY_FILE_RANGE || c == C_SPLICE) {
 		int so = copy_src_obj(r);
@@ -354,9 +363,20 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 			o_attr(o, "status", buf);
 		}
 		break;
-	case C_SYSTEM:
+	case C_SYSTEM: {
+		/* the shell it ran: our child that started during the call */
+		for (int k = 0; k < n->nprocs; k++)
+			if (n->procs[k].ppid == p->pid && n->procs[k].start >= t0 &&
+			    n->procs[k].start <= t1) {
+				o_attr_int(o, "child", n->procs[k].pid);
+				break;
+			}
 		fmt_status(buf, sizeof(buf), (int)r->a1);
 		o_attr(o, "status", buf);
+		break;
+	}
+	case C_ACCEPT:
+		o_attr_int(o, "listenfd", r->a1);
 		break;
 	case C_SLEEP: case C_USLEEP: case C_NANOSLEEP: case C_CLOCK_NANOSLEEP:
 		if (r->a1 >= 0)

@@ -1,0 +1,140 @@
+/* The replayable calls: api -> how it is issued, and the report family it
+ * is counted in. A call not listed here is replayed by its resource class
+ * when that is enough (a data read is a read), else skipped and counted. */
+#include "exec.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const family_names[NFAM] = { "read", "write", "open", "sync", "net", "other" };
+
+static struct call calls[] = {
+	/* files: open and close */
+	{ "open", h_open, FAM_OPEN }, { "openat", h_open, FAM_OPEN },
+	{ "creat", h_open, FAM_OPEN }, { "fopen", h_open, FAM_OPEN },
+	{ "freopen", h_open, FAM_OPEN }, { "opendir", h_open, FAM_OPEN },
+	{ "close", h_close, FAM_OPEN }, { "fclose", h_close, FAM_OPEN },
+	{ "closedir", h_close, FAM_OPEN },
+	{ "fdopen", h_nop, FAM_OPEN }, { "fdopendir", h_nop, FAM_OPEN },
+	/* data */
+	{ "read", h_read, FAM_READ }, { "pread", h_read, FAM_READ },
+	{ "readv", h_read, FAM_READ }, { "preadv", h_read, FAM_READ },
+	{ "preadv2", h_read, FAM_READ }, { "fread", h_read, FAM_READ },
+	{ "fgets", h_read, FAM_READ }, { "fgetc", h_read, FAM_READ },
+	{ "getc", h_read, FAM_READ }, { "getline", h_read, FAM_READ },
+	{ "getdelim", h_read, FAM_READ }, { "fscanf", h_read, FAM_READ },
+	{ "readdir", h_nop, FAM_READ },
+	{ "write", h_write, FAM_WRITE }, { "pwrite", h_write, FAM_WRITE },
+	{ "writev", h_write, FAM_WRITE }, { "pwritev", h_write, FAM_WRITE },
+	{ "pwritev2", h_write, FAM_WRITE }, { "fwrite", h_write, FAM_WRITE },
+	{ "fputs", h_write, FAM_WRITE }, { "fputc", h_write, FAM_WRITE },
+	{ "putc", h_write, FAM_WRITE }, { "puts", h_write, FAM_WRITE },
+	{ "fprintf", h_write, FAM_WRITE }, { "vfprintf", h_write, FAM_WRITE },
+	{ "printf", h_write, FAM_WRITE }, { "dprintf", h_write, FAM_WRITE },
+	{ "sendfile", h_copy, FAM_WRITE }, { "copy_file_range", h_copy, FAM_WRITE },
+	{ "splice", h_copy, FAM_WRITE },
+	/* stdio buffers are replayed as the writes they hold: fflush is free */
+	{ "fflush", h_nop, FAM_WRITE },
+	{ "fsync", h_sync, FAM_SYNC }, { "fdatasync", h_sync, FAM_SYNC },
+	{ "sync", h_sync, FAM_SYNC }, { "syncfs", h_sync, FAM_SYNC },
+	{ "sync_file_range", h_sync, FAM_SYNC }, { "msync", h_nop, FAM_SYNC },
+	/* metadata */
+	{ "lseek", h_seek, FAM_OPEN }, { "fseek", h_seek, FAM_OPEN },
+	{ "fseeko", h_seek, FAM_OPEN }, { "rewind", h_seek, FAM_OPEN },
+	{ "stat", h_stat, FAM_OPEN }, { "lstat", h_stat, FAM_OPEN },
+	{ "fstat", h_stat, FAM_OPEN }, { "fstatat", h_stat, FAM_OPEN },
+	{ "newfstatat", h_stat, FAM_OPEN }, { "statx", h_stat, FAM_OPEN },
+	{ "access", h_stat, FAM_OPEN }, { "faccessat", h_stat, FAM_OPEN },
+	{ "truncate", h_trunc, FAM_OPEN }, { "ftruncate", h_trunc, FAM_OPEN },
+	{ "mkdir", h_mkdir, FAM_OPEN }, { "mkdirat", h_mkdir, FAM_OPEN },
+	{ "rmdir", h_rmdir, FAM_OPEN }, { "unlink", h_unlink, FAM_OPEN },
+	{ "unlinkat", h_unlink, FAM_OPEN }, { "remove", h_unlink, FAM_OPEN },
+	{ "rename", h_rename, FAM_OPEN }, { "renameat", h_rename, FAM_OPEN },
+	{ "renameat2", h_rename, FAM_OPEN },
+	{ "dup", h_dup, FAM_OPEN }, { "dup2", h_dup, FAM_OPEN },
+	{ "dup3", h_dup, FAM_OPEN }, { "fcntl", h_dup, FAM_OPEN },
+	{ "chdir", h_nop, FAM_OPEN }, { "fchdir", h_nop, FAM_OPEN },
+	/* network */
+	{ "socket", h_socket, FAM_NET }, { "socketpair", h_socketpair, FAM_NET },
+	{ "pipe", h_pipe, FAM_NET }, { "pipe2", h_pipe, FAM_NET },
+	{ "bind", h_bind, FAM_NET }, { "listen", h_listen, FAM_NET },
+	{ "connect", h_connect, FAM_NET }, { "accept", h_accept, FAM_NET },
+	{ "accept4", h_accept, FAM_NET }, { "shutdown", h_shutdown, FAM_NET },
+	{ "send", h_send, FAM_NET }, { "sendto", h_send, FAM_NET },
+	{ "sendmsg", h_send, FAM_NET }, { "sendmmsg", h_send, FAM_NET },
+	{ "recv", h_recv, FAM_NET }, { "recvfrom", h_recv, FAM_NET },
+	{ "recvmsg", h_recv, FAM_NET }, { "recvmmsg", h_recv, FAM_NET },
+	/* time and waiting */
+	{ "sleep", h_sleep, FAM_OTHER }, { "usleep", h_sleep, FAM_OTHER },
+	{ "nanosleep", h_sleep, FAM_OTHER }, { "clock_nanosleep", h_sleep, FAM_OTHER },
+	{ "poll", h_poll, FAM_OTHER }, { "ppoll", h_poll, FAM_OTHER },
+	{ "select", h_poll, FAM_OTHER }, { "pselect", h_poll, FAM_OTHER },
+	{ "epoll_wait", h_poll, FAM_OTHER }, { "epoll_pwait", h_poll, FAM_OTHER },
+	{ "pthread_join", h_join, FAM_OTHER },
+	{ "waitpid", h_waitpid, FAM_OTHER }, { "wait", h_waitpid, FAM_OTHER },
+	{ "wait3", h_waitpid, FAM_OTHER }, { "wait4", h_waitpid, FAM_OTHER },
+	{ "waitid", h_waitpid, FAM_OTHER }, { "pclose", h_waitpid, FAM_OTHER },
+	/* shared-memory synchronisation inside a node: the replay's own
+	 * threads do not share the app's locks, so these are not reissued */
+	{ "pthread_mutex_lock", h_nop, FAM_OTHER }, { "pthread_cond_wait", h_nop, FAM_OTHER },
+	{ "pthread_cond_timedwait", h_nop, FAM_OTHER },
+	{ "pthread_barrier_wait", h_nop, FAM_OTHER }, { "sem_wait", h_nop, FAM_OTHER },
+	{ "sem_timedwait", h_nop, FAM_OTHER },
+	/* life cycle */
+	{ "pthread_create", h_thread, FAM_OTHER },
+	{ "fork", h_spawn, FAM_OTHER }, { "vfork", h_spawn, FAM_OTHER },
+	{ "clone", h_spawn, FAM_OTHER }, { "posix_spawn", h_spawn, FAM_OTHER },
+	{ "posix_spawnp", h_spawn, FAM_OTHER }, { "system", h_spawn, FAM_OTHER },
+	{ "popen", h_spawn, FAM_OTHER },
+	{ "execve", h_exec, FAM_OTHER }, { "execv", h_exec, FAM_OTHER },
+	{ "execvp", h_exec, FAM_OTHER }, { "execvpe", h_exec, FAM_OTHER },
+	{ "execl", h_exec, FAM_OTHER }, { "execlp", h_exec, FAM_OTHER },
+	{ "execle", h_exec, FAM_OTHER }, { "fexecve", h_exec, FAM_OTHER },
+};
+
+/* Unlisted data calls, replayed by what they did. */
+static struct call by_res[] = {
+	[RES_FILEREAD] = { "(read)", h_read, FAM_READ },
+	[RES_FILEWRITE] = { "(write)", h_write, FAM_WRITE },
+	[RES_NETSEND] = { "(send)", h_send, FAM_NET },
+	[RES_NETRECV] = { "(recv)", h_recv, FAM_NET },
+};
+
+static int cmp_call(const void *a, const void *b)
+{
+	return strcmp(((const struct call *)a)->api, ((const struct call *)b)->api);
+}
+
+const struct call *call_lookup(const char *api, int res)
+{
+	static int sorted;
+	struct call key = { .api = api };
+
+	if (!sorted) {
+		qsort(calls, sizeof(calls) / sizeof(*calls), sizeof(*calls), cmp_call);
+		sorted = 1;
+	}
+	const struct call *c = bsearch(&key, calls, sizeof(calls) / sizeof(*calls),
+				       sizeof(*calls), cmp_call);
+	if (c)
+		return c;
+	if (res >= 0 && res < (int)(sizeof(by_res) / sizeof(*by_res)) && by_res[res].fn)
+		return &by_res[res];
+	return NULL;
+}
+
+/* A socket read is network time even when the call is read(). */
+enum family op_family(const struct op *o)
+{
+	if (o->res == RES_NETSEND || o->res == RES_NETRECV || o->res == RES_NETMETA)
+		return FAM_NET;
+	if (o->call)
+		return (enum family)o->call->family;
+	switch (o->res) {
+	case RES_FILEREAD: return FAM_READ;
+	case RES_FILEWRITE: return FAM_WRITE;
+	case RES_FILEMETA: return FAM_OPEN;
+	default: return FAM_OTHER;
+	}
+}

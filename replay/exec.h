@@ -1,0 +1,68 @@
+/* What the call handlers share: the running thread's context. */
+#ifndef ISLAND_REPLAY_EXEC_H
+#define ISLAND_REPLAY_EXEC_H
+
+#include "replay.h"
+
+#include <pthread.h>
+
+/* A traced process: its own descriptor table (trace fd -> replay fd). */
+struct pstate {
+	pthread_mutex_t mu;
+	int *map;
+	uint8_t *cloexec;
+	size_t cap;
+	int nthreads, finished;		/* process done when equal */
+	int launched;
+};
+
+struct tstate {
+	pthread_t pt;
+	int launched, finished;
+	int64_t delay;		/* start at this monotonic time (0: now) */
+};
+
+struct nstate {			/* one replayed node */
+	struct node_run *r;
+	const struct node *n;
+	struct pstate *ps;
+	struct tstate *ts;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;	/* a thread or process finished */
+	int finished;
+	struct nodestat *st;
+	pthread_mutex_t stmu;
+	int warned;
+};
+
+struct rctx {
+	struct nstate *ns;
+	int th, proc;
+	char *buf;
+	size_t bufcap;
+	struct famstat fam[NFAM];
+	uint64_t calls, skipped, failed;
+	int64_t moved;		/* bytes the current call transferred */
+};
+
+/* fd map of the calling thread's process */
+int fd_get(struct rctx *c, int tfd, const struct op *o);
+void fd_put(struct rctx *c, int tfd, int rfd, int cloexec);
+int fd_take(struct rctx *c, int tfd);
+char *xbuf(struct rctx *c, int64_t n);
+int map_path(struct rctx *c, const char *path, char *buf, size_t len);
+void thread_launch(struct nstate *ns, int th, int64_t delay);
+void replay_warn(struct rctx *c, const struct op *o, const char *what);
+void sleep_ns(int64_t ns);
+
+/* handlers: 0 done, -1 failed (errno set) */
+#define H(x) int x(struct rctx *c, const struct op *o)
+H(h_nop); H(h_open); H(h_close); H(h_read); H(h_write); H(h_seek); H(h_sync);
+H(h_stat); H(h_trunc); H(h_mkdir); H(h_rmdir); H(h_unlink); H(h_rename);
+H(h_dup); H(h_copy); H(h_sleep); H(h_poll); H(h_join); H(h_waitpid);
+H(h_thread); H(h_spawn); H(h_exec);
+H(h_socket); H(h_pipe); H(h_socketpair); H(h_bind); H(h_listen);
+H(h_connect); H(h_accept); H(h_shutdown); H(h_send); H(h_recv);
+#undef H
+
+#endif

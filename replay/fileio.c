@@ -1,0 +1,335 @@
+/* File calls: issued on the mapped descriptors with the trace's sizes,
+ * offsets and flags; paths always resolved beneath the root. */
+#include "exec.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct { const char *name; int flag; } oflags[] = {
+	{ "O_RDONLY", O_RDONLY }, { "O_WRONLY", O_WRONLY }, { "O_RDWR", O_RDWR },
+	{ "O_CREAT", O_CREAT }, { "O_EXCL", O_EXCL }, { "O_TRUNC", O_TRUNC },
+	{ "O_APPEND", O_APPEND }, { "O_NONBLOCK", O_NONBLOCK }, { "O_SYNC", O_SYNC },
+	{ "O_DSYNC", O_DSYNC }, { "O_DIRECT", O_DIRECT }, { "O_DIRECTORY", O_DIRECTORY },
+	{ "O_NOFOLLOW", O_NOFOLLOW }, { "O_CLOEXEC", O_CLOEXEC }, { "O_NOATIME", O_NOATIME },
+	{ "O_NOCTTY", O_NOCTTY }, { "O_LARGEFILE", 0 }, { "O_PATH", O_PATH },
+	{ "O_TMPFILE", O_TMPFILE },
+};
+
+/* "O_WRONLY|O_CREAT" or an fopen mode ("w+", "rb", "ae"). */
+int open_flags(const char *s, const char *api)
+{
+	if (!s)
+		return !strcmp(api, "opendir") ? O_RDONLY | O_DIRECTORY :
+		       !strcmp(api, "creat") ? O_WRONLY | O_CREAT | O_TRUNC : O_RDONLY;
+	if (strncmp(s, "O_", 2)) {
+		int plus = strchr(s, '+') != NULL, f;
+		switch (s[0]) {
+		case 'w': f = (plus ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC; break;
+		case 'a': f = (plus ? O_RDWR : O_WRONLY) | O_CREAT | O_APPEND; break;
+		default: f = plus ? O_RDWR : O_RDONLY; break;
+		}
+		if (strchr(s, 'e'))
+			f |= O_CLOEXEC;
+		if (strchr(s, 'x'))
+			f |= O_EXCL;
+		return f;
+	}
+	int f = 0;
+	for (const char *p = s; *p;) {
+		const char *e = strchrnul(p, '|');
+		for (size_t i = 0; i < sizeof(oflags) / sizeof(*oflags); i++)
+			if (strlen(oflags[i].name) == (size_t)(e - p) &&
+			    !strncmp(oflags[i].name, p, (size_t)(e - p)))
+				f |= oflags[i].flag;
+		p = *e ? e + 1 : e;
+	}
+	if (!strcmp(api, "opendir"))
+		f |= O_DIRECTORY;
+	return f;
+}
+
+/* O_DIRECT needs aligned buffers and sizes the trace may not have: the
+ * replay drops it rather than fail every call. */
+int h_open(struct rctx *c, const struct op *o)
+{
+	char rel[4096];
+	int flags = open_flags(o->flags, o->call->api), rfd;
+
+	if (o->fd < 0 && !o->failed)
+		return 0;
+	flags &= ~O_DIRECT;
+	if (sandbox_passthrough(o->path)) {
+		rfd = open(o->path, (flags & ~(O_CREAT | O_TRUNC | O_EXCL)) | O_CLOEXEC);
+	} else {
+		if (map_path(c, o->path, rel, sizeof(rel)))
+			return errno = EINVAL, -1;
+		if (flags & O_CREAT) {
+			const char *base;
+			int d = sandbox_parent(c->ns->r->rootfd, rel, 1, &base);
+			if (d >= 0)
+				close(d);
+		}
+		rfd = sandbox_openat(c->ns->r->rootfd, rel, flags | O_CLOEXEC, 0644);
+	}
+	if (rfd < 0)
+		return -1;
+	if (o->failed) {
+		close(rfd);	/* it failed originally: keep the trace's view */
+		return 0;
+	}
+	fd_put(c, o->fd, rfd, !!(flags & O_CLOEXEC));
+	return 0;
+}
+
+int h_close(struct rctx *c, const struct op *o)
+{
+	int rfd = fd_take(c, o->fd);
+
+	if (rfd < 0)
+		return 0;
+	return close(rfd);
+}
+
+int h_read(struct rctx *c, const struct op *o)
+{
+	if (o->res == RES_NETRECV)
+		return h_recv(c, o);
+	int fd = fd_get(c, o->fd, o);
+	int64_t n = o->has_amount ? o->amount : o->size;
+	char *b = xbuf(c, n);
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	if (o->has_offset && o->whence < 0)
+		r = pread(fd, b, (size_t)n, (off_t)o->offset);
+	else
+		r = read(fd, b, (size_t)n);
+	if (r > 0)
+		c->moved += r;
+	return r < 0 ? -1 : 0;
+}
+
+int h_write(struct rctx *c, const struct op *o)
+{
+	if (o->res == RES_NETSEND)
+		return h_send(c, o);
+	int fd = fd_get(c, o->fd, o);
+	int64_t n = o->has_amount ? o->amount : o->size;
+	char *b = xbuf(c, n);
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	if (o->has_offset && o->whence < 0)
+		r = pwrite(fd, b, (size_t)n, (off_t)o->offset);
+	else
+		r = write(fd, b, (size_t)n);
+	if (r > 0)
+		c->moved += r;
+	return r < 0 ? -1 : 0;
+}
+
+int h_seek(struct rctx *c, const struct op *o)
+{
+	int fd = fd_get(c, o->fd, o);
+
+	if (fd < 0)
+		return -1;
+	if (!strcmp(o->call->api, "rewind"))
+		return lseek(fd, 0, SEEK_SET) < 0 ? -1 : 0;
+	/* the new offset is what matters; SEEK_END would depend on sizes */
+	if (o->has_result && o->result >= 0)
+		return lseek(fd, (off_t)o->result, SEEK_SET) < 0 ? -1 : 0;
+	return lseek(fd, (off_t)o->offset, o->whence < 0 ? SEEK_SET : o->whence) < 0 ? -1 : 0;
+}
+
+int h_sync(struct rctx *c, const struct op *o)
+{
+	const char *api = o->call->api;
+
+	if (!strcmp(api, "sync")) {
+		sync();
+		return 0;
+	}
+	int fd = fd_get(c, o->fd, o);
+	if (fd < 0)
+		return -1;
+	if (!strcmp(api, "fdatasync") || !strcmp(api, "sync_file_range"))
+		return fdatasync(fd);
+	if (!strcmp(api, "syncfs"))
+		return syncfs(fd);
+	return fsync(fd);
+}
+
+int h_stat(struct rctx *c, const struct op *o)
+{
+	struct stat st;
+	char rel[4096];
+
+	if (o->fd >= 0 && !o->path) {
+		int fd = fd_get(c, o->fd, o);
+		return fd < 0 ? -1 : fstat(fd, &st);
+	}
+	if (o->fd >= 0 && (!strcmp(o->call->api, "fstat"))) {
+		int fd = fd_get(c, o->fd, o);
+		return fd < 0 ? -1 : fstat(fd, &st);
+	}
+	if (!o->path || sandbox_passthrough(o->path))
+		return 0;
+	if (map_path(c, o->path, rel, sizeof(rel)))
+		return errno = EINVAL, -1;
+	int fd = sandbox_openat(c->ns->r->rootfd, rel, O_PATH | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	int r = fstat(fd, &st);
+	close(fd);
+	return r;
+}
+
+int h_trunc(struct rctx *c, const struct op *o)
+{
+	int64_t len = o->has_offset ? o->offset : o->size;
+
+	if (!strcmp(o->call->api, "ftruncate")) {
+		int fd = fd_get(c, o->fd, o);
+		return fd < 0 ? -1 : ftruncate(fd, (off_t)len);
+	}
+	char rel[4096];
+	if (map_path(c, o->path, rel, sizeof(rel)))
+		return errno = EINVAL, -1;
+	int fd = sandbox_openat(c->ns->r->rootfd, rel, O_WRONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	int r = ftruncate(fd, (off_t)len);
+	close(fd);
+	return r;
+}
+
+/* Path calls work on the parent directory opened beneath the root, and
+ * the last component, which is never "..": no *at call can leave. */
+static int at_parent(struct rctx *c, const char *path, int mk, const char **base)
+{
+	char rel[4096];
+
+	if (!path || map_path(c, path, rel, sizeof(rel)))
+		return errno = EINVAL, -1;
+	if (!strcmp(rel, "."))
+		return errno = EBUSY, -1;
+	int d = sandbox_parent(c->ns->r->rootfd, rel, mk, base);
+	/* base points into rel: copy it to the caller's static use */
+	static __thread char b[256];
+	snprintf(b, sizeof(b), "%s", *base);
+	*base = b;
+	return d;
+}
+
+int h_mkdir(struct rctx *c, const struct op *o)
+{
+	const char *base;
+	int d = at_parent(c, o->path, 1, &base);
+
+	if (d < 0)
+		return -1;
+	int r = mkdirat(d, base, 0755);
+	close(d);
+	return r && errno == EEXIST && !o->failed ? 0 : r;
+}
+
+int h_rmdir(struct rctx *c, const struct op *o)
+{
+	const char *base;
+	int d = at_parent(c, o->path, 0, &base);
+
+	if (d < 0)
+		return -1;
+	int r = unlinkat(d, base, AT_REMOVEDIR);
+	close(d);
+	return r;
+}
+
+int h_unlink(struct rctx *c, const struct op *o)
+{
+	const char *base;
+	int d = at_parent(c, o->path, 0, &base);
+
+	if (d < 0)
+		return -1;
+	int r = unlinkat(d, base, 0);
+	if (r && errno == EISDIR)
+		r = unlinkat(d, base, AT_REMOVEDIR);
+	close(d);
+	return r;
+}
+
+int h_rename(struct rctx *c, const struct op *o)
+{
+	const char *b1, *b2;
+	char keep[256];
+	int d1 = at_parent(c, o->path, 0, &b1);
+
+	if (d1 < 0)
+		return -1;
+	snprintf(keep, sizeof(keep), "%s", b1);
+	int d2 = at_parent(c, o->path2, 1, &b2);
+	if (d2 < 0) {
+		close(d1);
+		return -1;
+	}
+	int r = renameat(d1, keep, d2, b2);
+	close(d1);
+	close(d2);
+	return r;
+}
+
+/* dup*, fcntl(F_DUPFD): the new trace fd gets a duplicate of the old one's
+ * replay fd. Other fcntl commands change nothing the replay can see. */
+int h_dup(struct rctx *c, const struct op *o)
+{
+	if (o->oldfd < 0 || o->fd < 0 || o->failed)
+		return 0;
+	int old = fd_get(c, o->oldfd, o);
+	if (old < 0)
+		return -1;
+	int nfd = fcntl(old, F_DUPFD_CLOEXEC, 0);
+	if (nfd < 0)
+		return -1;
+	fd_put(c, o->fd, nfd, 0);
+	return 0;
+}
+
+/* sendfile, copy_file_range, splice: the kernel copies; so do we. */
+int h_copy(struct rctx *c, const struct op *o)
+{
+	int out = fd_get(c, o->fd, o), in;
+	struct op src = *o;
+
+	src.fd = o->infd;
+	src.path = o->inpath;
+	src.res = RES_FILEREAD;
+	in = fd_get(c, o->infd, &src);
+	if (out < 0 || in < 0)
+		return -1;
+	int64_t n = o->amount;
+	while (n > 0) {
+		ssize_t r = copy_file_range(in, NULL, out, NULL, (size_t)n, 0);
+		if (r <= 0) {
+			/* across file systems or from a pipe: plain copy */
+			char *b = xbuf(c, n);
+			r = read(in, b, (size_t)n);
+			if (r <= 0)
+				return r < 0 ? -1 : 0;
+			if (write(out, b, (size_t)r) < 0)
+				return -1;
+		}
+		c->moved += r;
+		n -= r;
+	}
+	return 0;
+}

@@ -1,0 +1,258 @@
+/* Dummy files: what the trace reads but did not create must exist before
+ * the replay starts, with at least the bytes it reads, so that a replay
+ * runs on an empty machine. The first thing the trace does to a path says
+ * whether it was there: a truncating create made it, a successful open,
+ * stat or read found it. */
+#include "exec.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int open_flags(const char *s, const char *api);
+
+enum { UNSEEN, CREATED, EXCL, EXISTS, MAYBE, ABSENT };
+
+struct ent {
+	const char *path;
+	int state, dir, excl;
+	int64_t need;
+};
+
+struct fdpos {
+	uint64_t key;
+	const char *path;
+	int64_t pos;
+};
+
+struct scan {
+	struct ent *e;
+	size_t ne, ecap;
+	struct fdpos *f;
+	size_t nf, fcap;
+};
+
+static struct ent *ent(struct scan *s, const char *path)
+{
+	for (size_t i = s->ne; i-- > 0;)
+		if (s->e[i].path == path)
+			return &s->e[i];
+	XGROW(s->e, s->ecap, s->ne + 1);
+	s->e[s->ne] = (struct ent){ .path = path };
+	return &s->e[s->ne++];
+}
+
+static struct fdpos *fdpos(struct scan *s, uint64_t key)
+{
+	for (size_t i = 0; i < s->nf; i++)
+		if (s->f[i].key == key)
+			return &s->f[i];
+	XGROW(s->f, s->fcap, s->nf + 1);
+	s->f[s->nf] = (struct fdpos){ .key = key };
+	return &s->f[s->nf++];
+}
+
+static void see(struct ent *e, int state)
+{
+	if (e->state == UNSEEN)
+		e->state = state;
+}
+
+static void one(struct scan *s, const struct op *o, uint64_t pk)
+{
+	if (!o->call || !o->path || o->path[0] != '/' || sandbox_passthrough(o->path))
+		return;
+	struct ent *e = ent(s, o->path);
+	call_fn fn = o->call->fn;
+
+	if (o->failed) {
+		see(e, ABSENT);
+		return;
+	}
+	if (fn == h_open) {
+		int fl = open_flags(o->flags, o->call->api);
+		see(e, !(fl & O_CREAT) ? EXISTS : (fl & O_EXCL) ? EXCL : (fl & O_TRUNC) ? CREATED : MAYBE);
+		e->excl |= (fl & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+		if (fl & O_DIRECTORY)
+			e->dir = 1;
+		struct fdpos *p = fdpos(s, pk | (uint32_t)o->fd);
+		p->path = o->path;
+		p->pos = 0;
+	} else if (fn == h_mkdir) {
+		see(e, CREATED);
+		e->dir = 1;
+	} else if (fn == h_rename) {
+		see(e, EXISTS);
+		if (o->path2)
+			see(ent(s, o->path2), CREATED);
+	} else if (fn == h_read || fn == h_copy) {
+		see(e, EXISTS);
+		int fd = fn == h_copy ? o->infd : o->fd;
+		const char *path = fn == h_copy ? o->inpath : o->path;
+		if (!path || fd < 0)
+			return;
+		struct ent *src = ent(s, path);
+		struct fdpos *p = fdpos(s, pk | (uint32_t)fd);
+		int64_t end;
+		if (o->has_offset && o->whence < 0) {
+			end = o->offset + o->amount;
+		} else {
+			p->pos += o->amount;
+			end = p->pos;
+		}
+		see(src, EXISTS);
+		if (end > src->need)
+			src->need = end;
+	} else if (fn == h_seek) {
+		struct fdpos *p = fdpos(s, pk | (uint32_t)o->fd);
+		p->pos = o->has_result && o->result >= 0 ? o->result : o->offset;
+		see(e, EXISTS);
+	} else if (fn == h_write || fn == h_sync || fn == h_trunc) {
+		see(e, MAYBE);
+	} else {
+		see(e, EXISTS);	/* stat, unlink, ... found it */
+	}
+}
+
+struct tref {
+	int64_t t;
+	const struct op *o;
+	uint64_t pk;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct tref *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t ? 1 : (x->o > y->o) - (x->o < y->o);
+}
+
+size_t files_needed(const struct trace *t, const int *sel, int unordered, struct fileneed **out)
+{
+	struct scan s = { 0 };
+	struct tref *all = NULL;
+	size_t n = 0, cap = 0;
+	int64_t e0 = INT64_MAX;
+
+	for (size_t k = 0; k < t->nnodes; k++)
+		if (sel[k] && t->nodes[k].epoch < e0)
+			e0 = t->nodes[k].epoch;
+	for (size_t k = 0; k < t->nnodes; k++) {
+		const struct node *nd = &t->nodes[k];
+		if (!sel[k])
+			continue;
+		for (size_t i = 0; i < nd->nthreads; i++)
+			for (size_t j = 0; j < nd->threads[i].nops; j++) {
+				const struct op *o = &nd->threads[i].ops[j];
+				if (o->kind != OP_IO || (!o->path && !o->inpath))
+					continue;
+				XGROW(all, cap, n + 1);
+				all[n++] = (struct tref){ nd->epoch - e0 + o->start, o,
+					((uint64_t)k << 48) | ((uint64_t)nd->threads[i].proc << 32) };
+			}
+	}
+	if (n)
+		qsort(all, n, sizeof(*all), by_time);
+	for (size_t i = 0; i < n; i++)
+		one(&s, all[i].o, all[i].pk);
+	free(all);
+	free(s.f);
+
+	struct fileneed *f = NULL;
+	size_t nf = 0, fcap = 0;
+	for (size_t i = 0; i < s.ne; i++) {
+		struct ent *e = &s.e[i];
+		/* an exclusive create proves the file was not there: a root
+		 * replayed into before must not make it fail */
+		if (e->excl && (e->state == EXCL || e->state == ABSENT) && !unordered) {
+			XGROW(f, fcap, nf + 1);
+			f[nf++] = (struct fileneed){ e->path, -1, 0 };
+			continue;
+		}
+		/* without causality a reader may run before its writer: what
+		 * anyone reads exists from the start */
+		if (e->state != EXISTS && !((e->state == MAYBE || unordered) && e->need > 0))
+			continue;
+		size_t len = strlen(e->path);
+		for (size_t j = 0; j < s.ne && !e->dir; j++)
+			if (!strncmp(s.e[j].path, e->path, len) && s.e[j].path[len] == '/')
+				e->dir = 1;
+		XGROW(f, fcap, nf + 1);
+		f[nf++] = (struct fileneed){ e->path, e->dir ? 0 : e->need, e->dir };
+	}
+	free(s.e);
+	*out = f;
+	return nf;
+}
+
+int files_prepare(int rootfd, const struct fileneed *f, size_t n)
+{
+	static char block[1 << 20];
+	char rel[4096];
+	int made = 0;
+
+	memset(block, 'd', sizeof(block));
+	for (size_t i = 0; i < n; i++) {
+		const char *base;
+		if (!sandbox_map(f[i].path, "/", rel, sizeof(rel)) || !strcmp(rel, "."))
+			continue;
+		int d;
+		if (f[i].size < 0) {
+			d = sandbox_parent(rootfd, rel, 0, &base);
+			if (d >= 0) {
+				char b[256];
+				snprintf(b, sizeof(b), "%s", base);
+				unlinkat(d, b, 0);
+				close(d);
+			}
+			continue;
+		}
+		d = sandbox_parent(rootfd, rel, 1, &base);
+		if (d < 0)
+			return -1;
+		close(d);
+		if (f[i].dir) {
+			d = sandbox_parent(rootfd, rel, 1, &base);
+			if (d >= 0) {
+				char b[256];
+				snprintf(b, sizeof(b), "%s", base);
+				if (mkdirat(d, b, 0755) && errno != EEXIST) {
+					close(d);
+					return -1;
+				}
+				close(d);
+			}
+			made++;
+			continue;
+		}
+		int fd = sandbox_openat(rootfd, rel, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			if (errno == EISDIR)
+				continue;
+			return -1;
+		}
+		struct stat st;
+		/* real blocks, not a hole: a read must reach the device */
+		if (!fstat(fd, &st) && st.st_size < f[i].size) {
+			int64_t off = st.st_size;
+			while (off < f[i].size) {
+				size_t k = (size_t)(f[i].size - off) < sizeof(block) ?
+					   (size_t)(f[i].size - off) : sizeof(block);
+				ssize_t w = pwrite(fd, block, k, off);
+				if (w <= 0) {
+					close(fd);
+					return -1;
+				}
+				off += w;
+			}
+		}
+		close(fd);
+		made++;
+	}
+	return made;
+}

@@ -1,0 +1,314 @@
+/* island-replay: re-execute a trace: its compute, its real I/O under a
+ * sandbox root, and the causality between its nodes. */
+#include "replay.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct opts opt = { .mode = MODE_CAUSAL, .compute = COMP_SPIN, .speed = 1.0 };
+
+void net_node_init(struct trace *t, int node, const int *sel);
+
+static const struct option_def {
+	const char *name;
+	int arg, key;		/* key: the short option too, when a letter < 'a'+26 */
+	const char *argname, *help;
+} options[] = {
+	{ "root", 1, 'r', "DIR", "replay file I/O under DIR (default: a fresh ./replay-root.*)" },
+	{ "node", 1, 'n', "NAME", "replay this node only" },
+	{ "mode", 1, 'm', "MODE", "causal (default), think, timed or afap" },
+	{ "compute", 1, 'c', "HOW", "spin (default), sleep or none" },
+	{ "speed", 1, 's', "X", "compute and time run X times faster" },
+	{ "report", 1, 'o', "FILE", "save the fidelity report as XML" },
+	{ "limit", 1, 'l', "NODE:RES=RATE", "hold NODE's fileread, filewrite, netsend or netrecv to RATE bytes/s" },
+	{ "mpi", 0, 256, "", "one node per MPI rank (run under mpirun)" },
+	{ "quiet", 0, 'q', "", "no root line, progress or report on stdout" },
+	{ "help", 0, 'h', "", "this help" },
+	{ "version", 0, 257, "", "print the version" },
+};
+#define NOPT (sizeof(options) / sizeof(*options))
+
+static void usage(int status)
+{
+	FILE *f = status ? stderr : stdout;
+
+	fprintf(f, "usage: island-replay [options] TRACE\n");
+	for (size_t i = 0; i < NOPT; i++)
+		fprintf(f, "  %c%c%c --%s %-*s %s\n", options[i].key < 256 ? '-' : ' ',
+			options[i].key < 256 ? options[i].key : ' ', options[i].key < 256 ? ',' : ' ',
+			options[i].name, (int)(22 - strlen(options[i].name)), options[i].argname,
+			options[i].help);
+	exit(status);
+}
+
+static int pick(const char *what, const char *v, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v, names[i]))
+			return i;
+	die(2, "--%s %s: unknown value", what, v);
+}
+
+static void parse(int argc, char **argv)
+{
+	static const char *const modes[] = { "causal", "think", "timed", "afap" };
+	static const char *const comps[] = { "spin", "sleep", "none" };
+	struct option lo[NOPT + 1];
+	char shorts[3 * NOPT + 2] = "+", *end;
+	size_t k = 1;
+
+	memset(lo, 0, sizeof(lo));
+	for (size_t i = 0; i < NOPT; i++) {
+		lo[i] = (struct option){ options[i].name, options[i].arg, NULL, options[i].key };
+		if (options[i].key < 256) {
+			shorts[k++] = (char)options[i].key;
+			if (options[i].arg)
+				shorts[k++] = ':';
+		}
+	}
+	shorts[k] = 0;
+	for (;;) {
+		int c = getopt_long(argc, argv, shorts, lo, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case 'r': opt.root = optarg; break;
+		case 'n': opt.node = optarg; break;
+		case 'm': opt.mode = pick("mode", optarg, modes, 4); break;
+		case 'c': opt.compute = pick("compute", optarg, comps, 3); break;
+		case 's':
+			opt.speed = strtod(optarg, &end);
+			if (*end || !(opt.speed > 0))
+				die(2, "--speed %s: not a positive number", optarg);
+			break;
+		case 'o': opt.report = optarg; break;
+		case 'l':
+			if (limit_add(optarg))
+				die(2, "--limit %s: not NODE:RESOURCE=BYTES_PER_SECOND "
+				    "(fileread, filewrite, netsend, netrecv)", optarg);
+			break;
+		case 256: opt.mpi = 1; break;
+		case 'q': opt.quiet = 1; break;
+		case 'h': usage(0); break;
+		case 257: printf("island-replay %s\n", ISLAND_VERSION); exit(0);
+		default: usage(2);
+		}
+	}
+	if (optind + 1 != argc)
+		usage(2);
+	opt.trace = argv[optind];
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+/* Stop every node still running: ask, then insist. */
+static void stop_all(pid_t *pids, size_t n, struct sync *s)
+{
+	sync_stop(s);
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGTERM);
+	for (int tries = 0; tries < 20; tries++) {
+		int left = 0;
+		for (size_t i = 0; i < n; i++)
+			if (pids[i] > 0) {
+				if (waitpid(pids[i], NULL, WNOHANG) == pids[i])
+					pids[i] = 0;
+				else
+					left = 1;
+			}
+		if (!left)
+			return;
+		usleep(50000);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] > 0) {
+			kill(pids[i], SIGKILL);
+			waitpid(pids[i], NULL, 0);
+			pids[i] = 0;
+		}
+}
+
+static int64_t min_epoch(const struct trace *t, const int *sel)
+{
+	int64_t e0 = INT64_MAX;
+
+	for (size_t k = 0; k < t->nnodes; k++)
+		if (sel[k] && t->nodes[k].epoch < e0)
+			e0 = t->nodes[k].epoch;
+	return e0;
+}
+
+/* The original run: first node start to last node end, aligned by epoch. */
+static int64_t original_span(const struct trace *t, const int *sel)
+{
+	int64_t e0 = min_epoch(t, sel), a = INT64_MAX, b = INT64_MIN;
+
+	for (size_t k = 0; k < t->nnodes; k++) {
+		if (!sel[k])
+			continue;
+		int64_t off = opt.mode == MODE_AFAP ? 0 : t->nodes[k].epoch - e0;
+		if (off + t->nodes[k].start < a)
+			a = off + t->nodes[k].start;
+		if (off + t->nodes[k].end > b)
+			b = off + t->nodes[k].end;
+	}
+	return b - a;
+}
+
+static int run_local(struct trace *t, int *sel, int rootfd)
+{
+	struct sync *s = sync_create(t);
+	struct net *net = net_create(t, sel);
+	pid_t *pids = xcalloc(t->nnodes, sizeof(pid_t));
+	int64_t e0 = min_epoch(t, sel);
+	/* a little ahead, so that every node starts on the same tick */
+	int64_t t0 = now_ns() + 20 * 1000 * 1000;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int status = 0;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	fflush(NULL);
+	for (size_t k = 0; k < t->nnodes; k++) {
+		if (!sel[k])
+			continue;
+		pid_t pid = fork();
+		if (pid < 0) {
+			warnx("fork:");
+			stop_all(pids, t->nnodes, s);
+			return 1;
+		}
+		if (pid == 0) {
+			/* the node dies with us, whatever happens to us */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() == 1)
+				_exit(1);
+			signal(SIGINT, SIG_IGN);
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGHUP, SIG_DFL);
+			char name[16];
+			snprintf(name, sizeof(name), "replay:%s", t->nodes[k].name);
+			prctl(PR_SET_NAME, name);
+			net_node_init(t, (int)k, sel);
+			struct node_run r = {
+				.t = t, .node = (int)k, .rootfd = rootfd, .sync = s, .net = net,
+				.t0_ns = t0, .sel = sel,
+				.offset_ns = opt.mode == MODE_AFAP ? 0 : t->nodes[k].epoch - e0,
+			};
+			_exit(run_node(&r));
+		}
+		pids[k] = pid;
+	}
+	int tty = !opt.quiet && isatty(2);
+	size_t left = 0;
+	for (size_t k = 0; k < t->nnodes; k++)
+		left += sel[k];
+	while (left) {
+		int st;
+		pid_t pid = waitpid(-1, &st, WNOHANG);
+		if (pid > 0) {
+			for (size_t k = 0; k < t->nnodes; k++)
+				if (pids[k] == pid) {
+					pids[k] = 0;
+					left--;
+					if (st) {
+						if (WIFSIGNALED(st))
+							warnx("node %s failed (%s): stopping all nodes",
+							      t->nodes[k].name, signal_name(WTERMSIG(st)));
+						else
+							warnx("node %s failed (exit %d): stopping all nodes",
+							      t->nodes[k].name, WEXITSTATUS(st));
+						status = 1;
+					}
+				}
+			if (status)
+				break;
+			continue;
+		}
+		if (interrupted) {
+			warnx("interrupted (%s): stopping all nodes", signal_name(interrupted));
+			status = 130;
+			break;
+		}
+		if (tty)
+			progress_draw(t, sel, s, t0, 0);
+		usleep(pid < 0 && errno == ECHILD ? 0 : 20000);
+	}
+	if (status) {
+		stop_all(pids, t->nnodes, s);
+		if (tty)
+			fputc('\n', stderr);
+		return status;
+	}
+	if (tty)
+		progress_draw(t, sel, s, t0, 1);
+	int64_t end = 0;
+	for (size_t k = 0; k < t->nnodes; k++)
+		if (sel[k] && sync_stats(s, (int)k)->t1_ns > end)
+			end = sync_stats(s, (int)k)->t1_ns;
+	int64_t start = t0;
+	if (opt.mode == MODE_AFAP) {
+		start = INT64_MAX;
+		for (size_t k = 0; k < t->nnodes; k++)
+			if (sel[k] && sync_stats(s, (int)k)->t0_ns < start)
+				start = sync_stats(s, (int)k)->t0_ns;
+	}
+	int64_t orig = original_span(t, sel), repl = end - start;
+	if (!opt.quiet)
+		report_print(t, sel, s, orig, repl);
+	if (opt.report && report_save(opt.report, t, sel, s, orig, repl))
+		die(1, "%s:", opt.report);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	progname = "island-replay";
+	parse(argc, argv);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	struct trace *t = trace_load(opt.trace);
+	if (trace_check(t))
+		return 2;
+	const char *bad = limit_check(t);
+	if (bad)
+		die(2, "--limit: no node %s in %s", bad, opt.trace);
+	int *sel = xcalloc(t->nnodes, sizeof(int));
+	if (opt.node) {
+		int k = node_index(t, opt.node);
+		if (k < 0)
+			die(2, "--node %s: no such node in %s", opt.node, opt.trace);
+		sel[k] = 1;
+	} else {
+		for (size_t k = 0; k < t->nnodes; k++)
+			sel[k] = 1;
+	}
+	if (opt.mpi && !mpi_available())
+		die(2, "--mpi: this island-replay was built without MPI (mpicc was not found at build time)");
+
+	if (opt.mpi)
+		return mpi_main(t);
+	int rootfd = root_open(NULL, 1);
+
+	struct fileneed *need;
+	size_t nneed = files_needed(t, sel, opt.mode != MODE_CAUSAL, &need);
+	if (files_prepare(rootfd, need, nneed) < 0)
+		die(1, "%s: cannot prepare the files the trace reads:", opt.root);
+	free(need);
+	return run_local(t, sel, rootfd);
+}

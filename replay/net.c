@@ -1,0 +1,502 @@
+/* Sockets. Replayed nodes meet through one rendezvous listener per node
+ * (made before the nodes start, so every node knows every port): a
+ * connecting side sends a hello naming the connection by the client's
+ * original local address, which the accepting side's trace has as its
+ * accept's peer. So a connection of the trace becomes one real connection
+ * that carries the same bytes in the same direction, whatever order the
+ * accepts happen in. Anything else (a peer outside the trace, an
+ * inherited socket) talks to a local sink: never the real peer. */
+#include "exec.h"
+#include "util.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define HELLO 128
+
+struct net_node {
+	int port, fd;
+	char host[64];
+};
+
+struct net {
+	size_t nnodes;
+	struct net_node node[];
+};
+
+/* node-process state: connections that arrived before their accept */
+static pthread_mutex_t amu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t accept_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct arrived { char key[HELLO]; int fd; } *arr;
+static size_t narr, arrcap;
+static int sink_peer[1 << 16];	/* replay fd -> the sink's end */
+static struct sockaddr_in udp_sink;
+
+struct net *net_create(const struct trace *t, const int *sel)
+{
+	size_t sz = sizeof(struct net) + t->nnodes * sizeof(struct net_node);
+	struct net *n = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (n == MAP_FAILED)
+		die(1, "shared memory:");
+	n->nnodes = t->nnodes;
+	for (size_t i = 0; i < t->nnodes; i++) {
+		n->node[i].fd = -1;
+		if (sel[i])
+			net_listen_port(n, (int)i, &n->node[i].fd);
+	}
+	return n;
+}
+
+int net_port(struct net *n, int node)
+{
+	return n->node[node].port;
+}
+
+void net_set_addr(struct net *n, int node, const char *host, int port)
+{
+	snprintf(n->node[node].host, sizeof(n->node[node].host), "%s", host);
+	n->node[node].port = port;
+}
+
+/* The rendezvous listener of a node on loopback (or every address under
+ * MPI, where nodes are on several hosts). */
+int net_listen_port(struct net *n, int node, int *fdp)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(opt.mpi ? INADDR_ANY : INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 1024) ||
+	    getsockname(fd, (struct sockaddr *)&a, &len))
+		die(1, "rendezvous socket:");
+	*fdp = fd;
+	net_set_addr(n, node, "127.0.0.1", ntohs(a.sin_port));
+	return ntohs(a.sin_port);
+}
+
+/* ---- before a node runs: who connects to whom ---------------------------
+ * The k-th connect to S in a node is the k-th socket of its <sockets>
+ * summary with peer S and direction out: that gives the original local
+ * address. It is kept in the connect's path2; the accepting node in its
+ * node field (-1: outside the trace). */
+
+static int accepts_from(const struct node *n, const char *local)
+{
+	for (size_t i = 0; i < n->nthreads; i++)
+		for (size_t j = 0; j < n->threads[i].nops; j++) {
+			const struct op *o = &n->threads[i].ops[j];
+			if (o->kind == OP_IO && o->call && o->call->fn == h_accept &&
+			    o->peer && !strcmp(o->peer, local))
+				return 1;
+		}
+	return 0;
+}
+
+void net_node_init(struct trace *t, int node, const int *sel)
+{
+	struct node *n = &t->nodes[node];
+	size_t *used = xcalloc(n->nsocks + 1, sizeof(size_t));
+
+	for (size_t i = 0; i < n->nthreads; i++)
+		for (size_t j = 0; j < n->threads[i].nops; j++) {
+			struct op *o = &n->threads[i].ops[j];
+			if (o->kind != OP_IO || !o->call || o->call->fn != h_connect || !o->peer)
+				continue;
+			o->node = -1;
+			for (size_t s = 0; s < n->nsocks; s++)
+				if (!used[s] && n->socks[s].dir == 'o' && n->socks[s].peer == o->peer &&
+				    n->socks[s].local && *n->socks[s].local) {
+					used[s] = 1;
+					o->path2 = n->socks[s].local;
+					break;
+				}
+			for (size_t k = 0; o->path2 && k < t->nnodes; k++)
+				if (sel[k] && accepts_from(&t->nodes[k], o->path2))
+					o->node = (int)k;
+		}
+	free(used);
+	/* a datagram sink: sends are real, nobody reads them */
+	int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	socklen_t len = sizeof(udp_sink);
+	udp_sink.sin_family = AF_INET;
+	udp_sink.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (u < 0 || bind(u, (struct sockaddr *)&udp_sink, sizeof(udp_sink)) ||
+	    getsockname(u, (struct sockaddr *)&udp_sink, &len))
+		warnx("node %s: no datagram sink", n->name);
+}
+
+/* ---- the sink ------------------------------------------------------------ */
+
+static void *drain(void *arg)
+{
+	int fd = (int)(long)arg;
+	char b[65536];
+
+	while (read(fd, b, sizeof(b)) > 0)
+		;
+	close(fd);
+	return NULL;
+}
+
+int net_sink(struct rctx *c, const struct op *o)
+{
+	int sv[2];
+	pthread_t t;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	if ((size_t)sv[0] >= sizeof(sink_peer) / sizeof(*sink_peer)) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	/* the drain owns its end; we keep a dup to inject what the trace
+	 * received */
+	sink_peer[sv[0]] = fcntl(sv[1], F_DUPFD_CLOEXEC, 0) + 1;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 128 * 1024);
+	if (pthread_create(&t, &at, drain, (void *)(long)sv[1]))
+		close(sv[1]);
+	pthread_attr_destroy(&at);
+	return sv[0];
+}
+
+/* An outside peer's latency is not the storage's to change: a call
+ * answered by the sink lasts at least as long as the original did. */
+static void peer_latency(const struct op *o, int64_t t0)
+{
+	if (opt.mode != MODE_CAUSAL)
+		return;	/* think, afap: nobody is waited for; timed: the clock is */
+	sleep_ns((int64_t)((double)o->dur / opt.speed) - (now_ns() - t0));
+}
+
+/* ---- handlers -------------------------------------------------------------- */
+
+/* a descriptor number reused by a real socket is no longer a sink */
+static int real(int fd)
+{
+	if (fd >= 0 && (size_t)fd < sizeof(sink_peer) / sizeof(*sink_peer))
+		sink_peer[fd] = 0;
+	return fd;
+}
+
+static int sock_type(int fd)
+{
+	int type = 0;
+	socklen_t len = sizeof(type);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
+		return 0;	/* a pipe */
+	return type;
+}
+
+int h_socket(struct rctx *c, const struct op *o)
+{
+	int type = o->proto == P_UDP || o->proto == P_UNIX_DGRAM ? SOCK_DGRAM : SOCK_STREAM;
+
+	if (o->failed || o->fd < 0)
+		return 0;
+	int fd = real(socket(AF_INET, type | SOCK_CLOEXEC, 0));
+	if (fd < 0)
+		return -1;
+	fd_put(c, o->fd, fd, 0);
+	return 0;
+}
+
+/* Only a causal replay lets sockets and pipes carry causality: in the
+ * other modes nodes and processes never wait for each other, so every
+ * channel is a sink that accepts and delivers at once. */
+static int sinks_only(void)
+{
+	return opt.mode != MODE_CAUSAL;
+}
+
+static int two_sinks(struct rctx *c, const struct op *o)
+{
+	int a = net_sink(c, o), b = net_sink(c, o);
+
+	if (a < 0 || b < 0)
+		return -1;
+	fd_put(c, o->fd, a, 0);
+	fd_put(c, o->fd2, b, 0);
+	return 0;
+}
+
+int h_socketpair(struct rctx *c, const struct op *o)
+{
+	int sv[2];
+
+	if (o->failed || o->fd < 0)
+		return 0;
+	if (sinks_only())
+		return two_sinks(c, o);
+	int type = o->proto == P_UNIX_DGRAM ? SOCK_DGRAM : SOCK_STREAM;
+	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	fd_put(c, o->fd, real(sv[0]), 0);
+	fd_put(c, o->fd2, real(sv[1]), 0);
+	return 0;
+}
+
+int h_pipe(struct rctx *c, const struct op *o)
+{
+	int p[2];
+
+	if (o->failed || o->fd < 0)
+		return 0;
+	if (sinks_only())
+		return two_sinks(c, o);
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	fd_put(c, o->fd, real(p[0]), 0);
+	fd_put(c, o->fd2, real(p[1]), 0);
+	return 0;
+}
+
+/* The original address is not ours to take: the socket binds to an
+ * ephemeral loopback port, which costs the same. */
+int h_bind(struct rctx *c, const struct op *o)
+{
+	int fd = fd_get(c, o->fd, o);
+	struct sockaddr_in a = { .sin_family = AF_INET };
+
+	if (fd < 0 || o->failed)
+		return fd < 0 ? -1 : 0;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return bind(fd, (struct sockaddr *)&a, sizeof(a));
+}
+
+int h_listen(struct rctx *c, const struct op *o)
+{
+	int fd = fd_get(c, o->fd, o);
+
+	if (fd < 0 || o->failed)
+		return fd < 0 ? -1 : 0;
+	return sock_type(fd) == SOCK_STREAM ? listen(fd, 128) : 0;
+}
+
+static int write_all(int fd, const char *b, size_t n, int64_t *moved)
+{
+	while (n) {
+		ssize_t r = write(fd, b, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		b += r;
+		n -= (size_t)r;
+		if (moved)
+			*moved += r;
+	}
+	return 0;
+}
+
+static int read_all(int fd, char *b, size_t n, int64_t *moved)
+{
+	while (n) {
+		ssize_t r = read(fd, b, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			return 0;	/* the peer closed early: not ours to invent */
+		b += r;
+		n -= (size_t)r;
+		if (moved)
+			*moved += r;
+	}
+	return 0;
+}
+
+static int dial(struct net_node *to)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai;
+	char port[16];
+	int fd = -1;
+
+	snprintf(port, sizeof(port), "%d", to->port);
+	if (getaddrinfo(to->host, port, &hints, &ai))
+		return errno = EHOSTUNREACH, -1;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	if (fd >= 0) {
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+	return fd;
+}
+
+int h_connect(struct rctx *c, const struct op *o)
+{
+	if (o->failed || o->fd < 0)
+		return 0;
+	if (o->proto == P_UDP || o->proto == P_UNIX_DGRAM)
+		return 0;	/* a datagram connect only sets the default peer */
+	int fd;
+	if (o->node >= 0 && o->path2 && !sinks_only()) {
+		fd = real(dial(&c->ns->r->net->node[o->node]));
+		char hello[HELLO] = "";
+		snprintf(hello, sizeof(hello), "%s", o->path2);
+		if (fd < 0 || write_all(fd, hello, sizeof(hello), NULL)) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+	} else {
+		int64_t t0 = now_ns();
+		fd = net_sink(c, o);
+		peer_latency(o, t0);
+	}
+	if (fd < 0)
+		return -1;
+	fd_put(c, o->fd, fd, 0);
+	return 0;
+}
+
+/* Take the connection named key, accepting (one thread at a time) and
+ * parking the others until their own accept comes. */
+static int rendezvous(struct rctx *c, const char *key)
+{
+	struct node_run *r = c->ns->r;
+	int lfd = r->net->node[r->node].fd;
+
+	for (;;) {
+		pthread_mutex_lock(&amu);
+		for (size_t i = 0; i < narr; i++)
+			if (!strcmp(arr[i].key, key)) {
+				int fd = arr[i].fd;
+				arr[i] = arr[--narr];
+				pthread_mutex_unlock(&amu);
+				return fd;
+			}
+		pthread_mutex_unlock(&amu);
+		if (sync_stopped(r->sync))
+			return errno = EINTR, -1;
+		if (pthread_mutex_trylock(&accept_mu)) {
+			sleep_ns(200 * 1000);
+			continue;
+		}
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		char hello[HELLO];
+		if (fd >= 0 && read_all(fd, hello, sizeof(hello), NULL) == 0) {
+			hello[HELLO - 1] = 0;
+			int one = 1;
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			pthread_mutex_lock(&amu);
+			XGROW(arr, arrcap, narr + 1);
+			memcpy(arr[narr].key, hello, HELLO);
+			arr[narr++].fd = fd;
+			pthread_mutex_unlock(&amu);
+		} else if (fd >= 0) {
+			close(fd);
+		}
+		pthread_mutex_unlock(&accept_mu);
+	}
+}
+
+static int from_replayed(struct rctx *c, const char *peer)
+{
+	const struct trace *t = c->ns->r->t;
+
+	for (size_t k = 0; k < t->nnodes; k++) {
+		const struct node *n = &t->nodes[k];
+		if (!c->ns->r->sel[k])
+			continue;
+		for (size_t s = 0; s < n->nsocks; s++)
+			if (n->socks[s].dir == 'o' && n->socks[s].local == peer)
+				return 1;
+	}
+	return 0;
+}
+
+int h_accept(struct rctx *c, const struct op *o)
+{
+	int fd;
+
+	if (o->failed || o->fd < 0)
+		return 0;
+	if (o->peer && from_replayed(c, o->peer) && !sinks_only()) {
+		fd = real(rendezvous(c, o->peer));
+	} else {
+		int64_t t0 = now_ns();
+		fd = net_sink(c, o);
+		peer_latency(o, t0);
+	}
+	if (fd < 0)
+		return -1;
+	fd_put(c, o->fd, fd, 0);
+	return 0;
+}
+
+int h_shutdown(struct rctx *c, const struct op *o)
+{
+	int fd = fd_get(c, o->fd, o);
+
+	if (fd < 0 || o->failed)
+		return fd < 0 ? -1 : 0;
+	return sock_type(fd) ? shutdown(fd, SHUT_WR) : 0;
+}
+
+int h_send(struct rctx *c, const struct op *o)
+{
+	int64_t n = o->has_amount ? o->amount : o->size;
+
+	if (o->failed || n <= 0)
+		return 0;
+	int fd = fd_get(c, o->fd, o);
+	if (fd < 0)
+		return -1;
+	char *b = xbuf(c, n);
+	if (sock_type(fd) == SOCK_DGRAM) {
+		ssize_t r = sendto(fd, b, (size_t)n, MSG_DONTWAIT, (struct sockaddr *)&udp_sink,
+				   sizeof(udp_sink));
+		if (r > 0)
+			c->moved += r;
+		return 0;	/* a full sink drops, as a network may */
+	}
+	return write_all(fd, b, (size_t)n, &c->moved);
+}
+
+/* Exactly the bytes the trace received, waiting for them as the original
+ * did; a datagram is not waited for (its sender may be outside). */
+int h_recv(struct rctx *c, const struct op *o)
+{
+	int64_t n = o->amount;
+
+	if (o->failed || n <= 0)
+		return 0;
+	int fd = fd_get(c, o->fd, o);
+	if (fd < 0)
+		return -1;
+	char *b = xbuf(c, n);
+	if (sock_type(fd) == SOCK_DGRAM)
+		return 0;
+	if ((size_t)fd < sizeof(sink_peer) / sizeof(*sink_peer) && sink_peer[fd] > 0) {
+		int64_t t0 = now_ns();
+		if (write_all(sink_peer[fd] - 1, b, (size_t)n, NULL) ||
+		    read_all(fd, b, (size_t)n, &c->moved))
+			return -1;
+		peer_latency(o, t0);
+		return 0;
+	}
+	return read_all(fd, b, (size_t)n, &c->moved);
+}

@@ -1,0 +1,237 @@
+/* island-replay: re-execute a trace (see docs/island-replay.md). One file
+ * per step: load, check, files, sandbox, run, net, sync, mpi, report. */
+#ifndef ISLAND_REPLAY_H
+#define ISLAND_REPLAY_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/* ---- the trace in memory ---------------------------------------------- */
+
+enum op_kind { OP_COMPUTE, OP_IO, OP_WAIT, OP_SIGNAL };
+
+/* Report families: what a call costs is summed per family. */
+enum family { FAM_READ, FAM_WRITE, FAM_OPEN, FAM_SYNC, FAM_NET, FAM_OTHER, NFAM };
+extern const char *const family_names[NFAM];
+
+struct call;
+
+/* One element of a thread, in trace order. Strings are owned by the trace
+ * (interned: the same path is stored once). */
+struct op {
+	uint8_t kind;
+	uint8_t res;		/* enum res */
+	int8_t whence;
+	uint8_t has_offset : 1, has_result : 1, has_amount : 1, failed : 1;
+	uint32_t line;		/* line in the trace file */
+	uint32_t seq;		/* io: sequence within its node (1..; 0: not numbered); wait: seq */
+	uint32_t vid;		/* io: 1..node->nall, for the dependency graph */
+	int32_t node;		/* wait/signal: node index */
+	int32_t fd, oldfd, fd2, infd;
+	int32_t count;
+	int64_t dur;		/* compute: dur; io: end - start */
+	int64_t start;		/* io: start (ns, node relative) */
+	int64_t amount, size, offset, result, req, timeout;
+	int64_t child;
+	int32_t target;		/* after trace_link: thread or process index */
+	const struct call *call;	/* NULL: not replayable, skipped */
+	const char *path, *path2, *inpath, *peer, *flags;
+	uint8_t proto;
+};
+
+enum res { RES_NONE, RES_FILEREAD, RES_FILEWRITE, RES_FILEMETA, RES_NETSEND,
+	   RES_NETRECV, RES_NETMETA, RES_SLEEP, RES_WAIT, RES_PROC };
+enum proto { P_NONE, P_TCP, P_UDP, P_UNIX_STREAM, P_UNIX_DGRAM, P_PIPE, P_OTHER };
+
+struct thread {
+	long tid, creator;
+	int64_t start, end;
+	int64_t cpu;		/* CPU time used, -1 when unknown */
+	int64_t computing;	/* sum of its compute durations */
+	struct op *ops;
+	size_t nops, cap;
+	int proc;		/* index in node->procs */
+	int started_by;		/* set by link: 1 when an op starts it */
+	uint32_t line;
+};
+
+struct process {
+	long pid, ppid;
+	int64_t start, end;
+	const char *cwd;
+	int *threads;		/* indexes in node->threads */
+	size_t nthreads, cap;
+	int parent;		/* index of the parent process, -1 if none */
+	int started_by;
+	uint32_t line;
+};
+
+struct sock_sum {		/* <sockets><socket/> */
+	const char *local, *peer;
+	int dir;		/* 'i', 'o', 0 */
+	uint8_t proto;
+};
+
+struct node {
+	const char *name;
+	int64_t epoch;		/* ns since 1970 */
+	int64_t start, end;
+	struct process *procs;
+	size_t nprocs, pcap;
+	struct thread *threads;
+	size_t nthreads, tcap;
+	struct sock_sum *socks;
+	size_t nsocks, scap;
+	uint32_t nios;		/* numbered I/O, = highest seq */
+	uint32_t nall;		/* io elements */
+	uint32_t line;
+};
+
+struct trace {
+	const char *file;
+	struct node *nodes;
+	size_t nnodes, cap;
+	int complete;
+};
+
+/* load.c: parse FILE (plain or .xml.gz); on any problem print
+ * "FILE:LINE: what" and exit 2. */
+struct trace *trace_load(const char *file);
+/* Intern a string in the trace's string table. */
+const char *intern(const char *s);
+int node_index(const struct trace *t, const char *name);
+
+/* check.c: unknown nodes in WAITs, seq ranges, WAIT cycles. Returns 0, or
+ * prints "FILE:LINE: ..." lines and returns -1. */
+int trace_check(struct trace *t);
+/* Links thread and process creation (pthread_create, fork, ...): sets
+ * op->child to a thread or process index. Called by trace_check. */
+void trace_link(struct trace *t);
+
+/* ---- the call table (calls.c) ------------------------------------------ */
+
+struct rctx;
+typedef int (*call_fn)(struct rctx *c, const struct op *o);
+
+struct call {
+	const char *api;
+	call_fn fn;
+	uint8_t family;
+};
+
+const struct call *call_lookup(const char *api, int res);
+enum family op_family(const struct op *o);
+
+/* ---- sandbox.c: every path of the trace lives under the root ------------ */
+
+/* Lexically map a trace path (absolute, or relative to cwd) to a path
+ * relative to the root; NULL when it cannot be mapped. Result in buf. */
+char *sandbox_map(const char *path, const char *cwd, char *buf, size_t len);
+/* Open the root directory (created when missing). */
+int sandbox_open_root(const char *dir);
+/* openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) below rootfd; -1/errno.
+ * Refuses with EXDEV anything that would resolve outside. */
+int sandbox_openat(int rootfd, const char *rel, int flags, int mode);
+/* The directory holding rel (created with mkdir -p when mk), opened
+ * O_PATH beneath root; base set to the last component. */
+int sandbox_parent(int rootfd, const char *rel, int mk, const char **base);
+/* Real devices that are safe to use as they are (/dev/null, /dev/zero). */
+int sandbox_passthrough(const char *path);
+int sandbox_supported(int rootfd);
+
+/* ---- files.c: dummy files the trace reads but did not create ------------ */
+
+struct fileneed {
+	const char *path;	/* trace path (absolute) */
+	int64_t size;		/* bytes the replay must find there; -1: must not exist */
+	int dir;		/* a directory */
+};
+/* What must exist before the replay of the selected nodes; unordered:
+ * the replay keeps no causality (every file read exists beforehand). */
+size_t files_needed(const struct trace *t, const int *sel, int unordered,
+		    struct fileneed **out);
+/* Create them under rootfd; returns the number created, -1 on error. */
+int files_prepare(int rootfd, const struct fileneed *f, size_t n);
+
+/* ---- options and run ---------------------------------------------------- */
+
+enum mode { MODE_CAUSAL, MODE_THINK, MODE_TIMED, MODE_AFAP };
+enum compute { COMP_SPIN, COMP_SLEEP, COMP_NONE };
+
+struct opts {
+	const char *root, *node, *report, *trace;
+	int mode, compute, mpi, quiet, progress;
+	double speed;
+};
+extern struct opts opt;
+
+/* Per-node results, kept in shared memory while nodes run. */
+struct famstat {
+	uint64_t calls;
+	int64_t orig_ns, repl_ns;
+	int64_t orig_bytes, repl_bytes;	/* data moved (amount) */
+};
+struct nodestat {
+	int64_t orig_ns, repl_ns;	/* duration of the node */
+	int64_t t0_ns, t1_ns;		/* replay start/end, CLOCK_MONOTONIC */
+	uint64_t calls, skipped, failed, total;
+	int status;			/* 0 ok, else exit status */
+	struct famstat fam[NFAM];
+};
+
+/* sync.c: completion of each node's I/O (bitmap + count + futex). */
+struct sync;
+struct sync *sync_create(const struct trace *t);	/* MAP_SHARED */
+void sync_done(struct sync *s, int node, uint32_t seq);
+/* Wait until node has completed seq; 0, or -1 when stop is set. */
+int sync_wait(struct sync *s, int node, uint32_t seq);
+uint64_t sync_count(struct sync *s, int node);
+void sync_stop(struct sync *s);
+int sync_stopped(struct sync *s);
+struct nodestat *sync_stats(struct sync *s, int node);
+/* With --mpi, completions go out as messages (mpi.c sets these). */
+extern void (*sync_remote_done)(int node, uint32_t seq);
+
+/* net.c: sockets. A per-node rendezvous listener lets replayed nodes meet
+ * without knowing the original addresses. */
+struct net;
+struct net *net_create(const struct trace *t, const int *sel);
+void net_set_addr(struct net *n, int node, const char *host, int port);
+int net_port(struct net *n, int node);
+int net_listen_port(struct net *n, int node, int *fd);
+
+/* run.c */
+struct node_run {
+	const struct trace *t;
+	int node;
+	int rootfd;
+	struct sync *sync;
+	struct net *net;
+	int64_t t0_ns;		/* replay's time zero (monotonic) */
+	int64_t offset_ns;	/* node start relative to the first node */
+	const int *sel;		/* nodes replayed: WAITs on others are moot */
+};
+int run_node(struct node_run *r);
+int64_t now_ns(void);
+
+/* limit.c: --limit NODE:RESOURCE=RATE */
+int limit_add(const char *spec);
+const char *limit_check(const struct trace *t);
+int64_t limit_hold(const char *node, int res, int64_t bytes);
+
+/* sandbox.c: open (and make) the root directory */
+int root_open(const char *name, int say);
+
+/* mpi.c */
+int mpi_available(void);
+int mpi_main(struct trace *t);
+
+/* report.c */
+void report_print(const struct trace *t, const int *sel, struct sync *s,
+		  int64_t orig_ns, int64_t repl_ns);
+int report_save(const char *file, const struct trace *t, const int *sel,
+		struct sync *s, int64_t orig_ns, int64_t repl_ns);
+void progress_draw(const struct trace *t, const int *sel, struct sync *s,
+		   int64_t t0, int final);
+
+#endif

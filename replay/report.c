@@ -1,0 +1,119 @@
+/* The fidelity report: per node and for the whole run, original against
+ * replayed duration, and per call family the time spent in calls. Also the
+ * progress bar, drawn on a terminal only. */
+#include "replay.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const mode_names[] = { "causal", "think", "timed", "afap" };
+static const char *const compute_names[] = { "spin", "sleep", "none" };
+
+static double err_pct(int64_t orig, int64_t repl)
+{
+	return orig > 0 ? 100.0 * (double)(repl - orig) / (double)orig : 0.0;
+}
+
+void report_print(const struct trace *t, const int *sel, struct sync *s,
+		  int64_t orig, int64_t repl)
+{
+	char a[32], b[32], x[32], y[32];
+
+	printf("island-replay: fidelity (mode %s, compute %s, speed %g)\n",
+	       mode_names[opt.mode], compute_names[opt.compute], opt.speed);
+	printf("%-16s %14s %14s %8s %9s %8s %7s\n", "node", "original", "replayed",
+	       "error", "calls", "skipped", "failed");
+	for (size_t k = 0; k < t->nnodes; k++) {
+		if (!sel[k])
+			continue;
+		struct nodestat *st = sync_stats(s, (int)k);
+		printf("%-16s %14s %14s %+7.1f%% %9llu %8llu %7llu\n", t->nodes[k].name,
+		       fmt_sec(a, st->orig_ns), fmt_sec(b, st->repl_ns),
+		       err_pct(st->orig_ns, st->repl_ns), (unsigned long long)st->calls,
+		       (unsigned long long)st->skipped, (unsigned long long)st->failed);
+		for (int f = 0; f < NFAM; f++) {
+			if (!st->fam[f].calls)
+				continue;
+			printf("  %-14s %14s %14s %8s %9llu\n", family_names[f],
+			       fmt_sec(x, st->fam[f].orig_ns), fmt_sec(y, st->fam[f].repl_ns), "",
+			       (unsigned long long)st->fam[f].calls);
+		}
+	}
+	printf("%-16s %14s %14s %+7.1f%%\n", "run", fmt_sec(a, orig), fmt_sec(b, repl),
+	       err_pct(orig, repl));
+}
+
+static void xml_str(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+int report_save(const char *file, const struct trace *t, const int *sel,
+		struct sync *s, int64_t orig, int64_t repl)
+{
+	char a[32], b[32];
+	FILE *f = fopen(file, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<replay version=\"1\" generator=\"island-replay %s\" trace=\"",
+		ISLAND_VERSION);
+	xml_str(f, t->file);
+	fprintf(f, "\" mode=\"%s\" compute=\"%s\" speed=\"%g\">\n", mode_names[opt.mode],
+		compute_names[opt.compute], opt.speed);
+	for (size_t k = 0; k < t->nnodes; k++) {
+		if (!sel[k])
+			continue;
+		struct nodestat *st = sync_stats(s, (int)k);
+		fputs("  <node name=\"", f);
+		xml_str(f, t->nodes[k].name);
+		fprintf(f, "\" original=\"%s\" replayed=\"%s\" error=\"%.2f\" calls=\"%llu\" skipped=\"%llu\" failed=\"%llu\">\n",
+			fmt_sec(a, st->orig_ns), fmt_sec(b, st->repl_ns),
+			err_pct(st->orig_ns, st->repl_ns), (unsigned long long)st->calls,
+			(unsigned long long)st->skipped, (unsigned long long)st->failed);
+		for (int i = 0; i < NFAM; i++)
+			fprintf(f, "    <family name=\"%s\" calls=\"%llu\" original=\"%s\" replayed=\"%s\" bytes_original=\"%lld\" bytes_replayed=\"%lld\"/>\n",
+				family_names[i], (unsigned long long)st->fam[i].calls,
+				fmt_sec(a, st->fam[i].orig_ns), fmt_sec(b, st->fam[i].repl_ns),
+				(long long)st->fam[i].orig_bytes, (long long)st->fam[i].repl_bytes);
+		fputs("  </node>\n", f);
+	}
+	fprintf(f, "  <run original=\"%s\" replayed=\"%s\" error=\"%.2f\"/>\n</replay>\n",
+		fmt_sec(a, orig), fmt_sec(b, repl), err_pct(orig, repl));
+	return fclose(f);
+}
+
+/* [#####.....] nodes 2/4  calls 1234/5000  1.2 s */
+void progress_draw(const struct trace *t, const int *sel, struct sync *s, int64_t t0, int final)
+{
+	uint64_t done = 0, total = 0;
+	int nodes = 0, over = 0;
+	char bar[31];
+
+	for (size_t k = 0; k < t->nnodes; k++) {
+		if (!sel[k])
+			continue;
+		nodes++;
+		done += sync_count(s, (int)k);
+		total += t->nodes[k].nall;
+		over += sync_stats(s, (int)k)->t1_ns != 0;
+	}
+	int fill = total ? (int)(30 * done / total) : 30;
+	for (int i = 0; i < 30; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[30] = 0;
+	int64_t el = now_ns() - t0;
+	fprintf(stderr, "\r[%s] nodes %d/%d  calls %llu/%llu  %.1f s%s", bar, over, nodes,
+		(unsigned long long)done, (unsigned long long)total,
+		(double)(el > 0 ? el : 0) / 1e9, final ? "\n" : "");
+}

@@ -1,0 +1,531 @@
+/* Node and thread execution: a node is one process, each traced thread a
+ * thread of it. Traced processes of a node keep their own descriptor
+ * tables; they are started by the call that created them (fork,
+ * pthread_create...) so the replay has the original's concurrency. */
+#include "exec.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void sleep_ns(int64_t ns)
+{
+	if (ns <= 0)
+		return;
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void sleep_until(int64_t t)
+{
+	struct timespec ts = { t / 1000000000, t % 1000000000 };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* Spinning loads the CPU as the application did. A thread that used its
+ * CPU only part of the time between its calls (share < 1: page faults, a
+ * loader, a lock) sleeps the rest first: spinning all of it would load the
+ * machine more than the original did and delay the other nodes. The end
+ * is a deadline, so a spin preempted midway still ends on time. */
+static void compute(int64_t ns, double share)
+{
+	if (ns <= 0 || opt.compute == COMP_NONE)
+		return;
+	if (opt.compute == COMP_SLEEP) {
+		sleep_ns(ns);
+		return;
+	}
+	int64_t end = now_ns() + ns;
+	/* a sleep costs a wake-up: not worth it for short phases */
+	if (share < 0.95 && ns >= 1000000)
+		sleep_ns((int64_t)((double)ns * (1 - share)));
+	volatile uint64_t x = 0;
+	while (now_ns() < end)
+		for (int i = 0; i < 64; i++)
+			x += (uint64_t)i;
+}
+
+static double cpu_share(const struct thread *th)
+{
+	if (th->cpu < 0 || th->computing <= 0)
+		return 1.0;
+	double s = (double)th->cpu / (double)th->computing;
+	return s > 1 ? 1 : s;
+}
+
+/* ---- descriptor tables ----------------------------------------------- */
+
+static void fd_grow(struct pstate *p, int tfd)
+{
+	if ((size_t)tfd < p->cap)
+		return;
+	size_t ncap = p->cap ? p->cap : 64;
+	while (ncap <= (size_t)tfd)
+		ncap *= 2;
+	p->map = xrealloc(p->map, ncap * sizeof(int));
+	p->cloexec = xrealloc(p->cloexec, ncap);
+	for (size_t i = p->cap; i < ncap; i++) {
+		p->map[i] = -1;
+		p->cloexec[i] = 0;
+	}
+	p->cap = ncap;
+}
+
+/* An fd the trace never opened (inherited: stdin, a shell's redirection)
+ * is opened on first use: its file under the root, a sink for a socket or
+ * pipe, /dev/null when nothing is known. */
+static int fd_lazy(struct rctx *c, const struct op *o)
+{
+	char rel[4096];
+	int rfd = -1;
+
+	if (o->res == RES_NETSEND || o->res == RES_NETRECV || o->proto || (o->peer && *o->peer)) {
+		extern int net_sink(struct rctx * c, const struct op *o);
+		rfd = net_sink(c, o);
+	} else if (o->path && sandbox_passthrough(o->path)) {
+		rfd = open(o->path, O_RDWR | O_CLOEXEC);
+	} else if (o->path && map_path(c, o->path, rel, sizeof(rel)) == 0) {
+		const char *base;
+		int dfd = sandbox_parent(c->ns->r->rootfd, rel, 1, &base);
+		if (dfd >= 0)
+			close(dfd);
+		rfd = sandbox_openat(c->ns->r->rootfd, rel, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (rfd < 0 && errno == EISDIR)
+			rfd = sandbox_openat(c->ns->r->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	}
+	if (rfd < 0)
+		rfd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	return rfd;
+}
+
+int fd_get(struct rctx *c, int tfd, const struct op *o)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+	int rfd;
+
+	if (tfd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	pthread_mutex_lock(&p->mu);
+	fd_grow(p, tfd);
+	rfd = p->map[tfd];
+	if (rfd < 0 && o) {
+		rfd = p->map[tfd] = fd_lazy(c, o);
+		p->cloexec[tfd] = 0;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return rfd;
+}
+
+void fd_put(struct rctx *c, int tfd, int rfd, int cloexec)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+
+	if (tfd < 0) {
+		if (rfd >= 0)
+			close(rfd);
+		return;
+	}
+	pthread_mutex_lock(&p->mu);
+	fd_grow(p, tfd);
+	if (p->map[tfd] >= 0)
+		close(p->map[tfd]);
+	p->map[tfd] = rfd;
+	p->cloexec[tfd] = (uint8_t)cloexec;
+	pthread_mutex_unlock(&p->mu);
+}
+
+int fd_take(struct rctx *c, int tfd)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+	int rfd = -1;
+
+	pthread_mutex_lock(&p->mu);
+	if (tfd >= 0 && (size_t)tfd < p->cap) {
+		rfd = p->map[tfd];
+		p->map[tfd] = -1;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return rfd;
+}
+
+/* A new process starts with a copy of its parent's table, as after fork. */
+static void fd_inherit(struct nstate *ns, int parent, int child)
+{
+	struct pstate *pa = &ns->ps[parent], *ch = &ns->ps[child];
+
+	pthread_mutex_lock(&pa->mu);
+	pthread_mutex_lock(&ch->mu);
+	for (size_t i = 0; i < pa->cap; i++) {
+		if (pa->map[i] < 0)
+			continue;
+		fd_grow(ch, (int)i);
+		if (ch->map[i] < 0)
+			ch->map[i] = fcntl(pa->map[i], F_DUPFD_CLOEXEC, 0);
+		ch->cloexec[i] = pa->cloexec[i];
+	}
+	pthread_mutex_unlock(&ch->mu);
+	pthread_mutex_unlock(&pa->mu);
+}
+
+static void fd_closeall(struct pstate *p, int only_cloexec)
+{
+	pthread_mutex_lock(&p->mu);
+	for (size_t i = 0; i < p->cap; i++)
+		if (p->map[i] >= 0 && (!only_cloexec || p->cloexec[i])) {
+			close(p->map[i]);
+			p->map[i] = -1;
+		}
+	pthread_mutex_unlock(&p->mu);
+}
+
+char *xbuf(struct rctx *c, int64_t n)
+{
+	if (n < 0)
+		n = 0;
+	if ((size_t)n > c->bufcap) {
+		free(c->buf);
+		c->bufcap = (size_t)n;
+		c->buf = xmalloc(c->bufcap);
+		memset(c->buf, 'i', c->bufcap);
+	}
+	return c->buf;
+}
+
+int map_path(struct rctx *c, const char *path, char *buf, size_t len)
+{
+	const struct process *p = &c->ns->n->procs[c->proc];
+
+	return sandbox_map(path, p->cwd, buf, len) ? 0 : -1;
+}
+
+void replay_warn(struct rctx *c, const struct op *o, const char *what)
+{
+	struct nstate *ns = c->ns;
+
+	pthread_mutex_lock(&ns->stmu);
+	if (ns->warned++ < 5)
+		warn_at(ns->r->t->file, o->line, "node %s: %s %s%s%s: %s%s", ns->n->name, what,
+			o->call ? o->call->api : "?", o->path ? " " : "", o->path ? o->path : "",
+			strerror(errno), errno == EXDEV ? " (outside the root: refused)" : "");
+	pthread_mutex_unlock(&ns->stmu);
+}
+
+/* ---- life cycle handlers ------------------------------------------------ */
+
+int h_nop(struct rctx *c, const struct op *o)
+{
+	return 0;
+}
+
+/* A child starts as long after its creating call began as it did
+ * originally (a new thread or process is not instantly running; system()
+ * returns only when its shell is done). */
+static int64_t start_lag(const struct op *o, int64_t start)
+{
+	int64_t lag = start - o->start;
+
+	if (lag <= 0 || opt.mode == MODE_AFAP)
+		return 0;
+	return now_ns() + (int64_t)((double)lag / opt.speed);
+}
+
+int h_thread(struct rctx *c, const struct op *o)
+{
+	if (o->target >= 0)
+		thread_launch(c->ns, o->target, start_lag(o, c->ns->n->threads[o->target].start));
+	return 0;
+}
+
+static int proc_done(struct nstate *ns, int p);
+
+/* system() runs its shell and waits for it; the others return at once. */
+int h_spawn(struct rctx *c, const struct op *o)
+{
+	struct nstate *ns = c->ns;
+
+	if (o->target < 0)
+		return 0;
+	fd_inherit(ns, c->proc, o->target);
+	int th = ns->n->procs[o->target].threads[0];
+	thread_launch(ns, th, start_lag(o, ns->n->threads[th].start));
+	if (!strcmp(o->call->api, "system")) {
+		pthread_mutex_lock(&ns->mu);
+		while (!proc_done(ns, o->target) && !sync_stopped(ns->r->sync))
+			pthread_cond_wait(&ns->cv, &ns->mu);
+		pthread_mutex_unlock(&ns->mu);
+	}
+	return 0;
+}
+
+int h_exec(struct rctx *c, const struct op *o)
+{
+	if (!o->failed)
+		fd_closeall(&c->ns->ps[c->proc], 1);
+	return 0;
+}
+
+static void wait_for(struct nstate *ns, int *done)
+{
+	pthread_mutex_lock(&ns->mu);
+	while (!*done && !sync_stopped(ns->r->sync))
+		pthread_cond_wait(&ns->cv, &ns->mu);
+	pthread_mutex_unlock(&ns->mu);
+}
+
+int h_join(struct rctx *c, const struct op *o)
+{
+	if (o->target >= 0 && c->ns->ts[o->target].launched)
+		wait_for(c->ns, &c->ns->ts[o->target].finished);
+	return 0;
+}
+
+static int proc_done(struct nstate *ns, int p)
+{
+	struct pstate *ps = &ns->ps[p];
+
+	return ps->finished == ps->nthreads;
+}
+
+int h_waitpid(struct rctx *c, const struct op *o)
+{
+	struct nstate *ns = c->ns;
+
+	if (o->target < 0 || !ns->ps[o->target].launched)
+		return 0;
+	pthread_mutex_lock(&ns->mu);
+	while (!proc_done(ns, o->target) && !sync_stopped(ns->r->sync))
+		pthread_cond_wait(&ns->cv, &ns->mu);
+	pthread_mutex_unlock(&ns->mu);
+	return 0;
+}
+
+int h_sleep(struct rctx *c, const struct op *o)
+{
+	if (opt.mode == MODE_AFAP || opt.mode == MODE_TIMED)
+		return 0;
+	/* what it slept, not what it asked: the original's timer slack and
+	 * wake-up latency were part of its run (and an interrupted sleep
+	 * slept less) */
+	sleep_ns((int64_t)((double)o->dur / opt.speed));
+	return 0;
+}
+
+/* A poll that timed out was a sleep; one that saw data is replaced by the
+ * blocking call that follows it. */
+int h_poll(struct rctx *c, const struct op *o)
+{
+	if (opt.mode == MODE_AFAP || opt.mode == MODE_TIMED || o->count != 0)
+		return 0;
+	sleep_ns((int64_t)((double)o->dur / opt.speed));
+	return 0;
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+struct targ {
+	struct nstate *ns;
+	int th;
+};
+
+static void stat_add(struct nstate *ns, struct rctx *c)
+{
+	pthread_mutex_lock(&ns->stmu);
+	for (int f = 0; f < NFAM; f++) {
+		ns->st->fam[f].calls += c->fam[f].calls;
+		ns->st->fam[f].orig_ns += c->fam[f].orig_ns;
+		ns->st->fam[f].repl_ns += c->fam[f].repl_ns;
+		ns->st->fam[f].orig_bytes += c->fam[f].orig_bytes;
+		ns->st->fam[f].repl_bytes += c->fam[f].repl_bytes;
+	}
+	ns->st->calls += c->calls;
+	ns->st->skipped += c->skipped;
+	ns->st->failed += c->failed;
+	pthread_mutex_unlock(&ns->stmu);
+}
+
+static void run_ops(struct rctx *c, const struct thread *th)
+{
+	struct nstate *ns = c->ns;
+	struct node_run *r = ns->r;
+	const int waits = opt.mode == MODE_CAUSAL;
+	const int computes = opt.mode == MODE_CAUSAL || opt.mode == MODE_THINK;
+	const double share = cpu_share(th);
+
+	for (size_t i = 0; i < th->nops && !sync_stopped(r->sync); i++) {
+		const struct op *o = &th->ops[i];
+
+		switch (o->kind) {
+		case OP_COMPUTE:
+			if (computes)
+				compute((int64_t)((double)o->dur / opt.speed), share);
+			continue;
+		case OP_WAIT:
+			if (waits && r->sel[o->node])
+				sync_wait(r->sync, o->node, o->seq);
+			continue;
+		case OP_SIGNAL:
+			continue;	/* every completion is published */
+		}
+		if (opt.mode == MODE_TIMED)
+			sleep_until(r->t0_ns + r->offset_ns + (int64_t)((double)o->start / opt.speed));
+
+		enum family f = op_family(o);
+		c->fam[f].calls++;
+		c->fam[f].orig_ns += o->dur;
+		if (o->has_amount && !o->failed)
+			c->fam[f].orig_bytes += o->amount;
+		if (!o->call) {
+			c->skipped++;
+		} else {
+			int64_t t = now_ns();
+			c->moved = 0;
+			int rc = o->call->fn(c, o);
+			/* the time the limit holds the call is the call's, as in the capture */
+			sleep_ns(limit_hold(ns->n->name, o->res, c->moved));
+			c->fam[f].repl_ns += now_ns() - t;
+			c->fam[f].repl_bytes += c->moved;
+			/* a call that failed in the trace may fail again */
+			if (rc < 0 && !o->failed) {
+				c->failed++;
+				replay_warn(c, o, "replay of");
+			}
+		}
+		c->calls++;
+		sync_done(r->sync, r->node, o->seq);
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	struct targ *a = arg;
+	struct nstate *ns = a->ns;
+	const struct thread *th = &ns->n->threads[a->th];
+	int me = a->th;
+	struct rctx c = { .ns = ns, .th = me, .proc = th->proc };
+	int64_t delay = ns->ts[me].delay;
+
+	free(a);
+	if (delay > 0 && opt.mode != MODE_AFAP)
+		sleep_until(delay);
+	run_ops(&c, th);
+	stat_add(ns, &c);
+	free(c.buf);
+
+	pthread_mutex_lock(&ns->mu);
+	ns->ts[me].finished = 1;
+	struct pstate *ps = &ns->ps[th->proc];
+	if (++ps->finished == ps->nthreads)
+		fd_closeall(ps, 0);
+	ns->finished++;
+	pthread_cond_broadcast(&ns->cv);
+	pthread_mutex_unlock(&ns->mu);
+	return NULL;
+}
+
+void thread_launch(struct nstate *ns, int th, int64_t delay)
+{
+	struct targ *a = xmalloc(sizeof(*a));
+	pthread_attr_t at;
+
+	pthread_mutex_lock(&ns->mu);
+	if (ns->ts[th].launched) {
+		pthread_mutex_unlock(&ns->mu);
+		free(a);
+		return;
+	}
+	ns->ts[th].launched = 1;
+	ns->ps[ns->n->threads[th].proc].launched = 1;
+	ns->ts[th].delay = delay;
+	pthread_mutex_unlock(&ns->mu);
+	a->ns = ns;
+	a->th = th;
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 256 * 1024);
+	int err = pthread_create(&ns->ts[th].pt, &at, thread_main, a);
+	pthread_attr_destroy(&at);
+	if (err) {
+		errno = err;
+		die(1, "node %s: cannot create thread %d:", ns->n->name, th);
+	}
+}
+
+/* Replays one node in the calling process; returns its exit status. */
+int run_node(struct node_run *r)
+{
+	const struct node *n = &r->t->nodes[r->node];
+	struct nstate ns = { .r = r, .n = n };
+
+	/* wake-ups on time: the default 50 us slack would add up */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	ns.ps = xcalloc(n->nprocs + 1, sizeof(*ns.ps));
+	ns.ts = xcalloc(n->nthreads + 1, sizeof(*ns.ts));
+	ns.st = sync_stats(r->sync, r->node);
+	pthread_mutex_init(&ns.mu, NULL);
+	pthread_cond_init(&ns.cv, NULL);
+	pthread_mutex_init(&ns.stmu, NULL);
+	for (size_t p = 0; p < n->nprocs; p++) {
+		pthread_mutex_init(&ns.ps[p].mu, NULL);
+		ns.ps[p].nthreads = (int)n->procs[p].nthreads;
+	}
+	ns.st->orig_ns = n->end - n->start;
+	ns.st->total = n->nall;
+
+	int64_t t0 = now_ns();
+	ns.st->t0_ns = t0;
+	/* processes nobody creates start at their own time; so do threads */
+	for (size_t i = 0; i < n->nthreads; i++) {
+		const struct thread *th = &n->threads[i];
+		const struct process *p = &n->procs[th->proc];
+		int main_thread = p->threads[0] == (int)i;
+		if (main_thread ? !p->started_by : !th->started_by)
+			thread_launch(&ns, (int)i, r->t0_ns + r->offset_ns +
+				      (int64_t)((double)(th->start - n->start) / opt.speed));
+	}
+	pthread_mutex_lock(&ns.mu);
+	while (ns.finished < (int)n->nthreads && !sync_stopped(r->sync)) {
+		/* threads whose creator never ran them would hold us forever */
+		int waiting = 0;
+		for (size_t i = 0; i < n->nthreads; i++)
+			if (ns.ts[i].launched && !ns.ts[i].finished)
+				waiting = 1;
+		if (!waiting)
+			break;
+		pthread_cond_wait(&ns.cv, &ns.mu);
+	}
+	pthread_mutex_unlock(&ns.mu);
+	for (size_t i = 0; i < n->nthreads; i++)
+		if (ns.ts[i].launched)
+			pthread_join(ns.ts[i].pt, NULL);
+	/* the original node ran on after its last thread (exit, teardown) */
+	int64_t last = n->start;
+	for (size_t i = 0; i < n->nthreads; i++)
+		if (n->threads[i].end > last)
+			last = n->threads[i].end;
+	if (opt.mode != MODE_AFAP && !sync_stopped(r->sync) && n->end > last)
+		sleep_ns((int64_t)((double)(n->end - last) / opt.speed));
+	ns.st->t1_ns = now_ns();
+	ns.st->repl_ns = ns.st->t1_ns - (r->t0_ns + r->offset_ns);
+	if (ns.st->repl_ns < 0 || opt.mode == MODE_AFAP)
+		ns.st->repl_ns = ns.st->t1_ns - t0;
+	return sync_stopped(r->sync) ? 1 : 0;
+}

@@ -1,0 +1,56 @@
+# island-replay: a captured single-node run (threads, a copy, a sleep)
+# replayed under --root: same file sizes, nothing written outside the root,
+# run time close to the original.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+REPLAY="$ISLAND_ROOT/bin/island-replay"
+# timing_ok REPORT...: the median run error of the reports is within 25 %;
+# on a machine whose CPUs other work keeps busy the timing is only shown
+timing_ok() {
+	e=$(for r in "$@"; do sed -n 's/.*<run .* error="\(-*[0-9.]*\)".*/\1/p' "$r"; done |
+		sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	echo "replay error: $e % (median of $#)"
+	a=$(head -1 /proc/stat); sleep 1; b=$(head -1 /proc/stat)
+	if echo "$a
+$b" | awk '{ t = 0; for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6 }
+		NR == 1 { t0 = t; i0 = idle } NR == 2 { exit !(1 - (idle - i0) / (t - t0) > 0.5) }'; then
+		echo "timing not checked: other work keeps the CPUs busy"
+		return 0
+	fi
+	awk -v e="$e" 'BEGIN { exit !(e >= -25 && e <= 25) }' || fail "run time error $e % beyond 25 %"
+}
+mkdir work
+"$CAPTURE" -n w -o w.xml sh -c "$APPS/writes 2 3000 4096 $PWD/work/out%d.dat && cat work/out0.dat > work/copy.dat && sleep 0.3" ||
+	fail "capture"
+check_trace w.xml
+rm -rf work
+"$REPLAY" --root r --report rep.xml w.xml > out.txt 2> err.txt || { cat err.txt; fail "replay"; }
+# the original paths, mapped under the root, with the original sizes
+for f in out0.dat out1.dat copy.dat; do
+	expect_eq "size of $f" "$(stat -c %s "r$PWD/work/$f")" 12288000
+done
+[ -e work ] && fail "the replay wrote outside its root"
+grep -q "^island-replay: root $PWD/r\$" out.txt || fail "root not printed: $(head -1 out.txt)"
+# the report: every call issued, none failed; the run within 25 %
+grep -q '<node name="w" ' rep.xml || fail "no node in the report"
+expect_eq "failed calls" "$(sed -n 's/.*<node name="w".* failed="\([0-9]*\)".*/\1/p' rep.xml)" 0
+expect_eq "write calls" "$(sed -n 's/.*<family name="write" calls="\([0-9]*\)".*/\1/p' rep.xml)" \
+	"$(grep -c 'res="filewrite"' w.xml)"
+# the bytes read and written, exactly
+for fam in read write; do
+	o=$(sed -n "s/.*<family name=\"$fam\"[^>]* bytes_original=\"\([0-9]*\)\".*/\1/p" rep.xml)
+	r=$(sed -n "s/.*<family name=\"$fam\"[^>]* bytes_replayed=\"\([0-9]*\)\".*/\1/p" rep.xml)
+	expect_eq "$fam bytes" "$r" "$o"
+done
+expect_eq "bytes written" "$(sed -n 's/.*<family name="write"[^>]* bytes_replayed="\([0-9]*\)".*/\1/p' rep.xml)" \
+	$((3 * 12288000))
+# two more replays: the timing is the median of three
+for i in 2 3; do
+	"$REPLAY" -q --root r$i --report rep$i.xml w.xml || fail "replay $i"
+done
+timing_ok rep.xml rep2.xml rep3.xml
+# the default root: a fresh directory under the current one
+"$REPLAY" -q w.xml || fail "replay with the default root"
+n=$(ls -d replay-root.* | wc -l)
+expect_eq "fresh roots" "$n" 1
+expect_eq "size under the default root" "$(stat -c %s replay-root.*"$PWD/work/out0.dat")" 12288000
+exit 0

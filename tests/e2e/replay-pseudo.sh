@@ -1,0 +1,97 @@
+# The issue's fidelity check: the //TRACE pseudo-applications (4 nodes),
+# captured with island-capture --cluster --discover and replayed on the same
+# machine (median of 3 causal replays). The issue's target is 5 % per node
+# and for the run (bench/replay.sh measures it); on a CI machine (two
+# cores, four nodes spinning, other jobs) the application itself does not
+# repeat its own times within 5 %, so this test prints the errors beside
+# the application's own spread over 3 more runs and asserts 25 %, or the
+# spread if larger. Without the WAITs (--mode think) the worst node is off
+# by more. Skipped when other work keeps more than half of the CPUs busy.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+REPLAY="$ISLAND_ROOT/bin/island-replay"
+APPS_HERE=${PSEUDO_APPS:-"pseudo pseudosync"}
+"$CAPTURE" --help 2>&1 | grep -q -- --discover || { echo "island-capture has no --discover"; exit 77; }
+for app in $APPS_HERE; do
+	[ -x "$APPS/$app" ] || { echo "$app not built"; exit 77; }
+done
+# busy: more than half of the CPU time of the last second was used
+busy() {
+	a=$(head -1 /proc/stat); sleep 1; b=$(head -1 /proc/stat)
+	echo "$a
+$b" | awk '{ t = 0; for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6 }
+		NR == 1 { t0 = t; i0 = idle } NR == 2 { used = 1 - (idle - i0) / (t - t0) }
+		END { printf "%d\n", used * 100; exit !(used > 0.5) }' > busy.txt
+}
+busy && { echo "machine too busy for a timing check ($(cat busy.txt) % of the CPUs in use)"; exit 77; }
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# errors REPORT...: "NAME ERROR" per node and "run ERROR", one line each
+errors() {
+	for r in "$@"; do
+		sed -n -e 's/.*<node name="\([^"]*\)" .* error="\([-0-9.]*\)".*/\1 \2/p' \
+		       -e 's/.*<run .* error="\([-0-9.]*\)".*/run \1/p' "$r"
+	done
+}
+# node_times TRACE: "NAME SECONDS" per node and "run SECONDS" (epochs aligned)
+node_times() {
+	sed -n 's/.*<node name="\([^"]*\)" [^>]*epoch="\([0-9.]*\)" start="\([0-9.]*\)" end="\([0-9.]*\)".*/\1 \2 \3 \4/p' "$1" |
+		awk '{ print $1, $4 - $3; a = $2 + $3; b = $2 + $4
+		       if (NR == 1 || a < lo) lo = a; if (NR == 1 || b > hi) hi = b }
+		     END { printf "run %.9f\n", hi - lo }'
+}
+# spread TRACE RUN...: per name, the largest |run - trace| / trace in %
+spread() {
+	t=$1; shift
+	node_times "$t" > spread.ref
+	for r in "$@"; do node_times "$r"; done | awk 'NR == FNR { ref[$1] = $2; next }
+		{ d = ($2 - ref[$1]) / ref[$1] * 100; if (d < 0) d = -d; if (d > m[$1]) m[$1] = d }
+		END { for (n in m) printf "%s %.2f\n", n, m[n] }' spread.ref -
+}
+# medians of errors per name: "NAME MEDIAN"
+medians() {
+	errors "$@" | awk '{ print $1 }' | sort -u | while read -r n; do
+		echo "$n $(errors "$@" | awk -v n="$n" '$1 == n { print $2 }' | median)"
+	done
+}
+
+for app in $APPS_HERE; do
+	{
+		echo '<cluster version="1">'
+		for i in 0 1 2 3; do
+			echo "<node name=\"n$i\"><arg>$APPS/$app</arg><arg>\${NODE}</arg><arg>\${INDEX}</arg><arg>\${NNODES}</arg><arg>127.0.0.1</arg><arg>\${PORT}</arg><arg>\${SCRATCH}</arg></node>"
+		done
+		echo '</cluster>'
+	} > $app-cluster.xml
+	timeout 40 "$CAPTURE" --cluster $app-cluster.xml --discover --timeout 15 -o $app.xml > $app-cap.log 2>&1 ||
+		{ cat $app-cap.log; echo "island-capture --discover failed on $app: $(tail -1 $app-cap.log)"; exit 77; }
+	check_trace $app.xml
+	expect_eq "$app: nodes" "$(grep -c '<node ' $app.xml)" 4
+	for m in causal think; do
+		for i in 1 2 3; do
+			"$REPLAY" -q --root $app-$m-$i --mode $m --report $app-$m-$i.xml $app.xml ||
+				fail "$app: $m replay"
+		done
+	done
+	# the application's own spread: 3 more runs, no discovery
+	for i in 1 2 3; do
+		timeout 20 "$CAPTURE" --cluster $app-cluster.xml --timeout 15 -o $app-again-$i.xml > /dev/null 2>&1 ||
+			fail "$app: run $i"
+	done
+	spread $app.xml $app-again-*.xml | sort > $app-spread.txt
+	medians $app-causal-*.xml > $app-causal.txt
+	medians $app-think-*.xml > $app-think.txt
+	echo "$app ($(grep -c '<wait ' $app.xml) WAITs): causal, think median errors, the app's own spread (%):"
+	join $app-causal.txt $app-think.txt | join - $app-spread.txt | sed 's/^/  /'
+	while read -r n e; do
+		b=$(awk -v n="$n" '$1 == n { print ($2 > 25 ? $2 : 25) }' $app-spread.txt)
+		awk -v e="$e" -v b="$b" 'BEGIN { exit !(e >= -b && e <= b) }' ||
+			fail "$app: $n: error $e % beyond $b %"
+	done < $app-causal.txt
+	if grep -q '<wait ' $app.xml; then
+		# the worst node without causality is worse than the worst with
+		worst() { awk '$1 != "run" { a = $2 < 0 ? -$2 : $2; if (a > m) m = a } END { print m + 0 }' "$1"; }
+		awk -v c="$(worst $app-causal.txt)" -v t="$(worst $app-think.txt)" 'BEGIN { exit !(t > c) }' ||
+			fail "$app: think's worst node is not worse than causal's"
+	fi
+done
+exit 0

@@ -1,0 +1,351 @@
+/* Unit tests of island-replay: the path mapping and its escape attempts,
+ * the WAIT-cycle check, the call table. */
+#include "exec.h"
+#include "util.h"
+
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct opts opt = { .speed = 1.0 };
+
+static char tmp[] = "/tmp/test-replay.XXXXXX";
+static int rootfd = -1;
+
+static const char *map(const char *path, const char *cwd)
+{
+	static char buf[4096];
+
+	return sandbox_map(path, cwd, buf, sizeof(buf));
+}
+
+static void test_map_lexical(void)
+{
+	CU_ASSERT_STRING_EQUAL(map("/home/u/a.txt", "/"), "home/u/a.txt");
+	CU_ASSERT_STRING_EQUAL(map("a.txt", "/home/u"), "home/u/a.txt");
+	CU_ASSERT_STRING_EQUAL(map("/etc/passwd", "/tmp"), "etc/passwd");
+	CU_ASSERT_STRING_EQUAL(map("../../x", "/home/u"), "x");
+	CU_ASSERT_STRING_EQUAL(map("../../../../x", "/home/u"), "x");
+	CU_ASSERT_STRING_EQUAL(map("/../../etc/shadow", "/"), "etc/shadow");
+	CU_ASSERT_STRING_EQUAL(map("./a/./b//c/../d", "/w"), "w/a/b/d");
+	CU_ASSERT_STRING_EQUAL(map("/", "/"), ".");
+	CU_ASSERT_STRING_EQUAL(map("..", "/"), ".");
+	CU_ASSERT_PTR_NULL(map("", "/"));
+	CU_ASSERT_PTR_NULL(map(NULL, "/"));
+}
+
+/* The kernel check holds even when the lexical one is bypassed. */
+static void test_openat_escapes(void)
+{
+	int fd;
+
+	fd = sandbox_openat(rootfd, "../outside", O_RDONLY, 0);
+	CU_ASSERT_EQUAL(fd, -1);
+	CU_ASSERT_EQUAL(errno, EXDEV);
+	fd = sandbox_openat(rootfd, "/etc/passwd", O_RDONLY, 0);
+	CU_ASSERT_EQUAL(fd, -1);
+	CU_ASSERT_EQUAL(errno, EXDEV);
+	fd = sandbox_openat(rootfd, "a/../../x", O_RDONLY, 0);
+	CU_ASSERT_EQUAL(fd, -1);
+	CU_ASSERT_EQUAL(errno, EXDEV);
+
+	/* symlinks planted under the root: absolute, relative, via a dir */
+	CU_ASSERT_EQUAL(symlinkat("/etc/passwd", rootfd, "abs"), 0);
+	CU_ASSERT_EQUAL(symlinkat("../../../../etc", rootfd, "rel"), 0);
+	fd = sandbox_openat(rootfd, "abs", O_RDONLY, 0);
+	CU_ASSERT_EQUAL(fd, -1);
+	CU_ASSERT_EQUAL(errno, EXDEV);
+	fd = sandbox_openat(rootfd, "rel/passwd", O_RDONLY, 0);
+	CU_ASSERT_EQUAL(fd, -1);
+	CU_ASSERT_EQUAL(errno, EXDEV);
+	/* writing through a symlink creates nothing outside either */
+	CU_ASSERT_EQUAL(symlinkat("/tmp/test-replay-escaped", rootfd, "out"), 0);
+	fd = sandbox_openat(rootfd, "out", O_WRONLY | O_CREAT, 0644);
+	CU_ASSERT_EQUAL(fd, -1);
+	CU_ASSERT_EQUAL(access("/tmp/test-replay-escaped", F_OK), -1);
+	/* /proc magic links are refused too */
+	fd = sandbox_openat(rootfd, "proc/self/root/etc/passwd", O_RDONLY, 0);
+	CU_ASSERT_EQUAL(fd, -1);
+
+	/* what is inside works, including a symlink that stays inside */
+	fd = sandbox_openat(rootfd, "in.txt", O_WRONLY | O_CREAT, 0644);
+	CU_ASSERT(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL(symlinkat("in.txt", rootfd, "alias"), 0);
+	fd = sandbox_openat(rootfd, "alias", O_RDONLY, 0);
+	CU_ASSERT(fd >= 0);
+	close(fd);
+}
+
+static void test_parent_mkdir(void)
+{
+	const char *base;
+	int d = sandbox_parent(rootfd, "x/y/z/file", 1, &base);
+	struct stat st;
+
+	CU_ASSERT(d >= 0);
+	CU_ASSERT_STRING_EQUAL(base, "file");
+	close(d);
+	CU_ASSERT_EQUAL(fstatat(rootfd, "x/y/z", &st, 0), 0);
+	CU_ASSERT(S_ISDIR(st.st_mode));
+	/* a parent that is a symlink out of the root is refused */
+	char out[128];
+	CU_ASSERT_EQUAL(symlinkat(tmp, rootfd, "tmplink"), 0);
+	d = sandbox_parent(rootfd, "tmplink/sub/file", 1, &base);
+	CU_ASSERT_EQUAL(d, -1);
+	snprintf(out, sizeof(out), "%s/sub", tmp);
+	CU_ASSERT_EQUAL(access(out, F_OK), -1);
+}
+
+static void test_passthrough(void)
+{
+	CU_ASSERT_TRUE(sandbox_passthrough("/dev/null"));
+	CU_ASSERT_TRUE(sandbox_passthrough("/dev/zero"));
+	CU_ASSERT_FALSE(sandbox_passthrough("/dev/sda"));
+	CU_ASSERT_FALSE(sandbox_passthrough("/etc/passwd"));
+	CU_ASSERT_FALSE(sandbox_passthrough(NULL));
+}
+
+/* ---- WAIT cycles ------------------------------------------------------- */
+
+static const char *head =
+	"<?xml version=\"1.0\"?>\n<trace version=\"1\" generator=\"t\" complete=\"true\">\n";
+
+/* A node NAME with one thread; BODY are its elements. */
+static void node(FILE *f, const char *name, const char *body)
+{
+	fprintf(f, "<node name=\"%s\" epoch=\"1.0\" start=\"0\" end=\"1\">\n"
+		"<process pid=\"1\" ppid=\"0\" cwd=\"/\"><thread tid=\"1\" start=\"0\" end=\"1\">\n"
+		"%s</thread></process><files/><sockets/></node>\n", name, body);
+}
+
+static const char *IO(int seq)
+{
+	static char b[8][160];
+	static int i;
+
+	i = (i + 1) % 8;
+	snprintf(b[i], sizeof(b[i]), "<io api=\"write\" res=\"filewrite\" start=\"0.%d\" end=\"0.%d\" amount=\"1\" fd=\"3\" path=\"/x\" seq=\"%d\"/>\n",
+		 seq, seq, seq);
+	return b[i];
+}
+
+static char *write_trace(const char *a, const char *b, const char *c)
+{
+	static char path[64];
+	static int n;
+
+	snprintf(path, sizeof(path), "%s/t%d.xml", tmp, n++);
+	FILE *f = fopen(path, "w");
+	fputs(head, f);
+	node(f, "a", a);
+	node(f, "b", b);
+	if (c)
+		node(f, "c", c);
+	fputs("</trace>\n", f);
+	fclose(f);
+	return path;
+}
+
+static int check(const char *a, const char *b, const char *c)
+{
+	char *p = write_trace(a, b, c);
+	struct trace *t = trace_load(p);
+
+	return trace_check(t);
+}
+
+static void test_cycles(void)
+{
+	char a[1024], b[1024], c[1024];
+
+	/* a#2 after b#1, b#2 after a#1: fine */
+	snprintf(a, sizeof(a), "%s<wait node=\"b\" seq=\"1\"/>%s", IO(1), IO(2));
+	snprintf(b, sizeof(b), "%s<wait node=\"a\" seq=\"1\"/>%s", IO(1), IO(2));
+	CU_ASSERT_EQUAL(check(a, b, NULL), 0);
+	/* a#1 waits for b#1 which waits for a#1 */
+	snprintf(a, sizeof(a), "<wait node=\"b\" seq=\"1\"/>%s", IO(1));
+	snprintf(b, sizeof(b), "<wait node=\"a\" seq=\"1\"/>%s", IO(1));
+	CU_ASSERT_EQUAL(check(a, b, NULL), -1);
+	/* through program order: a#2 needs b#2; b#1 needs a#2; b#2 follows b#1 */
+	snprintf(a, sizeof(a), "%s<wait node=\"b\" seq=\"2\"/>%s", IO(1), IO(2));
+	snprintf(b, sizeof(b), "<wait node=\"a\" seq=\"2\"/>%s%s", IO(1), IO(2));
+	CU_ASSERT_EQUAL(check(a, b, NULL), -1);
+	/* three nodes in a ring */
+	snprintf(a, sizeof(a), "<wait node=\"c\" seq=\"1\"/>%s", IO(1));
+	snprintf(b, sizeof(b), "<wait node=\"a\" seq=\"1\"/>%s", IO(1));
+	snprintf(c, sizeof(c), "<wait node=\"b\" seq=\"1\"/>%s", IO(1));
+	CU_ASSERT_EQUAL(check(a, b, c), -1);
+	/* a chain is not a ring */
+	snprintf(c, sizeof(c), "%s", IO(1));
+	CU_ASSERT_EQUAL(check(a, b, c), 0);
+	/* a node waiting for its own later I/O */
+	snprintf(a, sizeof(a), "<wait node=\"a\" seq=\"2\"/>%s%s", IO(1), IO(2));
+	snprintf(b, sizeof(b), "%s", IO(1));
+	CU_ASSERT_EQUAL(check(a, b, NULL), -1);
+	/* ... or its own earlier one */
+	snprintf(a, sizeof(a), "%s<wait node=\"a\" seq=\"1\"/>%s", IO(1), IO(2));
+	CU_ASSERT_EQUAL(check(a, b, NULL), 0);
+}
+
+/* ---- dummy files ------------------------------------------------------- */
+
+static const struct fileneed *find_need(const struct fileneed *f, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(f[i].path, path))
+			return &f[i];
+	return NULL;
+}
+
+#define FIO(api, res, t, extra) "<io api=\"" api "\" res=\"" res "\" start=\"" t "\" end=\"" t "\" " extra "/>\n"
+
+static void test_files(void)
+{
+	const char *a =
+		FIO("open", "filemeta", "0.01", "fd=\"3\" path=\"/data/in\" flags=\"O_RDONLY\"")
+		FIO("read", "fileread", "0.02", "fd=\"3\" path=\"/data/in\" amount=\"4096\" size=\"4096\"")
+		FIO("read", "fileread", "0.03", "fd=\"3\" path=\"/data/in\" amount=\"4096\" size=\"4096\"")
+		FIO("lseek", "filemeta", "0.04", "fd=\"3\" path=\"/data/in\" offset=\"0\" whence=\"SEEK_END\" result=\"20000\"")
+		FIO("read", "fileread", "0.05", "fd=\"3\" path=\"/data/in\" amount=\"100\" size=\"4096\"")
+		FIO("open", "filemeta", "0.06", "fd=\"4\" path=\"/data/big\" flags=\"O_RDWR\"")
+		FIO("pread", "fileread", "0.07", "fd=\"4\" path=\"/data/big\" offset=\"100000\" amount=\"10\" size=\"10\"")
+		FIO("open", "filemeta", "0.08", "fd=\"5\" path=\"/out\" flags=\"O_WRONLY|O_CREAT|O_TRUNC\"")
+		FIO("write", "filewrite", "0.09", "fd=\"5\" path=\"/out\" amount=\"10\"")
+		FIO("read", "fileread", "0.10", "fd=\"6\" path=\"/out\" amount=\"5\"")
+		FIO("stat", "filemeta", "0.11", "path=\"/etc/x\"")
+		FIO("open", "filemeta", "0.12", "path=\"/missing\" result=\"-1\" errno=\"ENOENT\"")
+		FIO("open", "filemeta", "0.13", "fd=\"7\" path=\"/ex\" flags=\"O_WRONLY|O_CREAT|O_EXCL\"")
+		FIO("stat", "filemeta", "0.14", "path=\"/data\"")
+		FIO("open", "filemeta", "0.15", "fd=\"8\" path=\"/dev/zero\" flags=\"O_RDONLY\"")
+		FIO("read", "fileread", "0.16", "fd=\"8\" path=\"/dev/zero\" amount=\"4096\"");
+	struct trace *t = trace_load(write_trace(a, "", NULL));
+	int sel[2] = { 1, 1 };
+	struct fileneed *f;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(trace_check(t), 0);
+	n = files_needed(t, sel, 0, &f);
+	const struct fileneed *e;
+	/* two reads, then a seek to 20000 and 100 bytes */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e = find_need(f, n, "/data/in"));
+	CU_ASSERT_EQUAL(e->size, 20100);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e = find_need(f, n, "/data/big"));
+	CU_ASSERT_EQUAL(e->size, 100010);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e = find_need(f, n, "/etc/x"));
+	CU_ASSERT_EQUAL(e->size, 0);
+	CU_ASSERT_FALSE(e->dir);
+	/* a path other paths live in is a directory */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e = find_need(f, n, "/data"));
+	CU_ASSERT_TRUE(e->dir);
+	/* an exclusive create: must not exist */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e = find_need(f, n, "/ex"));
+	CU_ASSERT_EQUAL(e->size, -1);
+	/* created by the trace, failed, or a device: nothing to prepare */
+	CU_ASSERT_PTR_NULL(find_need(f, n, "/out"));
+	CU_ASSERT_PTR_NULL(find_need(f, n, "/missing"));
+	CU_ASSERT_PTR_NULL(find_need(f, n, "/dev/zero"));
+	free(f);
+	/* without causality what anyone reads exists beforehand */
+	n = files_needed(t, sel, 1, &f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e = find_need(f, n, "/out"));
+	CU_ASSERT_EQUAL(e->size, 5);
+	CU_ASSERT_PTR_NULL(find_need(f, n, "/ex"));
+
+	/* and they are made under the root, with real data */
+	char sub[160];
+	snprintf(sub, sizeof(sub), "%s/filesroot", tmp);
+	int fd = sandbox_open_root(sub);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(files_prepare(fd, f, n) >= 4);
+	struct stat st;
+	CU_ASSERT_EQUAL(fstatat(fd, "data/big", &st, 0), 0);
+	CU_ASSERT_EQUAL(st.st_size, 100010);
+	CU_ASSERT(st.st_blocks * 512 >= 100010);
+	CU_ASSERT_EQUAL(fstatat(fd, "out", &st, 0), 0);
+	CU_ASSERT_EQUAL(st.st_size, 5);
+	close(fd);
+	free(f);
+}
+
+/* ---- the call table ---------------------------------------------------- */
+
+static void test_calls(void)
+{
+	const struct call *c;
+
+	c = call_lookup("pwrite", RES_FILEWRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_PTR_EQUAL(c->fn, h_write);
+	CU_ASSERT_EQUAL(c->family, FAM_WRITE);
+	c = call_lookup("open", RES_FILEMETA);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_PTR_EQUAL(c->fn, h_open);
+	CU_ASSERT_EQUAL(c->family, FAM_OPEN);
+	c = call_lookup("fdatasync", RES_FILEWRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(c->family, FAM_SYNC);
+	c = call_lookup("accept4", RES_NETMETA);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_PTR_EQUAL(c->fn, h_accept);
+	c = call_lookup("pthread_create", RES_PROC);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_PTR_EQUAL(c->fn, h_thread);
+	/* an unlisted data call is replayed by what it did */
+	c = call_lookup("__freadable_read", RES_FILEREAD);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_PTR_EQUAL(c->fn, h_read);
+	c = call_lookup("xsend", RES_NETSEND);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_PTR_EQUAL(c->fn, h_send);
+	/* an unlisted metadata call is not guessed */
+	CU_ASSERT_PTR_NULL(call_lookup("ioctl", RES_FILEMETA));
+	CU_ASSERT_PTR_NULL(call_lookup("mystery", RES_PROC));
+
+	/* a read on a socket counts as network time */
+	struct op o = { .kind = OP_IO, .res = RES_NETRECV, .call = call_lookup("read", RES_NETRECV) };
+	CU_ASSERT_EQUAL(op_family(&o), FAM_NET);
+	o.res = RES_FILEREAD;
+	CU_ASSERT_EQUAL(op_family(&o), FAM_READ);
+	CU_ASSERT_STRING_EQUAL(family_names[FAM_SYNC], "sync");
+}
+
+int main(void)
+{
+	progname = "test-replay";
+	if (!mkdtemp(tmp))
+		return 2;
+	char root[128];
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	rootfd = sandbox_open_root(root);
+	if (rootfd < 0 || !sandbox_supported(rootfd)) {
+		fprintf(stderr, "openat2 unavailable\n");
+		return 2;
+	}
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	CU_pSuite s = CU_add_suite("replay", NULL, NULL);
+	CU_add_test(s, "path mapping is lexical and stays under the root", test_map_lexical);
+	CU_add_test(s, "openat2 refuses every escape", test_openat_escapes);
+	CU_add_test(s, "parent directories are made beneath the root", test_parent_mkdir);
+	CU_add_test(s, "only harmless devices pass through", test_passthrough);
+	CU_add_test(s, "WAIT cycles are found", test_cycles);
+	CU_add_test(s, "the call table", test_calls);
+	CU_add_test(s, "dummy files: what the trace reads but did not create", test_files);
+	CU_basic_set_mode(CU_BRM_NORMAL);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_tests_failed();
+	unsigned run = CU_get_number_of_tests_run();
+	printf("unit-replay: %u passed, %u failed\n", run - failed, failed);
+	CU_cleanup_registry();
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	if (system(cmd))
+		return 2;
+	return failed ? 1 : 0;
+}
