@@ -129,6 +129,7 @@ struct run {
 	int64_t epoch0;		/* the epoch times are aligned on */
 	int64_t t0, t1;		/* aligned start and end of the run */
 	bool have_epoch0, prescanned, incomplete;
+	struct peers *peers;	/* when set, the reader adds every send and socket */
 };
 
 /* Read the traces in order, calling ops; bad input exits 2 with
@@ -275,6 +276,8 @@ bool peers_sent(struct peers *p, const struct node *n, const char *peer, int64_t
 		int64_t *sent);
 /* All the sends and sockets of the traces, read in a first pass. */
 struct peers *peers_collect(char **files, int nfiles);
+/* Does any connection have both ends in the run? */
+bool peers_paired(struct peers *p);
 
 /* regions.c: the aggregated tree, shared with compare. */
 struct rnode {
@@ -324,5 +327,19 @@ void sum_cell(char *buf, size_t n, enum sum k, int64_t v);
 void consumption_collect(char **files, int nfiles, struct run *run,
 			 struct consumption **per, struct consumption *all);
 struct rtree *regions_collect(char **files, int nfiles, struct run *run);
+
+/* net.c: the packets beside the calls (--pcap); deps --from trace|net|both. */
+int report_net(int argc, char **argv);
+extern const char *deps_from;
+
+/* annotate.c: the traces as one, with dependencies as <wait>/<signal>.
+ * A dependency: node x's call that started at xstart (ns, node time)
+ * waited for node t's call that started at tstart. */
+struct adep {
+	const char *xnode, *tnode;
+	int64_t xstart, tstart;
+};
+int annotate_write(const char *out, char **files, int nfiles,
+		   const struct adep *deps, size_t ndeps);
 
 #endif

@@ -16,6 +16,7 @@
 #include "session.h"
 #include "traceread.h"
 #include "util.h"
+#include "xmlcopy.h"
 
 struct mnode {
 	char *file;
@@ -82,98 +83,38 @@ static int check_same(const char *node, struct pass *base, struct tr_node *a,
 	return 0;
 }
 
-static void copy_attrs(xmlTextReaderPtr r, xmlTextWriterPtr w)
+static uint64_t io_seq(xmlTextReaderPtr r)
 {
-	while (xmlTextReaderMoveToNextAttribute(r) == 1)
-		xmlTextWriterWriteAttribute(w, xmlTextReaderConstName(r),
-					    xmlTextReaderConstValue(r));
-	xmlTextReaderMoveToElement(r);
+	xmlChar *s = xmlTextReaderGetAttribute(r, (const xmlChar *)"seq");
+	uint64_t seq = s ? strtoull((char *)s, NULL, 10) : 0;
+
+	xmlFree(s);
+	return seq;
 }
 
 static void write_deps(xmlTextWriterPtr w, struct cdep *d, size_t n, uint64_t seq,
 		       int wait)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; seq && i < n; i++) {
 		if (d[i].seq != seq)
 			continue;
 		char num[32];
-		xmlTextWriterWriteRaw(w, (const xmlChar *)"\n      ");
-		xmlTextWriterStartElement(w, (const xmlChar *)(wait ? "wait" : "signal"));
-		xmlTextWriterWriteAttribute(w, (const xmlChar *)"node", (xmlChar *)d[i].other);
-		if (wait) {
-			snprintf(num, sizeof(num), "%llu", (unsigned long long)d[i].oseq);
-			xmlTextWriterWriteAttribute(w, (const xmlChar *)"seq", (xmlChar *)num);
-		}
-		xmlTextWriterEndElement(w);
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)d[i].oseq);
+		xmlcopy_element(w, wait, wait ? "wait" : "signal", "node", d[i].other,
+				wait ? "seq" : NULL, num);
 	}
 }
 
-/* Copy a node's trace, without its <trace> root, inserting dependencies. */
-static int copy_node(xmlTextWriterPtr w, struct mnode *m)
+static void before_io(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
 {
-	xmlTextReaderPtr r = xmlReaderForFile(m->file, NULL, XML_PARSE_NONET | XML_PARSE_HUGE);
-	int rc, depth = 0;
-
-	if (!r)
-		return -1;
-	while ((rc = xmlTextReaderRead(r)) == 1) {
-		int type = xmlTextReaderNodeType(r);
-		const char *name = (const char *)xmlTextReaderConstName(r);
-		if (type == XML_READER_TYPE_ELEMENT && !strcmp(name, "trace"))
-			continue;
-		if (type == XML_READER_TYPE_END_ELEMENT && !strcmp(name, "trace"))
-			continue;
-		if (type == XML_READER_TYPE_ELEMENT) {
-			uint64_t seq = 0;
-			if (!strcmp(name, "io")) {
-				xmlChar *s = xmlTextReaderGetAttribute(r, (const xmlChar *)"seq");
-				seq = s ? strtoull((char *)s, NULL, 10) : 0;
-				xmlFree(s);
-				if (seq)
-					write_deps(w, m->waits, m->nwaits, seq, 1);
-				if (seq)
-					xmlTextWriterWriteRaw(w, (const xmlChar *)"\n      ");
-			}
-			int empty = xmlTextReaderIsEmptyElement(r);
-			xmlTextWriterStartElement(w, (const xmlChar *)name);
-			copy_attrs(r, w);
-			if (empty) {
-				xmlTextWriterEndElement(w);
-				if (seq)
-					write_deps(w, m->signals, m->nsignals, seq, 0);
-			} else {
-				depth++;
-			}
-		} else if (type == XML_READER_TYPE_END_ELEMENT) {
-			xmlTextWriterEndElement(w);
-			depth--;
-		} else if (type == XML_READER_TYPE_TEXT) {
-			xmlTextWriterWriteString(w, xmlTextReaderConstValue(r));
-		} else if ((type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE ||
-			    type == XML_READER_TYPE_WHITESPACE) && depth > 0) {
-			xmlTextWriterWriteRaw(w, xmlTextReaderConstValue(r));
-		}
-	}
-	xmlFreeTextReader(r);
-	return rc < 0 ? -1 : 0;
+	struct mnode *m = ctx;
+	write_deps(w, m->waits, m->nwaits, io_seq(r), 1);
 }
 
-/* The complete attribute of a trace's root. */
-static int trace_complete(const char *file)
+static void after_io(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
 {
-	xmlTextReaderPtr r = xmlReaderForFile(file, NULL, XML_PARSE_NONET);
-	int complete = 1;
-
-	while (r && xmlTextReaderRead(r) == 1) {
-		if (xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT)
-			continue;
-		xmlChar *c = xmlTextReaderGetAttribute(r, (const xmlChar *)"complete");
-		complete = !(c && !strcmp((char *)c, "false"));
-		xmlFree(c);
-		break;
-	}
-	xmlFreeTextReader(r);
-	return complete;
+	struct mnode *m = ctx;
+	write_deps(w, m->signals, m->nsignals, io_seq(r), 0);
 }
 
 int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *base,
@@ -238,28 +179,19 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 		m[i].nsignals = cdep_normalise(m[i].signals, m[i].nsignals);
 
 	for (int i = 0; i < n; i++)
-		if (!trace_complete(m[i].file))
+		if (!xmlcopy_complete(m[i].file))
 			complete = 0;
 	char *tmp = xasprintf("%s.tmp%d", o->output, (int)getpid());
-	xmlTextWriterPtr w = xmlNewTextWriterFilename(tmp, o->gzip ? 6 : 0);
+	xmlTextWriterPtr w = xmlcopy_start(tmp, o->gzip, "island-capture " ISLAND_VERSION,
+					   complete);
 	if (!w)
 		die(2, "%s: cannot create the trace:", tmp);
-	xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
-	xmlTextWriterStartElement(w, (const xmlChar *)"trace");
-	xmlTextWriterWriteAttribute(w, (const xmlChar *)"version", (const xmlChar *)"1");
-	xmlTextWriterWriteAttribute(w, (const xmlChar *)"generator",
-				    (const xmlChar *)"island-capture " ISLAND_VERSION);
-	xmlTextWriterWriteAttribute(w, (const xmlChar *)"complete",
-				    (const xmlChar *)(complete ? "true" : "false"));
 	for (int i = 0; i < n && !rc; i++) {
-		xmlTextWriterWriteRaw(w, (const xmlChar *)"\n");
-		rc = copy_node(w, &m[i]);
+		struct xmlcopy_hooks h = { before_io, NULL, after_io, &m[i] };
+		rc = xmlcopy_nodes(w, m[i].file, &h);
 	}
-	xmlTextWriterWriteRaw(w, (const xmlChar *)"\n");
-	xmlTextWriterEndElement(w);
-	if (xmlTextWriterEndDocument(w) < 0)
+	if (xmlcopy_end(w) < 0)
 		rc = -1;
-	xmlFreeTextWriter(w);
 	if (rc || rename(tmp, o->output) < 0) {
 		warnx("%s: cannot write the merged trace", o->output);
 		unlink(tmp);

@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ static const struct option_def {
 	{ "report", 1, 'o', "FILE", "save the fidelity report as XML" },
 	{ "limit", 1, 'l', "NODE:RES=RATE", "hold NODE's fileread, filewrite, netsend or netrecv to RATE bytes/s" },
 	{ "mpi", 0, 256, "", "one node per MPI rank (run under mpirun)" },
+	{ "deps", 1, 258, "FROM", "trace (default: its WAITs) or net: message edges from the nodes' packets (TRACE... with --pcap)" },
 	{ "quiet", 0, 'q', "", "no root line, progress or report on stdout" },
 	{ "help", 0, 'h', "", "this help" },
 	{ "version", 0, 257, "", "print the version" },
@@ -40,7 +42,8 @@ static void usage(int status)
 {
 	FILE *f = status ? stderr : stdout;
 
-	fprintf(f, "usage: island-replay [options] TRACE\n");
+	fprintf(f, "usage: island-replay [options] TRACE\n"
+		   "       island-replay --deps net [options] TRACE... (node traces with their pcaps)\n");
 	for (size_t i = 0; i < NOPT; i++)
 		fprintf(f, "  %c%c%c --%s %-*s %s\n", options[i].key < 256 ? '-' : ' ',
 			options[i].key < 256 ? options[i].key : ' ', options[i].key < 256 ? ',' : ' ',
@@ -56,6 +59,10 @@ static int pick(const char *what, const char *v, const char *const *names, int n
 			return i;
 	die(2, "--%s %s: unknown value", what, v);
 }
+
+static int deps_net;               /* --deps net */
+static char **net_traces;          /* its traces */
+static int net_ntraces;
 
 static void parse(int argc, char **argv)
 {
@@ -96,15 +103,79 @@ static void parse(int argc, char **argv)
 				    "(fileread, filewrite, netsend, netrecv)", optarg);
 			break;
 		case 256: opt.mpi = 1; break;
+		case 258:
+			if (strcmp(optarg, "trace") && strcmp(optarg, "net"))
+				die(2, "--deps %s: trace or net", optarg);
+			deps_net = !strcmp(optarg, "net");
+			break;
 		case 'q': opt.quiet = 1; break;
 		case 'h': usage(0); break;
 		case 257: printf("island-replay %s\n", ISLAND_VERSION); exit(0);
 		default: usage(2);
 		}
 	}
-	if (optind + 1 != argc)
+	if (deps_net ? optind >= argc : optind + 1 != argc)
 		usage(2);
 	opt.trace = argv[optind];
+	net_traces = argv + optind;
+	net_ntraces = argc - optind;
+}
+
+/*
+ * --deps net: the dependencies are the messages the nodes exchanged,
+ * taken from their packets by the analyzer (island-analyze deps --from net
+ * --annotate), which writes one trace with WAITs and SIGNALs; that trace
+ * is what is replayed.
+ */
+static const char *net_dir;
+
+static void remove_net_dir(void)
+{
+	char *p = xasprintf("%s/annotated.xml", net_dir);
+	unlink(p);
+	rmdir(net_dir);
+	free(p);
+}
+
+static const char *annotate_from_net(void)
+{
+	static char dir[] = "/tmp/island-replay-net.XXXXXX";
+	char self[4096];
+	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (l < 0 || !mkdtemp(dir))
+		die(2, "cannot prepare the message dependencies:");
+	self[l] = 0;
+	char *slash = strrchr(self, '/');
+	*slash = 0;
+	char *analyze = xasprintf("%s/island-analyze", self);
+	char *out = xasprintf("%s/annotated.xml", dir);
+	char **av = xcalloc((size_t)net_ntraces + 8, sizeof(char *));
+	int k = 0;
+	av[k++] = analyze;
+	av[k++] = "deps";
+	av[k++] = "--from";
+	av[k++] = "net";
+	av[k++] = "--annotate";
+	av[k++] = out;
+	for (int i = 0; i < net_ntraces; i++)
+		av[k++] = net_traces[i];
+	av[k] = NULL;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);         /* the table; errors still go to stderr */
+		execv(analyze, av);
+		fprintf(stderr, "island-replay: %s: %s\n", analyze, strerror(errno));
+		_exit(127);
+	}
+	int st;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		die(2, "--deps net: the analyzer could not derive the message dependencies");
+	net_dir = dir;
+	atexit(remove_net_dir);
+	return out;
 }
 
 static volatile sig_atomic_t interrupted;
@@ -281,6 +352,8 @@ int main(int argc, char **argv)
 	progname = "island-replay";
 	parse(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (deps_net)
+		opt.trace = annotate_from_net();
 
 	struct trace *t = trace_load(opt.trace);
 	if (trace_check(t))

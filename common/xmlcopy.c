@@ -1,0 +1,120 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xmlcopy.h"
+
+xmlTextWriterPtr xmlcopy_start(const char *path, int gzip, const char *generator,
+			       int complete)
+{
+	xmlTextWriterPtr w = xmlNewTextWriterFilename(path, gzip ? 6 : 0);
+
+	if (!w)
+		return NULL;
+	xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
+	xmlTextWriterStartElement(w, (const xmlChar *)"trace");
+	xmlTextWriterWriteAttribute(w, (const xmlChar *)"version", (const xmlChar *)"1");
+	xmlTextWriterWriteAttribute(w, (const xmlChar *)"generator",
+				    (const xmlChar *)generator);
+	xmlTextWriterWriteAttribute(w, (const xmlChar *)"complete",
+				    (const xmlChar *)(complete ? "true" : "false"));
+	return w;
+}
+
+int xmlcopy_end(xmlTextWriterPtr w)
+{
+	int rc = 0;
+
+	xmlTextWriterWriteRaw(w, (const xmlChar *)"\n");
+	xmlTextWriterEndElement(w);
+	if (xmlTextWriterEndDocument(w) < 0)
+		rc = -1;
+	xmlFreeTextWriter(w);
+	return rc;
+}
+
+/* Before an io the indentation is already written: the element takes its
+ * own after it; after an io, before it. */
+void xmlcopy_element(xmlTextWriterPtr w, int before, const char *name,
+		     const char *a1, const char *v1, const char *a2, const char *v2)
+{
+	if (!before)
+		xmlTextWriterWriteRaw(w, (const xmlChar *)"\n      ");
+	xmlTextWriterStartElement(w, (const xmlChar *)name);
+	if (a1)
+		xmlTextWriterWriteAttribute(w, (const xmlChar *)a1, (const xmlChar *)v1);
+	if (a2)
+		xmlTextWriterWriteAttribute(w, (const xmlChar *)a2, (const xmlChar *)v2);
+	xmlTextWriterEndElement(w);
+	if (before)
+		xmlTextWriterWriteRaw(w, (const xmlChar *)"\n      ");
+}
+
+int xmlcopy_complete(const char *file)
+{
+	xmlTextReaderPtr r = xmlReaderForFile(file, NULL, XML_PARSE_NONET);
+	int complete = 1;
+
+	while (r && xmlTextReaderRead(r) == 1) {
+		if (xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT)
+			continue;
+		xmlChar *c = xmlTextReaderGetAttribute(r, (const xmlChar *)"complete");
+		complete = !(c && !strcmp((char *)c, "false"));
+		xmlFree(c);
+		break;
+	}
+	xmlFreeTextReader(r);
+	return complete;
+}
+
+int xmlcopy_nodes(xmlTextWriterPtr w, const char *file, const struct xmlcopy_hooks *h)
+{
+	xmlTextReaderPtr r = xmlReaderForFile(file, NULL, XML_PARSE_NONET | XML_PARSE_HUGE);
+	char node[256] = "";
+	int rc, depth = 0;
+
+	if (!r)
+		return -1;
+	xmlTextWriterWriteRaw(w, (const xmlChar *)"\n");
+	while ((rc = xmlTextReaderRead(r)) == 1) {
+		int type = xmlTextReaderNodeType(r);
+		const char *name = (const char *)xmlTextReaderConstName(r);
+		if (!strcmp(name, "trace") && (type == XML_READER_TYPE_ELEMENT ||
+					       type == XML_READER_TYPE_END_ELEMENT))
+			continue;
+		if (type == XML_READER_TYPE_ELEMENT) {
+			int io = !strcmp(name, "io"), empty = xmlTextReaderIsEmptyElement(r);
+			if (!strcmp(name, "node")) {
+				xmlChar *n = xmlTextReaderGetAttribute(r, (const xmlChar *)"name");
+				snprintf(node, sizeof(node), "%s", n ? (char *)n : "");
+				xmlFree(n);
+			}
+			if (io && h && h->before_io)
+				h->before_io(h->ctx, w, r, node);
+			xmlTextWriterStartElement(w, (const xmlChar *)name);
+			while (xmlTextReaderMoveToNextAttribute(r) == 1)
+				xmlTextWriterWriteAttribute(w, xmlTextReaderConstName(r),
+							    xmlTextReaderConstValue(r));
+			xmlTextReaderMoveToElement(r);
+			if (io && h && h->io_attrs)
+				h->io_attrs(h->ctx, w, r, node);
+			if (empty) {
+				xmlTextWriterEndElement(w);
+				if (io && h && h->after_io)
+					h->after_io(h->ctx, w, r, node);
+			} else {
+				depth++;
+			}
+		} else if (type == XML_READER_TYPE_END_ELEMENT) {
+			xmlTextWriterEndElement(w);
+			depth--;
+		} else if (type == XML_READER_TYPE_TEXT) {
+			xmlTextWriterWriteString(w, xmlTextReaderConstValue(r));
+		} else if ((type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE ||
+			    type == XML_READER_TYPE_WHITESPACE) && depth > 0) {
+			xmlTextWriterWriteRaw(w, xmlTextReaderConstValue(r));
+		}
+	}
+	xmlFreeTextReader(r);
+	return rc < 0 ? -1 : 0;
+}

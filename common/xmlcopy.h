@@ -1,0 +1,37 @@
+/* Copy the nodes of an Island trace into another trace, with hooks around
+ * every <io>: how the causality engine's merge and the analyzer's
+ * --annotate insert <wait> and <signal> elements. */
+#ifndef ISLAND_XMLCOPY_H
+#define ISLAND_XMLCOPY_H
+
+#include <libxml/xmlreader.h>
+#include <libxml/xmlwriter.h>
+
+struct xmlcopy_hooks {
+	/* before an <io> element: may write elements (xmlcopy_element) */
+	void (*before_io)(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r,
+			  const char *node);
+	/* inside the <io> start tag, after its attributes: may add some */
+	void (*io_attrs)(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r,
+			 const char *node);
+	/* after the <io> element */
+	void (*after_io)(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r,
+			 const char *node);
+	void *ctx;
+};
+
+/* Start a version 1 trace document. */
+xmlTextWriterPtr xmlcopy_start(const char *path, int gzip, const char *generator,
+			       int complete);
+/* Copy FILE's nodes (without its <trace> root); -1 on a read error. */
+int xmlcopy_nodes(xmlTextWriterPtr w, const char *file, const struct xmlcopy_hooks *h);
+/* Close the trace; -1 when anything could not be written. */
+int xmlcopy_end(xmlTextWriterPtr w);
+/* A trace's complete attribute. */
+int xmlcopy_complete(const char *file);
+/* An element with one or two attributes, inserted before (before = 1) or
+ * after an <io>, indented as the io. */
+void xmlcopy_element(xmlTextWriterPtr w, int before, const char *name,
+		     const char *a1, const char *v1, const char *a2, const char *v2);
+
+#endif
