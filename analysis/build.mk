@@ -23,3 +23,6 @@ $(O)/tests/unit/test-analyze%.o: CPPFLAGS += -Ianalysis
 
 TEST_BINS += $(ANALYZE_TESTS)
 .SECONDARY: $(patsubst %,%.o,$(ANALYZE_TESTS))
+
+# The net report reads pcap files (analysis/net.mk).
+include analysis/net.mk

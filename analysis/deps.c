@@ -16,9 +16,12 @@
 #include "net.h"
 
 const char *deps_from = "trace";
+const char *deps_annotate;
 
 struct ioname {
 	const char *api, *target;
+	int64_t start;               /* node time, for --annotate */
+	bool has_start;
 };
 
 struct edge {
@@ -77,11 +80,11 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 	struct nodeios *n = &d->nodes[x];
 	XGROW(n->io, n->cap, (size_t)seq);
 	for (size_t k = n->n; k < seq; k++)
-		n->io[k] = (struct ioname){ "?", "" };
+		n->io[k] = (struct ioname){ "?", "", 0, false };
 	if (n->n < seq)
 		n->n = seq;
 	n->io[seq - 1] = (struct ioname){ intern(io->api),
-		intern(io->path ? io->path : io->peer ? io->peer : "") };
+		intern(io->path ? io->path : io->peer ? io->peer : ""), io->start, true };
 	/* the waits just before this io are its own */
 	for (size_t k = d->ne; n->pending && k-- > 0;)
 		if (d->e[k].x == x && !d->e[k].xseq) {
@@ -92,7 +95,7 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 
 static const struct ioname *ioname(struct deps *d, int node, uint64_t seq)
 {
-	static const struct ioname none = { "?", "" };
+	static const struct ioname none = { "?", "", 0, false };
 	struct nodeios *n = &d->nodes[node];
 
 	return seq >= 1 && seq <= n->n ? &n->io[seq - 1] : &none;
@@ -335,10 +338,10 @@ static void name_call(struct deps *d, int x, const struct netcall *c, const char
 
 	XGROW(n->io, n->cap, (size_t)c->seq);
 	for (size_t k = n->n; k < c->seq; k++)
-		n->io[k] = (struct ioname){ "?", "" };
+		n->io[k] = (struct ioname){ "?", "", 0, false };
 	if (n->n < c->seq)
 		n->n = c->seq;
-	n->io[c->seq - 1] = (struct ioname){ c->api, intern(peer) };
+	n->io[c->seq - 1] = (struct ioname){ c->api, intern(peer), c->start, true };
 }
 
 static void from_net(struct deps *d, struct msgs *m, char **argv, int argc)
@@ -444,6 +447,25 @@ static void print_both(struct deps *d, struct msgs *m)
 	measure(d, d->e, d->ne, m->e, m->n, names);
 }
 
+/* --annotate FILE: the traces as one, the edges as <wait>/<signal>
+ * (annotate.c), for island-replay; calls are named by node and start. */
+static void annotate(struct deps *d, const struct edge *e, size_t n, char **argv, int argc)
+{
+	struct adep *v = xmalloc((n + 1) * sizeof(*v));
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ioname *x = ioname(d, e[i].x, e[i].xseq);
+		const struct ioname *t = ioname(d, e[i].t, e[i].tseq);
+		if (!x->has_start || !t->has_start)
+			continue;
+		v[k++] = (struct adep){ d->nodes[e[i].x].name, d->nodes[e[i].t].name,
+					x->start, t->start };
+	}
+	annotate_write(deps_annotate, argv, argc, v, k);
+	free(v);
+}
+
 int report_deps(int argc, char **argv)
 {
 	static const char *const truth_names[2] = { "found", "true" };
@@ -457,6 +479,9 @@ int report_deps(int argc, char **argv)
 			from = i;
 	if (from < 0)
 		die(2, "--from: '%s' is neither trace, net nor both", deps_from);
+	/* the traces' own waits are copied as they are: only new ones */
+	if (deps_annotate && from != 1)
+		die(2, "--annotate writes the message edges: it needs --from net");
 	if (from != 1)
 		from_trace(&d, argv, argc);
 	if (from != 0)
@@ -480,6 +505,8 @@ int report_deps(int argc, char **argv)
 		measure(&d, d.e, d.ne, te, nte, truth_names);
 		free(te);
 	}
+	if (deps_annotate)
+		annotate(&d, d.e, d.ne, argv, argc);
 	free(d.e);
 	free(m.e);
 	free(m.bytes);

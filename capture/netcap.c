@@ -45,6 +45,7 @@ struct netcap {
 	pthread_t th;
 	volatile int stop;
 	int started;
+	struct netclock clk;         /* the spools' clocks to wall-clock */
 };
 
 static const char *dev_of(const struct netcap_opts *o)
@@ -174,6 +175,8 @@ void netcap_start(struct netcap *nc, pid_t app)
 		warnx("--pcap: %s: %s; no packets", nc->rawpath, pcap_geterr(nc->p));
 		return;
 	}
+	clock_start(&nc->clk.tsc, CLOCK_KIND_TSC);
+	clock_start(&nc->clk.mono, CLOCK_KIND_MONO);
 	if (pthread_create(&nc->th, NULL, capture_thread, nc)) {
 		warnx("--pcap: cannot start the capture thread; no packets");
 		return;
@@ -198,7 +201,9 @@ void netcap_stop(struct netcap *nc)
 		warnx("--pcap: the kernel dropped %u packets (buffer full)", st.ps_drop);
 	if (nc->raw) {
 		pcap_dump_close(nc->raw);
-		netcap_keep_own(nc->rawpath, nc->o->path, nc->spool);
+		clock_end(&nc->clk.tsc);
+		clock_end(&nc->clk.mono);
+		netcap_keep_own(nc->rawpath, nc->o->path, nc->spool, &nc->clk);
 		unlink(nc->rawpath);
 	}
 	pcap_close(nc->p);

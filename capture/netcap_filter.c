@@ -16,60 +16,60 @@
 #include "netcap_int.h"
 #include "util.h"
 
-/* The records that carry a struct sockinfo (spool.h). */
-static const int sock_calls[] = { C_SOCKET, C_BIND, C_CONNECT, C_ACCEPT,
-				  C_SENDTO, C_RECVFROM, REC_FDINFO };
-
-static int carries_sockinfo(const struct rec *r)
+/* Connected with a definite local address: found by its exact tuple. */
+static int exact(const struct netsock *k)
 {
-	if (REC_PAYLOAD_LEN(r) < sizeof(struct sockinfo))
+	return k->has_peer && !pkt_ip_any(k->local.ip);
+}
+
+static int cmp_ep(const struct pkt_ep *x, const struct pkt_ep *y)
+{
+	int c = memcmp(x->ip, y->ip, 16);
+
+	return c ? c : (x->port > y->port) - (x->port < y->port);
+}
+
+static int cmp_sock(const void *a, const void *b)
+{
+	const struct netsock *x = a, *y = b;
+	int c;
+
+	if (exact(x) != exact(y))
+		return exact(y) - exact(x);         /* the exact ones first */
+	if (x->proto != y->proto)
+		return x->proto - y->proto;
+	if (!exact(x)) {
+		if (x->local.port != y->local.port)
+			return x->local.port < y->local.port ? -1 : 1;
+		return memcmp(x, y, sizeof(*x));
+	}
+	if ((c = cmp_ep(&x->local, &y->local)))
+		return c;
+	return cmp_ep(&x->peer, &y->peer);
+}
+
+void netsocks_index(struct netsocks *s)
+{
+	size_t n = 0;
+
+	qsort(s->v, s->n, sizeof(*s->v), cmp_sock);
+	for (size_t i = 0; i < s->n; i++)        /* the same socket, recorded again */
+		if (!n || cmp_sock(&s->v[n - 1], &s->v[i]))
+			s->v[n++] = s->v[i];
+	s->n = n;
+	for (s->nconn = 0; s->nconn < n && exact(&s->v[s->nconn]); s->nconn++)
+		;
+}
+
+static int has_tuple(const struct netsocks *s, uint8_t proto, const struct pkt_ep *l,
+		     const struct pkt_ep *p)
+{
+	struct netsock key = { .proto = proto, .has_local = 1, .has_peer = 1,
+			       .local = *l, .peer = *p };
+
+	if (pkt_ip_any(l->ip))
 		return 0;
-	if (r->call == REC_FDINFO)
-		return r->a1 == FDK_SOCKET;
-	for (size_t i = 0; i < sizeof(sock_calls) / sizeof(sock_calls[0]); i++)
-		if (r->call == sock_calls[i])
-			return 1;
-	return 0;
-}
-
-static void add_sock(struct netsocks *s, const struct sockinfo *si)
-{
-	struct netsock ns = { 0 };
-
-	if (si->type != SOCK_STREAM && si->type != SOCK_DGRAM)
-		return;
-	ns.proto = si->type == SOCK_STREAM ? PKT_TCP : PKT_UDP;
-	ns.has_local = si->llen && pkt_ep_of(&ns.local, &si->local) && ns.local.port;
-	ns.has_peer = si->plen && pkt_ep_of(&ns.peer, &si->peer) && ns.peer.port;
-	if (!ns.has_local)
-		return;             /* nothing on the wire yet */
-	for (size_t i = 0; i < s->n; i++)
-		if (!memcmp(&s->v[i], &ns, sizeof(ns)))
-			return;
-	XGROW(s->v, s->cap, s->n + 1);
-	s->v[s->n++] = ns;
-}
-
-void netsocks_load(struct netsocks *s, const char *spool)
-{
-	struct node n = { 0 };
-
-	if (spool_load(&n, spool) < 0)
-		return;
-	for (int i = 0; i < n.nprocs; i++)
-		for (int j = 0; j < n.procs[i].nthr; j++) {
-			struct rec_iter it;
-			struct rec *r;
-			rec_iter_init(&it, &n.procs[i].thr[j]);
-			while ((r = rec_next(&it))) {
-				struct sockinfo si;
-				if (!carries_sockinfo(r))
-					continue;
-				memcpy(&si, REC_PAYLOAD(r), sizeof(si));
-				add_sock(s, &si);
-			}
-		}
-	spool_unload(&n);
+	return bsearch(&key, s->v, s->nconn, sizeof(*s->v), cmp_sock) != NULL;
 }
 
 static int ep_match(const struct pkt_ep *sock, const struct pkt_ep *e)
@@ -78,42 +78,123 @@ static int ep_match(const struct pkt_ep *sock, const struct pkt_ep *e)
 	       (pkt_ip_any(sock->ip) || !memcmp(sock->ip, e->ip, 16));
 }
 
-static int sock_match(const struct netsock *s, const struct pkt *p)
+/* A socket not found by its tuple: one connected on a wildcard address
+ * (both endpoints), a listening TCP socket (the SYNs that open
+ * connections to it, its RSTs), an unconnected UDP socket (its local
+ * endpoint). */
+static int loose_match(const struct netsock *k, const struct pkt *p)
 {
-	if (s->proto != p->proto)
-		return 0;
-	if (s->has_peer)
-		return (ep_match(&s->local, &p->src) && pkt_ep_eq(&s->peer, &p->dst)) ||
-		       (ep_match(&s->local, &p->dst) && pkt_ep_eq(&s->peer, &p->src));
-	if (p->proto == PKT_TCP)     /* a listener: the opening SYN, or its RST */
-		return (ep_match(&s->local, &p->dst) &&
+	if (k->has_peer)
+		return (ep_match(&k->local, &p->src) && pkt_ep_eq(&k->peer, &p->dst)) ||
+		       (ep_match(&k->local, &p->dst) && pkt_ep_eq(&k->peer, &p->src));
+	if (p->proto == PKT_TCP)
+		return (ep_match(&k->local, &p->dst) &&
 			(p->flags & (TCPF_SYN | TCPF_ACK)) == TCPF_SYN) ||
-		       (ep_match(&s->local, &p->src) && (p->flags & TCPF_RST));
-	return ep_match(&s->local, &p->src) || ep_match(&s->local, &p->dst);
+		       (ep_match(&k->local, &p->src) && (p->flags & TCPF_RST));
+	return ep_match(&k->local, &p->src) || ep_match(&k->local, &p->dst);
 }
 
-int netsocks_match(const struct netsocks *s, const struct pkt *p)
+/* The loose sockets of this protocol and local port. */
+static int loose_port(const struct netsocks *s, const struct pkt *p, uint16_t port)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (sock_match(&s->v[i], p))
+	size_t lo = s->nconn, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct netsock *k = &s->v[mid];
+		if (k->proto < p->proto || (k->proto == p->proto && k->local.port < port))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->n && s->v[lo].proto == p->proto && s->v[lo].local.port == port; lo++)
+		if (loose_match(&s->v[lo], p))
 			return 1;
 	return 0;
 }
 
-void netcap_keep_own(const char *raw, const char *out, const char *spool)
+int netsocks_match(const struct netsocks *s, const struct pkt *p)
+{
+	return has_tuple(s, p->proto, &p->src, &p->dst) ||
+	       has_tuple(s, p->proto, &p->dst, &p->src) ||
+	       loose_port(s, p, p->src.port) ||
+	       (p->dst.port != p->src.port && loose_port(s, p, p->dst.port));
+}
+
+/* The port of each implicitly bound UDP socket: the source of the
+ * datagram its first send put on the wire (to its destination, of its
+ * length, captured while the call ran or just after). */
+#define SEND_SLACK_BEFORE 1000000ll       /* 1 ms: the two clocks' error */
+#define SEND_SLACK_AFTER  50000000ll      /* 50 ms: delivery after return */
+
+static void resolve_unbound(pcap_t *in, struct netsocks *s, struct udpsend *us, size_t nus)
+{
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	int dlt = pcap_datalink(in);
+
+	while (pcap_next_ex(in, &h, &d) == 1) {
+		struct pkt p;
+		int64_t t = (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec;
+		if (pkt_parse(dlt, d, h->caplen, &p) || p.proto != PKT_UDP)
+			continue;
+		for (size_t i = 0; i < nus; i++) {
+			struct udpsend *u = &us[i];
+			/* the nearest to the call, should another process send
+			 * the same length to the same place about then */
+			int64_t dist = t < u->t0 ? u->t0 - t : t > u->t1 ? t - u->t1 : 0;
+			if (p.paylen != u->len || !pkt_ep_eq(&p.dst, &u->dst) ||
+			    t < u->t0 - SEND_SLACK_BEFORE || t > u->t1 + SEND_SLACK_AFTER ||
+			    (u->found && dist >= u->dist))
+				continue;
+			u->found = 1;
+			u->dist = dist;
+			u->port = p.src.port;
+		}
+	}
+	for (size_t i = 0; i < nus; i++) {
+		struct netsock k;
+		if (!us[i].found)
+			continue;
+		memset(&k, 0, sizeof(k));
+		k.proto = PKT_UDP;
+		k.has_local = 1;
+		k.local.port = us[i].port;      /* any address: it was unbound */
+		netsocks_add(s, &k);
+	}
+}
+
+static pcap_t *open_raw(const char *raw)
 {
 	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *in = pcap_open_offline_with_tstamp_precision(raw, PCAP_TSTAMP_PRECISION_NANO, err);
+
+	if (!in)
+		die(2, "--pcap: %s: %s", raw, err);
+	return in;
+}
+
+void netcap_keep_own(const char *raw, const char *out, const char *spool,
+		     const struct netclock *clk)
+{
 	struct netsocks s = { 0 };
+	struct udpsend *us;
+	size_t nus;
 	struct pcap_pkthdr *h;
 	const u_char *d;
 	pcap_dumper_t *dump;
 	pcap_t *in;
 	int dlt;
 
-	netsocks_load(&s, spool);
-	in = pcap_open_offline_with_tstamp_precision(raw, PCAP_TSTAMP_PRECISION_NANO, err);
-	if (!in)
-		die(2, "--pcap: %s: %s", raw, err);
+	netsocks_load(&s, spool, clk, &us, &nus);
+	if (nus) {
+		in = open_raw(raw);
+		resolve_unbound(in, &s, us, nus);
+		pcap_close(in);
+	}
+	free(us);
+	netsocks_index(&s);
+	in = open_raw(raw);
 	dump = pcap_dump_open(in, out);
 	if (!dump)
 		die(2, "--pcap: %s: %s", out, pcap_geterr(in));

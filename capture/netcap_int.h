@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "capture.h"
 #include "netcap_pkt.h"
 
 /* A socket of the app as the spool saw it: local and (when connected)
@@ -14,16 +15,43 @@ struct netsock {
 	struct pkt_ep local, peer;
 };
 
+/* Sorted for binary search by netsocks_index(): first the connected
+ * sockets with a definite local address (by protocol, local, peer), then
+ * the others (by protocol, local port). */
 struct netsocks {
 	struct netsock *v;
 	size_t n, cap;
+	size_t nconn;                /* v[0 .. nconn) are the connected */
 };
 
-/* The IP sockets named by the spool's records. */
-void netsocks_load(struct netsocks *s, const char *spool);
-/* Is this packet one of those sockets'? */
+/* Spool clock units to wall-clock ns: both clocks calibrated over the
+ * run; each spool file says which it used. */
+struct netclock {
+	struct clockmap tsc, mono;
+};
+int64_t netclock_wall(const struct netclock *c, int kind, uint64_t t);
+
+/* A datagram sent by a UDP socket that no call bound: the kernel chose
+ * its port, which only the packet tells. */
+struct udpsend {
+	struct pkt_ep dst;
+	uint32_t len;
+	int64_t t0, t1;              /* the call, wall-clock ns */
+	int found;
+	uint16_t port;               /* the best candidate's source port */
+	int64_t dist;                /* its distance from the call, ns */
+};
+
+/* The IP sockets named by the spool's records, and the first send of each
+ * implicitly bound UDP socket. */
+void netsocks_load(struct netsocks *s, const char *spool, const struct netclock *clk,
+		   struct udpsend **us, size_t *nus);
+void netsocks_add(struct netsocks *s, const struct netsock *k);
+void netsocks_index(struct netsocks *s);
+/* Is this packet one of those sockets'? (after netsocks_index) */
 int netsocks_match(const struct netsocks *s, const struct pkt *p);
 /* Copy from raw to out the packets of the sockets in the spool. */
-void netcap_keep_own(const char *raw, const char *out, const char *spool);
+void netcap_keep_own(const char *raw, const char *out, const char *spool,
+		     const struct netclock *clk);
 
 #endif

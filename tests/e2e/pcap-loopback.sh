@@ -1,0 +1,93 @@
+# --pcap on loopback, without namespaces: a server node and a client node
+# exchange 20 messages each way (tests/apps/msgs). Every message gives
+# exactly one edge of its size, sender's send -> receiver's recv; the
+# connection's bytes in each node's pcap match the calls exactly; the
+# pcaps open in tcpdump. Then the same over IPv6 (::1), when it is up.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+# rows of the net report's Nth table (CSV), without its header
+section() { awk -v n="$1" 'BEGIN { s = 1 } /^$/ { s++; h = 0; next } s == n && h++' "$2"; }
+command -v tcpdump >/dev/null || { echo "tcpdump is not installed"; exit 77; }
+"$CAPTURE" --pcap -n probe -- true 2>probe.err ||
+	{ grep -q CAP_NET_RAW probe.err && { cat probe.err; exit 77; }; cat probe.err; fail "probe"; }
+PORT=$((20000 + $$ % 20000))
+
+"$CAPTURE" --pcap -n srv -o srv.xml -- "$APPS/msgs" server 127.0.0.1 $PORT 20 ready > srv.out &
+spid=$!
+i=0
+while [ ! -f ready ]; do
+	sleep 0.05; i=$((i + 1))
+	[ $i -lt 200 ] || { kill $spid; fail "the server did not start"; }
+done
+"$CAPTURE" --pcap -n cli -o cli.xml -- "$APPS/msgs" client 127.0.0.1 $PORT 20 > cli.out ||
+	fail "client failed"
+wait $spid || fail "server failed"
+check_trace srv.xml
+check_trace cli.xml
+grep -q '<node name="srv" [^>]*pcap="srv.pcap"' srv.xml || fail "no pcap attribute"
+
+# tcpdump and Wireshark read the files
+for n in srv cli; do
+	tcpdump -nn -r $n.pcap > $n.td 2>$n.tderr || { cat $n.tderr; fail "tcpdump -r $n.pcap"; }
+	[ "$(grep -c "127.0.0.1.$PORT" $n.td)" = "$(wc -l < $n.td)" ] ||
+		fail "$n.pcap holds packets of other connections"
+done
+expect_eq "SYNs in srv.pcap" "$(grep -c 'Flags \[S\]' srv.td)" 1
+
+# one edge per message, of its size, in both directions
+"$ANALYZE" deps --from net --csv srv.xml cli.xml > deps.csv || fail "deps --from net"
+got=$(awk -F, 'NR > 1 && $3 == "recv" && $7 == "send" {
+	print ($5 == "cli" ? "c2s" : "s2c"), $9 }' deps.csv | sort)
+expect_eq "message edges" "$got" "$(sort cli.out)"
+expect_eq "message edges (server's view)" "$got" "$(sort srv.out)"
+expect_eq "connection edge" "$(awk -F, '$3 == "accept" { print $1, $5, $7, $9 }' deps.csv)" \
+	"srv cli connect 0"
+expect_eq "edges" "$(($(wc -l < deps.csv) - 1))" 41
+"$ANALYZE" deps --from net --dot srv.xml cli.xml > g.dot || fail "deps --from net --dot"
+expect_eq "dot edges" "$(grep -c '" -> "[^"]*";$' g.dot)" 41
+# the edges as <wait>/<signal> in one trace (what island-replay --deps net replays)
+"$ANALYZE" deps --from net --annotate ann.xml srv.xml cli.xml > /dev/null || fail "deps --annotate"
+check_trace ann.xml
+expect_eq "annotated waits" "$(grep -c '<wait ' ann.xml)" 41
+expect_eq "annotated signals" "$(grep -c '<signal ' ann.xml)" 41
+expect_eq "the accept waits for the connect" \
+	"$(grep -A1 '<wait node="cli"' ann.xml | grep -c 'api="accept"')" 1
+
+# bytes per connection: packets and calls agree, and are the messages'
+"$ANALYZE" net --csv srv.xml cli.xml > net.csv || fail "net"
+c2s=$(awk '$1 == "c2s" { s += $2 } END { print s }' cli.out)
+s2c=$(awk '$1 == "s2c" { s += $2 } END { print s }' cli.out)
+conns=$(section 1 net.csv | awk -F, '{ print $1, $2, $6, $7, $9, $10, $11 }' | sed -E 's/^/ /')
+expect_eq "connections" "$conns" " srv tcp $c2s $c2s $s2c $s2c 0
+ cli tcp $c2s $c2s $s2c $s2c 0"
+# every send and recv is tied to the packets of its bytes
+section 2 net.csv | awk -F, '$7 == "-" || $7 < 1 { bad = 1 } END { exit bad }' ||
+	fail "a call without packets"
+# every receive's time split: before the peer sent, on the wire, after
+section 2 net.csv | awk -F, '$3 == "recv" && ($10 == "-" || $11 == "-" || $12 == "-") { bad = 1 }
+	END { exit bad }' || fail "a receive without its split"
+expect_eq "calls" "$(section 2 net.csv | wc -l)" 80
+
+# IPv6
+[ -n "$(ip -6 addr show dev lo 2>/dev/null | grep ::1)" ] || { echo "no ::1: IPv6 not checked"; exit 0; }
+rm -f ready
+"$CAPTURE" --pcap -n srv6 -o srv6.xml -- "$APPS/msgs" server ::1 $PORT 20 ready > srv6.out &
+spid=$!
+i=0
+while [ ! -f ready ]; do
+	sleep 0.05; i=$((i + 1))
+	[ $i -lt 200 ] || { kill $spid; fail "the IPv6 server did not start"; }
+done
+"$CAPTURE" --pcap -n cli6 -o cli6.xml -- "$APPS/msgs" client ::1 $PORT 20 > cli6.out ||
+	fail "IPv6 client failed"
+wait $spid || fail "IPv6 server failed"
+tcpdump -nn -r srv6.pcap > srv6.td 2>/dev/null || fail "tcpdump -r srv6.pcap"
+[ "$(grep -c "IP6 ::1.[0-9]* > ::1.[0-9]*:" srv6.td)" = "$(wc -l < srv6.td)" ] || fail "srv6.pcap: not IPv6"
+"$ANALYZE" deps --from net --csv srv6.xml cli6.xml > deps6.csv || fail "IPv6 deps --from net"
+got=$(awk -F, 'NR > 1 && $3 == "recv" && $7 == "send" {
+	print ($5 == "cli6" ? "c2s" : "s2c"), $9 }' deps6.csv | sort)
+expect_eq "IPv6 message edges" "$got" "$(sort cli6.out)"
+"$ANALYZE" net --csv srv6.xml cli6.xml > net6.csv || fail "IPv6 net"
+expect_eq "IPv6 connections" "$(section 1 net6.csv | awk -F, '{ print $1, $4, $6, $7, $9, $10 }')" \
+	"srv6 [::1]:$PORT $c2s $c2s $s2c $s2c
+cli6 [::1]:$PORT $c2s $c2s $s2c $s2c"
+exit 0

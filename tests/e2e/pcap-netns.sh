@@ -1,0 +1,67 @@
+# --pcap between two network namespaces joined by a veth pair: the server captures
+# on its veth by name (Ethernet frames), the client on the interfaces its
+# sockets use (the default). Every message gives exactly one edge, the
+# bytes per connection match the calls exactly, tcpdump reads the pcaps.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+# rows of the net report's Nth table (CSV), without its header
+section() { awk -v n="$1" 'BEGIN { s = 1 } /^$/ { s++; h = 0; next } s == n && h++' "$2"; }
+command -v tcpdump >/dev/null || { echo "tcpdump is not installed"; exit 77; }
+command -v ip >/dev/null || { echo "no ip command"; exit 77; }
+A=isl-pca-$$ B=isl-pcb-$$ VA=ipa$$ VB=ipb$$
+cleanup() {
+	ip netns del $A 2>/dev/null
+	ip netns del $B 2>/dev/null
+}
+trap cleanup EXIT
+{ ip netns add $A && ip netns add $B; } 2>ns.err || { cat ns.err; echo "cannot create network namespaces"; exit 77; }
+ip link add $VA type veth peer name $VB || fail "veth"
+ip link set $VA netns $A && ip link set $VB netns $B || fail "veth into the namespaces"
+ip -n $A addr add 10.232.7.1/24 dev $VA && ip -n $B addr add 10.232.7.2/24 dev $VB || fail "addresses"
+for ns in $A $B; do ip -n $ns link set lo up; done
+ip -n $A link set $VA up && ip -n $B link set $VB up || fail "links up"
+ip netns exec $A "$CAPTURE" --pcap -n probe -- true 2>probe.err ||
+	{ grep -q CAP_NET_RAW probe.err && { cat probe.err; exit 77; }; cat probe.err; fail "probe"; }
+
+ip netns exec $B "$CAPTURE" --pcap $VB -n srv -o srv.xml -- \
+	"$APPS/msgs" server 10.232.7.2 7000 20 ready > srv.out &
+spid=$!
+i=0
+while [ ! -f ready ]; do
+	sleep 0.05; i=$((i + 1))
+	[ $i -lt 200 ] || { kill $spid; fail "the server did not start"; }
+done
+ip netns exec $A "$CAPTURE" --pcap -n cli -o cli.xml -- \
+	"$APPS/msgs" client 10.232.7.2 7000 20 > cli.out || fail "client failed"
+wait $spid || fail "server failed"
+check_trace srv.xml
+check_trace cli.xml
+
+for n in srv cli; do
+	tcpdump -nn -r $n.pcap > $n.td 2>$n.tderr || { cat $n.tderr; fail "tcpdump -r $n.pcap"; }
+	[ -s $n.td ] || fail "$n.pcap is empty"
+done
+grep -q 'link-type EN10MB' srv.tderr || fail "srv.pcap: not Ethernet frames: $(cat srv.tderr)"
+grep -q '10.232.7.1.[0-9]* > 10.232.7.2.7000: Flags \[S\]' cli.td || fail "no SYN in cli.pcap"
+
+"$ANALYZE" deps --from net --csv srv.xml cli.xml > deps.csv || fail "deps --from net"
+got=$(awk -F, 'NR > 1 && $3 == "recv" && $7 == "send" {
+	print ($5 == "cli" ? "c2s" : "s2c"), $9 }' deps.csv | sort)
+expect_eq "message edges" "$got" "$(sort cli.out)"
+expect_eq "edges" "$(($(wc -l < deps.csv) - 1))" 41
+
+"$ANALYZE" net --csv srv.xml cli.xml > net.csv || fail "net"
+c2s=$(awk '$1 == "c2s" { s += $2 } END { print s }' cli.out)
+s2c=$(awk '$1 == "s2c" { s += $2 } END { print s }' cli.out)
+conns=$(section 1 net.csv | awk -F, '{ print $1, $3, $4, $6, $7, $9, $10 }' | sed -E 's/:[0-9]+ / /')
+expect_eq "connections" "$conns" "srv 10.232.7.1 10.232.7.2:7000 $c2s $c2s $s2c $s2c
+cli 10.232.7.1 10.232.7.2:7000 $c2s $c2s $s2c $s2c"
+# every send and recv is tied to the packets of its bytes (a message
+# larger than a segment may still be one packet here: segmentation
+# offload cuts it after the capture point)
+section 2 net.csv | awk -F, '$7 == "-" || $7 < 1 { bad = 1 } END { exit bad }' ||
+	fail "a call without packets"
+# every receive's time split: before the peer sent, on the wire, after
+section 2 net.csv | awk -F, '$3 == "recv" && ($10 == "-" || $11 == "-" || $12 == "-") { bad = 1 }
+	END { exit bad }' || fail "a receive without its split"
+expect_eq "calls" "$(section 2 net.csv | wc -l)" 80
+exit 0

@@ -1,0 +1,37 @@
+# island-replay --deps net: two nodes captured once, unthrottled, with
+# --pcap; the messages between them become the replay's dependencies, so
+# every receive is replayed after the send it got its bytes from.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+REPLAY="$ISLAND_ROOT/bin/island-replay"
+"$CAPTURE" --pcap -n probe -- true 2>probe.err ||
+	{ grep -q CAP_NET_RAW probe.err && { cat probe.err; exit 77; }; fail "probe: $(cat probe.err)"; }
+PORT=$((20000 + ($$ + 7) % 20000))
+"$CAPTURE" --pcap -n srv -o srv.xml -- "$APPS/msgs" server 127.0.0.1 $PORT 10 ready > srv.out &
+spid=$!
+i=0
+while [ ! -f ready ]; do
+	sleep 0.05; i=$((i + 1))
+	[ $i -lt 200 ] || { kill $spid; fail "the server did not start"; }
+done
+"$CAPTURE" --pcap -n cli -o cli.xml -- "$APPS/msgs" client 127.0.0.1 $PORT 10 > cli.out ||
+	fail "client failed"
+wait $spid || fail "server failed"
+
+# the annotated trace the replayer uses: one wait per received message
+"$ANALYZE" deps --from net --annotate net.xml srv.xml cli.xml > /dev/null ||
+	fail "deps --annotate failed"
+check_trace net.xml
+waits=$(grep -c '<wait ' net.xml)
+[ "$waits" -ge 20 ] || fail "only $waits waits for 20 messages"
+expect_eq "signals" "$(grep -c '<signal ' net.xml)" "$waits"
+
+# the replay honours them: it runs, reports both nodes, leaves nothing
+before=$(ls -d /tmp/island-replay-net.* 2>/dev/null | wc -l)
+"$REPLAY" --deps net --root root --report fidelity.xml srv.xml cli.xml > out.txt 2> err.txt ||
+	{ cat err.txt; fail "island-replay --deps net failed"; }
+after=$(ls -d /tmp/island-replay-net.* 2>/dev/null | wc -l)
+[ "$after" -le "$before" ] || fail "the annotated trace was left behind"
+grep -q '^srv ' out.txt || fail "no srv in the report: $(cat out.txt)"
+grep -q '^cli ' out.txt || fail "no cli in the report: $(cat out.txt)"
+xmllint --noout fidelity.xml || fail "the report is not XML"
+exit 0
