@@ -41,6 +41,7 @@ struct node {
 	double limit[RES_N];	/* rate limits per second from <restrictions>, 0 = none */
 	double cpu_limit;
 	int nthreads, nprocs;
+	bool has_pcap;		/* its packets are beside the trace (--pcap) */
 };
 
 struct proc {
@@ -331,6 +332,7 @@ struct rtree *regions_collect(char **files, int nfiles, struct run *run);
 /* net.c: the packets beside the calls (--pcap); deps --from trace|net|both. */
 int report_net(int argc, char **argv);
 extern const char *deps_from;
+extern const char *deps_annotate;     /* deps --annotate FILE */
 
 /* annotate.c: the traces as one, with dependencies as <wait>/<signal>.
  * A dependency: node x's call that started at xstart (ns, node time)

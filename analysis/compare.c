@@ -1,8 +1,8 @@
 /* compare A B: two runs side by side, e.g. throttled and unthrottled:
  * sums, consumption (ALL threads) and region inclusive times, with the
- * absolute and relative difference B - A, and which consumption category
- * grew most. Each side is read on its own (A and B may each be a merged
- * multi-node trace). */
+ * absolute and relative difference B - A, which consumption category
+ * grew most, and which resource to add first (see advise()). Each side is
+ * read on its own (A and B may each be a merged multi-node trace). */
 #include "analyze.h"
 
 #include <stdlib.h>
@@ -100,6 +100,117 @@ static int64_t path_incl(const struct side *s, const char *path, bool *found)
 	return 0;
 }
 
+/* The amount of work a resource's time bought: seconds of computing for
+ * the CPU a restriction withheld, bytes for storage and network. */
+typedef int64_t (*work_fn)(const struct side *s);
+
+static int64_t work_cpu(const struct side *s)
+{
+	return s->all.cat[CAT_CPU];
+}
+
+static int64_t work_file(const struct side *s)
+{
+	return s->sums.total[SUM_FILEREAD] + s->sums.total[SUM_FILEWRITE];
+}
+
+static int64_t work_net(const struct side *s)
+{
+	return s->sums.total[SUM_NETSEND] + s->sums.total[SUM_NETRECV];
+}
+
+/* What a category's growth asks for. The work scales B's time to A's
+ * amount of work: a program that computes for a fixed wall time
+ * computes less when stopped, and its stopped time then understates what
+ * the restriction costs; time per unit of work does not. */
+static const struct resource {
+	const char *name, *why, *advice;
+	enum cat cats[2];
+	int ncats;
+	work_fn work;		/* NULL: not scaled */
+	const char *work_name;
+} resources[] = {
+	{ "CPU", "CPU restriction", "more CPU would help most",
+	  { CAT_STOPPED }, 1, work_cpu, "computing" },
+	{ "storage", "storage", "faster storage would help most",
+	  { CAT_FILEREAD, CAT_FILEWRITE }, 2, work_file, "data" },
+	{ "network", "network", "more network bandwidth would help most",
+	  { CAT_NETSEND, CAT_NETRECV }, 2, work_net, "data" },
+	{ "no resource", "waiting on a peer",
+	  "nothing to add; the peer's own time says why it was late",
+	  { CAT_BLOCKED }, 1, NULL, NULL },
+	{ "a faster CPU", "computing", "a faster CPU would help most",
+	  { CAT_CPU }, 1, NULL, NULL },
+	{ "no resource", "sleeping", "nothing to add; the program asked to sleep",
+	  { CAT_SLEEP }, 1, NULL, NULL },
+};
+#define NRESOURCES (sizeof(resources) / sizeof(resources[0]))
+
+struct growth {
+	const struct resource *r;
+	int64_t raw;		/* B - A */
+	int64_t scaled;		/* B's time for A's work, - A */
+	bool is_scaled;
+};
+
+static void measure(const struct side *a, const struct side *b, const struct resource *r,
+		    struct growth *g)
+{
+	int64_t ta = 0, tb = 0, wa = r->work ? r->work(a) : 0, wb = r->work ? r->work(b) : 0;
+
+	for (int i = 0; i < r->ncats; i++) {
+		ta += a->all.cat[r->cats[i]];
+		tb += b->all.cat[r->cats[i]];
+	}
+	g->r = r;
+	g->raw = tb - ta;
+	g->is_scaled = wa > 0 && wb > 0 && wa != wb;
+	g->scaled = g->is_scaled ? (int64_t)((double)tb * (double)wa / (double)wb) - ta : g->raw;
+}
+
+static int by_growth(const void *x, const void *y)
+{
+	const struct growth *a = x, *b = y;
+
+	return (a->scaled < b->scaled) - (a->scaled > b->scaled);
+}
+
+static void say(const struct growth *g, const char *lead)
+{
+	char buf[64], sc[64];
+
+	printf("%s %s. B spent %s s more %s", lead, g->r->name,
+	       fmt_secs(buf, sizeof(buf), g->raw), g->r->ncats > 1 ? "in " : "");
+	for (int i = 0; i < g->r->ncats; i++)
+		printf("%s%s", i ? " and " : "", cat_names[g->r->cats[i]]);
+	printf(" (%s", g->r->why);
+	if (g->is_scaled)
+		printf("; %s s more for as much %s as A", fmt_secs(sc, sizeof(sc), g->scaled),
+		       g->r->work_name);
+	printf("): %s.\n", g->r->advice);
+}
+
+/* Which resource to add first: the one whose categories grew most, for
+ * the same work; then the others that grew. */
+static void advise(const struct side *a, const struct side *b)
+{
+	struct growth g[NRESOURCES];
+	size_t n = 0;
+
+	for (size_t i = 0; i < NRESOURCES; i++) {
+		measure(a, b, &resources[i], &g[n]);
+		if (g[n].raw > 0 && g[n].scaled > 0)
+			n++;
+	}
+	qsort(g, n, sizeof(*g), by_growth);
+	if (!n) {
+		printf("add first: nothing, no category grew.\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		say(&g[i], i ? "then:" : "add first:");
+}
+
 int report_compare(int argc, char **argv)
 {
 	static const char *const hdr[] = { "section", "metric", "A", "B", "B-A", "%change" };
@@ -144,6 +255,7 @@ int report_compare(int argc, char **argv)
 			       a.all.cat[best] ? pct_change(a.all.cat[best], b.all.cat[best]) : "new");
 		else
 			printf("grew most: no consumption category grew\n");
+		advise(&a, &b);
 	}
 	table_free(t);
 	unload(&a);

@@ -11,6 +11,7 @@
  *     else netrecv. Without the peer's trace, all of it is blocked (see
  *     account_recv()). The rules are docs/restrictions.md. */
 #include "analyze.h"
+#include "net.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -165,12 +166,13 @@ void account_gap(struct acct *a, const struct node *n, int64_t start, int64_t en
 void account_io(struct acct *a, const struct node *n, const struct io *io,
 		int64_t start, int64_t end)
 {
-	int64_t dur = end - start, over = dur - expected(n, io, dur);
+	int64_t dur = end - start, over;
 
 	if (is_recv(io)) {
 		account_recv(a, n, io->res, recv_hold(n, io, dur), start, end, NO_SEND);
 		return;
 	}
+	over = dur - expected(n, io, dur);
 	split_stops(a, n, io_category(io), start, end, over > 0 ? over : 0);
 }
 
@@ -232,6 +234,7 @@ struct pending {
 	const struct node *node;
 	const char *peer;	/* interned */
 	int64_t start, end, hold;
+	int64_t io_start;	/* as traced, to find its packets */
 };
 
 struct cons {
@@ -262,6 +265,7 @@ static void defer_recv(struct cons *c, struct thread *t, const struct io *io)
 	p->peer = intern(io->peer);
 	p->start = s;
 	p->end = e;
+	p->io_start = io->start;
 	p->hold = recv_hold(t->node, io, e - s);
 }
 
@@ -269,29 +273,96 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 {
 	struct cons *c = ctx;
 
-	peers_send(c->peers, t->node, io);
 	if (is_recv(io) && peer_is_address(io->peer))
 		defer_recv(c, t, io);
 	else
 		walk_io(&c->w, t, io);
 }
 
-static void on_socket(void *ctx, struct node *n, const struct sockinfo *s)
+/* A receive whose bytes' journey the packets tell (--pcap): blocked
+ * until the peer sent them, netrecv while they crossed the wire, and after
+ * they arrived netrecv again (the transfer into the app), or stopped where
+ * a stop of the node covers it: the data was there, the stop delayed the
+ * return. part[] is net_recv_split()'s: waited, wire, after. */
+static void account_recv_wire(struct acct *a, const struct node *n, int64_t start,
+			      int64_t end, const int64_t part[3])
 {
-	peers_socket(((struct cons *)ctx)->peers, n, s);
+	int64_t sent = start + part[0], arrived = sent + part[1];
+
+	if (arrived > end)
+		arrived = end;
+	emit(a, CAT_BLOCKED, start, sent);
+	emit(a, CAT_NETRECV, sent, arrived);
+	split_stops(a, n, CAT_NETRECV, arrived, end, end - arrived);
 }
 
-/* Each deferred receive, split at the peer's last send before it returned. */
-static void settle_recvs(struct cons *c)
+/* The packets' view of the receives, when some node has a pcap. */
+struct wire {
+	struct netrun nr;
+	struct wcall { const char *node; int64_t start; size_t call; } *v;
+	size_t n;
+	bool on;
+};
+
+static int cmp_wcall(const void *x, const void *y)
+{
+	const struct wcall *a = x, *b = y;
+	int c = strcmp(a->node, b->node);
+
+	return c ? c : a->start < b->start ? -1 : a->start > b->start;
+}
+
+static void wire_collect(struct wire *w, struct run *run, char **files, int nfiles)
+{
+	for (size_t i = 0; i < run->nnodes; i++)
+		w->on |= run->nodes[i]->has_pcap;
+	if (!w->on)
+		return;
+	net_collect(&w->nr, files, nfiles);
+	w->v = xcalloc(w->nr.ncalls + 1, sizeof(*w->v));
+	for (size_t i = 0; i < w->nr.ncalls; i++) {
+		const struct netcall *k = &w->nr.calls[i];
+		if (k->recv && !k->opens)
+			w->v[w->n++] = (struct wcall){ w->nr.nodes[k->node].name, k->start, i };
+	}
+	qsort(w->v, w->n, sizeof(*w->v), cmp_wcall);
+}
+
+static bool wire_split(struct wire *w, const char *node, int64_t start, int64_t part[3])
+{
+	struct wcall key = { node, start, 0 };
+	const struct wcall *hit;
+
+	if (!w->on || !(hit = bsearch(&key, w->v, w->n, sizeof(*w->v), cmp_wcall)))
+		return false;
+	return net_recv_split(&w->nr, hit->call, part);
+}
+
+static void wire_free(struct wire *w)
+{
+	if (w->on)
+		net_free(&w->nr);
+	free(w->v);
+}
+
+/* Each deferred receive: split by its packets when there are some, else
+ * at the peer's last send before it returned. */
+static void settle_recvs(struct cons *c, struct wire *w)
 {
 	for (size_t i = 0; i < c->npend; i++) {
 		struct pending *p = &c->pend[i];
 		struct acct a = { .sink = NULL };
-		int64_t sent;
+		int64_t sent, part[3];
 
-		if (!peers_sent(c->peers, p->node, p->peer, p->end, &sent))
-			sent = NO_SEND;
-		account_recv(&a, p->node, p->res, p->hold, p->start, p->end, sent);
+		if ((size_t)p->thread >= c->n)	/* a thread that never ended */
+			continue;
+		if (wire_split(w, p->node->name, p->io_start, part)) {
+			account_recv_wire(&a, p->node, p->start, p->end, part);
+		} else {
+			if (!peers_sent(c->peers, p->node, p->peer, p->end, &sent))
+				sent = NO_SEND;
+			account_recv(&a, p->node, p->res, p->hold, p->start, p->end, sent);
+		}
 		for (int k = 0; k < CAT_N; k++)
 			c->per[p->thread].cat[k] += a.cat[k];
 	}
@@ -310,7 +381,6 @@ static void on_thread_end(void *ctx, struct thread *t)
 
 static const struct reader_ops cons_ops = {
 	.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
-	.socket = on_socket,
 };
 
 void consumption_collect(char **files, int nfiles, struct run *run,
@@ -318,8 +388,14 @@ void consumption_collect(char **files, int nfiles, struct run *run,
 {
 	struct cons c = { .peers = peers_new() };
 
+	struct wire w = { 0 };
+
+	run->peers = c.peers;
 	read_traces(run, files, nfiles, &cons_ops, &c);
-	settle_recvs(&c);
+	run->peers = NULL;
+	wire_collect(&w, run, files, nfiles);
+	settle_recvs(&c, &w);
+	wire_free(&w);
 	free(c.pend);
 	peers_free(c.peers);
 	memset(all, 0, sizeof(*all));

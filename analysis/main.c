@@ -15,15 +15,16 @@ static const struct report {
 	{ "summary",     report_summary,     "nodes, processes, threads, files, sockets" },
 	{ "sums",        report_sums,        "totals per resource (--by node)" },
 	{ "timeline",    report_timeline,    "every returned call in time order (--starts); holds the calls in memory" },
-	{ "consumption", report_consumption, "per thread: seconds and % of live time per category" },
+	{ "consumption", report_consumption, "per thread: seconds and % of live time per category; holds the network sends and receives" },
 	{ "files",       report_files,       "per file usage" },
 	{ "sockets",     report_sockets,     "per socket usage" },
 	{ "ttx",         report_ttx,         "TTC, TTX and overlap-aware totals per state (--by node; span files)" },
 	{ "utilization", report_utilization, "app / system / idle share of --cores N over the run or --span S" },
 	{ "regions",     report_regions,     "the region tree (--depth, --label, --children-of)" },
-	{ "compare",     report_compare,     "two traces side by side: compare A B" },
+	{ "compare",     report_compare,     "two traces side by side, and the resource to add first: compare A B" },
 	{ "export",      report_export,      "--format csv|chrome: every event, or trace-event JSON" },
 	{ "plot",        report_plot,        "an SVG timeline (-o FILE, --width PX); holds one pixel column per lane" },
+	{ "net",         report_net,         "per TCP connection or UDP flow, per send/recv call and per message: the packets (--pcap); holds the calls" },
 	{ "deps",        report_deps,        "the dependencies the causality engine found (--dot, --truth); holds the I/O numbers" },
 };
 
@@ -128,6 +129,8 @@ static const struct optdef {
 	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
 	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },
 	{ "truth",       0,   "PATH", "deps: precision and recall against ground truth (file, or directory of truth.* files)", set_str, &opt.truth },
+	{ "from",        0,   "SRC",  "deps: trace (the causality engine's waits, default), net (message edges of the packets) or both", set_str, &deps_from },
+	{ "annotate",    0,   "FILE", "deps --from net: also write the traces as one trace with the message edges as <wait>/<signal> (island-replay)", set_str, &deps_annotate },
 	{ "within",      0,   "P",    "deps: also recall to within P I/Os (the sampling period)", set_within, NULL },
 	{ "help",        'h', NULL,   "this help",                                 help,      NULL },
 	{ "version",     'V', NULL,   "print the version",                         version,   NULL },
@@ -141,7 +144,11 @@ static void usage(FILE *f)
 		"TRACE is an Island trace (.xml or .xml.gz; several are merged as\n"
 		"nodes of one run) or, for ttx and utilization, a span file (.csv:\n"
 		"component,state,start,end[,cores,owner]). Reports stream the traces\n"
-		"in memory proportional to threads, files and regions.\n\nReports:\n");
+		"in memory proportional to threads, files and regions. To split a\n"
+		"receive at its peer's send when the peer's trace is given\n"
+		"(docs/restrictions.md), consumption and compare also hold the network\n"
+		"sends and receives, ttx and plot the sends: plot reads the traces\n"
+		"twice, ttx when a connection has both ends in them.\n\nReports:\n");
 	for (size_t i = 0; i < NREPORTS; i++)
 		fprintf(f, "  %-12s %s\n", reports[i].name, reports[i].help);
 	fprintf(f, "\nOptions:\n");

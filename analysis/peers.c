@@ -14,7 +14,7 @@
  * Times are kept absolute (epoch + t), so that the table does not depend
  * on which node a run is aligned on.
  *
- * Memory: one record per network send (24 bytes) and per socket. */
+ * Memory: one record per network send (32 bytes), two per socket. */
 #include "analyze.h"
 
 #include <stdlib.h>
@@ -23,7 +23,8 @@
 struct sendrec {
 	const char *dest;	/* interned */
 	int node;
-	int64_t t;		/* absolute time the data left: end minus any hold */
+	int64_t t;		/* absolute time the send began */
+	int64_t left;		/* and returned, less any hold: the data had left */
 };
 
 struct sockrec {
@@ -34,7 +35,8 @@ struct sockrec {
 struct peers {
 	struct sendrec *sends;
 	size_t nsends, capsends;
-	struct sockrec *socks;
+	struct sockrec *socks;		/* by (peer, local, node) */
+	struct sockrec *bynode;		/* the same by (peer, node, local) */
 	size_t nsocks, capsocks;
 	bool sorted;
 };
@@ -50,35 +52,17 @@ void peers_free(struct peers *p)
 		return;
 	free(p->sends);
 	free(p->socks);
+	free(p->bynode);
 	free(p);
 }
 
 /* Addresses another node can reach: IP:PORT or [IPv6]:PORT. Pipes and
- * unix sockets stay within a node and have no address to match. */
+ * unix sockets stay within a node and have no address to match.
+ * Addresses are compared as written (interned): a socket bound to a
+ * wildcard address is not matched. */
 bool peer_is_address(const char *a)
 {
 	return a && *a && strcmp(a, "pipe") && strncmp(a, "unix:", 5) && strchr(a, ':');
-}
-
-/* A wildcard host (a socket bound to any address) matches any host on the
- * same port. */
-static bool wildcard(const char *a, size_t hostlen)
-{
-	return (hostlen == 7 && !strncmp(a, "0.0.0.0", 7)) ||
-	       (hostlen == 4 && !strncmp(a, "[::]", 4));
-}
-
-static bool addr_match(const char *a, const char *b)
-{
-	const char *pa, *pb;
-
-	if (a == b || !strcmp(a, b))
-		return true;
-	pa = strrchr(a, ':');
-	pb = strrchr(b, ':');
-	if (!pa || !pb || strcmp(pa, pb))
-		return false;
-	return wildcard(a, (size_t)(pa - a)) || wildcard(b, (size_t)(pb - b));
 }
 
 void peers_send(struct peers *p, const struct node *n, const struct io *io)
@@ -91,7 +75,8 @@ void peers_send(struct peers *p, const struct node *n, const struct io *io)
 		hold = io->end - io->start;
 	XGROW(p->sends, p->capsends, p->nsends + 1);
 	p->sends[p->nsends++] = (struct sendrec){
-		.dest = intern(io->peer), .node = n->index, .t = n->epoch + io->end - hold,
+		.dest = intern(io->peer), .node = n->index, .t = n->epoch + io->start,
+		.left = n->epoch + io->end - hold,
 	};
 	p->sorted = false;
 }
@@ -104,6 +89,12 @@ void peers_socket(struct peers *p, const struct node *n, const struct sockinfo *
 	p->socks[p->nsocks++] = (struct sockrec){
 		.local = intern(s->local), .peer = intern(s->peer), .node = n->index,
 	};
+	p->sorted = false;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	return (uintptr_t)a < (uintptr_t)b ? -1 : (uintptr_t)a > (uintptr_t)b;
 }
 
 static int cmp_send(const void *x, const void *y)
@@ -113,64 +104,141 @@ static int cmp_send(const void *x, const void *y)
 	if (a->node != b->node)
 		return a->node < b->node ? -1 : 1;
 	if (a->dest != b->dest)
-		return (uintptr_t)a->dest < (uintptr_t)b->dest ? -1 : 1;
+		return cmp_ptr(a->dest, b->dest);
 	return (a->t > b->t) - (a->t < b->t);
 }
 
-/* The one socket (of `node`, or of any node) whose local and peer match
- * those given (NULL: any), or NULL when there is none or several that are
- * not the same endpoint. */
-static const struct sockrec *only_socket(const struct peers *p, int node, bool any_node,
-					 const char *local, const char *peer)
+static int cmp_node(int a, int b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_sock(const void *x, const void *y)
+{
+	const struct sockrec *a = x, *b = y;
+
+	if (a->peer != b->peer)
+		return cmp_ptr(a->peer, b->peer);
+	if (a->local != b->local)
+		return cmp_ptr(a->local, b->local);
+	return cmp_node(a->node, b->node);
+}
+
+static int cmp_bynode(const void *x, const void *y)
+{
+	const struct sockrec *a = x, *b = y;
+
+	if (a->peer != b->peer)
+		return cmp_ptr(a->peer, b->peer);
+	if (a->node != b->node)
+		return cmp_node(a->node, b->node);
+	return cmp_ptr(a->local, b->local);
+}
+
+/* Both orders, so that every lookup is a binary search plus the sockets
+ * that really match (a server's thousand clients share its address). */
+static void sort_once(struct peers *p)
+{
+	if (p->sorted)
+		return;
+	p->sorted = true;
+	if (p->nsends)
+		qsort(p->sends, p->nsends, sizeof(*p->sends), cmp_send);
+	if (!p->nsocks)
+		return;
+	qsort(p->socks, p->nsocks, sizeof(*p->socks), cmp_sock);
+	p->bynode = xrealloc(p->bynode, p->nsocks * sizeof(*p->bynode));
+	memcpy(p->bynode, p->socks, p->nsocks * sizeof(*p->socks));
+	qsort(p->bynode, p->nsocks, sizeof(*p->bynode), cmp_bynode);
+}
+
+/* The first of v[0..n) not below key; a NULL local or a node of -1 in the
+ * key sorts before every socket. */
+static size_t lower(const struct sockrec *v, size_t n, const struct sockrec *key,
+		    int (*cmp)(const void *, const void *))
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (cmp(&v[m], key) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* The one endpoint (node, local) among the sockets v[i..) for which
+ * same(v[i], key) holds, or NULL when there is none or several. */
+static const struct sockrec *only(const struct sockrec *v, size_t n, size_t i,
+				  const struct sockrec *key,
+				  bool (*same)(const struct sockrec *, const struct sockrec *))
 {
 	const struct sockrec *found = NULL;
 
-	for (size_t i = 0; i < p->nsocks; i++) {
-		const struct sockrec *s = &p->socks[i];
-
-		if ((!any_node && s->node != node) ||
-		    (local && !addr_match(s->local, local)) ||
-		    (peer && !addr_match(s->peer, peer)))
-			continue;
-		if (found && (found->node != s->node || found->local != s->local))
+	for (; i < n && same(&v[i], key); i++) {
+		if (found && (found->node != v[i].node || found->local != v[i].local))
 			return NULL;
-		found = s;
+		found = &v[i];
 	}
 	return found;
 }
 
-/* Latest send of `node` to an address matching `dest` at or before `t`. */
-static bool last_send(struct peers *p, int node, const char *dest, int64_t t, int64_t *sent)
+static bool same_pair(const struct sockrec *s, const struct sockrec *k)
 {
-	bool have = false;
+	return s->peer == k->peer && s->local == k->local;
+}
 
-	if (!p->sorted) {
-		qsort(p->sends, p->nsends, sizeof(*p->sends), cmp_send);
-		p->sorted = true;
+static bool same_node(const struct sockrec *s, const struct sockrec *k)
+{
+	return s->peer == k->peer && s->node == k->node;
+}
+
+/* The one socket of `node` talking to `peer`. */
+static const struct sockrec *node_socket(const struct peers *p, int node, const char *peer)
+{
+	struct sockrec key = { .peer = peer, .node = node };
+
+	return only(p->bynode, p->nsocks, lower(p->bynode, p->nsocks, &key, cmp_bynode),
+		    &key, same_node);
+}
+
+/* The one socket, on any node, from `local` to `peer`. */
+static const struct sockrec *pair_socket(const struct peers *p, const char *local,
+					 const char *peer)
+{
+	struct sockrec key = { .peer = peer, .local = local, .node = -1 };
+
+	return only(p->socks, p->nsocks, lower(p->socks, p->nsocks, &key, cmp_sock),
+		    &key, same_pair);
+}
+
+/* When the data of the latest send of `node` to `dest` that began at or
+ * before `t` had left: when the send returned, or `t` if that is earlier. A send
+ * that began before the receive returned can have fed it even if it
+ * returned later (the kernel delivers inside the call, and two nodes'
+ * clocks agree only so far); taking an earlier send instead would date
+ * the data before the receive even began to wait for it. */
+static bool last_send(const struct peers *p, int node, const char *dest, int64_t t,
+		      int64_t *sent)
+{
+	struct sendrec key = { .dest = dest, .node = node, .t = t };
+	size_t a = 0, b = p->nsends;
+
+	while (a < b) {			/* the first send after key */
+		size_t m = a + (b - a) / 2;
+
+		if (cmp_send(&p->sends[m], &key) <= 0)
+			a = m + 1;
+		else
+			b = m;
 	}
-	for (size_t i = 0; i < p->nsends;) {
-		size_t j = i, lo, hi;
-
-		while (j < p->nsends && p->sends[j].node == p->sends[i].node &&
-		       p->sends[j].dest == p->sends[i].dest)
-			j++;
-		if (p->sends[i].node == node && addr_match(p->sends[i].dest, dest)) {
-			for (lo = i, hi = j; lo < hi;) {	/* first send after t */
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (p->sends[mid].t <= t)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo > i && (!have || p->sends[lo - 1].t > *sent)) {
-				*sent = p->sends[lo - 1].t;
-				have = true;
-			}
-		}
-		i = j;
-	}
-	return have;
+	if (a == 0 || p->sends[a - 1].node != node || p->sends[a - 1].dest != dest)
+		return false;
+	*sent = p->sends[a - 1].left < t ? p->sends[a - 1].left : t;
+	return true;
 }
 
 /* When did the peer `peer` of node n last send to n's call that returned
@@ -184,11 +252,13 @@ bool peers_sent(struct peers *p, const struct node *n, const char *peer, int64_t
 
 	if (!p || !peer_is_address(peer))
 		return false;
-	mine = only_socket(p, n->index, false, NULL, peer);
+	sort_once(p);
+	peer = intern(peer);
+	mine = node_socket(p, n->index, peer);
 	if (!mine)
 		return false;
-	theirs = only_socket(p, 0, true, peer, mine->local);
-	if (!theirs || !only_socket(p, theirs->node, false, NULL, mine->local))
+	theirs = pair_socket(p, peer, mine->local);
+	if (!theirs || !node_socket(p, theirs->node, mine->local))
 		return false;
 	if (!last_send(p, theirs->node, mine->local, n->epoch + end, &t))
 		return false;
@@ -196,27 +266,31 @@ bool peers_sent(struct peers *p, const struct node *n, const char *peer, int64_t
 	return true;
 }
 
-static void pass_io(void *ctx, struct thread *t, const struct io *io)
-{
-	peers_send(ctx, t->node, io);
-}
-
-static void pass_socket(void *ctx, struct node *n, const struct sockinfo *s)
-{
-	peers_socket(ctx, n, s);
-}
-
-/* A first pass for the reports that account in time order (ttx,
- * utilization, plot): they cannot wait for the peer's trace to come. Done
- * for a single trace too, which may hold several nodes: the split must
- * not depend on how the nodes are packed into files. */
+/* A first pass for the reports that account in time order and cannot
+ * wait for the peer's trace to come (plot). */
 struct peers *peers_collect(char **files, int nfiles)
 {
-	static const struct reader_ops ops = { .io = pass_io, .socket = pass_socket };
-	struct run tmp = { 0 };
-	struct peers *p = peers_new();
+	struct run tmp = { .peers = peers_new() };
+	struct peers *p = tmp.peers;
 
-	read_traces(&tmp, files, nfiles, &ops, p);
+	read_traces(&tmp, files, nfiles, NULL, NULL);
+	tmp.peers = NULL;
 	run_free(&tmp);
 	return p;
+}
+
+/* Does a socket of the run have its mirror (our peer's local is our
+ * local's peer)? Then a report in time order must read again. */
+bool peers_paired(struct peers *p)
+{
+	sort_once(p);
+	for (size_t i = 0; i < p->nsocks; i++) {
+		struct sockrec key = { .peer = p->socks[i].local, .local = p->socks[i].peer,
+				       .node = -1 };
+		size_t j = lower(p->socks, p->nsocks, &key, cmp_sock);
+
+		if (j < p->nsocks && same_pair(&p->socks[j], &key))
+			return true;
+	}
+	return false;
 }

@@ -198,6 +198,7 @@ int report_plot(int argc, char **argv)
 	p.w = opt.width;
 	p.t0 = run.t0;
 	p.span = run.t1 > run.t0 ? run.t1 - run.t0 : 1;
+	/* the walk splits a receive as it reads it: know the sends first */
 	p.walk.peers = peers_collect(argv, argc);
 	read_traces(&run, argv, argc, &ops, &p);
 	peers_free(p.walk.peers);

@@ -229,6 +229,7 @@ static void on_node(struct rd *rd)
 	n->epoch = ep ? as_time(rd, "epoch", ep) : 0;
 	n->start = time_attr(rd, "start", 0);
 	n->end = time_attr(rd, "end", n->start);
+	n->has_pcap = attr(rd, "pcap") != NULL;
 	check_order(rd, n->start, n->end);
 	if (!run->have_epoch0) {
 		run->epoch0 = n->epoch;
@@ -426,6 +427,8 @@ static void on_io(struct rd *rd)
 		bad(rd, "<io> lacks attribute end");
 	check_order(rd, io.start, io.end);
 	io.res = (enum res)res;
+	if (rd->run->peers)
+		peers_send(rd->run->peers, rd->node, &io);
 	if (rd->ops->io)
 		rd->ops->io(rd->ctx, rd->thr, &io);
 	rd->cursor = io.end;
@@ -482,6 +485,8 @@ static void on_socket(struct rd *rd)
 	if (s.sent < 0 || s.received < 0)
 		bad(rd, "<socket> has a negative amount");
 	s.open_at_end = bool_attr(rd, "open_at_end", false);
+	if (rd->run->peers)
+		peers_socket(rd->run->peers, rd->node, &s);
 	if (rd->ops->socket)
 		rd->ops->socket(rd->ctx, rd->node, &s);
 }

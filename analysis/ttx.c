@@ -190,6 +190,43 @@ static void on_thread_end(void *ctx, struct thread *t)
 	walk_end(&((struct tx *)ctx)->w, t);
 }
 
+static void free_states(struct run *run)
+{
+	for (size_t i = 0; i < run->nthreads; i++) {
+		struct tstate *ts = run->threads[i]->priv;
+
+		for (int c = 0; c < CAT_N; c++)
+			ilist_free(&ts->l[c]);
+		free(ts);
+	}
+}
+
+/* Read the traces, splitting receives at the peer's sends. The lists are
+ * built in time order, so the sends must be known before: the first read
+ * collects them while it accounts without them, and the traces are read
+ * again only when a connection has both ends in the run (the lone trace
+ * of a node, the common case, is read once). */
+static void read_peered(struct run *run, char **argv, int argc)
+{
+	static const struct reader_ops ops = {
+		.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
+	};
+	struct tx x = { 0 };
+	struct peers *p = peers_new();
+
+	run->peers = p;
+	read_traces(run, argv, argc, &ops, &x);
+	run->peers = NULL;
+	if (peers_paired(p)) {
+		free_states(run);
+		run_free(run);
+		memset(&x, 0, sizeof(x));
+		x.w.peers = p;
+		read_traces(run, argv, argc, &ops, &x);
+	}
+	peers_free(p);
+}
+
 static void ttx_traces(struct run *run, struct ttx_result *r)
 {
 	size_t nt = run->nthreads, nc = opt.by_node ? run->nnodes : nt;
@@ -289,17 +326,11 @@ int report_ttx(int argc, char **argv)
 		ttx_print(&r, s.comps, s.states);
 		spans_free(&s);
 	} else {
-		static const struct reader_ops ops = {
-			.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
-		};
 		struct run run = { 0 };
-		struct tx x = { 0 };
 		char **names;
 		size_t n;
 
-		x.w.peers = peers_collect(argv, argc);
-		read_traces(&run, argv, argc, &ops, &x);
-		peers_free(x.w.peers);
+		read_peered(&run, argv, argc);
 		ttx_traces(&run, &r);
 		names = run_comp_names(&run, opt.by_node);
 		ttx_print(&r, names, (char **)cat_names);
@@ -307,13 +338,7 @@ int report_ttx(int argc, char **argv)
 		for (size_t i = 0; i < n; i++)
 			free(names[i]);
 		free(names);
-		for (size_t i = 0; i < run.nthreads; i++) {
-			struct tstate *ts = run.threads[i]->priv;
-
-			for (int c = 0; c < CAT_N; c++)
-				ilist_free(&ts->l[c]);
-			free(ts);
-		}
+		free_states(&run);
 		run_free(&run);
 	}
 	ttx_result_free(&r);

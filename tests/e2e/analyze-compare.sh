@@ -1,6 +1,6 @@
 #!/bin/sh
-# compare A B: sums, consumption and regions side by side, and the
-# category that grew most.
+# compare A B: sums, consumption and regions side by side, the category
+# that grew most and the resource to add first.
 # Expected output is written out literally; see tests/traces/ for the inputs.
 R="$ISLAND_ROOT"
 out="$PWD"
@@ -23,7 +23,10 @@ expect() {
 	fi
 }
 # B: basic.xml with its stop at 2.7 s three times as long (0.3 s): the
-# main thread, computing then, loses 0.2 s of cpu to stopped.
+# main thread, computing then, loses 0.2 s of cpu to stopped. CPU is the
+# resource to add: stopped grew 0.2 s, and for A's 2.36 s of computing at
+# B's rate (0.6 s stopped per 2.16 s of cpu) 2.36 * 0.6 / 2.16 - 0.4 =
+# 0.255556 s. The recvs are blocked: their peer's trace is not given.
 sed 's|<stop start="2.700000000" dur="0.100000000"/>|<stop start="2.700000000" dur="0.300000000"/>|' \
 	"$R/tests/traces/basic.xml" > "$out/throttled.xml"
 
@@ -48,8 +51,8 @@ consumption  sleep        0.400000  0.400000   0.000000    +0.00
 consumption  fileread     0.120000  0.120000   0.000000    +0.00
 consumption  filewrite    1.000000  1.000000   0.000000    +0.00
 consumption  netsend      0.060000  0.060000   0.000000    +0.00
-consumption  netrecv      0.200000  0.200000   0.000000    +0.00
-consumption  blocked      0.650000  0.650000   0.000000    +0.00
+consumption  netrecv      0.000000  0.000000   0.000000        -
+consumption  blocked      0.850000  0.850000   0.000000    +0.00
 consumption  stopped      0.400000  0.600000  +0.200000   +50.00
 regions      work         2.400000  2.400000   0.000000    +0.00
 regions      work/write   1.000000  1.000000   0.000000    +0.00
@@ -57,6 +60,7 @@ regions      work/nap     0.500000  0.500000   0.000000    +0.00
 regions      close        0.010000  0.010000   0.000000    +0.00
 regions      net          0.510000  0.510000   0.000000    +0.00
 grew most: stopped, by 0.200000 s (+50.00%)
+add first: CPU. B spent 0.200000 s more stopped (CPU restriction; 0.255556 s more for as much computing as A): more CPU would help most.
 EOF
 
 expect compare-csv 0 compare --csv tests/traces/node2.xml tests/traces/basic.xml <<'EOF'
@@ -80,8 +84,8 @@ consumption,sleep,0.000000,0.400000,+0.400000,new
 consumption,fileread,0.000000,0.120000,+0.120000,new
 consumption,filewrite,0.000000,1.000000,+1.000000,new
 consumption,netsend,0.050000,0.060000,+0.010000,+20.00
-consumption,netrecv,0.100000,0.200000,+0.100000,+100.00
-consumption,blocked,0.500000,0.650000,+0.150000,+30.00
+consumption,netrecv,0.000000,0.000000,0.000000,-
+consumption,blocked,0.600000,0.850000,+0.250000,+41.67
 consumption,stopped,0.500000,0.400000,-0.100000,-20.00
 regions,work,0.000000,2.400000,+2.400000,new
 regions,work/write,0.000000,1.000000,+1.000000,new

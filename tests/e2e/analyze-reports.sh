@@ -4,8 +4,10 @@
 #   main: gaps 1.07 s + pthread_create 0.01 = cpu 1.08, less 0.1 s of the
 #   stop at 2.7 = 0.98; nanosleep 0.5 s with req 0.4: the 0.1 s overrun
 #   inside the stop at 1.7 is stopped; open+close 0.02 s are fileread.
-#   worker: connect and the mutex are blocked (0.25 s); 0.2 s of compute
-#   in the stop at 1.7 is stopped.
+#   worker: connect, the mutex and the recv are blocked (0.45 s: the
+#   recv waited for its peer, whose trace is not given, so all of it is
+#   waiting, docs/restrictions.md); 0.2 s of compute in the stop at 1.7
+#   is stopped.
 # Expected output is written out literally; see tests/traces/ for the inputs.
 R="$ISLAND_ROOT"
 out="$PWD"
@@ -87,8 +89,8 @@ node1  101  worker  sleep      0.000000    0.00
 node1  101  worker  fileread   0.100000    4.57
 node1  101  worker  filewrite  0.000000    0.00
 node1  101  worker  netsend    0.060000    2.74
-node1  101  worker  netrecv    0.200000    9.13
-node1  101  worker  blocked    0.250000   11.42
+node1  101  worker  netrecv    0.000000    0.00
+node1  101  worker  blocked    0.450000   20.55
 node1  101  worker  stopped    0.200000    9.13
 ALL         ALL     live       5.190000  100.00
 ALL         ALL     cpu        2.360000   45.47
@@ -96,8 +98,8 @@ ALL         ALL     sleep      0.400000    7.71
 ALL         ALL     fileread   0.120000    2.31
 ALL         ALL     filewrite  1.000000   19.27
 ALL         ALL     netsend    0.060000    1.16
-ALL         ALL     netrecv    0.200000    3.85
-ALL         ALL     blocked    0.650000   12.52
+ALL         ALL     netrecv    0.000000    0.00
+ALL         ALL     blocked    0.850000   16.38
 ALL         ALL     stopped    0.400000    7.71
 EOF
 
@@ -118,8 +120,8 @@ node1,101,worker,sleep,0.000000,0.00
 node1,101,worker,fileread,0.100000,4.57
 node1,101,worker,filewrite,0.000000,0.00
 node1,101,worker,netsend,0.060000,2.74
-node1,101,worker,netrecv,0.200000,9.13
-node1,101,worker,blocked,0.250000,11.42
+node1,101,worker,netrecv,0.000000,0.00
+node1,101,worker,blocked,0.450000,20.55
 node1,101,worker,stopped,0.200000,9.13
 ALL,,ALL,live,5.190000,100.00
 ALL,,ALL,cpu,2.360000,45.47
@@ -127,8 +129,8 @@ ALL,,ALL,sleep,0.400000,7.71
 ALL,,ALL,fileread,0.120000,2.31
 ALL,,ALL,filewrite,1.000000,19.27
 ALL,,ALL,netsend,0.060000,1.16
-ALL,,ALL,netrecv,0.200000,3.85
-ALL,,ALL,blocked,0.650000,12.52
+ALL,,ALL,netrecv,0.000000,0.00
+ALL,,ALL,blocked,0.850000,16.38
 ALL,,ALL,stopped,0.400000,7.71
 EOF
 
@@ -203,9 +205,9 @@ EOF
 expect ttx 0 ttx tests/traces/basic.xml <<'EOF'
 component              TTX       cpu     sleep  fileread  filewrite   netsend   netrecv   blocked   stopped
 node1:100:main    3.000000  0.980000  0.400000  0.020000   1.000000  0.000000  0.000000  0.400000  0.200000
-node1:101:worker  2.190000  1.380000  0.000000  0.100000   0.000000  0.060000  0.200000  0.250000  0.200000
-sum (naive)       5.190000  2.360000  0.400000  0.120000   1.000000  0.060000  0.200000  0.650000  0.400000
-overlap-aware     3.000000  2.070000  0.400000  0.120000   1.000000  0.060000  0.200000  0.650000  0.300000
+node1:101:worker  2.190000  1.380000  0.000000  0.100000   0.000000  0.060000  0.000000  0.450000  0.200000
+sum (naive)       5.190000  2.360000  0.400000  0.120000   1.000000  0.060000  0.000000  0.850000  0.400000
+overlap-aware     3.000000  2.070000  0.400000  0.120000   1.000000  0.060000  0.000000  0.850000  0.300000
 TTC               3.000000
 note: the state totals are overlap-aware; they add up to 4.800000 s against a TTX of 3.000000 s: additivity does not hold
 EOF
