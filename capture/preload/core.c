@@ -134,12 +134,14 @@ static void spool_name(char *buf, pid_t pid, pid_t tid, int gen)
 /* Give the spool file blocks up to `size`: a write to a mapping beyond
  * what the file system can hold would kill the application with SIGBUS.
  * Where fallocate is not supported, a sparse file is the best we can do. */
-static long reserve(long fd, uint64_t size)
+static long reserve(long fd, uint64_t start, uint64_t len)
 {
-	long r = SYS(SYS_fallocate, fd, 0, 0, (long)size);
+	/* only the new range: from 0 each time would walk the whole file
+	 * at every window, quadratic in the spool's size */
+	long r = SYS(SYS_fallocate, fd, 0, (long)start, (long)len);
 
 	if (r < 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
-		r = SYS(SYS_ftruncate, fd, (long)size, 0, 0);
+		r = SYS(SYS_ftruncate, fd, (long)(start + len), 0, 0);
 	return r;
 }
 
@@ -158,7 +160,7 @@ static int map_window(struct tstate *t, uint64_t off)
 	if (fd < 0)
 		return -1;
 	/* short of space: smaller windows, as long as a record fits */
-	while (reserve(fd, start + len) < 0) {
+	while (reserve(fd, start, len) < 0) {
 		if ((len /= 2) < MIN_WINDOW) {
 			SYS(SYS_close, fd, 0, 0, 0);
 			return -1;
@@ -206,7 +208,7 @@ int spool_open(struct tstate *t)
 	}
 	if (fd < 0)
 		goto fail;
-	if (reserve(fd, SPOOL_HDR_SIZE) < 0) {
+	if (reserve(fd, 0, SPOOL_HDR_SIZE) < 0) {
 		SYS(SYS_close, fd, 0, 0, 0);
 		goto fail;
 	}
