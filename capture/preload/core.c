@@ -22,6 +22,7 @@ int clock_kind;
 
 #define WINDOW (4u << 20)            /* bytes of records mapped at a time */
 #define MIN_WINDOW (128u << 10)      /* > the largest record */
+#define FIRST_WINDOW (256u << 10)
 #define REG_MAX 16384                /* threads alive at once */
 
 static char spool_dir[512];
@@ -151,7 +152,12 @@ static long reserve(long fd, uint64_t start, uint64_t len)
 static int map_window(struct tstate *t, uint64_t off)
 {
 	char path[600];
-	uint64_t start = off & ~(uint64_t)4095, len = WINDOW;
+	uint64_t start = off & ~(uint64_t)4095;
+	/* small first, doubling: a short run or thread zeroes little */
+	uint64_t len = t->wlen ? t->wlen * 2 : FIRST_WINDOW;
+
+	if (len > WINDOW)
+		len = WINDOW;
 	long fd;
 	void *w;
 
@@ -219,6 +225,7 @@ int spool_open(struct tstate *t)
 		goto fail;
 	t->hdr = h;
 	t->win = NULL;
+	t->wlen = 0;
 	t->hdr->magic = SPOOL_MAGIC;
 	t->hdr->version = SPOOL_VERSION;
 	t->hdr->clock = (uint32_t)clock_kind;
