@@ -2,26 +2,7 @@
 # compare A B: sums, consumption and regions side by side, the category
 # that grew most and the resource to add first.
 # Expected output is written out literally; see tests/traces/ for the inputs.
-R="$ISLAND_ROOT"
-out="$PWD"
-[ -x "$R/bin/island-analyze" ] || { echo "bin/island-analyze is not built"; exit 77; }
-fail=0
-# expect NAME STATUS ARGS... <<EOF: run island-analyze ARGS from the root
-# (so file names in messages are relative), stdout and stderr together,
-# and compare with the heredoc and the exit status.
-expect() {
-	name=$1 want=$2
-	shift 2
-	cat > "$out/$name.expected"
-	(cd "$R" && exec bin/island-analyze "$@") > "$out/$name.out" 2>&1 < /dev/null
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		echo "FAIL $name: exit status $rc, expected $want"; fail=1
-	fi
-	if ! diff -u "$out/$name.expected" "$out/$name.out"; then
-		echo "FAIL $name: output differs"; fail=1
-	fi
-}
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
 # B: basic.xml with its stop at 2.7 s three times as long (0.3 s): the
 # main thread, computing then, loses 0.2 s of cpu to stopped. CPU is the
 # resource to add: stopped grew 0.2 s, and for A's 2.36 s of computing at

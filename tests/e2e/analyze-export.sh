@@ -2,26 +2,7 @@
 # export: CSV with every attribute, and Chrome trace-event JSON (checked
 # with python3 -m json.tool when python3 exists).
 # Expected output is written out literally; see tests/traces/ for the inputs.
-R="$ISLAND_ROOT"
-out="$PWD"
-[ -x "$R/bin/island-analyze" ] || { echo "bin/island-analyze is not built"; exit 77; }
-fail=0
-# expect NAME STATUS ARGS... <<EOF: run island-analyze ARGS from the root
-# (so file names in messages are relative), stdout and stderr together,
-# and compare with the heredoc and the exit status.
-expect() {
-	name=$1 want=$2
-	shift 2
-	cat > "$out/$name.expected"
-	(cd "$R" && exec bin/island-analyze "$@") > "$out/$name.out" 2>&1 < /dev/null
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		echo "FAIL $name: exit status $rc, expected $want"; fail=1
-	fi
-	if ! diff -u "$out/$name.expected" "$out/$name.out"; then
-		echo "FAIL $name: output differs"; fail=1
-	fi
-}
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
 expect csv 0 export --format csv tests/traces/node2.xml <<'EOF'
 kind,node,pid,tid,thread,start,end,dur,api,res,amount,size,offset,whence,fd,oldfd,fd2,infd,inpath,path,path2,peer,proto,flags,result,errno,child,status,req,timeout,count,throttle,limit,seq,id,parent,depth,label,error
 stop,node2,,,,1.000000000,1.500000000,0.500000000,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,

@@ -2,26 +2,7 @@
 # Several traces merged as the nodes of one run; sendfile & co.; (node2 starts 0.5 s
 # after node1, by their epochs), and an incomplete trace (a warning).
 # Expected output is written out literally; see tests/traces/ for the inputs.
-R="$ISLAND_ROOT"
-out="$PWD"
-[ -x "$R/bin/island-analyze" ] || { echo "bin/island-analyze is not built"; exit 77; }
-fail=0
-# expect NAME STATUS ARGS... <<EOF: run island-analyze ARGS from the root
-# (so file names in messages are relative), stdout and stderr together,
-# and compare with the heredoc and the exit status.
-expect() {
-	name=$1 want=$2
-	shift 2
-	cat > "$out/$name.expected"
-	(cd "$R" && exec bin/island-analyze "$@") > "$out/$name.out" 2>&1 < /dev/null
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		echo "FAIL $name: exit status $rc, expected $want"; fail=1
-	fi
-	if ! diff -u "$out/$name.expected" "$out/$name.out"; then
-		echo "FAIL $name: output differs"; fail=1
-	fi
-}
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
 expect timeline 0 timeline tests/traces/basic.xml tests/traces/node2.xml <<'EOF'
 TOC          node   tid  thread  API                    amount
 0.000000000  node1  100  main    island_create_thread

@@ -9,26 +9,7 @@
 #   waiting, docs/restrictions.md); 0.2 s of compute in the stop at 1.7
 #   is stopped.
 # Expected output is written out literally; see tests/traces/ for the inputs.
-R="$ISLAND_ROOT"
-out="$PWD"
-[ -x "$R/bin/island-analyze" ] || { echo "bin/island-analyze is not built"; exit 77; }
-fail=0
-# expect NAME STATUS ARGS... <<EOF: run island-analyze ARGS from the root
-# (so file names in messages are relative), stdout and stderr together,
-# and compare with the heredoc and the exit status.
-expect() {
-	name=$1 want=$2
-	shift 2
-	cat > "$out/$name.expected"
-	(cd "$R" && exec bin/island-analyze "$@") > "$out/$name.out" 2>&1 < /dev/null
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		echo "FAIL $name: exit status $rc, expected $want"; fail=1
-	fi
-	if ! diff -u "$out/$name.expected" "$out/$name.out"; then
-		echo "FAIL $name: output differs"; fail=1
-	fi
-}
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
 expect summary 0 summary tests/traces/basic.xml <<'EOF'
 item       total  live at end
 nodes          1

@@ -6,26 +6,7 @@
 # 13 and 11 s, each drop an interval); utilization 66.6% application,
 # 3.33% system, 30% idle.
 # Expected output is written out literally; see tests/traces/ for the inputs.
-R="$ISLAND_ROOT"
-out="$PWD"
-[ -x "$R/bin/island-analyze" ] || { echo "bin/island-analyze is not built"; exit 77; }
-fail=0
-# expect NAME STATUS ARGS... <<EOF: run island-analyze ARGS from the root
-# (so file names in messages are relative), stdout and stderr together,
-# and compare with the heredoc and the exit status.
-expect() {
-	name=$1 want=$2
-	shift 2
-	cat > "$out/$name.expected"
-	(cd "$R" && exec bin/island-analyze "$@") > "$out/$name.out" 2>&1 < /dev/null
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		echo "FAIL $name: exit status $rc, expected $want"; fail=1
-	fi
-	if ! diff -u "$out/$name.expected" "$out/$name.out"; then
-		echo "FAIL $name: output differs"; fail=1
-	fi
-}
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
 expect case1 0 ttx traces/ttx-case1.csv <<'EOF'
 component             TTX     idling    staging    running
 C_0             51.000000  11.000000  10.000000  30.000000

@@ -37,3 +37,50 @@ normalise() {
 files_of() {
 	sed -n 's|.*<file path="\([^"]*\)" opens="\([0-9]*\)" reads="[0-9]*" bytes_read="\([0-9]*\)" writes="[0-9]*" bytes_written="\([0-9]*\)".*|\1 \3 \4|p' "$1"
 }
+
+# The analyzer's tests: expect NAME STATUS ARGS... <<EOF runs
+# island-analyze ARGS from the root (so that file names in messages are
+# relative), stdout and stderr together, and compares them with the heredoc
+# and the exit status; a difference sets fail=1 (the test ends `exit $fail`).
+R="$ISLAND_ROOT"
+out="$PWD"
+fail=0
+expect() {
+	name=$1 want=$2
+	shift 2
+	cat > "$out/$name.expected"
+	(cd "$R" && exec bin/island-analyze "$@") > "$out/$name.out" 2>&1 < /dev/null
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		echo "FAIL $name: exit status $rc, expected $want"; fail=1
+	fi
+	if ! diff -u "$out/$name.expected" "$out/$name.out"; then
+		echo "FAIL $name: output differs"; fail=1
+	fi
+}
+
+# Replay tests: timing_ok REPORT...: the median run error of the reports is within 25 %;
+# on a machine whose CPUs other work keeps busy the timing is only shown
+timing_ok() {
+	e=$(for r in "$@"; do sed -n 's/.*<run .* error="\(-*[0-9.]*\)".*/\1/p' "$r"; done |
+		sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	echo "replay error: $e % (median of $#)"
+	a=$(head -1 /proc/stat); sleep 1; b=$(head -1 /proc/stat)
+	if echo "$a
+$b" | awk '{ t = 0; for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6 }
+		NR == 1 { t0 = t; i0 = idle } NR == 2 { exit !(1 - (idle - i0) / (t - t0) > 0.5) }'; then
+		echo "timing not checked: other work keeps the CPUs busy"
+		return 0
+	fi
+	awk -v e="$e" 'BEGIN { exit !(e >= -25 && e <= 25) }' || fail "run time error $e % beyond 25 %"
+}
+
+# wait_ready FILE PID: wait, 10 s at most, for the FILE that the server
+# PID writes once it listens.
+wait_ready() {
+	i=0
+	while [ ! -f "$1" ]; do
+		sleep 0.05; i=$((i + 1))
+		[ $i -lt 200 ] || { kill "$2" 2>/dev/null; fail "the server did not start"; }
+	done
+}

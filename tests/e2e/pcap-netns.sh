@@ -25,11 +25,7 @@ ip netns exec $A "$CAPTURE" --pcap -n probe -- true 2>probe.err ||
 ip netns exec $B "$CAPTURE" --pcap $VB -n srv -o srv.xml -- \
 	"$APPS/msgs" server 10.232.7.2 7000 20 ready > srv.out &
 spid=$!
-i=0
-while [ ! -f ready ]; do
-	sleep 0.05; i=$((i + 1))
-	[ $i -lt 200 ] || { kill $spid; fail "the server did not start"; }
-done
+wait_ready ready $spid
 ip netns exec $A "$CAPTURE" --pcap -n cli -o cli.xml -- \
 	"$APPS/msgs" client 10.232.7.2 7000 20 > cli.out || fail "client failed"
 wait $spid || fail "server failed"

@@ -29,11 +29,7 @@ while [ ! -s others ]; do sleep 0.01; done
 
 "$CAPTURE" --pcap -n usrv -o usrv.xml -- "$APPS/msgs" userver 127.0.0.1 $P 20 ready > usrv.out &
 spid=$!
-i=0
-while [ ! -f ready ]; do
-	sleep 0.05; i=$((i + 1))
-	[ $i -lt 200 ] || { kill $spid; fail "the server did not start"; }
-done
+wait_ready ready $spid
 "$CAPTURE" --pcap -n ucli -o ucli.xml -- "$APPS/msgs" uclient 127.0.0.1 $P 20 > ucli.out ||
 	fail "client failed"
 wait $spid || fail "server failed"

@@ -8,11 +8,7 @@ REPLAY="$ISLAND_ROOT/bin/island-replay"
 PORT=$((20000 + ($$ + 7) % 20000))
 "$CAPTURE" --pcap -n srv -o srv.xml -- "$APPS/msgs" server 127.0.0.1 $PORT 10 ready > srv.out &
 spid=$!
-i=0
-while [ ! -f ready ]; do
-	sleep 0.05; i=$((i + 1))
-	[ $i -lt 200 ] || { kill $spid; fail "the server did not start"; }
-done
+wait_ready ready $spid
 "$CAPTURE" --pcap -n cli -o cli.xml -- "$APPS/msgs" client 127.0.0.1 $PORT 10 > cli.out ||
 	fail "client failed"
 wait $spid || fail "server failed"
