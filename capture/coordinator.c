@@ -268,10 +268,8 @@ static void publish(struct agent *ag)
 		if (me->th[i].since > latest)
 			latest = me->th[i].since;
 	}
-	say(ag, "STATE %s %d %llu %lld %d %lld\n", me->name, me->state,
-	    (unsigned long long)me->io_seq, (long long)(live ? now - latest : 0), live,
-	    (long long)me->max_gap);
-	/* forward the dependencies our node found as the throttled one */
+	/* the dependencies our node found as the throttled one, before our
+	 * state: a node that sees us exited has everything from us */
 	uint32_t nd = ag->s->ndeps < SESS_DEPS ? ag->s->ndeps : SESS_DEPS;
 	for (; ag->sent < nd; ag->sent++) {
 		struct sess_dep d = ag->s->deps[ag->sent];
@@ -279,6 +277,20 @@ static void publish(struct agent *ag)
 			say(ag, "DEP %s %llu %s %llu\n", me->name, (unsigned long long)d.tseq,
 			    ag->s->node[d.xnode].name, (unsigned long long)d.xseq);
 	}
+	say(ag, "STATE %s %d %llu %lld %d %lld\n", me->name, me->state,
+	    (unsigned long long)me->io_seq, (long long)(live ? now - latest : 0), live,
+	    (long long)me->max_gap);
+}
+
+/* Every other node we know of is done: nothing more can come from it. */
+static int others_done(const struct agent *ag)
+{
+	for (int i = 0; i < SESS_NODES; i++) {
+		const struct sess_node *n = &ag->s->node[i];
+		if (i != ag->idx && n->state == SN_RUNNING)
+			return 0;
+	}
+	return 1;
 }
 
 static void *agent_run(void *arg)
@@ -310,7 +322,9 @@ static void *agent_run(void *arg)
 		if (mono() - last >= 1000000) {      /* every millisecond */
 			publish(ag);
 			last = mono();
-			if (ag->done)
+			/* at the end: until the others are done too (their last
+			 * dependencies on us may be on their way), then a while */
+			if (ag->done && (others_done(ag) || mono() > ag->until))
 				ag->drain--;
 		}
 	}
@@ -352,10 +366,12 @@ int agent_start(struct agent *ag, const char *hostport, struct session *s, int i
 }
 
 /* Our app is done: tell the others, and take in what is still on its way
- * (dependencies found just before the end) for a little while. */
+ * (dependencies found on us) until the others are done too, 30 s at most,
+ * and for a little while more. */
 void agent_stop(struct agent *ag)
 {
 	ag->drain = 100;             /* 100 ms of publishing and reading */
+	ag->until = mono() + 30 * 1000000000LL;
 	ag->done = 1;
 	pthread_join(ag->th, NULL);
 	if (ag->fd >= 0)

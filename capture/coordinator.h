@@ -4,6 +4,7 @@
 #define ISLAND_COORDINATOR_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include "spool.h"
 
@@ -13,6 +14,7 @@ struct agent {
 	int fd;                      /* to the coordinator */
 	pthread_t th;
 	volatile int done, drain;
+	int64_t until;               /* at the end, wait for the others until */
 	uint32_t sent;               /* dependencies forwarded so far */
 };
 

@@ -31,7 +31,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_SESSION, OPT_THROTTLE, OPT_PERIOD, OPT_DELAY, OPT_WATCHDOG,
        OPT_WATCHDOG_FROM, OPT_WATCHDOG_FACTOR, OPT_HOLD_TIMEOUT, OPT_CLUSTER,
        OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR, OPT_PCAP,
-       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR };
+       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_SESSION_NODES };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -53,6 +53,7 @@ static const struct optdesc {
 	{ "cpu-period", 1, OPT_CPU_PERIOD, "SECONDS", "how often --cpu checks the app's CPU use (default 0.01; Repy: 0.1)" },
 	{ "session", 1, OPT_SESSION, "NAME", "capture this node as part of multi-node session NAME (HOST:PORT: across hosts)" },
 	{ "session-dir", 1, OPT_SESSION_DIR, "DIR", "where this host keeps session files (default /dev/shm)" },
+	{ "session-nodes", 1, OPT_SESSION_NODES, "N", "the session has N nodes: a throttled node waits until all are known" },
 	{ "throttle", 1, OPT_THROTTLE, "NODE", "in a session: throttle NODE to discover who waits for it" },
 	{ "period", 1, OPT_PERIOD, "P", "the throttled node holds every P-th I/O (default 1)" },
 	{ "delay", 1, OPT_DELAY, "MS", "hold each held I/O at least MS milliseconds (default 0)" },
@@ -282,6 +283,7 @@ int main(int argc, char **argv)
 		case OPT_NETRECV: restrict_set(&cli, "netrecv", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_RESTRICTIONS: rfile = optarg; break;
 		case OPT_SESSION: so.name = optarg; break;
+		case OPT_SESSION_NODES: so.nodes = (int)num_opt("--session-nodes", optarg, 1, SESS_NODES); break;
 		case OPT_SESSION_DIR: {
 			char *abs = realpath(optarg, NULL);
 			if (!abs)

@@ -127,6 +127,7 @@ int session_join(struct session *s, const char *node, const struct sess_opts *o)
 	n->delay = (int64_t)(o->delay * 1e9);
 	n->hold_timeout = (int64_t)(o->hold_timeout * 1e9);
 	n->max_gap = (int64_t)(o->max_gap * 1e9);
+	n->expect_nodes = o->nodes;
 	n->capture_pid = getpid();
 	n->remote = 0;
 	__atomic_store_n(&n->state, SN_RUNNING, __ATOMIC_RELEASE);

@@ -12,6 +12,7 @@ struct sess_opts {
 	double delay;                /* seconds */
 	double hold_timeout;         /* seconds */
 	double max_gap;              /* watchdog maximum, seconds */
+	int nodes;                   /* nodes to wait for before a hold, 0 none */
 };
 
 extern const char *session_dir;    /* where session files live */

@@ -178,7 +178,8 @@ struct sess_node {
 	int64_t hold_timeout;        /* ns to hold at most */
 	volatile uint32_t holds, hold_timeouts;
 	int32_t remote;              /* a node of another host, mirrored here */
-	int32_t pad2;
+	int32_t expect_nodes;        /* a hold first waits until this many
+	                                nodes are known (--session-nodes) */
 	struct sess_thread th[SESS_THREADS];
 };
 

@@ -151,6 +151,17 @@ static void hold(uint64_t next)
 
 	if (me->delay > 0)
 		nap_ns(me->delay);
+	/* A node not yet in the session would be overlooked: wait until as
+	 * many as expected are known (a late one, or a remote one whose
+	 * first state has not arrived yet). */
+	while (me->expect_nodes > 0 && mono_ns() < deadline) {
+		int known = 0;
+		for (int i = 0; i < SESS_NODES; i++)
+			known += sess->node[i].state != SN_FREE;
+		if (known >= me->expect_nodes)
+			break;
+		nap_ns(1000000);
+	}
 	for (;;) {
 		int all = 1;
 		int64_t now_ns = mono_ns();

@@ -7,7 +7,7 @@ mkdir hostA hostB data
 port=$(( 30000 + $$ % 20000 ))
 app=$(( port + 1 ))
 node() { # NAME INDEX DIR
-	"$CAPTURE" --session "127.0.0.1:$port" --session-dir "$3" -n "$1" -o "$1.xml" \
+	"$CAPTURE" --session "127.0.0.1:$port" --session-nodes 2 --session-dir "$3" -n "$1" -o "$1.xml" \
 		--throttle n1 --watchdog 0.05 -- \
 		"$APPS/pseudosync" "$1" "$2" 2 127.0.0.1 "$app" data 3
 }
@@ -45,10 +45,10 @@ if [ "$(id -u)" = 0 ] && ip netns add ilh-a-$$ 2>/dev/null; then
 		ip -n ilh-$n-$$ link set lo up
 	done
 	mkdir nsA nsB ndata
-	ip netns exec ilh-a-$$ "$CAPTURE" --session "10.234.0.1:$port" --session-dir nsA \
+	ip netns exec ilh-a-$$ "$CAPTURE" --session "10.234.0.1:$port" --session-nodes 2 --session-dir nsA \
 		-n n0 -o ns0.xml --throttle n1 --watchdog 0.05 -- \
 		"$APPS/pseudosync" n0 0 2 10.234.0.1 "$app" ndata 3 &
-	ip netns exec ilh-b-$$ "$CAPTURE" --session "10.234.0.1:$port" --session-dir nsB \
+	ip netns exec ilh-b-$$ "$CAPTURE" --session "10.234.0.1:$port" --session-nodes 2 --session-dir nsB \
 		-n n1 -o ns1.xml --throttle n1 --watchdog 0.05 -- \
 		"$APPS/pseudosync" n1 1 2 10.234.0.1 "$app" ndata 3 &
 	wait
