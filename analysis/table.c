@@ -49,8 +49,7 @@ void table_addf(struct table *t, const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die(70, "out of memory");
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	XGROW(t->cells, t->cap, t->ncells + 1);
 	t->cells[t->ncells++] = s;

@@ -101,7 +101,6 @@ struct node {
 	const struct restrictions *rs;   /* NULL: none */
 	struct stoplog *stops;           /* NULL: no CPU restriction */
 	/* in a session: I/O numbers on io, and the dependencies found */
-	int in_session;
 	const char *pcap;                /* the packets' file, or NULL */
 	struct cdep *waits, *signals;    /* sorted by seq */
 	size_t nwaits, nsignals;

@@ -13,14 +13,7 @@
 #endif
 
 #include "capture.h"
-
-static int64_t ns_of(clockid_t id)
-{
-	struct timespec t;
-
-	clock_gettime(id, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
+#include "util.h"
 
 static uint64_t ticks(void)
 {
@@ -54,9 +47,9 @@ static void pair(uint64_t *tk, int64_t *mono)
 	int64_t best = INT64_MAX;
 
 	for (int i = 0; i < 5; i++) {
-		int64_t a = ns_of(CLOCK_MONOTONIC);
+		int64_t a = now_ns();
 		uint64_t t = ticks();
-		int64_t b = ns_of(CLOCK_MONOTONIC);
+		int64_t b = now_ns();
 		if (b - a < best) {
 			best = b - a;
 			*tk = t;
@@ -69,7 +62,7 @@ void clock_start(struct clockmap *c, int kind)
 {
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
-	c->real0 = ns_of(CLOCK_REALTIME);
+	c->real0 = real_ns();
 	pair(&c->tsc0, &c->mono0);
 	c->ns_per_tick = 1;
 }

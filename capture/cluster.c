@@ -325,13 +325,6 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
-static double mono_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static void kill_all(struct cluster *c, int sig)
 {
 	for (int i = 0; i < c->n; i++)
@@ -343,13 +336,13 @@ static void kill_all(struct cluster *c, int sig)
  * write what it has and clean its spool; SIGKILL for what is left. */
 static void stop_all(struct cluster *c)
 {
-	double until = mono_s() + 2;
+	double until = (now_ns() / 1e9) + 2;
 	int left = 0;
 
 	kill_all(c, SIGTERM);
 	for (int i = 0; i < c->n; i++)
 		left += c->nodes[i].status < 0;
-	while (left && mono_s() < until) {
+	while (left && (now_ns() / 1e9) < until) {
 		pid_t w = waitpid(-1, NULL, WNOHANG);
 		for (int i = 0; w > 0 && i < c->n; i++)
 			if (c->nodes[i].pid == w && c->nodes[i].status < 0) {
@@ -459,7 +452,7 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 {
 	int left = c->n, failed = 0;
-	double start = mono_s();
+	double start = (now_ns() / 1e9);
 
 	p->session = xasprintf("%s-%s", c->tag, p->name);
 	p->port = free_port();
@@ -490,7 +483,7 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 		}
 		if (w < 0 && errno != EINTR)
 			break;
-		if (interrupted || mono_s() - start > o->timeout) {
+		if (interrupted || (now_ns() / 1e9) - start > o->timeout) {
 			for (int i = 0; i < c->n; i++)
 				if (c->nodes[i].status < 0)
 					warnx("%s pass: node %s %s; stopping every node", p->name,
@@ -503,7 +496,7 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 		struct timespec d = { 0, 20000000 };
 		nanosleep(&d, NULL);
 	}
-	p->seconds = mono_s() - start;
+	p->seconds = (now_ns() / 1e9) - start;
 	kill_all(c, SIGKILL);                /* whatever a node left behind */
 	char *path = session_path(p->session);
 	unlink(path);

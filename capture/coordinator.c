@@ -39,14 +39,6 @@
 
 #define MAXCLIENTS SESS_NODES
 
-static int64_t mono(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 static int resolve(const char *host, int port, struct sockaddr_in *a)
 {
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
@@ -86,7 +78,7 @@ static void coordinator(int ls)
 	struct client c[MAXCLIENTS];
 	struct pollfd pf[MAXCLIENTS + 1];
 	int seen = 0;
-	int64_t idle_since = mono();
+	int64_t idle_since = now_ns();
 
 	for (int i = 0; i < MAXCLIENTS; i++)
 		c[i].fd = -1;
@@ -98,7 +90,7 @@ static void coordinator(int ls)
 			live += c[i].fd >= 0;
 		}
 		/* done when everyone left, or nobody came for 10 minutes */
-		if ((seen && !live) || (!live && mono() - idle_since > 600 * 1000000000LL))
+		if ((seen && !live) || (!live && now_ns() - idle_since > 600 * 1000000000LL))
 			_exit(0);
 		if (poll(pf, (nfds_t)n, 1000) <= 0)
 			continue;
@@ -127,7 +119,7 @@ static void coordinator(int ls)
 					snprintf(gone, sizeof(gone), "GONE %s\n", c[i].name);
 					relay(c, MAXCLIENTS, i, gone);
 				}
-				idle_since = mono();
+				idle_since = now_ns();
 				continue;
 			}
 			c[i].len += (size_t)r;
@@ -218,7 +210,7 @@ static void on_line(struct agent *ag, char *line)
 		struct sess_node *n = &s->node[i];
 		n->max_gap = (int64_t)z;
 		n->io_seq = x;
-		n->th[0].since = mono() - (int64_t)y;
+		n->th[0].since = now_ns() - (int64_t)y;
 		n->th[0].pid = 0;
 		__atomic_store_n(&n->th[0].tid, live ? 1 : 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&n->state, st == SN_EXITED ? SN_EXITED : SN_RUNNING,
@@ -258,7 +250,7 @@ static void say(struct agent *ag, const char *fmt, ...)
 static void publish(struct agent *ag)
 {
 	struct sess_node *me = &ag->s->node[ag->idx];
-	int64_t latest = 0, now = mono();
+	int64_t latest = 0, now = now_ns();
 	int live = 0;
 
 	for (int i = 0; i < SESS_THREADS; i++) {
@@ -319,12 +311,12 @@ static void *agent_run(void *arg)
 			len -= (size_t)(p - buf);
 			memmove(buf, p, len);
 		}
-		if (mono() - last >= 1000000) {      /* every millisecond */
+		if (now_ns() - last >= 1000000) {      /* every millisecond */
 			publish(ag);
-			last = mono();
+			last = now_ns();
 			/* at the end: until the others are done too (their last
 			 * dependencies on us may be on their way), then a while */
-			if (ag->done && (others_done(ag) || mono() > ag->until))
+			if (ag->done && (others_done(ag) || now_ns() > ag->until))
 				ag->drain--;
 		}
 	}
@@ -371,7 +363,7 @@ int agent_start(struct agent *ag, const char *hostport, struct session *s, int i
 void agent_stop(struct agent *ag)
 {
 	ag->drain = 100;             /* 100 ms of publishing and reading */
-	ag->until = mono() + 30 * 1000000000LL;
+	ag->until = now_ns() + 30 * 1000000000LL;
 	ag->done = 1;
 	pthread_join(ag->th, NULL);
 	if (ag->fd >= 0)

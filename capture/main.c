@@ -405,7 +405,6 @@ int main(int argc, char **argv)
 			return 2;
 		ro.session = session_path(so.name);
 		ro.session_idx = sidx;
-		n.in_session = 1;
 		if (strchr(so.name, ':') && agent_start(&agent, so.name, sess, sidx) < 0) {
 			session_leave(sess, sidx, so.name);
 			return 2;

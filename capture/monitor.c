@@ -22,22 +22,6 @@
 #include "monitor.h"
 #include "util.h"
 
-static int64_t mono(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static void nap(int64_t ns)
-{
-	struct timespec d = { ns / 1000000000, ns % 1000000000 };
-
-	while (nanosleep(&d, &d) < 0 && errno == EINTR)
-		;
-}
-
 static struct pidcpu *pid_slot(struct monitor *m, pid_t pid)
 {
 	for (size_t i = 0; i < m->npids; i++)
@@ -119,13 +103,13 @@ static void signal_all(struct monitor *m, int sig)
 static void *run(void *arg)
 {
 	struct monitor *m = arg;
-	int64_t last_used = tree_cpu(m), last_t = mono();
+	int64_t last_used = tree_cpu(m), last_t = now_ns();
 
 	while (!m->done) {
-		nap(m->period);
+		sleep_ns(m->period);
 		if (m->done)
 			break;
-		int64_t used = tree_cpu(m), t = mono();
+		int64_t used = tree_cpu(m), t = now_ns();
 		int64_t due = (int64_t)((double)(used - last_used) / m->share) -
 			      (t - last_t);
 		last_used = used;
@@ -133,9 +117,9 @@ static void *run(void *arg)
 		if (due <= 0)
 			continue;
 		signal_all(m, SIGSTOP);
-		nap(due);
+		sleep_ns(due);
 		signal_all(m, SIGCONT);
-		int64_t t1 = mono();
+		int64_t t1 = now_ns();
 		m->stopped += t1 - t;
 		last_t = t1;
 		if (stoplog_add(m->log, t - m->mono0, t1 - t) < 0)

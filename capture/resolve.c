@@ -424,11 +424,8 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 		break;
 	case EFF_DUP:
 		r->obj = (uint32_t)fd_get(f, (int)r->a1);
-		if (ok) {
-			if (r->call == C_DUP)
-				r->fd = (int32_t)r->ret;
+		if (ok)                 /* the wrappers record the new fd as fd */
 			fd_bind(rs, f, r->fd, (int)r->obj);
-		}
 		break;
 	case EFF_FCNTL:
 		r->obj = (uint32_t)fd_get(f, r->fd);
@@ -647,16 +644,18 @@ static void derive_proc(struct node *n, struct proc *p)
 }
 
 /* system() reaps its shell internally: the shell is the child of the
- * caller that started during the call. */
-static void system_status(struct node *n, pid_t caller, const struct rec *r)
+ * caller that started during the call. Its pid goes in the record's a2
+ * (unused by system) for the writer. */
+static void system_status(struct node *n, pid_t caller, struct rec *r)
 {
 	int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
 
 	for (int k = 0; k < n->nprocs; k++) {
 		struct proc *c = &n->procs[k];
-		if (c->ppid == caller && c->status < 0 && c->start >= t0 &&
-		    c->start <= t1) {
-			c->status = (int)r->a1;
+		if (c->ppid == caller && c->start >= t0 && c->start <= t1) {
+			if (c->status < 0)
+				c->status = (int)r->a1;
+			r->a2 = c->pid;
 			return;
 		}
 	}

@@ -156,9 +156,7 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 		monitor_stop(&mon);
 	if (nc)
 		netcap_stop(nc);
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	n->end = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - n->clk.mono0;
+	n->end = now_ns() - n->clk.mono0;
 	clock_end(&n->clk);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);

@@ -363,18 +363,12 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 			o_attr(o, "status", buf);
 		}
 		break;
-	case C_SYSTEM: {
-		/* the shell it ran: our child that started during the call */
-		for (int k = 0; k < n->nprocs; k++)
-			if (n->procs[k].ppid == p->pid && n->procs[k].start >= t0 &&
-			    n->procs[k].start <= t1) {
-				o_attr_int(o, "child", n->procs[k].pid);
-				break;
-			}
+	case C_SYSTEM:
+		if (r->a2 > 0)          /* its shell, found by resolve.c */
+			o_attr_int(o, "child", r->a2);
 		fmt_status(buf, sizeof(buf), (int)r->a1);
 		o_attr(o, "status", buf);
 		break;
-	}
 	case C_ACCEPT:
 		o_attr_int(o, "listenfd", r->a1);
 		break;

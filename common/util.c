@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *progname = "island";
 
@@ -101,16 +102,52 @@ char *xstrdup(const char *s)
 	return memcpy(xmalloc(n), s, n);
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		die(70, "out of memory");
+	return s;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die(70, "out of memory");
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	return s;
+}
+
+static int64_t ns_of(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+int64_t now_ns(void)
+{
+	return ns_of(CLOCK_MONOTONIC);
+}
+
+int64_t real_ns(void)
+{
+	return ns_of(CLOCK_REALTIME);
+}
+
+void sleep_ns(int64_t ns)
+{
+	if (ns <= 0)
+		return;
+	struct timespec d = { ns / 1000000000, ns % 1000000000 };
+
+	while (nanosleep(&d, &d) < 0 && errno == EINTR)
+		;
 }
 
 char *fmt_sec(char *buf, int64_t ns)

@@ -25,6 +25,13 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* CLOCK_MONOTONIC, and CLOCK_REALTIME, in ns; sleep ns (none when <= 0),
+ * whatever signals come. */
+int64_t now_ns(void);
+int64_t real_ns(void);
+void sleep_ns(int64_t ns);
 
 /* Grow an array to hold at least `need` elements of `size` bytes. */
 #define XGROW(arr, cap, need)                                            \

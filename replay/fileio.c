@@ -96,44 +96,34 @@ int h_close(struct rctx *c, const struct op *o)
 	return close(rfd);
 }
 
-int h_read(struct rctx *c, const struct op *o)
+/* A file read or write of the traced size, at its offset if it had one. */
+static int file_rw(struct rctx *c, const struct op *o, int out)
 {
-	if (o->res == RES_NETRECV)
-		return h_recv(c, o);
 	int fd = fd_get(c, o->fd, o);
 	int64_t n = o->has_amount ? o->amount : o->size;
 	char *b = xbuf(c, n);
+	int at = o->has_offset && o->whence < 0;
 	ssize_t r;
 
 	if (fd < 0)
 		return -1;
-	if (o->has_offset && o->whence < 0)
-		r = pread(fd, b, (size_t)n, (off_t)o->offset);
+	if (out)
+		r = at ? pwrite(fd, b, (size_t)n, (off_t)o->offset) : write(fd, b, (size_t)n);
 	else
-		r = read(fd, b, (size_t)n);
+		r = at ? pread(fd, b, (size_t)n, (off_t)o->offset) : read(fd, b, (size_t)n);
 	if (r > 0)
 		c->moved += r;
 	return r < 0 ? -1 : 0;
 }
 
+int h_read(struct rctx *c, const struct op *o)
+{
+	return o->res == RES_NETRECV ? h_recv(c, o) : file_rw(c, o, 0);
+}
+
 int h_write(struct rctx *c, const struct op *o)
 {
-	if (o->res == RES_NETSEND)
-		return h_send(c, o);
-	int fd = fd_get(c, o->fd, o);
-	int64_t n = o->has_amount ? o->amount : o->size;
-	char *b = xbuf(c, n);
-	ssize_t r;
-
-	if (fd < 0)
-		return -1;
-	if (o->has_offset && o->whence < 0)
-		r = pwrite(fd, b, (size_t)n, (off_t)o->offset);
-	else
-		r = write(fd, b, (size_t)n);
-	if (r > 0)
-		c->moved += r;
-	return r < 0 ? -1 : 0;
+	return o->res == RES_NETSEND ? h_send(c, o) : file_rw(c, o, 1);
 }
 
 int h_seek(struct rctx *c, const struct op *o)

@@ -236,35 +236,32 @@ static int two_sinks(struct rctx *c, const struct op *o)
 	return 0;
 }
 
-int h_socketpair(struct rctx *c, const struct op *o)
+/* socketpair and pipe: two connected ends (sinks in the modes that wait
+ * for nobody). */
+static int two_ends(struct rctx *c, const struct op *o, int pipe)
 {
-	int sv[2];
+	int v[2];
 
 	if (o->failed || o->fd < 0)
 		return 0;
 	if (sinks_only())
 		return two_sinks(c, o);
 	int type = o->proto == P_UNIX_DGRAM ? SOCK_DGRAM : SOCK_STREAM;
-	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv))
+	if (pipe ? pipe2(v, O_CLOEXEC) : socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, v))
 		return -1;
-	fd_put(c, o->fd, real(sv[0]), 0);
-	fd_put(c, o->fd2, real(sv[1]), 0);
+	fd_put(c, o->fd, real(v[0]), 0);
+	fd_put(c, o->fd2, real(v[1]), 0);
 	return 0;
+}
+
+int h_socketpair(struct rctx *c, const struct op *o)
+{
+	return two_ends(c, o, 0);
 }
 
 int h_pipe(struct rctx *c, const struct op *o)
 {
-	int p[2];
-
-	if (o->failed || o->fd < 0)
-		return 0;
-	if (sinks_only())
-		return two_sinks(c, o);
-	if (pipe2(p, O_CLOEXEC))
-		return -1;
-	fd_put(c, o->fd, real(p[0]), 0);
-	fd_put(c, o->fd2, real(p[1]), 0);
-	return 0;
+	return two_ends(c, o, 1);
 }
 
 /* The original address is not ours to take: the socket binds to an

@@ -212,7 +212,6 @@ struct node_run {
 	const int *sel;		/* nodes replayed: WAITs on others are moot */
 };
 int run_node(struct node_run *r);
-int64_t now_ns(void);
 
 /* limit.c: --limit NODE:RESOURCE=RATE */
 int limit_add(const char *spec);

@@ -15,23 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-void sleep_ns(int64_t ns)
-{
-	if (ns <= 0)
-		return;
-	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 static void sleep_until(int64_t t)
 {
 	struct timespec ts = { t / 1000000000, t % 1000000000 };

@@ -53,14 +53,6 @@ void limits_init(const char *dir)
 		limits = p;
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 static int64_t amount(const struct rec *r, int kind)
 {
 	switch (kind) {

@@ -62,6 +62,15 @@ static inline uint64_t now(void)
 	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_nsec;
 }
 
+/* CLOCK_MONOTONIC in ns: what the session and the rate limits share with
+ * other processes (the record clock may be the cycle counter). */
+static inline int64_t mono_ns(void)
+{
+	struct timespec tv;
+	clock_gettime(CLOCK_MONOTONIC, &tv);
+	return (int64_t)tv.tv_sec * 1000000000 + tv.tv_nsec;
+}
+
 int enter_slow(struct tstate *t);
 
 /* The causality engine (session.c): NULL outside a session. */

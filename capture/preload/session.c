@@ -34,14 +34,6 @@ static const unsigned char is_io[C_NCALLS] = {
 #undef CALL
 };
 
-static int64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 static void nap_ns(int64_t ns)
 {
 	struct timespec d = { ns / 1000000000, ns % 1000000000 };

@@ -11,17 +11,7 @@ done
 # 1. pseudosync with every node in its own namespace, joined by a bridge
 if [ "$(id -u)" = 0 ] && ip netns add island-probe-$$ 2>/dev/null; then
 	ip netns del island-probe-$$
-	{
-		echo '<cluster version="1">'
-		for i in 0 1 2 3; do
-			echo "  <node name=\"n$i\" netns=\"yes\" address=\"10.231.77.$((i + 1))/24\">"
-			for a in "$APPS/pseudosync" '${NODE}' '${INDEX}' '${NNODES}' '${ADDR:n0}' 7000 '${SCRATCH}'; do
-				echo "    <arg>$a</arg>"
-			done
-			echo "  </node>"
-		done
-		echo '</cluster>'
-	} > ns.cluster.xml
+	ns_pseudosync_cluster 10.231.77 > ns.cluster.xml
 	"$CAPTURE" --cluster ns.cluster.xml --discover --passes-dir passes -o ns.xml 2>ns.err ||
 		{ cat ns.err; fail "discover in namespaces failed"; }
 	check_trace ns.xml

@@ -84,3 +84,17 @@ wait_ready() {
 		[ $i -lt 200 ] || { kill "$2" 2>/dev/null; fail "the server did not start"; }
 	done
 }
+
+# ns_pseudosync_cluster NET: a cluster file of 4 pseudosync nodes, each in
+# its own network namespace at NET.1 .. NET.4 (e.g. 10.231.77), on stdout.
+ns_pseudosync_cluster() {
+	echo '<cluster version="1">'
+	for i in 0 1 2 3; do
+		echo "  <node name=\"n$i\" netns=\"yes\" address=\"$1.$((i + 1))/24\">"
+		for a in "$APPS/pseudosync" '${NODE}' '${INDEX}' '${NNODES}' '${ADDR:n0}' 7000 '${SCRATCH}'; do
+			echo "    <arg>$a</arg>"
+		done
+		echo "  </node>"
+	done
+	echo '</cluster>'
+}

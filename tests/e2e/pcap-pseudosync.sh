@@ -60,17 +60,7 @@ measure() { # CLUSTER-FILE
 measure "$ISLAND_ROOT/traces/pseudosync.cluster.xml"
 if [ "$(id -u)" = 0 ] && ip netns add isl-pcprobe-$$ 2>/dev/null; then
 	ip netns del isl-pcprobe-$$
-	{
-		echo '<cluster version="1">'
-		for i in 0 1 2 3; do
-			echo "  <node name=\"n$i\" netns=\"yes\" address=\"10.232.78.$((i + 1))/24\">"
-			for a in "$APPS/pseudosync" '${NODE}' '${INDEX}' '${NNODES}' '${ADDR:n0}' 7000 '${SCRATCH}'; do
-				echo "    <arg>$a</arg>"
-			done
-			echo "  </node>"
-		done
-		echo '</cluster>'
-	} > ns.cluster.xml
+	ns_pseudosync_cluster 10.232.78 > ns.cluster.xml
 	rm -rf passes
 	echo "in network namespaces:"
 	measure ns.cluster.xml

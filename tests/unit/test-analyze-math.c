@@ -2,7 +2,7 @@
  * the compact interval lists, TTX and utilization on the seed's examples,
  * span-file lines, the region tree, consumption with stops, number
  * formatting. */
-#include <CUnit/Basic.h>
+#include "unit.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -387,18 +387,11 @@ int main(void)
 		{ "tables and CSV", test_table },
 	};
 	CU_pSuite s;
-	unsigned run, failed;
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	s = CU_add_suite("analyze", NULL, NULL);
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		CU_add_test(s, tests[i].name, tests[i].fn);
-	CU_basic_set_mode(CU_BRM_NORMAL);
-	CU_basic_run_tests();
-	run = CU_get_number_of_tests_run();
-	failed = CU_get_number_of_tests_failed();
-	printf("unit-analyze: %u passed, %u failed\n", run - failed, failed);
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return unit_run("analyze") ? 1 : 0;
 }

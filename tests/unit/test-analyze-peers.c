@@ -2,7 +2,7 @@
  * is blocked until the peer's send, stopped after it where a stop of its
  * node covers it, netrecv otherwise; without the peer's trace, or when the
  * connection is ambiguous, all of it is blocked (docs/restrictions.md). */
-#include <CUnit/Basic.h>
+#include "unit.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,18 +180,11 @@ int main(void)
 		{ "ambiguous connections", test_ambiguous },
 	};
 	CU_pSuite su;
-	unsigned run, failed;
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	su = CU_add_suite("analyze-peers", NULL, NULL);
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		CU_add_test(su, tests[i].name, tests[i].fn);
-	CU_basic_set_mode(CU_BRM_NORMAL);
-	CU_basic_run_tests();
-	run = CU_get_number_of_tests_run();
-	failed = CU_get_number_of_tests_failed();
-	printf("unit-analyze-peers: %u passed, %u failed\n", run - failed, failed);
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return unit_run("analyze-peers") ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 /* Unit tests of the capture's pure functions: path resolution, names of
  * addresses, flags and statuses, escaping, time formatting. */
-#include <CUnit/Basic.h>
+#include "unit.h"
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -168,11 +168,5 @@ int main(void)
 	CU_add_test(s, "names", test_names);
 	CU_add_test(s, "amounts", test_amounts);
 	CU_add_test(s, "stoplog", test_stoplog);
-	CU_basic_set_mode(CU_BRM_NORMAL);
-	CU_basic_run_tests();
-	unsigned run = CU_get_number_of_tests_run();
-	unsigned failed = CU_get_number_of_tests_failed();
-	printf("unit-capture: %u passed, %u failed\n", run - failed, failed);
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return unit_run("capture") ? 1 : 0;
 }

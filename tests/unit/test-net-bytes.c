@@ -2,7 +2,7 @@
  * stream offsets (wrap-around, streams past 4 GiB, retransmissions), the
  * segments that carry a range of bytes, the overlaps that make message
  * edges, the link types, and a crafted pcap read back into a connection. */
-#include <CUnit/Basic.h>
+#include "unit.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,18 +295,11 @@ int main(void)
 		{ "a recv's time split", test_split },
 	};
 	CU_pSuite s;
-	unsigned run, failed;
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	s = CU_add_suite("net", NULL, NULL);
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		CU_add_test(s, tests[i].name, tests[i].fn);
-	CU_basic_set_mode(CU_BRM_NORMAL);
-	CU_basic_run_tests();
-	run = CU_get_number_of_tests_run();
-	failed = CU_get_number_of_tests_failed();
-	printf("unit-net: %u passed, %u failed\n", run - failed, failed);
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return unit_run("net") ? 1 : 0;
 }

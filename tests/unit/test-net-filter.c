@@ -2,7 +2,7 @@
  * sockets' (connected: both endpoints; listening: the opening SYNs;
  * unconnected UDP: the local endpoint), and which are other processes'
  * even on the same port. */
-#include <CUnit/Basic.h>
+#include "unit.h"
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,18 +109,11 @@ int main(void)
 		{ "many sockets", test_many },
 	};
 	CU_pSuite su;
-	unsigned run, failed;
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	su = CU_add_suite("net-filter", NULL, NULL);
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		CU_add_test(su, tests[i].name, tests[i].fn);
-	CU_basic_set_mode(CU_BRM_NORMAL);
-	CU_basic_run_tests();
-	run = CU_get_number_of_tests_run();
-	failed = CU_get_number_of_tests_failed();
-	printf("unit-net-filter: %u passed, %u failed\n", run - failed, failed);
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return unit_run("net-filter") ? 1 : 0;
 }

@@ -3,7 +3,7 @@
 #include "exec.h"
 #include "util.h"
 
-#include <CUnit/Basic.h>
+#include "unit.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -337,12 +337,7 @@ int main(void)
 	CU_add_test(s, "WAIT cycles are found", test_cycles);
 	CU_add_test(s, "the call table", test_calls);
 	CU_add_test(s, "dummy files: what the trace reads but did not create", test_files);
-	CU_basic_set_mode(CU_BRM_NORMAL);
-	CU_basic_run_tests();
-	unsigned failed = CU_get_number_of_tests_failed();
-	unsigned run = CU_get_number_of_tests_run();
-	printf("unit-replay: %u passed, %u failed\n", run - failed, failed);
-	CU_cleanup_registry();
+	unsigned failed = unit_run("replay");
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
 	if (system(cmd))
