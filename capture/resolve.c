@@ -521,15 +521,41 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 	count_use(rs->n, r);
 }
 
-/* Merge the threads of a process by call time. */
+/*
+ * Merge the threads of a process by the time each call acts on the
+ * descriptor table: a call that yields a descriptor when it returns (an
+ * open in one thread can start before another thread's close frees the
+ * number it gets), any other call when it starts. Within a thread the keys
+ * still rise, since calls do not overlap.
+ */
 struct cursor {
 	struct rec_iter it;
 	struct rec *cur;
+	uint64_t key;
 };
+
+static int yields_fd(const struct rec *r)
+{
+	if (r->call >= C_NCALLS)          /* REC_PROC, REC_FDINFO */
+		return 0;
+	switch (calls[r->call].effect) {
+	case EFF_OPEN: case EFF_DUP: case EFF_FCNTL: case EFF_SOCKET:
+	case EFF_PAIR: case EFF_ACCEPT: case EFF_REOPEN:
+		return 1;
+	}
+	return 0;
+}
+
+static struct rec *cur_next(struct cursor *c)
+{
+	if ((c->cur = rec_next(&c->it)))
+		c->key = yields_fd(c->cur) ? c->cur->t1 : c->cur->t0;
+	return c->cur;
+}
 
 static int cur_less(const struct cursor *a, const struct cursor *b)
 {
-	return a->cur->t0 < b->cur->t0;
+	return a->key < b->key;
 }
 
 static void heap_down(struct cursor *h, int n, int i)
@@ -557,14 +583,14 @@ static void resolve_proc(struct resolver *rs, struct proc *p)
 
 	for (int i = 0; i < p->nthr; i++) {
 		rec_iter_init(&h[n].it, &p->thr[i]);
-		if ((h[n].cur = rec_next(&h[n].it)))
+		if (cur_next(&h[n]))
 			n++;
 	}
 	for (int i = n / 2 - 1; i >= 0; i--)
 		heap_down(h, n, i);
 	while (n) {
 		apply(rs, p, &f, h[0].cur);
-		if (!(h[0].cur = rec_next(&h[0].it)))
+		if (!cur_next(&h[0]))
 			h[0] = h[--n];
 		heap_down(h, n, 0);
 	}

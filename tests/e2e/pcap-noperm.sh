@@ -4,17 +4,21 @@
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null ||
 	{ echo "needs root and setpriv to run as another user"; exit 77; }
-chmod 777 .
+# nobody must reach the tool, its interposer and the work directory,
+# wherever the tree is (a fresh clone may sit under a private directory).
+pub=$(mktemp -d /tmp/island-noperm.XXXXXX) && trap 'rm -rf "$pub"' EXIT
+cp -r "$ISLAND_ROOT/bin" "$ISLAND_ROOT/lib" "$pub" && chmod -R a+rX "$pub"
+chmod 777 "$pub" && cd "$pub"
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
-nobody "$CAPTURE" --pcap -n x -o x.xml -- touch ran > out 2>err
+nobody "$pub/bin/island-capture" --pcap -n x -o x.xml -- touch ran > out 2>err
 expect_eq "exit status" "$?" 2
 [ ! -e ran ] || fail "the app ran"
 [ ! -e x.xml ] || fail "a trace was written"
 grep -q 'island-capture: --pcap: cannot capture on any interface: .*CAP_NET_RAW' err ||
 	fail "unclear error: $(cat err)"
 
-nobody "$CAPTURE" --pcap --pcap-optional -n x -o x.xml -- touch ran > out 2>err ||
+nobody "$pub/bin/island-capture" --pcap --pcap-optional -n x -o x.xml -- touch ran > out 2>err ||
 	fail "--pcap-optional: $(cat err)"
 [ -e ran ] || fail "--pcap-optional: the app did not run"
 grep -q 'going on without packets' err || fail "--pcap-optional: no warning"
