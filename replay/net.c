@@ -184,6 +184,16 @@ static void peer_latency(const struct op *o, int64_t t0)
 	sleep_ns((int64_t)((double)o->dur / opt.speed) - (now_ns() - t0));
 }
 
+/* A connection to an outside peer, answered by a sink in its time. */
+static int sink_answered(struct rctx *c, const struct op *o)
+{
+	int64_t t0 = now_ns();
+	int fd = net_sink(c, o);
+
+	peer_latency(o, t0);
+	return fd;
+}
+
 /* ---- handlers -------------------------------------------------------------- */
 
 /* a descriptor number reused by a real socket is no longer a sink */
@@ -359,9 +369,7 @@ int h_connect(struct rctx *c, const struct op *o)
 			return -1;
 		}
 	} else {
-		int64_t t0 = now_ns();
-		fd = net_sink(c, o);
-		peer_latency(o, t0);
+		fd = sink_answered(c, o);
 	}
 	if (fd < 0)
 		return -1;
@@ -431,13 +439,10 @@ int h_accept(struct rctx *c, const struct op *o)
 
 	if (o->failed || o->fd < 0)
 		return 0;
-	if (o->peer && from_replayed(c, o->peer) && !sinks_only()) {
+	if (o->peer && from_replayed(c, o->peer) && !sinks_only())
 		fd = real(rendezvous(c, o->peer));
-	} else {
-		int64_t t0 = now_ns();
-		fd = net_sink(c, o);
-		peer_latency(o, t0);
-	}
+	else
+		fd = sink_answered(c, o);
 	if (fd < 0)
 		return -1;
 	fd_put(c, o->fd, fd, 0);

@@ -15,6 +15,16 @@ expect_eq() {
 	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
 }
 
+# rows of the net report's Nth table (CSV), without its header
+section() { awk -v n="$1" 'BEGIN { s = 1 } /^$/ { s++; h = 0; next } s == n && h++' "$2"; }
+
+# Skip (77) where packet capture is not permitted; a failed probe for any
+# other reason fails. Arguments go before the probe (ip netns exec NS).
+need_pcap() {
+	"$@" "$CAPTURE" --pcap -n probe -- true 2>probe.err ||
+		{ grep -q CAP_NET_RAW probe.err && { cat probe.err; exit 77; }; fail "probe: $(cat probe.err)"; }
+}
+
 # The trace is well-formed XML, and valid against the schema when there
 # is one.
 check_trace() {

@@ -3,8 +3,7 @@
 # after they arrived stopped where the node was stopped. A receiver waits
 # on a slow sender while a second thread makes its node be stopped.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
-"$CAPTURE" --pcap -n probe -- true 2>probe.err ||
-	{ grep -q CAP_NET_RAW probe.err && { cat probe.err; exit 77; }; fail "probe: $(cat probe.err)"; }
+need_pcap
 "$CAPTURE" --pcap --cpu 0.05 --cpu-period 0.05 -n recvnode "$APPS/slowpeer" recv port &
 "$CAPTURE" --pcap -n sendnode "$APPS/slowpeer" send port 1.0 || fail "sender failed"
 wait || fail "receiver failed"

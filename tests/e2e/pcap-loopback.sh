@@ -4,11 +4,8 @@
 # connection's bytes in each node's pcap match the calls exactly; the
 # pcaps open in tcpdump. Then the same over IPv6 (::1), when it is up.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
-# rows of the net report's Nth table (CSV), without its header
-section() { awk -v n="$1" 'BEGIN { s = 1 } /^$/ { s++; h = 0; next } s == n && h++' "$2"; }
 command -v tcpdump >/dev/null || { echo "tcpdump is not installed"; exit 77; }
-"$CAPTURE" --pcap -n probe -- true 2>probe.err ||
-	{ grep -q CAP_NET_RAW probe.err && { cat probe.err; exit 77; }; cat probe.err; fail "probe"; }
+need_pcap
 PORT=$((20000 + $$ % 20000))
 
 "$CAPTURE" --pcap -n srv -o srv.xml -- "$APPS/msgs" server 127.0.0.1 $PORT 20 ready > srv.out &

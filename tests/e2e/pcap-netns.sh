@@ -3,8 +3,6 @@
 # sockets use (the default). Every message gives exactly one edge, the
 # bytes per connection match the calls exactly, tcpdump reads the pcaps.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
-# rows of the net report's Nth table (CSV), without its header
-section() { awk -v n="$1" 'BEGIN { s = 1 } /^$/ { s++; h = 0; next } s == n && h++' "$2"; }
 command -v tcpdump >/dev/null || { echo "tcpdump is not installed"; exit 77; }
 command -v ip >/dev/null || { echo "no ip command"; exit 77; }
 A=isl-pca-$$ B=isl-pcb-$$ VA=ipa$$ VB=ipb$$
@@ -19,8 +17,7 @@ ip link set $VA netns $A && ip link set $VB netns $B || fail "veth into the name
 ip -n $A addr add 10.232.7.1/24 dev $VA && ip -n $B addr add 10.232.7.2/24 dev $VB || fail "addresses"
 for ns in $A $B; do ip -n $ns link set lo up; done
 ip -n $A link set $VA up && ip -n $B link set $VB up || fail "links up"
-ip netns exec $A "$CAPTURE" --pcap -n probe -- true 2>probe.err ||
-	{ grep -q CAP_NET_RAW probe.err && { cat probe.err; exit 77; }; cat probe.err; fail "probe"; }
+need_pcap ip netns exec $A
 
 ip netns exec $B "$CAPTURE" --pcap $VB -n srv -o srv.xml -- \
 	"$APPS/msgs" server 10.232.7.2 7000 20 ready > srv.out &

@@ -3,11 +3,8 @@
 # on 127.0.0.2:P (the same port, another address) and on 127.0.0.1:P+1,
 # and ping loopback. None of their packets appear in the node's pcap.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
-# rows of the net report's Nth table (CSV), without its header
-section() { awk -v n="$1" 'BEGIN { s = 1 } /^$/ { s++; h = 0; next } s == n && h++' "$2"; }
 command -v tcpdump >/dev/null || { echo "tcpdump is not installed"; exit 77; }
-"$CAPTURE" --pcap -n probe -- true 2>probe.err ||
-	{ grep -q CAP_NET_RAW probe.err && { cat probe.err; exit 77; }; cat probe.err; fail "probe"; }
+need_pcap
 P=$((20000 + $$ % 20000))
 Q=$((P + 1))
 

@@ -9,8 +9,7 @@
 # on loopback, then with every node in a network namespace of its own
 # (joined by a bridge, veths: each node's pcap taken in its namespace).
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
-"$CAPTURE" --pcap -n probe -- true 2>probe.err ||
-	{ grep -q CAP_NET_RAW probe.err && { cat probe.err; exit 77; }; cat probe.err; fail "probe"; }
+need_pcap
 measure() { # CLUSTER-FILE
 	"$CAPTURE" --cluster "$1" --discover --pcap \
 		--passes-dir passes -o ps.xml 2>ps.err || { cat ps.err; fail "discover failed"; }

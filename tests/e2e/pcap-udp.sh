@@ -5,11 +5,8 @@
 # datagrams only, while another pair, not captured, exchanges the same
 # sizes on another port.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
-# rows of the net report's Nth table (CSV), without its header
-section() { awk -v n="$1" 'BEGIN { s = 1 } /^$/ { s++; h = 0; next } s == n && h++' "$2"; }
 command -v tcpdump >/dev/null || { echo "tcpdump is not installed"; exit 77; }
-"$CAPTURE" --pcap -n probe -- true 2>probe.err ||
-	{ grep -q CAP_NET_RAW probe.err && { cat probe.err; exit 77; }; cat probe.err; fail "probe"; }
+need_pcap
 P=$((20000 + $$ % 20000))
 Q=$((P + 1))
 

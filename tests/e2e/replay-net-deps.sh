@@ -3,8 +3,7 @@
 # every receive is replayed after the send it got its bytes from.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 REPLAY="$ISLAND_ROOT/bin/island-replay"
-"$CAPTURE" --pcap -n probe -- true 2>probe.err ||
-	{ grep -q CAP_NET_RAW probe.err && { cat probe.err; exit 77; }; fail "probe: $(cat probe.err)"; }
+need_pcap
 PORT=$((20000 + ($$ + 7) % 20000))
 "$CAPTURE" --pcap -n srv -o srv.xml -- "$APPS/msgs" server 127.0.0.1 $PORT 10 ready > srv.out &
 spid=$!
