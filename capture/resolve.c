@@ -194,7 +194,6 @@ static int obj_sock(struct resolver *rs, const struct sockinfo *si)
 	int id = obj_ino(rs, si->ino, OBJ_SOCKET);
 	struct obj *o = &rs->n->objs[id - 1];
 
-	o->listed = 1;
 	if (!o->proto[0])
 		sock_proto(o, si->domain, si->type);
 	set_addr(&o->local, &si->local, si->llen);
@@ -344,6 +343,11 @@ static void count_use(struct node *n, struct rec *r)
 	}
 	if (o->kind == OBJ_FILE && (o->reads || o->writes || o->opens))
 		o->listed = 1;
+	/* an inherited socket or pipe is the app's once it uses it: a stray
+	 * descriptor of whoever started the app, closed unused, is not */
+	if ((o->kind == OBJ_SOCKET || o->kind == OBJ_PIPE) &&
+	    calls[r->call].effect != EFF_CLOSE)
+		o->listed = 1;
 }
 
 static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
@@ -375,7 +379,6 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 			id = obj_sock(rs, (struct sockinfo *)pl);
 		else if (r->a1 == FDK_PIPE) {
 			id = obj_ino(rs, *(uint64_t *)pl, OBJ_PIPE);
-			rs->n->objs[id - 1].listed = 1;
 			strcpy(rs->n->objs[id - 1].proto, "pipe");
 		} else
 			id = obj_file(rs, pl);

@@ -1,8 +1,9 @@
 # Sockets and pipes: TCP over loopback between two processes, UDP, a unix
 # socketpair, a pipe; per-socket summaries and per-call peers.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
-# stdout to a file: a pipe there would be one more socket in the summary
-"$CAPTURE" -n net "$APPS/netpair" > out.txt || fail "netpair failed"
+# stdin is a pipe the app never touches: it is not one of the app's sockets
+# (stdout to a file: a pipe it writes to would be one more)
+: | "$CAPTURE" -n net "$APPS/netpair" > out.txt || fail "netpair failed"
 expect_eq "output" "$(cat out.txt)" "netpair: ok"
 check_trace net.xml
 got=$(sed -n '/<sockets>/,/<\/sockets>/p' net.xml | sed -E 's/:[0-9]+"/:P"/g')
@@ -10,7 +11,6 @@ want='  <sockets>
     <socket proto="tcp" local="127.0.0.1:P" peer="" sent="0" received="0" direction="none" open_at_end="true"/>
     <socket proto="udp" local="127.0.0.1:P" peer="" sent="1000" received="1000" direction="none" open_at_end="true"/>
     <socket proto="pipe" local="" peer="" sent="4" received="4" direction="none" open_at_end="true"/>
-    <socket proto="pipe" local="" peer="" sent="0" received="0" direction="none" open_at_end="true"/>
     <socket proto="tcp" local="127.0.0.1:P" peer="127.0.0.1:P" sent="1000" received="10000" direction="in" open_at_end="false"/>
     <socket proto="tcp" local="127.0.0.1:P" peer="127.0.0.1:P" sent="10000" received="1000" direction="out" open_at_end="false"/>
     <socket proto="udp" local="0.0.0.0:P" peer="" sent="1000" received="1000" direction="none" open_at_end="false"/>
@@ -26,4 +26,8 @@ expect_eq "pipe read" "$(grep -c 'api="read" res="netrecv".*peer="pipe"' net.xml
 grep -q 'api="connect" res="netmeta".*peer="127.0.0.1:[0-9]*" proto="tcp"' net.xml || fail "connect"
 grep -q 'api="accept" res="netmeta".*peer="127.0.0.1:[0-9]*" proto="tcp"' net.xml || fail "accept"
 grep -q 'api="socketpair" res="netmeta".*fd2=' net.xml || fail "socketpair"
+# an inherited pipe the app reads is its socket: stdin of wc
+printf 'hello' | "$CAPTURE" -n wc wc -c > wc.txt || fail "wc failed"
+expect_eq "wc output" "$(cat wc.txt)" "5"
+expect_eq "stdin pipe" "$(grep -c '<socket proto="pipe" local="" peer="" sent="0" received="5"' wc.xml)" 1
 exit 0
