@@ -30,6 +30,7 @@ struct nstate {			/* one replayed node */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;	/* a thread or process finished */
 	int finished;
+	int64_t done_ns;	/* when the last thread finished */
 	struct nodestat *st;
 	pthread_mutex_t stmu;
 	int warned;
@@ -43,6 +44,7 @@ struct rctx {
 	struct famstat fam[NFAM];
 	uint64_t calls, skipped, failed;
 	int64_t moved;		/* bytes the current call transferred */
+	int64_t late;		/* compute overshoot the next phase pays back */
 };
 
 /* fd map of the calling thread's process */

@@ -322,7 +322,7 @@ static void start_element(struct rd *rd, const char *el, const char *parent)
 		th->creator = int_attr(rd, "thread", "creator", NULL, 0);
 		th->start = sec_attr(rd, "thread", "start", 1, 0);
 		th->end = sec_attr(rd, "thread", "end", 1, 0);
-		th->cpu = sec_attr(rd, "thread", "cpu", 0, -1);
+		(void)sec_attr(rd, "thread", "cpu", 0, -1);	/* checked, unused */
 		th->proc = (int)(rd->proc - n->procs);
 		XGROW(rd->proc->threads, rd->proc->cap, rd->proc->nthreads + 1);
 		rd->proc->threads[rd->proc->nthreads++] = (int)n->nthreads;
@@ -331,7 +331,6 @@ static void start_element(struct rd *rd, const char *el, const char *parent)
 	} else if (!strcmp(el, "compute")) {
 		struct op *o = new_op(rd, OP_COMPUTE);
 		o->dur = sec_attr(rd, "compute", "dur", 1, 0);
-		rd->thr->computing += o->dur;
 	} else if (!strcmp(el, "io")) {
 		read_io(rd);
 	} else if (!strcmp(el, "wait") || !strcmp(el, "signal")) {

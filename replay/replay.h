@@ -46,8 +46,6 @@ enum proto { P_NONE, P_TCP, P_UDP, P_UNIX_STREAM, P_UNIX_DGRAM, P_PIPE, P_OTHER 
 struct thread {
 	long tid, creator;
 	int64_t start, end;
-	int64_t cpu;		/* CPU time used, -1 when unknown */
-	int64_t computing;	/* sum of its compute durations */
 	struct op *ops;
 	size_t nops, cap;
 	int proc;		/* index in node->procs */
@@ -183,7 +181,8 @@ struct nodestat {
 struct sync;
 struct sync *sync_create(const struct trace *t);	/* MAP_SHARED */
 void sync_done(struct sync *s, int node, uint32_t seq);
-/* Wait until node has completed seq; 0, or -1 when stop is set. */
+/* Wait until node has completed seq: 0 at once, 1 after blocking, -1 when
+ * stop is set. */
 int sync_wait(struct sync *s, int node, uint32_t seq);
 uint64_t sync_count(struct sync *s, int node);
 void sync_stop(struct sync *s);

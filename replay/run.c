@@ -23,35 +23,34 @@ static void sleep_until(int64_t t)
 		;
 }
 
-/* Spinning loads the CPU as the application did. A thread that used its
- * CPU only part of the time between its calls (share < 1: page faults, a
- * loader, a lock) sleeps the rest first: spinning all of it would load the
- * machine more than the original did and delay the other nodes. The end
- * is a deadline, so a spin preempted midway still ends on time. */
-static void compute(int64_t ns, double share)
+/* Spinning loads the CPU as the application did: for the whole phase, as
+ * a thread that was running or ready to run (a phase's CPU time below its
+ * length is the other nodes' load, and a thread that stopped spinning once
+ * it had its share would lighten the load it met and shorten the run).
+ * The end is a deadline, so a spin preempted midway still ends on time; a
+ * spin preempted at its deadline ends late, and the next phase pays that
+ * back: the recorded phases already hold the original's preemptions, so a
+ * loaded machine would otherwise count them twice. */
+static void compute(struct rctx *c, int64_t ns)
 {
 	if (ns <= 0 || opt.compute == COMP_NONE)
 		return;
-	if (opt.compute == COMP_SLEEP) {
-		sleep_ns(ns);
+	if (c->late >= ns) {
+		c->late -= ns;
 		return;
 	}
-	int64_t end = now_ns() + ns;
-	/* a sleep costs a wake-up: not worth it for short phases */
-	if (share < 0.95 && ns >= 1000000)
-		sleep_ns((int64_t)((double)ns * (1 - share)));
+	ns -= c->late;
+	int64_t end = now_ns() + ns, t;
+	if (opt.compute == COMP_SLEEP) {
+		sleep_until(end);
+		c->late = now_ns() - end;
+		return;
+	}
 	volatile uint64_t x = 0;
-	while (now_ns() < end)
+	while ((t = now_ns()) < end)
 		for (int i = 0; i < 64; i++)
 			x += (uint64_t)i;
-}
-
-static double cpu_share(const struct thread *th)
-{
-	if (th->cpu < 0 || th->computing <= 0)
-		return 1.0;
-	double s = (double)th->cpu / (double)th->computing;
-	return s > 1 ? 1 : s;
+	c->late = t - end;
 }
 
 /* ---- descriptor tables ----------------------------------------------- */
@@ -352,7 +351,6 @@ static void run_ops(struct rctx *c, const struct thread *th)
 	struct node_run *r = ns->r;
 	const int waits = opt.mode == MODE_CAUSAL;
 	const int computes = opt.mode == MODE_CAUSAL || opt.mode == MODE_THINK;
-	const double share = cpu_share(th);
 
 	for (size_t i = 0; i < th->nops && !sync_stopped(r->sync); i++) {
 		const struct op *o = &th->ops[i];
@@ -360,11 +358,13 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		switch (o->kind) {
 		case OP_COMPUTE:
 			if (computes)
-				compute((int64_t)((double)o->dur / opt.speed), share);
+				compute(c, (int64_t)((double)o->dur / opt.speed));
 			continue;
 		case OP_WAIT:
-			if (waits && r->sel[o->node])
-				sync_wait(r->sync, o->node, o->seq);
+			/* a wait that blocked absorbed any lateness */
+			if (waits && r->sel[o->node] &&
+			    sync_wait(r->sync, o->node, o->seq) > 0)
+				c->late = 0;
 			continue;
 		case OP_SIGNAL:
 			continue;	/* every completion is published */
@@ -411,11 +411,14 @@ static void *thread_main(void *arg)
 	if (delay > 0 && opt.mode != MODE_AFAP)
 		sleep_until(delay);
 	run_ops(&c, th);
+	int64_t done = now_ns();
 	stat_add(ns, &c);
 	free(c.buf);
 
 	pthread_mutex_lock(&ns->mu);
 	ns->ts[me].finished = 1;
+	if (done > ns->done_ns)
+		ns->done_ns = done;
 	struct pstate *ps = &ns->ps[th->proc];
 	if (++ps->finished == ps->nthreads)
 		fd_closeall(ps, 0);
@@ -499,14 +502,19 @@ int run_node(struct node_run *r)
 	for (size_t i = 0; i < n->nthreads; i++)
 		if (ns.ts[i].launched)
 			pthread_join(ns.ts[i].pt, NULL);
-	/* the original node ran on after its last thread (exit, teardown) */
+	/* the original node ran on after its last thread (exit, teardown).
+	 * The node ends when its last thread did, not when this thread,
+	 * woken on a loaded machine, gets to see it. */
 	int64_t last = n->start;
 	for (size_t i = 0; i < n->nthreads; i++)
 		if (n->threads[i].end > last)
 			last = n->threads[i].end;
-	if (opt.mode != MODE_AFAP && !sync_stopped(r->sync) && n->end > last)
-		sleep_ns((int64_t)((double)(n->end - last) / opt.speed));
-	ns.st->t1_ns = now_ns();
+	int64_t end = ns.done_ns ? ns.done_ns : now_ns();
+	if (opt.mode != MODE_AFAP && !sync_stopped(r->sync) && n->end > last) {
+		end += (int64_t)((double)(n->end - last) / opt.speed);
+		sleep_until(end);
+	}
+	ns.st->t1_ns = end;
 	ns.st->repl_ns = ns.st->t1_ns - (r->t0_ns + r->offset_ns);
 	if (ns.st->repl_ns < 0 || opt.mode == MODE_AFAP)
 		ns.st->repl_ns = ns.st->t1_ns - t0;

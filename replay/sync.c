@@ -103,7 +103,7 @@ int sync_wait(struct sync *s, int node, uint32_t seq)
 		futex(&n->gen, FUTEX_WAIT, g, &ts);
 	}
 	atomic_fetch_sub(&n->waiters, 1);
-	return atomic_load(&s->stop) ? -1 : 0;
+	return atomic_load(&s->stop) ? -1 : 1;
 }
 
 uint64_t sync_count(struct sync *s, int node)
