@@ -37,6 +37,7 @@ struct spool {
 	char *map;
 	size_t size;
 	char *recs, *end;            /* complete records */
+	char *buf;                   /* records expanded from short ones */
 	char *name;
 };
 

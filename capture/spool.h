@@ -6,7 +6,8 @@
  *
  * Layout: a header page, then records back to back in zero-filled space.
  * A record is a fixed part (struct rec) and an optional payload, its total
- * length rounded up to 8 bytes. Its len is stored last, so the chain of
+ * length rounded up to 8 bytes, or a short record (struct srec) for the
+ * common call whose values fit it. Its len is stored last, so the chain of
  * complete records ends at the first len of 0, even after a crash or
  * SIGKILL; hdr.used is a hint brought up to date now and then.
  */
@@ -17,7 +18,7 @@
 #include <sys/socket.h>
 
 #define SPOOL_MAGIC    0x4c4f4f5053444e4cull   /* "LNDSPOOL" */
-#define SPOOL_VERSION  1
+#define SPOOL_VERSION  2
 #define SPOOL_HDR_SIZE 4096
 
 enum spool_clock { CLOCK_KIND_MONO = 0, CLOCK_KIND_TSC = 1 };
@@ -50,18 +51,42 @@ struct spool_hdr {
 	char     comm_end[16];       /* name at end */
 };
 
-/* The fixed part of every record: 64 bytes, a cache line. */
+/* The fixed part of every record: 64 bytes, a cache line. call and len
+ * sit where struct srec has them, so a chain of both kinds can be walked. */
 struct rec {
 	uint64_t t0, t1;    /* call and return, clock units */
-	int64_t  ret;       /* return value (see calls.def for amounts) */
-	int64_t  a1, a2;    /* call-specific arguments, see below */
 	int32_t  fd;
 	int32_t  err;       /* errno when the call failed, else 0 */
 	uint16_t call;      /* enum call_id, or a REC_* kind */
 	uint16_t len;       /* whole record with payload, multiple of 8 */
 	uint32_t obj;       /* scratch for the writer (resolved object) */
+	int64_t  ret;       /* return value (see calls.def for amounts) */
+	int64_t  a1, a2;    /* call-specific arguments, see below */
 	uint64_t seq;       /* in a session: the node's I/O number, else 0 */
 };
+
+/*
+ * The short record: a call that succeeded, outside a session and rate
+ * limits, whose duration, return value and arguments fit 32 bits. Half the
+ * size of struct rec, and so half the spool pages the kernel must zero and
+ * map while the application runs; the writer expands it to a struct rec
+ * (t1 = t0 + dt, err, obj and seq 0) when it loads the spool.
+ */
+struct srec {
+	uint64_t t0;
+	uint32_t dt;        /* t1 - t0, clock units */
+	int32_t  fd;
+	int32_t  ret, a1;
+	uint16_t call;
+	uint16_t len;       /* sizeof(struct srec), stored last */
+	int32_t  a2;
+};
+
+_Static_assert(sizeof(struct rec) == 64 && sizeof(struct srec) == 32,
+	       "record sizes");
+_Static_assert(__builtin_offsetof(struct rec, len) == __builtin_offsetof(struct srec, len) &&
+	       __builtin_offsetof(struct rec, call) == __builtin_offsetof(struct srec, call),
+	       "call and len where both kinds have them");
 
 #define REC_ALIGN(n) (((n) + 7u) & ~7u)
 #define REC_PAYLOAD(r) ((char *)(r) + sizeof(struct rec))

@@ -40,23 +40,61 @@ static struct thr *thr_get(struct proc *p, pid_t tid)
 }
 
 /* Walk the record chain; stop at the first record that is not sane (a
- * crash can only cut the chain, since `used` is written after a record). */
-static void check_chain(struct spool *s)
+ * crash can only cut the chain, since `used` is written after a record).
+ * Returns how many short records it holds. */
+static size_t check_chain(struct spool *s)
 {
 	char *p = s->recs;
+	size_t nshort = 0;
 
-	while (p + sizeof(struct rec) <= s->end) {
+	while (p + sizeof(struct srec) <= s->end) {
 		struct rec *r = (struct rec *)p;
 		if (r->len == 0)
 			break;              /* the end of what was written */
-		if (r->len < sizeof(*r) || (r->len & 7) || p + r->len > s->end) {
+		if ((r->len != sizeof(struct srec) && r->len < sizeof(*r)) ||
+		    (r->len & 7) || p + r->len > s->end) {
 			warnx("%s: bad record at byte %zu, the rest is ignored",
 			      s->name, (size_t)(p - s->recs));
 			break;
 		}
+		nshort += r->len == sizeof(struct srec);
 		p += r->len;
 	}
 	s->end = p;
+	return nshort;
+}
+
+/* Short records become full ones in memory, where the resolver can also
+ * note what it found in each. */
+static void expand(struct spool *s, size_t nshort)
+{
+	size_t n = (size_t)(s->end - s->recs) +
+		   nshort * (sizeof(struct rec) - sizeof(struct srec));
+	char *buf = xmalloc(n ? n : 1), *o = buf;
+
+	for (char *p = s->recs; p < s->end;) {
+		const struct srec *q = (const struct srec *)p;
+		if (q->len == sizeof(*q)) {
+			struct rec *r = (struct rec *)o;
+			memset(r, 0, sizeof(*r));
+			r->t0 = q->t0;
+			r->t1 = q->t0 + q->dt;
+			r->fd = q->fd;
+			r->ret = q->ret;
+			r->a1 = q->a1;
+			r->a2 = q->a2;
+			r->call = q->call;
+			r->len = sizeof(*r);
+			o += sizeof(*r);
+		} else {
+			memcpy(o, p, q->len);
+			o += q->len;
+		}
+		p += q->len;
+	}
+	s->buf = buf;
+	s->recs = buf;
+	s->end = o;
 }
 
 static struct spool *spool_map(const char *dir, const char *name)
@@ -95,7 +133,9 @@ static struct spool *spool_map(const char *dir, const char *name)
 	}
 	s->recs = s->map + SPOOL_HDR_SIZE;
 	s->end = s->map + s->size;
-	check_chain(s);
+	size_t nshort = check_chain(s);
+	if (nshort)
+		expand(s, nshort);
 	return s;
 }
 
@@ -145,6 +185,7 @@ void spool_unload(struct node *n)
 			struct thr *t = &n->procs[i].thr[j];
 			for (int g = 0; g < t->nsp; g++) {
 				munmap(t->sp[g]->map, t->sp[g]->size);
+				free(t->sp[g]->buf);
 				free(t->sp[g]->name);
 				free(t->sp[g]);
 			}

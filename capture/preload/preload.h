@@ -149,9 +149,30 @@ static inline void rec_close(struct tstate *t, struct rec *r, size_t len)
 		throttle(t, r);
 }
 
+static inline int fits32(int64_t v)
+{
+	return v == (int64_t)(int32_t)v;
+}
+
 static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		       int64_t ret, int fd, int64_t a1, int64_t a2, int err)
 {
+	if (likely(!err && !sess && !limits && t1 - t0 <= UINT32_MAX &&
+		   fits32(ret) && fits32(a1) && fits32(a2))) {
+		struct srec *q = (struct srec *)rec_reserve(t, sizeof(*q));
+		if (unlikely(!q))
+			return;
+		q->t0 = t0;
+		q->dt = (uint32_t)(t1 - t0);
+		q->fd = fd;
+		q->ret = (int32_t)ret;
+		q->a1 = (int32_t)a1;
+		q->a2 = (int32_t)a2;
+		q->call = (uint16_t)call;
+		__atomic_store_n(&q->len, (uint16_t)sizeof(*q), __ATOMIC_RELEASE);
+		rec_commit(t, sizeof(*q));
+		return;
+	}
 	struct rec *r = rec_reserve(t, sizeof(*r));
 
 	if (unlikely(!r))

@@ -153,6 +153,66 @@ static void test_stoplog(void)
 	stoplog_close(&l);
 }
 
+/* A spool of short and full records, cut by a crash in the middle of a
+ * short one, reads back as full records up to the cut. */
+static void test_spool_short(void)
+{
+	char dir[] = "/tmp/island-spool-XXXXXX", path[64];
+	static char buf[SPOOL_HDR_SIZE + 256];
+	struct spool_hdr *h = (struct spool_hdr *)buf;
+	char *p = buf + SPOOL_HDR_SIZE;
+	struct srec *q;
+	struct rec *r;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	memset(buf, 0, sizeof(buf));
+	h->magic = SPOOL_MAGIC;
+	h->version = SPOOL_VERSION;
+	h->pid = h->tid = 7;
+	q = (struct srec *)p;                   /* write(3, 64) = 64 */
+	*q = (struct srec){ .t0 = 1000, .dt = 5, .fd = 3, .ret = 64, .a1 = 64,
+			    .a2 = -1, .call = C_WRITE, .len = sizeof(*q) };
+	p += sizeof(*q);
+	r = (struct rec *)p;                    /* open("f") = 4, with a path */
+	*r = (struct rec){ .t0 = 2000, .t1 = 2100, .fd = 4, .call = C_OPEN,
+			   .len = sizeof(*r) + 8, .ret = 4, .a2 = AT_FDCWD };
+	strcpy(REC_PAYLOAD(r), "f");
+	p += r->len;
+	q = (struct srec *)p;                   /* read(4, 100) = 10 */
+	*q = (struct srec){ .t0 = 3000, .dt = 7, .fd = 4, .ret = 10, .a1 = 100,
+			    .a2 = -1, .call = C_READ, .len = sizeof(*q) };
+	p += sizeof(*q);
+	q = (struct srec *)p;                   /* cut before its len */
+	*q = (struct srec){ .t0 = 4000, .dt = 1, .fd = 4, .call = C_CLOSE };
+	snprintf(path, sizeof(path), "%s/7.7.0", dir);
+	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
+	close(fd);
+
+	struct node n = { 0 };
+	struct rec_iter it;
+	CU_ASSERT_FATAL(spool_load(&n, dir) == 0);
+	CU_ASSERT_FATAL(n.nprocs == 1 && n.procs[0].nthr == 1);
+	rec_iter_init(&it, &n.procs[0].thr[0]);
+	r = rec_next(&it);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT(r->call == C_WRITE && r->t0 == 1000 && r->t1 == 1005 &&
+		  r->fd == 3 && r->ret == 64 && r->a1 == 64 && r->a2 == -1 &&
+		  r->err == 0 && r->seq == 0 && r->len == sizeof(*r));
+	r = rec_next(&it);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT(r->call == C_OPEN && r->t1 == 2100 && r->ret == 4 &&
+		  REC_PAYLOAD_LEN(r) == 8 && !strcmp(REC_PAYLOAD(r), "f"));
+	r = rec_next(&it);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT(r->call == C_READ && r->t1 == 3007 && r->ret == 10 && r->a1 == 100);
+	CU_ASSERT(rec_next(&it) == NULL);
+	spool_unload(&n);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -168,5 +228,6 @@ int main(void)
 	CU_add_test(s, "names", test_names);
 	CU_add_test(s, "amounts", test_amounts);
 	CU_add_test(s, "stoplog", test_stoplog);
+	CU_add_test(s, "spool_short", test_spool_short);
 	return unit_run("capture") ? 1 : 0;
 }
