@@ -243,6 +243,17 @@ static int rm_entry(const char *p, const struct stat *st, int type, struct FTW *
 	return remove(p);
 }
 
+/* The spool goes with us however we leave (an error before the app ran
+ * included), unless it holds records no trace was written from. */
+static char *spool_dir;
+static pid_t spool_owner;
+
+static void spool_remove(void)
+{
+	if (spool_dir && getpid() == spool_owner)
+		nftw(spool_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(int argc, char **argv)
 {
 	struct option lopts[NOPTS + 1];
@@ -392,8 +403,13 @@ int main(int argc, char **argv)
 	if (!mkdtemp(spool))
 		die(2, "%s: cannot create the spool directory:", spool);
 	char *abs = realpath(spool, NULL);
-	if (!abs)
+	if (!abs) {
+		rmdir(spool);
 		die(2, "%s:", spool);
+	}
+	spool_dir = abs;
+	spool_owner = getpid();
+	atexit(spool_remove);
 
 	struct session *sess = NULL;
 	struct agent agent = { 0 };
@@ -431,7 +447,6 @@ int main(int argc, char **argv)
 	n.argv = argv + optind;
 	n.argc = argc - optind;
 	if (run_app(&ro, &n, &code) < 0) {
-		nftw(abs, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 		if (sess)
 			session_leave(sess, sidx, so.name);
 		return code;
@@ -448,6 +463,7 @@ int main(int argc, char **argv)
 
 	if (spool_load(&n, abs) < 0 || (resolve_node(&n), trace_write(&n, output, gzip)) < 0) {
 		warnx("the records are kept in %s", abs);
+		spool_dir = NULL;
 		return code ? code : 1;
 	}
 	if (verbose) {
@@ -472,9 +488,9 @@ int main(int argc, char **argv)
 		warnx("%s: some processes were killed; the trace is marked incomplete",
 		      output);
 	spool_unload(&n);
-	if (!keep)
-		nftw(abs, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	else
+	if (keep) {
+		spool_dir = NULL;
 		warnx("spool kept in %s", abs);
+	}
 	return code;
 }

@@ -11,10 +11,12 @@ cp -r "$ISLAND_ROOT/bin" "$ISLAND_ROOT/lib" "$pub" && chmod -R a+rX "$pub"
 chmod 777 "$pub" && cd "$pub"
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
-nobody "$pub/bin/island-capture" --pcap -n x -o x.xml -- touch ran > out 2>err
+mkdir sp && chmod 777 sp
+nobody "$pub/bin/island-capture" --spool-dir sp --pcap -n x -o x.xml -- touch ran > out 2>err
 expect_eq "exit status" "$?" 2
 [ ! -e ran ] || fail "the app ran"
 [ ! -e x.xml ] || fail "a trace was written"
+expect_eq "spool left behind" "$(ls sp)" ""
 grep -q 'island-capture: --pcap: cannot capture on any interface: .*CAP_NET_RAW' err ||
 	fail "unclear error: $(cat err)"
 
@@ -27,8 +29,9 @@ grep -q 'pcap=' x.xml && fail "a pcap attribute without packets"
 [ ! -e x.pcap ] || fail "x.pcap written"
 
 rm -f ran
-"$CAPTURE" --pcap=nosuch0 -n y -o y.xml -- touch ran 2>err
+"$CAPTURE" --spool-dir sp --pcap=nosuch0 -n y -o y.xml -- touch ran 2>err
 expect_eq "unknown interface: exit status" "$?" 2
+expect_eq "unknown interface: spool left behind" "$(ls sp)" ""
 grep -q 'cannot capture on nosuch0' err || fail "unknown interface: $(cat err)"
 [ ! -e ran ] || fail "the app ran"
 exit 0
