@@ -1,18 +1,22 @@
 #!/bin/sh
 # Replay fidelity and overhead.
 #  1. Each //TRACE pseudo-application (tests/apps/pseudo*.c, 4 nodes) is
-#     captured with island-capture --cluster --discover (WAIT/SIGNAL found
-#     by throttling), then replayed RUNS times in each mode; the median
-#     error of the whole run and the worst node's are printed, with
-#     mpirun -n 4 island-replay --mpi where mpirun is found.
+#     captured CAPTURES times with island-capture --cluster --discover
+#     (WAIT/SIGNAL found by throttling), each capture replayed RUNS times in
+#     each mode; the median error of the whole run and the worst node's are
+#     printed per capture and over the captures, with mpirun -n 4
+#     island-replay --mpi where mpirun is found. A single run of four nodes
+#     spinning on two cores is one draw of the scheduler: the spread of the
+#     application's own run times is printed beside.
 #  2. Overhead: 1,000,000 64-byte writes (build/tests/apps/writes) are
 #     captured once and replayed with --mode afap --compute none: calls per
 #     second of the replayer, beside the application's own run.
-#   RUNS=5 PHASES=4 bench/replay.sh
+#   RUNS=5 PHASES=4 CAPTURES=3 bench/replay.sh
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
 RUNS=${RUNS:-5}
 PHASES=${PHASES:-4}
+CAPTURES=${CAPTURES:-3}
 R=$ROOT/bin/island-replay
 C=$ROOT/bin/island-capture
 APPS=$ROOT/build/tests/apps
@@ -29,22 +33,41 @@ errors() {
 	echo "$run $worst"
 }
 
-# one REPORT-PREFIX COMMAND...: RUNS replays, medians of both errors
+# one TRACE LABEL COMMAND...: RUNS replays of TRACE; appends the medians of
+# both errors ("RUN WORST") to $tmp/LABEL
 one() {
-	label=$1; shift
+	t=$1 label=$2; shift 2
 	: > "$tmp/run"; : > "$tmp/worst"
 	for i in $(seq "$RUNS"); do
 		rm -rf "$tmp/root"
-		"$@" -q --root "$tmp/root" --report "$tmp/rep.xml" "$tmp/t.xml" > /dev/null 2>&1 || { echo "  $label: replay failed"; return; }
-
+		"$@" -q --root "$tmp/root" --report "$tmp/rep.xml" "$t" > /dev/null 2>&1 ||
+			{ echo "  $label: replay failed"; return; }
 		e=$(errors "$tmp/rep.xml")
 		echo "${e% *}" >> "$tmp/run"; echo "${e#* }" >> "$tmp/worst"
 	done
-	printf '  %-16s run %+7.2f %%   worst node %+7.2f %%\n' "$label" \
-		"$(median < "$tmp/run")" "$(median < "$tmp/worst")"
+	echo "$(median < "$tmp/run") $(median < "$tmp/worst")" >> "$tmp/res.$label"
 }
 
-echo "replay fidelity (median of $RUNS replays; error = (replayed - original) / original)"
+# show LABEL: per capture and the median over captures
+show() {
+	[ -s "$tmp/res.$1" ] || return
+	printf '  %-14s run %+6.1f %% (%s)   worst node %+6.1f %% (%s)\n' "$1" \
+		"$(awk '{ print $1 }' "$tmp/res.$1" | median)" \
+		"$(awk '{ printf "%s%+.1f", (NR > 1 ? " " : ""), $1 }' "$tmp/res.$1")" \
+		"$(awk '{ print $2 }' "$tmp/res.$1" | median)" \
+		"$(awk '{ printf "%s%+.1f", (NR > 1 ? " " : ""), $2 }' "$tmp/res.$1")"
+}
+
+# durations TRACE: the nodes' run times, one line
+durations() {
+	sed -n 's/.*<node name="[^"]*" [^>]*start="\([0-9.]*\)" end="\([0-9.]*\)".*/\1 \2/p' "$1" |
+		awk '{ printf "%s%.6f", (NR > 1 ? " " : ""), $2 - $1 } END { print "" }'
+}
+
+echo "replay fidelity: $CAPTURES captures of each application, $RUNS replays of each;"
+echo "error = (replayed - original) / original, median over the replays of a capture,"
+echo "then over the captures (each capture's in parentheses)"
+modes="causal think timed afap"
 for app in pseudo pseudosync pseudosyncdat; do
 	[ -x "$APPS/$app" ] || { echo "$app: not built"; continue; }
 	{
@@ -54,19 +77,33 @@ for app in pseudo pseudosync pseudosyncdat; do
 		done
 		echo '</cluster>'
 	} > "$tmp/c.xml"
-	how="--discover"
-	if ! (cd "$tmp" && timeout 300 "$C" --cluster c.xml --discover --timeout 60 -o t.xml > cap.log 2>&1); then
-		how="one pass, no WAIT (--discover failed: $(grep -v '^island-capture: c.xml' "$tmp/cap.log" | tail -1))"
-		(cd "$tmp" && timeout 120 "$C" --cluster c.xml -o t.xml > cap.log 2>&1) ||
-			{ echo "$app: capture failed: $(tail -1 "$tmp/cap.log")"; continue; }
-	fi
-	echo "$app: 4 nodes, $PHASES phases, $(grep -c '<wait ' "$tmp/t.xml") WAITs, captured with $how"
-	for m in causal think timed afap; do
-		one "$m" "$R" --mode "$m"
+	rm -f "$tmp"/res.* "$tmp/dur"
+	mpi=""
+	for k in $(seq "$CAPTURES"); do
+		how="--discover"
+		if ! (cd "$tmp" && timeout 300 "$C" --cluster c.xml --discover --timeout 60 -o t$k.xml > cap.log 2>&1); then
+			how="one pass, no WAIT (--discover failed: $(grep -v '^island-capture: c.xml' "$tmp/cap.log" | tail -1))"
+			(cd "$tmp" && timeout 120 "$C" --cluster c.xml -o t$k.xml > cap.log 2>&1) ||
+				{ echo "$app: capture failed: $(tail -1 "$tmp/cap.log")"; continue; }
+		fi
+		durations "$tmp/t$k.xml" >> "$tmp/dur"
+		for m in $modes; do
+			one "$tmp/t$k.xml" "$m" "$R" --mode "$m"
+		done
+		if command -v mpirun > /dev/null && ! "$R" --mpi --root "$tmp/probe" "$tmp/t$k.xml" 2>&1 | grep -q "built without MPI"; then
+			mpi="causal-mpi"
+			one "$tmp/t$k.xml" causal-mpi mpirun --oversubscribe --bind-to none -n 4 "$R" --mpi
+		fi
 	done
-	if command -v mpirun > /dev/null && ! "$R" --mpi --root "$tmp/probe" "$tmp/t.xml" 2>&1 | grep -q "built without MPI"; then
-		one "causal (mpi)" mpirun --oversubscribe --bind-to none -n 4 "$R" --mpi
-	fi
+	[ -s "$tmp/dur" ] || continue
+	# the application's own spread: per node, (longest - shortest) / shortest
+	spread=$(awk '{ for (i = 1; i <= NF; i++) { if (NR == 1 || $i < lo[i]) lo[i] = $i; if ($i > hi[i]) hi[i] = $i } }
+		END { for (i in lo) { d = (hi[i] - lo[i]) / lo[i] * 100; if (d > m) m = d }; printf "%.1f", m }' "$tmp/dur")
+	echo "$app: 4 nodes, $PHASES phases, $(grep -c '<wait ' "$tmp/t1.xml") WAITs, captured with $how;"
+	echo "  its own run times vary by up to $spread % per node from capture to capture"
+	for m in $modes $mpi; do
+		show "$m"
+	done
 done
 
 echo "replay overhead: 1,000,000 writes of 64 bytes to /dev/null, --mode afap --compute none"

@@ -408,8 +408,12 @@ static void *thread_main(void *arg)
 	int64_t delay = ns->ts[me].delay;
 
 	free(a);
-	if (delay > 0 && opt.mode != MODE_AFAP)
+	if (delay > 0 && opt.mode != MODE_AFAP) {
 		sleep_until(delay);
+		/* a thread that starts late (its node still starting on a busy
+		 * machine) pays that back like a late phase */
+		c.late = now_ns() - delay;
+	}
 	run_ops(&c, th);
 	int64_t done = now_ns();
 	stat_add(ns, &c);
