@@ -184,6 +184,8 @@ void sync_done(struct sync *s, int node, uint32_t seq);
 /* Wait until node has completed seq: 0 at once, 1 after blocking, -1 when
  * stop is set. */
 int sync_wait(struct sync *s, int node, uint32_t seq);
+/* Threads of this process blocked in sync_wait. */
+uint32_t sync_waiters(struct sync *s);
 uint64_t sync_count(struct sync *s, int node);
 void sync_stop(struct sync *s);
 int sync_stopped(struct sync *s);

@@ -106,6 +106,15 @@ int sync_wait(struct sync *s, int node, uint32_t seq)
 	return atomic_load(&s->stop) ? -1 : 1;
 }
 
+uint32_t sync_waiters(struct sync *s)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < s->nnodes; i++)
+		n += atomic_load(&s->node[i].waiters);
+	return n;
+}
+
 uint64_t sync_count(struct sync *s, int node)
 {
 	return atomic_load(&s->node[node].count);
