@@ -14,7 +14,7 @@ tmp=$(mktemp -d /dev/shm/island-bench.XXXXXX 2>/dev/null || mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 now() { date +%s.%N; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. bench/lib.sh
 
 bench() {
 	threads=$1 count=$2 label=$3

@@ -20,7 +20,7 @@ $C --pcap -n probe -o "$tmp/probe.xml" -- /bin/true 2>"$tmp/err" ||
 	{ echo "skipped: $(cat "$tmp/err")"; exit 0; }
 
 now() { date +%s.%N; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. bench/lib.sh
 timed() { # FILE CMD...: append the seconds CMD took
 	f=$1; shift
 	t0=$(now); "$@" > /dev/null 2>>"$tmp/stderr"; t1=$(now)

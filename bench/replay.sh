@@ -24,7 +24,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. bench/lib.sh
 # errors REPORT: "RUN WORST" (the run's error, the node error farthest from 0)
 errors() {
 	run=$(sed -n 's/.*<run .* error="\([-0-9.]*\)".*/\1/p' "$1")

@@ -24,12 +24,8 @@ done
 "$REPLAY" -q --root l --report local.xml "$T" || fail "local replay"
 m=$(run_err mpi.xml) l=$(run_err local.xml)
 echo "replayed run: mpi $m s, local $l s"
-# busy: other work keeps more than half of the CPUs (then timing is noise)
-a=$(head -1 /proc/stat); sleep 1; b=$(head -1 /proc/stat)
-if echo "$a
-$b" | awk '{ t = 0; for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6 }
-	NR == 1 { t0 = t; i0 = idle } NR == 2 { exit !(1 - (idle - i0) / (t - t0) > 0.5) }'; then
-	echo "timing not checked: other work keeps the CPUs busy"
+if pct=$(cpus_busy); then
+	echo "timing not checked: other work keeps the CPUs busy ($pct %)"
 else
 	awk -v m="$m" -v l="$l" 'BEGIN { d = (m - l) / l * 100; exit !(d >= -5 && d <= 5) }' ||
 		fail "mpi ($m s) and local ($l s) differ by more than 5 %"

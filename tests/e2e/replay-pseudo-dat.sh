@@ -14,7 +14,6 @@ REPLAY="$ISLAND_ROOT/bin/island-replay"
 "$REPLAY" --mpi --root nompi pseudosyncdat.xml 2>&1 | grep -q 'built without MPI' &&
 	{ echo "built without MPI: --mpi not checked"; exit 0; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 run_of() { sed -n 's/.*<run original="[0-9.]*" replayed="\([0-9.]*\)".*/\1/p' "$1"; }
 for i in 1 2 3; do
 	timeout 30 mpirun --oversubscribe --bind-to none -n 4 "$REPLAY" --mpi -q --root mpi-$i \

@@ -14,17 +14,8 @@ APPS_HERE=${PSEUDO_APPS:-"pseudo pseudosync"}
 for app in $APPS_HERE; do
 	[ -x "$APPS/$app" ] || { echo "$app not built"; exit 77; }
 done
-# busy: more than half of the CPU time of the last second was used
-busy() {
-	a=$(head -1 /proc/stat); sleep 1; b=$(head -1 /proc/stat)
-	echo "$a
-$b" | awk '{ t = 0; for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6 }
-		NR == 1 { t0 = t; i0 = idle } NR == 2 { used = 1 - (idle - i0) / (t - t0) }
-		END { printf "%d\n", used * 100; exit !(used > 0.5) }' > busy.txt
-}
-busy && { echo "machine too busy for a timing check ($(cat busy.txt) % of the CPUs in use)"; exit 77; }
+pct=$(cpus_busy) && { echo "machine too busy for a timing check ($pct % of the CPUs in use)"; exit 77; }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # errors REPORT...: "NAME ERROR" per node and "run ERROR", one line each
 errors() {
 	for r in "$@"; do
