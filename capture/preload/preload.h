@@ -111,8 +111,9 @@ static inline struct rec *rec_reserve(struct tstate *t, size_t len)
  * len is stored last, and x86 keeps stores in order, so a record cut by a
  * crash has len 0 and ends the chain. hdr->used is only brought up to date
  * when the window moves and at the thread's end. */
-static inline void rec_commit(struct tstate *t, size_t len)
+static inline void rec_commit(struct tstate *t, uint16_t *lenp, size_t len)
 {
+	__atomic_store_n(lenp, (uint16_t)len, __ATOMIC_RELEASE);
 	t->cur += len;
 }
 
@@ -141,8 +142,7 @@ static inline void rec_fill(struct rec *r, int call, uint64_t t0, uint64_t t1,
  * (rate limits). */
 static inline void rec_close(struct tstate *t, struct rec *r, size_t len)
 {
-	__atomic_store_n(&r->len, (uint16_t)len, __ATOMIC_RELEASE);
-	rec_commit(t, len);
+	rec_commit(t, &r->len, len);
 	if (unlikely(sess != NULL))
 		sess_record(t, r);
 	if (unlikely(limits != NULL))
@@ -169,8 +169,7 @@ static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		q->a1 = (int32_t)a1;
 		q->a2 = (int32_t)a2;
 		q->call = (uint16_t)call;
-		__atomic_store_n(&q->len, (uint16_t)sizeof(*q), __ATOMIC_RELEASE);
-		rec_commit(t, sizeof(*q));
+		rec_commit(t, &q->len, sizeof(*q));
 		return;
 	}
 	struct rec *r = rec_reserve(t, sizeof(*r));
