@@ -5,17 +5,22 @@
 #     (WAIT/SIGNAL found by throttling), each capture replayed RUNS times in
 #     each mode; the median error of the whole run and the worst node's are
 #     printed per capture and over the captures, with mpirun -n 4
-#     island-replay --mpi where mpirun is found. A single run of four nodes
-#     spinning on two cores is one draw of the scheduler: the spread of the
-#     application's own run times is printed beside.
+#     island-replay --mpi where mpirun is found. The application's own
+#     spread from capture to capture is printed beside.
+#     Scale: compute phases of UNIT ms times (1 + index) (pseudo) or
+#     (1 + 2 index) (the sync apps); pseudo runs 8 phases, so that its
+#     shortest node lasts 160 ms, the sync apps 4 (their nodes wait for the
+#     slowest: 0.6 s each). Four nodes spinning on two cores are preempted
+#     every few ms, so a node of 35 ms (UNIT=5 PHASES=4) does not repeat its
+#     own time within 5 %; PHASES overrides both counts.
 #  2. Overhead: 1,000,000 64-byte writes (build/tests/apps/writes) are
 #     captured once and replayed with --mode afap --compute none: calls per
 #     second of the replayer, beside the application's own run.
-#   RUNS=5 PHASES=4 CAPTURES=3 bench/replay.sh
+#   RUNS=5 CAPTURES=3 UNIT=20 [PHASES=N] bench/replay.sh
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
 RUNS=${RUNS:-5}
-PHASES=${PHASES:-4}
+UNIT=${UNIT:-20}
 CAPTURES=${CAPTURES:-3}
 R=$ROOT/bin/island-replay
 C=$ROOT/bin/island-capture
@@ -44,18 +49,26 @@ one() {
 			{ echo "  $label: replay failed"; return; }
 		e=$(errors "$tmp/rep.xml")
 		echo "${e% *}" >> "$tmp/run"; echo "${e#* }" >> "$tmp/worst"
+		echo "$e" >> "$tmp/all.$label"
 	done
 	echo "$(median < "$tmp/run") $(median < "$tmp/worst")" >> "$tmp/res.$label"
 }
 
-# show LABEL: per capture and the median over captures
+# farthest FILE COLUMN: the value of COLUMN farthest from 0
+farthest() {
+	awk -v c="$2" '{ a = $c < 0 ? -$c : $c; if (a >= m) { m = a; w = $c } } END { printf "%+.1f", w }' "$1"
+}
+
+# show LABEL: per capture and the median over captures, then the farthest
+# single replay
 show() {
 	[ -s "$tmp/res.$1" ] || return
-	printf '  %-14s run %+6.1f %% (%s)   worst node %+6.1f %% (%s)\n' "$1" \
+	printf '  %-14s run %+6.1f %% (%s)   worst node %+6.1f %% (%s)   single replays: run %s %%, node %s %%\n' "$1" \
 		"$(awk '{ print $1 }' "$tmp/res.$1" | median)" \
 		"$(awk '{ printf "%s%+.1f", (NR > 1 ? " " : ""), $1 }' "$tmp/res.$1")" \
 		"$(awk '{ print $2 }' "$tmp/res.$1" | median)" \
-		"$(awk '{ printf "%s%+.1f", (NR > 1 ? " " : ""), $2 }' "$tmp/res.$1")"
+		"$(awk '{ printf "%s%+.1f", (NR > 1 ? " " : ""), $2 }' "$tmp/res.$1")" \
+		"$(farthest "$tmp/all.$1" 1)" "$(farthest "$tmp/all.$1" 2)"
 }
 
 # durations TRACE: the nodes' run times, one line
@@ -66,18 +79,20 @@ durations() {
 
 echo "replay fidelity: $CAPTURES captures of each application, $RUNS replays of each;"
 echo "error = (replayed - original) / original, median over the replays of a capture,"
-echo "then over the captures (each capture's in parentheses)"
+echo "then over the captures (each capture's in parentheses); then the farthest"
+echo "of all single replays"
 modes="causal think timed afap"
 for app in pseudo pseudosync pseudosyncdat; do
 	[ -x "$APPS/$app" ] || { echo "$app: not built"; continue; }
+	case $app in pseudo) phases=${PHASES:-8} ;; *) phases=${PHASES:-4} ;; esac
 	{
 		echo '<cluster version="1">'
 		for i in 0 1 2 3; do
-			echo "  <node name=\"n$i\"><arg>$APPS/$app</arg><arg>\${NODE}</arg><arg>\${INDEX}</arg><arg>\${NNODES}</arg><arg>127.0.0.1</arg><arg>\${PORT}</arg><arg>\${SCRATCH}</arg><arg>$PHASES</arg></node>"
+			echo "  <node name=\"n$i\"><arg>$APPS/$app</arg><arg>\${NODE}</arg><arg>\${INDEX}</arg><arg>\${NNODES}</arg><arg>127.0.0.1</arg><arg>\${PORT}</arg><arg>\${SCRATCH}</arg><arg>$phases</arg><arg>$UNIT</arg></node>"
 		done
 		echo '</cluster>'
 	} > "$tmp/c.xml"
-	rm -f "$tmp"/res.* "$tmp/dur"
+	rm -f "$tmp"/res.* "$tmp"/all.* "$tmp/dur"
 	mpi=""
 	for k in $(seq "$CAPTURES"); do
 		how="--discover"
@@ -99,7 +114,7 @@ for app in pseudo pseudosync pseudosyncdat; do
 	# the application's own spread: per node, (longest - shortest) / shortest
 	spread=$(awk '{ for (i = 1; i <= NF; i++) { if (NR == 1 || $i < lo[i]) lo[i] = $i; if ($i > hi[i]) hi[i] = $i } }
 		END { for (i in lo) { d = (hi[i] - lo[i]) / lo[i] * 100; if (d > m) m = d }; printf "%.1f", m }' "$tmp/dur")
-	echo "$app: 4 nodes, $PHASES phases, $(grep -c '<wait ' "$tmp/t1.xml") WAITs, captured with $how;"
+	echo "$app: 4 nodes, $phases phases of $UNIT ms units, $(grep -c '<wait ' "$tmp/t1.xml") WAITs, captured with $how;"
 	echo "  its own run times vary by up to $spread % per node from capture to capture"
 	for m in $modes $mpi; do
 		show "$m"

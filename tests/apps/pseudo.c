@@ -8,7 +8,7 @@ int main(int argc, char **argv)
 	pseudo_args(&p, argc, argv);
 	for (int ph = 0; ph < p.phases; ph++) {
 		pseudo_write_file(&p, ph, 8192);
-		compute_ms(5 + 5 * p.index);
+		compute_ms(p.unit * (1 + p.index));
 		pseudo_read_file(&p, p.index, ph, 8192);
 	}
 	p.tlen = 0;                  /* a node's own file is no dependency */

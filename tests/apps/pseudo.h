@@ -1,8 +1,12 @@
 /*
  * Shared by the //TRACE pseudo-applications (pseudo, pseudosync,
- * pseudosyncdat). Usage of each: NAME INDEX NNODES HOST PORT DIR [PHASES]
+ * pseudosyncdat). Usage of each:
+ *   NAME INDEX NNODES HOST PORT DIR [PHASES [UNIT_MS]]
  * (node INDEX of NNODES is named NAME, nodes are named n0, n1, ...; node 0
- * listens on HOST:PORT; DIR is shared storage).
+ * listens on HOST:PORT; DIR is shared storage; PHASES, 4 by default, of
+ * compute in units of UNIT_MS, 5 by default: quick for tests, too short
+ * for timing, since a node spinning beside others on a busy machine ends
+ * a phase late by up to a time slice; traces/ uses 20).
  *
  * Every call that Island counts as I/O goes through IO(), so that the app
  * knows each I/O's number as the capture numbers it, and can write exact
@@ -31,6 +35,7 @@ static unsigned long nio;            /* I/Os issued so far */
 struct pseudo {
 	const char *name, *host, *dir;
 	int index, nnodes, port, phases;
+	double unit;                 /* ms of compute per unit of a phase */
 	int *peer;                   /* node 0: socket of node i; others: [0] */
 	char truth[65536];
 	size_t tlen;
@@ -82,7 +87,7 @@ static inline void truth(struct pseudo *p, unsigned long j, int t, uint64_t k)
 static inline void pseudo_args(struct pseudo *p, int argc, char **argv)
 {
 	if (argc < 7) {
-		const char u[] = "usage: NAME INDEX NNODES HOST PORT DIR [PHASES]\n";
+		const char u[] = "usage: NAME INDEX NNODES HOST PORT DIR [PHASES [UNIT_MS]]\n";
 		if (write(2, u, sizeof(u) - 1) < 0)
 			_exit(2);
 		_exit(2);
@@ -94,6 +99,7 @@ static inline void pseudo_args(struct pseudo *p, int argc, char **argv)
 	p->port = atoi(argv[5]);
 	p->dir = argv[6];
 	p->phases = argc > 7 ? atoi(argv[7]) : 4;
+	p->unit = argc > 8 ? atof(argv[8]) : 5;
 	p->peer = calloc((size_t)p->nnodes, sizeof(int));
 }
 

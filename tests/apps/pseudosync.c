@@ -11,7 +11,7 @@ int main(int argc, char **argv)
 	pseudo_connect(&p);
 	for (int ph = 0; ph < p.phases; ph++) {
 		pseudo_write_file(&p, ph, 16384);
-		compute_ms(5 + 10 * p.index);
+		compute_ms(p.unit * (1 + 2 * p.index));
 		pseudo_barrier(&p, ph);
 	}
 	pseudo_finish(&p);

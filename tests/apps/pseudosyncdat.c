@@ -14,7 +14,7 @@ int main(int argc, char **argv)
 			pseudo_read_file(&p, (p.index + p.nnodes - 1) % p.nnodes, ph - 1,
 					 16384);
 		pseudo_write_file(&p, ph, 16384);
-		compute_ms(5 + 10 * p.index);
+		compute_ms(p.unit * (1 + 2 * p.index));
 		pseudo_barrier(&p, ph);
 	}
 	pseudo_finish(&p);

@@ -104,6 +104,21 @@ wait_ready() {
 	done
 }
 
+# pseudo_cluster APP [PHASES UNIT_MS]: a cluster file of 4 nodes of the
+# pseudo-application APP on loopback, on stdout.
+pseudo_cluster() {
+	app=$1; shift
+	echo '<cluster version="1">'
+	for i in 0 1 2 3; do
+		printf '  <node name="n%d">' $i
+		for a in "$APPS/$app" '${NODE}' '${INDEX}' '${NNODES}' 127.0.0.1 '${PORT}' '${SCRATCH}' "$@"; do
+			printf '<arg>%s</arg>' "$a"
+		done
+		echo '</node>'
+	done
+	echo '</cluster>'
+}
+
 # ns_pseudosync_cluster NET: a cluster file of 4 pseudosync nodes, each in
 # its own network namespace at NET.1 .. NET.4 (e.g. 10.231.77), on stdout.
 ns_pseudosync_cluster() {

@@ -56,7 +56,8 @@ measure() { # CLUSTER-FILE
 		"$(sed -n 's/^recall,\([^,]*\),\(.*\)/recall \1 (\2)/p' both.csv)"
 }
 
-measure "$ISLAND_ROOT/traces/pseudosync.cluster.xml"
+pseudo_cluster pseudosync > lo.cluster.xml
+measure lo.cluster.xml
 if [ "$(id -u)" = 0 ] && ip netns add isl-pcprobe-$$ 2>/dev/null; then
 	ip netns del isl-pcprobe-$$
 	ns_pseudosync_cluster 10.232.78 > ns.cluster.xml
