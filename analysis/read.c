@@ -663,13 +663,14 @@ static bool truncated_at(const char *file, long line)
 }
 
 /* Bad input: FILE:LINE: message, exit 2. A bad element on the last line of
- * a file cut short is the cut's doing, and is reported as such. */
+ * a file cut short is the cut's doing, and is reported as such; but not
+ * the root's own start tag (a one-line <trace .../> is whole). */
 static void bad(struct rd *rd, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
 
-	if (truncated_at(rd->file, line(rd)))
+	if (rd->depth > 1 && truncated_at(rd->file, line(rd)))
 		die_at(2, rd->file, line(rd),
 		       "truncated trace (the document ends before </trace>)");
 	va_start(ap, fmt);

@@ -297,8 +297,9 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		} else if (ob->peer) {
 			o_attr(o, "peer", ob->peer);
 		}
-		if ((ob->kind == OBJ_SOCKET || ob->kind == OBJ_PIPE) && ob->proto[0] &&
-		    res_of(n, r) == RES_NETMETA)
+		/* on every call, data included: sums splits tcp from udp,
+		 * and a reader streams without seeing the <sockets> list */
+		if ((ob->kind == OBJ_SOCKET || ob->kind == OBJ_PIPE) && ob->proto[0])
 			o_attr(o, "proto", ob->proto);
 		/* the call's own local address, for a replayer to match
 		 * connections (bind, connect, accept carry it) */

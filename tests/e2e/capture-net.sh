@@ -26,6 +26,15 @@ expect_eq "pipe read" "$(grep -c 'api="read" res="netrecv".*peer="pipe"' net.xml
 grep -q 'api="connect" res="netmeta".*peer="127.0.0.1:[0-9]*" proto="tcp"' net.xml || fail "connect"
 grep -q 'api="accept" res="netmeta".*peer="127.0.0.1:[0-9]*" proto="tcp"' net.xml || fail "accept"
 grep -q 'api="socketpair" res="netmeta".*fd2=' net.xml || fail "socketpair"
+# every call on a socket carries its protocol, so sums splits tcp from udp
+# (tcp: 10 x 1000 + 10 x 100 each way; udp: 5 x 200 each way, both sides)
+expect_eq "untyped socket calls" "$(grep '<io ' net.xml | grep 'peer="' | grep -vc 'proto="')" 0
+got=$("$ANALYZE" sums --csv net.xml | grep -E '^(tcp|udp)(send|recv),')
+want='tcpsend,11000,bytes
+udpsend,2000,bytes
+tcprecv,11000,bytes
+udprecv,2000,bytes'
+expect_eq "sums by protocol" "$got" "$want"
 # an inherited pipe the app reads is its socket: stdin of wc
 printf 'hello' | "$CAPTURE" -n wc wc -c > wc.txt || fail "wc failed"
 expect_eq "wc output" "$(cat wc.txt)" "5"
