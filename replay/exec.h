@@ -45,6 +45,7 @@ struct rctx {
 	uint64_t calls, skipped, failed;
 	int64_t moved;		/* bytes the current call transferred */
 	int64_t late;		/* compute overshoot the next phase pays back */
+	int64_t waited;		/* WAIT time before the next call: the call's */
 };
 
 /* fd map of the calling thread's process */

@@ -361,10 +361,14 @@ static void run_ops(struct rctx *c, const struct thread *th)
 				compute(c, (int64_t)((double)o->dur / opt.speed));
 			continue;
 		case OP_WAIT:
-			/* a wait that blocked absorbed any lateness */
-			if (waits && r->sel[o->node] &&
-			    sync_wait(r->sync, o->node, o->seq) > 0)
-				c->late = 0;
+			/* a wait that blocked absorbed any lateness; its time
+			 * is the next call's, as the original call held it */
+			if (waits && r->sel[o->node]) {
+				int64_t t = now_ns();
+				if (sync_wait(r->sync, o->node, o->seq) > 0)
+					c->late = 0;
+				c->waited += now_ns() - t;
+			}
 			continue;
 		case OP_SIGNAL:
 			continue;	/* every completion is published */
@@ -385,7 +389,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			int rc = o->call->fn(c, o);
 			/* the time the limit holds the call is the call's, as in the capture */
 			sleep_ns(limit_hold(ns->n->name, o->res, c->moved));
-			c->fam[f].repl_ns += now_ns() - t;
+			c->fam[f].repl_ns += now_ns() - t + c->waited;
 			c->fam[f].repl_bytes += c->moved;
 			/* a call that failed in the trace may fail again */
 			if (rc < 0 && !o->failed) {
@@ -393,6 +397,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 				replay_warn(c, o, "replay of");
 			}
 		}
+		c->waited = 0;
 		c->calls++;
 		sync_done(r->sync, r->node, o->seq);
 	}

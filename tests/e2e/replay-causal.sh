@@ -27,6 +27,10 @@ for n in a b; do
 	e=$(sed -n "s/.*<node name=\"$n\" .* error=\"\(-*[0-9.]*\)\".*/\1/p" rep.xml)
 	awk -v e="$e" 'BEGIN { exit !(e >= -25 && e <= 25) }' || fail "node $n: error $e %"
 done
+# b's WAIT (about 0.25 s) is its open's time, as an original call that
+# blocked held it
+o=$(sed -n '/<node name="b"/,/<\/node>/s/.*<family name="open" calls="1" original="[0-9.]*" replayed="\([0-9.]*\)".*/\1/p' rep.xml)
+awk -v o="$o" 'BEGIN { exit !(o >= 0.2 && o <= 0.3) }' || fail "node b: open replayed in $o s, not its 0.25 s WAIT"
 # --speed 2: compute and waits in half the time (0.2 s)
 "$REPLAY" -q --root s --speed 2 --report speed.xml "$T" || fail "--speed 2"
 r=$(sed -n 's/.*<run original="[0-9.]*" replayed="\([0-9.]*\)".*/\1/p' speed.xml)
