@@ -16,8 +16,8 @@
 #define LEFT 190		/* room for lane labels */
 #define LANE_H 12		/* calls */
 #define REG_H 4			/* per region depth */
-#define REG_DEPTHS 3
-#define BLOCK_H (LANE_H + REG_H * REG_DEPTHS + 4)
+#define REG_DEPTHS 16		/* rows; deeper regions share the last */
+#define BLOCK_H(ln) (LANE_H + REG_H * (ln)->ndepth + 4)
 #define NODE_H 14
 #define TOP 40
 
@@ -25,7 +25,10 @@ static const char *const cat_colors[CAT_N] = {
 	"#4e79a7", "#bab0ac", "#59a14f", "#8cd17d", "#f28e2b", "#ffbe7d",
 	"#e15759", "#222222",
 };
-static const char *const depth_colors[REG_DEPTHS] = { "#b07aa1", "#d4a6c8", "#9d7660" };
+static const char *const depth_colors[] = {
+	"#b07aa1", "#d4a6c8", "#9d7660", "#76b7b2", "#edc948", "#ff9da7",
+};
+#define DEPTH_COLOR(d) depth_colors[(d) % (int)(sizeof(depth_colors) / sizeof(*depth_colors))]
 
 struct wide {			/* a region wider than a pixel */
 	int lane, depth;
@@ -35,7 +38,8 @@ struct wide {			/* a region wider than a pixel */
 
 struct lane {
 	float *col;		/* width x CAT_N seconds */
-	unsigned char *reg;	/* REG_DEPTHS x width: narrow regions seen */
+	unsigned char *reg;	/* ndepth x width: narrow regions seen */
+	int ndepth;		/* region rows under the lane, as deep as its regions */
 };
 
 struct plot {
@@ -83,7 +87,8 @@ static void on_thread(void *ctx, struct thread *t)
 
 	p->lanes = xrealloc(p->lanes, (p->nlanes + 1) * sizeof(*p->lanes));
 	p->lanes[p->nlanes].col = xcalloc((size_t)p->w * CAT_N, sizeof(float));
-	p->lanes[p->nlanes].reg = xcalloc((size_t)p->w * REG_DEPTHS, 1);
+	p->lanes[p->nlanes].reg = NULL;
+	p->lanes[p->nlanes].ndepth = 0;
 	p->cur = (int)p->nlanes++;
 	walk_thread(&p->walk, t);
 	p->walk.acct.sink = sink;
@@ -104,10 +109,17 @@ static void on_region(void *ctx, struct thread *t, const struct region *r)
 {
 	struct plot *p = ctx;
 	double x0 = xof(p, r->start + t->node->off), x1 = xof(p, r->end + t->node->off);
-	int d = (int)r->depth - 1;
+	int d = r->depth > REG_DEPTHS ? REG_DEPTHS - 1 : (int)r->depth - 1;
+	struct lane *ln = &p->lanes[p->cur];
 
-	if (d >= REG_DEPTHS)
+	if (d < 0)
 		return;
+	if (d >= ln->ndepth) {
+		ln->reg = xrealloc(ln->reg, (size_t)(d + 1) * (size_t)p->w);
+		memset(ln->reg + (size_t)ln->ndepth * (size_t)p->w, 0,
+		       (size_t)(d + 1 - ln->ndepth) * (size_t)p->w);
+		ln->ndepth = d + 1;
+	}
 	if (x1 - x0 >= 2) {
 		XGROW(p->wides, p->capwides, p->nwides + 1);
 		p->wides[p->nwides++] = (struct wide){ p->cur, d, x0, x1, intern(r->label) };
@@ -115,7 +127,7 @@ static void on_region(void *ctx, struct thread *t, const struct region *r)
 	}
 	for (int i = (int)x0; i <= (int)x1 && i < p->w; i++)
 		if (i >= 0)
-			p->lanes[p->cur].reg[(size_t)d * (size_t)p->w + (size_t)i] = 1;
+			ln->reg[(size_t)d * (size_t)p->w + (size_t)i] = 1;
 }
 
 static void xml_text(FILE *f, const char *s)
@@ -164,7 +176,7 @@ static void draw_lane(FILE *f, const struct plot *p, size_t l, int y)
 		cur = best;
 		start = i;
 	}
-	for (int d = 0; d < REG_DEPTHS; d++) {
+	for (int d = 0; d < p->lanes[l].ndepth; d++) {
 		const unsigned char *r = p->lanes[l].reg + (size_t)d * (size_t)p->w;
 
 		for (int i = 0; i < p->w; i++) {
@@ -175,7 +187,7 @@ static void draw_lane(FILE *f, const struct plot *p, size_t l, int y)
 			while (j < p->w && r[j])
 				j++;
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
-				LEFT + i, y + LANE_H + 1 + d * REG_H, j - i, REG_H - 1, depth_colors[d]);
+				LEFT + i, y + LANE_H + 1 + d * REG_H, j - i, REG_H - 1, DEPTH_COLOR(d));
 			i = j;
 		}
 	}
@@ -212,7 +224,7 @@ int report_plot(int argc, char **argv)
 		for (size_t l = 0; l < p.nlanes; l++)
 			if (run.threads[l]->node == run.nodes[n]) {
 				lane_y[l] = y;
-				y += BLOCK_H;
+				y += BLOCK_H(&p.lanes[l]);
 			}
 	}
 	height = y + 50;
@@ -253,7 +265,7 @@ int report_plot(int argc, char **argv)
 			xml_text(f, t->name);
 			fputs("</text>\n", f);
 			draw_lane(f, &p, l, lane_y[l]);
-			y += BLOCK_H;
+			y += BLOCK_H(&p.lanes[l]);
 		}
 	}
 	for (size_t i = 0; i < p.nwides; i++) {
@@ -262,7 +274,7 @@ int report_plot(int argc, char **argv)
 
 		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "
 			"stroke=\"white\" stroke-width=\"0.5\"><title>",
-			LEFT + wd->x0, ry, wd->x1 - wd->x0, REG_H - 1, depth_colors[wd->depth]);
+			LEFT + wd->x0, ry, wd->x1 - wd->x0, REG_H - 1, DEPTH_COLOR(wd->depth));
 		xml_text(f, wd->label);
 		fputs("</title></rect>\n", f);
 	}

@@ -5,7 +5,10 @@
  *     owner (app or system); spans are clipped to the provided span.
  *   traces: app is the threads' cpu category (computing, not stopped);
  *     system is the CPU time a thread used beyond that (its cpu attribute
- *     minus its cpu category: kernel and library work inside calls). */
+ *     minus its cpu category: kernel and library work inside calls). With
+ *     --span, app counts inside the first SECONDS of the run only, and a
+ *     thread's system time in proportion to its live time inside them
+ *     (the trace says how much, not when). */
 #include "analyze.h"
 
 #include <stdlib.h>
@@ -44,11 +47,37 @@ void util_spans(const struct spans *s, double cores, int64_t span, bool has_span
 struct ut {
 	struct walk w;
 	double app, sys;
+	bool clip;		/* --span: count inside [lo, hi] only */
+	int64_t lo, hi;
+	int64_t off;		/* the current thread's node, on the run's clock */
+	int64_t in_cpu, in_live, live;	/* the current thread's */
 };
+
+static void clip_sink(void *arg, enum cat c, int64_t s, int64_t e)
+{
+	struct ut *u = arg;
+	int64_t a = s + u->off > u->lo ? s + u->off : u->lo;
+	int64_t b = e + u->off < u->hi ? e + u->off : u->hi;
+
+	u->live += e - s;
+	if (b <= a)
+		return;
+	u->in_live += b - a;
+	if (c == CAT_CPU)
+		u->in_cpu += b - a;
+}
 
 static void on_thread(void *ctx, struct thread *t)
 {
-	walk_thread(&((struct ut *)ctx)->w, t);
+	struct ut *u = ctx;
+
+	walk_thread(&u->w, t);
+	if (u->clip) {
+		u->w.acct.sink = clip_sink;
+		u->w.acct.arg = u;
+		u->in_cpu = u->in_live = u->live = 0;
+		u->off = t->node->off;
+	}
 }
 
 static void on_io(void *ctx, struct thread *t, const struct io *io)
@@ -63,9 +92,10 @@ static void on_thread_end(void *ctx, struct thread *t)
 
 	walk_end(&u->w, t);
 	cpu = u->w.acct.cat[CAT_CPU];
-	u->app += (double)cpu / 1e9;
+	double share = !u->clip ? 1 : u->live > 0 ? (double)u->in_live / (double)u->live : 0;
+	u->app += (double)(u->clip ? u->in_cpu : cpu) / 1e9;
 	if (t->has_cpu && t->cpu > cpu)
-		u->sys += (double)(t->cpu - cpu) / 1e9;
+		u->sys += (double)(t->cpu - cpu) / 1e9 * share;
 }
 
 static void util_print(const struct util_result *u)
@@ -106,6 +136,12 @@ int report_utilization(int argc, char **argv)
 		struct ut x = { 0 };
 
 		/* No peers: how a receive splits never changes its cpu. */
+		if (opt.has_span) {
+			prescan(&run, argv, argc);	/* where the run starts */
+			x.clip = true;
+			x.lo = run.t0;
+			x.hi = run.t0 + opt.span;
+		}
 		read_traces(&run, argv, argc, &ops, &x);
 		memset(&u, 0, sizeof(u));
 		u.avail = opt.cores * (double)(opt.has_span ? opt.span : run.t1 - run.t0) / 1e9;

@@ -23,6 +23,20 @@ count 'fill="#222222"/>$' 7				# 3 node stops, 4 stopped spans in lanes
 count '<title>' 5					# regions
 count 'text-anchor="middle">' 16			# ticks 0, 0.2, ... 3
 
+# regions nested 5 deep: one bar per depth, each on a row of its own
+awk 'BEGIN {
+	print "<?xml version=\"1.0\"?>"
+	print "<trace version=\"1\" complete=\"true\">"
+	print "<node name=\"deep\" epoch=\"0\" start=\"0\" end=\"10\"><command/><process pid=\"1\">"
+	print "<thread tid=\"1\" name=\"t\" start=\"0\" end=\"10\"><compute dur=\"10\"/>"
+	for (d = 5; d >= 1; d--)
+		printf "<region id=\"%d\" parent=\"%d\" depth=\"%d\" label=\"level%d\" start=\"%d\" end=\"%d\"/>\n", d, d - 1, d, d, d - 1, 11 - d
+	print "</thread></process><files/><sockets/></node></trace>"
+}' > deep.xml
+"$A" plot -o deep.svg deep.xml || { echo "FAIL: plot deep"; exit 1; }
+rows=$(grep '<title>level' deep.svg | sed 's/.* y="\([0-9]*\)".*/\1/' | sort -u | wc -l)
+[ "$rows" -eq 5 ] || { echo "FAIL: 5 nested regions drawn on $rows rows"; fail=1; }
+
 awk 'BEGIN {
 	print "<?xml version=\"1.0\"?>"
 	print "<trace version=\"1\" complete=\"true\">"

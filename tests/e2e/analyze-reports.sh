@@ -201,6 +201,17 @@ idle        3.640000    60.67
 total       6.000000   100.00
 EOF
 
+# --span 1: the first second only. main computes 0-0.1, 0.11-0.2 and
+# 0.21-0.3 and creates its worker in 0.2-0.21 (cpu): 0.29 s; the worker
+# 0.21-0.3, 0.4-0.5, 0.55-0.6, 0.65-0.7 and 0.9-1.0: 0.39 s
+expect utilization-span 0 utilization --cores 2 --span 1 tests/traces/basic.xml <<'EOF'
+use     core-seconds  percent
+app         0.680000    34.00
+system      0.000000     0.00
+idle        1.320000    66.00
+total       2.000000   100.00
+EOF
+
 expect regions 0 regions tests/traces/basic.xml <<'EOF'
 region     depth  count  inclusive  exclusive  %parent
 ALL            0      2   5.190000   2.270000   100.00
