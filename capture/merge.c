@@ -4,6 +4,9 @@
  * and write one trace: every node's unthrottled trace (its compute and
  * I/O), with <wait> before and <signal> after the I/Os they concern.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,63 @@ static char *io_key(const char *what, const char *scratch)
 	if (target[0] == '/')
 		return xasprintf("%s %s %s", api, res, target);
 	return xasprintf("%s %s", api, res);
+}
+
+/* Copy file `from` to `to` (replacing it); 0 or -1 with errno. */
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n = 0;
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, e;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		e = errno;
+		close(in);
+		errno = e;
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	e = errno;
+	close(in);
+	if (close(out) < 0 && n >= 0) {
+		e = errno;
+		n = -1;
+	}
+	errno = e;
+	return n < 0 ? -1 : 0;
+}
+
+/* The nodes' packets (--pcap) go beside the merged trace, which names
+ * them as NODE.pcap, as a one-node capture does: the passes' directory
+ * is gone once the capture ends, unless kept. */
+static int copy_pcaps(const struct pass *base, char **names, int n, const char *output)
+{
+	char *o = xstrdup(output), *dir = dirname(o);
+	int rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		char *from = xasprintf("%s/%s.pcap", base->dir, names[i]);
+		char *to = xasprintf("%s/%s.pcap", dir, names[i]);
+		char *rf = realpath(from, NULL), *rt = realpath(to, NULL);
+
+		if (rf && !(rt && !strcmp(rf, rt)) && copy_file(from, to) < 0) {
+			warnx("%s: cannot copy %s's packets: %s", to, names[i], strerror(errno));
+			rc = -1;
+		}
+		free(rf);
+		free(rt);
+		free(from);
+		free(to);
+	}
+	free(o);
+	return rc;
 }
 
 static int load_pass(struct pass *p, const char *node, struct tr_node **all,
@@ -197,6 +257,8 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 		unlink(tmp);
 		return -1;
 	}
+	if (copy_pcaps(base, names, n, o->output) < 0)
+		return -1;
 	if (!complete)
 		warnx("%s: some node's trace is incomplete", o->output);
 	if (nthr)

@@ -43,6 +43,17 @@ measure() { # CLUSTER-FILE
 	echo "waits vs message edges: precision $p, recall $r ($(wc -l < messages) messages)"
 	expect_eq "messages implied by the waits" "$r" "100.00"
 
+	# the merged trace has the waits and, beside it, the unthrottled pass's
+	# packets: --from both on it alone gives the same agreement
+	for n in n0 n1 n2 n3; do
+		[ -s $n.pcap ] || fail "$n.pcap is not beside the merged trace"
+	done
+	"$ANALYZE" deps --from both --csv ps.xml > merged-both.csv || fail "deps --from both ps.xml"
+	expect_eq "merged: messages implied by the waits" \
+		"$(sed -n 's/^recall,\([^,]*\),.*/\1/p' merged-both.csv)" "$r"
+	expect_eq "merged: waits in the messages' order" \
+		"$(sed -n 's/^precision,\([^,]*\),.*/\1/p' merged-both.csv)" "${p%% *}"
+
 	# --from both, where a pass has both: the waits found by throttling n0
 	# alone, beside that pass's messages
 	T=passes/throttle-n0
