@@ -257,7 +257,7 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 		unlink(tmp);
 		return -1;
 	}
-	if (copy_pcaps(base, names, n, o->output) < 0)
+	if (o->pcap && copy_pcaps(base, names, n, o->output) < 0)
 		return -1;
 	if (!complete)
 		warnx("%s: some node's trace is incomplete", o->output);

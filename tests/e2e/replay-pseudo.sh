@@ -50,7 +50,7 @@ medians() {
 
 for app in $APPS_HERE; do
 	cl="$ISLAND_ROOT/traces/$app.cluster.xml"
-	timeout 120 "$CAPTURE" --cluster "$cl" --discover --timeout 40 -o $app.xml > $app-cap.log 2>&1 ||
+	timeout 200 "$CAPTURE" --cluster "$cl" --discover --timeout 90 -o $app.xml > $app-cap.log 2>&1 ||
 		{ cat $app-cap.log; fail "island-capture --discover failed on $app: $(tail -1 $app-cap.log)"; }
 	check_trace $app.xml
 	expect_eq "$app: nodes" "$(grep -c '<node ' $app.xml)" 4
