@@ -270,11 +270,9 @@ static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int sh(const char *fmt, ...)
 {
 	va_list ap;
-	char *cmd;
 
 	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		die(70, "out of memory");
+	char *cmd = xvasprintf(fmt, ap);
 	va_end(ap);
 	int rc = system(cmd);
 	free(cmd);
@@ -336,23 +334,21 @@ static void kill_all(struct cluster *c, int sig)
  * write what it has and clean its spool; SIGKILL for what is left. */
 static void stop_all(struct cluster *c)
 {
-	double until = (now_ns() / 1e9) + 2;
+	int64_t until = now_ns() + 2000000000;
 	int left = 0;
 
 	kill_all(c, SIGTERM);
 	for (int i = 0; i < c->n; i++)
 		left += c->nodes[i].status < 0;
-	while (left && (now_ns() / 1e9) < until) {
+	while (left && now_ns() < until) {
 		pid_t w = waitpid(-1, NULL, WNOHANG);
 		for (int i = 0; w > 0 && i < c->n; i++)
 			if (c->nodes[i].pid == w && c->nodes[i].status < 0) {
 				c->nodes[i].status = 0x7f00;     /* stopped by us */
 				left--;
 			}
-		if (w <= 0) {
-			struct timespec d = { 0, 20000000 };
-			nanosleep(&d, NULL);
-		}
+		if (w <= 0)
+			sleep_ns(20000000);
 	}
 	kill_all(c, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
@@ -452,7 +448,7 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 {
 	int left = c->n, failed = 0;
-	double start = (now_ns() / 1e9);
+	int64_t start = now_ns();
 
 	p->session = xasprintf("%s-%s", c->tag, p->name);
 	p->port = free_port();
@@ -483,7 +479,7 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 		}
 		if (w < 0 && errno != EINTR)
 			break;
-		if (interrupted || (now_ns() / 1e9) - start > o->timeout) {
+		if (interrupted || (double)(now_ns() - start) / 1e9 > o->timeout) {
 			for (int i = 0; i < c->n; i++)
 				if (c->nodes[i].status < 0)
 					warnx("%s pass: node %s %s; stopping every node", p->name,
@@ -493,10 +489,9 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 			failed = 1;
 			break;
 		}
-		struct timespec d = { 0, 20000000 };
-		nanosleep(&d, NULL);
+		sleep_ns(20000000);
 	}
-	p->seconds = (now_ns() / 1e9) - start;
+	p->seconds = (double)(now_ns() - start) / 1e9;
 	kill_all(c, SIGKILL);                /* whatever a node left behind */
 	char *path = session_path(p->session);
 	unlink(path);

@@ -107,10 +107,8 @@ void throttle(struct tstate *t, struct rec *r)
 		return;
 
 	int64_t hold = (int64_t)((usage - rate) / rate * 1e9);
-	struct timespec d = { hold / 1000000000, hold % 1000000000 }, rem;
 	int e = errno;
-	while (syscall(SYS_nanosleep, &d, &rem) < 0 && errno == EINTR)
-		d = rem;
+	nap_ns(hold);
 	errno = e;
 	uint64_t t1 = now();
 	r->t1 = t1;

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -51,17 +53,6 @@ extern __thread struct tstate ts __attribute__((tls_model("initial-exec")));
 extern int island_on;           /* a capture is running: ISLAND_SPOOL set */
 extern int clock_kind;          /* enum spool_clock */
 
-static inline uint64_t now(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	if (likely(clock_kind == CLOCK_KIND_TSC))
-		return __rdtsc();
-#endif
-	struct timespec tv;
-	clock_gettime(CLOCK_MONOTONIC, &tv);
-	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_nsec;
-}
-
 /* CLOCK_MONOTONIC in ns: what the session and the rate limits share with
  * other processes (the record clock may be the cycle counter). */
 static inline int64_t mono_ns(void)
@@ -69,6 +60,25 @@ static inline int64_t mono_ns(void)
 	struct timespec tv;
 	clock_gettime(CLOCK_MONOTONIC, &tv);
 	return (int64_t)tv.tv_sec * 1000000000 + tv.tv_nsec;
+}
+
+static inline uint64_t now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (likely(clock_kind == CLOCK_KIND_TSC))
+		return __rdtsc();
+#endif
+	return (uint64_t)mono_ns();
+}
+
+/* Sleep ns through signals, by the raw syscall (no interposed wrapper);
+ * may change errno. */
+static inline void nap_ns(int64_t ns)
+{
+	struct timespec d = { ns / 1000000000, ns % 1000000000 };
+
+	while (syscall(SYS_nanosleep, &d, &d) < 0 && errno == EINTR)
+		;
 }
 
 int enter_slow(struct tstate *t);

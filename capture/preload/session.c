@@ -34,14 +34,6 @@ static const unsigned char is_io[C_NCALLS] = {
 #undef CALL
 };
 
-static void nap_ns(int64_t ns)
-{
-	struct timespec d = { ns / 1000000000, ns % 1000000000 };
-
-	while (syscall(SYS_nanosleep, &d, &d) < 0 && errno == EINTR)
-		;
-}
-
 void sess_init(const char *path, int idx)
 {
 	long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
@@ -143,22 +135,12 @@ static void hold(uint64_t next)
 
 	if (me->delay > 0)
 		nap_ns(me->delay);
-	/* A node not yet in the session would be overlooked: wait until as
-	 * many as expected are known (a late one, or a remote one whose
-	 * first state has not arrived yet). */
-	while (me->expect_nodes > 0 && mono_ns() < deadline) {
-		int known = 0;
-		for (int i = 0; i < SESS_NODES; i++)
-			known += sess->node[i].state != SN_FREE;
-		if (known >= me->expect_nodes)
-			break;
-		nap_ns(1000000);
-	}
 	for (;;) {
-		int all = 1;
+		int all = 1, known = 0;
 		int64_t now_ns = mono_ns();
 		for (int i = 0; i < SESS_NODES; i++) {
 			struct sess_node *x = &sess->node[i];
+			known += x->state != SN_FREE;
 			if (i == me_idx || x->state == SN_FREE)
 				continue;
 			if (node_blocked(x, now_ns, start)) {
@@ -171,6 +153,11 @@ static void hold(uint64_t next)
 			if (!node_gone(x))
 				all = 0;
 		}
+		/* a node not yet in the session would be overlooked: hold until
+		 * as many as expected are known (a late one, or a remote one
+		 * whose first state has not arrived yet) */
+		if (known < me->expect_nodes)
+			all = 0;
 		if (all)
 			break;
 		if (now_ns > deadline) {
