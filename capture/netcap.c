@@ -45,7 +45,6 @@ struct netcap {
 	pthread_t th;
 	volatile int stop;
 	int started;
-	struct netclock clk;         /* the spools' clocks to wall-clock */
 };
 
 static const char *dev_of(const struct netcap_opts *o)
@@ -175,8 +174,6 @@ void netcap_start(struct netcap *nc, pid_t app)
 		warnx("--pcap: %s: %s; no packets", nc->rawpath, pcap_geterr(nc->p));
 		return;
 	}
-	clock_start(&nc->clk.tsc, CLOCK_KIND_TSC);
-	clock_start(&nc->clk.mono, CLOCK_KIND_MONO);
 	if (pthread_create(&nc->th, NULL, capture_thread, nc)) {
 		warnx("--pcap: cannot start the capture thread; no packets");
 		return;
@@ -184,7 +181,7 @@ void netcap_start(struct netcap *nc, pid_t app)
 	nc->started = 1;
 }
 
-void netcap_stop(struct netcap *nc)
+void netcap_stop(struct netcap *nc, const struct clockmap *clk)
 {
 	struct pcap_stat st = { 0 };
 	struct timespec settle = { 0, 50 * 1000000 };
@@ -201,9 +198,7 @@ void netcap_stop(struct netcap *nc)
 		warnx("--pcap: the kernel dropped %u packets (buffer full)", st.ps_drop);
 	if (nc->raw) {
 		pcap_dump_close(nc->raw);
-		clock_end(&nc->clk.tsc);
-		clock_end(&nc->clk.mono);
-		netcap_keep_own(nc->rawpath, nc->o->path, nc->spool, &nc->clk);
+		netcap_keep_own(nc->rawpath, nc->o->path, nc->spool, clk);
 		unlink(nc->rawpath);
 	}
 	pcap_close(nc->p);

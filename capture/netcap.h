@@ -20,7 +20,8 @@ struct netcap *netcap_open(const struct netcap_opts *o, const char *spool);
 /* The app runs (its processes write their spools in `spool`). */
 void netcap_start(struct netcap *nc, pid_t app);
 /* The app's tree has exited: stop, keep only the node's own packets,
- * write the pcap file. */
-void netcap_stop(struct netcap *nc);
+ * write the pcap file. clk: the run's clock, calibrated (clock_end). */
+struct clockmap;
+void netcap_stop(struct netcap *nc, const struct clockmap *clk);
 
 #endif

@@ -175,7 +175,7 @@ static pcap_t *open_raw(const char *raw)
 }
 
 void netcap_keep_own(const char *raw, const char *out, const char *spool,
-		     const struct netclock *clk)
+		     const struct clockmap *clk)
 {
 	struct netsocks s = { 0 };
 	struct udpsend *us;

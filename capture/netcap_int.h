@@ -24,13 +24,6 @@ struct netsocks {
 	size_t nconn;                /* v[0 .. nconn) are the connected */
 };
 
-/* Spool clock units to wall-clock ns: both clocks calibrated over the
- * run; each spool file says which it used. */
-struct netclock {
-	struct clockmap tsc, mono;
-};
-int64_t netclock_wall(const struct netclock *c, int kind, uint64_t t);
-
 /* A datagram sent by a UDP socket that no call bound: the kernel chose
  * its port, which only the packet tells. */
 struct udpsend {
@@ -44,14 +37,15 @@ struct udpsend {
 
 /* The IP sockets named by the spool's records, and the first send of each
  * implicitly bound UDP socket. */
-void netsocks_load(struct netsocks *s, const char *spool, const struct netclock *clk,
+void netsocks_load(struct netsocks *s, const char *spool, const struct clockmap *clk,
 		   struct udpsend **us, size_t *nus);
 void netsocks_add(struct netsocks *s, const struct netsock *k);
 void netsocks_index(struct netsocks *s);
 /* Is this packet one of those sockets'? (after netsocks_index) */
 int netsocks_match(const struct netsocks *s, const struct pkt *p);
-/* Copy from raw to out the packets of the sockets in the spool. */
+/* Copy from raw to out the packets of the sockets in the spool; clk is
+ * the run's clock, the one every spool of it uses. */
 void netcap_keep_own(const char *raw, const char *out, const char *spool,
-		     const struct netclock *clk);
+		     const struct clockmap *clk);
 
 #endif

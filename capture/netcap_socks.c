@@ -28,13 +28,6 @@ static int carries_sockinfo(const struct rec *r)
 	return 0;
 }
 
-int64_t netclock_wall(const struct netclock *c, int kind, uint64_t t)
-{
-	const struct clockmap *m = kind == CLOCK_KIND_TSC ? &c->tsc : &c->mono;
-
-	return m->real0 + clock_ns(m, t);
-}
-
 void netsocks_add(struct netsocks *s, const struct netsock *k)
 {
 	XGROW(s->v, s->cap, s->n + 1);
@@ -72,7 +65,7 @@ struct rawsend {
 
 struct loader {
 	struct netsocks *s;
-	const struct netclock *clk;
+	const struct clockmap *clk;
 	struct fdstate *fds;         /* of the process being read */
 	size_t nfds, capfds;
 	struct rawsend *rs;
@@ -83,7 +76,7 @@ struct loader {
 
 static void note_fd(struct loader *l, const struct rec *r, const struct sockinfo *si)
 {
-	int fd = r->call == C_SOCKET || r->call == C_ACCEPT ? (int)r->ret : r->fd;
+	int fd = r->fd;              /* socket, accept: the new descriptor */
 	int ip = si->domain == AF_INET || si->domain == AF_INET6;
 	struct pkt_ep e;
 
@@ -93,7 +86,7 @@ static void note_fd(struct loader *l, const struct rec *r, const struct sockinfo
 		!(si->llen && pkt_ep_of(&e, &si->local) && e.port) };
 }
 
-static void note_send(struct loader *l, const struct rec *r, int kind)
+static void note_send(struct loader *l, const struct rec *r)
 {
 	struct sockaddr_storage ss;
 	size_t n = REC_PAYLOAD_LEN(r);
@@ -106,15 +99,14 @@ static void note_send(struct loader *l, const struct rec *r, int kind)
 	if (!pkt_ep_of(&x.u.dst, &ss))
 		return;
 	x.u.len = (uint32_t)r->ret;
-	x.u.t0 = netclock_wall(l->clk, kind, r->t0);
-	x.u.t1 = netclock_wall(l->clk, kind, r->t1);
+	x.u.t0 = l->clk->real0 + clock_ns(l->clk, r->t0);
+	x.u.t1 = l->clk->real0 + clock_ns(l->clk, r->t1);
 	XGROW(l->rs, l->caprs, l->nrs + 1);
 	l->rs[l->nrs++] = x;
 }
 
 static void load_thread(struct loader *l, struct thr *t)
 {
-	int kind = t->nsp ? (int)t->sp[0]->h->clock : CLOCK_KIND_MONO;
 	struct rec_iter it;
 	struct rec *r;
 
@@ -127,7 +119,7 @@ static void load_thread(struct loader *l, struct thr *t)
 			if (!r->err)
 				note_fd(l, r, &si);
 		} else if ((r->call == C_SENDTO || r->call == C_SENDMSG) && !r->err) {
-			note_send(l, r, kind);
+			note_send(l, r);
 		}
 	}
 }
@@ -172,7 +164,7 @@ static int cmp_rawsend(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-void netsocks_load(struct netsocks *s, const char *spool, const struct netclock *clk,
+void netsocks_load(struct netsocks *s, const char *spool, const struct clockmap *clk,
 		   struct udpsend **us, size_t *nus)
 {
 	struct node n = { 0 };

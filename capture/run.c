@@ -154,10 +154,10 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	}
 	if (o->rs && o->rs->cpu > 0)
 		monitor_stop(&mon);
-	if (nc)
-		netcap_stop(nc);
 	n->end = now_ns() - n->clk.mono0;
 	clock_end(&n->clk);
+	if (nc)
+		netcap_stop(nc, &n->clk);     /* its filter needs the clock */
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	if (main_st >= 0 && WIFEXITED(main_st))
