@@ -13,7 +13,6 @@ C=bin/island-capture
 tmp=$(mktemp -d /dev/shm/island-bench.XXXXXX 2>/dev/null || mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-now() { date +%s.%N; }
 . bench/lib.sh
 
 bench() {

@@ -1,4 +1,24 @@
-# Helpers the benchmarks share; sourced from the project root.
+# Helpers the benchmarks share, and tests/e2e/lib.sh sources them too:
+# definitions only.
 
 # median: of the numbers on stdin, one per line
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# now: the wall-clock time in seconds
+now() { date +%s.%N; }
+
+# pseudo_cluster APP [PHASES UNIT_MS]: a cluster file of 4 nodes of the
+# pseudo-application APP (in $APPS, the built tests/apps) on loopback,
+# on stdout.
+pseudo_cluster() {
+	app=$1; shift
+	echo '<cluster version="1">'
+	for i in 0 1 2 3; do
+		printf '  <node name="n%d">' $i
+		for a in "$APPS/$app" '${NODE}' '${INDEX}' '${NNODES}' 127.0.0.1 '${PORT}' '${SCRATCH}' "$@"; do
+			printf '<arg>%s</arg>' "$a"
+		done
+		echo '</node>'
+	done
+	echo '</cluster>'
+}

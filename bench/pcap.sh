@@ -19,7 +19,6 @@ trap 'rm -rf "$tmp"' EXIT
 $C --pcap -n probe -o "$tmp/probe.xml" -- /bin/true 2>"$tmp/err" ||
 	{ echo "skipped: $(cat "$tmp/err")"; exit 0; }
 
-now() { date +%s.%N; }
 . bench/lib.sh
 timed() { # FILE CMD...: append the seconds CMD took
 	f=$1; shift

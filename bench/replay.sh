@@ -85,13 +85,7 @@ modes="causal think timed afap"
 for app in pseudo pseudosync pseudosyncdat; do
 	[ -x "$APPS/$app" ] || { echo "$app: not built"; continue; }
 	case $app in pseudo) phases=${PHASES:-8} ;; *) phases=${PHASES:-4} ;; esac
-	{
-		echo '<cluster version="1">'
-		for i in 0 1 2 3; do
-			echo "  <node name=\"n$i\"><arg>$APPS/$app</arg><arg>\${NODE}</arg><arg>\${INDEX}</arg><arg>\${NNODES}</arg><arg>127.0.0.1</arg><arg>\${PORT}</arg><arg>\${SCRATCH}</arg><arg>$phases</arg><arg>$UNIT</arg></node>"
-		done
-		echo '</cluster>'
-	} > "$tmp/c.xml"
+	pseudo_cluster "$app" "$phases" "$UNIT" > "$tmp/c.xml"
 	rm -f "$tmp"/res.* "$tmp"/all.* "$tmp/dur"
 	mpi=""
 	for k in $(seq "$CAPTURES"); do

@@ -56,7 +56,6 @@ char *xbuf(struct rctx *c, int64_t n);
 int map_path(struct rctx *c, const char *path, char *buf, size_t len);
 void thread_launch(struct nstate *ns, int th, int64_t delay);
 void replay_warn(struct rctx *c, const struct op *o, const char *what);
-void sleep_ns(int64_t ns);
 
 /* handlers: 0 done, -1 failed (errno set) */
 #define H(x) int x(struct rctx *c, const struct op *o)

@@ -19,8 +19,9 @@ command -v bc > /dev/null || { echo "bc missing"; exit 77; }
 "$ANALYZE" compare free.xml held.xml > cmp.txt || fail "compare"
 cat cmp.txt | tail -3
 
-get() { # FILE CATEGORY: seconds of ALL
-	"$ANALYZE" consumption --csv "$1" | awk -F, -v c="$2" '$1 == "ALL" && $4 == c { print $5 }'
+for r in free held; do "$ANALYZE" consumption --csv $r.xml > $r.cons.csv; done
+get() { # FILE CATEGORY: seconds of ALL, from FILE's consumption written above
+	awk -F, -v c="$2" '$1 == "ALL" && $4 == c { print $5 }' "${1%.xml}.cons.csv"
 }
 secs() { printf '%.6f' "$(echo "scale=9; $*" | bc)"; }
 ds=$(secs "$(get held.xml stopped) - $(get free.xml stopped)")

@@ -23,9 +23,6 @@
 command -v bc > /dev/null || { echo "bc missing"; exit 77; }
 
 calc() { echo "scale=6; $*" | bc; }
-within() { # WHAT GOT LOW HIGH
-	[ "$(calc "$2 >= $3 && $2 <= $4")" = 1 ] || fail "$1: $2 not in [$3, $4]"
-}
 
 get() { # THREAD CATEGORY
 	awk -F, -v t="$1" -v c="$2" '$3 == t && $4 == c { print $5 }' cons.csv

@@ -5,9 +5,6 @@
 sum_attr() { # FILE REGEX ATTR: the sum of ATTR over the matching lines
 	grep -E "$2" "$1" | sed -E "s/.* $3=\"([0-9.]+)\".*/\1/" | awk '{ s += $1 } END { printf "%.3f\n", s }'
 }
-within() { # WHAT GOT LOW HIGH
-	[ "$(echo "$2 >= $3 && $2 <= $4" | bc)" = 1 ] || fail "$1: $2 not in [$3, $4]"
-}
 
 # The seed's single-threaded example: write twice the per-second limit,
 # then compute for one second of wall time, at 10% of a CPU.

@@ -4,6 +4,8 @@ CAPTURE="$ISLAND_ROOT/bin/island-capture"
 ANALYZE="$ISLAND_ROOT/bin/island-analyze"
 APPS="$ISLAND_ROOT/build/tests/apps"
 SCHEMA="$ISLAND_ROOT/docs/trace.xsd"
+# median, pseudo_cluster (which uses APPS)
+. "$ISLAND_ROOT/bench/lib.sh"
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -15,8 +17,36 @@ expect_eq() {
 	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
 }
 
+# within WHAT GOT LOW HIGH: GOT in [LOW, HIGH] (numbers; bc compares)
+within() {
+	[ "$(echo "$2 >= $3 && $2 <= $4" | bc)" = 1 ] || fail "$1: $2 not in [$3, $4]"
+}
+
 # rows of the net report's Nth table (CSV), without its header
 section() { awk -v n="$1" 'BEGIN { s = 1 } /^$/ { s++; h = 0; next } s == n && h++' "$2"; }
+
+# The pcap tests (tests/apps/msgs: the client prints "c2s SIZE" and
+# "s2c SIZE" per message). msg_edges DEPS CLIENT [RECV SEND]: the message
+# edges of DEPS (deps --from net --csv) in that form, sorted, CLIENT the
+# client's node; RECV and SEND the calls (recv, send).
+msg_edges() {
+	awk -F, -v cli="$2" -v r="${3:-recv}" -v s="${4:-send}" 'NR > 1 && $3 == r && $7 == s {
+		print ($5 == cli ? "c2s" : "s2c"), $9 }' "$1" | sort
+}
+# msg_bytes OUT: sets c2s and s2c to the bytes each way of the client's OUT
+msg_bytes() {
+	c2s=$(awk '$1 == "c2s" { s += $2 } END { print s }' "$1")
+	s2c=$(awk '$1 == "s2c" { s += $2 } END { print s }' "$1")
+}
+# calls_tied NETCSV: in the net report's calls (its 2nd table), every send
+# and recv is tied to the packets of its bytes, and every receive has its
+# time split: before the peer sent, on the wire, after
+calls_tied() {
+	section 2 "$1" | awk -F, '$7 == "-" || $7 < 1 { bad = 1 } END { exit bad }' ||
+		fail "a call without packets"
+	section 2 "$1" | awk -F, '$3 == "recv" && ($10 == "-" || $11 == "-" || $12 == "-") { bad = 1 }
+		END { exit bad }' || fail "a receive without its split"
+}
 
 # Skip (77) where packet capture is not permitted; a failed probe for any
 # other reason fails. Arguments go before the probe (ip netns exec NS).
@@ -69,9 +99,6 @@ expect() {
 	fi
 }
 
-# median: of the numbers on stdin, one per line
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
 # cpus_busy: true when more than half of the CPU time of the last second
 # was used (other work: timing checks are noise then); prints the percent
 cpus_busy() {
@@ -102,21 +129,6 @@ wait_ready() {
 		sleep 0.05; i=$((i + 1))
 		[ $i -lt 200 ] || { kill "$2" 2>/dev/null; fail "the server did not start"; }
 	done
-}
-
-# pseudo_cluster APP [PHASES UNIT_MS]: a cluster file of 4 nodes of the
-# pseudo-application APP on loopback, on stdout.
-pseudo_cluster() {
-	app=$1; shift
-	echo '<cluster version="1">'
-	for i in 0 1 2 3; do
-		printf '  <node name="n%d">' $i
-		for a in "$APPS/$app" '${NODE}' '${INDEX}' '${NNODES}' 127.0.0.1 '${PORT}' '${SCRATCH}' "$@"; do
-			printf '<arg>%s</arg>' "$a"
-		done
-		echo '</node>'
-	done
-	echo '</cluster>'
 }
 
 # ns_pseudosync_cluster NET: a cluster file of 4 pseudosync nodes, each in

@@ -28,8 +28,7 @@ expect_eq "SYNs in srv.pcap" "$(grep -c 'Flags \[S\]' srv.td)" 1
 
 # one edge per message, of its size, in both directions
 "$ANALYZE" deps --from net --csv srv.xml cli.xml > deps.csv || fail "deps --from net"
-got=$(awk -F, 'NR > 1 && $3 == "recv" && $7 == "send" {
-	print ($5 == "cli" ? "c2s" : "s2c"), $9 }' deps.csv | sort)
+got=$(msg_edges deps.csv cli)
 expect_eq "message edges" "$got" "$(sort cli.out)"
 expect_eq "message edges (server's view)" "$got" "$(sort srv.out)"
 expect_eq "connection edge" "$(awk -F, '$3 == "accept" { print $1, $5, $7, $9 }' deps.csv)" \
@@ -47,17 +46,13 @@ expect_eq "the accept waits for the connect" \
 
 # bytes per connection: packets and calls agree, and are the messages'
 "$ANALYZE" net --csv srv.xml cli.xml > net.csv || fail "net"
-c2s=$(awk '$1 == "c2s" { s += $2 } END { print s }' cli.out)
-s2c=$(awk '$1 == "s2c" { s += $2 } END { print s }' cli.out)
+msg_bytes cli.out
 conns=$(section 1 net.csv | awk -F, '{ print $1, $2, $6, $7, $9, $10, $11 }' | sed -E 's/^/ /')
 expect_eq "connections" "$conns" " srv tcp $c2s $c2s $s2c $s2c 0
  cli tcp $c2s $c2s $s2c $s2c 0"
-# every send and recv is tied to the packets of its bytes
-section 2 net.csv | awk -F, '$7 == "-" || $7 < 1 { bad = 1 } END { exit bad }' ||
-	fail "a call without packets"
-# every receive's time split: before the peer sent, on the wire, after
-section 2 net.csv | awk -F, '$3 == "recv" && ($10 == "-" || $11 == "-" || $12 == "-") { bad = 1 }
-	END { exit bad }' || fail "a receive without its split"
+# every send and recv is tied to the packets of its bytes, every receive
+# has its time split
+calls_tied net.csv
 expect_eq "calls" "$(section 2 net.csv | wc -l)" 80
 
 # IPv6
@@ -65,19 +60,14 @@ expect_eq "calls" "$(section 2 net.csv | wc -l)" 80
 rm -f ready
 "$CAPTURE" --pcap -n srv6 -o srv6.xml -- "$APPS/msgs" server ::1 $PORT 20 ready > srv6.out &
 spid=$!
-i=0
-while [ ! -f ready ]; do
-	sleep 0.05; i=$((i + 1))
-	[ $i -lt 200 ] || { kill $spid; fail "the IPv6 server did not start"; }
-done
+wait_ready ready $spid
 "$CAPTURE" --pcap -n cli6 -o cli6.xml -- "$APPS/msgs" client ::1 $PORT 20 > cli6.out ||
 	fail "IPv6 client failed"
 wait $spid || fail "IPv6 server failed"
 tcpdump -nn -r srv6.pcap > srv6.td 2>/dev/null || fail "tcpdump -r srv6.pcap"
 [ "$(grep -c "IP6 ::1.[0-9]* > ::1.[0-9]*:" srv6.td)" = "$(wc -l < srv6.td)" ] || fail "srv6.pcap: not IPv6"
 "$ANALYZE" deps --from net --csv srv6.xml cli6.xml > deps6.csv || fail "IPv6 deps --from net"
-got=$(awk -F, 'NR > 1 && $3 == "recv" && $7 == "send" {
-	print ($5 == "cli6" ? "c2s" : "s2c"), $9 }' deps6.csv | sort)
+got=$(msg_edges deps6.csv cli6)
 expect_eq "IPv6 message edges" "$got" "$(sort cli6.out)"
 "$ANALYZE" net --csv srv6.xml cli6.xml > net6.csv || fail "IPv6 net"
 expect_eq "IPv6 connections" "$(section 1 net6.csv | awk -F, '{ print $1, $4, $6, $7, $9, $10 }')" \

@@ -41,14 +41,12 @@ for n in usrv ucli; do
 done
 
 "$ANALYZE" deps --from net --csv usrv.xml ucli.xml > deps.csv || fail "deps --from net"
-got=$(awk -F, 'NR > 1 && $3 == "recvfrom" && $7 == "sendto" {
-	print ($5 == "ucli" ? "c2s" : "s2c"), $9 }' deps.csv | sort)
+got=$(msg_edges deps.csv ucli recvfrom sendto)
 expect_eq "message edges" "$got" "$(sort ucli.out)"
 expect_eq "edges" "$(($(wc -l < deps.csv) - 1))" 40
 
 "$ANALYZE" net --csv usrv.xml ucli.xml > net.csv || fail "net"
-c2s=$(awk '$1 == "c2s" { s += $2 } END { print s }' ucli.out)
-s2c=$(awk '$1 == "s2c" { s += $2 } END { print s }' ucli.out)
+msg_bytes ucli.out
 expect_eq "flows" "$(section 1 net.csv | awk -F, '{ print $1, $2, $4, $5, $6, $7, $8, $9, $10 }')" \
 	"usrv udp 127.0.0.1:$P 20 $c2s $c2s 20 $s2c $s2c
 ucli udp 127.0.0.1:$P 20 $c2s $c2s 20 $s2c $s2c"

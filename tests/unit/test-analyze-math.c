@@ -373,7 +373,7 @@ static void test_table(void)
 
 int main(void)
 {
-	static const struct { const char *name; CU_TestFunc fn; } tests[] = {
+	static const struct unit_test tests[] = {
 		{ "interval union", test_union },
 		{ "stop overlap", test_overlap },
 		{ "compact lists vs brute force", test_ilist },
@@ -386,12 +386,6 @@ int main(void)
 		{ "number formatting", test_format },
 		{ "tables and CSV", test_table },
 	};
-	CU_pSuite s;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite("analyze", NULL, NULL);
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		CU_add_test(s, tests[i].name, tests[i].fn);
-	return unit_run("analyze") ? 1 : 0;
+	return unit_main("analyze", tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -172,19 +172,13 @@ static void test_ambiguous(void)
 
 int main(void)
 {
-	static const struct { const char *name; CU_TestFunc fn; } tests[] = {
+	static const struct unit_test tests[] = {
 		{ "the peer's last send", test_sent },
 		{ "blocked until the send, stopped after", test_split },
 		{ "a send that returned after the recv", test_skew },
 		{ "a netrecv hold", test_hold },
 		{ "ambiguous connections", test_ambiguous },
 	};
-	CU_pSuite su;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	su = CU_add_suite("analyze-peers", NULL, NULL);
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		CU_add_test(su, tests[i].name, tests[i].fn);
-	return unit_run("analyze-peers") ? 1 : 0;
+	return unit_main("analyze-peers", tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -284,7 +284,7 @@ static void test_links(void)
 
 int main(void)
 {
-	static const struct { const char *name; CU_TestFunc fn; } tests[] = {
+	static const struct unit_test tests[] = {
 		{ "sequence numbers to offsets", test_unwrap },
 		{ "segments covering bytes", test_cover },
 		{ "reordered capture", test_reorder },
@@ -294,12 +294,6 @@ int main(void)
 		{ "a crafted pcap", test_pcap },
 		{ "a recv's time split", test_split },
 	};
-	CU_pSuite s;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite("net", NULL, NULL);
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		CU_add_test(s, tests[i].name, tests[i].fn);
-	return unit_run("net") ? 1 : 0;
+	return unit_main("net", tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -104,16 +104,10 @@ static void test_many(void)
 
 int main(void)
 {
-	static const struct { const char *name; CU_TestFunc fn; } tests[] = {
+	static const struct unit_test tests[] = {
 		{ "whose packets", test_filter },
 		{ "many sockets", test_many },
 	};
-	CU_pSuite su;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	su = CU_add_suite("net-filter", NULL, NULL);
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		CU_add_test(su, tests[i].name, tests[i].fn);
-	return unit_run("net-filter") ? 1 : 0;
+	return unit_main("net-filter", tests, sizeof(tests) / sizeof(tests[0]));
 }

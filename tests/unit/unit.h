@@ -5,6 +5,7 @@
 #define ISLAND_UNIT_H
 
 #include <CUnit/Basic.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* The number of failed tests (after CU_cleanup_registry). */
@@ -17,6 +18,25 @@ static inline unsigned unit_run(const char *name)
 	printf("unit-%s: %u passed, %u failed\n", name, run - failed, failed);
 	CU_cleanup_registry();
 	return failed;
+}
+
+struct unit_test {
+	const char *name;
+	CU_TestFunc fn;
+};
+
+/* A main with one suite SUITE of the N tests T, its summary named after
+ * the suite: 0 if all passed, 1 if one failed, 2 if CUnit would not start. */
+static inline int unit_main(const char *suite, const struct unit_test *t, size_t n)
+{
+	CU_pSuite s;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	s = CU_add_suite(suite, NULL, NULL);
+	for (size_t i = 0; i < n; i++)
+		CU_add_test(s, t[i].name, t[i].fn);
+	return unit_run(suite) ? 1 : 0;
 }
 
 #endif
