@@ -213,33 +213,6 @@ static void stop_all(pid_t *pids, size_t n, struct sync *s)
 		}
 }
 
-static int64_t min_epoch(const struct trace *t, const int *sel)
-{
-	int64_t e0 = INT64_MAX;
-
-	for (size_t k = 0; k < t->nnodes; k++)
-		if (sel[k] && t->nodes[k].epoch < e0)
-			e0 = t->nodes[k].epoch;
-	return e0;
-}
-
-/* The original run: first node start to last node end, aligned by epoch. */
-static int64_t original_span(const struct trace *t, const int *sel)
-{
-	int64_t e0 = min_epoch(t, sel), a = INT64_MAX, b = INT64_MIN;
-
-	for (size_t k = 0; k < t->nnodes; k++) {
-		if (!sel[k])
-			continue;
-		int64_t off = opt.mode == MODE_AFAP ? 0 : t->nodes[k].epoch - e0;
-		if (off + t->nodes[k].start < a)
-			a = off + t->nodes[k].start;
-		if (off + t->nodes[k].end > b)
-			b = off + t->nodes[k].end;
-	}
-	return b - a;
-}
-
 static int run_local(struct trace *t, int *sel, int rootfd)
 {
 	struct sync *s = sync_create(t);

@@ -166,10 +166,7 @@ int mpi_main(struct trace *t)
 	MPI_Bcast(&start, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 
 	if (me < nnodes) {
-		int64_t e0 = INT64_MAX;
-		for (int k = 0; k < nnodes; k++)
-			if (t->nodes[k].epoch < e0)
-				e0 = t->nodes[k].epoch;
+		int64_t e0 = min_epoch(t, all);
 		struct node_run r = {
 			.t = t, .node = me, .rootfd = rootfd, .sync = msync, .net = net,
 			.t0_ns = now_ns() + (int64_t)((start - wall()) * 1e9), .sel = all,
@@ -177,7 +174,9 @@ int mpi_main(struct trace *t)
 		};
 		w0 = start;
 		status = run_node(&r);
-		w1 = wall();
+		/* the node's end as run_node took it (its last thread's), on
+		 * the wall clock the ranks share */
+		w1 = start + (double)(sync_stats(msync, me)->t1_ns - r.t0_ns) / 1e9;
 		for (int k = 0; k < nnodes; k++)
 			if (k != me)
 				MPI_Send(&k, 1, MPI_UINT32_T, k, TAG_END, MPI_COMM_WORLD);
@@ -195,27 +194,17 @@ int mpi_main(struct trace *t)
 	MPI_Reduce(&status, &worst, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
 	if (!me) {
 		double a = 1e300, b = 0;
-		int64_t e0 = INT64_MAX, oa = INT64_MAX, ob = INT64_MIN;
 		for (int k = 0; k < nnodes; k++) {
 			*sync_stats(msync, k) = sts[k];
 			if (wss[2 * k] < a)
 				a = wss[2 * k];
 			if (wss[2 * k + 1] > b)
 				b = wss[2 * k + 1];
-			if (t->nodes[k].epoch < e0)
-				e0 = t->nodes[k].epoch;
 		}
-		for (int k = 0; k < nnodes; k++) {
-			int64_t off = opt.mode == MODE_AFAP ? 0 : t->nodes[k].epoch - e0;
-			if (off + t->nodes[k].start < oa)
-				oa = off + t->nodes[k].start;
-			if (off + t->nodes[k].end > ob)
-				ob = off + t->nodes[k].end;
-		}
-		int64_t repl = (int64_t)((b - a) * 1e9);
+		int64_t orig = original_span(t, all), repl = (int64_t)((b - a) * 1e9);
 		if (!opt.quiet)
-			report_print(t, all, msync, ob - oa, repl);
-		if (opt.report && report_save(opt.report, t, all, msync, ob - oa, repl))
+			report_print(t, all, msync, orig, repl);
+		if (opt.report && report_save(opt.report, t, all, msync, orig, repl))
 			warnx("%s:", opt.report);
 	}
 	MPI_Finalize();

@@ -226,7 +226,10 @@ int root_open(const char *name, int say);
 int mpi_available(void);
 int mpi_main(struct trace *t);
 
-/* report.c */
+/* report.c; also the selected nodes' earliest epoch, and the original
+ * run's span (first node start to last node end, aligned by epoch) */
+int64_t min_epoch(const struct trace *t, const int *sel);
+int64_t original_span(const struct trace *t, const int *sel);
 void report_print(const struct trace *t, const int *sel, struct sync *s,
 		  int64_t orig_ns, int64_t repl_ns);
 int report_save(const char *file, const struct trace *t, const int *sel,
