@@ -41,7 +41,8 @@ struct node {
 	double limit[RES_N];	/* rate limits per second from <restrictions>, 0 = none */
 	double cpu_limit;
 	int nthreads, nprocs;
-	bool has_pcap;		/* its packets are beside the trace (--pcap) */
+	char *pcap;		/* its packets (--pcap): the path, resolved against
+				 * the trace's directory, or NULL */
 };
 
 struct proc {

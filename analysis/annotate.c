@@ -32,16 +32,11 @@ struct annot {
 	size_t n, cap;
 };
 
-static const char *const io_res[] = {
-	"fileread", "filewrite", "filemeta", "netsend", "netrecv", "netmeta",
-};
-
+/* The resources of an I/O a session numbers: fileread ... netmeta. */
 static int is_io(const char *res)
 {
-	for (size_t i = 0; res && i < sizeof(io_res) / sizeof(io_res[0]); i++)
-		if (!strcmp(res, io_res[i]))
-			return 1;
-	return 0;
+	int r = res ? res_from_name(res) : -1;
+	return r >= 0 && r <= RES_NETMETA;
 }
 
 static struct anode *anode(struct annot *a, const char *name)
@@ -185,17 +180,15 @@ static void put_deps(xmlTextWriterPtr w, struct adepx *d, size_t nd, uint64_t se
 		}
 }
 
-static struct annot *annot_ctx;
-
 static void h_before(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
 {
-	struct anode *n = anode(annot_ctx, node);
+	struct anode *n = anode(ctx, node);
 	put_deps(w, n->w, n->nw, cur_seq(r, n), 1);
 }
 
 static void h_attrs(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
 {
-	struct anode *n = anode(annot_ctx, node);
+	struct anode *n = anode(ctx, node);
 	char num[32];
 
 	if (n->numbered)
@@ -209,7 +202,7 @@ static void h_attrs(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const cha
 
 static void h_after(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
 {
-	struct anode *n = anode(annot_ctx, node);
+	struct anode *n = anode(ctx, node);
 	put_deps(w, n->s, n->ns, cur_seq(r, n), 0);
 }
 
@@ -249,8 +242,7 @@ int annotate_write(const char *out, char **files, int nfiles,
 	xmlTextWriterPtr w = xmlcopy_start(tmp, 0, "island-analyze " ISLAND_VERSION, complete);
 	if (!w)
 		die(2, "%s: cannot create:", tmp);
-	annot_ctx = &a;
-	struct xmlcopy_hooks h = { h_before, h_attrs, h_after, NULL };
+	struct xmlcopy_hooks h = { h_before, h_attrs, h_after, &a };
 	for (int i = 0; i < nfiles && !rc; i++)
 		rc = xmlcopy_nodes(w, files[i], &h);
 	if (xmlcopy_end(w) < 0 || rc || rename(tmp, out) < 0) {

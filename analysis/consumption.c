@@ -315,7 +315,7 @@ static int cmp_wcall(const void *x, const void *y)
 static void wire_collect(struct wire *w, struct run *run, char **files, int nfiles)
 {
 	for (size_t i = 0; i < run->nnodes; i++)
-		w->on |= run->nodes[i]->has_pcap;
+		w->on |= run->nodes[i]->pcap != NULL;
 	if (!w->on)
 		return;
 	net_collect(&w->nr, files, nfiles);

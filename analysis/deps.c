@@ -21,7 +21,6 @@ const char *deps_annotate;
 struct ioname {
 	const char *api, *target;
 	int64_t start;               /* node time, for --annotate */
-	bool has_start;
 };
 
 struct edge {
@@ -80,11 +79,11 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 	struct nodeios *n = &d->nodes[x];
 	XGROW(n->io, n->cap, (size_t)seq);
 	for (size_t k = n->n; k < seq; k++)
-		n->io[k] = (struct ioname){ "?", "", 0, false };
+		n->io[k] = (struct ioname){ "?", "", 0 };
 	if (n->n < seq)
 		n->n = seq;
 	n->io[seq - 1] = (struct ioname){ intern(io->api),
-		intern(io->path ? io->path : io->peer ? io->peer : ""), io->start, true };
+		intern(io->path ? io->path : io->peer ? io->peer : ""), io->start };
 	/* the waits just before this io are its own */
 	for (size_t k = d->ne; n->pending && k-- > 0;)
 		if (d->e[k].x == x && !d->e[k].xseq) {
@@ -95,7 +94,7 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 
 static const struct ioname *ioname(struct deps *d, int node, uint64_t seq)
 {
-	static const struct ioname none = { "?", "", 0, false };
+	static const struct ioname none = { "?", "", 0 };
 	struct nodeios *n = &d->nodes[node];
 
 	return seq >= 1 && seq <= n->n ? &n->io[seq - 1] : &none;
@@ -338,10 +337,10 @@ static void name_call(struct deps *d, int x, const struct netcall *c, const char
 
 	XGROW(n->io, n->cap, (size_t)c->seq);
 	for (size_t k = n->n; k < c->seq; k++)
-		n->io[k] = (struct ioname){ "?", "", 0, false };
+		n->io[k] = (struct ioname){ "?", "", 0 };
 	if (n->n < c->seq)
 		n->n = c->seq;
-	n->io[c->seq - 1] = (struct ioname){ c->api, intern(peer), c->start, true };
+	n->io[c->seq - 1] = (struct ioname){ c->api, intern(peer), c->start };
 }
 
 static void from_net(struct deps *d, struct msgs *m, char **argv, int argc)
@@ -457,8 +456,6 @@ static void annotate(struct deps *d, const struct edge *e, size_t n, char **argv
 	for (size_t i = 0; i < n; i++) {
 		const struct ioname *x = ioname(d, e[i].x, e[i].xseq);
 		const struct ioname *t = ioname(d, e[i].t, e[i].tseq);
-		if (!x->has_start || !t->has_start)
-			continue;
 		v[k++] = (struct adep){ d->nodes[e[i].x].name, d->nodes[e[i].t].name,
 					x->start, t->start };
 	}

@@ -139,15 +139,12 @@ static void print_conns(const struct netrun *nr)
  * node's pcap, else in its peer's (-1: none). */
 static const struct netdir *call_dir(const struct netrun *nr, const struct netcall *c)
 {
-	const struct netstream *s = &nr->streams[c->stream];
+	const struct netdir *d = net_dir_of(nr, c->stream, !c->recv);
+	int pair = nr->streams[c->stream].pair;
 
-	if (s->conn >= 0)
-		return &nr->conns[s->conn].d[c->recv ? !s->dir_out : s->dir_out];
-	if (s->pair >= 0 && nr->streams[s->pair].conn >= 0) {
-		const struct netstream *o = &nr->streams[s->pair];
-		return &nr->conns[o->conn].d[c->recv ? o->dir_out : !o->dir_out];
-	}
-	return NULL;
+	if (!d && pair >= 0)         /* the peer's: its other direction */
+		d = net_dir_of(nr, pair, c->recv);
+	return d;
 }
 
 static void print_calls(const struct netrun *nr)
@@ -191,7 +188,7 @@ static void print_calls(const struct netrun *nr)
 	table_free(t);
 }
 
-void net_print_edges(const struct netrun *nr)
+static void net_print_edges(const struct netrun *nr)
 {
 	static const char *const hdr[] = {
 		"from", "io", "api", "bytes", "to", "io", "api",

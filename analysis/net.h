@@ -27,7 +27,7 @@ struct netdir {
 	uint32_t isn;
 	uint64_t last;               /* last offset unwrapped (for the next) */
 	uint64_t high;               /* end of the highest byte seen */
-	int64_t pkts, bytes, retrans;
+	int64_t pkts, retrans;
 	struct netseg *seg;          /* sorted by offset after reading */
 	size_t nseg, cap;
 	uint32_t maxlen;             /* longest segment */
@@ -35,7 +35,7 @@ struct netdir {
 	/* round trips: first transmissions waiting for their ACK */
 	struct { uint64_t end; int64_t t; } *wait;
 	size_t nwait, hwait, capwait;
-	int64_t rtt_min, rtt_sum;    /* ns, data -> ack from this side */
+	int64_t rtt_min;             /* ns, data -> ack from this side */
 	long rtt_n;
 };
 
@@ -88,7 +88,6 @@ struct netstream {
  * connection edge: an accept completed the handshake a connect began. */
 struct netedge {
 	int snd, rcv;                /* calls */
-	uint64_t off;                /* first byte in the sender's stream */
 	uint64_t bytes;
 	int64_t depart, arrive;      /* wire, ns since the epoch; 0 unknown */
 };
@@ -98,7 +97,6 @@ struct netnode {
 	char *pcap;                  /* path, or NULL */
 	int64_t epoch;               /* ns */
 	int64_t off;                 /* aligned with the run */
-	uint64_t nios;               /* I/O numbers given */
 	bool has_seq;
 };
 
@@ -169,16 +167,18 @@ char *net_ep_fmt(char *buf, size_t n, const struct pkt_ep *e);
 /* net_pcap.c: a node's pcap into connections. */
 void net_read_pcap(struct netrun *nr, int node);
 
-/* net_calls.c: the traces' calls and streams, the pcap attributes. */
+/* net_calls.c: the traces' calls and streams, each node's pcap read. */
 void net_read_traces(struct netrun *nr, char **files, int nfiles);
 
 /* net_match.c: streams to connections, pairs of streams, edges. */
 void net_match(struct netrun *nr);
+/* The direction of stream st's connection that carries its bytes out
+ * (out) or in, NULL without packets. */
+const struct netdir *net_dir_of(const struct netrun *nr, int st, bool out);
 
 /* net.c */
 void net_collect(struct netrun *nr, char **files, int nfiles);
 void net_free(struct netrun *nr);
-void net_print_edges(const struct netrun *nr);
 int64_t net_wire(const struct netedge *e);
 /* A recv call's time: before the peer sent, on the wire, after arrival. */
 bool net_recv_split(const struct netrun *nr, size_t call, int64_t part[3]);

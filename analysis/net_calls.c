@@ -9,8 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <libxml/xmlreader.h>
-
 #include "net.h"
 
 /* An I/O of a node without seq: numbered afterwards by completion. */
@@ -40,43 +38,6 @@ static struct netnode *node_get(struct netrun *nr, const char *name, int *idx)
 	n->name = intern(name);
 	*idx = (int)nr->nnodes++;
 	return n;
-}
-
-/* The pcap attributes: read the <node> start tags, skipping their
- * content. */
-static void scan_pcaps(struct netrun *nr, const char *file)
-{
-	xmlTextReaderPtr r = xmlReaderForFile(file, NULL, XML_PARSE_NONET | XML_PARSE_HUGE);
-	const char *slash = strrchr(file, '/');
-	int ok;
-
-	if (!r)
-		die(2, "%s: cannot read", file);
-	ok = xmlTextReaderRead(r);
-	while (ok == 1) {
-		const char *name = (const char *)xmlTextReaderConstLocalName(r);
-		if (xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT ||
-		    !strcmp(name, "trace")) {
-			ok = xmlTextReaderRead(r);
-			continue;
-		}
-		if (!strcmp(name, "node")) {
-			xmlChar *nm = xmlTextReaderGetAttribute(r, BAD_CAST "name");
-			xmlChar *pc = xmlTextReaderGetAttribute(r, BAD_CAST "pcap");
-			int idx;
-			struct netnode *n = node_get(nr, nm ? (char *)nm : "", &idx);
-			n->file = intern(file);
-			if (pc && !n->pcap)
-				n->pcap = slash && pc[0] != '/' ?
-					xasprintf("%.*s/%s", (int)(slash - file), file, (char *)pc) :
-					xstrdup((char *)pc);
-			xmlFree(nm);
-			xmlFree(pc);
-		}
-		ok = xmlTextReaderNext(r);
-	}
-	xmlFreeTextReader(r);
-	/* a bad document is the main reader's to report, with its line */
 }
 
 static const char *attr_of(const struct io *io, const char *name)
@@ -263,8 +224,9 @@ static void on_node(void *ctx, struct node *n)
 
 	nn->epoch = n->epoch;
 	nn->off = n->off;
-	if (!nn->file)
-		nn->file = intern(n->file);
+	nn->file = intern(n->file);             /* the last trace naming it */
+	if (n->pcap && !nn->pcap)               /* the first pcap named */
+		nn->pcap = xstrdup(n->pcap);
 	if ((size_t)idx >= c->nodecap) {
 		size_t old = c->nodecap;
 		c->nodecap = (size_t)idx + 8;
@@ -314,7 +276,6 @@ static void number_ios(struct rdctx *c)
 		for (size_t i = 0; i < c->nios[n]; i++)
 			if (c->ios[n][i].call >= 0)
 				c->nr->calls[c->ios[n][i].call].seq = i + 1;
-		c->nr->nodes[n].nios = c->nios[n];
 	}
 	for (size_t n = 0; n < c->nodecap; n++)
 		free(c->ios[n]);
@@ -329,7 +290,8 @@ void net_read_traces(struct netrun *nr, char **files, int nfiles)
 	struct rdctx c = { .nr = nr };
 
 	for (int i = 0; i < nfiles; i++)
-		scan_pcaps(nr, files[i]);
+		if (access(files[i], R_OK))
+			die(2, "%s: cannot read", files[i]);
 	read_traces(&nr->run, files, nfiles, &ops, &c);
 	number_ios(&c);
 	for (size_t i = 0; i < nr->nnodes; i++) {

@@ -191,7 +191,7 @@ static size_t ranges(const struct netrun *nr, int st, bool recv, struct netrange
 
 /* The direction of stream st's connection that carries its bytes out
  * (out) or in, NULL without packets. */
-static const struct netdir *dir_of(const struct netrun *nr, int st, bool out)
+const struct netdir *net_dir_of(const struct netrun *nr, int st, bool out)
 {
 	const struct netstream *s = &nr->streams[st];
 
@@ -215,9 +215,9 @@ static void on_overlap(void *arg, const struct netrange *s, const struct netrang
 		       uint64_t off, uint64_t len)
 {
 	struct edgectx *c = arg;
-	const struct netdir *out = dir_of(c->nr, c->snd, true);
-	const struct netdir *in = dir_of(c->nr, c->rcv, false);
-	struct netedge e = { s->id, r->id, off, len, 0, 0 };
+	const struct netdir *out = net_dir_of(c->nr, c->snd, true);
+	const struct netdir *in = net_dir_of(c->nr, c->rcv, false);
+	struct netedge e = { s->id, r->id, len, 0, 0 };
 
 	/* wire time: the first byte leaves the sender, the last reaches the
 	 * receiver; each seen where it was captured, else at the other end */
@@ -243,7 +243,7 @@ static void open_edge(struct netrun *nr, int cl, int sv)
 {
 	long cc = nr->streams[cl].open_call, ac = nr->streams[sv].open_call;
 	const struct netconn *kc = conn_of(nr, cl), *ks = conn_of(nr, sv);
-	struct netedge e = { (int)cc, (int)ac, 0, 0, 0, 0 };
+	struct netedge e = { (int)cc, (int)ac, 0, 0, 0 };
 
 	if (cc < 0 || ac < 0 || nr->calls[cc].recv || !nr->calls[ac].recv)
 		return;
@@ -258,7 +258,8 @@ static void open_edge(struct netrun *nr, int cl, int sv)
 static bool udp_whole(const struct netrun *nr, int snd, int rcv)
 {
 	const struct netstream *s = &nr->streams[snd], *r = &nr->streams[rcv];
-	const struct netdir *out = dir_of(nr, snd, true), *in = dir_of(nr, rcv, false);
+	const struct netdir *out = net_dir_of(nr, snd, true);
+	const struct netdir *in = net_dir_of(nr, rcv, false);
 
 	return s->sent == r->received && (!out || out->high == s->sent) &&
 	       (!in || in->high == r->received);

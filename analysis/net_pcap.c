@@ -108,7 +108,6 @@ static void rtt_sample(struct netdir *d, int64_t v)
 {
 	if (!d->rtt_n || v < d->rtt_min)
 		d->rtt_min = v;
-	d->rtt_sum += v;
 	d->rtt_n++;
 }
 
@@ -208,10 +207,6 @@ void net_read_pcap(struct netrun *nr, int node)
 	nr->ctab = NULL;
 	nr->ctabsize = nr->ctabused = 0;
 	for (size_t i = first; i < nr->nconns; i++)
-		for (int k = 0; k < 2; k++) {
-			struct netdir *d = &nr->conns[i].d[k];
-			net_segs_sort(d);
-			for (size_t s = 0; s < d->nseg; s++)
-				d->bytes += d->seg[s].len;
-		}
+		for (int k = 0; k < 2; k++)
+			net_segs_sort(&nr->conns[i].d[k]);
 }

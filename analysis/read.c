@@ -221,7 +221,8 @@ static void on_node(struct rd *rd)
 {
 	struct run *run = rd->run;
 	struct node *n = xcalloc(1, sizeof(*n));
-	const char *ep = attr(rd, "epoch");
+	const char *ep = attr(rd, "epoch"), *pcap = attr(rd, "pcap");
+	const char *slash = strrchr(rd->file, '/');
 
 	n->name = dup_attr(rd, "name");
 	n->host = dup_attr(rd, "host");
@@ -229,7 +230,10 @@ static void on_node(struct rd *rd)
 	n->epoch = ep ? as_time(rd, "epoch", ep) : 0;
 	n->start = time_attr(rd, "start", 0);
 	n->end = time_attr(rd, "end", n->start);
-	n->has_pcap = attr(rd, "pcap") != NULL;
+	if (pcap)
+		n->pcap = slash && pcap[0] != '/' ?
+			xasprintf("%.*s/%s", (int)(slash - rd->file), rd->file, pcap) :
+			xstrdup(pcap);
 	check_order(rd, n->start, n->end);
 	if (!run->have_epoch0) {
 		run->epoch0 = n->epoch;
@@ -804,6 +808,7 @@ void run_free(struct run *run)
 		free(run->nodes[i]->name);
 		free(run->nodes[i]->host);
 		free(run->nodes[i]->file);
+		free(run->nodes[i]->pcap);
 		free(run->nodes[i]->stops);
 		free(run->nodes[i]);
 	}

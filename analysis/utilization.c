@@ -50,7 +50,7 @@ struct ut {
 	bool clip;		/* --span: count inside [lo, hi] only */
 	int64_t lo, hi;
 	int64_t off;		/* the current thread's node, on the run's clock */
-	int64_t in_cpu, in_live, live;	/* the current thread's */
+	int64_t in_cpu, in_live;	/* the current thread's */
 };
 
 static void clip_sink(void *arg, enum cat c, int64_t s, int64_t e)
@@ -59,7 +59,6 @@ static void clip_sink(void *arg, enum cat c, int64_t s, int64_t e)
 	int64_t a = s + u->off > u->lo ? s + u->off : u->lo;
 	int64_t b = e + u->off < u->hi ? e + u->off : u->hi;
 
-	u->live += e - s;
 	if (b <= a)
 		return;
 	u->in_live += b - a;
@@ -75,7 +74,7 @@ static void on_thread(void *ctx, struct thread *t)
 	if (u->clip) {
 		u->w.acct.sink = clip_sink;
 		u->w.acct.arg = u;
-		u->in_cpu = u->in_live = u->live = 0;
+		u->in_cpu = u->in_live = 0;
 		u->off = t->node->off;
 	}
 }
@@ -88,11 +87,13 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 static void on_thread_end(void *ctx, struct thread *t)
 {
 	struct ut *u = ctx;
-	int64_t cpu = u->w.acct.cat[CAT_CPU];
+	int64_t cpu, live = 0;
 
 	walk_end(&u->w, t);
 	cpu = u->w.acct.cat[CAT_CPU];
-	double share = !u->clip ? 1 : u->live > 0 ? (double)u->in_live / (double)u->live : 0;
+	for (int k = 0; k < CAT_N; k++)      /* what clip_sink was given */
+		live += u->w.acct.cat[k];
+	double share = !u->clip ? 1 : live > 0 ? (double)u->in_live / (double)live : 0;
 	u->app += (double)(u->clip ? u->in_cpu : cpu) / 1e9;
 	if (t->has_cpu && t->cpu > cpu)
 		u->sys += (double)(t->cpu - cpu) / 1e9 * share;
