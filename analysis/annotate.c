@@ -155,10 +155,8 @@ static size_t normalise(struct adepx *d, size_t n)
 
 static uint64_t cur_seq(xmlTextReaderPtr r, struct anode *n)
 {
-	xmlChar *s = xmlTextReaderGetAttribute(r, (const xmlChar *)"seq");
-	uint64_t seq = s ? strtoull((char *)s, NULL, 10) : 0;
+	uint64_t seq = xmlcopy_seq(r);
 
-	xmlFree(s);
 	if (!seq && n) {
 		xmlChar *res = xmlTextReaderGetAttribute(r, (const xmlChar *)"res");
 		if (is_io((char *)res))
@@ -170,14 +168,9 @@ static uint64_t cur_seq(xmlTextReaderPtr r, struct anode *n)
 
 static void put_deps(xmlTextWriterPtr w, struct adepx *d, size_t nd, uint64_t seq, int wait)
 {
-	char num[32];
-
 	for (size_t i = 0; seq && i < nd; i++)
-		if (d[i].seq == seq) {
-			snprintf(num, sizeof(num), "%llu", (unsigned long long)d[i].oseq);
-			xmlcopy_element(w, wait, wait ? "wait" : "signal", "node", d[i].other,
-					wait ? "seq" : NULL, num);
-		}
+		if (d[i].seq == seq)
+			xmlcopy_dep(w, wait, d[i].other, d[i].oseq);
 }
 
 static void h_before(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)

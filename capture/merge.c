@@ -143,38 +143,24 @@ static int check_same(const char *node, struct pass *base, struct tr_node *a,
 	return 0;
 }
 
-static uint64_t io_seq(xmlTextReaderPtr r)
-{
-	xmlChar *s = xmlTextReaderGetAttribute(r, (const xmlChar *)"seq");
-	uint64_t seq = s ? strtoull((char *)s, NULL, 10) : 0;
-
-	xmlFree(s);
-	return seq;
-}
-
 static void write_deps(xmlTextWriterPtr w, struct cdep *d, size_t n, uint64_t seq,
 		       int wait)
 {
-	for (size_t i = 0; seq && i < n; i++) {
-		if (d[i].seq != seq)
-			continue;
-		char num[32];
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)d[i].oseq);
-		xmlcopy_element(w, wait, wait ? "wait" : "signal", "node", d[i].other,
-				wait ? "seq" : NULL, num);
-	}
+	for (size_t i = 0; seq && i < n; i++)
+		if (d[i].seq == seq)
+			xmlcopy_dep(w, wait, d[i].other, d[i].oseq);
 }
 
 static void before_io(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
 {
 	struct mnode *m = ctx;
-	write_deps(w, m->waits, m->nwaits, io_seq(r), 1);
+	write_deps(w, m->waits, m->nwaits, xmlcopy_seq(r), 1);
 }
 
 static void after_io(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
 {
 	struct mnode *m = ctx;
-	write_deps(w, m->signals, m->nsignals, io_seq(r), 0);
+	write_deps(w, m->signals, m->nsignals, xmlcopy_seq(r), 0);
 }
 
 int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *base,

@@ -35,19 +35,30 @@ int xmlcopy_end(xmlTextWriterPtr w)
 
 /* Before an io the indentation is already written: the element takes its
  * own after it; after an io, before it. */
-void xmlcopy_element(xmlTextWriterPtr w, int before, const char *name,
-		     const char *a1, const char *v1, const char *a2, const char *v2)
+void xmlcopy_dep(xmlTextWriterPtr w, int wait, const char *other, uint64_t oseq)
 {
-	if (!before)
+	char num[32];
+
+	if (!wait)
 		xmlTextWriterWriteRaw(w, (const xmlChar *)"\n      ");
-	xmlTextWriterStartElement(w, (const xmlChar *)name);
-	if (a1)
-		xmlTextWriterWriteAttribute(w, (const xmlChar *)a1, (const xmlChar *)v1);
-	if (a2)
-		xmlTextWriterWriteAttribute(w, (const xmlChar *)a2, (const xmlChar *)v2);
+	xmlTextWriterStartElement(w, (const xmlChar *)(wait ? "wait" : "signal"));
+	xmlTextWriterWriteAttribute(w, (const xmlChar *)"node", (const xmlChar *)other);
+	if (wait) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)oseq);
+		xmlTextWriterWriteAttribute(w, (const xmlChar *)"seq", (const xmlChar *)num);
+	}
 	xmlTextWriterEndElement(w);
-	if (before)
+	if (wait)
 		xmlTextWriterWriteRaw(w, (const xmlChar *)"\n      ");
+}
+
+uint64_t xmlcopy_seq(xmlTextReaderPtr r)
+{
+	xmlChar *s = xmlTextReaderGetAttribute(r, (const xmlChar *)"seq");
+	uint64_t seq = s ? strtoull((char *)s, NULL, 10) : 0;
+
+	xmlFree(s);
+	return seq;
 }
 
 int xmlcopy_complete(const char *file)

@@ -4,6 +4,7 @@
 #ifndef ISLAND_XMLCOPY_H
 #define ISLAND_XMLCOPY_H
 
+#include <stdint.h>
 #include <libxml/xmlreader.h>
 #include <libxml/xmlwriter.h>
 
@@ -29,9 +30,10 @@ int xmlcopy_nodes(xmlTextWriterPtr w, const char *file, const struct xmlcopy_hoo
 int xmlcopy_end(xmlTextWriterPtr w);
 /* A trace's complete attribute. */
 int xmlcopy_complete(const char *file);
-/* An element with one or two attributes, inserted before (before = 1) or
- * after an <io>, indented as the io. */
-void xmlcopy_element(xmlTextWriterPtr w, int before, const char *name,
-		     const char *a1, const char *v1, const char *a2, const char *v2);
+/* <wait node=OTHER seq=OSEQ/> before an <io> (wait = 1), or
+ * <signal node=OTHER/> after it, indented as the io. */
+void xmlcopy_dep(xmlTextWriterPtr w, int wait, const char *other, uint64_t oseq);
+/* The current <io>'s seq attribute, 0 without one. */
+uint64_t xmlcopy_seq(xmlTextReaderPtr r);
 
 #endif
