@@ -79,14 +79,12 @@ PICK='write|Stopped' whole seed-timeline timeline --starts tests/traces/seed-nod
 1.823018104  node1         ALL        Stopped                0.090696545
 1.923910548  node1         ALL        Stopped                0.090594139
 EOF
-# expect NAME ARGS... <<EOF: island-analyze ARGS from the root, the rows of
-# the receiving thread (tid 28739) or the header
+# expect NAME ARGS... <<EOF: whole, on the rows of the receiving thread
+# (tid 28739) and the header
 expect() {
-	name=$1
-	shift
-	cat > "$out/$name.expected"
-	(cd "$R" && bin/island-analyze "$@") 2>&1 | grep -E '28739|^node|^component' > "$out/$name.out"
-	diff -u "$out/$name.expected" "$out/$name.out" || { echo "FAIL $name"; fail=1; }
+	PICK='28739|^node|^component'
+	whole "$@"
+	PICK=
 }
 
 expect with-peer consumption $T <<'EOF'
