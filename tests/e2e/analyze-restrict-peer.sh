@@ -1,5 +1,5 @@
 #!/bin/sh
-# Two nodes: a receiver waits in recv() on a slow sender (1 s of
+# Two nodes: a receiver waits in recv() on a slow sender (1.5 s of
 # computing before it sends) while the receiver's node is held at 5% of a
 # CPU by a second thread that burns CPU, so the receiver is stopped most
 # of the time and in particular when the data arrives. With the sender's
@@ -9,8 +9,11 @@
 #
 # The expected values are computed from the two traces themselves (times
 # aligned with the nodes' epochs): they depend on the scheduling of the
-# run, so the checks allow 10%. --cpu-period 0.05 makes the stops long
-# (0.15 to 1.3 s in our runs), so that the data arrives inside one.
+# run, so the checks allow 10%. --cpu-period 0.05 makes the stops long:
+# a burner with a core to itself runs one period and is stopped for
+# 0.95 s, so from the connect on it runs in a 1 s cycle, [0, 0.05 s],
+# [1, 1.05 s], ... A send at 1 s would fall into a run window (it did in
+# CI: three runs in a row); at 1.5 s it falls in the middle of a stop.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 [ -x "$CAPTURE" ] && [ -x "$ANALYZE" ] && [ -x "$APPS/slowpeer" ] || { echo "not built"; exit 77; }
 command -v bc > /dev/null || { echo "bc missing"; exit 77; }
@@ -35,7 +38,7 @@ while :; do
 	rm -f port recvnode.xml sendnode.xml
 	"$CAPTURE" --cpu 0.05 --cpu-period 0.05 -n recvnode "$APPS/slowpeer" recv port &
 	rpid=$!
-	"$CAPTURE" -n sendnode "$APPS/slowpeer" send port 1.0 || fail "sender"
+	"$CAPTURE" -n sendnode "$APPS/slowpeer" send port 1.5 || fail "sender"
 	wait $rpid || fail "receiver"
 	check_trace recvnode.xml
 	check_trace sendnode.xml
