@@ -289,9 +289,6 @@ void net_read_traces(struct netrun *nr, char **files, int nfiles)
 	static const struct reader_ops ops = { .node = on_node, .io = on_io };
 	struct rdctx c = { .nr = nr };
 
-	for (int i = 0; i < nfiles; i++)
-		if (access(files[i], R_OK))
-			die(2, "%s: cannot read", files[i]);
 	read_traces(&nr->run, files, nfiles, &ops, &c);
 	number_ios(&c);
 	for (size_t i = 0; i < nr->nnodes; i++) {

@@ -12,8 +12,9 @@
 # varying part of each window, so that the burner's share varied from
 # 0.3% to 1.0% over our runs; with 0.05 s it was 0.92% in every run.
 # Times vary, so the checks are ranges; sleeps are the requested times,
-# exactly, unless a sleep overran where no stop covers it (see want_sleep). cpu is wall time outside calls and stops: on a busy machine the
-# burner also waits for a core while not stopped and its share reads
+# exactly, unless a sleep overran where no stop covers it (see
+# want_sleep). cpu is wall time outside calls and stops: on a busy machine
+# the burner also waits for a core while not stopped and its share reads
 # high. A run in which its measured CPU (cpu attribute) fell 10% short of
 # its cpu time was starved by other load and is run again, at most three
 # times; if all three were, the share is not checked and the test is
