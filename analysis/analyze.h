@@ -73,6 +73,7 @@ struct attr {
 struct io {
 	const char *api, *path, *peer, *proto;
 	const char *inpath;	/* source of sendfile, copy_file_range, splice */
+	const char *err;	/* errno name when the call failed */
 	enum res res;
 	int64_t start, end, amount, size, req;
 	int64_t throttle;	/* seconds the capture held it for a rate limit */
@@ -147,6 +148,7 @@ void run_free(struct run *run);
 /* Options shared by every report (one table in main.c). */
 struct opts {
 	bool csv, starts, by_node;
+	const char *by;		/* --by as given, or NULL */
 	int depth;
 	const char *label, *children_of, *format, *output, *truth;
 	bool dot;
@@ -155,8 +157,34 @@ struct opts {
 	int64_t span;
 	bool has_span;
 	int width;
+	int64_t align;		/* access: --align BYTES */
 };
 extern struct opts opt;
+
+/* filter.c: --from/--to/--node/--thread/--path/--call, applied by the
+ * reader to every report. */
+struct filter {
+	bool active, warned, has_from, has_to, has_tid;
+	int64_t from, to;	/* ns from the run's start */
+	long tid;
+	const char *node, *path;
+	char **calls;
+	size_t ncalls, capcalls, examined, matched;
+};
+extern struct filter filt;
+void filter_set_calls(const char *list);
+void filter_set_time(bool to, const char *v);
+void filter_set_thread(const char *v);
+void filter_set_node(const char *v);
+void filter_set_path(const char *v);
+bool filter_timed(void);
+bool filter_node(const struct node *n);
+bool filter_thread(const struct thread *t);
+bool filter_time(const struct run *run, const struct node *n, int64_t start);
+bool filter_path(const char *path);
+bool filter_file(const struct node *n, const char *path);
+bool filter_io(const struct run *run, const struct thread *t, const struct io *io);
+void filter_done(void);
 
 /* table.c: an aligned text table or CSV. Cells are copied. */
 struct table;
@@ -299,6 +327,8 @@ void rtree_free(struct rtree *rt);
 /* Reports: each reads the traces named on the command line. */
 typedef int (*report_fn)(int argc, char **argv);
 int report_summary(int argc, char **argv);
+int report_calls(int argc, char **argv);
+int report_access(int argc, char **argv);
 int report_sums(int argc, char **argv);
 int report_timeline(int argc, char **argv);
 int report_consumption(int argc, char **argv);

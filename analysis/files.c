@@ -1,7 +1,9 @@
 /* files: per file usage: the capture's per-node <files> summary (opens,
  * data calls and bytes, descriptors open at the end), plus the time spent
  * in calls on that path, by res (read, write, other: open, close, stat,
- * seeks...). Memory: one entry per distinct path. */
+ * seeks...). With a filter that selects calls by time, thread or name the
+ * summary does not apply: the counts then come from the selected calls
+ * and open_at_end is left empty. Memory: one entry per distinct path. */
 #include "analyze.h"
 
 #include <stdlib.h>
@@ -11,13 +13,28 @@ struct ftime {
 	const char *path;	/* interned */
 	int node;
 	int64_t read, write, meta;
+	int64_t opens, reads, bytes_read, writes, bytes_written;
 };
 
 struct ftab {
 	struct ftime *v;
 	size_t n, cap;		/* open addressing, cap a power of two */
 	struct table *t;
+	bool from_calls;
+	struct run *run;
 };
+
+static const char *const open_calls[] = {
+	"open", "openat", "creat", "fopen", "freopen", "opendir", NULL,
+};
+
+static bool is_open(const char *api)
+{
+	for (const char *const *p = open_calls; *p; p++)
+		if (!strcmp(*p, api))
+			return true;
+	return false;
+}
 
 static size_t slot(const struct ftab *f, const char *path, int node)
 {
@@ -69,14 +86,64 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 		ft->write += io->end - io->start;
 	else
 		ft->meta += io->end - io->start;
+	if (io->failed)
+		return;
+	ft->opens += is_open(io->api);
+	if (io->has_amount && io->res == RES_FILEREAD) {
+		ft->reads++;
+		ft->bytes_read += io->amount;
+	} else if (io->has_amount && io->res == RES_FILEWRITE) {
+		ft->writes++;
+		ft->bytes_written += io->amount;
+	}
+}
+
+static int cmp_ftime(const void *x, const void *y)
+{
+	const struct ftime *a = x, *b = y;
+
+	return a->node != b->node ? a->node - b->node : strcmp(a->path, b->path);
+}
+
+/* The rows from the selected calls, by node and path. */
+static void rows_from_calls(struct ftab *ft)
+{
+	struct ftime *v = xcalloc(ft->n ? ft->n : 1, sizeof(*v));
+	size_t n = 0;
+	char buf[64];
+
+	for (size_t i = 0; i < ft->cap; i++)
+		if (ft->v[i].path)
+			v[n++] = ft->v[i];
+	qsort(v, n, sizeof(*v), cmp_ftime);
+	for (size_t i = 0; i < n; i++) {
+		struct table *t = ft->t;
+
+		table_add(t, ft->run->nodes[v[i].node]->name);
+		table_add(t, v[i].path);
+		table_addf(t, "%lld", (long long)v[i].opens);
+		table_addf(t, "%lld", (long long)v[i].reads);
+		table_addf(t, "%lld", (long long)v[i].bytes_read);
+		table_add(t, fmt_secs(buf, sizeof(buf), v[i].read));
+		table_addf(t, "%lld", (long long)v[i].writes);
+		table_addf(t, "%lld", (long long)v[i].bytes_written);
+		table_add(t, fmt_secs(buf, sizeof(buf), v[i].write));
+		table_add(t, fmt_secs(buf, sizeof(buf), v[i].meta));
+		table_add(t, "");
+	}
+	free(v);
 }
 
 static void on_file(void *ctx, struct node *n, const struct fileinfo *f)
 {
 	struct ftab *ft = ctx;
 	struct table *t = ft->t;
-	struct ftime *tm = lookup(ft, f->path, n->index, false);
+	struct ftime *tm;
 	char buf[64];
+
+	if (ft->from_calls)
+		return;
+	tm = lookup(ft, f->path, n->index, false);
 
 	table_add(t, n->name);
 	table_add(t, f->path);
@@ -103,7 +170,11 @@ int report_files(int argc, char **argv)
 
 	ft.t = table_new(11, hdr);
 	table_align(ft.t, "llrrrrrrrrr");
+	ft.from_calls = filter_timed() || filt.ncalls || filt.has_tid;
+	ft.run = &run;
 	read_traces(&run, argv, argc, &ops, &ft);
+	if (ft.from_calls)
+		rows_from_calls(&ft);
 	table_print(ft.t, stdout, opt.csv);
 	table_free(ft.t);
 	free(ft.v);

@@ -248,7 +248,7 @@ static void on_node(struct rd *rd)
 	if (run->nnodes == 1 || n->end + n->off > run->t1)
 		run->t1 = n->end + n->off;
 	rd->node = n;
-	if (rd->ops->node)
+	if (rd->ops->node && filter_node(n))
 		rd->ops->node(rd->ctx, n);
 }
 
@@ -332,7 +332,7 @@ static void on_thread(struct rd *rd)
 	run->threads[run->nthreads++] = t;
 	rd->thr = t;
 	rd->cursor = t->start;
-	if (rd->ops->thread)
+	if (rd->ops->thread && filter_thread(t))
 		rd->ops->thread(rd->ctx, t);
 }
 
@@ -340,7 +340,8 @@ static void on_compute(struct rd *rd)
 {
 	int64_t dur = as_time(rd, "dur", need(rd, "dur"));
 
-	if (rd->ops->compute)
+	if (rd->ops->compute && filter_thread(rd->thr) &&
+	    filter_time(rd->run, rd->node, rd->cursor))
 		rd->ops->compute(rd->ctx, rd->thr, rd->cursor, dur);
 	rd->cursor += dur;
 }
@@ -354,7 +355,7 @@ static void on_dep(struct rd *rd, bool wait)
 		if (d.seq <= 0)
 			bad(rd, "<wait> needs a positive seq");
 	}
-	if (rd->ops->dep)
+	if (rd->ops->dep && filter_thread(rd->thr))
 		rd->ops->dep(rd->ctx, rd->thr, &d);
 }
 
@@ -407,6 +408,7 @@ static void on_io(struct rd *rd)
 			io.has_req = true;
 		} else if (n == p[A_ERRNO]) {
 			io.failed = true;
+			io.err = v;
 		} else if (n == p[A_PATH]) {
 			io.path = v;
 		} else if (n == p[A_PEER]) {
@@ -433,7 +435,7 @@ static void on_io(struct rd *rd)
 	io.res = (enum res)res;
 	if (rd->run->peers)
 		peers_send(rd->run->peers, rd->node, &io);
-	if (rd->ops->io)
+	if (rd->ops->io && filter_thread(rd->thr) && filter_io(rd->run, rd->thr, &io))
 		rd->ops->io(rd->ctx, rd->thr, &io);
 	rd->cursor = io.end;
 }
@@ -453,7 +455,8 @@ static void on_region(struct rd *rd)
 	if (r.id <= 0 || r.parent < 0 || r.parent >= r.id || r.depth < 1)
 		bad(rd, "<region> id=\"%ld\" parent=\"%ld\" depth=\"%ld\" are inconsistent",
 		    r.id, r.parent, r.depth);
-	if (rd->ops->region)
+	if (rd->ops->region && filter_thread(rd->thr) &&
+	    filter_time(rd->run, rd->node, r.start))
 		rd->ops->region(rd->ctx, rd->thr, &r);
 }
 
@@ -471,7 +474,7 @@ static void on_file(struct rd *rd)
 	if (f.opens < 0 || f.reads < 0 || f.bytes_read < 0 || f.writes < 0 ||
 	    f.bytes_written < 0 || f.open_at_end < 0)
 		bad(rd, "<file> has a negative count");
-	if (rd->ops->file)
+	if (rd->ops->file && filter_file(rd->node, f.path))
 		rd->ops->file(rd->ctx, rd->node, &f);
 }
 
@@ -491,7 +494,7 @@ static void on_socket(struct rd *rd)
 	s.open_at_end = bool_attr(rd, "open_at_end", false);
 	if (rd->run->peers)
 		peers_socket(rd->run->peers, rd->node, &s);
-	if (rd->ops->socket)
+	if (rd->ops->socket && filter_node(rd->node))
 		rd->ops->socket(rd->ctx, rd->node, &s);
 }
 
@@ -591,7 +594,7 @@ static void sax_end(void *ctx, const xmlChar *name, const xmlChar *prefix,
 	}
 	switch (el) {
 	case EL_THREAD:
-		if (rd->ops->thread_end)
+		if (rd->ops->thread_end && filter_thread(rd->thr))
 			rd->ops->thread_end(rd->ctx, rd->thr);
 		rd->thr = NULL;
 		break;
@@ -600,7 +603,7 @@ static void sax_end(void *ctx, const xmlChar *name, const xmlChar *prefix,
 		break;
 	case EL_NODE:
 		stops_done(rd->node);
-		if (rd->ops->node_end)
+		if (rd->ops->node_end && filter_node(rd->node))
 			rd->ops->node_end(rd->ctx, rd->node);
 		rd->node = NULL;
 		break;
@@ -773,7 +776,11 @@ static void read_all(struct run *run, char **files, int nfiles,
 void read_traces(struct run *run, char **files, int nfiles,
 		 const struct reader_ops *ops, void *ctx)
 {
+	/* A time window needs the run's start before the first call. */
+	if (filter_timed() && !run->prescanned)
+		prescan(run, files, nfiles);
 	read_all(run, files, nfiles, ops, ctx, false);
+	filter_done();
 }
 
 /* A first pass that only learns the nodes: their epochs (the run is
