@@ -365,6 +365,15 @@ int report_net(int argc, char **argv);
 extern const char *deps_from;
 extern const char *deps_annotate;     /* deps --annotate FILE */
 
+/* flows.c: the Chrome export's arrows (dependencies, network messages). */
+struct flows;
+struct flows *flows_new(void);
+void flows_io(struct flows *f, const struct thread *t, long pid, const struct io *io);
+void flows_dep(struct flows *f, const struct thread *t, const struct depel *d);
+void flows_socket(struct flows *f, const struct node *n, const struct sockinfo *s);
+size_t flows_write(struct flows *f, FILE *out);	/* returns the arrows */
+void flows_free(struct flows *f);
+
 /* annotate.c: the traces as one, with dependencies as <wait>/<signal>.
  * A dependency: node x's call that started at xstart (ns, node time)
  * waited for node t's call that started at tstart. */
