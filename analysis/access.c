@@ -38,6 +38,7 @@ enum kind { K_READ, K_WRITE };
 
 struct afile {
 	const char *path;	/* interned */
+	const char *site;	/* --by callsite: interned label, else NULL */
 	int node;
 	int64_t n[2], bytes[2], consec[2], seq[2], hist[2][NBUCKETS];
 	int64_t last_end[2];
@@ -63,8 +64,8 @@ struct access {
 	size_t nfiles, capfiles;
 	struct afd *fds;
 	size_t nfds, capfds;
-	const char **order;	/* paths in first-seen order, per node */
 	int64_t align;
+	bool by_site;
 };
 
 static const char *attr_of(const struct io *io, const char *name)
@@ -88,7 +89,13 @@ static bool int_of(const struct io *io, const char *name, int64_t *v)
 
 /* --- files: (node, path) -------------------------------------------------- */
 
-static struct afile *file_of(struct access *a, int node, const char *path)
+static size_t file_hash(int node, const char *path, const char *site, size_t cap)
+{
+	return ((((uintptr_t)path >> 3) * 31 + (size_t)node) * 31 + ((uintptr_t)site >> 3)) &
+	       (cap - 1);
+}
+
+static struct afile *file_of(struct access *a, int node, const char *path, const char *site)
 {
 	size_t h;
 
@@ -102,7 +109,7 @@ static struct afile *file_of(struct access *a, int node, const char *path)
 
 			if (!f->path)
 				continue;
-			h = (((uintptr_t)f->path >> 3) * 31 + (size_t)f->node) & (nc - 1);
+			h = file_hash(f->node, f->path, f->site, nc);
 			while (nv[h].path)
 				h = (h + 1) & (nc - 1);
 			nv[h] = *f;
@@ -111,11 +118,13 @@ static struct afile *file_of(struct access *a, int node, const char *path)
 		a->files = nv;
 		a->capfiles = nc;
 	}
-	h = (((uintptr_t)path >> 3) * 31 + (size_t)node) & (a->capfiles - 1);
-	while (a->files[h].path && !(a->files[h].path == path && a->files[h].node == node))
+	h = file_hash(node, path, site, a->capfiles);
+	while (a->files[h].path && !(a->files[h].path == path && a->files[h].node == node &&
+				     a->files[h].site == site))
 		h = (h + 1) & (a->capfiles - 1);
 	if (!a->files[h].path) {
 		a->files[h].path = path;
+		a->files[h].site = site;
 		a->files[h].node = node;
 		a->nfiles++;
 	}
@@ -189,7 +198,7 @@ static void on_open(struct access *a, struct thread *t, const struct io *io, int
 {
 	const char *fl = attr_of(io, "flags");
 	struct afd *d = fd_of(a, t->node->index, t->proc->pid, fd, true);
-	struct afile *f = file_of(a, t->node->index, io->path);
+	struct afile *f = file_of(a, t->node->index, io->path, NULL);
 	bool trunc = !strcmp(io->api, "creat") ||
 		     (fl && (strstr(fl, "O_TRUNC") || fl[0] == 'w'));
 
@@ -214,28 +223,31 @@ static void count_size(struct afile *f, int64_t size)
 	f->sizes[f->nsizes++] = (struct sizecount){ size, 1 };
 }
 
-static void access_at(struct access *a, struct afile *f, enum kind k, bool known,
-		      int64_t off, int64_t len)
+/* One access: the file f's state (last ends, size) decides whether it is
+ * consecutive or sequential, the counters go to c (f itself, or f's row
+ * for the call site with --by callsite). */
+static void access_at(struct access *a, struct afile *f, struct afile *c, enum kind k,
+		      bool known, int64_t off, int64_t len)
 {
 	int b = 0;
 
-	f->n[k]++;
-	f->bytes[k] += len;
+	c->n[k]++;
+	c->bytes[k] += len;
 	while (b < NBUCKETS - 1 && len > bucket_max[b])
 		b++;
-	f->hist[k][b]++;
-	count_size(f, len);
+	c->hist[k][b]++;
+	count_size(c, len);
 	if (!known)
 		return;
 	if (f->seen[k]) {
-		f->consec[k] += off == f->last_end[k];
-		f->seq[k] += off >= f->last_end[k];
+		c->consec[k] += off == f->last_end[k];
+		c->seq[k] += off >= f->last_end[k];
 	}
 	f->seen[k] = true;
 	f->last_end[k] = off + len;
 	if (off % a->align) {
-		f->unaligned++;
-		f->unaligned_bytes += len;
+		c->unaligned++;
+		c->unaligned_bytes += len;
 	}
 	if (k == K_WRITE && f->size_known && off + len > f->size)
 		f->size = off + len;
@@ -286,7 +298,9 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 	    (io->res != RES_FILEREAD && io->res != RES_FILEWRITE))
 		return;
 	k = io->res == RES_FILEREAD ? K_READ : K_WRITE;
-	struct afile *f = file_of(a, t->node->index, io->path);
+	struct afile *f = file_of(a, t->node->index, io->path, NULL);
+	struct afile *c = a->by_site ? file_of(a, t->node->index, io->path,
+					       site_label(t, io->site)) : f;
 
 	if (is(io->api, positioned) && int_of(io, "offset", &off)) {
 		known = true;
@@ -304,7 +318,7 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 		off = 0;
 	}
 	if (io->amount || known)
-		access_at(a, f, k, known, off, io->amount);
+		access_at(a, f, c, k, known, off, io->amount);
 }
 
 /* --- the table ------------------------------------------------------------ */
@@ -315,9 +329,12 @@ static int cmp_file(const void *x, const void *y)
 {
 	const struct afile *a = x, *b = y;
 
+	int r;
+
 	if (a->node != b->node)
 		return a->node - b->node;
-	return strcmp(a->path, b->path);
+	r = strcmp(a->path, b->path);
+	return r || !a->site ? r : strcmp(a->site, b->site);
 }
 
 static int cmp_size(const void *x, const void *y)
@@ -333,6 +350,8 @@ static void add_row(struct table *t, struct afile *f)
 {
 	table_add(t, the_run->nodes[f->node]->name);
 	table_add(t, f->path);
+	if (f->site)
+		table_add(t, f->site);
 	for (int k = 0; k < 2; k++)
 		table_addf(t, "%lld", (long long)f->n[k]);
 	for (int k = 0; k < 2; k++)
@@ -375,8 +394,12 @@ int report_access(int argc, char **argv)
 	size_t n = 0;
 	struct table *t;
 
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+	a.by_site = opt.by && !strcmp(opt.by, "callsite");
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		hdr[nh++] = fixed[i];
+		if (i == 1 && a.by_site)
+			hdr[nh++] = "callsite";
+	}
 	for (int k = 0; k < 2; k++)
 		for (int b = 0; b < NBUCKETS; b++)
 			hdr[nh++] = names[nn++] = xasprintf("%c_%s", "rw"[k], bucket_names[b]);
@@ -385,7 +408,7 @@ int report_access(int argc, char **argv)
 		hdr[nh++] = names[nn++] = xasprintf("access%d_count", i);
 	}
 	t = table_new(nh, hdr);
-	table_align(t, "ll");
+	table_align(t, a.by_site ? "lll" : "ll");
 	read_traces(&run, argv, argc, &ops, &a);
 	the_run = &run;
 	rows = xcalloc(a.nfiles ? a.nfiles : 1, sizeof(*rows));

@@ -45,12 +45,20 @@ struct node {
 				 * the trace's directory, or NULL */
 };
 
+/* --callsites: a <module> of a process. */
+struct module {
+	long id;
+	char *path, *build_id;
+};
+
 struct proc {
 	struct node *node;
 	long pid, ppid;
 	char *exe, *status;
 	int64_t start, end;
 	bool complete;
+	struct module *mods;	/* <module> children, in order */
+	size_t nmods, capmods;
 };
 
 struct thread {
@@ -74,6 +82,7 @@ struct io {
 	const char *api, *path, *peer, *proto;
 	const char *inpath;	/* source of sendfile, copy_file_range, splice */
 	const char *err;	/* errno name when the call failed */
+	const char *site;	/* --callsites: "MODULE:0xOFFSET" or "0xADDRESS" */
 	enum res res;
 	int64_t start, end, amount, size, req;
 	int64_t throttle;	/* seconds the capture held it for a rate limit */
@@ -373,6 +382,10 @@ void flows_dep(struct flows *f, const struct thread *t, const struct depel *d);
 void flows_socket(struct flows *f, const struct node *n, const struct sockinfo *s);
 size_t flows_write(struct flows *f, FILE *out);	/* returns the arrows */
 void flows_free(struct flows *f);
+
+/* sites.c: call sites (--callsites) as "function (file:line)", resolved
+ * with libdw from the binaries named by the process's <module>s; interned. */
+const char *site_label(const struct thread *t, const char *site);
 
 /* annotate.c: the traces as one, with dependencies as <wait>/<signal>.
  * A dependency: node x's call that started at xstart (ns, node time)

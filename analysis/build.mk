@@ -8,7 +8,7 @@ ANALYZE_LIB_OBJS := $(filter-out $(O)/analysis/main.o,$(ANALYZE_OBJS))
 bin/island-analyze: $(ANALYZE_OBJS) $(COMMON_OBJS)
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -ldw -lelf -lm
 
 BIN_TARGETS += bin/island-analyze
 
@@ -17,7 +17,7 @@ ANALYZE_TESTS := $(patsubst %.c,$(O)/%,$(ANALYZE_TEST_SRCS))
 
 $(O)/tests/unit/test-analyze%: $(O)/tests/unit/test-analyze%.o $(ANALYZE_LIB_OBJS) $(COMMON_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -ldw -lelf -lm
 
 $(O)/tests/unit/test-analyze%.o: CPPFLAGS += -Ianalysis
 

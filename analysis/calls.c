@@ -1,6 +1,7 @@
 /* calls: per call, as strace -c counts them, with fio's latency
  * percentiles: count, errors (and by errno), bytes, total, mean, p50, p90,
- * p99 and max seconds; --by node|thread|file splits each call's row.
+ * p99 and max seconds; --by node|thread|file|callsite splits each call's
+ * row.
  * Percentiles come from log-linear histograms (hist.h: within 0.39 %).
  * Memory: one group per (key, call), a few KiB each. */
 #include "analyze.h"
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum by { BY_CALL, BY_NODE, BY_THREAD, BY_FILE };
+enum by { BY_CALL, BY_NODE, BY_THREAD, BY_FILE, BY_SITE };
 
 struct errcount {
 	const char *name;	/* interned */
@@ -110,6 +111,9 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 		key.node = intern(t->node->name);
 		key.path = intern(io->path ? io->path : "");
 		break;
+	case BY_SITE:
+		key.path = site_label(t, io->site);
+		break;
 	}
 	g = lookup(c, &key);
 	hist_add(&g->lat, io->end - io->start);
@@ -129,8 +133,10 @@ static int cmp_group(const void *x, const void *y)
 	const struct group *a = x, *b = y;
 	int r = 0;
 
-	if (sort_by != BY_CALL)
+	if (sort_by != BY_CALL && sort_by != BY_SITE)
 		r = strcmp(a->node, b->node);
+	if (!r && sort_by == BY_SITE)
+		r = strcmp(a->path, b->path);
 	if (!r && sort_by == BY_THREAD)
 		r = (a->tid > b->tid) - (a->tid < b->tid);
 	if (!r && sort_by == BY_FILE)
@@ -152,11 +158,11 @@ static void add_row(struct table *t, enum by by, struct group *g)
 	static const double q[] = { 0.50, 0.90, 0.99 };
 	char buf[64], *errs = xstrdup("");
 
-	if (by != BY_CALL)
+	if (by != BY_CALL && by != BY_SITE)
 		table_add(t, g->node);
 	if (by == BY_THREAD)
 		table_addf(t, "%ld", g->tid);
-	if (by == BY_FILE)
+	if (by == BY_FILE || by == BY_SITE)
 		table_add(t, g->path);
 	table_add(t, g->api);
 	table_addf(t, "%lld", (long long)g->lat.count);
@@ -199,9 +205,13 @@ int report_calls(int argc, char **argv)
 		c.by = BY_NODE;
 	else if (!strcmp(opt.by, "thread"))
 		c.by = BY_THREAD;
+	else if (!strcmp(opt.by, "callsite"))
+		c.by = BY_SITE;
 	else
 		c.by = BY_FILE;
-	if (c.by != BY_CALL)
+	if (c.by == BY_SITE)
+		hdr[nh++] = "callsite";
+	else if (c.by != BY_CALL)
 		hdr[nh++] = "node";
 	if (c.by == BY_THREAD)
 		hdr[nh++] = "tid";
@@ -210,8 +220,8 @@ int report_calls(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++)
 		hdr[nh++] = stats[i];
 	t = table_new(nh, hdr);
-	table_align(t, c.by == BY_CALL ? "lrrlr" : c.by == BY_NODE ? "llrrlr" :
-		    "lllrrlr");
+	table_align(t, c.by == BY_CALL ? "lrrlr" : c.by == BY_NODE || c.by == BY_SITE ?
+		    "llrrlr" : "lllrrlr");
 	read_traces(&run, argv, argc, &ops, &c);
 	rows = xcalloc(c.n ? c.n : 1, sizeof(*rows));
 	for (size_t i = 0; i < c.cap; i++)

@@ -65,14 +65,14 @@ static void set_width(const char *name, const char *v, void *field)
 
 static void set_by(const char *name, const char *v, void *field)
 {
-	static const char *const bys[] = { "node", "thread", "file", "call" };
+	static const char *const bys[] = { "node", "thread", "file", "call", "callsite" };
 	size_t i;
 
 	for (i = 0; i < sizeof(bys) / sizeof(bys[0]); i++)
 		if (!strcmp(v, bys[i]))
 			break;
 	if (i == sizeof(bys) / sizeof(bys[0]))
-		die(2, "--by: '%s' is none of node, thread, file, call", v);
+		die(2, "--by: '%s' is none of node, thread, file, call, callsite", v);
 	opt.by = bys[i];
 	opt.by_node = !strcmp(v, "node");
 }
@@ -166,7 +166,7 @@ static const struct optdef {
 	void *field;
 } optdefs[] = {
 	{ "csv",         0,   NULL,   "print the table as CSV with a header row",  set_flag,  &opt.csv },
-	{ "by",          0,   "KEY",  "sums, ttx: node (instead of per thread); calls: node, thread, file or call (default); access: node or file (default)", set_by, NULL },
+	{ "by",          0,   "KEY",  "sums, ttx: node (instead of per thread); calls: node, thread, file, callsite or call (default); files, access: callsite (--callsites traces)", set_by, NULL },
 	{ "starts",      0,   NULL,   "timeline: also the \"start call\" lines",  set_flag,  &opt.starts },
 	{ "depth",       0,   "N",    "regions: down to depth N",                  set_depth, &opt.depth },
 	{ "label",       0,   "L",    "regions: the subtrees of regions labelled L", set_str, &opt.label },

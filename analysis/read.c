@@ -21,7 +21,7 @@
 enum el {
 	EL_OTHER, EL_ROOT, EL_TRACE, EL_NODE, EL_RESTRICTIONS, EL_LIMIT, EL_STOPS,
 	EL_STOP, EL_PROCESS, EL_THREAD, EL_COMPUTE, EL_IO, EL_REGION,
-	EL_FILES, EL_FILE, EL_SOCKETS, EL_SOCKET, EL_WAIT, EL_SIGNAL
+	EL_FILES, EL_FILE, EL_SOCKETS, EL_SOCKET, EL_WAIT, EL_SIGNAL, EL_MODULE
 };
 
 struct rd;
@@ -41,6 +41,7 @@ static const struct eldef {
 	{ "signal",       EL_SIGNAL,       EL_THREAD },
 	{ "thread",       EL_THREAD,       EL_PROCESS },
 	{ "process",      EL_PROCESS,      EL_NODE },
+	{ "module",       EL_MODULE,       EL_PROCESS },
 	{ "node",         EL_NODE,         EL_TRACE },
 	{ "trace",        EL_TRACE,        EL_ROOT },
 	{ "restrictions", EL_RESTRICTIONS, EL_NODE },
@@ -56,10 +57,10 @@ static const struct eldef {
 /* Attribute names the hot path looks for, as the parser's dictionary
  * pointers: comparing pointers instead of strings. */
 enum { A_API, A_RES, A_START, A_END, A_AMOUNT, A_SIZE, A_REQ, A_ERRNO,
-       A_PATH, A_PEER, A_PROTO, A_INPATH, A_THROTTLE, NA };
+       A_PATH, A_PEER, A_PROTO, A_INPATH, A_THROTTLE, A_SITE, NA };
 static const char *const anames[NA] = {
 	"api", "res", "start", "end", "amount", "size", "req", "errno",
-	"path", "peer", "proto", "inpath", "throttle",
+	"path", "peer", "proto", "inpath", "throttle", "site",
 };
 #define NELDEFS (sizeof(eldefs) / sizeof(eldefs[0]))
 
@@ -285,6 +286,20 @@ static void stops_done(struct node *n)
 	n->nstops = ivl_merge((struct ivl *)n->stops, n->nstops);
 }
 
+/* --callsites: a module of the process, which io site attributes name. */
+static void on_module(struct rd *rd)
+{
+	struct proc *p = rd->proc;
+	const char *id = need(rd, "id"), *path = need(rd, "path"), *bid = attr(rd, "build_id");
+	char *end;
+	long k = strtol(id, &end, 10);
+
+	if (*end || end == id || k < 1 || k > 1000000)
+		bad(rd, "<module> id=\"%s\" is not a module number", id);
+	XGROW(p->mods, p->capmods, p->nmods + 1);
+	p->mods[p->nmods++] = (struct module){ k, xstrdup(path), bid ? xstrdup(bid) : NULL };
+}
+
 static void on_process(struct rd *rd)
 {
 	struct run *run = rd->run;
@@ -417,6 +432,8 @@ static void on_io(struct rd *rd)
 			io.proto = v;
 		} else if (n == p[A_INPATH]) {
 			io.inpath = v;
+		} else if (n == p[A_SITE]) {
+			io.site = v;
 		} else if (n == p[A_THROTTLE]) {
 			io.throttle = as_time(rd, n, v);
 			io.has_throttle = true;
@@ -503,7 +520,7 @@ static const el_fn start_fns[] = {
 	[EL_STOP] = on_stop, [EL_PROCESS] = on_process,
 	[EL_THREAD] = on_thread, [EL_COMPUTE] = on_compute, [EL_IO] = on_io,
 	[EL_REGION] = on_region, [EL_FILE] = on_file, [EL_SOCKET] = on_socket,
-	[EL_WAIT] = on_wait, [EL_SIGNAL] = on_signal,
+	[EL_WAIT] = on_wait, [EL_SIGNAL] = on_signal, [EL_MODULE] = on_module,
 };
 
 /* A prescan only wants the nodes. */
@@ -820,6 +837,11 @@ void run_free(struct run *run)
 		free(run->nodes[i]);
 	}
 	for (size_t i = 0; i < run->nprocs; i++) {
+		for (size_t k = 0; k < run->procs[i]->nmods; k++) {
+			free(run->procs[i]->mods[k].path);
+			free(run->procs[i]->mods[k].build_id);
+		}
+		free(run->procs[i]->mods);
 		free(run->procs[i]->exe);
 		free(run->procs[i]->status);
 		free(run->procs[i]);

@@ -103,6 +103,7 @@ struct node {
 	struct stoplog *stops;           /* NULL: no CPU restriction */
 	/* in a session: I/O numbers on io, and the dependencies found */
 	const char *pcap;                /* the packets' file, or NULL */
+	int callsites;                   /* --callsites: REC_SITE records */
 	struct cdep *waits, *signals;    /* sorted by seq */
 	size_t nwaits, nsignals;
 };

@@ -15,9 +15,9 @@ __attribute__((noinline)) static void small_writes(int fd, int n)
 
 __attribute__((noinline)) static void other_writes(int fd, int n)
 {
-	for (int i = 0; i < n; i++)
-		if (write(fd, buf, 64) != 64)
-			_exit(1);
+	for (int i = n; i > 0; i--)
+		if (write(fd, buf + 64, 64) != 64)
+			_exit(2);
 }
 
 int main(void)
