@@ -194,6 +194,7 @@ bool filter_path(const char *path);
 bool filter_file(const struct node *n, const char *path);
 bool filter_io(const struct run *run, const struct thread *t, const struct io *io);
 void filter_done(void);
+void by_node_or_thread(const char *report);
 
 /* table.c: an aligned text table or CSV. Cells are copied. */
 struct table;

@@ -155,3 +155,10 @@ void filter_done(void)
 		warnx("warning: no call matched the filters");
 	}
 }
+
+/* sums and ttx split by node or by thread only. */
+void by_node_or_thread(const char *report)
+{
+	if (opt.by && strcmp(opt.by, "node") && strcmp(opt.by, "thread"))
+		die(2, "%s: --by %s: only node or thread", report, opt.by);
+}
