@@ -351,6 +351,7 @@ int report_compare(int argc, char **argv);
 int report_export(int argc, char **argv);
 int report_plot(int argc, char **argv);
 int report_deps(int argc, char **argv);
+int report_merge(int argc, char **argv);
 
 /* Gathered by the sums report, shared with compare. */
 enum sum {

@@ -27,6 +27,7 @@ static const struct report {
 	{ "export",      report_export,      "--format csv|chrome: every event, or trace-event JSON" },
 	{ "plot",        report_plot,        "an SVG timeline (-o FILE, --width PX); holds one pixel column per lane" },
 	{ "net",         report_net,         "per TCP connection or UDP flow, per send/recv call and per message: the packets (--pcap); holds the calls" },
+	{ "merge",       report_merge,       "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
 	{ "deps",        report_deps,        "the dependencies the causality engine found (--dot, --truth); holds the I/O numbers" },
 };
 
@@ -175,7 +176,7 @@ static const struct optdef {
 	{ "align",       0,   "BYTES", "access: the alignment unaligned offsets are counted against (default 4096)", set_align, NULL },
 	{ "span",        0,   "S",    "utilization: seconds provided (default: the run)", set_span, NULL },
 	{ "format",      0,   "F",    "export: csv or chrome",                     set_str,   &opt.format },
-	{ "output",      'o', "FILE", "export, plot: write to FILE instead of stdout", set_str, &opt.output },
+	{ "output",      'o', "FILE", "export, plot: write to FILE instead of stdout; merge: the merged trace", set_str, &opt.output },
 	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
 	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },
 	{ "truth",       0,   "PATH", "deps: precision and recall against ground truth (file, or directory of truth.* files)", set_str, &opt.truth },

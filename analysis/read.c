@@ -218,6 +218,21 @@ static void on_trace(struct rd *rd)
 	}
 }
 
+/* A node's clock_offset: seconds its host's clock was behind the
+ * session's reference when it joined (island-capture --session HOST:PORT);
+ * epoch + clock_offset aligns it with the other nodes. */
+static int64_t clock_offset(struct rd *rd)
+{
+	const char *v = attr(rd, "clock_offset");
+	int64_t ns;
+
+	if (!v)
+		return 0;
+	if (parse_sec(v, &ns) || ns > 86400 * NS || ns < -86400 * NS)
+		bad(rd, "<node> clock_offset=\"%s\" is not a number of seconds within a day", v);
+	return ns;
+}
+
 static void on_node(struct rd *rd)
 {
 	struct run *run = rd->run;
@@ -229,6 +244,7 @@ static void on_node(struct rd *rd)
 	n->host = dup_attr(rd, "host");
 	n->file = xstrdup(rd->file);
 	n->epoch = ep ? as_time(rd, "epoch", ep) : 0;
+	n->epoch += clock_offset(rd);
 	n->start = time_attr(rd, "start", 0);
 	n->end = time_attr(rd, "end", n->start);
 	if (pcap)
