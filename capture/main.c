@@ -466,6 +466,11 @@ int main(int argc, char **argv)
 		if (agent.s) {       /* tell the other hosts, hear the last news */
 			sess->node[sidx].state = SN_EXITED;
 			agent_stop(&agent);
+			n.has_clock_offset = agent.answers > 0;
+			n.clock_offset = agent.offset;
+			if (!agent.answers)
+				warnx("%s: the coordinator answered no clock probe: the node's "
+				      "times are on its own host's clock", node);
 		}
 		session_deps(sess, sidx, &n);
 		session_leave(sess, sidx, so.name);

@@ -758,6 +758,13 @@ int trace_write(struct node *n, const char *path, int gzip)
 	snprintf(buf, sizeof(buf), "%lld.%09lld", (long long)(n->clk.real0 / 1000000000),
 		 (long long)(n->clk.real0 % 1000000000));
 	o_attr(&o, "epoch", buf);
+	if (n->has_clock_offset) {
+		int64_t co = n->clock_offset, a = co < 0 ? -co : co;
+
+		snprintf(buf, sizeof(buf), "%s%lld.%09lld", co < 0 ? "-" : "",
+			 (long long)(a / 1000000000), (long long)(a % 1000000000));
+		o_attr(&o, "clock_offset", buf);
+	}
 	o_attr_sec(&o, "start", 0);
 	o_attr_sec(&o, "end", n->end);
 	o_attr(&o, "clock", n->clk.kind == CLOCK_KIND_TSC ? "tsc" : "monotonic");
