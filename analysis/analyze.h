@@ -45,12 +45,20 @@ struct node {
 				 * the trace's directory, or NULL */
 };
 
+/* --callsites: a <module> of a process. */
+struct module {
+	long id;
+	char *path, *build_id;
+};
+
 struct proc {
 	struct node *node;
 	long pid, ppid;
 	char *exe, *status;
 	int64_t start, end;
 	bool complete;
+	struct module *mods;	/* <module> children, in order */
+	size_t nmods, capmods;
 };
 
 struct thread {
@@ -73,6 +81,8 @@ struct attr {
 struct io {
 	const char *api, *path, *peer, *proto;
 	const char *inpath;	/* source of sendfile, copy_file_range, splice */
+	const char *err;	/* errno name when the call failed */
+	const char *site;	/* --callsites: "MODULE:0xOFFSET" or "0xADDRESS" */
 	enum res res;
 	int64_t start, end, amount, size, req;
 	int64_t throttle;	/* seconds the capture held it for a rate limit */
@@ -147,6 +157,7 @@ void run_free(struct run *run);
 /* Options shared by every report (one table in main.c). */
 struct opts {
 	bool csv, starts, by_node;
+	const char *by;		/* --by as given, or NULL */
 	int depth;
 	const char *label, *children_of, *format, *output, *truth;
 	bool dot;
@@ -155,8 +166,35 @@ struct opts {
 	int64_t span;
 	bool has_span;
 	int width;
+	int64_t align;		/* access: --align BYTES */
 };
 extern struct opts opt;
+
+/* filter.c: --from/--to/--node/--thread/--path/--call, applied by the
+ * reader to every report. */
+struct filter {
+	bool active, warned, has_from, has_to, has_tid;
+	int64_t from, to;	/* ns from the run's start */
+	long tid;
+	const char *node, *path;
+	char **calls;
+	size_t ncalls, capcalls, examined, matched;
+};
+extern struct filter filt;
+void filter_set_calls(const char *list);
+void filter_set_time(bool to, const char *v);
+void filter_set_thread(const char *v);
+void filter_set_node(const char *v);
+void filter_set_path(const char *v);
+bool filter_timed(void);
+bool filter_node(const struct node *n);
+bool filter_thread(const struct thread *t);
+bool filter_time(const struct run *run, const struct node *n, int64_t start);
+bool filter_path(const char *path);
+bool filter_file(const struct node *n, const char *path);
+bool filter_io(const struct run *run, const struct thread *t, const struct io *io);
+void filter_done(void);
+void by_node_or_thread(const char *report);
 
 /* table.c: an aligned text table or CSV. Cells are copied. */
 struct table;
@@ -299,6 +337,8 @@ void rtree_free(struct rtree *rt);
 /* Reports: each reads the traces named on the command line. */
 typedef int (*report_fn)(int argc, char **argv);
 int report_summary(int argc, char **argv);
+int report_calls(int argc, char **argv);
+int report_access(int argc, char **argv);
 int report_sums(int argc, char **argv);
 int report_timeline(int argc, char **argv);
 int report_consumption(int argc, char **argv);
@@ -311,6 +351,7 @@ int report_compare(int argc, char **argv);
 int report_export(int argc, char **argv);
 int report_plot(int argc, char **argv);
 int report_deps(int argc, char **argv);
+int report_merge(int argc, char **argv);
 
 /* Gathered by the sums report, shared with compare. */
 enum sum {
@@ -334,6 +375,19 @@ struct rtree *regions_collect(char **files, int nfiles, struct run *run);
 int report_net(int argc, char **argv);
 extern const char *deps_from;
 extern const char *deps_annotate;     /* deps --annotate FILE */
+
+/* flows.c: the Chrome export's arrows (dependencies, network messages). */
+struct flows;
+struct flows *flows_new(void);
+void flows_io(struct flows *f, const struct thread *t, long pid, const struct io *io);
+void flows_dep(struct flows *f, const struct thread *t, const struct depel *d);
+void flows_socket(struct flows *f, const struct node *n, const struct sockinfo *s);
+size_t flows_write(struct flows *f, FILE *out);	/* returns the arrows */
+void flows_free(struct flows *f);
+
+/* sites.c: call sites (--callsites) as "function (file:line)", resolved
+ * with libdw from the binaries named by the process's <module>s; interned. */
+const char *site_label(const struct thread *t, const char *site);
 
 /* annotate.c: the traces as one, with dependencies as <wait>/<signal>.
  * A dependency: node x's call that started at xstart (ns, node time)

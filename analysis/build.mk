@@ -4,11 +4,13 @@
 ANALYZE_SRCS := $(wildcard analysis/*.c)
 ANALYZE_OBJS := $(patsubst %.c,$(O)/%.o,$(ANALYZE_SRCS))
 ANALYZE_LIB_OBJS := $(filter-out $(O)/analysis/main.o,$(ANALYZE_OBJS))
+# libdw resolves call sites (analysis/sites.c)
+ANALYZE_LIBS := -ldw -lelf
 
 bin/island-analyze: $(ANALYZE_OBJS) $(COMMON_OBJS)
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(ANALYZE_LIBS) -lm
 
 BIN_TARGETS += bin/island-analyze
 
@@ -17,7 +19,7 @@ ANALYZE_TESTS := $(patsubst %.c,$(O)/%,$(ANALYZE_TEST_SRCS))
 
 $(O)/tests/unit/test-analyze%: $(O)/tests/unit/test-analyze%.o $(ANALYZE_LIB_OBJS) $(COMMON_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(ANALYZE_LIBS) $(CUNIT_LIBS) -lm
 
 $(O)/tests/unit/test-analyze%.o: CPPFLAGS += -Ianalysis
 

@@ -216,6 +216,7 @@ static void chrome_io(void *ctx, struct thread *t, const struct io *io)
 {
 	bool first = true;
 
+	flows_io(ctx, t, npid, io);
 	slice(npid, t->tid, io->start + t->node->off, io->end + t->node->off,
 	      io->api, res_names[io->res]);
 	fputs(",\"args\":{", out);
@@ -241,6 +242,16 @@ static void chrome_region(void *ctx, struct thread *t, const struct region *r)
 	fprintf(out, ",\"args\":{\"depth\":%ld}}", r->depth);
 }
 
+static void chrome_dep(void *ctx, struct thread *t, const struct depel *d)
+{
+	flows_dep(ctx, t, d);
+}
+
+static void chrome_socket(void *ctx, struct node *n, const struct sockinfo *s)
+{
+	flows_socket(ctx, n, s);
+}
+
 int report_export(int argc, char **argv)
 {
 	static const struct reader_ops csv_ops = {
@@ -249,6 +260,7 @@ int report_export(int argc, char **argv)
 	};
 	static const struct reader_ops chrome_ops = {
 		.thread = chrome_thread, .io = chrome_io, .region = chrome_region,
+		.dep = chrome_dep, .socket = chrome_socket,
 	};
 	struct run run = { 0 };
 	const char *fmt = opt.format ? opt.format : "csv";
@@ -266,9 +278,14 @@ int report_export(int argc, char **argv)
 		read_traces(&run, argv, argc, &csv_ops, NULL);
 	} else {
 		prescan(&run, argv, argc);
+		struct flows *fl = flows_new();
+
 		fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
-		read_traces(&run, argv, argc, &chrome_ops, NULL);
+		read_traces(&run, argv, argc, &chrome_ops, fl);
+		if (!first_ev)
+			flows_write(fl, out);
 		fputs("\n]}\n", out);
+		flows_free(fl);
 	}
 	if (fflush(out) || (out != stdout && fclose(out)))
 		die(2, "%s: write error: %s", opt.output ? opt.output : "stdout", strerror(errno));

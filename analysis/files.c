@@ -1,7 +1,9 @@
 /* files: per file usage: the capture's per-node <files> summary (opens,
  * data calls and bytes, descriptors open at the end), plus the time spent
  * in calls on that path, by res (read, write, other: open, close, stat,
- * seeks...). Memory: one entry per distinct path. */
+ * seeks...). With a filter that selects calls by time, thread or name the
+ * summary does not apply: the counts then come from the selected calls
+ * and open_at_end is left empty. Memory: one entry per distinct path. */
 #include "analyze.h"
 
 #include <stdlib.h>
@@ -9,27 +11,44 @@
 
 struct ftime {
 	const char *path;	/* interned */
+	const char *site;	/* --by callsite: interned label, else NULL */
 	int node;
 	int64_t read, write, meta;
+	int64_t opens, reads, bytes_read, writes, bytes_written;
 };
 
 struct ftab {
 	struct ftime *v;
 	size_t n, cap;		/* open addressing, cap a power of two */
 	struct table *t;
+	bool from_calls, by_site;
+	struct run *run;
 };
 
-static size_t slot(const struct ftab *f, const char *path, int node)
+static const char *const open_calls[] = {
+	"open", "openat", "creat", "fopen", "freopen", "opendir", NULL,
+};
+
+static bool is_open(const char *api)
 {
-	size_t h = ((uintptr_t)path >> 4) * 31 + (size_t)node;
+	for (const char *const *p = open_calls; *p; p++)
+		if (!strcmp(*p, api))
+			return true;
+	return false;
+}
+
+static size_t slot(const struct ftab *f, const char *path, const char *site, int node)
+{
+	size_t h = (((uintptr_t)path >> 4) * 31 + (size_t)node) * 31 + ((uintptr_t)site >> 4);
 
 	for (h &= f->cap - 1; f->v[h].path; h = (h + 1) & (f->cap - 1))
-		if (f->v[h].path == path && f->v[h].node == node)
+		if (f->v[h].path == path && f->v[h].node == node && f->v[h].site == site)
 			break;
 	return h;
 }
 
-static struct ftime *lookup(struct ftab *f, const char *path, int node, bool add)
+static struct ftime *lookup_site(struct ftab *f, const char *path, const char *site,
+				 int node, bool add)
 {
 	size_t h;
 
@@ -40,20 +59,26 @@ static struct ftime *lookup(struct ftab *f, const char *path, int node, bool add
 		g.v = xcalloc(g.cap, sizeof(*g.v));
 		for (size_t i = 0; i < f->cap; i++)
 			if (f->v[i].path)
-				g.v[slot(&g, f->v[i].path, f->v[i].node)] = f->v[i];
+				g.v[slot(&g, f->v[i].path, f->v[i].site, f->v[i].node)] = f->v[i];
 		free(f->v);
 		f->v = g.v;
 		f->cap = g.cap;
 	}
-	h = slot(f, path, node);
+	h = slot(f, path, site, node);
 	if (!f->v[h].path) {
 		if (!add)
 			return NULL;
 		f->v[h].path = path;
+		f->v[h].site = site;
 		f->v[h].node = node;
 		f->n++;
 	}
 	return &f->v[h];
+}
+
+static struct ftime *lookup(struct ftab *f, const char *path, int node, bool add)
+{
+	return lookup_site(f, path, NULL, node, add);
 }
 
 static void on_io(void *ctx, struct thread *t, const struct io *io)
@@ -62,21 +87,76 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 
 	if (!io->path)
 		return;
-	ft = lookup(ctx, io->path, t->node->index, true);
+	ft = lookup_site(ctx, io->path, ((struct ftab *)ctx)->by_site ?
+			 site_label(t, io->site) : NULL, t->node->index, true);
 	if (io->res == RES_FILEREAD)
 		ft->read += io->end - io->start;
 	else if (io->res == RES_FILEWRITE)
 		ft->write += io->end - io->start;
 	else
 		ft->meta += io->end - io->start;
+	if (io->failed)
+		return;
+	ft->opens += is_open(io->api);
+	if (io->has_amount && io->res == RES_FILEREAD) {
+		ft->reads++;
+		ft->bytes_read += io->amount;
+	} else if (io->has_amount && io->res == RES_FILEWRITE) {
+		ft->writes++;
+		ft->bytes_written += io->amount;
+	}
+}
+
+static int cmp_ftime(const void *x, const void *y)
+{
+	const struct ftime *a = x, *b = y;
+
+	int r = a->node != b->node ? a->node - b->node : strcmp(a->path, b->path);
+
+	return r || !a->site ? r : strcmp(a->site, b->site);
+}
+
+/* The rows from the selected calls, by node and path. */
+static void rows_from_calls(struct ftab *ft)
+{
+	struct ftime *v = xcalloc(ft->n ? ft->n : 1, sizeof(*v));
+	size_t n = 0;
+	char buf[64];
+
+	for (size_t i = 0; i < ft->cap; i++)
+		if (ft->v[i].path)
+			v[n++] = ft->v[i];
+	qsort(v, n, sizeof(*v), cmp_ftime);
+	for (size_t i = 0; i < n; i++) {
+		struct table *t = ft->t;
+
+		table_add(t, ft->run->nodes[v[i].node]->name);
+		table_add(t, v[i].path);
+		if (ft->by_site)
+			table_add(t, v[i].site);
+		table_addf(t, "%lld", (long long)v[i].opens);
+		table_addf(t, "%lld", (long long)v[i].reads);
+		table_addf(t, "%lld", (long long)v[i].bytes_read);
+		table_add(t, fmt_secs(buf, sizeof(buf), v[i].read));
+		table_addf(t, "%lld", (long long)v[i].writes);
+		table_addf(t, "%lld", (long long)v[i].bytes_written);
+		table_add(t, fmt_secs(buf, sizeof(buf), v[i].write));
+		table_add(t, fmt_secs(buf, sizeof(buf), v[i].meta));
+		table_add(t, "");
+	}
+	free(v);
 }
 
 static void on_file(void *ctx, struct node *n, const struct fileinfo *f)
 {
 	struct ftab *ft = ctx;
 	struct table *t = ft->t;
-	struct ftime *tm = lookup(ft, f->path, n->index, false);
+	struct ftime *tm;
 	char buf[64];
+
+	if (ft->from_calls)
+		return;
+	tm = lookup(ft, f->path, n->index, false);
 
 	table_add(t, n->name);
 	table_add(t, f->path);
@@ -97,13 +177,22 @@ int report_files(int argc, char **argv)
 		"node", "path", "opens", "reads", "bytes_read", "read_s",
 		"writes", "bytes_written", "write_s", "other_s", "open_at_end",
 	};
+	static const char *const site_hdr[] = {
+		"node", "path", "callsite", "opens", "reads", "bytes_read", "read_s",
+		"writes", "bytes_written", "write_s", "other_s", "open_at_end",
+	};
 	static const struct reader_ops ops = { .io = on_io, .file = on_file };
 	struct run run = { 0 };
 	struct ftab ft = { 0 };
 
-	ft.t = table_new(11, hdr);
-	table_align(ft.t, "llrrrrrrrrr");
+	ft.by_site = opt.by && !strcmp(opt.by, "callsite");
+	ft.t = ft.by_site ? table_new(12, site_hdr) : table_new(11, hdr);
+	table_align(ft.t, ft.by_site ? "lllrrrrrrrrr" : "llrrrrrrrrr");
+	ft.from_calls = filter_timed() || filt.ncalls || filt.has_tid || ft.by_site;
+	ft.run = &run;
 	read_traces(&run, argv, argc, &ops, &ft);
+	if (ft.from_calls)
+		rows_from_calls(&ft);
 	table_print(ft.t, stdout, opt.csv);
 	table_free(ft.t);
 	free(ft.v);

@@ -13,6 +13,8 @@ static const struct report {
 	const char *help;
 } reports[] = {
 	{ "summary",     report_summary,     "nodes, processes, threads, files, sockets" },
+	{ "calls",       report_calls,       "per call (--by node|thread|file): count, errors, bytes, latency total, mean, p50, p90, p99, max" },
+	{ "access",      report_access,      "per file: Darshan's access-pattern counters, size histograms, common sizes" },
 	{ "sums",        report_sums,        "totals per resource (--by node)" },
 	{ "timeline",    report_timeline,    "every returned call in time order (--starts); holds the calls in memory" },
 	{ "consumption", report_consumption, "per thread: seconds and % of live time per category; holds the network sends and receives" },
@@ -25,6 +27,7 @@ static const struct report {
 	{ "export",      report_export,      "--format csv|chrome: every event, or trace-event JSON" },
 	{ "plot",        report_plot,        "an SVG timeline (-o FILE, --width PX); holds one pixel column per lane" },
 	{ "net",         report_net,         "per TCP connection or UDP flow, per send/recv call and per message: the packets (--pcap); holds the calls" },
+	{ "merge",       report_merge,       "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
 	{ "deps",        report_deps,        "the dependencies the causality engine found (--dot, --truth); holds the I/O numbers" },
 };
 
@@ -63,9 +66,56 @@ static void set_width(const char *name, const char *v, void *field)
 
 static void set_by(const char *name, const char *v, void *field)
 {
-	if (strcmp(v, "node") && strcmp(v, "thread"))
-		die(2, "--by: '%s' is neither node nor thread", v);
-	*(bool *)field = !strcmp(v, "node");
+	static const char *const bys[] = { "node", "thread", "file", "call", "callsite" };
+	size_t i;
+
+	for (i = 0; i < sizeof(bys) / sizeof(bys[0]); i++)
+		if (!strcmp(v, bys[i]))
+			break;
+	if (i == sizeof(bys) / sizeof(bys[0]))
+		die(2, "--by: '%s' is none of node, thread, file, call, callsite", v);
+	opt.by = bys[i];
+	opt.by_node = !strcmp(v, "node");
+}
+
+/* --from: a time (seconds from the run's start) for every report, or
+ * deps' source of edges (trace, net, both). */
+static void set_from(const char *name, const char *v, void *field)
+{
+	if (!strcmp(v, "trace") || !strcmp(v, "net") || !strcmp(v, "both"))
+		deps_from = v;
+	else
+		filter_set_time(false, v);
+}
+
+static void set_to(const char *name, const char *v, void *field)
+{
+	filter_set_time(true, v);
+}
+
+static void set_node(const char *name, const char *v, void *field)
+{
+	filter_set_node(v);
+}
+
+static void set_thread(const char *name, const char *v, void *field)
+{
+	filter_set_thread(v);
+}
+
+static void set_path(const char *name, const char *v, void *field)
+{
+	filter_set_path(v);
+}
+
+static void set_call(const char *name, const char *v, void *field)
+{
+	filter_set_calls(v);
+}
+
+static void set_align(const char *name, const char *v, void *field)
+{
+	opt.align = num_arg(name, v, 1);
 }
 
 static void set_cores(const char *name, const char *v, void *field)
@@ -117,19 +167,25 @@ static const struct optdef {
 	void *field;
 } optdefs[] = {
 	{ "csv",         0,   NULL,   "print the table as CSV with a header row",  set_flag,  &opt.csv },
-	{ "by",          0,   "node", "sums, ttx: per node instead of per thread", set_by,    &opt.by_node },
+	{ "by",          0,   "KEY",  "sums, ttx: node (instead of per thread); calls: node, thread, file, callsite or call (default); files, access: callsite (--callsites traces)", set_by, NULL },
 	{ "starts",      0,   NULL,   "timeline: also the \"start call\" lines",  set_flag,  &opt.starts },
 	{ "depth",       0,   "N",    "regions: down to depth N",                  set_depth, &opt.depth },
 	{ "label",       0,   "L",    "regions: the subtrees of regions labelled L", set_str, &opt.label },
 	{ "children-of", 0,   "L",    "regions: the children of regions labelled L", set_str, &opt.children_of },
 	{ "cores",       0,   "N",    "utilization: cores provided",               set_cores, NULL },
+	{ "align",       0,   "BYTES", "access: the alignment unaligned offsets are counted against (default 4096)", set_align, NULL },
 	{ "span",        0,   "S",    "utilization: seconds provided (default: the run)", set_span, NULL },
 	{ "format",      0,   "F",    "export: csv or chrome",                     set_str,   &opt.format },
-	{ "output",      'o', "FILE", "export, plot: write to FILE instead of stdout", set_str, &opt.output },
+	{ "output",      'o', "FILE", "export, plot: write to FILE instead of stdout; merge: the merged trace", set_str, &opt.output },
 	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
 	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },
 	{ "truth",       0,   "PATH", "deps: precision and recall against ground truth (file, or directory of truth.* files)", set_str, &opt.truth },
-	{ "from",        0,   "SRC",  "deps: trace (the causality engine's waits, default), net (message edges of the packets) or both", set_str, &deps_from },
+	{ "from",        0,   "S",    "only calls, computes and regions starting S seconds or more after the run's start; deps: trace (the causality engine's waits, default), net (message edges of the packets) or both", set_from, NULL },
+	{ "to",          0,   "S",    "only calls, computes and regions starting before S seconds after the run's start", set_to, NULL },
+	{ "node",        0,   "N",    "only node N's threads, files and sockets", set_node, NULL },
+	{ "thread",      0,   "TID",  "only the thread TID", set_thread, NULL },
+	{ "path",        0,   "GLOB", "only calls on paths matching GLOB (fnmatch), and those files", set_path, NULL },
+	{ "call",        0,   "NAMES", "only these calls (comma-separated api names)", set_call, NULL },
 	{ "annotate",    0,   "FILE", "deps --from net: also write the traces as one trace with the message edges as <wait>/<signal> (island-replay)", set_str, &deps_annotate },
 	{ "within",      0,   "P",    "deps: also recall to within P I/Os (the sampling period)", set_within, NULL },
 	{ "help",        'h', NULL,   "this help",                                 help,      NULL },

@@ -9,7 +9,7 @@ NET_TESTS := $(patsubst %.c,$(O)/%,$(NET_TEST_SRCS))
 
 $(O)/tests/unit/test-net%: $(O)/tests/unit/test-net%.o $(ANALYZE_LIB_OBJS) $(COMMON_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -lpcap $(CUNIT_LIBS) -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -lpcap $(ANALYZE_LIBS) $(CUNIT_LIBS) -lm
 
 $(O)/tests/unit/test-net%.o: CPPFLAGS += -Ianalysis
 

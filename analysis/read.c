@@ -21,7 +21,7 @@
 enum el {
 	EL_OTHER, EL_ROOT, EL_TRACE, EL_NODE, EL_RESTRICTIONS, EL_LIMIT, EL_STOPS,
 	EL_STOP, EL_PROCESS, EL_THREAD, EL_COMPUTE, EL_IO, EL_REGION,
-	EL_FILES, EL_FILE, EL_SOCKETS, EL_SOCKET, EL_WAIT, EL_SIGNAL
+	EL_FILES, EL_FILE, EL_SOCKETS, EL_SOCKET, EL_WAIT, EL_SIGNAL, EL_MODULE
 };
 
 struct rd;
@@ -41,6 +41,7 @@ static const struct eldef {
 	{ "signal",       EL_SIGNAL,       EL_THREAD },
 	{ "thread",       EL_THREAD,       EL_PROCESS },
 	{ "process",      EL_PROCESS,      EL_NODE },
+	{ "module",       EL_MODULE,       EL_PROCESS },
 	{ "node",         EL_NODE,         EL_TRACE },
 	{ "trace",        EL_TRACE,        EL_ROOT },
 	{ "restrictions", EL_RESTRICTIONS, EL_NODE },
@@ -56,10 +57,10 @@ static const struct eldef {
 /* Attribute names the hot path looks for, as the parser's dictionary
  * pointers: comparing pointers instead of strings. */
 enum { A_API, A_RES, A_START, A_END, A_AMOUNT, A_SIZE, A_REQ, A_ERRNO,
-       A_PATH, A_PEER, A_PROTO, A_INPATH, A_THROTTLE, NA };
+       A_PATH, A_PEER, A_PROTO, A_INPATH, A_THROTTLE, A_SITE, NA };
 static const char *const anames[NA] = {
 	"api", "res", "start", "end", "amount", "size", "req", "errno",
-	"path", "peer", "proto", "inpath", "throttle",
+	"path", "peer", "proto", "inpath", "throttle", "site",
 };
 #define NELDEFS (sizeof(eldefs) / sizeof(eldefs[0]))
 
@@ -217,6 +218,21 @@ static void on_trace(struct rd *rd)
 	}
 }
 
+/* A node's clock_offset: seconds its host's clock was behind the
+ * session's reference when it joined (island-capture --session HOST:PORT);
+ * epoch + clock_offset aligns it with the other nodes. */
+static int64_t clock_offset(struct rd *rd)
+{
+	const char *v = attr(rd, "clock_offset");
+	int64_t ns;
+
+	if (!v)
+		return 0;
+	if (parse_sec(v, &ns) || ns > 86400 * NS || ns < -86400 * NS)
+		bad(rd, "<node> clock_offset=\"%s\" is not a number of seconds within a day", v);
+	return ns;
+}
+
 static void on_node(struct rd *rd)
 {
 	struct run *run = rd->run;
@@ -228,6 +244,7 @@ static void on_node(struct rd *rd)
 	n->host = dup_attr(rd, "host");
 	n->file = xstrdup(rd->file);
 	n->epoch = ep ? as_time(rd, "epoch", ep) : 0;
+	n->epoch += clock_offset(rd);
 	n->start = time_attr(rd, "start", 0);
 	n->end = time_attr(rd, "end", n->start);
 	if (pcap)
@@ -248,7 +265,7 @@ static void on_node(struct rd *rd)
 	if (run->nnodes == 1 || n->end + n->off > run->t1)
 		run->t1 = n->end + n->off;
 	rd->node = n;
-	if (rd->ops->node)
+	if (rd->ops->node && filter_node(n))
 		rd->ops->node(rd->ctx, n);
 }
 
@@ -283,6 +300,20 @@ static void on_stop(struct rd *rd)
 static void stops_done(struct node *n)
 {
 	n->nstops = ivl_merge((struct ivl *)n->stops, n->nstops);
+}
+
+/* --callsites: a module of the process, which io site attributes name. */
+static void on_module(struct rd *rd)
+{
+	struct proc *p = rd->proc;
+	const char *id = need(rd, "id"), *path = need(rd, "path"), *bid = attr(rd, "build_id");
+	char *end;
+	long k = strtol(id, &end, 10);
+
+	if (*end || end == id || k < 1 || k > 1000000)
+		bad(rd, "<module> id=\"%s\" is not a module number", id);
+	XGROW(p->mods, p->capmods, p->nmods + 1);
+	p->mods[p->nmods++] = (struct module){ k, xstrdup(path), bid ? xstrdup(bid) : NULL };
 }
 
 static void on_process(struct rd *rd)
@@ -332,7 +363,7 @@ static void on_thread(struct rd *rd)
 	run->threads[run->nthreads++] = t;
 	rd->thr = t;
 	rd->cursor = t->start;
-	if (rd->ops->thread)
+	if (rd->ops->thread && filter_thread(t))
 		rd->ops->thread(rd->ctx, t);
 }
 
@@ -340,7 +371,8 @@ static void on_compute(struct rd *rd)
 {
 	int64_t dur = as_time(rd, "dur", need(rd, "dur"));
 
-	if (rd->ops->compute)
+	if (rd->ops->compute && filter_thread(rd->thr) &&
+	    filter_time(rd->run, rd->node, rd->cursor))
 		rd->ops->compute(rd->ctx, rd->thr, rd->cursor, dur);
 	rd->cursor += dur;
 }
@@ -354,7 +386,7 @@ static void on_dep(struct rd *rd, bool wait)
 		if (d.seq <= 0)
 			bad(rd, "<wait> needs a positive seq");
 	}
-	if (rd->ops->dep)
+	if (rd->ops->dep && filter_thread(rd->thr))
 		rd->ops->dep(rd->ctx, rd->thr, &d);
 }
 
@@ -407,6 +439,7 @@ static void on_io(struct rd *rd)
 			io.has_req = true;
 		} else if (n == p[A_ERRNO]) {
 			io.failed = true;
+			io.err = v;
 		} else if (n == p[A_PATH]) {
 			io.path = v;
 		} else if (n == p[A_PEER]) {
@@ -415,6 +448,8 @@ static void on_io(struct rd *rd)
 			io.proto = v;
 		} else if (n == p[A_INPATH]) {
 			io.inpath = v;
+		} else if (n == p[A_SITE]) {
+			io.site = v;
 		} else if (n == p[A_THROTTLE]) {
 			io.throttle = as_time(rd, n, v);
 			io.has_throttle = true;
@@ -433,7 +468,7 @@ static void on_io(struct rd *rd)
 	io.res = (enum res)res;
 	if (rd->run->peers)
 		peers_send(rd->run->peers, rd->node, &io);
-	if (rd->ops->io)
+	if (rd->ops->io && filter_thread(rd->thr) && filter_io(rd->run, rd->thr, &io))
 		rd->ops->io(rd->ctx, rd->thr, &io);
 	rd->cursor = io.end;
 }
@@ -453,7 +488,8 @@ static void on_region(struct rd *rd)
 	if (r.id <= 0 || r.parent < 0 || r.parent >= r.id || r.depth < 1)
 		bad(rd, "<region> id=\"%ld\" parent=\"%ld\" depth=\"%ld\" are inconsistent",
 		    r.id, r.parent, r.depth);
-	if (rd->ops->region)
+	if (rd->ops->region && filter_thread(rd->thr) &&
+	    filter_time(rd->run, rd->node, r.start))
 		rd->ops->region(rd->ctx, rd->thr, &r);
 }
 
@@ -471,7 +507,7 @@ static void on_file(struct rd *rd)
 	if (f.opens < 0 || f.reads < 0 || f.bytes_read < 0 || f.writes < 0 ||
 	    f.bytes_written < 0 || f.open_at_end < 0)
 		bad(rd, "<file> has a negative count");
-	if (rd->ops->file)
+	if (rd->ops->file && filter_file(rd->node, f.path))
 		rd->ops->file(rd->ctx, rd->node, &f);
 }
 
@@ -491,7 +527,7 @@ static void on_socket(struct rd *rd)
 	s.open_at_end = bool_attr(rd, "open_at_end", false);
 	if (rd->run->peers)
 		peers_socket(rd->run->peers, rd->node, &s);
-	if (rd->ops->socket)
+	if (rd->ops->socket && filter_node(rd->node))
 		rd->ops->socket(rd->ctx, rd->node, &s);
 }
 
@@ -500,7 +536,7 @@ static const el_fn start_fns[] = {
 	[EL_STOP] = on_stop, [EL_PROCESS] = on_process,
 	[EL_THREAD] = on_thread, [EL_COMPUTE] = on_compute, [EL_IO] = on_io,
 	[EL_REGION] = on_region, [EL_FILE] = on_file, [EL_SOCKET] = on_socket,
-	[EL_WAIT] = on_wait, [EL_SIGNAL] = on_signal,
+	[EL_WAIT] = on_wait, [EL_SIGNAL] = on_signal, [EL_MODULE] = on_module,
 };
 
 /* A prescan only wants the nodes. */
@@ -591,7 +627,7 @@ static void sax_end(void *ctx, const xmlChar *name, const xmlChar *prefix,
 	}
 	switch (el) {
 	case EL_THREAD:
-		if (rd->ops->thread_end)
+		if (rd->ops->thread_end && filter_thread(rd->thr))
 			rd->ops->thread_end(rd->ctx, rd->thr);
 		rd->thr = NULL;
 		break;
@@ -600,7 +636,7 @@ static void sax_end(void *ctx, const xmlChar *name, const xmlChar *prefix,
 		break;
 	case EL_NODE:
 		stops_done(rd->node);
-		if (rd->ops->node_end)
+		if (rd->ops->node_end && filter_node(rd->node))
 			rd->ops->node_end(rd->ctx, rd->node);
 		rd->node = NULL;
 		break;
@@ -773,7 +809,11 @@ static void read_all(struct run *run, char **files, int nfiles,
 void read_traces(struct run *run, char **files, int nfiles,
 		 const struct reader_ops *ops, void *ctx)
 {
+	/* A time window needs the run's start before the first call. */
+	if (filter_timed() && !run->prescanned)
+		prescan(run, files, nfiles);
 	read_all(run, files, nfiles, ops, ctx, false);
+	filter_done();
 }
 
 /* A first pass that only learns the nodes: their epochs (the run is
@@ -813,6 +853,11 @@ void run_free(struct run *run)
 		free(run->nodes[i]);
 	}
 	for (size_t i = 0; i < run->nprocs; i++) {
+		for (size_t k = 0; k < run->procs[i]->nmods; k++) {
+			free(run->procs[i]->mods[k].path);
+			free(run->procs[i]->mods[k].build_id);
+		}
+		free(run->procs[i]->mods);
 		free(run->procs[i]->exe);
 		free(run->procs[i]->status);
 		free(run->procs[i]);

@@ -113,7 +113,8 @@ int report_sums(int argc, char **argv)
 	struct table *t;
 	const char **hdr;
 	int ncols;
-	char buf[64];
+
+	by_node_or_thread("sums");	char buf[64];
 
 	sums_collect(argv, argc, &run, &s);
 	ncols = opt.by_node ? (int)run.nnodes + 3 : 3;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The analyzer benchmark (make bench): generate a trace of EVENTS <io>
-# records over THREADS threads, time sums, consumption and ttx on it (best
+# records over THREADS threads, time sums, consumption, ttx, calls and access on it (best
 # of RUNS), and print events per second and peak memory.
 # Targets: at least 1,000,000 events/s, under 64 MiB.
 #   bench/analyze-bench.sh [EVENTS [THREADS [RUNS]]]
@@ -16,7 +16,7 @@ size=$(wc -c < "$tmp/bench.xml")
 echo "analyze-bench: $events events, $threads threads, $((size / 1048576)) MiB trace, best of $runs"
 printf '%-12s %9s %12s %10s\n' report seconds events/s "peak RSS"
 ok=1
-for r in sums consumption ttx; do
+for r in sums consumption ttx calls access; do
 	best="" rss=0
 	i=0
 	while [ $i -lt "$runs" ]; do

@@ -1,5 +1,5 @@
 # bench/: the analyzer benchmark. analyze-gen writes a 1,000,000-event,
-# 16-thread trace; analyze-bench.sh times sums, consumption and ttx on it.
+# 16-thread trace; analyze-bench.sh times sums, consumption, ttx, calls and access on it.
 
 ANALYZE_GEN := $(O)/bench/analyze-gen
 

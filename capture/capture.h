@@ -22,6 +22,7 @@ struct clockmap {
 };
 
 void clock_start(struct clockmap *c, int kind);
+int64_t host_real_ns(void);
 void clock_end(struct clockmap *c);
 int clock_tsc_usable(void);
 static inline int64_t clock_ns(const struct clockmap *c, uint64_t t)
@@ -103,6 +104,10 @@ struct node {
 	struct stoplog *stops;           /* NULL: no CPU restriction */
 	/* in a session: I/O numbers on io, and the dependencies found */
 	const char *pcap;                /* the packets' file, or NULL */
+	int callsites;                   /* --callsites: REC_SITE records */
+	int64_t clock_offset;            /* ns to add to the epoch: the session's
+					    reference clock (across hosts) */
+	int has_clock_offset;
 	struct cdep *waits, *signals;    /* sorted by seq */
 	size_t nwaits, nsignals;
 };

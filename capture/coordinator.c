@@ -16,6 +16,9 @@
  *                                   maximum (ns)
  *   DEP tname tseq xname xseq       xname's I/O xseq waits for tname's tseq
  *   GONE name                       (coordinator) that agent went away
+ *   TIME t1 [t2]                    a clock probe: an agent's wall clock
+ *                                   t1 (ns), answered to that agent only
+ *                                   with the coordinator's t2
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,6 +37,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
+#include "capture.h"
 #include "coordinator.h"
 #include "util.h"
 
@@ -131,9 +135,21 @@ static void coordinator(int ls)
 				if (l < sizeof(line)) {
 					memcpy(line, p, l);
 					line[l] = 0;
+					long long t1;
 					if (!strncmp(line, "HELLO ", 6))
 						sscanf(line + 6, "%63s", c[i].name);
-					relay(c, MAXCLIENTS, i, line);
+					if (sscanf(line, "TIME %lld", &t1) == 1) {
+						/* the session's reference clock: ours */
+						char reply[96];
+						int rl = snprintf(reply, sizeof(reply), "TIME %lld %lld\n",
+								  t1, (long long)host_real_ns());
+						if (write(c[i].fd, reply, (size_t)rl) != rl) {
+							close(c[i].fd);
+							c[i].fd = -1;
+						}
+					} else {
+						relay(c, MAXCLIENTS, i, line);
+					}
 				}
 				p = nl + 1;
 			}
@@ -215,6 +231,14 @@ static void on_line(struct agent *ag, char *line)
 		__atomic_store_n(&n->th[0].tid, live ? 1 : 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&n->state, st == SN_EXITED ? SN_EXITED : SN_RUNNING,
 				 __ATOMIC_RELEASE);
+	} else if (sscanf(line, "TIME %llu %llu", &x, &y) == 2) {
+		int64_t t3 = host_real_ns(), rtt = t3 - (int64_t)x;
+
+		ag->answers++;
+		if (rtt >= 0 && (ag->answers == 1 || rtt < ag->best_rtt)) {
+			ag->best_rtt = rtt;
+			ag->offset = (int64_t)y - ((int64_t)x + rtt / 2);
+		}
 	} else if (sscanf(line, "GONE %63s", a) == 1) {
 		int i = slot_of(s, a, 0);
 		if (i >= 0 && s->node[i].remote)
@@ -310,6 +334,12 @@ static void *agent_run(void *arg)
 			}
 			len -= (size_t)(p - buf);
 			memmove(buf, p, len);
+		}
+		/* 16 clock probes, one a millisecond, at the start */
+		if (ag->probes < 16 && now_ns() - ag->last_probe >= 1000000) {
+			ag->probes++;
+			ag->last_probe = now_ns();
+			say(ag, "TIME %lld\n", (long long)host_real_ns());
 		}
 		if (now_ns() - last >= 1000000) {      /* every millisecond */
 			publish(ag);

@@ -16,6 +16,10 @@ struct agent {
 	volatile int done, drain;
 	int64_t until;               /* at the end, wait for the others until */
 	uint32_t sent;               /* dependencies forwarded so far */
+	/* the coordinator's clock minus ours, from the probe with the
+	 * shortest round trip (NTP's estimate) */
+	int probes, answers;
+	int64_t offset, best_rtt, last_probe;
 };
 
 /* Connect to the coordinator of HOST:PORT (starting it when nobody

@@ -31,7 +31,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_SESSION, OPT_THROTTLE, OPT_PERIOD, OPT_DELAY, OPT_WATCHDOG,
        OPT_WATCHDOG_FROM, OPT_WATCHDOG_FACTOR, OPT_HOLD_TIMEOUT, OPT_CLUSTER,
        OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR, OPT_PCAP,
-       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_SESSION_NODES };
+       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_SESSION_NODES, OPT_CALLSITES };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -71,6 +71,7 @@ static const struct optdesc {
 	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
 	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
 	{ "keep-spool", 0, OPT_KEEP_SPOOL, NULL, "keep the spool files after writing the trace" },
+	{ "callsites", 0, OPT_CALLSITES, NULL, "record where each call was made from (island-analyze --by callsite)" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ "version", 0, 'V', NULL, "show the version" },
 };
@@ -259,7 +260,7 @@ int main(int argc, char **argv)
 	struct option lopts[NOPTS + 1];
 	const char *node = NULL, *output = NULL, *clock_opt = "auto";
 	const char *spool_parent = NULL;
-	int gzip = 0, verbose = 0, keep = 0, c, code = 0;
+	int gzip = 0, verbose = 0, keep = 0, callsites = 0, c, code = 0;
 	char host[256] = "localhost";
 	struct node n = { 0 };
 	struct run_opts ro = { 0 };
@@ -287,6 +288,7 @@ int main(int argc, char **argv)
 		case OPT_CLOCK: clock_opt = optarg; break;
 		case OPT_SPOOL_DIR: spool_parent = optarg; break;
 		case OPT_KEEP_SPOOL: keep = 1; break;
+		case OPT_CALLSITES: callsites = 1; break;
 		case OPT_CPU: restrict_set(&cli, "cpu", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_FILEREAD: restrict_set(&cli, "fileread", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_FILEWRITE: restrict_set(&cli, "filewrite", optarg, NULL, 0); any_cli = 1; break;
@@ -410,6 +412,15 @@ int main(int argc, char **argv)
 	spool_dir = abs;
 	spool_owner = getpid();
 	atexit(spool_remove);
+	if (callsites) {	/* the interposer looks for this file */
+		char *cs = xasprintf("%s/%s", abs, CALLSITES_FILE);
+		int fd = open(cs, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+		if (fd < 0 || close(fd) < 0)
+			die(2, "%s:", cs);
+		free(cs);
+		n.callsites = 1;
+	}
 
 	struct session *sess = NULL;
 	struct agent agent = { 0 };
@@ -455,6 +466,11 @@ int main(int argc, char **argv)
 		if (agent.s) {       /* tell the other hosts, hear the last news */
 			sess->node[sidx].state = SN_EXITED;
 			agent_stop(&agent);
+			n.has_clock_offset = agent.answers > 0;
+			n.clock_offset = agent.offset;
+			if (!agent.answers)
+				warnx("%s: the coordinator answered no clock probe: the node's "
+				      "times are on its own host's clock", node);
 		}
 		session_deps(sess, sidx, &n);
 		session_leave(sess, sidx, so.name);

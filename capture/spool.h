@@ -108,6 +108,11 @@ enum call_id {
 	REC_THROTTLE,        /* the call before was held to enforce a rate
 	                        limit: a1 ns held, a2 usage before (bytes),
 	                        fd the resource (enum limit_res) */
+	REC_SITE,            /* --callsites: the call before returned to the
+	                        address t0 (a short record) */
+	REC_MODULE,          /* --callsites: a module of the process: a1 load
+	                        bias, a2..ret its executable range [lo, hi),
+	                        payload path\0build id in hex */
 };
 
 enum proc_origin { ORIGIN_NEW = 0, ORIGIN_FORK = 1, ORIGIN_EXEC = 2 };
@@ -227,6 +232,7 @@ struct session {
 #define ENV_CLOCK  "ISLAND_CLOCK"     /* "tsc" or "mono" */
 #define ENV_LIB    "ISLAND_LIB"       /* absolute path of the interposer */
 #define ENV_LIMITS "ISLAND_LIMITS"    /* "1" when the spool holds a limits page */
+#define CALLSITES_FILE "callsites"    /* in the spool directory: --callsites */
 #define ENV_SESSION "ISLAND_SESSION"  /* session file, and ... */
 #define ENV_SESSION_NODE "ISLAND_SESSION_NODE"   /* ... our node's index */
 

@@ -241,9 +241,84 @@ static pid_t created_thread(struct proc *p, struct thr *creator, int64_t t0)
 	return best->tid;
 }
 
+/* --callsites: the modules of the process being written (REC_MODULE). */
+struct wmod {
+	uint64_t bias, lo, hi;
+	const char *path, *build_id;	/* in the spool */
+};
+static struct wmod *mods;
+static size_t nmods, capmods;
+
+static void collect_modules(struct proc *p)
+{
+	nmods = 0;
+	for (int i = 0; i < p->nthr; i++) {
+		struct rec_iter it;
+		struct rec *r;
+
+		rec_iter_init(&it, &p->thr[i]);
+		while ((r = rec_next(&it))) {
+			size_t k;
+
+			if (r->call != REC_MODULE || REC_PAYLOAD_LEN(r) < 2)
+				continue;
+			for (k = 0; k < nmods; k++)
+				if (mods[k].lo == (uint64_t)r->a2)
+					break;
+			if (k < nmods)
+				continue;
+			XGROW(mods, capmods, nmods + 1);
+			mods[nmods].bias = (uint64_t)r->a1;
+			mods[nmods].lo = (uint64_t)r->a2;
+			mods[nmods].hi = (uint64_t)r->ret;
+			mods[nmods].path = REC_PAYLOAD(r);
+			mods[nmods].build_id = REC_PAYLOAD(r) + strnlen(REC_PAYLOAD(r),
+						REC_PAYLOAD_LEN(r) - 1) + 1;
+			if (mods[nmods].build_id >= REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r))
+				mods[nmods].build_id = "";
+			nmods++;
+		}
+	}
+}
+
+static void write_modules(struct out *o)
+{
+	char buf[64];
+
+	for (size_t k = 0; k < nmods; k++) {
+		o_str(o, "    <module");
+		o_attr_int(o, "id", (int64_t)k + 1);
+		o_attr_esc(o, "path", mods[k].path);
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)mods[k].bias);
+		o_attr(o, "bias", buf);
+		if (mods[k].build_id[0])
+			o_attr_esc(o, "build_id", mods[k].build_id);
+		o_str(o, "/>\n");
+	}
+}
+
+/* site="MODULE:0xOFFSET", the offset from the module's load bias (an
+ * address in the file's own terms), or site="0xADDRESS" outside every
+ * module described. */
+static void write_site(struct out *o, const struct rec *site)
+{
+	char buf[64];
+	uint64_t a = site->t0;
+
+	for (size_t k = 0; k < nmods; k++)
+		if (a >= mods[k].lo && a < mods[k].hi) {
+			snprintf(buf, sizeof(buf), "%zu:0x%llx", k + 1,
+				 (unsigned long long)(a - mods[k].bias));
+			o_attr(o, "site", buf);
+			return;
+		}
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)a);
+	o_attr(o, "site", buf);
+}
+
 static void write_io(struct out *o, struct node *n, struct proc *p,
 		     struct thr *t, struct rec *r, int64_t t0, int64_t t1,
-		     const struct rec *held)
+		     const struct rec *held, const struct rec *site)
 {
 	int c = r->call;
 	/* the interposer sets err exactly when the call failed */
@@ -384,6 +459,8 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	}
 	if (r->seq)
 		o_attr_int(o, "seq", (int64_t)r->seq);
+	if (site)
+		write_site(o, site);
 	if (held && held->call == REC_THROTTLE) {
 		o_attr_sec(o, "throttle", held->a1);
 		o_attr(o, "limit", limit_names[held->fd >= 0 && held->fd < LIM_N ?
@@ -516,8 +593,18 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 		write_compute(o, t0 - prev);
 		if (r->seq)
 			write_deps(o, n->waits, n->nwaits, r->seq, 1);
-		write_io(o, n, p, t, r, t0, t1,
-			 next && next->call == REC_THROTTLE ? next : NULL);
+		/* the records that complete a call follow it */
+		const struct rec *held = NULL, *site = NULL;
+		struct rec_iter peek = it;
+		for (struct rec *x = next; x && (x->call == REC_THROTTLE ||
+						 x->call == REC_SITE || x->call == REC_MODULE);
+		     x = rec_next(&peek)) {
+			if (x->call == REC_THROTTLE)
+				held = x;
+			else if (x->call == REC_SITE)
+				site = x;
+		}
+		write_io(o, n, p, t, r, t0, t1, held, site);
 		if (r->seq)
 			write_deps(o, n->signals, n->nsignals, r->seq, 0);
 		prev = t1 > prev ? t1 : prev;
@@ -549,6 +636,11 @@ static void write_proc(struct out *o, struct node *n, struct proc *p)
 	o_attr(o, "status", st);
 	o_attr(o, "complete", p->complete ? "true" : "false");
 	o_str(o, ">\n");
+	nmods = 0;
+	if (n->callsites) {
+		collect_modules(p);
+		write_modules(o);
+	}
 	for (int i = 0; i < p->nthr; i++)
 		write_thread(o, n, p, &p->thr[i]);
 	o_str(o, "  </process>\n");
@@ -666,6 +758,13 @@ int trace_write(struct node *n, const char *path, int gzip)
 	snprintf(buf, sizeof(buf), "%lld.%09lld", (long long)(n->clk.real0 / 1000000000),
 		 (long long)(n->clk.real0 % 1000000000));
 	o_attr(&o, "epoch", buf);
+	if (n->has_clock_offset) {
+		int64_t co = n->clock_offset, a = co < 0 ? -co : co;
+
+		snprintf(buf, sizeof(buf), "%s%lld.%09lld", co < 0 ? "-" : "",
+			 (long long)(a / 1000000000), (long long)(a % 1000000000));
+		o_attr(&o, "clock_offset", buf);
+	}
 	o_attr_sec(&o, "start", 0);
 	o_attr_sec(&o, "end", n->end);
 	o_attr(&o, "clock", n->clk.kind == CLOCK_KIND_TSC ? "tsc" : "monotonic");

@@ -494,6 +494,13 @@ __attribute__((constructor)) void island_init(void)
 #endif
 	if (getenv(ENV_LIMITS))
 		limits_init(spool_dir);
+	{
+		char cs[sizeof(spool_dir) + 16];
+
+		memcpy(cs, spool_dir, spool_dir_len);
+		memcpy(cs + spool_dir_len, "/" CALLSITES_FILE, sizeof(CALLSITES_FILE) + 1);
+		callsites_on = raw_syscall(SYS_faccessat, AT_FDCWD, (long)cs, F_OK, 0, 0, 0) == 0;
+	}
 	if (getenv(ENV_SESSION) && getenv(ENV_SESSION_NODE)) {
 		getenv_copy(env_session, sizeof(env_session), ENV_SESSION,
 			    getenv(ENV_SESSION));
@@ -608,6 +615,7 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 {
 	struct tstate *t = &ts;
 
+	sites_fork_child();
 	for (int i = 0; i < REG_MAX; i++)
 		reg_hdr[i] = NULL;
 	t->hdr = NULL;

@@ -47,6 +47,7 @@ struct tstate {
 	int slot;                   /* index in the thread registry, -1 none */
 	pid_t creator;
 	int sslot;                  /* slot in the session's thread table + 1 */
+	void *site;                 /* --callsites: where the wrapper returns */
 };
 
 extern __thread struct tstate ts __attribute__((tls_model("initial-exec")));
@@ -92,11 +93,19 @@ void sess_thread_gone(struct tstate *t);
 void sess_process_gone(void);
 void sess_start(void);
 
-/* May this call be recorded? Sets the guard when it may. */
-static inline int enter(struct tstate *t)
+/* --callsites (sites.c): a REC_SITE record after each call record. */
+extern int callsites_on;
+void site_put(struct tstate *t);
+void sites_fork_child(void);
+
+/* May this call be recorded? Sets the guard when it may. Always inlined
+ * into the wrapper, so that the return address is the wrapper's. */
+static inline __attribute__((always_inline)) int enter(struct tstate *t)
 {
 	if (likely(!(t->guard | t->hold) && island_on)) {
 		t->guard = 1;
+		if (unlikely(callsites_on))
+			t->site = __builtin_return_address(0);
 		return 1;
 	}
 	return enter_slow(t);
@@ -153,6 +162,8 @@ static inline void rec_fill(struct rec *r, int call, uint64_t t0, uint64_t t1,
 static inline void rec_close(struct tstate *t, struct rec *r, size_t len)
 {
 	rec_commit(t, &r->len, len);
+	if (unlikely(callsites_on) && r->call < C_NCALLS)
+		site_put(t);
 	if (unlikely(sess != NULL))
 		sess_record(t, r);
 	if (unlikely(limits != NULL))
@@ -180,6 +191,8 @@ static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		q->a2 = (int32_t)a2;
 		q->call = (uint16_t)call;
 		rec_commit(t, &q->len, sizeof(*q));
+		if (unlikely(callsites_on))
+			site_put(t);
 		return;
 	}
 	struct rec *r = rec_reserve(t, sizeof(*r));

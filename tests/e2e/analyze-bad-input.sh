@@ -101,7 +101,10 @@ usage() {
 }
 usage "island-analyze: unknown report 'sum' (see --help)" sum "$B"
 usage "island-analyze: sums: no trace given" sums
-usage "island-analyze: --by: 'proc' is neither node nor thread" sums --by proc "$B"
+usage "island-analyze: --by: 'proc' is none of node, thread, file, call, callsite" sums --by proc "$B"
+usage "island-analyze: sums: --by file: only node or thread" sums --by file "$B"
+usage "island-analyze: --from: 'soon' is not a number of seconds" calls --from soon "$B"
+usage "island-analyze: --thread: 'x' is not a thread id" calls --thread x "$B"
 usage "island-analyze: utilization: say how many cores were provided (--cores N)" utilization "$B"
 usage "island-analyze: --cores: 'zero' is not a positive number" utilization --cores zero "$B"
 usage "island-analyze: compare: give exactly two traces, A and B" compare "$B"

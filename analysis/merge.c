@@ -1,0 +1,69 @@
+/* merge -o RUN.xml TRACE...: the nodes of several traces (each rank's own,
+ * from island-capture under mpirun) written as one multi-node trace that
+ * every report and island-replay take. The traces are read through first,
+ * so that a bad one stops the merge before anything is written; node names
+ * must be unique. Each node keeps its epoch and clock_offset: readers align
+ * it as epoch + clock_offset. Streams: memory independent of the traces'
+ * size. Written with a .gz suffix: gzip-compressed. */
+#include "analyze.h"
+#include "xmlcopy.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int report_merge(int argc, char **argv)
+{
+	struct run run = { 0 };
+	const char *out = opt.output;
+	size_t l;
+	int complete = 1, gzip;
+	xmlTextWriterPtr w;
+	char *tmp;
+
+	if (!out)
+		die(2, "merge: say where to write the merged trace (-o FILE)");
+	if (filt.active)
+		die(2, "merge: copies whole traces; filters do not apply");
+	for (int i = 0; i < argc; i++)
+		if (same_file(argv[i], out))
+			die(2, "merge: %s is also an input", out);
+	read_traces(&run, argv, argc, NULL, NULL);
+	for (size_t i = 0; i < run.nnodes; i++)
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(run.nodes[i]->name, run.nodes[k]->name))
+				die(2, "merge: node \"%s\" is in %s and in %s: name the ranks apart (-n)",
+				    run.nodes[i]->name, run.nodes[k]->file, run.nodes[i]->file);
+	for (int i = 0; i < argc; i++)
+		complete &= xmlcopy_complete(argv[i]) != 0;
+	l = strlen(out);
+	gzip = l > 3 && !strcmp(out + l - 3, ".gz");
+	/* written aside, renamed when whole: never a half trace under its name */
+	tmp = xasprintf("%s.tmp.%ld", out, (long)getpid());
+	w = xmlcopy_start(tmp, gzip, "island-analyze merge " ISLAND_VERSION, complete);
+	if (!w)
+		die(2, "%s: cannot write: %s", out, strerror(errno));
+	for (int i = 0; i < argc; i++)
+		if (xmlcopy_nodes(w, argv[i], NULL) < 0) {
+			unlink(tmp);
+			die(2, "%s: cannot read it again", argv[i]);
+		}
+	if (xmlcopy_end(w) < 0 || rename(tmp, out) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		die(2, "%s: cannot write: %s", out, strerror(e));
+	}
+	free(tmp);
+	run_free(&run);
+	return 0;
+}

@@ -1,0 +1,172 @@
+/* sites: a call site, "MODULE:0xOFFSET" in the trace (the offset from the
+ * module's load bias: an address in the binary's own terms), as the
+ * function and source line that made the call, resolved with libdw from
+ * the binary the process's <module> names. Traces stay small and can be
+ * read on another machine that has the binaries. The return address is
+ * the instruction after the call: the line is looked up one byte before.
+ * A binary that cannot be opened, or whose build id is not the one
+ * recorded, is named in one warning line and its sites are shown as
+ * module+0xOFFSET. Memory: one Dwfl per binary, one label per site. */
+#include "analyze.h"
+
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct bin {
+	const char *path;	/* interned */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;	/* NULL: cannot resolve */
+};
+
+static struct bin *bins;
+static size_t nbins, capbins;
+
+static const Dwfl_Callbacks callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static bool same_build_id(Dwfl_Module *m, const char *want)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(m, &bits, &vaddr);
+	char hex[2 * 64 + 1];
+
+	if (!want || n <= 0)
+		return true;	/* nothing to compare */
+	if (n > 64)
+		n = 64;
+	for (int i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+	return !strcmp(hex, want);
+}
+
+static struct bin *bin_of(const struct module *md)
+{
+	const char *path = intern(md->path);
+	struct bin *b;
+
+	for (size_t i = 0; i < nbins; i++)
+		if (bins[i].path == path)
+			return &bins[i];
+	XGROW(bins, capbins, nbins + 1);
+	b = &bins[nbins++];
+	*b = (struct bin){ .path = path };
+	b->dwfl = dwfl_begin(&callbacks);
+	if (b->dwfl) {
+		b->mod = dwfl_report_elf(b->dwfl, path, path, -1, 0, false);
+		dwfl_report_end(b->dwfl, NULL, NULL);
+	}
+	if (!b->mod)
+		warnx("warning: %s: cannot read it (%s): its call sites are shown as offsets",
+		      path, dwfl_errmsg(-1));
+	else if (!same_build_id(b->mod, md->build_id)) {
+		warnx("warning: %s: not the binary that was captured (another build id): "
+		      "its call sites are shown as offsets", path);
+		b->mod = NULL;
+	}
+	return b;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static const char *resolve(const struct module *md, uint64_t off)
+{
+	struct bin *b = bin_of(md);
+	GElf_Off symoff;
+	GElf_Sym sym;
+	const char *fn, *file = NULL;
+	Dwfl_Line *ln;
+	int line = 0;
+	char *s;
+	const char *r;
+
+	if (!b->mod)
+		return NULL;
+	fn = dwfl_module_addrinfo(b->mod, off - 1, &symoff, &sym, NULL, NULL, NULL);
+	ln = dwfl_module_getsrc(b->mod, off - 1);
+	if (ln)
+		file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
+	if (fn && file)
+		s = xasprintf("%s (%s:%d)", fn, base_name(file), line);
+	else if (fn)
+		s = xasprintf("%s+0x%llx (%s)", fn, (unsigned long long)symoff, base_name(md->path));
+	else
+		return NULL;
+	r = intern(s);
+	free(s);
+	return r;
+}
+
+/* One label per distinct (module path, offset): a small open table. */
+struct cached {
+	const char *path;
+	uint64_t off;
+	const char *label;
+};
+static struct cached *cache;
+static size_t ncache, capcache;
+
+static const char *cached(const struct module *md, uint64_t off)
+{
+	const char *path = intern(md->path), *label;
+	size_t h;
+
+	if (ncache * 2 >= capcache) {
+		size_t nc = capcache ? capcache * 2 : 256;
+		struct cached *nv = xcalloc(nc, sizeof(*nv));
+
+		for (size_t i = 0; i < capcache; i++) {
+			if (!cache[i].path)
+				continue;
+			h = (((uintptr_t)cache[i].path >> 3) ^ cache[i].off * 0x9e3779b97f4a7c15ull) & (nc - 1);
+			while (nv[h].path)
+				h = (h + 1) & (nc - 1);
+			nv[h] = cache[i];
+		}
+		free(cache);
+		cache = nv;
+		capcache = nc;
+	}
+	h = (((uintptr_t)path >> 3) ^ off * 0x9e3779b97f4a7c15ull) & (capcache - 1);
+	while (cache[h].path && !(cache[h].path == path && cache[h].off == off))
+		h = (h + 1) & (capcache - 1);
+	if (cache[h].path)
+		return cache[h].label;
+	label = resolve(md, off);
+	if (!label) {
+		char *s = xasprintf("%s+0x%llx", base_name(md->path), (unsigned long long)off);
+
+		label = intern(s);
+		free(s);
+	}
+	cache[h] = (struct cached){ path, off, label };
+	ncache++;
+	return label;
+}
+
+const char *site_label(const struct thread *t, const char *site)
+{
+	const struct proc *p = t->proc;
+	char *end;
+	long id;
+	unsigned long long off;
+
+	if (!site)
+		return "";
+	id = strtol(site, &end, 10);
+	if (*end != ':' || !p)
+		return intern(site);	/* an address outside every module */
+	off = strtoull(end + 1, &end, 16);
+	for (size_t i = 0; i < p->nmods; i++)
+		if (p->mods[i].id == id)
+			return cached(&p->mods[i], off);
+	return intern(site);
+}

@@ -1,0 +1,23 @@
+# island-analyze access: Darshan's counters on a known pattern (tests/apps/
+# access.c): 4 consecutive writes of 1000 B, pwrites of 100 B at 9000,
+# 8000, 7000; 3 consecutive reads of 512 B, reads of 256 B at 2048, 4096,
+# 6144 after lseeks. Every counter and bucket is stated here.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+
+"$CAPTURE" -n n1 -o a.xml -- "$APPS/access" x.dat
+"$ANALYZE" access --csv a.xml > got.csv
+expect_eq header "$(head -1 got.csv)" "node,path,reads,writes,bytes_read,bytes_written,consec_reads,consec_writes,seq_reads,seq_writes,unaligned,unaligned_bytes,r_0_100,r_100_1K,r_1K_10K,r_10K_100K,r_100K_1M,r_1M_4M,r_4M_10M,r_10M_100M,r_100M_1G,r_1G_PLUS,w_0_100,w_100_1K,w_1K_10K,w_10K_100K,w_100K_1M,w_1M_4M,w_4M_10M,w_10M_100M,w_100M_1G,w_1G_PLUS,access1,access1_count,access2,access2_count,access3,access3_count,access4,access4_count"
+# reads 6: consecutive at 512 and 1024; sequential those and 2048, 4096,
+# 6144. writes 7: consecutive at 1000..3000; sequential those and 9000.
+# Unaligned to 4096: writes at 1000, 2000, 3000, 9000, 8000, 7000, reads at
+# 512, 1024, 2048, 6144: 10 accesses, 3000 + 300 + 1024 + 512 bytes.
+expect_eq row "$(sed -n 2p got.csv)" "n1,$PWD/x.dat,6,7,2304,4300,2,3,5,4,10,4836,0,6,0,0,0,0,0,0,0,0,3,4,0,0,0,0,0,0,0,0,1000,4,100,3,256,3,512,3"
+expect_eq rows "$(wc -l < got.csv)" 2
+
+# --align 1000: only the reads at 512, 1024, 2048, 4096, 6144 (512 + 512 + 3 x 256)
+"$ANALYZE" access --csv --align 1000 a.xml | awk -F, 'NR == 2 { print $11, $12 }' > al
+expect_eq "unaligned to 1000" "$(cat al)" "5 1792"
+# the same counters whatever the other filters leave of the file
+"$ANALYZE" access --csv --path '*/x.dat' a.xml > p.csv
+cmp -s got.csv p.csv || fail "--path on the only file changed the table"
+echo ok

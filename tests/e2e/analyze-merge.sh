@@ -1,0 +1,46 @@
+# island-analyze merge: several ranks' traces as one multi-node trace, that
+# every report and island-replay take; a node's clock_offset aligns it.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+REPLAY="$ISLAND_ROOT/bin/island-replay"
+
+"$CAPTURE" -n rank0 -o rank0.xml -- "$APPS/writes" 1 100 64 r0.dat
+"$CAPTURE" -n rank1 -o rank1.xml -- "$APPS/access" x.dat
+"$ANALYZE" merge -o run.xml rank0.xml rank1.xml
+check_trace run.xml
+expect_eq "nodes" "$(grep -c '<node ' run.xml)" 2
+"$ANALYZE" sums --csv --by node rank0.xml rank1.xml > apart.csv
+"$ANALYZE" sums --csv --by node run.xml > merged.csv
+cmp -s apart.csv merged.csv || fail "sums differ: $(diff apart.csv merged.csv)"
+"$ANALYZE" merge -o run.xml.gz rank0.xml rank1.xml
+gzip -t run.xml.gz || fail "run.xml.gz is not gzip"
+"$ANALYZE" sums --csv --by node run.xml.gz | cmp -s - apart.csv || fail "gzip merge differs"
+mkdir root
+"$REPLAY" --root root -m afap run.xml > replay.out 2>&1 || fail "replay of the merged trace: $(cat replay.out)"
+
+# the same node name twice, the output among the inputs, no -o: refused
+rc=0; "$ANALYZE" merge -o twice.xml rank0.xml rank0.xml 2>err || rc=$?
+expect_eq "twice status" "$rc" 2
+expect_eq "twice message" "$(cat err)" "island-analyze: merge: node \"rank0\" is in rank0.xml and in rank0.xml: name the ranks apart (-n)"
+[ ! -e twice.xml ] || fail "a refused merge wrote its output"
+rc=0; "$ANALYZE" merge -o rank0.xml rank0.xml rank1.xml 2>err || rc=$?
+expect_eq "output is an input" "$rc" 2
+rc=0; "$ANALYZE" merge rank0.xml 2>err || rc=$?
+expect_eq "no -o" "$(cat err)" "island-analyze: merge: say where to write the merged trace (-o FILE)"
+
+# clock_offset: rank1's clock was 1.5 s ahead; its events move 1.5 s back
+# against rank0's (epoch + clock_offset)
+first() { "$ANALYZE" export --format chrome "$1" | python3 -c 'import json, sys
+ev = [e for e in json.load(sys.stdin)["traceEvents"] if e["ph"] == "X" and e["name"] == "pwrite"]
+print("%.3f" % ev[0]["ts"])'; }
+sed 's/<node name="rank1"/<node name="rank1" clock_offset="-1.500000000"/' rank1.xml > rank1o.xml
+check_trace rank1o.xml
+"$ANALYZE" merge -o runo.xml rank0.xml rank1o.xml
+a=$(first run.xml) b=$(first runo.xml)
+# run.xml's times are relative to the earliest epoch; with the offset
+# rank1's epoch may become the earliest: compare against rank0's first write
+w() { "$ANALYZE" export --format chrome "$1" | python3 -c 'import json, sys
+ev = [e for e in json.load(sys.stdin)["traceEvents"] if e["ph"] == "X" and e["name"] == "write"]
+print("%.3f" % ev[0]["ts"])'; }
+shift=$(echo "($b - $(w runo.xml)) - ($a - $(w run.xml))" | bc)
+expect_eq "rank1 against rank0, microseconds" "$shift" "-1500000.000"
+echo ok

@@ -1,0 +1,41 @@
+# island-capture --callsites: every call carries the address it returns to;
+# island-analyze --by callsite names the function and line that made it.
+# tests/apps/callmix.c writes 600 times from small_writes and 400 times
+# from other_writes.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+
+cp "$APPS/callmix" ./callmix
+"$CAPTURE" --callsites -n n1 -o cs.xml -- ./callmix
+check_trace cs.xml
+expect_eq "calls without a site" "$(grep '<io ' cs.xml | grep -vc ' site=')" 0
+grep -q "<module id=\"1\" path=\"$PWD/callmix\" bias=\"0x[0-9a-f]*\" build_id=\"[0-9a-f]*\"/>" cs.xml ||
+	fail "the program's module is not described"
+
+# function (file:line); GCC may name a clone small_writes.constprop.0
+"$ANALYZE" calls --csv --by callsite --call write cs.xml > w.csv
+expect_eq header "$(head -1 w.csv)" "callsite,call,count,errors,errnos,bytes,total_s,mean_s,p50_s,p90_s,p99_s,max_s"
+got=$(awk -F, 'NR > 1 { sub(/[.( ].*/, "", $1); print $1, $2, $3 }' w.csv | sort)
+expect_eq "writes by call site" "$got" "$(printf '%s\n' "other_writes write 400" "small_writes write 600")"
+grep -q '^small_writes[^,]* (callmix.c:[0-9]*),' w.csv || fail "no file:line: $(cat w.csv)"
+# files and access split the same way
+got=$("$ANALYZE" files --csv --by callsite --path /dev/null cs.xml | awk -F, '$3 ~ /_writes/ { sub(/[.( ].*/, "", $3); print $3, $8 }' | sort)
+expect_eq "files by call site" "$got" "$(printf '%s\n' "other_writes 400" "small_writes 600")"
+"$CAPTURE" --callsites -n n1 -o a.xml -- "$APPS/access" x.dat
+expect_eq "access by call site: seq_reads add up" \
+	"$("$ANALYZE" access --csv --by callsite a.xml | awk -F, 'NR > 1 { n += $10 } END { print n }')" 5
+
+# without --callsites: no site, and the default record stays short
+"$CAPTURE" -n n1 -o plain.xml -- ./callmix
+expect_eq "sites without --callsites" "$(grep -c ' site=\|<module' plain.xml)" 0
+
+# the binary gone, or stripped: offsets in the module, one warning line
+rm callmix
+"$ANALYZE" calls --csv --by callsite --call write cs.xml > gone.csv 2> gone.err
+expect_eq "missing binary warning" "$(wc -l < gone.err)" 1
+grep -q "^island-analyze: warning: $PWD/callmix: cannot read it" gone.err || fail "$(cat gone.err)"
+expect_eq "missing binary rows" "$(awk -F, 'NR > 1 { sub(/\+0x[0-9a-f]*$/, "", $1); print $1, $3 }' gone.csv | sort | tr '\n' ' ')" "callmix 400 callmix 600 "
+cp "$APPS/callmix" ./callmix && strip ./callmix
+"$CAPTURE" --callsites -n n1 -o st.xml -- ./callmix
+"$ANALYZE" calls --csv --by callsite --call write st.xml > st.csv 2> st.err
+expect_eq "stripped: counts" "$(awk -F, 'NR > 1 { print $3 }' st.csv | sort -n | tr '\n' ' ')" "400 600 "
+echo ok
