@@ -43,6 +43,7 @@ struct node {
 	int nthreads, nprocs;
 	char *pcap;		/* its packets (--pcap): the path, resolved against
 				 * the trace's directory, or NULL */
+	char *profile;		/* --profile: its <profile values>, or NULL */
 };
 
 /* --callsites: a <module> of a process. */
@@ -116,6 +117,14 @@ struct depel {
 	int64_t seq;
 };
 
+/* A profiler snapshot (<sample>); strings valid during the callback. */
+struct sample {
+	int64_t t, cpu, wall, alloc, allocs;
+	uint64_t ptr;		/* kind alloc: what was allocated */
+	const char *kind;	/* timer, call, alloc, end */
+	const char *stack;	/* "M:0xOFF ...", innermost first */
+};
+
 /* Callbacks of the streaming reader; any may be NULL. */
 struct reader_ops {
 	void (*dep)(void *ctx, struct thread *t, const struct depel *d);
@@ -128,6 +137,8 @@ struct reader_ops {
 	void (*region)(void *ctx, struct thread *t, const struct region *r);
 	void (*file)(void *ctx, struct node *n, const struct fileinfo *f);
 	void (*socket)(void *ctx, struct node *n, const struct sockinfo *s);
+	void (*sample)(void *ctx, struct thread *t, const struct sample *s);
+	void (*free)(void *ctx, struct thread *t, int64_t at, uint64_t ptr);
 };
 
 /* Everything the reader keeps: proportional to nodes, processes, threads. */
@@ -167,6 +178,9 @@ struct opts {
 	bool has_span;
 	int width;
 	int64_t align;		/* access: --align BYTES */
+	const char *value;	/* profile: --value cpu|wall|alloc */
+	bool user_only, categories;
+	int64_t cutoff_ns;	/* profile timeline: --cutoff MS */
 };
 extern struct opts opt;
 
@@ -352,6 +366,7 @@ int report_export(int argc, char **argv);
 int report_plot(int argc, char **argv);
 int report_deps(int argc, char **argv);
 int report_merge(int argc, char **argv);
+int report_profile(int argc, char **argv);
 
 /* Gathered by the sums report, shared with compare. */
 enum sum {
@@ -388,6 +403,13 @@ void flows_free(struct flows *f);
 /* sites.c: call sites (--callsites) as "function (file:line)", resolved
  * with libdw from the binaries named by the process's <module>s; interned. */
 const char *site_label(const struct thread *t, const char *site);
+struct frame {
+	const char *func;	/* the function, or binary+0xOFF */
+	const char *label;	/* "function (file:line)" as far as known */
+	const char *module;	/* the binary's path, "" when unknown */
+};
+/* The frame an address of the process stands for (interned strings). */
+const struct frame *site_frame(const struct thread *t, const char *site);
 
 /* annotate.c: the traces as one, with dependencies as <wait>/<signal>.
  * A dependency: node x's call that started at xstart (ns, node time)

@@ -242,6 +242,45 @@ static void chrome_region(void *ctx, struct thread *t, const struct region *r)
 	fprintf(out, ",\"args\":{\"depth\":%ld}}", r->depth);
 }
 
+/* --profile snapshots: instant events on the thread's track, named by
+ * the innermost function, the stack (outermost first) in args. */
+static void chrome_sample(void *ctx, struct thread *t, const struct sample *sm)
+{
+	char tok[64], *stack = xstrdup("");
+	const char *top = "?", *p = sm->stack;
+
+	while (*p) {
+		size_t l = strcspn(p, " ");
+
+		if (l && l < sizeof(tok)) {
+			const struct frame *f;
+			char *x;
+
+			memcpy(tok, p, l);
+			tok[l] = 0;
+			f = site_frame(t, tok);
+			if (!stack[0])
+				top = f->func;
+			x = xasprintf("%s%s%s", f->func, stack[0] ? ";" : "", stack);
+			free(stack);
+			stack = x;
+		}
+		p += l;
+		while (*p == ' ')
+			p++;
+	}
+	ev_begin();
+	fprintf(out, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%ld,\"ts\":", npid, t->tid);
+	json_us(sm->t + t->node->off);
+	fputs(",\"name\":", out);
+	json_str(top);
+	fputs(",\"cat\":\"sample\",\"args\":{\"stack\":", out);
+	json_str(stack);
+	fprintf(out, ",\"kind\":\"%s\",\"cpu_s\":%.9f,\"wall_s\":%.9f,\"alloc\":%lld}}",
+		sm->kind, (double)sm->cpu / 1e9, (double)sm->wall / 1e9, (long long)sm->alloc);
+	free(stack);
+}
+
 static void chrome_dep(void *ctx, struct thread *t, const struct depel *d)
 {
 	flows_dep(ctx, t, d);
@@ -260,7 +299,7 @@ int report_export(int argc, char **argv)
 	};
 	static const struct reader_ops chrome_ops = {
 		.thread = chrome_thread, .io = chrome_io, .region = chrome_region,
-		.dep = chrome_dep, .socket = chrome_socket,
+		.dep = chrome_dep, .socket = chrome_socket, .sample = chrome_sample,
 	};
 	struct run run = { 0 };
 	const char *fmt = opt.format ? opt.format : "csv";

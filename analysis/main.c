@@ -27,6 +27,7 @@ static const struct report {
 	{ "export",      report_export,      "--format csv|chrome: every event, or trace-event JSON" },
 	{ "plot",        report_plot,        "an SVG timeline (-o FILE, --width PX); holds one pixel column per lane" },
 	{ "net",         report_net,         "per TCP connection or UDP flow, per send/recv call and per message: the packets (--pcap); holds the calls" },
+	{ "profile",     report_profile,     "profile REPORT: raw, inclusive, callers, breakdown, timeline, allocs, leaks (--profile traces)" },
 	{ "merge",       report_merge,       "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
 	{ "deps",        report_deps,        "the dependencies the causality engine found (--dot, --truth); holds the I/O numbers" },
 };
@@ -118,6 +119,15 @@ static void set_align(const char *name, const char *v, void *field)
 	opt.align = num_arg(name, v, 1);
 }
 
+static void set_cutoff(const char *name, const char *v, void *field)
+{
+	int64_t ns;
+
+	if (parse_sec(v, &ns) || ns < 0)
+		die(2, "--cutoff: '%s' is not a number of milliseconds", v);
+	opt.cutoff_ns = ns / 1000;	/* milliseconds */
+}
+
 static void set_cores(const char *name, const char *v, void *field)
 {
 	char *end;
@@ -173,9 +183,13 @@ static const struct optdef {
 	{ "label",       0,   "L",    "regions: the subtrees of regions labelled L", set_str, &opt.label },
 	{ "children-of", 0,   "L",    "regions: the children of regions labelled L", set_str, &opt.children_of },
 	{ "cores",       0,   "N",    "utilization: cores provided",               set_cores, NULL },
+	{ "value",       0,   "V",    "profile: what a snapshot counts: cpu (default), wall or alloc", set_str, &opt.value },
+	{ "user-only",   0,   NULL,   "profile: library and system frames count for the user function that called them", set_flag, &opt.user_only },
+	{ "categories",  0,   NULL,   "profile: add functions up into categories (user code, libc/system, memory management)", set_flag, &opt.categories },
+	{ "cutoff",      0,   "MS",   "profile timeline: leave out functions on the stack less than MS milliseconds", set_cutoff, NULL },
 	{ "align",       0,   "BYTES", "access: the alignment unaligned offsets are counted against (default 4096)", set_align, NULL },
 	{ "span",        0,   "S",    "utilization: seconds provided (default: the run)", set_span, NULL },
-	{ "format",      0,   "F",    "export: csv or chrome",                     set_str,   &opt.format },
+	{ "format",      0,   "F",    "export: csv or chrome; profile raw: folded",                     set_str,   &opt.format },
 	{ "output",      'o', "FILE", "export, plot: write to FILE instead of stdout; merge: the merged trace", set_str, &opt.output },
 	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
 	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },

@@ -21,7 +21,8 @@
 enum el {
 	EL_OTHER, EL_ROOT, EL_TRACE, EL_NODE, EL_RESTRICTIONS, EL_LIMIT, EL_STOPS,
 	EL_STOP, EL_PROCESS, EL_THREAD, EL_COMPUTE, EL_IO, EL_REGION,
-	EL_FILES, EL_FILE, EL_SOCKETS, EL_SOCKET, EL_WAIT, EL_SIGNAL, EL_MODULE
+	EL_FILES, EL_FILE, EL_SOCKETS, EL_SOCKET, EL_WAIT, EL_SIGNAL, EL_MODULE,
+	EL_PROFILE, EL_SAMPLE, EL_FREE
 };
 
 struct rd;
@@ -42,6 +43,9 @@ static const struct eldef {
 	{ "thread",       EL_THREAD,       EL_PROCESS },
 	{ "process",      EL_PROCESS,      EL_NODE },
 	{ "module",       EL_MODULE,       EL_PROCESS },
+	{ "profile",      EL_PROFILE,      EL_NODE },
+	{ "sample",       EL_SAMPLE,       EL_THREAD },
+	{ "free",         EL_FREE,         EL_THREAD },
 	{ "node",         EL_NODE,         EL_TRACE },
 	{ "trace",        EL_TRACE,        EL_ROOT },
 	{ "restrictions", EL_RESTRICTIONS, EL_NODE },
@@ -302,6 +306,54 @@ static void stops_done(struct node *n)
 	n->nstops = ivl_merge((struct ivl *)n->stops, n->nstops);
 }
 
+/* --profile: the node's options, its threads' snapshots and frees. */
+static void on_profile(struct rd *rd)
+{
+	free(rd->node->profile);
+	rd->node->profile = xstrdup(need(rd, "values"));
+}
+
+static uint64_t hex_attr(struct rd *rd, const char *name)
+{
+	const char *v = need(rd, name);
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(v, &end, 16);
+	if (errno || strncmp(v, "0x", 2) || *end)
+		bad(rd, "<%s> %s=\"%s\" is not a hex address", rd->elname, name, v);
+	return x;
+}
+
+static void on_sample(struct rd *rd)
+{
+	struct sample sm = { 0 };
+	const char *v;
+
+	sm.t = as_time(rd, "t", need(rd, "t"));
+	sm.kind = need(rd, "kind");
+	sm.cpu = (v = attr(rd, "cpu")) ? as_time(rd, "cpu", v) : 0;
+	sm.wall = (v = attr(rd, "wall")) ? as_time(rd, "wall", v) : 0;
+	sm.alloc = int_attr(rd, "alloc", 0);
+	sm.allocs = int_attr(rd, "allocs", 0);
+	if (sm.alloc < 0 || sm.allocs < 0)
+		bad(rd, "<sample> has a negative allocation count");
+	sm.ptr = attr(rd, "ptr") ? hex_attr(rd, "ptr") : 0;
+	sm.stack = need(rd, "stack");
+	if (rd->ops->sample && filter_thread(rd->thr) && filter_time(rd->run, rd->node, sm.t))
+		rd->ops->sample(rd->ctx, rd->thr, &sm);
+}
+
+static void on_free(struct rd *rd)
+{
+	int64_t t = as_time(rd, "t", need(rd, "t"));
+	uint64_t ptr = hex_attr(rd, "ptr");
+
+	if (rd->ops->free && filter_thread(rd->thr))
+		rd->ops->free(rd->ctx, rd->thr, t, ptr);
+}
+
 /* --callsites: a module of the process, which io site attributes name. */
 static void on_module(struct rd *rd)
 {
@@ -537,6 +589,7 @@ static const el_fn start_fns[] = {
 	[EL_THREAD] = on_thread, [EL_COMPUTE] = on_compute, [EL_IO] = on_io,
 	[EL_REGION] = on_region, [EL_FILE] = on_file, [EL_SOCKET] = on_socket,
 	[EL_WAIT] = on_wait, [EL_SIGNAL] = on_signal, [EL_MODULE] = on_module,
+	[EL_PROFILE] = on_profile, [EL_SAMPLE] = on_sample, [EL_FREE] = on_free,
 };
 
 /* A prescan only wants the nodes. */
@@ -845,6 +898,7 @@ void prescan(struct run *run, char **files, int nfiles)
 void run_free(struct run *run)
 {
 	for (size_t i = 0; i < run->nnodes; i++) {
+		free(run->nodes[i]->profile);
 		free(run->nodes[i]->name);
 		free(run->nodes[i]->host);
 		free(run->nodes[i]->file);

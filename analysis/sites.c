@@ -1,4 +1,4 @@
-/* sites: a call site, "MODULE:0xOFFSET" in the trace (the offset from the
+/* sites: a call site or a stack frame, "MODULE:0xOFFSET" in the trace (the offset from the
  * module's load bias: an address in the binary's own terms), as the
  * function and source line that made the call, resolved with libdw from
  * the binary the process's <module> names. Traces stay small and can be
@@ -54,6 +54,8 @@ static struct bin *bin_of(const struct module *md)
 	XGROW(bins, capbins, nbins + 1);
 	b = &bins[nbins++];
 	*b = (struct bin){ .path = path };
+	if (!strncmp(path, "linux-vdso", 10) || !strncmp(path, "linux-gate", 10))
+		return b;	/* the kernel's: no file to read */
 	b->dwfl = dwfl_begin(&callbacks);
 	if (b->dwfl) {
 		b->mod = dwfl_report_elf(b->dwfl, path, path, -1, 0, false);
@@ -77,46 +79,53 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-static const char *resolve(const struct module *md, uint64_t off)
+/* One frame per distinct (module path, offset): a small open table. */
+struct cached {
+	const char *path;
+	uint64_t off;
+	struct frame f;
+};
+
+/* The frame at off in md: function and line when the binary tells. */
+static void resolve(const struct module *md, uint64_t off, struct frame *f)
 {
 	struct bin *b = bin_of(md);
 	GElf_Off symoff;
 	GElf_Sym sym;
-	const char *fn, *file = NULL;
+	const char *fn = NULL, *file = NULL;
 	Dwfl_Line *ln;
 	int line = 0;
 	char *s;
-	const char *r;
 
-	if (!b->mod)
-		return NULL;
-	fn = dwfl_module_addrinfo(b->mod, off - 1, &symoff, &sym, NULL, NULL, NULL);
-	ln = dwfl_module_getsrc(b->mod, off - 1);
-	if (ln)
-		file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
+	f->module = intern(md->path);
+	if (b->mod) {
+		fn = dwfl_module_addrinfo(b->mod, off - 1, &symoff, &sym, NULL, NULL, NULL);
+		ln = dwfl_module_getsrc(b->mod, off - 1);
+		if (ln)
+			file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
+	}
 	if (fn && file)
 		s = xasprintf("%s (%s:%d)", fn, base_name(file), line);
 	else if (fn)
 		s = xasprintf("%s+0x%llx (%s)", fn, (unsigned long long)symoff, base_name(md->path));
 	else
-		return NULL;
-	r = intern(s);
+		s = xasprintf("%s+0x%llx", base_name(md->path), (unsigned long long)off);
+	f->label = intern(s);
 	free(s);
-	return r;
+	if (fn) {
+		f->func = intern(fn);
+	} else {
+		s = xasprintf("%s+0x%llx", base_name(md->path), (unsigned long long)off);
+		f->func = intern(s);
+		free(s);
+	}
 }
-
-/* One label per distinct (module path, offset): a small open table. */
-struct cached {
-	const char *path;
-	uint64_t off;
-	const char *label;
-};
 static struct cached *cache;
 static size_t ncache, capcache;
 
-static const char *cached(const struct module *md, uint64_t off)
+static const struct frame *cached(const struct module *md, uint64_t off)
 {
-	const char *path = intern(md->path), *label;
+	const char *path = intern(md->path);
 	size_t h;
 
 	if (ncache * 2 >= capcache) {
@@ -139,34 +148,38 @@ static const char *cached(const struct module *md, uint64_t off)
 	while (cache[h].path && !(cache[h].path == path && cache[h].off == off))
 		h = (h + 1) & (capcache - 1);
 	if (cache[h].path)
-		return cache[h].label;
-	label = resolve(md, off);
-	if (!label) {
-		char *s = xasprintf("%s+0x%llx", base_name(md->path), (unsigned long long)off);
-
-		label = intern(s);
-		free(s);
-	}
-	cache[h] = (struct cached){ path, off, label };
+		return &cache[h].f;
+	cache[h].path = path;
+	cache[h].off = off;
+	resolve(md, off, &cache[h].f);
 	ncache++;
-	return label;
+	return &cache[h].f;
 }
 
-const char *site_label(const struct thread *t, const char *site)
+const struct frame *site_frame(const struct thread *t, const char *site)
 {
+	static struct frame none;
 	const struct proc *p = t->proc;
 	char *end;
 	long id;
 	unsigned long long off;
 
-	if (!site)
-		return "";
-	id = strtol(site, &end, 10);
-	if (*end != ':' || !p)
-		return intern(site);	/* an address outside every module */
-	off = strtoull(end + 1, &end, 16);
-	for (size_t i = 0; i < p->nmods; i++)
-		if (p->mods[i].id == id)
-			return cached(&p->mods[i], off);
-	return intern(site);
+	if (site && *site) {
+		id = strtol(site, &end, 10);
+		if (*end == ':' && p) {
+			off = strtoull(end + 1, &end, 16);
+			for (size_t i = 0; i < p->nmods; i++)
+				if (p->mods[i].id == id)
+					return cached(&p->mods[i], off);
+		}
+	}
+	/* an address outside every module described (JIT code), or none */
+	none.label = none.func = intern(site ? site : "");
+	none.module = intern("");
+	return &none;
+}
+
+const char *site_label(const struct thread *t, const char *site)
+{
+	return site ? site_frame(t, site)->label : "";
 }

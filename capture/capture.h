@@ -105,6 +105,8 @@ struct node {
 	/* in a session: I/O numbers on io, and the dependencies found */
 	const char *pcap;                /* the packets' file, or NULL */
 	int callsites;                   /* --callsites: REC_SITE records */
+	int profile, profile_hz;         /* --profile: PV_* values, 0 = off */
+	int64_t profile_alloc;           /* --sample-alloc bytes, 0 = off */
 	int64_t clock_offset;            /* ns to add to the epoch: the session's
 					    reference clock (across hosts) */
 	int has_clock_offset;

@@ -22,6 +22,7 @@
 #include "cluster.h"
 #include "coordinator.h"
 #include "netcap.h"
+#include "profile.h"
 #include "session.h"
 #include "traceread.h"
 #include "util.h"
@@ -31,7 +32,9 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_SESSION, OPT_THROTTLE, OPT_PERIOD, OPT_DELAY, OPT_WATCHDOG,
        OPT_WATCHDOG_FROM, OPT_WATCHDOG_FACTOR, OPT_HOLD_TIMEOUT, OPT_CLUSTER,
        OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR, OPT_PCAP,
-       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_SESSION_NODES, OPT_CALLSITES };
+       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_SESSION_NODES, OPT_CALLSITES,
+       OPT_PROFILE, OPT_SAMPLE_HZ, OPT_SAMPLE_ALLOC, OPT_STACK_DEPTH, OPT_PROFILE_START,
+       OPT_PROFILE_SAVE, OPT_CONTROL };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -72,6 +75,13 @@ static const struct optdesc {
 	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
 	{ "keep-spool", 0, OPT_KEEP_SPOOL, NULL, "keep the spool files after writing the trace" },
 	{ "callsites", 0, OPT_CALLSITES, NULL, "record where each call was made from (island-analyze --by callsite)" },
+	{ "profile", 2, OPT_PROFILE, "[=VALUES]", "sampling profiler: cpu,wall,alloc (default all), or @NAME, a saved set" },
+	{ "sample-hz", 1, OPT_SAMPLE_HZ, "N", "with --profile: snapshots per second of a thread's CPU (default 997)" },
+	{ "sample-alloc", 1, OPT_SAMPLE_ALLOC, "BYTES", "with --profile: also a snapshot every BYTES a thread allocates" },
+	{ "stack-depth", 1, OPT_STACK_DEPTH, "N", "with --profile: frames per snapshot at most (default 64, at most 128)" },
+	{ "profile-start", 1, OPT_PROFILE_START, "on|off", "with --profile: profiling on at the start (default on)" },
+	{ "profile-save", 1, OPT_PROFILE_SAVE, "NAME", "save the profile options as set NAME (~/.config/island/profiles)" },
+	{ "control", 1, OPT_CONTROL, "PID", "turn profiling on or off in a running capture: --control PID on|off" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ "version", 0, 'V', NULL, "show the version" },
 };
@@ -261,6 +271,7 @@ int main(int argc, char **argv)
 	const char *node = NULL, *output = NULL, *clock_opt = "auto";
 	const char *spool_parent = NULL;
 	int gzip = 0, verbose = 0, keep = 0, callsites = 0, c, code = 0;
+	struct prof_opts po = { 0 };
 	char host[256] = "localhost";
 	struct node n = { 0 };
 	struct run_opts ro = { 0 };
@@ -289,6 +300,16 @@ int main(int argc, char **argv)
 		case OPT_SPOOL_DIR: spool_parent = optarg; break;
 		case OPT_KEEP_SPOOL: keep = 1; break;
 		case OPT_CALLSITES: callsites = 1; break;
+		case OPT_PROFILE: prof_option(&po, PO_PROFILE, optarg); break;
+		case OPT_SAMPLE_HZ: prof_option(&po, PO_HZ, optarg); break;
+		case OPT_SAMPLE_ALLOC: prof_option(&po, PO_ALLOC, optarg); break;
+		case OPT_STACK_DEPTH: prof_option(&po, PO_DEPTH, optarg); break;
+		case OPT_PROFILE_START: prof_option(&po, PO_START, optarg); break;
+		case OPT_PROFILE_SAVE: prof_option(&po, PO_SAVE, optarg); break;
+		case OPT_CONTROL:
+			if (optind >= argc)
+				die(2, "--control PID on|off: say on or off");
+			return prof_control(optarg, argv[optind]);
 		case OPT_CPU: restrict_set(&cli, "cpu", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_FILEREAD: restrict_set(&cli, "fileread", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_FILEWRITE: restrict_set(&cli, "filewrite", optarg, NULL, 0); any_cli = 1; break;
@@ -358,6 +379,8 @@ int main(int argc, char **argv)
 	}
 	if (discover)
 		die(2, "--discover needs --cluster FILE");
+	if (prof_finish(&po, optind < argc))
+		return 0;		/* --profile-save alone */
 	if (optind >= argc) {
 		warnx("no program to run");
 		fprintf(stderr, "Try 'island-capture --help'.\n");
@@ -420,6 +443,12 @@ int main(int argc, char **argv)
 			die(2, "%s:", cs);
 		free(cs);
 		n.callsites = 1;
+	}
+	if (po.enabled) {
+		prof_page(&po, abs);
+		n.profile = po.values;
+		n.profile_hz = po.hz;
+		n.profile_alloc = po.alloc_every;
 	}
 
 	struct session *sess = NULL;

@@ -113,7 +113,18 @@ enum call_id {
 	REC_MODULE,          /* --callsites: a module of the process: a1 load
 	                        bias, a2..ret its executable range [lo, hi),
 	                        payload path\0build id in hex */
+	REC_SAMPLE,          /* --profile: a snapshot of the thread at t0; t1
+	                        the previous one (wall = t0 - t1); a1 thread CPU
+	                        ns since then, ret bytes allocated since, seq
+	                        allocations since, fd enum sample_kind; payload
+	                        [pointer allocated (SAMPLE_ALLOC)] then the
+	                        return addresses, innermost first */
+	REC_FREE,            /* --profile with every allocation sampled: a1
+	                        the pointer freed */
 };
+
+enum sample_kind { SAMPLE_TIMER = 0, SAMPLE_CALL = 1, SAMPLE_ALLOC = 2,
+		   SAMPLE_END = 3 };
 
 enum proc_origin { ORIGIN_NEW = 0, ORIGIN_FORK = 1, ORIGIN_EXEC = 2 };
 enum fd_kind { FDK_FILE = 1, FDK_SOCKET = 2, FDK_PIPE = 3, FDK_OTHER = 4 };
@@ -233,6 +244,27 @@ struct session {
 #define ENV_LIB    "ISLAND_LIB"       /* absolute path of the interposer */
 #define ENV_LIMITS "ISLAND_LIMITS"    /* "1" when the spool holds a limits page */
 #define CALLSITES_FILE "callsites"    /* in the spool directory: --callsites */
+
+/*
+ * --profile: a page in the spool directory (file "profile") that every
+ * process of the app maps. island-capture writes the options; `on` is
+ * the switch the program (island_profile) and another terminal
+ * (island-capture --control) turn.
+ */
+#define PROFILE_FILE  "profile"
+#define PROF_MAGIC    0x454c49464f52504cull   /* "LPROFILE" */
+enum { PV_CPU = 1, PV_WALL = 2, PV_ALLOC = 4 };
+struct prof_ctl {
+	uint64_t magic;
+	volatile int32_t on;         /* snapshots are taken */
+	int32_t values;              /* PV_* */
+	int32_t hz;                  /* interval style: per second of thread CPU */
+	int32_t depth;               /* frames at most */
+	int64_t alloc_every;         /* allocation style: bytes, 0 = off */
+	int32_t capture_pid;         /* island-capture's pid (--control) */
+	int32_t pad;
+	volatile uint64_t switches;  /* times `on` changed */
+};
 #define ENV_SESSION "ISLAND_SESSION"  /* session file, and ... */
 #define ENV_SESSION_NODE "ISLAND_SESSION_NODE"   /* ... our node's index */
 

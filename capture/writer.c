@@ -17,6 +17,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "capture.h"
+#include "profile.h"
 #include "util.h"
 
 char *attr_escape(const char *s)
@@ -297,23 +298,70 @@ static void write_modules(struct out *o)
 	}
 }
 
-/* site="MODULE:0xOFFSET", the offset from the module's load bias (an
- * address in the file's own terms), or site="0xADDRESS" outside every
- * module described. */
+/* "MODULE:0xOFFSET", the offset from the module's load bias (an address
+ * in the file's own terms), or "0xADDRESS" outside every module
+ * described. */
+static void fmt_addr(char *buf, size_t n, uint64_t a)
+{
+	for (size_t k = 0; k < nmods; k++)
+		if (a >= mods[k].lo && a < mods[k].hi) {
+			snprintf(buf, n, "%zu:0x%llx", k + 1, (unsigned long long)(a - mods[k].bias));
+			return;
+		}
+	snprintf(buf, n, "0x%llx", (unsigned long long)a);
+}
+
 static void write_site(struct out *o, const struct rec *site)
 {
 	char buf[64];
-	uint64_t a = site->t0;
 
-	for (size_t k = 0; k < nmods; k++)
-		if (a >= mods[k].lo && a < mods[k].hi) {
-			snprintf(buf, sizeof(buf), "%zu:0x%llx", k + 1,
-				 (unsigned long long)(a - mods[k].bias));
-			o_attr(o, "site", buf);
-			return;
-		}
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)a);
+	fmt_addr(buf, sizeof(buf), site->t0);
 	o_attr(o, "site", buf);
+}
+
+/* --profile: <sample> (a snapshot) and <free> (every allocation sampled). */
+static void write_sample(struct out *o, struct node *n, const struct rec *r)
+{
+	static const char *const kinds[] = { "timer", "call", "alloc", "end" };
+	const uint64_t *w = (const uint64_t *)REC_PAYLOAD(r);
+	size_t nw = REC_PAYLOAD_LEN(r) / 8, i = 0;
+	int64_t t0 = clock_ns(&n->clk, r->t0), prev = clock_ns(&n->clk, r->t1);
+	char buf[64];
+
+	o_str(o, "      <sample");
+	o_attr_sec(o, "t", t0 > 0 ? t0 : 0);
+	o_attr(o, "kind", kinds[r->fd >= 0 && r->fd <= SAMPLE_END ? r->fd : 0]);
+	o_attr_sec(o, "cpu", r->a1 > 0 ? r->a1 : 0);
+	o_attr_sec(o, "wall", t0 > prev ? t0 - prev : 0);
+	if (n->profile & PV_ALLOC) {
+		o_attr_int(o, "alloc", r->ret);
+		o_attr_int(o, "allocs", (int64_t)r->seq);
+	}
+	if (r->fd == SAMPLE_ALLOC && nw) {
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)w[0]);
+		o_attr(o, "ptr", buf);
+		i = 1;
+	}
+	o_str(o, " stack=\"");
+	for (size_t k = i; k < nw; k++) {
+		fmt_addr(buf, sizeof(buf), w[k]);
+		if (k > i)
+			o_str(o, " ");
+		o_str(o, buf);
+	}
+	o_str(o, "\"/>\n");
+}
+
+static void write_free(struct out *o, struct node *n, const struct rec *r)
+{
+	char buf[64];
+	int64_t t0 = clock_ns(&n->clk, r->t0);
+
+	o_str(o, "      <free");
+	o_attr_sec(o, "t", t0 > 0 ? t0 : 0);
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)r->a1);
+	o_attr(o, "ptr", buf);
+	o_str(o, "/>\n");
 }
 
 static void write_io(struct out *o, struct node *n, struct proc *p,
@@ -588,6 +636,14 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 			free(g->label);
 			continue;
 		}
+		if (r->call == REC_SAMPLE) {
+			write_sample(o, n, r);
+			continue;
+		}
+		if (r->call == REC_FREE) {
+			write_free(o, n, r);
+			continue;
+		}
 		if (r->call >= C_NCALLS)
 			continue;
 		write_compute(o, t0 - prev);
@@ -637,7 +693,7 @@ static void write_proc(struct out *o, struct node *n, struct proc *p)
 	o_attr(o, "complete", p->complete ? "true" : "false");
 	o_str(o, ">\n");
 	nmods = 0;
-	if (n->callsites) {
+	if (n->callsites || n->profile) {
 		collect_modules(p);
 		write_modules(o);
 	}
@@ -782,6 +838,14 @@ int trace_write(struct node *n, const char *path, int gzip)
 	}
 	o_str(&o, "</command>\n");
 	write_restrictions(&o, n);
+	if (n->profile) {
+		o_str(&o, "  <profile");
+		o_attr(&o, "values", prof_values_name(n->profile));
+		o_attr_int(&o, "hz", n->profile_hz);
+		if (n->profile_alloc)
+			o_attr_int(&o, "alloc_every", n->profile_alloc);
+		o_str(&o, "/>\n");
+	}
 	for (int i = 0; i < n->nprocs; i++)
 		write_proc(&o, n, &n->procs[i]);
 	write_summaries(&o, n);

@@ -1,5 +1,6 @@
 /*
- * island.h — mark nested regions of a program for island-capture.
+ * island.h — mark nested regions of a program for island-capture, and
+ * switch its profiler on and off.
  *
  *	island_begin("first loop");
  *	...
@@ -22,6 +23,7 @@ extern "C" {
 
 void island_region_begin(const char *label) __attribute__((weak));
 void island_region_end(const char *label) __attribute__((weak));
+void island_profile_switch(int on) __attribute__((weak));
 
 static inline void island_begin(const char *label)
 {
@@ -33,6 +35,18 @@ static inline void island_end(const char *label)
 {
 	if (island_region_end)
 		island_region_end(label);
+}
+
+/*
+ * island_profile(0) / island_profile(1): switch the sampling profiler
+ * (island-capture --profile) off and on, from the program itself, e.g.
+ * around the code to profile with --profile-start off. Without the
+ * capture, or without --profile, it does nothing.
+ */
+static inline void island_profile(int on)
+{
+	if (island_profile_switch)
+		island_profile_switch(on);
 }
 
 #ifdef __cplusplus

@@ -242,6 +242,11 @@ int spool_open(struct tstate *t)
 	t->woff = SPOOL_HDR_SIZE;    /* where the first record will go */
 	t->cur = t->lim = NULL;
 	map_window(t, SPOOL_HDR_SIZE);   /* if full already, rec_slow counts */
+	if (unlikely(prof != NULL)) {
+		prof_thread_start(t);
+		if (t->slot == 0 || !t->creator)	/* an image's first thread */
+			sites_describe_all(t);
+	}
 	return 0;
 fail:
 	t->hold |= HOLD_OFF;
@@ -499,8 +504,10 @@ __attribute__((constructor)) void island_init(void)
 
 		memcpy(cs, spool_dir, spool_dir_len);
 		memcpy(cs + spool_dir_len, "/" CALLSITES_FILE, sizeof(CALLSITES_FILE) + 1);
-		callsites_on = raw_syscall(SYS_faccessat, AT_FDCWD, (long)cs, F_OK, 0, 0, 0) == 0;
+		if (raw_syscall(SYS_faccessat, AT_FDCWD, (long)cs, F_OK, 0, 0, 0) == 0)
+			rec_extras |= EXTRA_SITES;
 	}
+	prof_init(spool_dir, spool_dir_len);
 	if (getenv(ENV_SESSION) && getenv(ENV_SESSION_NODE)) {
 		getenv_copy(env_session, sizeof(env_session), ENV_SESSION,
 			    getenv(ENV_SESSION));
@@ -557,6 +564,8 @@ void thread_finish(struct tstate *t, int how, int unmap)
 		t->hold |= HOLD_OFF;
 		return;
 	}
+	if (unlikely(prof != NULL))
+		prof_thread_end(t);
 	if (t->win)
 		t->hdr->used = t->woff + (uint64_t)(t->cur - t->win) - SPOOL_HDR_SIZE;
 	hdr_finish(t->hdr, t->tid, 1, how);

@@ -48,6 +48,7 @@ struct tstate {
 	pid_t creator;
 	int sslot;                  /* slot in the session's thread table + 1 */
 	void *site;                 /* --callsites: where the wrapper returns */
+	int prof_pending;           /* --profile: a snapshot waits for leave() */
 };
 
 extern __thread struct tstate ts __attribute__((tls_model("initial-exec")));
@@ -93,10 +94,23 @@ void sess_thread_gone(struct tstate *t);
 void sess_process_gone(void);
 void sess_start(void);
 
-/* --callsites (sites.c): a REC_SITE record after each call record. */
-extern int callsites_on;
+/* What else a call record brings (rec_extras bits): --callsites (sites.c)
+ * a REC_SITE record after it, --profile (profile.c) a snapshot after a
+ * long call. One test on the hot path for both. */
+#define EXTRA_SITES   1
+#define EXTRA_PROFILE 2
+extern int rec_extras;
+void rec_extra(struct tstate *t, int call, uint64_t t0, uint64_t t1);
 void site_put(struct tstate *t);
 void sites_fork_child(void);
+void sites_describe_all(struct tstate *t);
+
+/* --profile (profile.c) */
+extern struct prof_ctl *prof;
+void prof_init(const char *dir, size_t dirlen);
+void prof_thread_start(struct tstate *t);
+void prof_thread_end(struct tstate *t);
+void prof_flush(struct tstate *t);
 
 /* May this call be recorded? Sets the guard when it may. Always inlined
  * into the wrapper, so that the return address is the wrapper's. */
@@ -104,7 +118,7 @@ static inline __attribute__((always_inline)) int enter(struct tstate *t)
 {
 	if (likely(!(t->guard | t->hold) && island_on)) {
 		t->guard = 1;
-		if (unlikely(callsites_on))
+		if (unlikely(rec_extras & EXTRA_SITES))
 			t->site = __builtin_return_address(0);
 		return 1;
 	}
@@ -114,6 +128,8 @@ static inline __attribute__((always_inline)) int enter(struct tstate *t)
 static inline void leave(struct tstate *t)
 {
 	t->guard = 0;
+	if (unlikely(t->prof_pending))
+		prof_flush(t);
 }
 
 /* Space for a record of len bytes, or NULL (then nothing is recorded). */
@@ -162,8 +178,8 @@ static inline void rec_fill(struct rec *r, int call, uint64_t t0, uint64_t t1,
 static inline void rec_close(struct tstate *t, struct rec *r, size_t len)
 {
 	rec_commit(t, &r->len, len);
-	if (unlikely(callsites_on) && r->call < C_NCALLS)
-		site_put(t);
+	if (unlikely(rec_extras) && r->call < C_NCALLS)
+		rec_extra(t, r->call, r->t0, r->t1);
 	if (unlikely(sess != NULL))
 		sess_record(t, r);
 	if (unlikely(limits != NULL))
@@ -191,8 +207,8 @@ static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		q->a2 = (int32_t)a2;
 		q->call = (uint16_t)call;
 		rec_commit(t, &q->len, sizeof(*q));
-		if (unlikely(callsites_on))
-			site_put(t);
+		if (unlikely(rec_extras))
+			rec_extra(t, call, t0, t1);
 		return;
 	}
 	struct rec *r = rec_reserve(t, sizeof(*r));

@@ -14,7 +14,7 @@
 
 #include "preload.h"
 
-int callsites_on;
+int rec_extras;
 
 #define MOD_MAX 512
 struct mod {
@@ -141,6 +141,47 @@ void site_put(struct tstate *t)
 	q->fd = -1;
 	q->call = REC_SITE;
 	rec_commit(t, &q->len, sizeof(*q));
+}
+
+void prof_call(struct tstate *t, uint64_t t0, uint64_t t1);
+
+void rec_extra(struct tstate *t, int call, uint64_t t0, uint64_t t1)
+{
+	if (rec_extras & EXTRA_SITES)
+		site_put(t);
+	if (rec_extras & EXTRA_PROFILE)
+		prof_call(t, t0, t1);
+}
+
+/* Every module loaded now that is not described yet (--profile: the
+ * frames of a stack taken in a signal handler, where dl_iterate_phdr may
+ * not be called, fall in them). */
+static int all_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t lo = UINTPTR_MAX;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+	}
+	if (lo != UINTPTR_MAX) {
+		int n = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE), i;
+
+		for (i = 0; i < n; i++)
+			if (mods[i].lo == lo)
+				break;
+		if (i == n)
+			describe(arg, lo);
+	}
+	return 0;
+}
+
+void sites_describe_all(struct tstate *t)
+{
+	dl_iterate_phdr(all_cb, t);
 }
 
 /* A forked child writes new spools: it describes its modules again. */

@@ -1,0 +1,555 @@
+/*
+ * The sampling profiler (island-capture --profile). Per thread, a snapshot:
+ * the return addresses on the stack, the thread CPU and wall time since
+ * its previous snapshot and the bytes allocated since. Snapshots are
+ * taken
+ *  - every 1/hz s of the thread's CPU time, by a per-thread CPU-clock
+ *    timer (timer_create, SIGEV_THREAD_ID): a thread that waits uses no
+ *    CPU and gets no signal;
+ *  - with `wall`, at the end of a recorded call longer than 1/hz: the
+ *    time a thread waited is exact and has the stack it waited with;
+ *  - with --sample-alloc N, after every N bytes a thread allocates;
+ *  - at the thread's end, for the tail.
+ * Stacks are unwound with libunwind (loaded when profiling is on), or by
+ * frame pointers within the thread's stack when it is missing. A signal
+ * that lands while the thread records a call keeps its stack aside and
+ * the wrapper writes it when it leaves: records are never interleaved.
+ * Counters of malloc & co. are exact (TLS adds), never sampled.
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <libunwind.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "preload.h"
+
+struct prof_ctl *prof;
+int prof_alloc;			/* count allocations */
+static int64_t period_ns;
+static int depth;
+static uintptr_t self_lo, self_hi;	/* our own code: frames to skip */
+
+#define MAXDEPTH 128
+#define PROF_SIG SIGPROF
+
+struct pstate {
+	timer_t timer;
+	int has_timer, busy, npend, pkind;
+	uint64_t plast;			/* the previous snapshot (clock units) */
+	int64_t last_cpu;
+	uint64_t alloc_bytes, alloc_count;	/* since the last snapshot */
+	int64_t pcpu;
+	uint64_t pt;
+	uintptr_t pstack[MAXDEPTH];
+	uintptr_t stk_lo, stk_hi;	/* the thread's stack, for frame pointers */
+};
+static __thread struct pstate ps __attribute__((tls_model("initial-exec")));
+
+/* libunwind, when it can be loaded */
+static int (*u_getcontext)(unw_context_t *);
+static int (*u_init_local)(unw_cursor_t *, unw_context_t *);
+static int (*u_init_local2)(unw_cursor_t *, unw_context_t *, int);
+static int (*u_step)(unw_cursor_t *);
+static int (*u_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+
+static int64_t thread_cpu(void)
+{
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t))
+		return 0;
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int unwind_cursor(unw_cursor_t *c, uintptr_t *out, int max)
+{
+	int n = 0;
+	unw_word_t ip;
+
+	do {
+		if (u_get_reg(c, UNW_REG_IP, &ip) < 0 || !ip)
+			break;
+		if (n || ip < self_lo || ip >= self_hi)	/* not our own frames */
+			out[n++] = (uintptr_t)ip;
+	} while (n < max && u_step(c) > 0);
+	return n;
+}
+
+/* Frame pointers: each frame's rbp holds the caller's rbp, then the
+ * return address; followed only within the thread's stack. */
+static int unwind_fp(uintptr_t ip, uintptr_t bp, uintptr_t *out, int max)
+{
+	int n = 0;
+
+	if (ip)
+		out[n++] = ip;
+	while (n < max && bp >= ps.stk_lo && bp + 16 <= ps.stk_hi && !(bp & 7)) {
+		uintptr_t next = ((uintptr_t *)bp)[0], ret = ((uintptr_t *)bp)[1];
+
+		if (!ret)
+			break;
+		out[n++] = ret;
+		if (next <= bp)
+			break;
+		bp = next;
+	}
+	return n;
+}
+
+/* The stack of a signal's interrupted context. */
+static int stack_of_signal(ucontext_t *uc, uintptr_t *out)
+{
+	unw_cursor_t c;
+
+	if (u_init_local2 && u_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0)
+		return unwind_cursor(&c, out, depth);
+#if defined(__x86_64__)
+	return unwind_fp((uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
+			 (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], out, depth);
+#else
+	return 0;
+#endif
+}
+
+/* The stack here, without our own frames. */
+static int stack_here(uintptr_t *out)
+{
+	unw_context_t uc;
+	unw_cursor_t c;
+
+	if (u_getcontext && u_getcontext(&uc) == 0 && u_init_local(&c, &uc) == 0) {
+		int n = 0;
+		unw_word_t ip;
+
+		/* skip the interposer's frames, keep the rest */
+		do {
+			if (u_get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
+				break;
+			if (ip >= self_lo && ip < self_hi && !n)
+				continue;
+			out[n++] = (uintptr_t)ip;
+		} while (n < depth && u_step(&c) > 0);
+		return n;
+	}
+	return unwind_fp(0, (uintptr_t)__builtin_frame_address(0), out, depth);
+}
+
+/* Write a snapshot (the guard is ours, or the record comes from leave). */
+static void put_sample(struct tstate *t, int kind, uint64_t at, int64_t cpu,
+		       const uintptr_t *stack, int n, uintptr_t allocated)
+{
+	uint64_t words[MAXDEPTH + 1];
+	size_t k = 0;
+	struct rec *r;
+
+	if (kind == SAMPLE_ALLOC)
+		words[k++] = allocated;
+	memcpy(words + k, stack, (size_t)n * sizeof(uintptr_t));
+	k += (size_t)n;
+	r = rec_reserve(t, sizeof(*r) + k * 8);
+	if (!r) {
+		ps.plast = at;
+		return;
+	}
+	rec_fill(r, REC_SAMPLE, at, ps.plast ? ps.plast : (uint64_t)t->hdr->start,
+		 (int64_t)ps.alloc_bytes, kind, cpu - ps.last_cpu, 0, 0);
+	r->seq = ps.alloc_count;
+	memcpy(REC_PAYLOAD(r), words, k * 8);
+	rec_commit(t, &r->len, sizeof(*r) + k * 8);
+	ps.plast = at;
+	ps.last_cpu = cpu;
+	ps.alloc_bytes = ps.alloc_count = 0;
+}
+
+static void on_tick(int sig, siginfo_t *si, void *ucv)
+{
+	struct tstate *t = &ts;
+	int e = errno;
+
+	if (si->si_code != SI_TIMER || !prof || !t->hdr || ps.busy || !ps.has_timer)
+		goto out;
+	if (!prof->on) {	/* off: the next snapshot starts from here */
+		ps.plast = now();
+		ps.last_cpu = thread_cpu();
+		ps.alloc_bytes = ps.alloc_count = 0;
+		goto out;
+	}
+	ps.busy = 1;
+	if (t->guard) {		/* the thread is writing a record: later */
+		if (!t->prof_pending) {
+			ps.npend = stack_of_signal(ucv, ps.pstack);
+			ps.pt = now();
+			ps.pcpu = thread_cpu();
+			ps.pkind = SAMPLE_TIMER;
+			t->prof_pending = 1;
+		}
+	} else {
+		uintptr_t st[MAXDEPTH];
+		int n = stack_of_signal(ucv, st);
+
+		t->guard = 1;
+		put_sample(t, SAMPLE_TIMER, now(), thread_cpu(), st, n, 0);
+		t->guard = 0;
+	}
+	ps.busy = 0;
+out:
+	errno = e;
+}
+
+/* From leave(): the snapshot a signal kept aside. */
+void prof_flush(struct tstate *t)
+{
+	int e = errno;
+
+	t->prof_pending = 0;
+	t->guard = 1;
+	put_sample(t, ps.pkind, ps.pt, ps.pcpu, ps.pstack, ps.npend, 0);
+	t->guard = 0;
+	errno = e;
+}
+
+/* After a recorded call (rec_extra): a wait longer than a sample period
+ * is a snapshot of its own, with the stack that waited. */
+void prof_call(struct tstate *t, uint64_t t0, uint64_t t1)
+{
+	uintptr_t st[MAXDEPTH];
+	int n;
+
+	if (!prof || !prof->on || !(prof->values & PV_WALL) || ps.busy)
+		return;
+	if (clock_kind == CLOCK_KIND_MONO && (int64_t)(t1 - t0) < period_ns)
+		return;
+	if (clock_kind != CLOCK_KIND_MONO && (int64_t)(t1 - t0) < period_ns)
+		return;		/* ticks: at least as many as ns, a cheap bound */
+	ps.busy = 1;
+	n = stack_here(st);
+	put_sample(t, SAMPLE_CALL, t1, thread_cpu(), st, n, 0);
+	ps.busy = 0;
+}
+
+/* --- allocations --------------------------------------------------------- */
+
+/* The allocator the program would have used (the next one after us:
+ * glibc's, or one it links, jemalloc say), found with dlsym(RTLD_NEXT).
+ * dlsym itself may allocate: while it runs, a small static arena serves. */
+static void *(*next_malloc)(size_t);
+static void *(*next_calloc)(size_t, size_t);
+static void *(*next_realloc)(void *, size_t);
+static void (*next_free)(void *);
+static int (*next_posix_memalign)(void **, size_t, size_t);
+static void *(*next_aligned_alloc)(size_t, size_t);
+static void *(*next_memalign)(size_t, size_t);
+static __thread int resolving __attribute__((tls_model("initial-exec")));
+static char boot[16384] __attribute__((aligned(16)));
+static size_t boot_used;
+
+static void *boot_alloc(size_t n)
+{
+	size_t at = __atomic_fetch_add(&boot_used, (n + 15) & ~(size_t)15, __ATOMIC_RELAXED);
+
+	return at + n <= sizeof(boot) ? boot + at : NULL;
+}
+
+static int in_boot(const void *p)
+{
+	return (const char *)p >= boot && (const char *)p < boot + sizeof(boot);
+}
+
+static int resolve_alloc(void)
+{
+	if (next_free)
+		return 1;
+	if (resolving)
+		return 0;
+	resolving = 1;
+	next_malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+	next_calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+	next_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+	next_posix_memalign = (int (*)(void **, size_t, size_t))dlsym(RTLD_NEXT, "posix_memalign");
+	next_aligned_alloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "aligned_alloc");
+	next_memalign = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "memalign");
+	__atomic_store_n(&next_free, (void (*)(void *))dlsym(RTLD_NEXT, "free"), __ATOMIC_RELEASE);
+	resolving = 0;
+	return next_free != NULL;
+}
+
+void prof_free(void *p);
+
+static void allocated(void *p, size_t n)
+{
+	struct tstate *t = &ts;
+
+	if (!p)
+		return;
+	ps.alloc_bytes += n;
+	ps.alloc_count++;
+	if (!prof->alloc_every || !prof->on || t->guard || ps.busy || !t->hdr)
+		return;
+	if (ps.alloc_bytes < (uint64_t)prof->alloc_every)
+		return;
+	uintptr_t st[MAXDEPTH];
+	int e = errno, k;
+
+	ps.busy = 1;
+	t->guard = 1;
+	k = stack_here(st);
+	put_sample(t, SAMPLE_ALLOC, now(), thread_cpu(), st, k, (uintptr_t)p);
+	t->guard = 0;
+	ps.busy = 0;
+	errno = e;
+}
+
+EXPORT void *malloc(size_t n)
+{
+	void *p;
+
+	if (unlikely(!resolve_alloc()))
+		return boot_alloc(n);
+	p = next_malloc(n);
+	if (unlikely(prof_alloc))
+		allocated(p, n);
+	return p;
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	void *p;
+
+	if (unlikely(!resolve_alloc()))
+		return boot_alloc(n * size);	/* zero: static */
+	p = next_calloc(n, size);
+	if (unlikely(prof_alloc))
+		allocated(p, n * size);
+	return p;
+}
+
+EXPORT void *realloc(void *old, size_t n)
+{
+	void *p;
+
+	if (unlikely(!resolve_alloc() || in_boot(old))) {
+		size_t have = old ? (size_t)(boot + sizeof(boot) - (char *)old) : 0;
+
+		p = malloc(n);
+		if (p && old)
+			memcpy(p, old, n < have ? n : have);	/* a boot block's size is not kept */
+		return p;
+	}
+	p = next_realloc(old, n);
+	if (unlikely(prof_alloc) && n && p) {
+		if (old && prof->alloc_every == 1)
+			prof_free(old);
+		allocated(p, n);
+	}
+	return p;
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	int r;
+
+	if (unlikely(!resolve_alloc()))
+		return ENOMEM;
+	r = next_posix_memalign(out, align, n);
+	if (unlikely(prof_alloc) && !r)
+		allocated(*out, n);
+	return r;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	void *p;
+
+	if (unlikely(!resolve_alloc()))
+		return NULL;
+	p = next_aligned_alloc(align, n);
+	if (unlikely(prof_alloc))
+		allocated(p, n);
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t n)
+{
+	void *p;
+
+	if (unlikely(!resolve_alloc()))
+		return NULL;
+	p = next_memalign(align, n);
+	if (unlikely(prof_alloc))
+		allocated(p, n);
+	return p;
+}
+
+/* With every allocation sampled, frees are recorded too: what is live at
+ * the end, by the site that allocated it. */
+void prof_free(void *p)
+{
+	struct tstate *t = &ts;
+	struct rec *r;
+
+	if (!p || !prof->on || t->guard || !t->hdr)
+		return;
+	t->guard = 1;
+	if ((r = rec_reserve(t, sizeof(*r)))) {
+		uint64_t at = now();
+
+		rec_fill(r, REC_FREE, at, at, 0, -1, (int64_t)(uintptr_t)p, 0, 0);
+		rec_commit(t, &r->len, sizeof(*r));
+	}
+	t->guard = 0;
+}
+
+EXPORT void free(void *p)
+{
+	if (unlikely(!p || in_boot(p)))
+		return;
+	if (unlikely(prof_alloc) && prof->alloc_every == 1) {
+		int e = errno;
+
+		prof_free(p);
+		errno = e;
+	}
+	if (likely(resolve_alloc()))
+		next_free(p);
+}
+
+/* --- life cycle ---------------------------------------------------------- */
+
+void prof_thread_start(struct tstate *t)
+{
+	struct sigevent ev;
+	struct itimerspec it;
+	pthread_attr_t a;
+	void *base;
+	size_t size;
+
+	if (!prof)
+		return;
+	ps = (struct pstate){ 0 };
+	ps.plast = (uint64_t)t->hdr->start;
+	ps.last_cpu = thread_cpu();
+	if (!pthread_getattr_np(pthread_self(), &a)) {
+		if (!pthread_attr_getstack(&a, &base, &size)) {
+			ps.stk_lo = (uintptr_t)base;
+			ps.stk_hi = (uintptr_t)base + size;
+		}
+		pthread_attr_destroy(&a);
+	}
+	if (!(prof->values & (PV_CPU | PV_WALL)) || prof->hz <= 0)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = PROF_SIG;
+	ev._sigev_un._tid = t->tid;
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &ps.timer))
+		return;
+	it.it_interval.tv_sec = 0;
+	it.it_interval.tv_nsec = period_ns;
+	it.it_value = it.it_interval;
+	if (timer_settime(ps.timer, 0, &it, NULL)) {
+		timer_delete(ps.timer);
+		return;
+	}
+	ps.has_timer = 1;
+}
+
+void prof_thread_end(struct tstate *t)
+{
+	uintptr_t st[MAXDEPTH];
+	int n;
+
+	if (!prof || !t->hdr)
+		return;
+	if (ps.has_timer) {
+		ps.has_timer = 0;
+		timer_delete(ps.timer);
+	}
+	if (t->prof_pending)
+		prof_flush(t);
+	t->guard = 1;
+	sites_describe_all(t);	/* modules loaded since the start */
+	t->guard = 0;
+	if (!prof->on || ps.busy)
+		return;
+	ps.busy = 1;
+	n = stack_here(st);
+	put_sample(t, SAMPLE_END, now(), thread_cpu(), st, n, 0);
+	ps.busy = 0;
+}
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t me = (uintptr_t)arg;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= a &&
+		    me < a + ph->p_memsz) {
+			self_lo = a;
+			self_hi = a + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* At the image's start: map the control page, load libunwind, install
+ * the tick handler. */
+void prof_init(const char *dir, size_t dirlen)
+{
+	char path[600];
+	struct sigaction sa;
+	long fd;
+	void *h, *m;
+
+	if (dirlen + sizeof(PROFILE_FILE) + 2 > sizeof(path))
+		return;
+	memcpy(path, dir, dirlen);
+	path[dirlen] = '/';
+	memcpy(path + dirlen + 1, PROFILE_FILE, sizeof(PROFILE_FILE));
+	fd = raw_syscall(SYS_openat, AT_FDCWD, (long)path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0, 0, 0);
+	if (fd < 0)
+		return;
+	m = mmap(NULL, sizeof(struct prof_ctl), PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (m == MAP_FAILED || ((struct prof_ctl *)m)->magic != PROF_MAGIC)
+		return;
+	prof = m;
+	depth = prof->depth > 0 && prof->depth <= MAXDEPTH ? prof->depth : MAXDEPTH;
+	period_ns = prof->hz > 0 ? 1000000000LL / prof->hz : 0;
+	if (period_ns >= 1000000000LL)
+		period_ns = 999999999;
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)&prof_init);
+	if ((h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL))) {
+		u_getcontext = (int (*)(unw_context_t *))dlsym(h, "_Ux86_64_getcontext");
+		u_init_local = (int (*)(unw_cursor_t *, unw_context_t *))dlsym(h, "_ULx86_64_init_local");
+		u_init_local2 = (int (*)(unw_cursor_t *, unw_context_t *, int))dlsym(h, "_ULx86_64_init_local2");
+		u_step = (int (*)(unw_cursor_t *))dlsym(h, "_ULx86_64_step");
+		u_get_reg = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))dlsym(h, "_ULx86_64_get_reg");
+		if (!u_getcontext || !u_init_local || !u_init_local2 || !u_step || !u_get_reg)
+			u_getcontext = NULL, u_init_local = NULL, u_init_local2 = NULL;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_tick;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(PROF_SIG, &sa, NULL);
+	prof_alloc = (prof->values & PV_ALLOC) != 0;
+	rec_extras |= EXTRA_PROFILE;
+}
+
+/* include/island.h: island_profile(1) / island_profile(0). */
+EXPORT void island_profile_switch(int on)
+{
+	if (prof && prof->on != !!on) {
+		prof->on = !!on;
+		__atomic_add_fetch(&prof->switches, 1, __ATOMIC_RELAXED);
+	}
+}

@@ -1,0 +1,62 @@
+/* profswitch api|control: profiling switched on and off while it runs.
+ *   api:     before() 100 ms, island_profile(1), during() 100 ms,
+ *            island_profile(0), after() 100 ms of CPU;
+ *   control: waiting() burns until the file "go" exists (another
+ *            terminal turns profiling on, then creates it), then
+ *            after_go() 100 ms. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "island.h"
+
+#define KEEP() __asm__ volatile("" ::: "memory")
+static double sink;
+
+static long long cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+__attribute__((noinline)) static void spin(int ms)
+{
+	long long end = cpu_ns() + ms * 1000000LL;
+	double x = 1;
+
+	while (cpu_ns() < end)
+		for (int i = 0; i < 200000; i++)
+			x = x * 1.0000001 + 1e-9;
+	sink += x;
+	KEEP();
+}
+
+__attribute__((noinline)) static void before(void) { spin(100); sink += 1; KEEP(); }
+__attribute__((noinline)) static void during(void) { spin(100); sink += 2; KEEP(); }
+__attribute__((noinline)) static void after(void) { spin(100); sink += 3; KEEP(); }
+__attribute__((noinline)) static void after_go(void) { spin(100); sink += 4; KEEP(); }
+
+__attribute__((noinline)) static void waiting(void)
+{
+	for (int i = 0; i < 1000 && access("go", F_OK); i++)
+		spin(5);
+	KEEP();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "control")) {
+		waiting();
+		after_go();
+		return access("go", F_OK) ? 1 : 0;
+	}
+	before();
+	island_profile(1);
+	during();
+	island_profile(0);
+	after();
+	return 0;
+}

@@ -1,0 +1,109 @@
+# island-capture --profile and island-analyze profile, on a program of
+# known shape (tests/apps/profiled.c): burn() spends 150 ms of CPU under
+# caller1, 50 under caller2, 100 under spin_main and 100 under
+# spin_thread (a second thread); sleeper waits 3 x 100 ms; alloc_small
+# allocates 1000 x 100 B, alloc_big 10 x 1 MiB, leak 5 x 1000 B never
+# freed.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+export HOME="$PWD"	# named sets go to $HOME/.config/island
+
+"$CAPTURE" --profile --sample-alloc 1 -n n1 -o p.xml -- "$APPS/profiled"
+check_trace p.xml
+grep -q '<profile values="cpu,wall,alloc" hz="997" alloc_every="1"/>' p.xml || fail "no <profile>"
+incl() { awk -F, -v f="$2" '$1 == f { print $2 }' "$1"; }
+"$ANALYZE" profile inclusive --csv p.xml > cpu.csv
+expect_eq header "$(head -1 cpu.csv)" "function,inclusive,exclusive,inclusive_pct,exclusive_pct,samples,module"
+# CPU per function within 10 %
+within "burn" "$(incl cpu.csv burn)" 0.360 0.440
+within "caller1" "$(incl cpu.csv caller1)" 0.135 0.165
+within "caller2" "$(incl cpu.csv caller2)" 0.045 0.055
+within "spin_main" "$(incl cpu.csv spin_main)" 0.090 0.110
+within "spin_thread" "$(incl cpu.csv spin_thread)" 0.090 0.110
+# burn's callers, each path within 10 %
+"$ANALYZE" profile callers --csv p.xml > callers.csv
+path() { awk -F, -v c="$1" '$1 == c && $2 == "burn" { print $3 }' callers.csv; }
+within "caller1 -> burn" "$(path caller1)" 0.135 0.165
+within "caller2 -> burn" "$(path caller2)" 0.045 0.055
+within "spin_thread -> burn" "$(path spin_thread)" 0.090 0.110
+# the sleeper's wall time within 10 %
+"$ANALYZE" profile inclusive --csv --value wall p.xml > wall.csv
+within "sleeper's wall" "$(incl wall.csv sleeper)" 0.270 0.330
+# bytes allocated per function: exact
+"$ANALYZE" profile allocs --csv p.xml | sort > allocs.csv
+expect_eq "allocs" "$(cat allocs.csv)" "$(printf '%s\n' "alloc_big,64K-1M,10,10485760" "alloc_small,65-256,1000,100000" "function,size_class,allocs,bytes" "leak,257-1K,5,5000")"
+expect_eq "inclusive alloc" "$("$ANALYZE" profile inclusive --csv --value alloc p.xml | awk -F, '$1 == "alloc_small" { print $2 }')" 100000
+# live at the end, by site
+"$ANALYZE" profile leaks --csv p.xml > leaks.csv
+expect_eq "leaks" "$(sed 's/:[0-9]*)/:N)/' leaks.csv)" "$(printf '%s\n' "site,live_blocks,live_bytes" "leak (profiled.c:N),5,5000")"
+# the breakdown adds up to the threads' wall time; sleeping is blocking
+"$ANALYZE" profile breakdown --csv p.xml > bd.csv
+within "blocking" "$(awk -F, '$1 == "thread blocking" { print $2 }' bd.csv)" 0.27 0.33
+awk -F, 'NR > 1 && $1 !~ /^total/ { s += $2 } $1 ~ /^total/ { t = $2 } END { d = s - t; if (d < 0) d = -d; exit !(d <= 0.01 * t) }' bd.csv ||
+	fail "breakdown does not add up: $(cat bd.csv)"
+# folded stacks for flamegraph tools: caller1;burn about 150000 us
+"$ANALYZE" profile raw --format folded p.xml > folded.txt
+within "folded caller1;burn" "$(awk '/;caller1;burn / { s += $NF } END { print s / 1e6 }' folded.txt)" 0.135 0.165
+# the timeline nests; --cutoff leaves out what stays less
+# (wall time: on a busy machine the burners may stay longer, never less)
+"$ANALYZE" profile timeline --csv --cutoff 250 p.xml > tl.csv
+awk -F, '$3 == 4 && $4 == "sleeper" { s = 1 } END { exit !s }' tl.csv || fail "no sleeper in $(cat tl.csv)"
+awk -F, 'NR > 1 && $7 < 0.25 { bad = 1 } END { exit bad }' tl.csv || fail "a row under the cutoff"
+expect_eq "main's frames under main" "$(awk -F, '$4 == "main" { print $3 }' tl.csv)" 3
+"$ANALYZE" profile timeline --csv p.xml | grep -q ',alloc_small,' || fail "no alloc_small without cutoff"
+# user-only: libc's frames count for the user function that called them
+"$ANALYZE" profile inclusive --csv --user-only p.xml > uo.csv
+expect_eq "clock_gettime's time is burn's" "$(grep -c '^clock_gettime' uo.csv)" 0
+expect_eq "burn: exclusive = inclusive" "$(awk -F, '$1 == "burn" { print ($2 == $3) }' uo.csv)" 1
+# samples beside the I/O in the Chrome export
+n=$("$ANALYZE" export --format chrome p.xml | python3 -c 'import json, sys
+print(sum(1 for e in json.load(sys.stdin)["traceEvents"] if e.get("cat") == "sample"))')
+[ "$n" -gt 50 ] || fail "$n samples in the Chrome export"
+# perf agrees on the top function by exclusive CPU, within 3 points
+if perf record -F 997 -g -o perf.data "$APPS/profiled" >/dev/null 2>&1; then
+	theirs=$(perf report -i perf.data --no-children --sort symbol --stdio 2>/dev/null |
+		 awk '$3 == "burn" { sub(/%/, "", $1); print $1; exit }')
+	ours=$(awk -F, '$1 == "burn" { print $5 }' cpu.csv)
+	d=$(echo "$ours - $theirs" | bc)
+	within "burn's exclusive share, ours $ours % against perf's $theirs %" "$d" -3 3
+else
+	echo "perf record does not run here: not compared"
+fi
+
+# switched on and off by the program, and from another terminal
+"$CAPTURE" --profile=cpu --profile-start off -o sw.xml -- "$APPS/profswitch" api
+"$ANALYZE" profile inclusive --csv sw.xml > sw.csv
+within "during" "$(incl sw.csv during)" 0.090 0.110
+expect_eq "before and after" "$(grep -c '^before,\|^after,' sw.csv)" 0
+"$CAPTURE" --profile=cpu --profile-start off -o ctl.xml -- "$APPS/profswitch" control &
+cap=$!
+sleep 0.4
+expect_eq "--control" "$("$CAPTURE" --control $cap on)" "island-capture: profiling on (island-capture pid $cap)"
+touch go
+wait $cap || fail "profswitch control failed"
+"$ANALYZE" profile inclusive --csv ctl.xml > ctl.csv
+within "after_go" "$(incl ctl.csv after_go)" 0.090 0.110
+# waiting() burnt 5 ms at a time for 0.4 s before: little of it was seen
+within "waiting (off until --control)" "$(incl ctl.csv waiting)" 0 0.1
+
+# named sets
+"$CAPTURE" --profile=cpu --sample-hz 500 --profile-save fast 2> save.err
+grep -q "profile set 'fast' saved in $PWD/.config/island/profiles" save.err || fail "$(cat save.err)"
+"$CAPTURE" --profile=@fast -o s.xml -- true
+grep -q '<profile values="cpu" hz="500"/>' s.xml || fail "@fast: $(grep '<profile' s.xml)"
+"$CAPTURE" --profile=@fast --sample-hz 200 -o s2.xml -- true
+grep -q '<profile values="cpu" hz="200"/>' s2.xml || fail "the command line over the set"
+
+# bad input
+bad() { rc=0; "$@" > bad.out 2>&1 || rc=$?; expect_eq "$* status" "$rc" 2; }
+bad "$CAPTURE" --profile=cpu,disk true
+expect_eq "bad value" "$(cat bad.out)" "island-capture: --profile: 'disk' is none of cpu, wall, alloc"
+bad "$CAPTURE" --profile --sample-hz 0 true
+bad "$CAPTURE" --profile=@nosuch true
+bad "$CAPTURE" --sample-hz 100 true
+bad "$CAPTURE" --control 999999999 on
+bad "$ANALYZE" profile bogus p.xml
+bad "$ANALYZE" profile inclusive --value disk p.xml
+"$CAPTURE" -o plain.xml -- true
+"$ANALYZE" profile inclusive plain.xml 2> none.err > /dev/null
+expect_eq "no profile" "$(cat none.err)" "island-analyze: warning: no trace was captured with --profile: no snapshots"
+echo ok
