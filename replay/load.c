@@ -253,6 +253,9 @@ static const struct { const char *el, *parent; } grammar[] = {
 	{ "region", "thread" }, { "wait", "thread" }, { "signal", "thread" },
 	{ "files", "node" }, { "file", "files" }, { "sockets", "node" },
 	{ "socket", "sockets" },
+	/* what the replay has no use for: call sites and the profiler */
+	{ "module", "process" }, { "profile", "node" }, { "sample", "thread" },
+	{ "free", "thread" },
 };
 
 /* Waits name nodes that may come later in the file: names are kept and

@@ -24,6 +24,9 @@ expect_eq "files by call site" "$got" "$(printf '%s\n' "other_writes 400" "small
 expect_eq "access by call site: seq_reads add up" \
 	"$("$ANALYZE" access --csv --by callsite a.xml | awk -F, 'NR > 1 { n += $10 } END { print n }')" 5
 
+mkdir root
+"$ISLAND_ROOT/bin/island-replay" --root root -m afap cs.xml > replay.out 2>&1 || fail "replay: $(cat replay.out)"
+
 # without --callsites: no site, and the default record stays short
 "$CAPTURE" -n n1 -o plain.xml -- ./callmix
 expect_eq "sites without --callsites" "$(grep -c ' site=\|<module' plain.xml)" 0

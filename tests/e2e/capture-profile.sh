@@ -69,6 +69,10 @@ else
 	echo "perf record does not run here: not compared"
 fi
 
+# the replay takes a profiled trace (and has no use for the snapshots)
+mkdir root
+"$ISLAND_ROOT/bin/island-replay" --root root -m afap p.xml > replay.out 2>&1 || fail "replay: $(cat replay.out)"
+
 # switched on and off by the program, and from another terminal
 "$CAPTURE" --profile=cpu --profile-start off -o sw.xml -- "$APPS/profswitch" api
 "$ANALYZE" profile inclusive --csv sw.xml > sw.csv
