@@ -189,10 +189,13 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 			t->prof_pending = 1;
 		}
 	} else {
+		/* guarded: libunwind's own calls (it checks memory through a
+		 * pipe) are not the program's */
 		uintptr_t st[MAXDEPTH];
-		int n = stack_of_signal(ucv, st);
+		int n;
 
 		t->guard = 1;
+		n = stack_of_signal(ucv, st);
 		put_sample(t, SAMPLE_TIMER, now(), thread_cpu(), st, n, 0);
 		t->guard = 0;
 	}
@@ -461,7 +464,7 @@ void prof_thread_start(struct tstate *t)
 void prof_thread_end(struct tstate *t)
 {
 	uintptr_t st[MAXDEPTH];
-	int n;
+	int n, g = t->guard;
 
 	if (!prof || !t->hdr)
 		return;
@@ -473,12 +476,14 @@ void prof_thread_end(struct tstate *t)
 		prof_flush(t);
 	t->guard = 1;
 	sites_describe_all(t);	/* modules loaded since the start */
-	t->guard = 0;
+	t->guard = g;
 	if (!prof->on || ps.busy)
 		return;
 	ps.busy = 1;
+	t->guard = 1;
 	n = stack_here(st);
 	put_sample(t, SAMPLE_END, now(), thread_cpu(), st, n, 0);
+	t->guard = g;
 	ps.busy = 0;
 }
 

@@ -10,6 +10,10 @@ export HOME="$PWD"	# named sets go to $HOME/.config/island
 "$CAPTURE" --profile --sample-alloc 1 -n n1 -o p.xml -- "$APPS/profiled"
 check_trace p.xml
 grep -q '<profile values="cpu,wall,alloc" hz="997" alloc_every="1"/>' p.xml || fail "no <profile>"
+# the program's own calls only: not libunwind's (it checks memory through
+# a pipe) nor the profiler's
+expect_eq "calls recorded" "$(sed -n 's/.*<io api="\([a-z_]*\)".*/\1/p' p.xml | sort | uniq -c | awk '{ print $2 "x" $1 }' | tr '\n' ' ')" \
+	"nanosleepx3 pthread_createx1 pthread_joinx1 "
 incl() { awk -F, -v f="$2" '$1 == f { print $2 }' "$1"; }
 "$ANALYZE" profile inclusive --csv p.xml > cpu.csv
 expect_eq header "$(head -1 cpu.csv)" "function,inclusive,exclusive,inclusive_pct,exclusive_pct,samples,module"
