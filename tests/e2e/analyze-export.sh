@@ -20,11 +20,11 @@ expect chrome 0 export --format chrome tests/traces/node2.xml <<'EOF'
 {"displayTimeUnit":"ns","traceEvents":[
 {"ph":"M","pid":1000000,"tid":0,"name":"process_name","args":{"name":"node2 stops"}},
 {"ph":"X","pid":1000000,"tid":0,"ts":1000000.000,"dur":500000.000,"name":"stopped","cat":"stop"},
-{"ph":"M","pid":1,"tid":0,"name":"process_name","args":{"name":"node2 pid 200 /bin/server"}},
-{"ph":"M","pid":1,"tid":200,"name":"thread_name","args":{"name":"server 200"}},
-{"ph":"X","pid":1,"tid":200,"ts":100000.000,"dur":500000.000,"name":"accept","cat":"netmeta","args":{"fd":"4","oldfd":"3","peer":"127.0.0.1:40002","proto":"tcp"}},
-{"ph":"X","pid":1,"tid":200,"ts":600000.000,"dur":100000.000,"name":"recv","cat":"netrecv","args":{"amount":"10","size":"64","fd":"4","peer":"127.0.0.1:40002","proto":"tcp","seq":"1"}},
-{"ph":"X","pid":1,"tid":200,"ts":800000.000,"dur":50000.000,"name":"send","cat":"netsend","args":{"amount":"20","size":"20","fd":"4","peer":"127.0.0.1:40002","proto":"tcp","seq":"2"}}
+{"ph":"M","pid":1,"tid":0,"name":"process_name","args":{"name":"node2 pid 200 /bin/server","pid":200}},
+{"ph":"M","pid":1,"tid":200,"name":"thread_name","args":{"name":"server 200","tid":200}},
+{"ph":"X","pid":1,"tid":200,"ts":100000.000,"dur":500000.000,"name":"accept","cat":"netmeta","args":{"pid":200,"tid":200,"fd":4,"oldfd":3,"peer":"127.0.0.1:40002","proto":"tcp"}},
+{"ph":"X","pid":1,"tid":200,"ts":600000.000,"dur":100000.000,"name":"recv","cat":"netrecv","args":{"pid":200,"tid":200,"amount":10,"size":64,"fd":4,"peer":"127.0.0.1:40002","proto":"tcp","seq":1}},
+{"ph":"X","pid":1,"tid":200,"ts":800000.000,"dur":50000.000,"name":"send","cat":"netsend","args":{"pid":200,"tid":200,"amount":20,"size":20,"fd":4,"peer":"127.0.0.1:40002","proto":"tcp","seq":2}}
 ]}
 EOF
 
