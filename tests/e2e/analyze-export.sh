@@ -37,6 +37,21 @@ EOF
 if command -v python3 > /dev/null; then
 	python3 -m json.tool "$out/two.json" > /dev/null || { echo "FAIL: not JSON"; fail=1; }
 	python3 -m json.tool "$out/chrome.out" > /dev/null || { echo "FAIL: not JSON"; fail=1; }
+	# every call and region carries its process's real pid and its
+	# thread's tid; numeric attributes are JSON numbers, the others strings
+	python3 - "$out/two.json" <<'PY' || { echo "FAIL: chrome args"; fail=1; }
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+ids = sorted({(e["args"]["pid"], e["args"]["tid"]) for e in ev
+              if e["ph"] == "X" and e["cat"] != "stop"})
+assert ids == [(100, 100), (100, 101), (200, 200)], ids
+assert all(isinstance(e["args"][k], int) for e in ev if e["ph"] == "X" and "args" in e
+           for k in ("fd", "amount", "size", "seq", "depth") if k in e["args"]), "a number as a string"
+assert all(isinstance(e["args"][k], str) for e in ev if e["ph"] == "X" and "args" in e
+           for k in ("peer", "proto", "path", "flags") if k in e["args"]), "a string as a number"
+names = {e["args"]["name"]: e["args"].get("pid", e["args"].get("tid")) for e in ev if e["ph"] == "M"}
+assert names["node1 pid 100 /bin/app"] == 100 and names["worker 101"] == 101, names
+PY
 else
 	echo "python3 missing: JSON syntax not checked"
 fi
