@@ -6,43 +6,10 @@
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 T="$ISLAND_ROOT/tests/traces"
 "$ANALYZE" --list-columns > cols || fail "--list-columns"
-# check REPORT TABLE FILE [PER...]: FILE is table TABLE of REPORT; PER are
-# the names a placeholder column expands to
-check() {
-	python3 - "$@" <<'PY' || fail "$1 $2: $3 is not a clean table"
-import csv, sys
-report, table, path, per = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-decl = [l.split() for l in open("cols") if l.split()[:2] == [report, table]]
-want = []
-kinds = []
-for d in decl:
-    names = per if len(d) > 4 else [d[2]]
-    want += names
-    kinds += [d[3]] * len(names)
-rows = list(csv.reader(open(path, newline="")))
-bad = []
-if not rows or rows[0] != want:
-    bad.append("header %s, declared %s" % (rows[0] if rows else None, want))
-for n, r in enumerate(rows[1:], 2):
-    if len(r) != len(want):
-        bad.append("line %d: %d fields, not %d" % (n, len(r), len(want)))
-        continue
-    for v, k, c in zip(r, kinds, want):
-        if v == "-":
-            bad.append("line %d: %s is '-'" % (n, c))
-        if k != "text" and v != "":
-            try:
-                float(v)
-            except ValueError:
-                bad.append("line %d: %s (%s) is %r" % (n, c, k, v))
-            if v.startswith("+"):
-                bad.append("line %d: %s has a sign: %r" % (n, c, v))
-if bad:
-    print("%s %s (%s):" % (report, table, path), *bad[:5], sep="\n  ")
-    sys.exit(1)
-print("%s %s: %d rows" % (report, table, len(rows) - 1))
-PY
-}
+# check REPORT TABLE FILE [PER...]: FILE is to be table TABLE of REPORT;
+# PER are the names a placeholder column expands to (checked all at once,
+# by check_all, at the end)
+check() { echo "$*" >> checks; }
 # one CSV per report on stdout: its first table
 one() {
 	report=$1 table=$2
@@ -97,6 +64,45 @@ recall,,0,0,true"
 "$ANALYZE" files -o ft $T/basic.xml || fail "files -o"
 "$ANALYZE" files --csv $T/basic.xml > f2.csv || fail "files --csv"
 cmp -s ft/files.csv f2.csv || fail "files -o DIR and --csv differ"
+
+python3 - <<'PY' || fail "not clean tables (above)"
+import csv, sys
+decl = [l.split() for l in open("cols")]
+failed = 0
+for line in open("checks"):
+    report, table, path, *per = line.split()
+    want, kinds = [], []
+    for d in decl:
+        if d[:2] != [report, table]:
+            continue
+        names = per if len(d) > 4 else [d[2]]
+        want += names
+        kinds += [d[3]] * len(names)
+    rows = list(csv.reader(open(path, newline="")))
+    bad = []
+    if not rows or rows[0] != want:
+        bad.append("header %s, declared %s" % (rows[0] if rows else None, want))
+    for n, r in enumerate(rows[1:], 2):
+        if len(r) != len(want):
+            bad.append("line %d: %d fields, not %d" % (n, len(r), len(want)))
+            continue
+        for v, k, c in zip(r, kinds, want):
+            if v == "-":
+                bad.append("line %d: %s is '-'" % (n, c))
+            if k != "text" and v != "":
+                try:
+                    float(v)
+                except ValueError:
+                    bad.append("line %d: %s (%s) is %r" % (n, c, k, v))
+                if v.startswith("+"):
+                    bad.append("line %d: %s has a sign: %r" % (n, c, v))
+    if bad:
+        failed = 1
+        print("%s %s (%s):" % (report, table, path), *bad[:5], sep="\n  ")
+    else:
+        print("%s %s: %d rows" % (report, table, len(rows) - 1))
+sys.exit(failed)
+PY
 
 # --table names what the report has, and what these options produce
 rc=0; "$ANALYZE" net --table bogus $T/basic.xml 2>err || rc=$?

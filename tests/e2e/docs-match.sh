@@ -2,50 +2,66 @@
 # --list-columns, the declarations the reports print with) is described in
 # its report's section of docs/island-analyze.md, and every option of each
 # tool (its --help, printed from the table its parsing uses) in
-# docs/island-TOOL.md and in its man page; column names are safe
-# identifiers (a DataFrame attribute, an SQL column).
+# docs/island-TOOL.md and in its man page, every report in the man page;
+# column names are safe identifiers (a DataFrame attribute, an SQL column).
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
-D="$ISLAND_ROOT/docs"
-M="$ISLAND_ROOT/man"
-# section REPORT: the lines of docs/island-analyze.md under "### REPORT"
-section() {
-	awk -v r="$1" '/^##/ { on = ($0 ~ "^### " r "( |$)") } on' "$D/island-analyze.md"
-}
 "$ANALYZE" --list-columns > cols || fail "--list-columns"
-[ "$(wc -l < cols)" -gt 100 ] || fail "--list-columns: only $(wc -l < cols) columns"
-missing=0
-while read -r report table col kind per; do
-	section "$report" > sec
-	[ -s sec ] || { echo "docs/island-analyze.md: no section '### $report'"; missing=1; continue; }
-	grep -qF "\`$col\`" sec || { echo "docs/island-analyze.md: $report: column $table.$col is not described"; missing=1; }
-	if [ -n "$per" ]; then
-		echo "$col" | grep -qE '^[A-Z]+$' || { echo "$report: placeholder '$col' is not upper case"; missing=1; }
-	else
-		echo "$col" | grep -qE '^[A-Za-z_][A-Za-z0-9_]*$' || { echo "$report: column '$col' is not a safe identifier"; missing=1; }
-	fi
-	# a report of several tables names each in its section
-	if [ "$(awk -v r="$report" '$1 == r { print $2 }' cols | sort -u | wc -l)" -gt 1 ]; then
-		grep -qF "\`$table\`" sec || { echo "docs/island-analyze.md: $report: table $table is not named"; missing=1; }
-	fi
-done < cols
-# every report has its section and its man page entry
-"$ANALYZE" --help | awk '/^Reports:/ { on = 1; next } /^$/ { on = 0 } on { print $1 }' > reports
-[ "$(wc -l < reports)" -ge 13 ] || fail "reports: $(cat reports)"
-while read -r r; do
-	[ -n "$(section "$r")" ] || { echo "docs/island-analyze.md: no section '### $r'"; missing=1; }
-	grep -q "^\.It Cm $r\b" "$M/island-analyze.1" || { echo "man/island-analyze.1: report $r is not listed"; missing=1; }
-done < reports
-# every option of every tool, in its doc page and its man page
 for tool in capture replay analyze; do
-	# the options' own lines: "  -o, --output FILE  ..." or "      --csv  ..."
-	"$ISLAND_ROOT/bin/island-$tool" --help | sed -nE 's/^ +(-[A-Za-z],? +)?(--[a-z][a-z0-9-]*).*/\2/p' | sort -u > opts
-	[ "$(wc -l < opts)" -ge 8 ] || fail "island-$tool --help: options not found"
-	while read -r o; do
-		grep -qE -- "\`[^\`]*$o([^a-z0-9-]|\$)" "$D/island-$tool.md" ||
-			{ echo "docs/island-$tool.md: option $o is not described"; missing=1; }
-		grep -qE "^\.It Fl ([a-zA-Z] , Fl )?\\\\?-${o#--}( |$)" "$M/island-$tool.1" ||
-			{ echo "man/island-$tool.1: option $o is not described"; missing=1; }
-	done < opts
+	"$ISLAND_ROOT/bin/island-$tool" --help > help-$tool || fail "island-$tool --help"
 done
-[ "$missing" = 0 ] || fail "the docs do not match the code (above)"
+python3 - "$ISLAND_ROOT" <<'PY' || fail "the docs do not match the code (above)"
+import re, sys
+root = sys.argv[1]
+bad = []
+doc = open(root + "/docs/island-analyze.md").read()
+# "### REPORT ..." sections, up to the next heading
+sections = {}
+for m in re.finditer(r"^### (\S+)[^\n]*\n(.*?)(?=^#)", doc + "\n#", re.M | re.S):
+    sections[m.group(1)] = m.group(2)
+cols = [l.split() for l in open("cols")]
+if len(cols) < 100:
+    bad.append("--list-columns: only %d columns" % len(cols))
+tables = {}
+for c in cols:
+    tables.setdefault(c[0], set()).add(c[1])
+for c in cols:
+    report, table, col, per = c[0], c[1], c[2], len(c) > 4
+    sec = sections.get(report)
+    if sec is None:
+        bad.append("docs/island-analyze.md: no section '### %s'" % report)
+        continue
+    if "`%s`" % col not in sec:
+        bad.append("docs/island-analyze.md: %s: column %s.%s is not described" % (report, table, col))
+    if len(tables[report]) > 1 and "`%s`" % table not in sec:
+        bad.append("docs/island-analyze.md: %s: table %s is not named" % (report, table))
+    if not re.fullmatch(r"[A-Z]+" if per else r"[A-Za-z_][A-Za-z0-9_]*", col):
+        bad.append("%s: column '%s' is not a %s" % (report, col, "placeholder" if per else "safe identifier"))
+help_a = open("help-analyze").read()
+reports = re.search(r"^Reports:\n(.*?)\n\n", help_a, re.M | re.S).group(1).split("\n")
+reports = [r.split()[0] for r in reports]
+if len(reports) < 13:
+    bad.append("reports: %s" % reports)
+man_a = open(root + "/man/island-analyze.1").read()
+for r in reports:
+    if r not in sections:
+        bad.append("docs/island-analyze.md: no section '### %s'" % r)
+    if not re.search(r"^\.It Cm %s$" % re.escape(r), man_a, re.M):
+        bad.append("man/island-analyze.1: report %s is not listed" % r)
+for tool in ("capture", "replay", "analyze"):
+    # the options' own lines: "  -o, --output FILE  ..." or "      --csv  ..."
+    opts = sorted(set(re.findall(r"^ +(?:-[A-Za-z],? +)?(--[a-z][a-z0-9-]*)",
+                                 open("help-" + tool).read(), re.M)))
+    if len(opts) < 8:
+        bad.append("island-%s --help: options not found" % tool)
+    md = open("%s/docs/island-%s.md" % (root, tool)).read()
+    man = open("%s/man/island-%s.1" % (root, tool)).read()
+    for o in opts:
+        if not re.search(r"`[^`\n]*%s(?![a-z0-9-])" % re.escape(o), md):
+            bad.append("docs/island-%s.md: option %s is not described" % (tool, o))
+        if not re.search(r"^\.It Fl (?:[a-zA-Z] , Fl )?\\?-%s(?: |$)" % re.escape(o[2:]), man, re.M):
+            bad.append("man/island-%s.1: option %s is not described" % (tool, o))
+print(*bad, sep="\n")
+print("%d columns of %d reports, %d checks failed" % (len(cols), len(tables), len(bad)))
+sys.exit(1 if bad else 0)
+PY
 exit 0
