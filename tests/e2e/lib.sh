@@ -39,6 +39,13 @@ msg_bytes() {
 	c2s=$(awk '$1 == "c2s" { s += $2 } END { print s }' "$1")
 	s2c=$(awk '$1 == "s2c" { s += $2 } END { print s }' "$1")
 }
+# csv_plain FILE: a CSV table without quoted fields: every row as wide as
+# its header, no '-' for a missing value, no '+' on a number
+csv_plain() {
+	awk -F, 'NR == 1 { n = NF } NF != n { print FILENAME ":" NR ": " NF " fields, not " n; bad = 1 }
+		{ for (i = 1; i <= NF; i++) if ($i == "-" || $i ~ /^\+[0-9]/) { print FILENAME ":" NR ": field " i " is " $i; bad = 1 } }
+		END { exit bad }' "$1" || fail "$1 is not a plain table"
+}
 # calls_tied DIR: in the net report's calls (net -o DIR: DIR/calls.csv),
 # every send and recv is tied to the packets of its bytes, and every
 # receive has its time split: before the peer sent, on the wire, after

@@ -53,6 +53,7 @@ expect_eq "connections" "$conns" " srv tcp $c2s $c2s $s2c $s2c 0
 # every send and recv is tied to the packets of its bytes, every receive
 # has its time split
 calls_tied net
+for t in connections calls messages; do csv_plain net/$t.csv; done
 expect_eq "calls" "$(rows calls net | wc -l)" 80
 
 # IPv6

@@ -46,6 +46,7 @@ expect_eq "message edges" "$got" "$(sort ucli.out)"
 expect_eq "edges" "$(($(wc -l < deps.csv) - 1))" 40
 
 "$ANALYZE" net -o net usrv.xml ucli.xml || fail "net"
+for t in connections calls messages; do csv_plain net/$t.csv; done
 msg_bytes ucli.out
 expect_eq "flows" "$(rows connections net | awk -F, '{ print $1, $2, $4, $5, $6, $7, $8, $9, $10 }')" \
 	"usrv udp 127.0.0.1:$P 20 $c2s $c2s 20 $s2c $s2c
