@@ -36,6 +36,16 @@ static const struct report {
 };
 #define NREPORTS (sizeof(reports) / sizeof(reports[0]))
 static const struct report *rep;
+static int main_argc;
+static char **main_argv;
+
+static const struct report *find_report(const char *name)
+{
+	for (size_t i = 0; i < NREPORTS; i++)
+		if (!strcmp(name, reports[i].name))
+			return &reports[i];
+	die(2, "unknown report '%s' (try --help)", name);
+}
 
 /* Option parsers: each sets opt from the option's argument. */
 typedef void (*opt_fn)(const char *name, const char *v, void *field);
@@ -165,10 +175,13 @@ static void version(const char *name, const char *v, void *field)
 }
 
 /* --list-columns: "REPORT TABLE COLUMN KIND" for every column the report
- * (or every report) can print, from the declarations the code prints
- * with: what the docs test checks docs/island-analyze.md against. */
+ * (given first or after it; else every report) can print, from the
+ * declarations the code prints with: what the docs test checks
+ * docs/island-analyze.md against. */
 static void list_columns(const char *name, const char *v, void *field)
 {
+	if (!rep && optind < main_argc)
+		rep = find_report(main_argv[optind]);
 	for (size_t i = 0; i < NREPORTS; i++) {
 		if (rep && rep != &reports[i])
 			continue;
@@ -215,7 +228,7 @@ static const struct optdef {
 	{ "call",        0,   "NAMES", "only these calls (comma-separated api names)", set_call, NULL },
 	{ "annotate",    0,   "FILE", "deps --from net: also write the traces as one trace with the message edges as <wait>/<signal> (island-replay)", set_str, &deps_annotate },
 	{ "within",      0,   "P",    "deps: also recall to within P I/Os (the sampling period)", set_within, NULL },
-	{ "list-columns", 0,  NULL,   "print REPORT TABLE COLUMN KIND for every column (of REPORT, if given first)", list_columns, NULL },
+	{ "list-columns", 0,  NULL,   "print REPORT TABLE COLUMN KIND for every column (of REPORT, if given)", list_columns, NULL },
 	{ "help",        'h', NULL,   "this help",                                 help,      NULL },
 	{ "version",     'V', NULL,   "print the version",                         version,   NULL },
 };
@@ -271,15 +284,13 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		die(2, "no report given (try --help)");
 	if (argv[1][0] != '-') {
-		for (size_t i = 0; i < NREPORTS; i++)
-			if (!strcmp(argv[1], reports[i].name))
-				rep = &reports[i];
-		if (!rep)
-			die(2, "unknown report '%s' (try --help)", argv[1]);
+		rep = find_report(argv[1]);
 		argv++;
 		argc--;
 		argv[0] = (char *)progname;	/* getopt's messages */
 	}
+	main_argc = argc;
+	main_argv = argv;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
 		size_t i;

@@ -6,6 +6,9 @@
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 T="$ISLAND_ROOT/tests/traces"
 "$ANALYZE" --list-columns > cols || fail "--list-columns"
+expect_eq "--list-columns net" "$("$ANALYZE" --list-columns net)" "$(grep '^net ' cols)"
+expect_eq "net --list-columns" "$("$ANALYZE" net --list-columns)" "$(grep '^net ' cols)"
+expect_eq "net tables" "$(awk '$1 == "net" { print $2 }' cols | uniq | tr '\n' ' ')" "connections calls messages "
 # check REPORT TABLE FILE [PER...]: FILE is to be table TABLE of REPORT;
 # PER are the names a placeholder column expands to (checked all at once,
 # by check_all, at the end)
