@@ -9,9 +9,9 @@ T="$ISLAND_ROOT/tests/traces"
 expect_eq "--list-columns net" "$("$ANALYZE" --list-columns net)" "$(grep '^net ' cols)"
 expect_eq "net --list-columns" "$("$ANALYZE" net --list-columns)" "$(grep '^net ' cols)"
 expect_eq "net tables" "$(awk '$1 == "net" { print $2 }' cols | uniq | tr '\n' ' ')" "connections calls messages "
-# check REPORT TABLE FILE [PER...]: FILE is to be table TABLE of REPORT;
-# PER are the names a placeholder column expands to (checked all at once,
-# by check_all, at the end)
+# check REPORT TABLE FILE [NAME...]: FILE is to be table TABLE of REPORT;
+# NAME are the names a placeholder column expands to, or the optional
+# columns the options brought (checked all at once, at the end)
 check() { echo "$*" >> checks; }
 # one CSV per report on stdout: its first table
 one() {
@@ -21,6 +21,12 @@ one() {
 	check $report $table $report.csv
 }
 one summary summary $T/basic.xml $T/node2.xml
+one calls calls $T/basic.xml
+one access access $T/basic.xml $T/copy.xml
+"$ANALYZE" calls --csv --by thread $T/basic.xml > calls-thread.csv || fail "calls --by thread"
+check calls calls calls-thread.csv node tid
+"$ANALYZE" calls --csv --by file $T/basic.xml > calls-file.csv || fail "calls --by file"
+check calls calls calls-file.csv node path
 one timeline timeline --starts $T/basic.xml
 one consumption consumption $T/basic.xml
 one files files $T/basic.xml $T/copy.xml
@@ -39,9 +45,9 @@ check export events events.csv
 # several tables: --csv the first, --table another, -o DIR all
 "$ANALYZE" net --csv $T/basic.xml $T/node2.xml > net.csv 2>/dev/null || fail "net --csv"
 check net connections net.csv
-"$ANALYZE" net --csv --table calls $T/basic.xml $T/node2.xml > calls.csv 2>/dev/null || fail "net --table calls"
-check net calls calls.csv
-expect_eq "net calls" "$(tail -n +2 calls.csv | cut -d, -f1-7)" "node1,4,send,127.0.0.1:5000,0,10,
+"$ANALYZE" net --csv --table calls $T/basic.xml $T/node2.xml > net-calls.csv 2>/dev/null || fail "net --table calls"
+check net calls net-calls.csv
+expect_eq "net calls" "$(tail -n +2 net-calls.csv | cut -d, -f1-7)" "node1,4,send,127.0.0.1:5000,0,10,
 node1,5,recv,127.0.0.1:5000,0,20,
 node1,6,sendto,127.0.0.1:6000,0,5,
 node2,1,recv,127.0.0.1:40002,0,10,
@@ -52,7 +58,7 @@ expect_eq "net -o files" "$(cd tables && ls)" "calls.csv
 connections.csv
 messages.csv"
 for t in connections calls messages; do check net $t tables/$t.csv; done
-cmp -s calls.csv tables/calls.csv || fail "--table calls and -o DIR differ"
+cmp -s net-calls.csv tables/calls.csv || fail "--table calls and -o DIR differ"
 "$ANALYZE" deps -o deps --truth /dev/null $T/replay-2node.xml > /dev/null || fail "deps -o"
 expect_eq "deps -o files" "$(cd deps && ls)" "measures.csv
 waits.csv"
@@ -78,7 +84,8 @@ for line in open("checks"):
     for d in decl:
         if d[:2] != [report, table]:
             continue
-        names = per if len(d) > 4 else [d[2]]
+        flag = d[4] if len(d) > 4 else ""
+        names = per if flag == "per" else [] if flag == "opt" and d[2] not in per else [d[2]]
         want += names
         kinds += [d[3]] * len(names)
     rows = list(csv.reader(open(path, newline="")))

@@ -25,7 +25,7 @@ tables = {}
 for c in cols:
     tables.setdefault(c[0], set()).add(c[1])
 for c in cols:
-    report, table, col, per = c[0], c[1], c[2], len(c) > 4
+    report, table, col, per = c[0], c[1], c[2], len(c) > 4 and c[4] == "per"
     sec = sections.get(report)
     if sec is None:
         bad.append("docs/island-analyze.md: no section '### %s'" % report)
