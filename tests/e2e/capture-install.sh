@@ -59,9 +59,12 @@ c island-analyze deps --table ""
 c island-replay --mo
 c island-replay --mode ""
 c island-capture --pcap-
+c island-analyze --list-columns ac
+c island-analyze calls --by ""
 EOC
 bash comp.bash "$I/share/bash-completion/completions/island-analyze" > comp.out || fail "completion failed"
-printf '%s\n' net --table "waits messages measures" --mode "causal think timed afap" --pcap-optional > comp.want
+printf '%s\n' net --table "waits messages measures" --mode "causal think timed afap" --pcap-optional \
+	access "node thread file callsite call" > comp.want
 diff -u comp.want comp.out || fail "completion differs"
 
 # uninstall: nothing left
