@@ -25,10 +25,6 @@ static const int64_t bucket_max[NBUCKETS - 1] = {
 	100, 1024, 10240, 102400, 1048576, 4194304, 10485760, 104857600,
 	1073741824,
 };
-static const char *const bucket_names[NBUCKETS] = {
-	"0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M",
-	"10M_100M", "100M_1G", "1G_PLUS",
-};
 
 struct sizecount {
 	int64_t size, n;
@@ -371,23 +367,36 @@ static void add_row(struct table *t, struct afile *f)
 			table_addf(t, "%lld", (long long)f->sizes[i].size);
 			table_addf(t, "%lld", (long long)f->sizes[i].n);
 		} else {
-			table_add(t, "");
-			table_add(t, "");
+			table_none(t, "");
+			table_none(t, "");
 		}
 	}
 }
 
+/* Darshan's size buckets (bucket_max's, in order), then the four most
+ * common sizes. */
+#define BUCKETS(rw) \
+	{ rw "_0_100", COL_INT, 0 }, { rw "_100_1K", COL_INT, 0 }, \
+	{ rw "_1K_10K", COL_INT, 0 }, { rw "_10K_100K", COL_INT, 0 }, \
+	{ rw "_100K_1M", COL_INT, 0 }, { rw "_1M_4M", COL_INT, 0 }, \
+	{ rw "_4M_10M", COL_INT, 0 }, { rw "_10M_100M", COL_INT, 0 }, \
+	{ rw "_100M_1G", COL_INT, 0 }, { rw "_1G_PLUS", COL_INT, 0 }
+#define COMMON(i) { "access" #i, COL_INT, 0 }, { "access" #i "_count", COL_INT, 0 }
+static const struct coldef cols[] = {
+	{ "node", COL_TEXT, 0 }, { "path", COL_TEXT, 0 }, { "callsite", COL_TEXT, COL_OPT },
+	{ "reads", COL_INT, 0 }, { "writes", COL_INT, 0 }, { "bytes_read", COL_INT, 0 },
+	{ "bytes_written", COL_INT, 0 }, { "consec_reads", COL_INT, 0 },
+	{ "consec_writes", COL_INT, 0 }, { "seq_reads", COL_INT, 0 },
+	{ "seq_writes", COL_INT, 0 }, { "unaligned", COL_INT, 0 },
+	{ "unaligned_bytes", COL_INT, 0 }, BUCKETS("r"), BUCKETS("w"),
+	COMMON(1), COMMON(2), COMMON(3), COMMON(4),
+};
+const struct tabledef access_tables[] = { TABLEDEF("access", cols), { NULL } };
+
 int report_access(int argc, char **argv)
 {
-	static const char *const fixed[] = {
-		"node", "path", "reads", "writes", "bytes_read", "bytes_written",
-		"consec_reads", "consec_writes", "seq_reads", "seq_writes",
-		"unaligned", "unaligned_bytes",
-	};
+	static const char *const by_site[] = { "callsite", NULL };
 	static const struct reader_ops ops = { .io = on_io };
-	const char *hdr[64];
-	char *names[2 * NBUCKETS + 8];
-	int nh = 0, nn = 0;
 	struct run run = { 0 };
 	struct access a = { .align = opt.align ? opt.align : 4096 };
 	struct afile *rows;
@@ -395,20 +404,7 @@ int report_access(int argc, char **argv)
 	struct table *t;
 
 	a.by_site = opt.by && !strcmp(opt.by, "callsite");
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-		hdr[nh++] = fixed[i];
-		if (i == 1 && a.by_site)
-			hdr[nh++] = "callsite";
-	}
-	for (int k = 0; k < 2; k++)
-		for (int b = 0; b < NBUCKETS; b++)
-			hdr[nh++] = names[nn++] = xasprintf("%c_%s", "rw"[k], bucket_names[b]);
-	for (int i = 1; i <= 4; i++) {
-		hdr[nh++] = names[nn++] = xasprintf("access%d", i);
-		hdr[nh++] = names[nn++] = xasprintf("access%d_count", i);
-	}
-	t = table_new(nh, hdr);
-	table_align(t, a.by_site ? "lll" : "ll");
+	t = table_with(&access_tables[0], a.by_site ? by_site : NULL);
 	read_traces(&run, argv, argc, &ops, &a);
 	the_run = &run;
 	rows = xcalloc(a.nfiles ? a.nfiles : 1, sizeof(*rows));
@@ -418,12 +414,9 @@ int report_access(int argc, char **argv)
 	qsort(rows, n, sizeof(*rows), cmp_file);
 	for (size_t i = 0; i < n; i++)
 		add_row(t, &rows[i]);
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 	for (size_t i = 0; i < a.capfiles; i++)
 		free(a.files[i].sizes);
-	for (int i = 0; i < nn; i++)
-		free(names[i]);
 	free(rows);
 	free(a.files);
 	free(a.fds);

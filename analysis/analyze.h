@@ -165,12 +165,36 @@ void read_traces(struct run *run, char **files, int nfiles,
 void prescan(struct run *run, char **files, int nfiles);
 void run_free(struct run *run);
 
+/* A column of a report's table. Its name is the CSV header and the text
+ * header, a safe identifier (a DataFrame attribute, an SQL column), and is
+ * described in docs/island-analyze.md (tests/e2e/docs-match.sh checks). */
+enum col_kind { COL_TEXT, COL_INT, COL_SECS, COL_PCT, COL_NUM };
+extern const char *const col_kind_names[];
+#define COL_SIGNED 0x1		/* a difference: text shows '+' above zero */
+#define COL_PER    0x2		/* one column per node or state, named after
+				 * it; name is the placeholder the docs use */
+#define COL_OPT    0x4		/* only with an option (e.g. --by callsite):
+				 * the report names it to table_with() */
+struct coldef {
+	const char *name;
+	enum col_kind kind;
+	unsigned flags;
+};
+/* A table a report can print; a report's tables are an array ended by
+ * { NULL }, the first the default of --csv. */
+struct tabledef {
+	const char *name;
+	const struct coldef *cols;
+	int ncols;
+};
+#define TABLEDEF(name, cols) { name, cols, (int)(sizeof(cols) / sizeof(cols[0])) }
+
 /* Options shared by every report (one table in main.c). */
 struct opts {
 	bool csv, starts, by_node;
 	const char *by;		/* --by as given, or NULL */
 	int depth;
-	const char *label, *children_of, *format, *output, *truth;
+	const char *label, *children_of, *format, *output, *truth, *table;
 	bool dot;
 	int within;
 	double cores;
@@ -181,6 +205,7 @@ struct opts {
 	const char *value;	/* profile: --value cpu|wall|alloc */
 	bool user_only, categories;
 	int64_t cutoff_ns;	/* profile timeline: --cutoff MS */
+	const struct tabledef *tables;	/* the report's */
 };
 extern struct opts opt;
 
@@ -212,16 +237,39 @@ void by_node_or_thread(const char *report);
 
 /* table.c: an aligned text table or CSV. Cells are copied. */
 struct table;
-struct table *table_new(int ncols, const char *const *headers);
-/* Column alignment: 'l' or 'r' per column (default: first 'l', rest 'r'). */
+struct table *table_new(const struct tabledef *def);
+/* With the COL_PER columns of def expanded, one per name of per. */
+struct table *table_open(const struct tabledef *def, const char *const *per, size_t nper);
+/* With the COL_OPT columns named in with (NULL-terminated, or NULL). */
+struct table *table_with(const struct tabledef *def, const char *const *with);
+/* Column alignment: 'l' or 'r' per column (default: 'l' for text, 'r' for numbers). */
 void table_align(struct table *t, const char *align);
 void table_add(struct table *t, const char *cell);
 void table_addf(struct table *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A missing value: empty in CSV, text (e.g. "-") in the aligned table. */
+void table_none(struct table *t, const char *text);
+void table_pct(struct table *t, double num, double den);
 void table_print(struct table *t, FILE *f, bool csv);
 void table_free(struct table *t);
+/* Print (text or --csv), write (-o DIR: DIR/NAME.csv) or skip (--table
+ * picks another) a finished table, and free it. */
+void table_emit(struct table *t);
+/* For rows streamed by the report: where they go (the CSV header written
+ * when *csv), or NULL when the table is not wanted. */
+FILE *table_stream_open(const struct tabledef *def, const char *const *per, size_t nper,
+			bool *csv);
+void table_stream_close(FILE *f);
+void tables_done(const char *report);
+const struct tabledef *table_find(const struct tabledef *defs, const char *name);
 void csv_field(FILE *f, const char *s);
 const char *intern(const char *s);
+
+/* The tables of each report (declared beside it). */
+extern const struct tabledef summary_tables[], calls_tables[], access_tables[], sums_tables[], timeline_tables[],
+	consumption_tables[], files_tables[], sockets_tables[], ttx_tables[],
+	utilization_tables[], regions_tables[], compare_tables[], export_tables[],
+	net_tables[], deps_tables[], profile_tables[];
 
 /* Number formatting for reports. */
 char *fmt_secs(char *buf, size_t n, int64_t ns);	/* "1.000733" */

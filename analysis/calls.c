@@ -184,14 +184,21 @@ static void add_row(struct table *t, enum by by, struct group *g)
 	table_add(t, fmt_secs(buf, sizeof(buf), g->lat.max));
 }
 
+/* The key columns (per --by) are optional: table_with() names them. */
+static const struct coldef cols[] = {
+	{ "callsite", COL_TEXT, COL_OPT }, { "node", COL_TEXT, COL_OPT },
+	{ "tid", COL_INT, COL_OPT }, { "path", COL_TEXT, COL_OPT },
+	{ "call", COL_TEXT, 0 }, { "count", COL_INT, 0 }, { "errors", COL_INT, 0 },
+	{ "errnos", COL_TEXT, 0 }, { "bytes", COL_INT, 0 }, { "total_s", COL_SECS, 0 },
+	{ "mean_s", COL_SECS, 0 }, { "p50_s", COL_SECS, 0 }, { "p90_s", COL_SECS, 0 },
+	{ "p99_s", COL_SECS, 0 }, { "max_s", COL_SECS, 0 },
+};
+const struct tabledef calls_tables[] = { TABLEDEF("calls", cols), { NULL } };
+
 int report_calls(int argc, char **argv)
 {
-	static const char *const stats[] = {
-		"call", "count", "errors", "errnos", "bytes", "total_s", "mean_s",
-		"p50_s", "p90_s", "p99_s", "max_s",
-	};
 	static const struct reader_ops ops = { .io = on_io };
-	const char *hdr[16];
+	const char *hdr[4];
 	int nh = 0;
 	struct run run = { 0 };
 	struct calls c = { 0 };
@@ -217,11 +224,8 @@ int report_calls(int argc, char **argv)
 		hdr[nh++] = "tid";
 	if (c.by == BY_FILE)
 		hdr[nh++] = "path";
-	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++)
-		hdr[nh++] = stats[i];
-	t = table_new(nh, hdr);
-	table_align(t, c.by == BY_CALL ? "lrrlr" : c.by == BY_NODE || c.by == BY_SITE ?
-		    "llrrlr" : "lllrrlr");
+	hdr[nh] = NULL;
+	t = table_with(&calls_tables[0], hdr);
 	read_traces(&run, argv, argc, &ops, &c);
 	rows = xcalloc(c.n ? c.n : 1, sizeof(*rows));
 	for (size_t i = 0; i < c.cap; i++)
@@ -234,8 +238,7 @@ int report_calls(int argc, char **argv)
 		hist_free(&rows[i].lat);
 		free(rows[i].errs);
 	}
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 	free(rows);
 	free(c.v);
 	run_free(&run);

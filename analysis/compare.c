@@ -66,19 +66,16 @@ static void row(struct table *t, const char *section, const char *metric,
 	if (is_time) {
 		table_add(t, fmt_secs(buf, sizeof(buf), a));
 		table_add(t, fmt_secs(buf, sizeof(buf), b));
-		if (b - a > 0)
-			table_addf(t, "+%s", fmt_secs(buf, sizeof(buf), b - a));
-		else
-			table_add(t, fmt_secs(buf, sizeof(buf), b - a));
+		table_add(t, fmt_secs(buf, sizeof(buf), b - a));
 	} else {
 		table_addf(t, "%lld", (long long)a);
 		table_addf(t, "%lld", (long long)b);
-		table_addf(t, "%+lld", (long long)(b - a));
+		table_addf(t, "%lld", (long long)(b - a));
 	}
 	if (a)
-		table_addf(t, "%+.2f", (double)(b - a) * 100.0 / (double)a);
+		table_addf(t, "%.2f", (double)(b - a) * 100.0 / (double)a);
 	else
-		table_add(t, b ? "new" : "-");
+		table_none(t, b ? "new" : "-");
 }
 
 static const char *pct_change(int64_t a, int64_t b)
@@ -211,9 +208,15 @@ static void advise(const struct side *a, const struct side *b)
 		say(&g[i], i ? "then:" : "add first:");
 }
 
+static const struct coldef cols[] = {
+	{ "section", COL_TEXT, 0 }, { "metric", COL_TEXT, 0 }, { "a", COL_NUM, 0 },
+	{ "b", COL_NUM, 0 }, { "diff", COL_NUM, COL_SIGNED },
+	{ "pct_change", COL_PCT, COL_SIGNED },
+};
+const struct tabledef compare_tables[] = { TABLEDEF("compare", cols), { NULL } };
+
 int report_compare(int argc, char **argv)
 {
-	static const char *const hdr[] = { "section", "metric", "A", "B", "B-A", "%change" };
 	struct side a, b;
 	struct table *t;
 	int best = -1;
@@ -223,7 +226,7 @@ int report_compare(int argc, char **argv)
 		die(2, "compare: give exactly two traces, A and B");
 	load(&a, argv[0]);
 	load(&b, argv[1]);
-	t = table_new(6, hdr);
+	t = table_new(&compare_tables[0]);
 	table_align(t, "llrrrr");
 	for (int k = 0; k < SUM_N; k++)
 		row(t, "sums", sum_names[k], a.sums.total[k], b.sums.total[k], k == SUM_CPU);
@@ -247,8 +250,8 @@ int report_compare(int argc, char **argv)
 		if (!found)
 			row(t, "regions", b.paths[i], 0, b.incl[i], true);
 	}
-	table_print(t, stdout, opt.csv);
-	if (!opt.csv) {
+	table_emit(t);
+	if (!opt.csv && !opt.output && !opt.table) {
 		if (best >= 0)
 			printf("grew most: %s, by %s s (%s)\n", cat_names[best],
 			       fmt_secs(buf, sizeof(buf), b.all.cat[best] - a.all.cat[best]),
@@ -257,7 +260,6 @@ int report_compare(int argc, char **argv)
 			printf("grew most: no consumption category grew\n");
 		advise(&a, &b);
 	}
-	table_free(t);
 	unload(&a);
 	unload(&b);
 	return 0;

@@ -413,36 +413,45 @@ void consumption_collect(char **files, int nfiles, struct run *run,
 static void add_rows(struct table *t, const char *node, const char *tid,
 		     const char *name, const struct consumption *c)
 {
-	char buf[64], pct[32];
+	char buf[64];
 
 	table_add(t, node);
-	table_add(t, tid);
+	if (*tid)
+		table_add(t, tid);
+	else
+		table_none(t, "");
 	table_add(t, name);
 	table_add(t, "live");
 	table_add(t, fmt_secs(buf, sizeof(buf), c->live));
-	table_add(t, fmt_pct(pct, sizeof(pct), (double)c->live, (double)c->live));
+	table_pct(t, (double)c->live, (double)c->live);
 	for (int k = 0; k < CAT_N; k++) {
 		table_add(t, node);
-		table_add(t, tid);
+		if (*tid)
+			table_add(t, tid);
+		else
+			table_none(t, "");
 		table_add(t, name);
 		table_add(t, cat_names[k]);
 		table_add(t, fmt_secs(buf, sizeof(buf), c->cat[k]));
-		table_add(t, fmt_pct(pct, sizeof(pct), (double)c->cat[k], (double)c->live));
+		table_pct(t, (double)c->cat[k], (double)c->live);
 	}
 }
 
+static const struct coldef cols[] = {
+	{ "node", COL_TEXT, 0 }, { "tid", COL_INT, 0 }, { "thread", COL_TEXT, 0 },
+	{ "category", COL_TEXT, 0 }, { "seconds", COL_SECS, 0 }, { "pct_live", COL_PCT, 0 },
+};
+const struct tabledef consumption_tables[] = { TABLEDEF("consumption", cols), { NULL } };
+
 int report_consumption(int argc, char **argv)
 {
-	static const char *const hdr[] = {
-		"node", "tid", "thread", "category", "seconds", "%live",
-	};
 	struct run run = { 0 };
 	struct consumption *per = NULL, all;
 	struct table *t;
 	char tid[32];
 
 	consumption_collect(argv, argc, &run, &per, &all);
-	t = table_new(6, hdr);
+	t = table_new(&consumption_tables[0]);
 	table_align(t, "lrllrr");
 	for (size_t i = 0; i < run.nthreads; i++) {
 		struct thread *th = run.threads[i];
@@ -451,8 +460,7 @@ int report_consumption(int argc, char **argv)
 		add_rows(t, th->node->name, tid, th->name, &per[i]);
 	}
 	add_rows(t, "ALL", "", "ALL", &all);
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 	free(per);
 	run_free(&run);
 	return 0;

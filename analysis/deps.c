@@ -258,16 +258,35 @@ static void print_dot(struct deps *d)
 	printf("}\n");
 }
 
+/* Its tables: the waits (--from trace), the messages (--from net), both
+ * (--from both), and how they measure against the truth or each other. */
+#define EDGE_COLS \
+	{ "node", COL_TEXT, 0 }, { "io", COL_INT, 0 }, { "api", COL_TEXT, 0 }, \
+	{ "target", COL_TEXT, 0 }, { "on_node", COL_TEXT, 0 }, { "on_io", COL_INT, 0 }, \
+	{ "on_api", COL_TEXT, 0 }, { "on_target", COL_TEXT, 0 }
+static const struct coldef wait_cols[] = {
+	EDGE_COLS, { "implied", COL_TEXT, 0 },
+};
+static const struct coldef msg_cols[] = {
+	EDGE_COLS, { "bytes", COL_INT, 0 }, { "wire", COL_SECS, 0 }, { "implied", COL_TEXT, 0 },
+};
+static const struct coldef measure_cols[] = {
+	{ "measure", COL_TEXT, 0 }, { "percent", COL_PCT, 0 }, { "matched", COL_INT, 0 },
+	{ "total", COL_INT, 0 }, { "of", COL_TEXT, 0 },
+};
+const struct tabledef deps_tables[] = {
+	TABLEDEF("waits", wait_cols), TABLEDEF("messages", msg_cols),
+	TABLEDEF("measures", measure_cols), { NULL },
+};
+
 /* Precision of `found` against the happens-before order of `truth`,
  * recall of `truth` by `found`'s, and recall to within --within I/Os. */
 static void measure(struct deps *d, struct edge *found, size_t nf, struct edge *truth,
 		    size_t nt, const char *const names[2])
 {
-	static const char *const mh[] = { "measure", "value", "of" };
 	struct edge *fc = xmalloc((nf + 1) * sizeof(*fc)), *tc = xmalloc((nt + 1) * sizeof(*tc));
 	struct vclock tv, fv;
 	size_t correct = 0, implied = 0, near = 0;
-	char pct[32];
 
 	/* vc_build sorts its edges: keep the callers' order */
 	memcpy(fc, found, nf * sizeof(*fc));
@@ -284,22 +303,25 @@ static void measure(struct deps *d, struct edge *found, size_t nf, struct edge *
 		near += opt.within > 1 &&
 			vc_before(&fv, truth[k].t, lo, truth[k].x, truth[k].xseq);
 	}
-	struct table *t = table_new(3, mh);
+	struct table *t = table_new(&deps_tables[2]);
 	table_add(t, "precision");
-	table_add(t, fmt_pct(pct, sizeof(pct), (double)correct, (double)nf));
-	table_addf(t, "%zu of %zu %s", correct, nf, names[0]);
+	table_pct(t, (double)correct, (double)nf);
+	table_addf(t, "%zu", correct);
+	table_addf(t, "%zu", nf);
+	table_add(t, names[0]);
 	table_add(t, "recall");
-	table_add(t, fmt_pct(pct, sizeof(pct), (double)implied, (double)nt));
-	table_addf(t, "%zu of %zu %s", implied, nt, names[1]);
+	table_pct(t, (double)implied, (double)nt);
+	table_addf(t, "%zu", implied);
+	table_addf(t, "%zu", nt);
+	table_add(t, names[1]);
 	if (opt.within > 1) {
-		table_addf(t, "recall within %d", opt.within);
-		table_add(t, fmt_pct(pct, sizeof(pct), (double)near, (double)nt));
-		table_addf(t, "%zu of %zu %s", near, nt, names[1]);
+		table_addf(t, "recall_within_%d", opt.within);
+		table_pct(t, (double)near, (double)nt);
+		table_addf(t, "%zu", near);
+		table_addf(t, "%zu", nt);
+		table_add(t, names[1]);
 	}
-	if (!opt.csv)
-		printf("\n");
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 	vc_free(&tv);
 	vc_free(&fv);
 	free(fc);
@@ -386,40 +408,31 @@ static void row(struct table *t, struct deps *d, const struct edge *e)
 	table_add(t, ti->target);
 }
 
-/* extra: with messages, their bytes and wire time; with other (both),
- * whether the other source's order implies each edge. */
+/* With messages, their bytes and wire time (the messages table, else the
+ * waits); with other (--from both), whether the other source's order
+ * implies each edge. */
 static void print_edges(struct deps *d, const struct edge *e, size_t n,
-			const struct msgs *m, const struct vclock *other,
-			const char *other_name)
+			const struct msgs *m, const struct vclock *other)
 {
-	static const char *const base[] = {
-		"node", "io", "api", "target", "waits for", "io", "api", "target",
-	};
-	const char *hdr[11];
-	int nc = 8;
 	char buf[32];
 
-	memcpy(hdr, base, sizeof(base));
-	if (m) {
-		hdr[nc++] = "bytes";
-		hdr[nc++] = "wire";
-	}
-	if (other)
-		hdr[nc++] = other_name;
-	struct table *t = table_new(nc, hdr);
-	table_align(t, "lrllrrllrrl");
+	struct table *t = table_new(&deps_tables[m ? 1 : 0]);
 	for (size_t k = 0; k < n; k++) {
 		row(t, d, &e[k]);
 		if (m) {
 			table_addf(t, "%llu", (unsigned long long)m->bytes[k]);
-			table_add(t, m->wire[k] < 0 ? "-" : fmt_secs(buf, sizeof(buf), m->wire[k]));
+			if (m->wire[k] < 0)
+				table_none(t, "-");
+			else
+				table_add(t, fmt_secs(buf, sizeof(buf), m->wire[k]));
 		}
 		if (other)
 			table_add(t, vc_before(other, e[k].t, e[k].tseq, e[k].x, e[k].xseq) ?
-				  "implied" : "no");
+				  "yes" : "no");
+		else
+			table_none(t, "");
 	}
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 }
 
 /* --from both: the messages, then the waits, each marked by whether the
@@ -435,10 +448,8 @@ static void print_both(struct deps *d, struct msgs *m)
 	memcpy(mc, m->e, m->n * sizeof(*mc));
 	vc_build(&wv, d, wc, d->ne);
 	vc_build(&mv, d, mc, m->n);
-	printf("messages (net)%s", opt.csv ? "\n" : ":\n");
-	print_edges(d, m->e, m->n, m, &wv, "by waits");
-	printf("\nwaits (trace)%s", opt.csv ? "\n" : ":\n");
-	print_edges(d, d->e, d->ne, NULL, &mv, "by messages");
+	print_edges(d, m->e, m->n, m, &wv);
+	print_edges(d, d->e, d->ne, NULL, &mv);
 	vc_free(&wv);
 	vc_free(&mv);
 	free(wc);
@@ -494,7 +505,7 @@ int report_deps(int argc, char **argv)
 	else if (from == 2)
 		print_both(&d, &m);
 	else
-		print_edges(&d, d.e, d.ne, from == 1 ? &m : NULL, NULL, NULL);
+		print_edges(&d, d.e, d.ne, from == 1 ? &m : NULL, NULL);
 	if (opt.truth) {
 		struct edge *te;
 		size_t nte;

@@ -14,20 +14,30 @@
 static FILE *out;
 
 /* CSV columns: the record's kind and place, then every attribute. */
-static const char *const cols[] = {
-	"kind", "node", "pid", "tid", "thread", "start", "end", "dur",
-	"api", "res", "amount", "size", "offset", "whence", "fd", "oldfd",
-	"fd2", "infd", "inpath", "path", "path2", "peer", "proto", "flags",
-	"result", "errno", "child", "status", "req", "timeout", "count",
-	"throttle", "limit", "seq", "id", "parent", "depth", "label", "error",
+static const struct coldef cols[] = {
+	{ "kind", COL_TEXT, 0 }, { "node", COL_TEXT, 0 }, { "pid", COL_INT, 0 },
+	{ "tid", COL_INT, 0 }, { "thread", COL_TEXT, 0 }, { "start", COL_SECS, 0 },
+	{ "end", COL_SECS, 0 }, { "dur", COL_SECS, 0 },
+	{ "api", COL_TEXT, 0 }, { "res", COL_TEXT, 0 }, { "amount", COL_INT, 0 },
+	{ "size", COL_INT, 0 }, { "offset", COL_INT, 0 }, { "whence", COL_TEXT, 0 },
+	{ "fd", COL_INT, 0 }, { "oldfd", COL_INT, 0 }, { "fd2", COL_INT, 0 },
+	{ "infd", COL_INT, 0 }, { "inpath", COL_TEXT, 0 }, { "path", COL_TEXT, 0 },
+	{ "path2", COL_TEXT, 0 }, { "peer", COL_TEXT, 0 }, { "proto", COL_TEXT, 0 },
+	{ "flags", COL_TEXT, 0 }, { "result", COL_INT, 0 }, { "errno", COL_TEXT, 0 },
+	{ "child", COL_INT, 0 }, { "status", COL_TEXT, 0 }, { "req", COL_SECS, 0 },
+	{ "timeout", COL_SECS, 0 }, { "count", COL_INT, 0 }, { "throttle", COL_SECS, 0 },
+	{ "limit", COL_TEXT, 0 }, { "seq", COL_INT, 0 }, { "id", COL_INT, 0 },
+	{ "parent", COL_INT, 0 }, { "depth", COL_INT, 0 }, { "label", COL_TEXT, 0 },
+	{ "error", COL_TEXT, 0 },
 };
+const struct tabledef export_tables[] = { TABLEDEF("events", cols), { NULL } };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 #define FIRST_ATTR 8
 
 static int col_of(const char *name)
 {
 	for (size_t i = FIRST_ATTR; i < NCOLS; i++)
-		if (!strcmp(cols[i], name))
+		if (!strcmp(cols[i].name, name))
 			return (int)i;
 	return -1;
 }
@@ -161,12 +171,16 @@ static void ev_begin(void)
 	first_ev = false;
 }
 
-static void meta(const char *what, long pid, long tid, const char *name)
+/* Metadata naming a process or thread; real: its own pid (or tid), or
+ * -1 for the stops' pseudo process. */
+static void meta(const char *what, long pid, long tid, const char *name, long real)
 {
 	ev_begin();
 	fprintf(out, "{\"ph\":\"M\",\"pid\":%ld,\"tid\":%ld,\"name\":\"%s\",\"args\":{\"name\":",
 		pid, tid, what);
 	json_str(name);
+	if (real >= 0)
+		fprintf(out, ",\"%s\":%ld", tid ? "tid" : "pid", real);
 	fputs("}}", out);
 }
 
@@ -192,7 +206,7 @@ static void chrome_thread(void *ctx, struct thread *t)
 	if (n->nthreads == 1 && n->nstops) {
 		/* Stops on a process of their own per node, ids after 1e6. */
 		s = xasprintf("%s stops", n->name);
-		meta("process_name", 1000000L + n->index, 0, s);
+		meta("process_name", 1000000L + n->index, 0, s, -1);
 		free(s);
 		for (size_t i = 0; i < n->nstops; i++) {
 			slice(1000000L + n->index, 0, n->stops[i].start + n->off,
@@ -204,33 +218,79 @@ static void chrome_thread(void *ctx, struct thread *t)
 		last_proc = t->proc;
 		npid++;
 		s = xasprintf("%s pid %ld %s", n->name, t->proc->pid, t->proc->exe);
-		meta("process_name", npid, 0, s);
+		meta("process_name", npid, 0, s, t->proc->pid);
 		free(s);
 	}
 	s = xasprintf("%s %ld", t->name, t->tid);
-	meta("thread_name", npid, t->tid, s);
+	meta("thread_name", npid, t->tid, s, t->tid);
 	free(s);
+}
+
+/* A JSON number as RFC 8259 has it: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool json_number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		s += strspn(s, "0123456789");
+	else
+		return false;
+	if (*s == '.') {
+		size_t n = strspn(++s, "0123456789");
+		if (!n)
+			return false;
+		s += n;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		size_t n = strspn(s, "0123456789");
+		if (!n)
+			return false;
+		s += n;
+	}
+	return !*s;
+}
+
+/* An attribute: numbers (the CSV's numeric columns) as JSON numbers. */
+static void json_attr(const char *name, const char *value)
+{
+	int c = col_of(name);
+
+	json_str(name);
+	putc(':', out);
+	if (c >= 0 && cols[c].kind != COL_TEXT && json_number(value))
+		fputs(value, out);
+	else
+		json_str(value);
+}
+
+/* The slice's args: the traced process's and thread's own ids first
+ * (the JSON pid is a number per process of the run, as pids repeat
+ * across nodes). */
+static void args_begin(struct thread *t)
+{
+	fprintf(out, ",\"args\":{\"pid\":%ld,\"tid\":%ld", t->proc ? t->proc->pid : 0L,
+		t->tid);
 }
 
 static void chrome_io(void *ctx, struct thread *t, const struct io *io)
 {
-	bool first = true;
-
 	flows_io(ctx, t, npid, io);
 	slice(npid, t->tid, io->start + t->node->off, io->end + t->node->off,
 	      io->api, res_names[io->res]);
-	fputs(",\"args\":{", out);
+	args_begin(t);
 	for (int i = 0; i < io->nattr; i++) {
 		const char *n = io->attr[i].name;
 
 		if (!strcmp(n, "api") || !strcmp(n, "res") || !strcmp(n, "start") ||
 		    !strcmp(n, "end"))
 			continue;
-		fputs(first ? "" : ",", out);
-		first = false;
-		json_str(n);
-		putc(':', out);
-		json_str(io->attr[i].value);
+		putc(',', out);
+		json_attr(n, io->attr[i].value);
 	}
 	fputs("}}", out);
 }
@@ -239,7 +299,8 @@ static void chrome_region(void *ctx, struct thread *t, const struct region *r)
 {
 	slice(npid, t->tid, r->start + t->node->off, r->end + t->node->off,
 	      r->label, "region");
-	fprintf(out, ",\"args\":{\"depth\":%ld}}", r->depth);
+	args_begin(t);
+	fprintf(out, ",\"depth\":%ld}}", r->depth);
 }
 
 /* --profile snapshots: instant events on the thread's track, named by
@@ -311,7 +372,7 @@ int report_export(int argc, char **argv)
 		die(2, "%s: cannot write: %s", opt.output, strerror(errno));
 	if (!strcmp(fmt, "csv")) {
 		for (size_t i = 0; i < NCOLS; i++) {
-			fputs(cols[i], out);
+			fputs(cols[i].name, out);
 			putc(i + 1 < NCOLS ? ',' : '\n', out);
 		}
 		read_traces(&run, argv, argc, &csv_ops, NULL);

@@ -142,7 +142,7 @@ static void rows_from_calls(struct ftab *ft)
 		table_addf(t, "%lld", (long long)v[i].bytes_written);
 		table_add(t, fmt_secs(buf, sizeof(buf), v[i].write));
 		table_add(t, fmt_secs(buf, sizeof(buf), v[i].meta));
-		table_add(t, "");
+		table_none(t, "");
 	}
 	free(v);
 }
@@ -171,30 +171,30 @@ static void on_file(void *ctx, struct node *n, const struct fileinfo *f)
 	table_addf(t, "%lld", (long long)f->open_at_end);
 }
 
+static const struct coldef cols[] = {
+	{ "node", COL_TEXT, 0 }, { "path", COL_TEXT, 0 }, { "callsite", COL_TEXT, COL_OPT },
+	{ "opens", COL_INT, 0 },
+	{ "reads", COL_INT, 0 }, { "bytes_read", COL_INT, 0 }, { "read_s", COL_SECS, 0 },
+	{ "writes", COL_INT, 0 }, { "bytes_written", COL_INT, 0 }, { "write_s", COL_SECS, 0 },
+	{ "other_s", COL_SECS, 0 }, { "open_at_end", COL_INT, 0 },
+};
+const struct tabledef files_tables[] = { TABLEDEF("files", cols), { NULL } };
+
 int report_files(int argc, char **argv)
 {
-	static const char *const hdr[] = {
-		"node", "path", "opens", "reads", "bytes_read", "read_s",
-		"writes", "bytes_written", "write_s", "other_s", "open_at_end",
-	};
-	static const char *const site_hdr[] = {
-		"node", "path", "callsite", "opens", "reads", "bytes_read", "read_s",
-		"writes", "bytes_written", "write_s", "other_s", "open_at_end",
-	};
+	static const char *const by_site[] = { "callsite", NULL };
 	static const struct reader_ops ops = { .io = on_io, .file = on_file };
 	struct run run = { 0 };
 	struct ftab ft = { 0 };
 
 	ft.by_site = opt.by && !strcmp(opt.by, "callsite");
-	ft.t = ft.by_site ? table_new(12, site_hdr) : table_new(11, hdr);
-	table_align(ft.t, ft.by_site ? "lllrrrrrrrrr" : "llrrrrrrrrr");
+	ft.t = table_with(&files_tables[0], ft.by_site ? by_site : NULL);
 	ft.from_calls = filter_timed() || filt.ncalls || filt.has_tid || ft.by_site;
 	ft.run = &run;
 	read_traces(&run, argv, argc, &ops, &ft);
 	if (ft.from_calls)
 		rows_from_calls(&ft);
-	table_print(ft.t, stdout, opt.csv);
-	table_free(ft.t);
+	table_emit(ft.t);
 	free(ft.v);
 	run_free(&run);
 	return 0;

@@ -7,30 +7,46 @@
 
 
 
+/* The reports, with the tables each declares (NULL: no table, e.g. plot's
+ * SVG). A new report adds its line here and declares its tables beside
+ * its code (docs/island-analyze.md, "Tables and columns"). */
 static const struct report {
 	const char *name;
 	report_fn fn;
+	const struct tabledef *tables;
 	const char *help;
 } reports[] = {
-	{ "summary",     report_summary,     "nodes, processes, threads, files, sockets" },
-	{ "calls",       report_calls,       "per call (--by node|thread|file): count, errors, bytes, latency total, mean, p50, p90, p99, max" },
-	{ "access",      report_access,      "per file: Darshan's access-pattern counters, size histograms, common sizes" },
-	{ "sums",        report_sums,        "totals per resource (--by node)" },
-	{ "timeline",    report_timeline,    "every returned call in time order (--starts); holds the calls in memory" },
-	{ "consumption", report_consumption, "per thread: seconds and % of live time per category; holds the network sends and receives" },
-	{ "files",       report_files,       "per file usage" },
-	{ "sockets",     report_sockets,     "per socket usage" },
-	{ "ttx",         report_ttx,         "TTC, TTX and overlap-aware totals per state (--by node; span files)" },
-	{ "utilization", report_utilization, "app / system / idle share of --cores N over the run or --span S" },
-	{ "regions",     report_regions,     "the region tree (--depth, --label, --children-of)" },
-	{ "compare",     report_compare,     "two traces side by side, and the resource to add first: compare A B" },
-	{ "export",      report_export,      "--format csv|chrome: every event, or trace-event JSON" },
-	{ "plot",        report_plot,        "an SVG timeline (-o FILE, --width PX); holds one pixel column per lane" },
-	{ "net",         report_net,         "per TCP connection or UDP flow, per send/recv call and per message: the packets (--pcap); holds the calls" },
-	{ "profile",     report_profile,     "profile REPORT: raw, inclusive, callers, breakdown, timeline, allocs, leaks (--profile traces)" },
-	{ "merge",       report_merge,       "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
-	{ "deps",        report_deps,        "the dependencies the causality engine found (--dot, --truth); holds the I/O numbers" },
+	{ "summary",     report_summary,     summary_tables,     "nodes, processes, threads, files, sockets" },
+	{ "calls",       report_calls,       calls_tables,       "per call (--by node|thread|file|callsite): count, errors, bytes, latency total, mean, p50, p90, p99, max" },
+	{ "access",      report_access,      access_tables,      "per file: Darshan's access-pattern counters, size histograms, common sizes" },
+	{ "sums",        report_sums,        sums_tables,        "totals per resource (--by node)" },
+	{ "timeline",    report_timeline,    timeline_tables,    "every returned call in time order (--starts); holds the calls in memory" },
+	{ "consumption", report_consumption, consumption_tables, "per thread: seconds and % of live time per category; holds the network sends and receives" },
+	{ "files",       report_files,       files_tables,       "per file usage" },
+	{ "sockets",     report_sockets,     sockets_tables,     "per socket usage" },
+	{ "ttx",         report_ttx,         ttx_tables,         "TTC, TTX and overlap-aware totals per state (--by node; span files)" },
+	{ "utilization", report_utilization, utilization_tables, "app / system / idle share of --cores N over the run or --span S" },
+	{ "regions",     report_regions,     regions_tables,     "the region tree (--depth, --label, --children-of)" },
+	{ "compare",     report_compare,     compare_tables,     "two traces side by side, and the resource to add first: compare A B" },
+	{ "export",      report_export,      export_tables,      "--format csv|chrome: every event, or trace-event JSON" },
+	{ "plot",        report_plot,        NULL,               "an SVG timeline (-o FILE, --width PX); holds one pixel column per lane" },
+	{ "net",         report_net,         net_tables,         "tables connections, calls, messages: the packets beside the calls (--pcap); holds the calls" },
+	{ "profile",     report_profile,     profile_tables,     "profile REPORT: raw, inclusive, callers, breakdown, timeline, allocs, leaks (--profile traces; tables named after the reports)" },
+	{ "merge",       report_merge,       NULL,               "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
+	{ "deps",        report_deps,        deps_tables,        "tables waits, messages, measures: the dependencies (--from, --dot, --truth); holds the I/O numbers" },
 };
+#define NREPORTS (sizeof(reports) / sizeof(reports[0]))
+static const struct report *rep;
+static int main_argc;
+static char **main_argv;
+
+static const struct report *find_report(const char *name)
+{
+	for (size_t i = 0; i < NREPORTS; i++)
+		if (!strcmp(name, reports[i].name))
+			return &reports[i];
+	die(2, "unknown report '%s' (try --help)", name);
+}
 
 /* Option parsers: each sets opt from the option's argument. */
 typedef void (*opt_fn)(const char *name, const char *v, void *field);
@@ -168,6 +184,29 @@ static void version(const char *name, const char *v, void *field)
 	exit(0);
 }
 
+/* --list-columns: "REPORT TABLE COLUMN KIND" for every column the report
+ * (given first or after it; else every report) can print, from the
+ * declarations the code prints with: what the docs test checks
+ * docs/island-analyze.md against. */
+static void list_columns(const char *name, const char *v, void *field)
+{
+	if (!rep && optind < main_argc)
+		rep = find_report(main_argv[optind]);
+	for (size_t i = 0; i < NREPORTS; i++) {
+		if (rep && rep != &reports[i])
+			continue;
+		for (const struct tabledef *t = reports[i].tables; t && t->name; t++)
+			for (int c = 0; c < t->ncols; c++)
+				printf("%s %s %s %s%s\n", reports[i].name, t->name,
+				       t->cols[c].name, col_kind_names[t->cols[c].kind],
+				       t->cols[c].flags & COL_PER ? " per" :
+				       t->cols[c].flags & COL_OPT ? " opt" : "");
+	}
+	if (fflush(stdout))
+		die(2, "stdout: write error:");
+	exit(0);
+}
+
 /* The one option table: getopt's, the help text and the parsing. */
 static const struct optdef {
 	const char *name;
@@ -176,7 +215,8 @@ static const struct optdef {
 	opt_fn set;
 	void *field;
 } optdefs[] = {
-	{ "csv",         0,   NULL,   "print the table as CSV with a header row",  set_flag,  &opt.csv },
+	{ "csv",         0,   NULL,   "print the table as CSV with a header row (the first table, or --table's)", set_flag, &opt.csv },
+	{ "table",       0,   "NAME", "only the table NAME (net, deps: several tables; see --list-columns)", set_str, &opt.table },
 	{ "by",          0,   "KEY",  "sums, ttx: node (instead of per thread); calls: node, thread, file, callsite or call (default); files, access: callsite (--callsites traces)", set_by, NULL },
 	{ "starts",      0,   NULL,   "timeline: also the \"start call\" lines",  set_flag,  &opt.starts },
 	{ "depth",       0,   "N",    "regions: down to depth N",                  set_depth, &opt.depth },
@@ -189,8 +229,8 @@ static const struct optdef {
 	{ "cutoff",      0,   "MS",   "profile timeline: leave out functions on the stack less than MS milliseconds", set_cutoff, NULL },
 	{ "align",       0,   "BYTES", "access: the alignment unaligned offsets are counted against (default 4096)", set_align, NULL },
 	{ "span",        0,   "S",    "utilization: seconds provided (default: the run)", set_span, NULL },
-	{ "format",      0,   "F",    "export: csv or chrome; profile raw: folded",                     set_str,   &opt.format },
-	{ "output",      'o', "FILE", "export, plot: write to FILE instead of stdout; merge: the merged trace", set_str, &opt.output },
+	{ "format",      0,   "F",    "export: csv or chrome; profile raw: folded", set_str,   &opt.format },
+	{ "output",      'o', "PATH", "export, plot: write to the file PATH; merge: the merged trace; tables: write each as PATH/TABLE.csv", set_str, &opt.output },
 	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
 	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },
 	{ "truth",       0,   "PATH", "deps: precision and recall against ground truth (file, or directory of truth.* files)", set_str, &opt.truth },
@@ -202,11 +242,11 @@ static const struct optdef {
 	{ "call",        0,   "NAMES", "only these calls (comma-separated api names)", set_call, NULL },
 	{ "annotate",    0,   "FILE", "deps --from net: also write the traces as one trace with the message edges as <wait>/<signal> (island-replay)", set_str, &deps_annotate },
 	{ "within",      0,   "P",    "deps: also recall to within P I/Os (the sampling period)", set_within, NULL },
+	{ "list-columns", 0,  NULL,   "print REPORT TABLE COLUMN KIND for every column (of REPORT, if given)", list_columns, NULL },
 	{ "help",        'h', NULL,   "this help",                                 help,      NULL },
 	{ "version",     'V', NULL,   "print the version",                         version,   NULL },
 };
 #define NOPTS (sizeof(optdefs) / sizeof(optdefs[0]))
-#define NREPORTS (sizeof(reports) / sizeof(reports[0]))
 
 static void usage(FILE *f)
 {
@@ -238,9 +278,8 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	struct option lopts[NOPTS + 1];
-	char shorts[2 * NOPTS + 1] = "";
-	const struct report *rep = NULL;
-	size_t ns = 0;
+	char shorts[2 * NOPTS + 2] = ":";	/* ':' a missing argument */
+	size_t ns = 1;
 	int c;
 
 	progname = "island-analyze";
@@ -256,20 +295,17 @@ int main(int argc, char **argv)
 		}
 	}
 	/* The report comes first, options may follow anywhere. */
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc < 2)
+		die(2, "no report given (try --help)");
 	if (argv[1][0] != '-') {
-		for (size_t i = 0; i < NREPORTS; i++)
-			if (!strcmp(argv[1], reports[i].name))
-				rep = &reports[i];
-		if (!rep)
-			die(2, "unknown report '%s' (see --help)", argv[1]);
+		rep = find_report(argv[1]);
 		argv++;
 		argc--;
 		argv[0] = (char *)progname;	/* getopt's messages */
 	}
+	main_argc = argc;
+	main_argv = argv;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
 		size_t i;
 
@@ -277,14 +313,27 @@ int main(int argc, char **argv)
 			if (c == 256 + (int)i || (optdefs[i].shortopt && c == optdefs[i].shortopt))
 				break;
 		if (i == NOPTS)
-			die(2, "see island-analyze --help");
+			bad_option(argv, c);
 		optdefs[i].set(optdefs[i].name, optarg, optdefs[i].field);
 	}
-	if (!rep) {
-		usage(stderr);
-		return 2;
+	if (!rep)
+		die(2, "no report given (try --help)");
+	opt.tables = rep->tables;
+	if (opt.table && !table_find(rep->tables, opt.table)) {
+		char *names = xstrdup("");
+
+		for (const struct tabledef *t = rep->tables; t && t->name; t++) {
+			char *n = xasprintf("%s%s%s", names, *names ? ", " : "", t->name);
+			free(names);
+			names = n;
+		}
+		die(2, "--table: %s has no table '%s' (%s)", rep->name, opt.table,
+		    *names ? names : "it prints none");
 	}
 	if (optind >= argc)
 		die(2, "%s: no trace given", rep->name);
-	return rep->fn(argc - optind, argv + optind);
+	int rc = rep->fn(argc - optind, argv + optind);
+
+	tables_done(rep->name);
+	return rc;
 }

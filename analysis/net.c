@@ -64,8 +64,36 @@ static void add_secs(struct table *t, int64_t ns, bool known)
 {
 	char buf[32];
 
-	table_add(t, known ? fmt_secs(buf, sizeof(buf), ns) : "-");
+	if (known)
+		table_add(t, fmt_secs(buf, sizeof(buf), ns));
+	else
+		table_none(t, "-");
 }
+
+/* Its three tables; c2s: client to server, s2c: back. */
+static const struct coldef conn_cols[] = {
+	{ "node", COL_TEXT, 0 }, { "proto", COL_TEXT, 0 }, { "client", COL_TEXT, 0 },
+	{ "server", COL_TEXT, 0 }, { "pkts_c2s", COL_INT, 0 }, { "bytes_c2s", COL_INT, 0 },
+	{ "call_bytes_c2s", COL_INT, 0 }, { "pkts_s2c", COL_INT, 0 }, { "bytes_s2c", COL_INT, 0 },
+	{ "call_bytes_s2c", COL_INT, 0 }, { "retrans", COL_INT, 0 }, { "handshake", COL_SECS, 0 },
+	{ "teardown", COL_SECS, 0 }, { "rtt", COL_SECS, 0 },
+};
+static const struct coldef call_cols[] = {
+	{ "node", COL_TEXT, 0 }, { "io", COL_INT, 0 }, { "api", COL_TEXT, 0 }, { "peer", COL_TEXT, 0 },
+	{ "offset", COL_INT, 0 }, { "bytes", COL_INT, 0 }, { "packets", COL_INT, 0 },
+	{ "first", COL_SECS, 0 }, { "last", COL_SECS, 0 }, { "waited", COL_SECS, 0 },
+	{ "wire", COL_SECS, 0 }, { "after", COL_SECS, 0 },
+};
+static const struct coldef edge_cols[] = {
+	{ "from_node", COL_TEXT, 0 }, { "from_io", COL_INT, 0 }, { "from_api", COL_TEXT, 0 },
+	{ "bytes", COL_INT, 0 }, { "to_node", COL_TEXT, 0 }, { "to_io", COL_INT, 0 },
+	{ "to_api", COL_TEXT, 0 }, { "sent", COL_SECS, 0 }, { "departed", COL_SECS, 0 },
+	{ "arrived", COL_SECS, 0 }, { "received", COL_SECS, 0 }, { "wire", COL_SECS, 0 },
+};
+const struct tabledef net_tables[] = {
+	TABLEDEF("connections", conn_cols), TABLEDEF("calls", call_cols),
+	TABLEDEF("messages", edge_cols), { NULL },
+};
 
 /* Bytes the stream's calls moved in direction dir of its connection. */
 static int64_t call_bytes(const struct netrun *nr, int st, int dir)
@@ -93,7 +121,6 @@ static int64_t conn_rtt(const struct netconn *k, int out)
 
 static void conn_row(struct table *t, const struct netrun *nr, size_t c)
 {
-	static const char *const none = "-";
 	const struct netconn *k = &nr->conns[c];
 	int st = k->stream[0] >= 0 ? k->stream[0] : k->stream[1];
 	int out = st >= 0 ? nr->streams[st].dir_out : 0;
@@ -111,7 +138,7 @@ static void conn_row(struct table *t, const struct netrun *nr, size_t c)
 		if (st >= 0)
 			table_addf(t, "%" PRId64, call_bytes(nr, st, d));
 		else
-			table_add(t, none);
+			table_none(t, "-");
 	}
 	table_addf(t, "%" PRId64, k->d[0].retrans + k->d[1].retrans);
 	add_secs(t, k->est_t - k->syn_t, k->syn_t && k->est_t);
@@ -122,17 +149,11 @@ static void conn_row(struct table *t, const struct netrun *nr, size_t c)
 
 static void print_conns(const struct netrun *nr)
 {
-	static const char *const hdr[] = {
-		"node", "proto", "client", "server", "pkts >", "bytes >", "calls >",
-		"pkts <", "bytes <", "calls <", "retrans", "handshake", "teardown", "rtt",
-	};
-	struct table *t = table_new(14, hdr);
+	struct table *t = table_new(&net_tables[0]);
 
-	table_align(t, "llllrrrrrrrrrr");
 	for (size_t c = 0; c < nr->nconns; c++)
 		conn_row(t, nr, c);
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 }
 
 /* The direction of a connection that carried a call's bytes: in its
@@ -149,14 +170,9 @@ static const struct netdir *call_dir(const struct netrun *nr, const struct netca
 
 static void print_calls(const struct netrun *nr)
 {
-	static const char *const hdr[] = {
-		"node", "io", "api", "peer", "offset", "bytes", "packets", "first", "last",
-		"waited", "wire", "after",
-	};
-	struct table *t = table_new(12, hdr);
+	struct table *t = table_new(&net_tables[1]);
 	char p[64];
 
-	table_align(t, "lrllrrrrrrrr");
 	for (size_t i = 0; i < nr->ncalls; i++) {
 		const struct netcall *c = &nr->calls[i];
 		const struct netdir *d = call_dir(nr, c);
@@ -176,7 +192,7 @@ static void print_calls(const struct netrun *nr)
 		if (d)
 			table_addf(t, "%zu", n);
 		else
-			table_add(t, "-");
+			table_none(t, "-");
 		add_secs(t, wire_t(nr, first), n > 0);
 		add_secs(t, wire_t(nr, last), n > 0);
 		/* a receive's time: before the peer sent, on the wire, after */
@@ -184,19 +200,13 @@ static void print_calls(const struct netrun *nr)
 		for (int k = 0; k < 3; k++)
 			add_secs(t, split ? part[k] : 0, split);
 	}
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 }
 
 static void net_print_edges(const struct netrun *nr)
 {
-	static const char *const hdr[] = {
-		"from", "io", "api", "bytes", "to", "io", "api",
-		"sent", "departed", "arrived", "received", "wire",
-	};
-	struct table *t = table_new(12, hdr);
+	struct table *t = table_new(&net_tables[2]);
 
-	table_align(t, "lrlrlrlrrrrr");
 	for (size_t i = 0; i < nr->nedges; i++) {
 		const struct netedge *e = &nr->edges[i];
 		const struct netcall *s = &nr->calls[e->snd], *r = &nr->calls[e->rcv];
@@ -213,8 +223,7 @@ static void net_print_edges(const struct netrun *nr)
 		add_secs(t, node_t(nr, r->node, r->end), true);
 		add_secs(t, net_wire(e), e->depart && e->arrive);
 	}
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 }
 
 /* A receive's time split by its bytes' journey: waiting before the peer
@@ -268,9 +277,7 @@ int report_net(int argc, char **argv)
 	if (!any)
 		warnx("net: no node has packets (capture with --pcap); calls and edges only");
 	print_conns(&nr);
-	printf("\n");
 	print_calls(&nr);
-	printf("\n");
 	net_print_edges(&nr);
 	net_free(&nr);
 	return 0;

@@ -19,6 +19,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { PT_RAW, PT_INCLUSIVE, PT_CALLERS, PT_BREAKDOWN, PT_TIMELINE, PT_ALLOCS, PT_LEAKS };
+
+static const struct coldef raw_cols[] = {
+	{ "node", COL_TEXT, 0 }, { "tid", COL_INT, 0 }, { "t", COL_NUM, 0 },
+	{ "kind", COL_TEXT, 0 }, { "cpu_s", COL_SECS, 0 }, { "wall_s", COL_SECS, 0 },
+	{ "alloc", COL_INT, 0 }, { "allocs", COL_INT, 0 }, { "stack", COL_TEXT, 0 },
+};
+/* inclusive and exclusive: seconds, or bytes with --value alloc */
+static const struct coldef inclusive_cols[] = {
+	{ "function", COL_TEXT, 0 }, { "inclusive", COL_NUM, 0 }, { "exclusive", COL_NUM, 0 },
+	{ "inclusive_pct", COL_PCT, 0 }, { "exclusive_pct", COL_PCT, 0 },
+	{ "samples", COL_INT, 0 }, { "module", COL_TEXT, 0 },
+};
+static const struct coldef callers_cols[] = {
+	{ "caller", COL_TEXT, 0 }, { "function", COL_TEXT, 0 }, { "value", COL_NUM, 0 },
+	{ "pct_of_function", COL_PCT, 0 },
+};
+static const struct coldef breakdown_cols[] = {
+	{ "category", COL_TEXT, 0 }, { "seconds", COL_SECS, 0 }, { "pct_of_wall", COL_PCT, 0 },
+};
+static const struct coldef timeline_cols[] = {
+	{ "node", COL_TEXT, 0 }, { "tid", COL_INT, 0 }, { "depth", COL_INT, 0 },
+	{ "function", COL_TEXT, 0 }, { "start", COL_NUM, 0 }, { "end", COL_NUM, 0 },
+	{ "dur", COL_SECS, 0 },
+};
+static const struct coldef allocs_cols[] = {
+	{ "function", COL_TEXT, 0 }, { "size_class", COL_TEXT, 0 }, { "allocs", COL_INT, 0 },
+	{ "bytes", COL_INT, 0 },
+};
+static const struct coldef leaks_cols[] = {
+	{ "site", COL_TEXT, 0 }, { "live_blocks", COL_INT, 0 }, { "live_bytes", COL_INT, 0 },
+};
+const struct tabledef profile_tables[] = {
+	TABLEDEF("raw", raw_cols), TABLEDEF("inclusive", inclusive_cols),
+	TABLEDEF("callers", callers_cols), TABLEDEF("breakdown", breakdown_cols),
+	TABLEDEF("timeline", timeline_cols), TABLEDEF("allocs", allocs_cols),
+	TABLEDEF("leaks", leaks_cols), { NULL },
+};
+
 enum value { V_CPU, V_WALL, V_ALLOC };
 enum pcat { PC_USER, PC_SYSTEM, PC_MEMORY, PC_UNKNOWN, PC_N };
 static const char *const pcat_names[PC_N] = {
@@ -450,30 +489,18 @@ static void on_thread_end(void *ctx, struct thread *t)
 
 /* --- the tables ------------------------------------------------------------ */
 
-static void pct(struct table *t, int64_t v, int64_t total)
-{
-	char buf[32];
-
-	table_add(t, fmt_pct(buf, sizeof(buf), (double)v, (double)total));
-}
-
 static void print_inclusive(struct prof *p)
 {
-	static const char *const hdr[] = {
-		"function", "inclusive", "exclusive", "inclusive_pct", "exclusive_pct",
-		"samples", "module",
-	};
 	size_t n;
 	struct acc *v = sorted(&p->funcs, 0, &n);
 
-	p->t = table_new(7, hdr);
-	table_align(p->t, "lrrrrrl");
+	p->t = table_new(&profile_tables[PT_INCLUSIVE]);
 	for (size_t i = 0; i < n; i++) {
 		table_add(p->t, v[i].a);
 		add_value(p->t, v[i].v[0]);
 		add_value(p->t, v[i].v[1]);
-		pct(p->t, v[i].v[0], p->total);
-		pct(p->t, v[i].v[1], p->total);
+		table_pct(p->t, (double)v[i].v[0], (double)p->total);
+		table_pct(p->t, (double)v[i].v[1], (double)p->total);
 		table_addf(p->t, "%lld", (long long)v[i].n);
 		table_add(p->t, v[i].module ? v[i].module : "");
 	}
@@ -482,24 +509,21 @@ static void print_inclusive(struct prof *p)
 
 static void print_callers(struct prof *p)
 {
-	static const char *const hdr[] = { "caller", "function", "value", "pct_of_function" };
 	size_t n;
 	struct acc *v = sorted(&p->pairs, 0, &n);
 
-	p->t = table_new(4, hdr);
-	table_align(p->t, "llrr");
+	p->t = table_new(&profile_tables[PT_CALLERS]);
 	for (size_t i = 0; i < n; i++) {
 		table_add(p->t, v[i].a);
 		table_add(p->t, v[i].b);
 		add_value(p->t, v[i].v[0]);
-		pct(p->t, v[i].v[0], acc_get(&p->funcs, v[i].b, NULL)->v[0]);
+		table_pct(p->t, (double)v[i].v[0], (double)acc_get(&p->funcs, v[i].b, NULL)->v[0]);
 	}
 	free(v);
 }
 
 static void print_breakdown(struct prof *p)
 {
-	static const char *const hdr[] = { "category", "seconds", "pct_of_wall" };
 	int64_t io = 0, os = 0, block = 0, rest;
 	int64_t share[PC_N];
 	char buf[64];
@@ -519,8 +543,7 @@ static void print_breakdown(struct prof *p)
 						      (double)p->cpu_samples) : 0;
 	if (!p->cpu_samples)
 		share[PC_UNKNOWN] = rest;
-	p->t = table_new(3, hdr);
-	table_align(p->t, "lrr");
+	p->t = table_new(&profile_tables[PT_BREAKDOWN]);
 	const struct { const char *name; int64_t v; } rows[] = {
 		{ "user code", share[PC_USER] },
 		{ "libc/system code", share[PC_SYSTEM] },
@@ -535,18 +558,16 @@ static void print_breakdown(struct prof *p)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		table_add(p->t, rows[i].name);
 		table_add(p->t, fmt_secs(buf, sizeof(buf), rows[i].v));
-		pct(p->t, rows[i].v, p->wall);
+		table_pct(p->t, (double)rows[i].v, (double)p->wall);
 	}
 }
 
 static void print_allocs(struct prof *p)
 {
-	static const char *const hdr[] = { "function", "size_class", "allocs", "bytes" };
 	size_t n;
 	struct acc *v = sorted(&p->pairs, 0, &n);
 
-	p->t = table_new(4, hdr);
-	table_align(p->t, "llrr");
+	p->t = table_new(&profile_tables[PT_ALLOCS]);
 	for (size_t i = 0; i < n; i++) {
 		table_add(p->t, v[i].a);
 		table_add(p->t, v[i].b);
@@ -558,7 +579,6 @@ static void print_allocs(struct prof *p)
 
 static void print_leaks(struct prof *p)
 {
-	static const char *const hdr[] = { "site", "live_blocks", "live_bytes" };
 	struct accs m = { 0 };
 	size_t n;
 
@@ -570,8 +590,7 @@ static void print_leaks(struct prof *p)
 	}
 	struct acc *v = sorted(&m, 0, &n);
 
-	p->t = table_new(3, hdr);
-	table_align(p->t, "lrr");
+	p->t = table_new(&profile_tables[PT_LEAKS]);
 	for (size_t i = 0; i < n; i++) {
 		table_add(p->t, v[i].a);
 		table_addf(p->t, "%lld", (long long)v[i].v[1]);
@@ -597,12 +616,10 @@ static int cmp_row(const void *x, const void *y)
 
 static void print_timeline(struct prof *p)
 {
-	static const char *const hdr[] = { "node", "tid", "depth", "function", "start", "end", "dur" };
 	char buf[64];
 
 	qsort(p->rows, p->nrows, sizeof(*p->rows), cmp_row);
-	p->t = table_new(7, hdr);
-	table_align(p->t, "lrrlrrr");
+	p->t = table_new(&profile_tables[PT_TIMELINE]);
 	for (size_t i = 0; i < p->nrows; i++) {
 		struct trow *r = &p->rows[i];
 		char *fn = xasprintf("%*s%s", r->depth * 2, "", r->fn);
@@ -625,6 +642,7 @@ static void find_alloc(void *ctx, struct thread *t, const struct sample *sm)
 	p->alloc_snaps |= !strcmp(sm->kind, "alloc");
 }
 
+/* The reports, each a table of its own (profile_tables' order). */
 static const char *const subreports[] = {
 	"raw", "inclusive", "callers", "breakdown", "timeline", "allocs", "leaks",
 };
@@ -634,9 +652,6 @@ int report_profile(int argc, char **argv)
 	static const struct reader_ops ops = {
 		.thread = on_thread, .thread_end = on_thread_end,
 		.io = on_io, .compute = on_compute, .sample = on_sample, .free = on_free,
-	};
-	static const char *const raw_hdr[] = {
-		"node", "tid", "t", "kind", "cpu_s", "wall_s", "alloc", "allocs", "stack",
 	};
 	struct prof p = { 0 };
 	struct run run = { 0 };
@@ -668,8 +683,7 @@ int report_profile(int argc, char **argv)
 		run_free(&pre);
 	}
 	if (!strcmp(p.report, "raw") && !opt.format) {
-		p.t = table_new(9, raw_hdr);
-		table_align(p.t, "lrrlrrrrl");
+		p.t = table_new(&profile_tables[PT_RAW]);
 	}
 	read_traces(&run, argv + 1, argc - 1, &ops, &p);
 	for (size_t k = 0; k < run.nnodes; k++)
@@ -697,8 +711,7 @@ int report_profile(int argc, char **argv)
 	else if (!strcmp(p.report, "timeline"))
 		print_timeline(&p);
 	if (p.t) {
-		table_print(p.t, stdout, opt.csv);
-		table_free(p.t);
+		table_emit(p.t);
 	}
 	free(p.funcs.v);
 	free(p.pairs.v);

@@ -158,9 +158,9 @@ static char *path_of(const struct rnode *n)
 
 static void row(struct table *t, const struct rnode *n, int indent)
 {
-	char buf[64], pct[32];
+	char buf[64];
 
-	if (opt.csv) {
+	if (opt.csv || opt.output) {
 		char *p = path_of(n);
 
 		table_add(t, p);
@@ -172,8 +172,10 @@ static void row(struct table *t, const struct rnode *n, int indent)
 	table_addf(t, "%ld", n->count);
 	table_add(t, fmt_secs(buf, sizeof(buf), n->incl));
 	table_add(t, fmt_secs(buf, sizeof(buf), n->excl));
-	table_add(t, n->parent ? fmt_pct(pct, sizeof(pct), (double)n->incl,
-					 (double)n->parent->incl) : "100.00");
+	if (n->parent)
+		table_pct(t, (double)n->incl, (double)n->parent->incl);
+	else
+		table_add(t, "100.00");
 }
 
 static void subtree(struct table *t, const struct rnode *n, int indent)
@@ -202,14 +204,17 @@ static void select_rows(struct table *t, const struct rnode *n)
 		select_rows(t, c);
 }
 
+static const struct coldef cols[] = {
+	{ "region", COL_TEXT, 0 }, { "depth", COL_INT, 0 }, { "count", COL_INT, 0 },
+	{ "inclusive", COL_SECS, 0 }, { "exclusive", COL_SECS, 0 }, { "pct_parent", COL_PCT, 0 },
+};
+const struct tabledef regions_tables[] = { TABLEDEF("regions", cols), { NULL } };
+
 int report_regions(int argc, char **argv)
 {
-	static const char *const hdr[] = {
-		"region", "depth", "count", "inclusive", "exclusive", "%parent",
-	};
 	struct run run = { 0 };
 	struct rtree *rt = regions_collect(argv, argc, &run);
-	struct table *t = table_new(6, hdr);
+	struct table *t = table_new(&regions_tables[0]);
 
 	if (rt->errors)
 		warnx("warning: %ld region%s not closed properly (error=unclosed or mismatch)",
@@ -218,8 +223,7 @@ int report_regions(int argc, char **argv)
 		select_rows(t, &rt->root);
 	else
 		subtree(t, &rt->root, 0);
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 	rtree_free(rt);
 	run_free(&run);
 	return 0;

@@ -15,20 +15,21 @@ static void on_socket(void *ctx, struct node *n, const struct sockinfo *s)
 	table_add(t, s->open_at_end ? "yes" : "no");
 }
 
+static const struct coldef cols[] = {
+	{ "node", COL_TEXT, 0 }, { "proto", COL_TEXT, 0 }, { "local", COL_TEXT, 0 },
+	{ "peer", COL_TEXT, 0 }, { "direction", COL_TEXT, 0 }, { "sent", COL_INT, 0 },
+	{ "received", COL_INT, 0 }, { "open_at_end", COL_TEXT, 0 },
+};
+const struct tabledef sockets_tables[] = { TABLEDEF("sockets", cols), { NULL } };
+
 int report_sockets(int argc, char **argv)
 {
-	static const char *const hdr[] = {
-		"node", "proto", "local", "peer", "direction", "sent",
-		"received", "open_at_end",
-	};
 	static const struct reader_ops ops = { .socket = on_socket };
 	struct run run = { 0 };
-	struct table *t = table_new(8, hdr);
+	struct table *t = table_new(&sockets_tables[0]);
 
-	table_align(t, "lllllrrl");
 	read_traces(&run, argv, argc, &ops, t);
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 	run_free(&run);
 	return 0;
 }

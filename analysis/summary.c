@@ -21,9 +21,13 @@ static void on_socket(void *ctx, struct node *n, const struct sockinfo *k)
 	s->open_sockets += k->open_at_end;
 }
 
+static const struct coldef cols[] = {
+	{ "item", COL_TEXT, 0 }, { "total", COL_INT, 0 }, { "live_at_end", COL_INT, 0 },
+};
+const struct tabledef summary_tables[] = { TABLEDEF("summary", cols), { NULL } };
+
 int report_summary(int argc, char **argv)
 {
-	static const char *const hdr[] = { "item", "total", "live at end" };
 	static const struct reader_ops ops = { .file = on_file, .socket = on_socket };
 	struct summary s = { 0 };
 	struct run run = { 0 };
@@ -35,10 +39,10 @@ int report_summary(int argc, char **argv)
 		live_threads += !run.threads[i]->complete;
 	for (size_t i = 0; i < run.nprocs; i++)
 		live_procs += !run.procs[i]->complete;
-	t = table_new(3, hdr);
+	t = table_new(&summary_tables[0]);
 	table_addf(t, "nodes");
 	table_addf(t, "%zu", run.nnodes);
-	table_add(t, "");
+	table_none(t, "");
 	table_addf(t, "processes");
 	table_addf(t, "%zu", run.nprocs);
 	table_addf(t, "%ld", live_procs);
@@ -51,8 +55,7 @@ int report_summary(int argc, char **argv)
 	table_addf(t, "sockets");
 	table_addf(t, "%ld", s.sockets);
 	table_addf(t, "%ld", s.open_sockets);
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 	run_free(&run);
 	return 0;
 }

@@ -106,27 +106,27 @@ void sum_cell(char *buf, size_t n, enum sum k, int64_t v)
 		snprintf(buf, n, "%lld", (long long)v);
 }
 
+static const struct coldef cols[] = {
+	{ "resource", COL_TEXT, 0 }, { "NODE", COL_NUM, COL_PER }, { "total", COL_NUM, 0 },
+	{ "unit", COL_TEXT, 0 },
+};
+const struct tabledef sums_tables[] = { TABLEDEF("sums", cols), { NULL } };
+
 int report_sums(int argc, char **argv)
 {
 	struct run run = { 0 };
 	struct sums s;
 	struct table *t;
 	const char **hdr;
-	int ncols;
+	char buf[64];
 
-	by_node_or_thread("sums");	char buf[64];
+	by_node_or_thread("sums");
 
 	sums_collect(argv, argc, &run, &s);
-	ncols = opt.by_node ? (int)run.nnodes + 3 : 3;
-	hdr = xcalloc((size_t)ncols, sizeof(*hdr));
-	hdr[0] = "resource";
-	if (opt.by_node)
-		for (size_t i = 0; i < run.nnodes; i++)
-			hdr[1 + i] = run.nodes[i]->name;
-	hdr[ncols - 2] = "total";
-	hdr[ncols - 1] = "unit";
-	t = table_new(ncols, hdr);
-	table_align(t, "l");
+	hdr = xcalloc(run.nnodes + 1, sizeof(*hdr));
+	for (size_t i = 0; i < run.nnodes; i++)
+		hdr[i] = run.nodes[i]->name;
+	t = table_open(&sums_tables[0], hdr, opt.by_node ? run.nnodes : 0);
 	for (int k = 0; k < SUM_N; k++) {
 		table_add(t, sum_names[k]);
 		for (size_t i = 0; opt.by_node && i < run.nnodes; i++)
@@ -135,16 +135,7 @@ int report_sums(int argc, char **argv)
 		table_add(t, (sum_cell(buf, sizeof(buf), (enum sum)k, s.total[k]), buf));
 		table_add(t, sum_units[k]);
 	}
-	{
-		char *a = xcalloc((size_t)ncols + 1, 1);
-
-		memset(a, 'r', (size_t)ncols);
-		a[0] = a[ncols - 1] = 'l';
-		table_align(t, a);
-		free(a);
-	}
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 	free(hdr);
 	free(s.node);
 	run_free(&run);

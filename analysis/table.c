@@ -1,34 +1,103 @@
-/* Aligned text tables and their CSV form: every report builds a table and
- * prints it one way or the other, so --csv works everywhere. */
+/* Aligned text tables and their CSV form: every report declares its
+ * tables and their columns (struct tabledef), builds each table and emits
+ * it; --csv, --table and -o DIR then work the same everywhere, and
+ * --list-columns and the docs test read the same declarations. */
 #include "analyze.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The options of the command line (main.c fills them). */
 struct opts opt = { .depth = -1, .width = 1600 };
 
-struct table {
-	int ncols;
-	char **cells;		/* row-major, headers first */
-	size_t ncells, cap;
-	char *align;
+struct cell {
+	char *s;
+	bool none;		/* a missing value: s is its text form ("-") */
 };
 
-struct table *table_new(int ncols, const char *const *headers)
+struct table {
+	const struct tabledef *def;
+	int ncols;
+	struct cell *cells;	/* row-major, headers first */
+	size_t ncells, cap;
+	char *align;
+	enum col_kind *kind;
+	unsigned *flags;
+};
+
+static bool named(const char *const *with, const char *name)
+{
+	for (; with && *with; with++)
+		if (!strcmp(*with, name))
+			return true;
+	return false;
+}
+
+/* The columns of def, each COL_PER one expanded into one per name of per,
+ * the COL_OPT ones kept when named in with. */
+static int expand(const struct tabledef *def, const char *const *per, size_t nper,
+		  const char *const *with, const char **names, enum col_kind *kind,
+		  unsigned *flags)
+{
+	int n = 0;
+
+	for (int i = 0; i < def->ncols; i++) {
+		const struct coldef *c = &def->cols[i];
+		size_t copies = c->flags & COL_PER ? nper :
+				c->flags & COL_OPT ? named(with, c->name) : 1;
+
+		for (size_t k = 0; k < copies; k++, n++) {
+			if (names)
+				names[n] = c->flags & COL_PER ? per[k] : c->name;
+			if (kind)
+				kind[n] = c->kind;
+			if (flags)
+				flags[n] = c->flags;
+		}
+	}
+	return n;
+}
+
+static struct table *table_make(const struct tabledef *def, const char *const *per,
+				size_t nper, const char *const *with)
 {
 	struct table *t = xcalloc(1, sizeof(*t));
+	int n = expand(def, per, nper, with, NULL, NULL, NULL);
+	const char **names = xcalloc((size_t)n + 1, sizeof(*names));
 
-	t->ncols = ncols;
-	t->align = xmalloc((size_t)ncols + 1);
-	for (int i = 0; i < ncols; i++)
-		t->align[i] = i ? 'r' : 'l';
-	t->align[ncols] = 0;
-	for (int i = 0; i < ncols; i++)
-		table_add(t, headers[i]);
+	t->def = def;
+	t->ncols = n;
+	t->kind = xcalloc((size_t)n + 1, sizeof(*t->kind));
+	t->flags = xcalloc((size_t)n + 1, sizeof(*t->flags));
+	expand(def, per, nper, with, names, t->kind, t->flags);
+	t->align = xmalloc((size_t)n + 1);
+	for (int i = 0; i < n; i++)
+		t->align[i] = t->kind[i] == COL_TEXT ? 'l' : 'r';
+	t->align[n] = 0;
+	for (int i = 0; i < n; i++)
+		table_add(t, names[i]);
+	free(names);
 	return t;
+}
+
+struct table *table_open(const struct tabledef *def, const char *const *per, size_t nper)
+{
+	return table_make(def, per, nper, NULL);
+}
+
+struct table *table_with(const struct tabledef *def, const char *const *with)
+{
+	return table_make(def, NULL, 0, with);
+}
+
+struct table *table_new(const struct tabledef *def)
+{
+	return table_make(def, NULL, 0, NULL);
 }
 
 void table_align(struct table *t, const char *align)
@@ -37,10 +106,20 @@ void table_align(struct table *t, const char *align)
 		t->align[i] = align[i];
 }
 
-void table_add(struct table *t, const char *cell)
+static struct cell *next_cell(struct table *t)
 {
 	XGROW(t->cells, t->cap, t->ncells + 1);
-	t->cells[t->ncells++] = xstrdup(cell ? cell : "");
+	return &t->cells[t->ncells++];
+}
+
+void table_add(struct table *t, const char *cell)
+{
+	*next_cell(t) = (struct cell){ xstrdup(cell ? cell : ""), false };
+}
+
+void table_none(struct table *t, const char *text)
+{
+	*next_cell(t) = (struct cell){ xstrdup(text), true };
 }
 
 void table_addf(struct table *t, const char *fmt, ...)
@@ -51,8 +130,7 @@ void table_addf(struct table *t, const char *fmt, ...)
 	va_start(ap, fmt);
 	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	XGROW(t->cells, t->cap, t->ncells + 1);
-	t->cells[t->ncells++] = s;
+	*next_cell(t) = (struct cell){ s, false };
 }
 
 /* RFC 4180: quote fields holding a comma, a quote or a line break. */
@@ -71,21 +149,43 @@ void csv_field(FILE *f, const char *s)
 	putc('"', f);
 }
 
+/* CSV: plain values, a missing one empty. */
+static void print_csv(const struct table *t, FILE *f)
+{
+	for (size_t i = 0; i < t->ncells; i++) {
+		if (!t->cells[i].none)
+			csv_field(f, t->cells[i].s);
+		putc((int)(i % (size_t)t->ncols) == t->ncols - 1 ? '\n' : ',', f);
+	}
+}
+
+/* The text form of a cell: a COL_SIGNED number that is above zero gets
+ * its '+'. Returns s, or buf. */
+static const char *text_of(const struct table *t, size_t i, char *buf, size_t n)
+{
+	const struct cell *c = &t->cells[i];
+	size_t col = i % (size_t)t->ncols;
+
+	if (i < (size_t)t->ncols || c->none || !(t->flags[col] & COL_SIGNED) ||
+	    c->s[0] == '-' || !c->s[0] || strspn(c->s, "0.") == strlen(c->s))
+		return c->s;
+	snprintf(buf, n, "+%s", c->s);
+	return buf;
+}
+
 void table_print(struct table *t, FILE *f, bool csv)
 {
 	size_t *w = xcalloc((size_t)t->ncols, sizeof(*w));
+	char buf[128];
 	size_t i;
 
 	if (csv) {
-		for (i = 0; i < t->ncells; i++) {
-			csv_field(f, t->cells[i]);
-			putc((int)(i % (size_t)t->ncols) == t->ncols - 1 ? '\n' : ',', f);
-		}
+		print_csv(t, f);
 		free(w);
 		return;
 	}
 	for (i = 0; i < t->ncells; i++) {
-		size_t len = strlen(t->cells[i]);
+		size_t len = strlen(text_of(t, i, buf, sizeof(buf)));
 		size_t c = i % (size_t)t->ncols;
 
 		if (len > w[c])
@@ -97,14 +197,15 @@ void table_print(struct table *t, FILE *f, bool csv)
 
 	for (i = 0; i < t->ncells; i++) {
 		int c = (int)(i % (size_t)t->ncols);
-		size_t cl = strlen(t->cells[i]), pad = w[c] > cl ? w[c] - cl : 0;
+		const char *s = text_of(t, i, buf, sizeof(buf));
+		size_t cl = strlen(s), pad = w[c] > cl ? w[c] - cl : 0;
 
 		XGROW(line, cap, len + w[c] + cl + 3);
 		if (t->align[c] == 'r') {
 			memset(line + len, ' ', pad);
 			len += pad;
 		}
-		memcpy(line + len, t->cells[i], cl);
+		memcpy(line + len, s, cl);
 		len += cl;
 		if (t->align[c] != 'r') {
 			memset(line + len, ' ', pad);
@@ -130,11 +231,140 @@ void table_free(struct table *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->ncells; i++)
-		free(t->cells[i]);
+		free(t->cells[i].s);
 	free(t->cells);
 	free(t->align);
+	free(t->kind);
+	free(t->flags);
 	free(t);
 }
+
+/* --- where tables go: --csv, --table NAME, -o DIR ------------------------ */
+
+static int nshown;		/* tables printed or written so far */
+
+static bool several_tables(void)
+{
+	return opt.tables && opt.tables[0].name && opt.tables[1].name;
+}
+
+/* Is def the table to show? --table names it, else every table in text
+ * and in -o DIR, and the first one shown in CSV on stdout. */
+static bool wanted(const struct tabledef *def)
+{
+	if (opt.table)
+		return !strcmp(opt.table, def->name);
+	return !opt.csv || opt.output || nshown == 0;
+}
+
+/* -o DIR: DIR/NAME.csv, replaced if there. */
+static FILE *table_file(const struct tabledef *def, char **path)
+{
+	int fd;
+	FILE *f;
+
+	if (mkdir(opt.output, 0777) && errno != EEXIST)
+		die(2, "%s: cannot create the directory:", opt.output);
+	*path = xasprintf("%s/%s.csv", opt.output, def->name);
+	fd = open(*path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0 || !(f = fdopen(fd, "w")))
+		die(2, "%s: cannot write:", *path);
+	return f;
+}
+
+static void file_close(FILE *f, char *path)
+{
+	if (f == stdout) {
+		if (fflush(f))
+			die(2, "stdout: write error:");
+		return;
+	}
+	if (ferror(f) | fclose(f))
+		die(2, "%s: write error:", path);
+	free(path);
+}
+
+static FILE *dest(const struct tabledef *def, bool *csv, char **path)
+{
+	*path = NULL;
+	*csv = opt.csv || opt.output;
+	if (opt.output)
+		return table_file(def, path);
+	if (!opt.csv && !opt.table && several_tables()) {
+		if (nshown)
+			putchar('\n');
+		printf("%s:\n", def->name);
+	}
+	return stdout;
+}
+
+void table_emit(struct table *t)
+{
+	bool csv;
+	char *path;
+	FILE *f;
+
+	if (wanted(t->def)) {
+		f = dest(t->def, &csv, &path);
+		table_print(t, f, csv);
+		file_close(f, path);
+		nshown++;
+	}
+	table_free(t);
+}
+
+static char *stream_path;
+
+FILE *table_stream_open(const struct tabledef *def, const char *const *per, size_t nper,
+			bool *csv)
+{
+	FILE *f;
+
+	if (!wanted(def))
+		return NULL;
+	f = dest(def, csv, &stream_path);
+	if (*csv) {
+		int n = expand(def, per, nper, NULL, NULL, NULL, NULL);
+		const char **names = xcalloc((size_t)n + 1, sizeof(*names));
+
+		expand(def, per, nper, NULL, names, NULL, NULL);
+		for (int i = 0; i < n; i++) {
+			csv_field(f, names[i]);
+			putc(i + 1 < n ? ',' : '\n', f);
+		}
+		free(names);
+	}
+	return f;
+}
+
+void table_stream_close(FILE *f)
+{
+	file_close(f, stream_path);
+	stream_path = NULL;
+	nshown++;
+}
+
+/* After the report: a --table it never showed is an error (a report of
+ * one table shows it, or another form: export --format chrome). */
+void tables_done(const char *report)
+{
+	if (opt.table && !nshown && several_tables())
+		die(2, "%s: no table '%s' in this output (the options decide which tables there are)",
+		    report, opt.table);
+}
+
+const struct tabledef *table_find(const struct tabledef *defs, const char *name)
+{
+	for (; defs && defs->name; defs++)
+		if (!strcmp(defs->name, name))
+			return defs;
+	return NULL;
+}
+
+const char *const col_kind_names[] = {
+	[COL_TEXT] = "text", [COL_INT] = "integer", [COL_SECS] = "seconds",
+	[COL_PCT] = "percent", [COL_NUM] = "number",
+};
 
 /* Seconds rounded to microseconds: reports read better than with nine
  * decimals, and the rounding is done on integers so it is exact. */
@@ -157,6 +387,17 @@ char *fmt_pct(char *buf, size_t n, double num, double den)
 	else
 		snprintf(buf, n, "%.2f", num * 100.0 / den);
 	return buf;
+}
+
+/* A percentage cell: missing when the whole is zero. */
+void table_pct(struct table *t, double num, double den)
+{
+	char buf[32];
+
+	if (den == 0)
+		table_none(t, "-");
+	else
+		table_add(t, fmt_pct(buf, sizeof(buf), num, den));
 }
 
 /* Interned strings (API names, labels): few distinct, many uses. */

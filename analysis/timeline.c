@@ -81,12 +81,17 @@ static int cmp_ev(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+static const struct coldef cols[] = {
+	{ "TOC", COL_NUM, 0 }, { "node", COL_TEXT, 0 }, { "tid", COL_INT, 0 },
+	{ "thread", COL_TEXT, 0 }, { "API", COL_TEXT, 0 }, { "amount", COL_NUM, 0 },
+};
+const struct tabledef timeline_tables[] = { TABLEDEF("timeline", cols), { NULL } };
+
 int report_timeline(int argc, char **argv)
 {
 	static const struct reader_ops ops = {
 		.thread = on_thread, .thread_end = on_thread_end, .io = on_io,
 	};
-	static const char *const hdr[] = { "TOC", "node", "tid", "thread", "API", "amount" };
 	struct run run = { 0 };
 	struct tl tl = { 0 };
 	int64_t epoch0 = 0;
@@ -113,25 +118,25 @@ int report_timeline(int argc, char **argv)
 		e->t += n->epoch - epoch0;
 	}
 	qsort(tl.v, tl.n, sizeof(*tl.v), cmp_ev);
+	bool csv;
+	FILE *f = table_stream_open(&timeline_tables[0], NULL, 0, &csv);
+
+	if (!f)
+		goto done;
 
 	/* Two passes: widths, then lines; no table of a million rows. */
 	for (int pass = 0; pass < 2; pass++) {
+		if (csv && pass == 0)
+			continue;	/* no widths; the header is written */
 		for (int c = 0; c < 6; c++) {
 			cell[c] = cells[c];
 			if (pass == 0)
-				w[c] = strlen(hdr[c]);
+				w[c] = strlen(cols[c].name);
 		}
-		if (pass == 1) {
-			for (int c = 0; c < 6; c++) {
-				if (opt.csv) {
-					csv_field(stdout, hdr[c]);
-					putchar(c < 5 ? ',' : '\n');
-				} else {
-					printf(c == 0 ? "%-*s" : "  %-*s", c < 5 ? (int)w[c] : 0, hdr[c]);
-				}
-			}
-			if (!opt.csv)
-				putchar('\n');
+		if (pass == 1 && !csv) {
+			for (int c = 0; c < 6; c++)
+				fprintf(f, c == 0 ? "%-*s" : "  %-*s", c < 5 ? (int)w[c] : 0, cols[c].name);
+			putc('\n', f);
 		}
 		for (size_t i = 0; i < tl.n; i++) {
 			struct ev *e = &tl.v[i];
@@ -155,18 +160,20 @@ int report_timeline(int argc, char **argv)
 				if (pass == 0) {
 					if (len > w[c])
 						w[c] = len;
-				} else if (opt.csv) {
-					csv_field(stdout, cell[c]);
-					putchar(c < 5 ? ',' : '\n');
+				} else if (csv) {
+					csv_field(f, cell[c]);
+					putc(c < 5 ? ',' : '\n', f);
 				} else if (c == 5 || (c == 4 && !cell[5][0])) {
-					printf(c ? "  %s\n" : "%s\n", cell[c]);
+					fprintf(f, c ? "  %s\n" : "%s\n", cell[c]);
 					break;
 				} else {
-					printf(c == 0 ? "%*s" : c == 2 ? "  %*s" : "  %-*s", (int)w[c], cell[c]);
+					fprintf(f, c == 0 ? "%*s" : c == 2 ? "  %*s" : "  %-*s", (int)w[c], cell[c]);
 				}
 			}
 		}
 	}
+	table_stream_close(f);
+done:
 	free(tl.v);
 	run_free(&run);
 	return 0;

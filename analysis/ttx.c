@@ -104,19 +104,18 @@ void ttx_result_free(struct ttx_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static const struct coldef cols[] = {
+	{ "component", COL_TEXT, 0 }, { "TTX", COL_SECS, 0 }, { "STATE", COL_SECS, COL_PER },
+};
+const struct tabledef ttx_tables[] = { TABLEDEF("ttx", cols), { NULL } };
+
 static void ttx_print(const struct ttx_result *r, char **comps, char **states)
 {
-	size_t ncols = r->nstates + 2;
-	const char **hdr = xcalloc(ncols, sizeof(*hdr));
 	struct table *t;
 	char buf[64];
 	int64_t sum_union = 0;
 
-	hdr[0] = "component";
-	hdr[1] = "TTX";
-	for (size_t k = 0; k < r->nstates; k++)
-		hdr[2 + k] = states[k];
-	t = table_new((int)ncols, hdr);
+	t = table_open(&ttx_tables[0], (const char *const *)states, r->nstates);
 	for (size_t c = 0; c < r->ncomps; c++) {
 		table_add(t, comps[c]);
 		table_add(t, fmt_secs(buf, sizeof(buf), r->comp_ttx[c]));
@@ -141,16 +140,14 @@ static void ttx_print(const struct ttx_result *r, char **comps, char **states)
 	table_add(t, "TTC");
 	table_add(t, fmt_secs(buf, sizeof(buf), r->ttc));
 	for (size_t k = 0; k < r->nstates; k++)
-		table_add(t, "");
-	table_print(t, stdout, opt.csv);
-	if (!opt.csv) {
+		table_none(t, "");
+	table_emit(t);
+	if (!opt.csv && !opt.output && !opt.table) {
 		char a[64];
 
 		printf("note: the state totals are overlap-aware; they add up to %s s against a TTX of %s s: additivity does not hold\n",
 		       fmt_secs(a, sizeof(a), sum_union), fmt_secs(buf, sizeof(buf), r->ttx));
 	}
-	table_free(t);
-	free(hdr);
 }
 
 /* Traces: one ilist per thread and category. */

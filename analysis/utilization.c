@@ -99,21 +99,23 @@ static void on_thread_end(void *ctx, struct thread *t)
 		u->sys += (double)(t->cpu - cpu) / 1e9 * share;
 }
 
+static const struct coldef cols[] = {
+	{ "use", COL_TEXT, 0 }, { "core_seconds", COL_NUM, 0 }, { "percent", COL_PCT, 0 },
+};
+const struct tabledef utilization_tables[] = { TABLEDEF("utilization", cols), { NULL } };
+
 static void util_print(const struct util_result *u)
 {
-	static const char *const hdr[] = { "use", "core-seconds", "percent" };
 	const char *names[] = { "app", "system", "idle", "total" };
 	double v[] = { u->app, u->sys, u->idle, u->avail };
-	struct table *t = table_new(3, hdr);
-	char pct[32];
+	struct table *t = table_new(&utilization_tables[0]);
 
 	for (int i = 0; i < 4; i++) {
 		table_add(t, names[i]);
 		table_addf(t, "%.6f", v[i]);
-		table_add(t, fmt_pct(pct, sizeof(pct), v[i], u->avail));
+		table_pct(t, v[i], u->avail);
 	}
-	table_print(t, stdout, opt.csv);
-	table_free(t);
+	table_emit(t);
 }
 
 int report_utilization(int argc, char **argv)

@@ -27,11 +27,11 @@ for app in $APPS; do
 				continue
 			fi
 			secs=$(echo "$(date +%s.%N) - $t0" | bc)
-			bin/island-analyze deps --csv --truth "$tmp/passes/unthrottled/scratch" \
+			bin/island-analyze deps --csv --table measures --truth "$tmp/passes/unthrottled/scratch" \
 				--within "$p" "$tmp/$app.xml" > "$tmp/deps"
 			prec=$(sed -n 's/^precision,\([^,]*\),.*/\1/p' "$tmp/deps")
 			rec=$(sed -n 's/^recall,\([^,]*\),.*/\1/p' "$tmp/deps")
-			near=$(sed -n 's/^recall within [0-9]*,\([^,]*\),.*/\1/p' "$tmp/deps")
+			near=$(sed -n 's/^recall_within_[0-9]*,\([^,]*\),.*/\1/p' "$tmp/deps")
 			[ -n "$near" ] || near=$rec
 			n=$(grep -c '<wait ' "$tmp/$app.xml")
 			printf '%-14s %6s %6s %9s%% %9s%% %9s%% %7s %8.2fs %8.2fs\n' "$app" "$p" "$f" \

@@ -290,7 +290,8 @@ int main(int argc, char **argv)
 		lopts[i] = (struct option){ optdescs[i].name, optdescs[i].has_arg,
 					    NULL, optdescs[i].val };
 	memset(&lopts[NOPTS], 0, sizeof(lopts[0]));
-	while ((c = getopt_long(argc, argv, "+n:o:zvhV", lopts, NULL)) != -1) {
+	opterr = 0;		/* bad_option() says it, in one line */
+	while ((c = getopt_long(argc, argv, "+:n:o:zvhV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': node = optarg; break;
 		case 'o': output = optarg; break;
@@ -360,8 +361,7 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("island-capture %s\n", ISLAND_VERSION); return 0;
 		default:
-			fprintf(stderr, "Try 'island-capture --help'.\n");
-			return 2;
+			bad_option(argv, c);
 		}
 	}
 	if (cluster) {
@@ -382,9 +382,7 @@ int main(int argc, char **argv)
 	if (prof_finish(&po, optind < argc))
 		return 0;		/* --profile-save alone */
 	if (optind >= argc) {
-		warnx("no program to run");
-		fprintf(stderr, "Try 'island-capture --help'.\n");
-		return 2;
+		die(2, "no program to run (try --help)");
 	}
 	/* the file first, the command line over it */
 	if (rfile)

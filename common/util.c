@@ -1,6 +1,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,21 @@ void warnx(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(fmt, ap);
 	va_end(ap);
+}
+
+void bad_option(char **argv, int c)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	char name[64];
+
+	/* a short option names itself; a long one is argv's word, up to '=' */
+	if (optopt > 0 && optopt < 256 && strncmp(arg, "--", 2))
+		snprintf(name, sizeof(name), "-%c", optopt);
+	else
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	if (c == ':')
+		die(2, "option '%s' needs an argument (try --help)", name);
+	die(2, "unknown option '%s' (try --help)", name);
 }
 
 static void vat(const char *file, long line, const char *fmt, va_list ap)

@@ -19,6 +19,11 @@ void die_at(int status, const char *file, long line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5), noreturn));
 void warn_at(const char *file, long line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The tools' one answer to a bad option: "PROG: unknown option '--x' (try
+ * --help)", or that it needs an argument, and exit 2. For getopt_long run
+ * with opterr = 0 and an optstring starting with ':' (after any '+'); c is
+ * what it returned. */
+void bad_option(char **argv, int c) __attribute__((noreturn));
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

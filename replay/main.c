@@ -69,8 +69,8 @@ static void parse(int argc, char **argv)
 	static const char *const modes[] = { "causal", "think", "timed", "afap" };
 	static const char *const comps[] = { "spin", "sleep", "none" };
 	struct option lo[NOPT + 1];
-	char shorts[3 * NOPT + 2] = "+", *end;
-	size_t k = 1;
+	char shorts[3 * NOPT + 3] = "+:", *end;	/* ':' a missing argument */
+	size_t k = 2;
 
 	memset(lo, 0, sizeof(lo));
 	for (size_t i = 0; i < NOPT; i++) {
@@ -82,6 +82,7 @@ static void parse(int argc, char **argv)
 		}
 	}
 	shorts[k] = 0;
+	opterr = 0;		/* bad_option() says it, in one line */
 	for (;;) {
 		int c = getopt_long(argc, argv, shorts, lo, NULL);
 		if (c == -1)
@@ -111,11 +112,14 @@ static void parse(int argc, char **argv)
 		case 'q': opt.quiet = 1; break;
 		case 'h': usage(0); break;
 		case 257: printf("island-replay %s\n", ISLAND_VERSION); exit(0);
-		default: usage(2);
+		default: bad_option(argv, c);
 		}
 	}
-	if (deps_net ? optind >= argc : optind + 1 != argc)
-		usage(2);
+	if (optind >= argc)
+		die(2, "no trace given (try --help)");
+	if (!deps_net && optind + 1 != argc)
+		die(2, "one trace expected, %d given (several: --deps net; try --help)",
+		    argc - optind);
 	opt.trace = argv[optind];
 	net_traces = argv + optind;
 	net_ntraces = argc - optind;

@@ -99,7 +99,7 @@ usage() {
 	[ "$rc" -eq 2 ] || { echo "FAIL $*: exit status $rc, expected 2"; fail=1; }
 	diff -u want.txt stderr.txt || { echo "FAIL $*: message differs"; fail=1; }
 }
-usage "island-analyze: unknown report 'sum' (see --help)" sum "$B"
+usage "island-analyze: unknown report 'sum' (try --help)" sum "$B"
 usage "island-analyze: sums: no trace given" sums
 usage "island-analyze: --by: 'proc' is none of node, thread, file, call, callsite" sums --by proc "$B"
 usage "island-analyze: sums: --by file: only node or thread" sums --by file "$B"

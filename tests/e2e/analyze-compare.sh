@@ -12,67 +12,67 @@ sed 's|<stop start="2.700000000" dur="0.100000000"/>|<stop start="2.700000000" d
 	"$R/tests/traces/basic.xml" > "$out/throttled.xml"
 
 expect compare 0 compare tests/traces/basic.xml "$out/throttled.xml" <<'EOF'
-section      metric              A         B        B-A  %change
-sums         fileread         4096      4096         +0    +0.00
-sums         filewrite      200000    200000         +0    +0.00
-sums         filesopened         2         2         +0    +0.00
-sums         netsend            15        15         +0    +0.00
-sums         tcpsend            10        10         +0    +0.00
-sums         udpsend             5         5         +0    +0.00
-sums         netrecv            20        20         +0    +0.00
-sums         tcprecv            20        20         +0    +0.00
-sums         udprecv             0         0         +0        -
-sums         insockets           0         0         +0        -
-sums         outsockets          1         1         +0    +0.00
-sums         events              1         1         +0    +0.00
-sums         cpu          0.800000  0.800000   0.000000    +0.00
-consumption  live         5.190000  5.190000   0.000000    +0.00
-consumption  cpu          2.360000  2.160000  -0.200000    -8.47
-consumption  sleep        0.400000  0.400000   0.000000    +0.00
-consumption  fileread     0.120000  0.120000   0.000000    +0.00
-consumption  filewrite    1.000000  1.000000   0.000000    +0.00
-consumption  netsend      0.060000  0.060000   0.000000    +0.00
-consumption  netrecv      0.000000  0.000000   0.000000        -
-consumption  blocked      0.850000  0.850000   0.000000    +0.00
-consumption  stopped      0.400000  0.600000  +0.200000   +50.00
-regions      work         2.400000  2.400000   0.000000    +0.00
-regions      work/write   1.000000  1.000000   0.000000    +0.00
-regions      work/nap     0.500000  0.500000   0.000000    +0.00
-regions      close        0.010000  0.010000   0.000000    +0.00
-regions      net          0.510000  0.510000   0.000000    +0.00
+section      metric              a         b       diff  pct_change
+sums         fileread         4096      4096          0        0.00
+sums         filewrite      200000    200000          0        0.00
+sums         filesopened         2         2          0        0.00
+sums         netsend            15        15          0        0.00
+sums         tcpsend            10        10          0        0.00
+sums         udpsend             5         5          0        0.00
+sums         netrecv            20        20          0        0.00
+sums         tcprecv            20        20          0        0.00
+sums         udprecv             0         0          0           -
+sums         insockets           0         0          0           -
+sums         outsockets          1         1          0        0.00
+sums         events              1         1          0        0.00
+sums         cpu          0.800000  0.800000   0.000000        0.00
+consumption  live         5.190000  5.190000   0.000000        0.00
+consumption  cpu          2.360000  2.160000  -0.200000       -8.47
+consumption  sleep        0.400000  0.400000   0.000000        0.00
+consumption  fileread     0.120000  0.120000   0.000000        0.00
+consumption  filewrite    1.000000  1.000000   0.000000        0.00
+consumption  netsend      0.060000  0.060000   0.000000        0.00
+consumption  netrecv      0.000000  0.000000   0.000000           -
+consumption  blocked      0.850000  0.850000   0.000000        0.00
+consumption  stopped      0.400000  0.600000  +0.200000      +50.00
+regions      work         2.400000  2.400000   0.000000        0.00
+regions      work/write   1.000000  1.000000   0.000000        0.00
+regions      work/nap     0.500000  0.500000   0.000000        0.00
+regions      close        0.010000  0.010000   0.000000        0.00
+regions      net          0.510000  0.510000   0.000000        0.00
 grew most: stopped, by 0.200000 s (+50.00%)
 add first: CPU. B spent 0.200000 s more stopped (CPU restriction; 0.255556 s more for as much computing as A): more CPU would help most.
 EOF
 
 expect compare-csv 0 compare --csv tests/traces/node2.xml tests/traces/basic.xml <<'EOF'
-section,metric,A,B,B-A,%change
-sums,fileread,0,4096,+4096,new
-sums,filewrite,0,200000,+200000,new
-sums,filesopened,0,2,+2,new
+section,metric,a,b,diff,pct_change
+sums,fileread,0,4096,4096,
+sums,filewrite,0,200000,200000,
+sums,filesopened,0,2,2,
 sums,netsend,20,15,-5,-25.00
 sums,tcpsend,20,10,-10,-50.00
-sums,udpsend,0,5,+5,new
-sums,netrecv,10,20,+10,+100.00
-sums,tcprecv,10,20,+10,+100.00
-sums,udprecv,0,0,+0,-
+sums,udpsend,0,5,5,
+sums,netrecv,10,20,10,100.00
+sums,tcprecv,10,20,10,100.00
+sums,udprecv,0,0,0,
 sums,insockets,1,0,-1,-100.00
-sums,outsockets,0,1,+1,new
-sums,events,0,1,+1,new
-sums,cpu,0.100000,0.800000,+0.700000,+700.00
-consumption,live,2.000000,5.190000,+3.190000,+159.50
-consumption,cpu,0.850000,2.360000,+1.510000,+177.65
-consumption,sleep,0.000000,0.400000,+0.400000,new
-consumption,fileread,0.000000,0.120000,+0.120000,new
-consumption,filewrite,0.000000,1.000000,+1.000000,new
-consumption,netsend,0.050000,0.060000,+0.010000,+20.00
-consumption,netrecv,0.000000,0.000000,0.000000,-
-consumption,blocked,0.600000,0.850000,+0.250000,+41.67
+sums,outsockets,0,1,1,
+sums,events,0,1,1,
+sums,cpu,0.100000,0.800000,0.700000,700.00
+consumption,live,2.000000,5.190000,3.190000,159.50
+consumption,cpu,0.850000,2.360000,1.510000,177.65
+consumption,sleep,0.000000,0.400000,0.400000,
+consumption,fileread,0.000000,0.120000,0.120000,
+consumption,filewrite,0.000000,1.000000,1.000000,
+consumption,netsend,0.050000,0.060000,0.010000,20.00
+consumption,netrecv,0.000000,0.000000,0.000000,
+consumption,blocked,0.600000,0.850000,0.250000,41.67
 consumption,stopped,0.500000,0.400000,-0.100000,-20.00
-regions,work,0.000000,2.400000,+2.400000,new
-regions,work/write,0.000000,1.000000,+1.000000,new
-regions,work/nap,0.000000,0.500000,+0.500000,new
-regions,close,0.000000,0.010000,+0.010000,new
-regions,net,0.000000,0.510000,+0.510000,new
+regions,work,0.000000,2.400000,2.400000,
+regions,work/write,0.000000,1.000000,1.000000,
+regions,work/nap,0.000000,0.500000,0.500000,
+regions,close,0.000000,0.010000,0.010000,
+regions,net,0.000000,0.510000,0.510000,
 EOF
 
 expect compare-one 2 compare tests/traces/basic.xml <<'EOF'

@@ -20,11 +20,11 @@ expect chrome 0 export --format chrome tests/traces/node2.xml <<'EOF'
 {"displayTimeUnit":"ns","traceEvents":[
 {"ph":"M","pid":1000000,"tid":0,"name":"process_name","args":{"name":"node2 stops"}},
 {"ph":"X","pid":1000000,"tid":0,"ts":1000000.000,"dur":500000.000,"name":"stopped","cat":"stop"},
-{"ph":"M","pid":1,"tid":0,"name":"process_name","args":{"name":"node2 pid 200 /bin/server"}},
-{"ph":"M","pid":1,"tid":200,"name":"thread_name","args":{"name":"server 200"}},
-{"ph":"X","pid":1,"tid":200,"ts":100000.000,"dur":500000.000,"name":"accept","cat":"netmeta","args":{"fd":"4","oldfd":"3","peer":"127.0.0.1:40002","proto":"tcp"}},
-{"ph":"X","pid":1,"tid":200,"ts":600000.000,"dur":100000.000,"name":"recv","cat":"netrecv","args":{"amount":"10","size":"64","fd":"4","peer":"127.0.0.1:40002","proto":"tcp","seq":"1"}},
-{"ph":"X","pid":1,"tid":200,"ts":800000.000,"dur":50000.000,"name":"send","cat":"netsend","args":{"amount":"20","size":"20","fd":"4","peer":"127.0.0.1:40002","proto":"tcp","seq":"2"}}
+{"ph":"M","pid":1,"tid":0,"name":"process_name","args":{"name":"node2 pid 200 /bin/server","pid":200}},
+{"ph":"M","pid":1,"tid":200,"name":"thread_name","args":{"name":"server 200","tid":200}},
+{"ph":"X","pid":1,"tid":200,"ts":100000.000,"dur":500000.000,"name":"accept","cat":"netmeta","args":{"pid":200,"tid":200,"fd":4,"oldfd":3,"peer":"127.0.0.1:40002","proto":"tcp"}},
+{"ph":"X","pid":1,"tid":200,"ts":600000.000,"dur":100000.000,"name":"recv","cat":"netrecv","args":{"pid":200,"tid":200,"amount":10,"size":64,"fd":4,"peer":"127.0.0.1:40002","proto":"tcp","seq":1}},
+{"ph":"X","pid":1,"tid":200,"ts":800000.000,"dur":50000.000,"name":"send","cat":"netsend","args":{"pid":200,"tid":200,"amount":20,"size":20,"fd":4,"peer":"127.0.0.1:40002","proto":"tcp","seq":2}}
 ]}
 EOF
 
@@ -37,6 +37,21 @@ EOF
 if command -v python3 > /dev/null; then
 	python3 -m json.tool "$out/two.json" > /dev/null || { echo "FAIL: not JSON"; fail=1; }
 	python3 -m json.tool "$out/chrome.out" > /dev/null || { echo "FAIL: not JSON"; fail=1; }
+	# every call and region carries its process's real pid and its
+	# thread's tid; numeric attributes are JSON numbers, the others strings
+	python3 - "$out/two.json" <<'PY' || { echo "FAIL: chrome args"; fail=1; }
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+ids = sorted({(e["args"]["pid"], e["args"]["tid"]) for e in ev
+              if e["ph"] == "X" and e["cat"] != "stop"})
+assert ids == [(100, 100), (100, 101), (200, 200)], ids
+assert all(isinstance(e["args"][k], int) for e in ev if e["ph"] == "X" and "args" in e
+           for k in ("fd", "amount", "size", "seq", "depth") if k in e["args"]), "a number as a string"
+assert all(isinstance(e["args"][k], str) for e in ev if e["ph"] == "X" and "args" in e
+           for k in ("peer", "proto", "path", "flags") if k in e["args"]), "a string as a number"
+names = {e["args"]["name"]: e["args"].get("pid", e["args"].get("tid")) for e in ev if e["ph"] == "M"}
+assert names["node1 pid 100 /bin/app"] == 100 and names["worker 101"] == 101, names
+PY
 else
 	echo "python3 missing: JSON syntax not checked"
 fi

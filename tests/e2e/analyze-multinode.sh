@@ -62,7 +62,7 @@ TTC,3.000000,,,,,,,,
 EOF
 
 expect summary 0 summary tests/traces/basic.xml tests/traces/node2.xml <<'EOF'
-item       total  live at end
+item       total  live_at_end
 nodes          2
 processes      2            0
 threads        3            0
@@ -72,7 +72,7 @@ EOF
 
 expect killed-summary 0 summary tests/traces/killed.xml <<'EOF'
 tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed); analysing what was recorded
-item       total  live at end
+item       total  live_at_end
 nodes          1
 processes      1            1
 threads        1            1
@@ -82,25 +82,25 @@ EOF
 
 expect killed-consumption 0 consumption tests/traces/killed.xml <<'EOF'
 tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed); analysing what was recorded
-node  tid  thread  category    seconds   %live
-n     300  victim  live       1.000000  100.00
-n     300  victim  cpu        0.750000   75.00
-n     300  victim  sleep      0.000000    0.00
-n     300  victim  fileread   0.250000   25.00
-n     300  victim  filewrite  0.000000    0.00
-n     300  victim  netsend    0.000000    0.00
-n     300  victim  netrecv    0.000000    0.00
-n     300  victim  blocked    0.000000    0.00
-n     300  victim  stopped    0.000000    0.00
-ALL        ALL     live       1.000000  100.00
-ALL        ALL     cpu        0.750000   75.00
-ALL        ALL     sleep      0.000000    0.00
-ALL        ALL     fileread   0.250000   25.00
-ALL        ALL     filewrite  0.000000    0.00
-ALL        ALL     netsend    0.000000    0.00
-ALL        ALL     netrecv    0.000000    0.00
-ALL        ALL     blocked    0.000000    0.00
-ALL        ALL     stopped    0.000000    0.00
+node  tid  thread  category    seconds  pct_live
+n     300  victim  live       1.000000    100.00
+n     300  victim  cpu        0.750000     75.00
+n     300  victim  sleep      0.000000      0.00
+n     300  victim  fileread   0.250000     25.00
+n     300  victim  filewrite  0.000000      0.00
+n     300  victim  netsend    0.000000      0.00
+n     300  victim  netrecv    0.000000      0.00
+n     300  victim  blocked    0.000000      0.00
+n     300  victim  stopped    0.000000      0.00
+ALL        ALL     live       1.000000    100.00
+ALL        ALL     cpu        0.750000     75.00
+ALL        ALL     sleep      0.000000      0.00
+ALL        ALL     fileread   0.250000     25.00
+ALL        ALL     filewrite  0.000000      0.00
+ALL        ALL     netsend    0.000000      0.00
+ALL        ALL     netrecv    0.000000      0.00
+ALL        ALL     blocked    0.000000      0.00
+ALL        ALL     stopped    0.000000      0.00
 EOF
 
 # sendfile and splice: bytes read from the source file (not from a pipe)
@@ -131,9 +131,9 @@ EOF
 expect killed-regions 0 regions tests/traces/killed.xml <<'EOF'
 tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed); analysing what was recorded
 island-analyze: warning: 1 region was not closed properly (error=unclosed or mismatch)
-region  depth  count  inclusive  exclusive  %parent
-ALL         0      1   1.000000   0.000000   100.00
-  loop      1      1   1.000000   1.000000   100.00
+region  depth  count  inclusive  exclusive  pct_parent
+ALL         0      1   1.000000   0.000000      100.00
+  loop      1      1   1.000000   1.000000      100.00
 EOF
 
 # One file holding both nodes (a merged trace) reads like the two files.

@@ -11,7 +11,7 @@
 # Expected output is written out literally; see tests/traces/ for the inputs.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 expect summary 0 summary tests/traces/basic.xml <<'EOF'
-item       total  live at end
+item       total  live_at_end
 nodes          1
 processes      1            0
 threads        2            0
@@ -54,38 +54,38 @@ cpu,0.800000,seconds
 EOF
 
 expect consumption 0 consumption tests/traces/basic.xml <<'EOF'
-node   tid  thread  category    seconds   %live
-node1  100  main    live       3.000000  100.00
-node1  100  main    cpu        0.980000   32.67
-node1  100  main    sleep      0.400000   13.33
-node1  100  main    fileread   0.020000    0.67
-node1  100  main    filewrite  1.000000   33.33
-node1  100  main    netsend    0.000000    0.00
-node1  100  main    netrecv    0.000000    0.00
-node1  100  main    blocked    0.400000   13.33
-node1  100  main    stopped    0.200000    6.67
-node1  101  worker  live       2.190000  100.00
-node1  101  worker  cpu        1.380000   63.01
-node1  101  worker  sleep      0.000000    0.00
-node1  101  worker  fileread   0.100000    4.57
-node1  101  worker  filewrite  0.000000    0.00
-node1  101  worker  netsend    0.060000    2.74
-node1  101  worker  netrecv    0.000000    0.00
-node1  101  worker  blocked    0.450000   20.55
-node1  101  worker  stopped    0.200000    9.13
-ALL         ALL     live       5.190000  100.00
-ALL         ALL     cpu        2.360000   45.47
-ALL         ALL     sleep      0.400000    7.71
-ALL         ALL     fileread   0.120000    2.31
-ALL         ALL     filewrite  1.000000   19.27
-ALL         ALL     netsend    0.060000    1.16
-ALL         ALL     netrecv    0.000000    0.00
-ALL         ALL     blocked    0.850000   16.38
-ALL         ALL     stopped    0.400000    7.71
+node   tid  thread  category    seconds  pct_live
+node1  100  main    live       3.000000    100.00
+node1  100  main    cpu        0.980000     32.67
+node1  100  main    sleep      0.400000     13.33
+node1  100  main    fileread   0.020000      0.67
+node1  100  main    filewrite  1.000000     33.33
+node1  100  main    netsend    0.000000      0.00
+node1  100  main    netrecv    0.000000      0.00
+node1  100  main    blocked    0.400000     13.33
+node1  100  main    stopped    0.200000      6.67
+node1  101  worker  live       2.190000    100.00
+node1  101  worker  cpu        1.380000     63.01
+node1  101  worker  sleep      0.000000      0.00
+node1  101  worker  fileread   0.100000      4.57
+node1  101  worker  filewrite  0.000000      0.00
+node1  101  worker  netsend    0.060000      2.74
+node1  101  worker  netrecv    0.000000      0.00
+node1  101  worker  blocked    0.450000     20.55
+node1  101  worker  stopped    0.200000      9.13
+ALL         ALL     live       5.190000    100.00
+ALL         ALL     cpu        2.360000     45.47
+ALL         ALL     sleep      0.400000      7.71
+ALL         ALL     fileread   0.120000      2.31
+ALL         ALL     filewrite  1.000000     19.27
+ALL         ALL     netsend    0.060000      1.16
+ALL         ALL     netrecv    0.000000      0.00
+ALL         ALL     blocked    0.850000     16.38
+ALL         ALL     stopped    0.400000      7.71
 EOF
 
 expect consumption-csv 0 consumption --csv tests/traces/basic.xml <<'EOF'
-node,tid,thread,category,seconds,%live
+node,tid,thread,category,seconds,pct_live
 node1,100,main,live,3.000000,100.00
 node1,100,main,cpu,0.980000,32.67
 node1,100,main,sleep,0.400000,13.33
@@ -194,7 +194,7 @@ note: the state totals are overlap-aware; they add up to 4.800000 s against a TT
 EOF
 
 expect utilization 0 utilization --cores 2 tests/traces/basic.xml <<'EOF'
-use     core-seconds  percent
+use     core_seconds  percent
 app         2.360000    39.33
 system      0.000000     0.00
 idle        3.640000    60.67
@@ -205,7 +205,7 @@ EOF
 # 0.21-0.3 and creates its worker in 0.2-0.21 (cpu): 0.29 s; the worker
 # 0.21-0.3, 0.4-0.5, 0.55-0.6, 0.65-0.7 and 0.9-1.0: 0.39 s
 expect utilization-span 0 utilization --cores 2 --span 1 tests/traces/basic.xml <<'EOF'
-use     core-seconds  percent
+use     core_seconds  percent
 app         0.680000    34.00
 system      0.000000     0.00
 idle        1.320000    66.00
@@ -213,32 +213,32 @@ total       2.000000   100.00
 EOF
 
 expect regions 0 regions tests/traces/basic.xml <<'EOF'
-region     depth  count  inclusive  exclusive  %parent
-ALL            0      2   5.190000   2.270000   100.00
-  work         1      1   2.400000   0.900000    46.24
-    write      2      1   1.000000   1.000000    41.67
-    nap        2      1   0.500000   0.500000    20.83
-  close        1      1   0.010000   0.010000     0.19
-  net          1      1   0.510000   0.510000     9.83
+region     depth  count  inclusive  exclusive  pct_parent
+ALL            0      2   5.190000   2.270000      100.00
+  work         1      1   2.400000   0.900000       46.24
+    write      2      1   1.000000   1.000000       41.67
+    nap        2      1   0.500000   0.500000       20.83
+  close        1      1   0.010000   0.010000        0.19
+  net          1      1   0.510000   0.510000        9.83
 EOF
 
 expect regions-depth 0 regions --depth 1 tests/traces/basic.xml <<'EOF'
-region   depth  count  inclusive  exclusive  %parent
-ALL          0      2   5.190000   2.270000   100.00
-  work       1      1   2.400000   0.900000    46.24
-  close      1      1   0.010000   0.010000     0.19
-  net        1      1   0.510000   0.510000     9.83
+region   depth  count  inclusive  exclusive  pct_parent
+ALL          0      2   5.190000   2.270000      100.00
+  work       1      1   2.400000   0.900000       46.24
+  close      1      1   0.010000   0.010000        0.19
+  net        1      1   0.510000   0.510000        9.83
 EOF
 
 expect regions-label 0 regions --label work tests/traces/basic.xml <<'EOF'
-region   depth  count  inclusive  exclusive  %parent
-work         1      1   2.400000   0.900000    46.24
-  write      2      1   1.000000   1.000000    41.67
-  nap        2      1   0.500000   0.500000    20.83
+region   depth  count  inclusive  exclusive  pct_parent
+work         1      1   2.400000   0.900000       46.24
+  write      2      1   1.000000   1.000000       41.67
+  nap        2      1   0.500000   0.500000       20.83
 EOF
 
 expect regions-children 0 regions --children-of work --csv tests/traces/basic.xml <<'EOF'
-region,depth,count,inclusive,exclusive,%parent
+region,depth,count,inclusive,exclusive,pct_parent
 work/write,2,1,1.000000,1.000000,41.67
 work/nap,2,1,0.500000,0.500000,20.83
 EOF

@@ -47,7 +47,7 @@ TTC,51.000000,,,
 EOF
 
 expect utilization 0 utilization --cores 2 --span 3600 traces/utilization-example.csv <<'EOF'
-use     core-seconds  percent
+use     core_seconds  percent
 app      4800.000000    66.67
 system    240.000000     3.33
 idle     2160.000000    30.00
@@ -56,7 +56,7 @@ EOF
 
 expect utilization-run 0 utilization --cores 2 traces/utilization-example.csv <<'EOF'
 island-analyze: warning: the use exceeds the provided resources by 240.000000 core-seconds
-use     core-seconds  percent
+use     core_seconds  percent
 app      4800.000000   100.00
 system    240.000000     5.00
 idle        0.000000     0.00
@@ -66,65 +66,65 @@ EOF
 # The Island / CADET seed's two examples, transcribed as traces: its
 # consumption numbers (and percentages) to the microsecond.
 expect island-single 0 consumption tests/traces/island-single.xml <<'EOF'
-node  tid  thread      category    seconds   %live
-repy    1  MainThread  live       2.793750  100.00
-repy    1  MainThread  cpu        0.182189    6.52
-repy    1  MainThread  sleep      0.000000    0.00
-repy    1  MainThread  fileread   0.000000    0.00
-repy    1  MainThread  filewrite  1.000733   35.82
-repy    1  MainThread  netsend    0.000000    0.00
-repy    1  MainThread  netrecv    0.000000    0.00
-repy    1  MainThread  blocked    0.000000    0.00
-repy    1  MainThread  stopped    1.610827   57.66
-ALL        ALL         live       2.793750  100.00
-ALL        ALL         cpu        0.182189    6.52
-ALL        ALL         sleep      0.000000    0.00
-ALL        ALL         fileread   0.000000    0.00
-ALL        ALL         filewrite  1.000733   35.82
-ALL        ALL         netsend    0.000000    0.00
-ALL        ALL         netrecv    0.000000    0.00
-ALL        ALL         blocked    0.000000    0.00
-ALL        ALL         stopped    1.610827   57.66
+node  tid  thread      category    seconds  pct_live
+repy    1  MainThread  live       2.793750    100.00
+repy    1  MainThread  cpu        0.182189      6.52
+repy    1  MainThread  sleep      0.000000      0.00
+repy    1  MainThread  fileread   0.000000      0.00
+repy    1  MainThread  filewrite  1.000733     35.82
+repy    1  MainThread  netsend    0.000000      0.00
+repy    1  MainThread  netrecv    0.000000      0.00
+repy    1  MainThread  blocked    0.000000      0.00
+repy    1  MainThread  stopped    1.610827     57.66
+ALL        ALL         live       2.793750    100.00
+ALL        ALL         cpu        0.182189      6.52
+ALL        ALL         sleep      0.000000      0.00
+ALL        ALL         fileread   0.000000      0.00
+ALL        ALL         filewrite  1.000733     35.82
+ALL        ALL         netsend    0.000000      0.00
+ALL        ALL         netrecv    0.000000      0.00
+ALL        ALL         blocked    0.000000      0.00
+ALL        ALL         stopped    1.610827     57.66
 EOF
 
 expect island-multi 0 consumption tests/traces/island-multi.xml <<'EOF'
-node  tid  thread           category     seconds   %live
-repy    1  MainThread       live        0.374999  100.00
-repy    1  MainThread       cpu         0.002408    0.64
-repy    1  MainThread       sleep       0.200000   53.33
-repy    1  MainThread       fileread    0.000000    0.00
-repy    1  MainThread       filewrite   0.000000    0.00
-repy    1  MainThread       netsend     0.000000    0.00
-repy    1  MainThread       netrecv     0.000000    0.00
-repy    1  MainThread       blocked     0.000000    0.00
-repy    1  MainThread       stopped     0.172591   46.02
-repy    3  _EVENT:Thread:3  live       10.195903  100.00
-repy    3  _EVENT:Thread:3  cpu         0.100645    0.99
-repy    3  _EVENT:Thread:3  sleep       0.000000    0.00
-repy    3  _EVENT:Thread:3  fileread    0.000000    0.00
-repy    3  _EVENT:Thread:3  filewrite   0.000000    0.00
-repy    3  _EVENT:Thread:3  netsend     0.000000    0.00
-repy    3  _EVENT:Thread:3  netrecv     0.000000    0.00
-repy    3  _EVENT:Thread:3  blocked     0.000000    0.00
-repy    3  _EVENT:Thread:3  stopped    10.095258   99.01
-repy    2  _EVENT:Thread:2  live       10.196958  100.00
-repy    2  _EVENT:Thread:2  cpu         0.002647    0.03
-repy    2  _EVENT:Thread:2  sleep       0.000000    0.00
-repy    2  _EVENT:Thread:2  fileread    0.000000    0.00
-repy    2  _EVENT:Thread:2  filewrite   1.000000    9.81
-repy    2  _EVENT:Thread:2  netsend     0.000000    0.00
-repy    2  _EVENT:Thread:2  netrecv     0.000000    0.00
-repy    2  _EVENT:Thread:2  blocked     0.000000    0.00
-repy    2  _EVENT:Thread:2  stopped     9.194311   90.17
-ALL        ALL              live       20.767860  100.00
-ALL        ALL              cpu         0.105700    0.51
-ALL        ALL              sleep       0.200000    0.96
-ALL        ALL              fileread    0.000000    0.00
-ALL        ALL              filewrite   1.000000    4.82
-ALL        ALL              netsend     0.000000    0.00
-ALL        ALL              netrecv     0.000000    0.00
-ALL        ALL              blocked     0.000000    0.00
-ALL        ALL              stopped    19.462160   93.71
+node  tid  thread           category     seconds  pct_live
+repy    1  MainThread       live        0.374999    100.00
+repy    1  MainThread       cpu         0.002408      0.64
+repy    1  MainThread       sleep       0.200000     53.33
+repy    1  MainThread       fileread    0.000000      0.00
+repy    1  MainThread       filewrite   0.000000      0.00
+repy    1  MainThread       netsend     0.000000      0.00
+repy    1  MainThread       netrecv     0.000000      0.00
+repy    1  MainThread       blocked     0.000000      0.00
+repy    1  MainThread       stopped     0.172591     46.02
+repy    3  _EVENT:Thread:3  live       10.195903    100.00
+repy    3  _EVENT:Thread:3  cpu         0.100645      0.99
+repy    3  _EVENT:Thread:3  sleep       0.000000      0.00
+repy    3  _EVENT:Thread:3  fileread    0.000000      0.00
+repy    3  _EVENT:Thread:3  filewrite   0.000000      0.00
+repy    3  _EVENT:Thread:3  netsend     0.000000      0.00
+repy    3  _EVENT:Thread:3  netrecv     0.000000      0.00
+repy    3  _EVENT:Thread:3  blocked     0.000000      0.00
+repy    3  _EVENT:Thread:3  stopped    10.095258     99.01
+repy    2  _EVENT:Thread:2  live       10.196958    100.00
+repy    2  _EVENT:Thread:2  cpu         0.002647      0.03
+repy    2  _EVENT:Thread:2  sleep       0.000000      0.00
+repy    2  _EVENT:Thread:2  fileread    0.000000      0.00
+repy    2  _EVENT:Thread:2  filewrite   1.000000      9.81
+repy    2  _EVENT:Thread:2  netsend     0.000000      0.00
+repy    2  _EVENT:Thread:2  netrecv     0.000000      0.00
+repy    2  _EVENT:Thread:2  blocked     0.000000      0.00
+repy    2  _EVENT:Thread:2  stopped     9.194311     90.17
+ALL        ALL              live       20.767860    100.00
+ALL        ALL              cpu         0.105700      0.51
+ALL        ALL              sleep       0.200000      0.96
+ALL        ALL              fileread    0.000000      0.00
+ALL        ALL              filewrite   1.000000      4.82
+ALL        ALL              netsend     0.000000      0.00
+ALL        ALL              netrecv     0.000000      0.00
+ALL        ALL              blocked     0.000000      0.00
+ALL        ALL              stopped    19.462160     93.71
 EOF
 
 expect island-multi-sums 0 sums tests/traces/island-multi.xml <<'EOF'
@@ -145,7 +145,7 @@ cpu          0.103658  seconds
 EOF
 
 expect island-multi-summary 0 summary tests/traces/island-multi.xml <<'EOF'
-item       total  live at end
+item       total  live_at_end
 nodes          1
 processes      1            0
 threads        3            0

@@ -43,7 +43,7 @@ expect_eq "unknown command status" "$rc" 127
 expect_eq "unknown command message" "$msg" "island-capture: no-such-command-xyz: command not found"
 rc=0; "$CAPTURE" --bogus true 2>err || rc=$?
 expect_eq "unknown option status" "$rc" 2
-grep -q "unrecognized option '--bogus'" err || fail "no message for an unknown option"
+expect_eq "unknown option message" "$(cat err)" "island-capture: unknown option '--bogus' (try --help)"
 mkdir ro && chmod 555 ro
 if [ "$(id -u)" != 0 ]; then
 	rc=0; "$CAPTURE" -o ro/t.xml touch ran 2>err || rc=$?

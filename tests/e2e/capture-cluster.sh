@@ -16,7 +16,7 @@ if [ "$(id -u)" = 0 ] && ip netns add island-probe-$$ 2>/dev/null; then
 		{ cat ns.err; fail "discover in namespaces failed"; }
 	check_trace ns.xml
 	grep -q 'peer="10.231.77.1:7000"' ns.xml || fail "nodes did not talk over their own addresses"
-	"$ANALYZE" deps --csv --truth passes/unthrottled/scratch ns.xml > ns.deps
+	"$ANALYZE" deps --csv --table measures --truth passes/unthrottled/scratch ns.xml > ns.deps
 	r=$(sed -n 's/^recall,\([^,]*\),.*/\1/p' ns.deps)
 	[ "$r" = "100.00" ] || { cat ns.deps >&2; fail "recall in namespaces: got '$r', want '100.00'"; }
 	[ -z "$(ip netns list | grep '^isl-')" ] || fail "namespaces left: $(ip netns list)"

@@ -10,7 +10,7 @@ measure() { # APP: discover, check, print "precision recall"
 		--passes-dir "passes-$1" -o "$1.xml" 2>"$1.err" || { cat "$1.err"; fail "$1: discover failed"; }
 	check_trace "$1.xml"
 	expect_eq "$1: nodes" "$(grep -c '<node ' "$1.xml")" 4
-	"$ANALYZE" deps --csv --truth "passes-$1/unthrottled/scratch" "$1.xml" > "$1.deps" ||
+	"$ANALYZE" deps --csv --table measures --truth "passes-$1/unthrottled/scratch" "$1.xml" > "$1.deps" ||
 		fail "$1: deps failed"
 	p=$(sed -n 's/^precision,\([^,]*\),.*/\1/p' "$1.deps")
 	r=$(sed -n 's/^recall,\([^,]*\),.*/\1/p' "$1.deps")

@@ -21,9 +21,9 @@ check_trace n1.xml
 # every true dependency on the throttled node is found, and what is found
 # is true
 grep ' n1 ' data/truth.n0 > truth.n1-sends
-"$ANALYZE" deps --csv --truth truth.n1-sends n0.xml n1.xml > deps.csv
+"$ANALYZE" deps --csv --table measures --truth truth.n1-sends n0.xml n1.xml > deps.csv
 expect_eq "recall" "$(sed -n 's/^recall,\([^,]*\),.*/\1/p' deps.csv)" "100.00"
-"$ANALYZE" deps --csv --truth data n0.xml n1.xml > all.csv
+"$ANALYZE" deps --csv --table measures --truth data n0.xml n1.xml > all.csv
 expect_eq "precision" "$(sed -n 's/^precision,\([^,]*\),.*/\1/p' all.csv)" "100.00"
 sleep 1.5
 [ -z "$(ss -ltn "sport = :$port" | tail -n +2)" ] || fail "the coordinator still listens"
@@ -55,7 +55,7 @@ if [ "$(id -u)" = 0 ] && ip netns add ilh-a-$$ 2>/dev/null; then
 	check_trace ns0.xml
 	grep -q 'peer="10.234.0.2:' ns0.xml || fail "the nodes did not talk across the veth"
 	grep ' n1 ' ndata/truth.n0 > ns-truth
-	"$ANALYZE" deps --csv --truth ns-truth ns0.xml ns1.xml > ns.csv
+	"$ANALYZE" deps --csv --table measures --truth ns-truth ns0.xml ns1.xml > ns.csv
 	expect_eq "recall across namespaces" "$(sed -n 's/^recall,\([^,]*\),.*/\1/p' ns.csv)" "100.00"
 	[ -z "$(find nsA nsB -type f)" ] || fail "session files left in the namespaces' dirs"
 else

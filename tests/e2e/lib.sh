@@ -22,8 +22,9 @@ within() {
 	[ "$(echo "$2 >= $3 && $2 <= $4" | bc)" = 1 ] || fail "$1: $2 not in [$3, $4]"
 }
 
-# rows of the net report's Nth table (CSV), without its header
-section() { awk -v n="$1" 'BEGIN { s = 1 } /^$/ { s++; h = 0; next } s == n && h++' "$2"; }
+# rows NAME DIR: the rows of table NAME of a report written with -o DIR
+# (DIR/NAME.csv), without its header
+rows() { tail -n +2 "$2/$1.csv"; }
 
 # The pcap tests (tests/apps/msgs: the client prints "c2s SIZE" and
 # "s2c SIZE" per message). msg_edges DEPS CLIENT [RECV SEND]: the message
@@ -38,13 +39,22 @@ msg_bytes() {
 	c2s=$(awk '$1 == "c2s" { s += $2 } END { print s }' "$1")
 	s2c=$(awk '$1 == "s2c" { s += $2 } END { print s }' "$1")
 }
-# calls_tied NETCSV: in the net report's calls (its 2nd table), every send
-# and recv is tied to the packets of its bytes, and every receive has its
-# time split: before the peer sent, on the wire, after
+# csv_plain FILE: a CSV table without quoted fields: every row as wide as
+# its header, no '-' for a missing value, no '+' on a number
+csv_plain() {
+	awk -F, 'NR == 1 { n = NF } NF != n { print FILENAME ":" NR ": " NF " fields, not " n; bad = 1 }
+		{ for (i = 1; i <= NF; i++) if ($i == "-" || $i ~ /^\+[0-9]/) { print FILENAME ":" NR ": field " i " is " $i; bad = 1 } }
+		END { exit bad }' "$1" || fail "$1 is not a plain table"
+}
+# calls_tied DIR: in the net report's calls (net -o DIR: DIR/calls.csv),
+# every send and recv is tied to the packets of its bytes, and every
+# receive has its time split: before the peer sent, on the wire, after
+# (a value not known is an empty field)
 calls_tied() {
-	section 2 "$1" | awk -F, '$7 == "-" || $7 < 1 { bad = 1 } END { exit bad }' ||
+	expect_eq "calls columns" "$(head -1 "$1/calls.csv" | cut -d, -f3,7,10-12)" "api,packets,waited,wire,after"
+	rows calls "$1" | awk -F, '$7 == "" || $7 < 1 { bad = 1 } END { exit bad }' ||
 		fail "a call without packets"
-	section 2 "$1" | awk -F, '$3 == "recv" && ($10 == "-" || $11 == "-" || $12 == "-") { bad = 1 }
+	rows calls "$1" | awk -F, '$3 == "recv" && ($10 == "" || $11 == "" || $12 == "") { bad = 1 }
 		END { exit bad }' || fail "a receive without its split"
 }
 

@@ -9,7 +9,7 @@ need_pcap
 wait || fail "receiver failed"
 
 # the receive as the packets see it (net report): waited, wire, after
-"$ANALYZE" net --csv recvnode.xml sendnode.xml > net.csv
+"$ANALYZE" net --csv --table calls recvnode.xml sendnode.xml > net.csv
 row=$(grep '^recvnode,[0-9]*,recv,' net.csv | head -1)
 [ -n "$row" ] || fail "no receive in the net report: $(cat net.csv)"
 after=$(echo "$row" | awk -F, '{ print $NF }')

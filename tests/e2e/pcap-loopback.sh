@@ -45,15 +45,16 @@ expect_eq "the accept waits for the connect" \
 	"$(grep -A1 '<wait node="cli"' ann.xml | grep -c 'api="accept"')" 1
 
 # bytes per connection: packets and calls agree, and are the messages'
-"$ANALYZE" net --csv srv.xml cli.xml > net.csv || fail "net"
+"$ANALYZE" net -o net srv.xml cli.xml || fail "net"
 msg_bytes cli.out
-conns=$(section 1 net.csv | awk -F, '{ print $1, $2, $6, $7, $9, $10, $11 }' | sed -E 's/^/ /')
+conns=$(rows connections net | awk -F, '{ print $1, $2, $6, $7, $9, $10, $11 }' | sed -E 's/^/ /')
 expect_eq "connections" "$conns" " srv tcp $c2s $c2s $s2c $s2c 0
  cli tcp $c2s $c2s $s2c $s2c 0"
 # every send and recv is tied to the packets of its bytes, every receive
 # has its time split
-calls_tied net.csv
-expect_eq "calls" "$(section 2 net.csv | wc -l)" 80
+calls_tied net
+for t in connections calls messages; do csv_plain net/$t.csv; done
+expect_eq "calls" "$(rows calls net | wc -l)" 80
 
 # IPv6
 [ -n "$(ip -6 addr show dev lo 2>/dev/null | grep ::1)" ] || { echo "no ::1: IPv6 not checked"; exit 0; }
@@ -69,8 +70,8 @@ tcpdump -nn -r srv6.pcap > srv6.td 2>/dev/null || fail "tcpdump -r srv6.pcap"
 "$ANALYZE" deps --from net --csv srv6.xml cli6.xml > deps6.csv || fail "IPv6 deps --from net"
 got=$(msg_edges deps6.csv cli6)
 expect_eq "IPv6 message edges" "$got" "$(sort cli6.out)"
-"$ANALYZE" net --csv srv6.xml cli6.xml > net6.csv || fail "IPv6 net"
-expect_eq "IPv6 connections" "$(section 1 net6.csv | awk -F, '{ print $1, $4, $6, $7, $9, $10 }')" \
+"$ANALYZE" net -o net6 srv6.xml cli6.xml || fail "IPv6 net"
+expect_eq "IPv6 connections" "$(rows connections net6 | awk -F, '{ print $1, $4, $6, $7, $9, $10 }')" \
 	"srv6 [::1]:$PORT $c2s $c2s $s2c $s2c
 cli6 [::1]:$PORT $c2s $c2s $s2c $s2c"
 exit 0

@@ -41,14 +41,14 @@ got=$(msg_edges deps.csv cli)
 expect_eq "message edges" "$got" "$(sort cli.out)"
 expect_eq "edges" "$(($(wc -l < deps.csv) - 1))" 41
 
-"$ANALYZE" net --csv srv.xml cli.xml > net.csv || fail "net"
+"$ANALYZE" net -o net srv.xml cli.xml || fail "net"
 msg_bytes cli.out
-conns=$(section 1 net.csv | awk -F, '{ print $1, $3, $4, $6, $7, $9, $10 }' | sed -E 's/:[0-9]+ / /')
+conns=$(rows connections net | awk -F, '{ print $1, $3, $4, $6, $7, $9, $10 }' | sed -E 's/:[0-9]+ / /')
 expect_eq "connections" "$conns" "srv 10.232.7.1 10.232.7.2:7000 $c2s $c2s $s2c $s2c
 cli 10.232.7.1 10.232.7.2:7000 $c2s $c2s $s2c $s2c"
 # every send and recv is tied to the packets of its bytes (a message
 # larger than a segment may still be one packet here: segmentation
 # offload cuts it after the capture point), every receive has its split
-calls_tied net.csv
-expect_eq "calls" "$(section 2 net.csv | wc -l)" 80
+calls_tied net
+expect_eq "calls" "$(rows calls net | wc -l)" 80
 exit 0

@@ -52,7 +52,7 @@ expect_eq "connections" "$(grep -c 'Flags \[S\]' node.td)" 5
 # and the node's own exchanges are all there: one edge per message
 "$ANALYZE" deps --from net --csv node.xml > deps.csv || fail "deps --from net"
 expect_eq "edges" "$(($(wc -l < deps.csv) - 1))" $((5 * 41))
-"$ANALYZE" net --csv node.xml > net.csv || fail "net"
-expect_eq "calls" "$(section 2 net.csv | wc -l)" $((5 * 80))
-calls_tied net.csv
+"$ANALYZE" net -o net node.xml || fail "net"
+expect_eq "calls" "$(rows calls net | wc -l)" $((5 * 80))
+calls_tied net
 exit 0

@@ -28,7 +28,7 @@ measure() { # CLUSTER-FILE
 		case $api in connect|send|write|sendto|sendmsg) echo "$x $j $t $k" ;; esac
 	done > truth.net
 	[ -s truth.net ] || fail "no network dependencies in the truth"
-	"$ANALYZE" deps --from net --csv --truth truth.net $U/n?.xml > vs-truth.csv || fail "vs truth"
+	"$ANALYZE" deps --from net --csv --table measures --truth truth.net $U/n?.xml > vs-truth.csv || fail "vs truth"
 	p=$(sed -n 's/^precision,\([^,]*\),.*/\1/p' vs-truth.csv)
 	r=$(sed -n 's/^recall,\([^,]*\),.*/\1/p' vs-truth.csv)
 	echo "message edges vs the network's ground truth: precision $p recall $r"
@@ -37,7 +37,7 @@ measure() { # CLUSTER-FILE
 	"$ANALYZE" deps --from net --truth $U/scratch $U/n?.xml | tail -2
 
 	# the throttle-derived waits against the message edges
-	"$ANALYZE" deps --csv --truth messages ps.xml > waits.csv || fail "waits vs messages"
+	"$ANALYZE" deps --csv --table measures --truth messages ps.xml > waits.csv || fail "waits vs messages"
 	p=$(sed -n 's/^precision,\([^,]*\),\(.*\)/\1 (\2)/p' waits.csv)
 	r=$(sed -n 's/^recall,\([^,]*\),.*/\1/p' waits.csv)
 	echo "waits vs message edges: precision $p, recall $r ($(wc -l < messages) messages)"
@@ -48,7 +48,7 @@ measure() { # CLUSTER-FILE
 	for n in n0 n1 n2 n3; do
 		[ -s $n.pcap ] || fail "$n.pcap is not beside the merged trace"
 	done
-	"$ANALYZE" deps --from both --csv ps.xml > merged-both.csv || fail "deps --from both ps.xml"
+	"$ANALYZE" deps --from both --csv --table measures ps.xml > merged-both.csv || fail "deps --from both ps.xml"
 	expect_eq "merged: messages implied by the waits" \
 		"$(sed -n 's/^recall,\([^,]*\),.*/\1/p' merged-both.csv)" "$r"
 	expect_eq "merged: waits in the messages' order" \
@@ -57,14 +57,16 @@ measure() { # CLUSTER-FILE
 	# --from both, where a pass has both: the waits found by throttling n0
 	# alone, beside that pass's messages
 	T=passes/throttle-n0
-	"$ANALYZE" deps --from both --csv $T/n?.xml > both.csv || fail "deps --from both"
+	"$ANALYZE" deps --from both -o both $T/n?.xml || fail "deps --from both"
 	n=$("$ANALYZE" deps --from net --csv $T/n?.xml | tail -n +2 | wc -l)
 	w=$(grep -c '<wait ' $T/n?.xml | awk -F: '{ s += $2 } END { print s }')
-	expect_eq "both: messages" "$(sed -n 's/^recall,[^,]*,[0-9]* of \([0-9]*\) messages$/\1/p' both.csv)" "$n"
-	expect_eq "both: waits" "$(sed -n 's/^precision,[^,]*,[0-9]* of \([0-9]*\) waits$/\1/p' both.csv)" "$w"
-	expect_eq "both: marked messages" "$(grep -cE ',(implied|no)$' both.csv)" $((n + w))
-	echo "throttling n0 alone: $(sed -n 's/^precision,\([^,]*\),\(.*\)/precision \1 (\2)/p' both.csv)," \
-		"$(sed -n 's/^recall,\([^,]*\),\(.*\)/recall \1 (\2)/p' both.csv)"
+	expect_eq "both: messages" "$(sed -n 's/^recall,[^,]*,[0-9]*,\([0-9]*\),messages$/\1/p' both/measures.csv)" "$n"
+	expect_eq "both: waits" "$(sed -n 's/^precision,[^,]*,[0-9]*,\([0-9]*\),waits$/\1/p' both/measures.csv)" "$w"
+	expect_eq "both: message rows" "$(tail -n +2 both/messages.csv | wc -l)" "$n"
+	expect_eq "both: wait rows" "$(tail -n +2 both/waits.csv | wc -l)" "$w"
+	expect_eq "both: marked messages" "$(cat both/messages.csv both/waits.csv | grep -cE ',(yes|no)$')" $((n + w))
+	echo "throttling n0 alone: $(sed -n 's/^precision,\([^,]*\),\(.*\)/precision \1 (\2)/p' both/measures.csv)," \
+		"$(sed -n 's/^recall,\([^,]*\),\(.*\)/recall \1 (\2)/p' both/measures.csv)"
 }
 
 pseudo_cluster pseudosync > lo.cluster.xml

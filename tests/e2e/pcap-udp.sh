@@ -45,10 +45,11 @@ got=$(msg_edges deps.csv ucli recvfrom sendto)
 expect_eq "message edges" "$got" "$(sort ucli.out)"
 expect_eq "edges" "$(($(wc -l < deps.csv) - 1))" 40
 
-"$ANALYZE" net --csv usrv.xml ucli.xml > net.csv || fail "net"
+"$ANALYZE" net -o net usrv.xml ucli.xml || fail "net"
+for t in connections calls messages; do csv_plain net/$t.csv; done
 msg_bytes ucli.out
-expect_eq "flows" "$(section 1 net.csv | awk -F, '{ print $1, $2, $4, $5, $6, $7, $8, $9, $10 }')" \
+expect_eq "flows" "$(rows connections net | awk -F, '{ print $1, $2, $4, $5, $6, $7, $8, $9, $10 }')" \
 	"usrv udp 127.0.0.1:$P 20 $c2s $c2s 20 $s2c $s2c
 ucli udp 127.0.0.1:$P 20 $c2s $c2s 20 $s2c $s2c"
-section 2 net.csv | awk -F, '$7 != 1 { bad = 1 } END { exit bad }' || fail "a call not in one datagram"
+rows calls net | awk -F, '$7 != 1 { bad = 1 } END { exit bad }' || fail "a call not in one datagram"
 exit 0

@@ -347,26 +347,36 @@ static void test_format(void)
 
 static void test_table(void)
 {
-	static const char *const hdr[] = { "name", "value" };
-	struct table *t = table_new(2, hdr);
+	static const struct coldef cols[] = {
+		{ "name", COL_TEXT, 0 }, { "value", COL_INT, 0 }, { "diff", COL_NUM, COL_SIGNED },
+	};
+	static const struct tabledef def = TABLEDEF("t", cols);
+	struct table *t = table_new(&def);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	table_add(t, "a,b");
 	table_add(t, "12");
+	table_add(t, "1.5");
 	table_add(t, "long name");
 	table_add(t, "");
+	table_none(t, "-");
+	table_add(t, "x");
+	table_none(t, "new");
+	table_add(t, "0.00");
 	table_print(t, f, false);
 	table_print(t, f, true);
 	fclose(f);
 	CU_ASSERT_STRING_EQUAL(buf,
-		"name       value\n"
-		"a,b           12\n"
-		"long name\n"
-		"name,value\n"
-		"\"a,b\",12\n"
-		"long name,\n");
+		"name       value  diff\n"
+		"a,b           12  +1.5\n"
+		"long name            -\n"
+		"x            new  0.00\n"
+		"name,value,diff\n"
+		"\"a,b\",12,1.5\n"
+		"long name,,\n"
+		"x,,0.00\n");
 	free(buf);
 	table_free(t);
 }
