@@ -31,7 +31,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_SESSION, OPT_THROTTLE, OPT_PERIOD, OPT_DELAY, OPT_WATCHDOG,
        OPT_WATCHDOG_FROM, OPT_WATCHDOG_FACTOR, OPT_HOLD_TIMEOUT, OPT_CLUSTER,
        OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR, OPT_PCAP,
-       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_SESSION_NODES, OPT_CALLSITES };
+       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_SESSION_NODES, OPT_CALLSITES, OPT_SYSCALLS };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -68,6 +68,7 @@ static const struct optdesc {
 	{ "passes-dir", 1, OPT_PASSES_DIR, "DIR", "with --cluster: keep each pass's traces and data in DIR" },
 	{ "pcap", 2, OPT_PCAP, "[IFACE]", "also record the node's own packets into NODE.pcap (libpcap)" },
 	{ "pcap-optional", 0, OPT_PCAP_OPTIONAL, NULL, "with --pcap: go on without packets when they cannot be captured" },
+	{ "syscalls", 0, OPT_SYSCALLS, NULL, "also record every system call at the kernel boundary (Syscall User Dispatch)" },
 	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
 	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
 	{ "keep-spool", 0, OPT_KEEP_SPOOL, NULL, "keep the spool files after writing the trace" },
@@ -255,6 +256,24 @@ static void spool_remove(void)
 		nftw(spool_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Lines the interposer left for us (it does not write to the app's
+ * stderr): each is printed once. */
+static void print_warnings(const char *dir)
+{
+	char *path = xasprintf("%s/warnings", dir), line[512], last[512] = "";
+	FILE *f = fopen(path, "r");
+
+	free(path);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strcmp(line, last)) {
+			fprintf(stderr, "island-capture: %s", line);
+			strcpy(last, line);
+		}
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	struct option lopts[NOPTS + 1];
@@ -290,6 +309,7 @@ int main(int argc, char **argv)
 		case OPT_SPOOL_DIR: spool_parent = optarg; break;
 		case OPT_KEEP_SPOOL: keep = 1; break;
 		case OPT_CALLSITES: callsites = 1; break;
+		case OPT_SYSCALLS: ro.syscalls = 1; n.syscalls = 1; break;
 		case OPT_CPU: restrict_set(&cli, "cpu", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_FILEREAD: restrict_set(&cli, "fileread", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_FILEWRITE: restrict_set(&cli, "filewrite", optarg, NULL, 0); any_cli = 1; break;
@@ -475,6 +495,7 @@ int main(int argc, char **argv)
 		session_close(sess);
 	}
 
+	print_warnings(abs);
 	if (spool_load(&n, abs) < 0 || (resolve_node(&n), trace_write(&n, output, gzip)) < 0) {
 		warnx("the records are kept in %s", abs);
 		spool_dir = NULL;

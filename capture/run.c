@@ -44,6 +44,8 @@ static void set_env(struct run_opts *o)
 	setenv(ENV_LIB, o->lib, 1);
 	if (o->rs && restrict_any_rate(o->rs))
 		setenv(ENV_LIMITS, "1", 1);
+	if (o->syscalls)
+		setenv(ENV_SYSCALLS, "1", 1);
 	if (o->session) {
 		char idx[16];
 		snprintf(idx, sizeof(idx), "%d", o->session_idx);

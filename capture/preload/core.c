@@ -19,6 +19,7 @@
 __thread struct tstate ts __attribute__((tls_model("initial-exec")));
 int island_on;
 int clock_kind;
+static int sud_wanted;               /* --syscalls: children too */
 
 #define WINDOW (4u << 20)            /* bytes of records mapped at a time */
 #define MIN_WINDOW (128u << 10)      /* > the largest record */
@@ -520,6 +521,10 @@ __attribute__((constructor)) void island_init(void)
 	}
 	t->guard = 0;
 	sess_start();
+	if (getenv(ENV_SYSCALLS)) {
+		sud_wanted = 1;
+		sud_init();
+	}
 	errno = e;
 }
 
@@ -533,7 +538,7 @@ static void hdr_finish(struct spool_hdr *h, pid_t tid, int self, int how)
 	if (h->exit != TEXIT_NONE)
 		return;
 	h->end = (int64_t)now();
-	if (clock_gettime(cid, &cpu) == 0)
+	if (syscall(SYS_clock_gettime, cid, &cpu) == 0)
 		h->cpu_ns = (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec;
 	if (self) {
 		comm_self(h->comm_end);
@@ -675,9 +680,10 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		    !strncmp(*e, "ISLAND_CLOCK=", 13) ||
 		    !strncmp(*e, "ISLAND_LIB=", 11) ||
 		    !strncmp(*e, "ISLAND_LIMITS=", 14) ||
+		    !strncmp(*e, "ISLAND_SYSCALLS=", 16) ||
 		    !strncmp(*e, "ISLAND_SESSION", 14))
 			continue;
-		if (n + 8 >= arrlen)
+		if (n + 9 >= arrlen)
 			return envp;
 		arr[n++] = *e;
 	}
@@ -687,6 +693,8 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	arr[n++] = env_lib;
 	if (limits)
 		arr[n++] = (char *)"ISLAND_LIMITS=1";
+	if (sud_wanted)
+		arr[n++] = (char *)"ISLAND_SYSCALLS=1";
 	if (env_session[0]) {
 		arr[n++] = env_session;
 		arr[n++] = env_session_node;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -26,6 +27,18 @@
 #endif
 
 #include "../spool.h"
+
+/*
+ * The interposer's own system calls go through island_syscall (sud.S,
+ * sud.c): made from the region Syscall User Dispatch leaves alone, they
+ * are never trapped nor recorded under --syscalls. Same contract as
+ * libc's syscall(): -1 and errno on failure.
+ */
+long island_syscall(long nr, ...);
+#define syscall island_syscall
+#define mmap(a, l, p, f, fd, o) ((void *)island_syscall(SYS_mmap, (long)(a), \
+	(long)(l), (long)(p), (long)(f), (long)(fd), (long)(o)))
+#define munmap(a, l) island_syscall(SYS_munmap, (long)(a), (long)(l))
 
 #define EXPORT __attribute__((visibility("default")))
 #define likely(x)   __builtin_expect(!!(x), 1)
@@ -48,6 +61,10 @@ struct tstate {
 	pid_t creator;
 	int sslot;                  /* slot in the session's thread table + 1 */
 	void *site;                 /* --callsites: where the wrapper returns */
+	/* --syscalls (sud.c) */
+	volatile char sel;          /* Syscall User Dispatch selector byte */
+	char sysguard;              /* a kernel-level record is being written */
+	char sud_forked;            /* this fork child's spool is already open */
 };
 
 extern __thread struct tstate ts __attribute__((tls_model("initial-exec")));
@@ -253,5 +270,10 @@ extern char env_preload_lib[];
  * wrappers, so it is never traced and never touches the app's errno
  * (callers save and restore it). */
 long raw_syscall(long nr, long a, long b, long c, long d, long e, long f);
+
+/* --syscalls: every system call at the kernel boundary (sud.c). */
+extern int sud_on;
+void sud_init(void);
+int sud_arm_thread(void);
 
 #endif
