@@ -15,7 +15,7 @@
 /* The resource classes of docs/trace-format.md, in that order. */
 enum res {
 	RES_FILEREAD, RES_FILEWRITE, RES_FILEMETA, RES_NETSEND, RES_NETRECV,
-	RES_NETMETA, RES_SLEEP, RES_WAIT, RES_PROC, RES_N
+	RES_NETMETA, RES_SLEEP, RES_WAIT, RES_PROC, RES_SYS, RES_N
 };
 extern const char *const res_names[RES_N];
 int res_from_name(const char *s);

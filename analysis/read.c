@@ -93,7 +93,7 @@ struct rd {
 
 const char *const res_names[RES_N] = {
 	"fileread", "filewrite", "filemeta", "netsend", "netrecv",
-	"netmeta", "sleep", "wait", "proc",
+	"netmeta", "sleep", "wait", "proc", "sys",
 };
 
 int res_from_name(const char *s)

@@ -322,7 +322,7 @@ static void count_use(struct node *n, struct rec *r)
 {
 	if (!rec_counts(r))
 		return;
-	if (is_copy(r->call) && copy_src_obj(r) && r->ret > 0) {
+	if (is_copy(r->call) && copy_src_obj(r) && r->ret >= 0 && !r->err) {
 		struct obj *src = &n->objs[copy_src_obj(r) - 1];
 		src->reads++;
 		src->bytes_read += (uint64_t)r->ret;
