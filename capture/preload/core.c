@@ -16,7 +16,30 @@
 #include "preload.h"
 #include "real.h"
 
+#ifndef ISLAND_LOADER
 __thread struct tstate ts __attribute__((tls_model("initial-exec")));
+#define CONSTRUCTOR __attribute__((constructor))
+#else
+#define CONSTRUCTOR
+void real_resolve(void) {}
+const char *island_exe;              /* the program island-loader runs */
+
+/* A thread's state, found through %gs (see preload.h). */
+struct tstate *island_new_state(void)
+{
+	struct tstate *t = (struct tstate *)island_syscall(SYS_mmap, 0,
+		(long)sizeof(struct tstate), PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if ((long)t == -1)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	t->self = t;
+	t->slot = -1;
+	island_syscall(SYS_arch_prctl, 0x1001 /* ARCH_SET_GS */, (long)t);
+	return t;
+}
+#endif
 int island_on;
 int clock_kind;
 static int sud_wanted;               /* --syscalls: children too */
@@ -386,6 +409,17 @@ static long read_small(const char *path, char *buf, size_t n)
 	return got;
 }
 
+/* A decimal number (no locale: island-loader's libc has no TLS of its
+ * own once the program runs). */
+static uint64_t dec(const char *s)
+{
+	uint64_t v = 0;
+
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (uint64_t)(*s++ - '0');
+	return v;
+}
+
 /* Record the descriptors the image starts with, so that calls on inherited
  * fds resolve to their file, socket or pipe. */
 void record_fds(struct tstate *t)
@@ -404,7 +438,7 @@ void record_fds(struct tstate *t)
 			off += d->d_reclen;
 			if (d->d_name[0] < '0' || d->d_name[0] > '9')
 				continue;
-			int fd = atoi(d->d_name);
+			int fd = (int)dec(d->d_name);
 			if (fd == dfd)
 				continue;
 			char *p = path;
@@ -421,7 +455,7 @@ void record_fds(struct tstate *t)
 				put_payload(t, REC_FDINFO, tt, tt, 0, fd, FDK_SOCKET, 0,
 					    0, &si, sizeof(si), NULL, 0);
 			} else if (!strncmp(target, "pipe:", 5)) {
-				uint64_t ino = strtoull(target + 6, NULL, 10);
+				uint64_t ino = dec(target + 6);
 				put_payload(t, REC_FDINFO, tt, tt, 0, fd, FDK_PIPE, 0, 0,
 					    &ino, sizeof(ino), NULL, 0);
 			} else {
@@ -446,6 +480,10 @@ static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
 	l = SYS(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe", (long)exe,
 		sizeof(exe) - 1);
 	exe[l > 0 ? l : 0] = 0;
+#ifdef ISLAND_LOADER
+	if (island_exe)
+		strncpy(exe, island_exe, sizeof(exe) - 1);
+#endif
 	if (SYS(SYS_getcwd, (long)cwd, sizeof(cwd), 0, 0) < 0)
 		cwd[0] = 0;
 	el = strlen(exe) + 1;
@@ -471,7 +509,7 @@ static void getenv_copy(char *dst, size_t n, const char *name, const char *val)
 	dst[n - 1] = 0;
 }
 
-__attribute__((constructor)) void island_init(void)
+CONSTRUCTOR void island_init(void)
 {
 	const char *dir = getenv(ENV_SPOOL);
 	const char *clk = getenv(ENV_CLOCK);
@@ -507,7 +545,7 @@ __attribute__((constructor)) void island_init(void)
 			    getenv(ENV_SESSION));
 		getenv_copy(env_session_node, sizeof(env_session_node),
 			    ENV_SESSION_NODE, getenv(ENV_SESSION_NODE));
-		sess_init(getenv(ENV_SESSION), atoi(getenv(ENV_SESSION_NODE)));
+		sess_init(getenv(ENV_SESSION), (int)dec(getenv(ENV_SESSION_NODE)));
 	}
 	island_on = 1;
 
@@ -606,6 +644,7 @@ void process_unfinish(void)
 	}
 }
 
+#ifndef ISLAND_LOADER
 __attribute__((destructor)) static void island_fini(void)
 {
 	if (!island_on)
@@ -613,6 +652,7 @@ __attribute__((destructor)) static void island_fini(void)
 	ts.guard = 1;
 	process_finish(TEXIT_PROCESS);
 }
+#endif
 
 /* In the child of fork: the parent's threads are gone and their spools are
  * not ours. Start this thread's spool for the new pid. */

@@ -49,6 +49,7 @@ long island_syscall(long nr, ...);
 #define HOLD_VFORK  2   /* a vfork is pending: the child may run on our TLS */
 
 struct tstate {
+	struct tstate *self;        /* island-loader: %gs:0 */
 	char *cur, *lim;            /* free space in the record window */
 	int guard;                  /* inside a recorded call */
 	int hold;                   /* HOLD_* */
@@ -65,9 +66,29 @@ struct tstate {
 	volatile char sel;          /* Syscall User Dispatch selector byte */
 	char sysguard;              /* a kernel-level record is being written */
 	char sud_forked;            /* this fork child's spool is already open */
+	int err;                    /* island-loader: errno of our own code */
 };
 
+#ifdef ISLAND_LOADER
+/*
+ * In island-loader (a static program run under it, loader.c), the
+ * program's own libc owns %fs and its TLS: the thread state is found
+ * through %gs (unused by Linux x86_64 programs), whose base each thread
+ * points at its own struct tstate, and errno is the state's own.
+ */
+static inline struct tstate *island_self(void)
+{
+	struct tstate *t;
+	__asm__ volatile("mov %%gs:0, %0" : "=r"(t));
+	return t;
+}
+#define ts (*island_self())
+#undef errno
+#define errno (ts.err)
+struct tstate *island_new_state(void);
+#else
 extern __thread struct tstate ts __attribute__((tls_model("initial-exec")));
+#endif
 extern int island_on;           /* a capture is running: ISLAND_SPOOL set */
 extern int clock_kind;          /* enum spool_clock */
 

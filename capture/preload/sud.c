@@ -267,10 +267,26 @@ int sud_arm_thread(void)
 /* A new thread, on its own stack and TLS, before its first instruction. */
 static void sud_thread_start(void)
 {
+#ifdef ISLAND_LOADER
+	if (!island_new_state())   /* still the creator's: not recorded */
+		return;
+#endif
 	struct tstate *t = &ts;
 
 	t->slot = -1;
 	sud_arm_thread();
+}
+
+/* Arm a child that shares our memory: a thread with its own TLS; under
+ * island-loader, whose state is not in the TLS, any such child. */
+static long child_start(unsigned long flags)
+{
+#ifdef ISLAND_LOADER
+	(void)flags;
+	return (long)sud_thread_start;
+#else
+	return (flags & CLONE_SETTLS) ? (long)sud_thread_start : 0;
+#endif
 }
 
 /* The kernel's struct sigaction (rt_sigaction's). */
@@ -433,7 +449,7 @@ static long do_clone(struct tstate *t, long nr, const long *a, greg_t *g,
 	if ((flags & CLONE_VM) && newsp) {
 		struct clone_regs c = {
 			nr, g[REG_RIP],
-			(flags & CLONE_SETTLS) ? (long)sud_thread_start : 0,
+			child_start(flags),
 			g[REG_RDI], g[REG_RSI], g[REG_RDX], g[REG_R10], g[REG_R8],
 			g[REG_R9], g[REG_RBX], g[REG_RBP], g[REG_R12], g[REG_R13],
 			g[REG_R14], g[REG_R15], newsp
@@ -474,7 +490,8 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 	long a[6] = { g[REG_RDI], g[REG_RSI], g[REG_RDX], g[REG_R10], g[REG_R8],
 		      g[REG_R9] };
 	int rec = island_on && !t->sysguard && !(t->hold & (HOLD_OFF | HOLD_VFORK));
-	int inlibc = t->guard;
+	int inlibc = t->guard, outer = t->sysguard;
+	t->sysguard = 1;         /* our own calls until the application's */
 	uint64_t t0 = now();
 	long ret;
 
@@ -483,6 +500,8 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		ret = do_clone(t, nr, a, g, t0);
 		if (ret == 0) {          /* a child: its spool is new */
 			g[REG_RAX] = 0;
+			t = &ts;
+			t->sysguard = outer;
 			errno = e;
 			return;
 		}
@@ -494,20 +513,14 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		ret = do_sigprocmask(a);
 		break;
 	case SYS_exit_group:
-		if (rec) {
-			t->sysguard = 1;
+		if (rec)
 			sys_put(t, nr, a, 0, t0, t0, inlibc);
-			t->sysguard = 0;
-		}
 		process_finish(TEXIT_PROCESS);
 		ret = island_sys6(nr, a[0], 0, 0, 0, 0, 0);
 		break;
 	case SYS_exit:
-		if (rec) {
-			t->sysguard = 1;
+		if (rec)
 			sys_put(t, nr, a, 0, t0, t0, inlibc);
-			t->sysguard = 0;
-		}
 		thread_finish(t, TEXIT_RETURN, 0);
 		ret = island_sys6(nr, a[0], 0, 0, 0, 0, 0);
 		break;
@@ -519,14 +532,15 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 			process_unfinish();
 		break;
 	default:
+		/* a signal handler that runs during the call is recorded */
+		t->sysguard = outer;
 		ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		t->sysguard = 1;
 	}
 	uint64_t t1 = now();
 	g[REG_RAX] = ret;
-	if (rec) {
-		t->sysguard = 1;
+	if (rec)
 		sys_put(t, nr, a, ret, t0, t1, inlibc);
-		t->sysguard = 0;
-	}
+	t->sysguard = outer;
 	errno = e;
 }
