@@ -41,6 +41,27 @@ $(O)/capture/sysnames.h: GNUmakefile capture/build.mk
 $(O)/capture/sysnames.o: $(O)/capture/sysnames.h
 $(O)/capture/sysnames.o: CPPFLAGS += -I$(O)/capture
 
+# island-loader: the way into static programs (--syscalls), a static-pie
+# with the interposer's core built in (thread state behind %gs).
+LOADER_SRCS := capture/loader/loader.c capture/preload/core.c capture/preload/sud.c \
+	capture/preload/limits.c capture/preload/session.c
+LOADER_OBJS := $(patsubst %.c,$(O)/%.ldr.o,$(LOADER_SRCS)) $(O)/capture/preload/sudstub.ldr.o
+$(O)/%.ldr.o: %.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -DISLAND_LOADER -O2 -g -std=gnu11 $(WARN) -MMD -MP -fPIE \
+		-fvisibility=hidden -fno-stack-protector -Icapture -c -o $@ $<
+$(O)/capture/preload/sudstub.ldr.o: capture/preload/sudstub.S
+	$(call msg,AS,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -fPIE -c -o $@ $<
+lib/island-loader: $(LOADER_OBJS)
+	$(call msg,LD,$@)
+	@mkdir -p lib
+	$(Q)$(CC) -static-pie -o $@ $^
+LIB_TARGETS += lib/island-loader
+-include $(LOADER_OBJS:.o=.d)
+
 CAPTURE_SRCS := $(filter-out capture/preload/%,$(wildcard capture/*.c))
 CAPTURE_OBJS := $(patsubst %.c,$(O)/%.o,$(CAPTURE_SRCS))
 $(CAPTURE_OBJS): CPPFLAGS += -Icapture

@@ -193,6 +193,7 @@ struct run_opts {
 	int session_idx;
 	const struct netcap_opts *netcap;   /* --pcap, or NULL */
 	int syscalls;                /* --syscalls */
+	const char *loader, *target; /* a static program: island-loader runs it */
 };
 int run_app(struct run_opts *o, struct node *n, int *exit_code);
 

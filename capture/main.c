@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <ftw.h>
+#include <elf.h>
 
 #include "capture.h"
 #include "cluster.h"
@@ -137,6 +138,51 @@ static const char *self_exe(void)
 	if (!p)
 		die(2, "cannot find my own executable:");
 	return p;
+}
+
+/* The program's path as execvp would find it, or NULL. */
+static char *program_path(const char *prog)
+{
+	if (strchr(prog, '/'))
+		return realpath(prog, NULL);
+	const char *path = getenv("PATH");
+	char *copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	char *found = NULL;
+	for (char *dir = strtok(copy, ":"); dir && !found; dir = strtok(NULL, ":")) {
+		char *p = xasprintf("%s/%s", *dir ? dir : ".", prog);
+		if (access(p, X_OK) == 0)
+			found = realpath(p, NULL);
+		free(p);
+	}
+	free(copy);
+	return found;
+}
+
+/* An x86-64 ELF program without an interpreter: LD_PRELOAD cannot reach
+ * it (a script, or anything unreadable, is not). */
+static int is_static_elf(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), st = 0;
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
+	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_machine == EM_X86_64 && eh.e_phentsize == sizeof(ph) &&
+	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN)) {
+		st = 1;
+		for (int i = 0; i < eh.e_phnum; i++) {
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (size_t)i * sizeof(ph))) !=
+			    (ssize_t)sizeof(ph) || ph.p_type == PT_INTERP) {
+				st = 0;
+				break;
+			}
+		}
+	}
+	close(fd);
+	return st;
 }
 
 /* Clear errors before the app starts: the program must exist and be
@@ -470,6 +516,20 @@ int main(int argc, char **argv)
 	}
 	ro.argv = argv + optind;
 	ro.lib = find_lib();
+	if (ro.syscalls) {
+		/* a static program is started by island-loader, beside the
+		 * interposer */
+		char *prog = program_path(argv[optind]);
+		if (prog && is_static_elf(prog)) {
+			char *dir = xstrdup(ro.lib);
+			*strrchr(dir, '/') = 0;
+			ro.loader = xasprintf("%s/island-loader", dir);
+			ro.target = prog;
+			free(dir);
+			if (access(ro.loader, X_OK) < 0)
+				die(2, "%s:", ro.loader);
+		}
+	}
 	ro.spool = abs;
 	n.name = node;
 	n.host = host;
@@ -510,7 +570,8 @@ int main(int argc, char **argv)
 	}
 	if (!n.nprocs)
 		warnx("%s: nothing was recorded: is %s statically linked? (the capture "
-		      "interposes on libc's dynamic symbols)", output, argv[optind]);
+		      "interposes on libc's dynamic symbols; --syscalls records static "
+		      "programs)", output, argv[optind]);
 	uint64_t lost = 0;
 	for (int i = 0; i < n.nprocs; i++)
 		for (int j = 0; j < n.procs[i].nthr; j++)

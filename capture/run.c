@@ -102,7 +102,12 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	if (pid == 0) {
 		close(ep[0]);
 		set_env(o);
-		execvp(o->argv[0], o->argv);
+		if (o->loader) {
+			setenv("ISLAND_LOADER_TARGET", o->target, 1);
+			execv(o->loader, o->argv);
+		} else {
+			execvp(o->argv[0], o->argv);
+		}
 		err = errno;
 		if (write(ep[1], &err, sizeof(err)) < 0)
 			_exit(127);
