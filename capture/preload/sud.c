@@ -31,6 +31,7 @@
 #include <ucontext.h>
 #include <linux/sched.h>
 #include <linux/openat2.h>
+#include <linux/seccomp.h>
 
 #include "preload.h"
 
@@ -299,6 +300,7 @@ struct ksigaction {
 #define KSA_RESTORER 0x04000000
 
 static struct ksigaction app_sigsys;    /* the application's SIGSYS action */
+static int seccomp_told;                /* said once per process image */
 
 /* One line for island-capture to print after the run (the application's
  * own stderr is not ours to write to). */
@@ -410,17 +412,31 @@ static long do_sigaction(const long *a)
 	return island_sys6(SYS_rt_sigaction, a[0], (long)act, a[2], a[3], 0, 0);
 }
 
-/* rt_sigprocmask: SIGSYS is never blocked (a blocked SIGSYS from dispatch
- * would kill the process). */
-static long do_sigprocmask(const long *a)
+/* rt_sigprocmask: the mask the interrupted code runs with is the one
+ * rt_sigreturn restores from the handler's frame, so the call acts on
+ * that; SIGSYS is never blocked (a blocked SIGSYS from dispatch would
+ * kill the process), nor said to be. */
+static long do_sigprocmask(const long *a, ucontext_t *uc)
 {
-	uint64_t set;
+	uint64_t *cur = (uint64_t *)&uc->uc_sigmask, set, old = *cur;
+	const uint64_t sys = 1ull << (SIGSYS - 1), never = (1ull << (SIGKILL - 1)) |
+			     (1ull << (SIGSTOP - 1)) | sys;
 
-	if (a[1] && (a[0] == SIG_BLOCK || a[0] == SIG_SETMASK)) {
-		set = *(const uint64_t *)a[1] & ~(1ull << (SIGSYS - 1));
-		return island_sys6(SYS_rt_sigprocmask, a[0], (long)&set, a[2], a[3], 0, 0);
+	if ((size_t)a[3] != 8)
+		return -EINVAL;
+	if (a[1]) {
+		set = *(const uint64_t *)a[1];
+		switch (a[0]) {
+		case SIG_BLOCK:   *cur |= set; break;
+		case SIG_UNBLOCK: *cur &= ~set; break;
+		case SIG_SETMASK: *cur = set; break;
+		default:          return -EINVAL;
+		}
+		*cur &= ~never;
 	}
-	return island_sys6(SYS_rt_sigprocmask, a[0], a[1], a[2], a[3], 0, 0);
+	if (a[2])
+		*(uint64_t *)a[2] = old;
+	return 0;
 }
 
 /* clone, clone3, fork, vfork. A child sharing our memory on a new stack
@@ -510,7 +526,22 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		ret = do_sigaction(a);
 		break;
 	case SYS_rt_sigprocmask:
-		ret = do_sigprocmask(a);
+		ret = do_sigprocmask(a, uc);
+		break;
+	case SYS_seccomp: case SYS_prctl:
+		if (nr == SYS_seccomp ? a[0] == SECCOMP_SET_MODE_FILTER
+				      : a[0] == PR_SET_SECCOMP) {
+			ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+			if (ret >= 0 && !seccomp_told) {
+				seccomp_told = 1;
+				sud_warn("--syscalls: the application installs its own "
+					 "seccomp filter: its traps go to its own SIGSYS "
+					 "handler, the calls it filters are recorded with "
+					 "the results it imposes\n");
+			}
+			break;
+		}
+		ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 		break;
 	case SYS_exit_group:
 		if (rec)

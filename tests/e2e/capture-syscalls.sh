@@ -4,7 +4,9 @@
 # and prints its own account per file; `island-analyze files --csv` of the
 # --syscalls trace must equal it. Then: a kernel without Syscall User
 # Dispatch (simulated) gets one line and a libc-level trace; gzip's read
-# and write counts agree with strace -f -c within 1 %.
+# and write counts agree with strace -f -c within 1 %. The routes again,
+# linked -static, through island-loader; a program with its own SIGSYS
+# handler, seccomp filter and signal mask behaves the same captured.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 
 mkdir d
@@ -22,6 +24,26 @@ n=$(grep -c 'api="write".*level="libc|kernel" sys="write"' r.xml)
 [ "$n" -ge 10 ] || fail "libc|kernel writes: $n, want at least 10"
 grep -q 'api="write" [^>]*level="kernel" via="write"' r.xml && fail "a libc write seen twice"
 grep -q 'api="write" [^>]*level="kernel" via="fwrite"' r.xml || fail "no write linked to its fwrite"
+
+# the same routes, statically linked: started by island-loader
+rm -rf d && mkdir d
+"$CAPTURE" --syscalls -o s.xml -- "$APPS/routes-static" "$PWD/d" > truth.csv 2>cap.err ||
+	fail "static capture: $(cat cap.err)"
+check_trace s.xml
+grep -q "exe=\"$APPS/routes-static\"" s.xml || fail "static: the process is not the program"
+"$ANALYZE" files --csv s.xml | awk -F, -v d="$PWD/d/" 'index($2, d) == 1 {
+	print $2 "," $3 "," $4 "," $5 "," $7 "," $8 "," $11 }' | sort > got.csv
+sort truth.csv > want.csv
+diff want.csv got.csv > diff.out || { cat diff.out >&2; fail "static: files differ from the app's own account"; }
+
+# the application's own SIGSYS handler, seccomp filter and signal mask
+"$APPS/sigsys" > native.out || fail "sigsys natively"
+"$CAPTURE" --syscalls -o g.xml -- "$APPS/sigsys" > captured.out 2>sig.err || fail "sigsys captured"
+diff native.out captured.out || fail "sigsys behaves differently under --syscalls"
+expect_eq "seccomp message" "$(cat sig.err)" \
+	"island-capture: --syscalls: the application installs its own seccomp filter: its traps go to its own SIGSYS handler, the calls it filters are recorded with the results it imposes"
+grep -q '<io api="getpgrp" res="sys"[^>]* result="-1" errno="EPERM"' g.xml ||
+	fail "the call the filter refused is not recorded with its result"
 
 # no Syscall User Dispatch: one line, the libc-level capture
 rm -rf d && mkdir d
