@@ -520,15 +520,14 @@ int main(int argc, char **argv)
 		/* a static program is started by island-loader, beside the
 		 * interposer */
 		char *prog = program_path(argv[optind]);
-		if (prog && is_static_elf(prog)) {
-			char *dir = xstrdup(ro.lib);
-			*strrchr(dir, '/') = 0;
-			ro.loader = xasprintf("%s/island-loader", dir);
+		char *dir = xstrdup(ro.lib);
+		*strrchr(dir, '/') = 0;
+		ro.loader = xasprintf("%s/island-loader", dir);
+		free(dir);
+		if (access(ro.loader, X_OK) < 0)
+			die(2, "%s:", ro.loader);
+		if (prog && is_static_elf(prog))
 			ro.target = prog;
-			free(dir);
-			if (access(ro.loader, X_OK) < 0)
-				die(2, "%s:", ro.loader);
-		}
 	}
 	ro.spool = abs;
 	n.name = node;

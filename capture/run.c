@@ -44,8 +44,10 @@ static void set_env(struct run_opts *o)
 	setenv(ENV_LIB, o->lib, 1);
 	if (o->rs && restrict_any_rate(o->rs))
 		setenv(ENV_LIMITS, "1", 1);
-	if (o->syscalls)
+	if (o->syscalls) {
 		setenv(ENV_SYSCALLS, "1", 1);
+		setenv(ENV_LOADER, o->loader, 1);
+	}
 	if (o->session) {
 		char idx[16];
 		snprintf(idx, sizeof(idx), "%d", o->session_idx);
@@ -102,7 +104,7 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	if (pid == 0) {
 		close(ep[0]);
 		set_env(o);
-		if (o->loader) {
+		if (o->target) {
 			setenv("ISLAND_LOADER_TARGET", o->target, 1);
 			execv(o->loader, o->argv);
 		} else {

@@ -246,6 +246,8 @@ struct session {
 #define CALLSITES_FILE "callsites"    /* in the spool directory: --callsites */
 #define ENV_SESSION "ISLAND_SESSION"  /* session file, and ... */
 #define ENV_SYSCALLS "ISLAND_SYSCALLS"  /* "1": record at the kernel boundary */
+#define ENV_LOADER   "ISLAND_LOADER"    /* island-loader, for static programs */
+#define ENV_LOADER_TARGET "ISLAND_LOADER_TARGET"  /* the program it runs */
 #define ENV_SESSION_NODE "ISLAND_SESSION_NODE"   /* ... our node's index */
 
 #endif

@@ -19,6 +19,7 @@
  *    island_clone_vm where the application's call would have returned,
  *    never inside this handler.
  */
+#include <elf.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -325,6 +326,58 @@ static void sud_warn(const char *msg)
 
 static void sigsys(int sig, siginfo_t *si, void *uctx);
 
+static char loader[512];           /* island-loader (ISLAND_LOADER) */
+
+/* An x86-64 ELF program with no interpreter, read with raw calls. */
+static int static_elf(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[64];
+	long fd = island_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC,
+			      0, 0, 0);
+	int st = 0;
+
+	if (fd < 0)
+		return 0;
+	if (island_sys6(SYS_pread64, fd, (long)&eh, sizeof(eh), 0, 0, 0) == sizeof(eh) &&
+	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_machine == EM_X86_64 && eh.e_phentsize == sizeof(ph[0]) &&
+	    eh.e_phnum <= 64 && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN)) {
+		long n = (long)(eh.e_phnum * sizeof(ph[0]));
+		st = island_sys6(SYS_pread64, fd, (long)ph, n, (long)eh.e_phoff, 0, 0) == n;
+		for (int i = 0; st && i < eh.e_phnum; i++)
+			if (ph[i].p_type == PT_INTERP)
+				st = 0;
+	}
+	island_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+	return st;
+}
+
+/* execve of a static program: island-loader runs it, so that it is
+ * recorded too. Returns 1 and the call's result in *ret when it did. */
+static int exec_static(const long *a, long *ret)
+{
+	const char *path = (const char *)a[0];
+	char *const *envp = (char *const *)a[2];
+	char tgt[4200];
+	size_t n = 0, pl = path ? strnlen(path, 4096) : 4096;
+
+	if (!loader[0] || pl >= 4096 || !static_elf(path))
+		return 0;
+	for (char *const *e = envp; e && *e; e++)
+		n++;
+	char *arr[n + 2], **w = arr;
+	for (char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, ENV_LOADER_TARGET "=", sizeof(ENV_LOADER_TARGET)))
+			*w++ = *e;
+	memcpy(tgt, ENV_LOADER_TARGET "=", sizeof(ENV_LOADER_TARGET));
+	memcpy(tgt + sizeof(ENV_LOADER_TARGET), path, pl + 1);
+	*w++ = tgt;
+	*w = NULL;
+	*ret = island_sys6(SYS_execve, (long)loader, a[1], (long)arr, 0, 0, 0);
+	return 1;
+}
+
 void sud_init(void)
 {
 	struct ksigaction sa = { (void *)sigsys,
@@ -333,6 +386,9 @@ void sud_init(void)
 	int e = errno;
 
 	sud_fail_forced = getenv("ISLAND_SUD_FAIL") != NULL;
+	const char *l = getenv(ENV_LOADER);
+	if (l && strlen(l) < sizeof(loader))
+		strcpy(loader, l);
 	if (sud_fail_forced ||
 	    island_sys6(SYS_rt_sigaction, SIGSYS, (long)&sa, (long)&app_sigsys, 8, 0, 0) < 0) {
 		sud_warn("--syscalls: Syscall User Dispatch is not available "
@@ -558,7 +614,8 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 	case SYS_execve: case SYS_execveat:
 		if (!inlibc)             /* the libc wrapper did this itself */
 			process_finish(TEXIT_EXEC);
-		ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		if (nr != SYS_execve || !exec_static(a, &ret))
+			ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 		if (!inlibc)
 			process_unfinish();
 		break;

@@ -36,6 +36,14 @@ grep -q "exe=\"$APPS/routes-static\"" s.xml || fail "static: the process is not 
 sort truth.csv > want.csv
 diff want.csv got.csv > diff.out || { cat diff.out >&2; fail "static: files differ from the app's own account"; }
 
+# a static program exec'd by a dynamic one is recorded too (through the
+# loader): the clone child's file is the static program's
+rm -rf d && mkdir d
+"$CAPTURE" --syscalls -o x.xml -- sh -c "exec \"$APPS/routes-static\" \"$PWD/d\" > /dev/null" ||
+	fail "sh -c routes-static"
+"$ANALYZE" files --csv x.xml | grep -q ",$PWD/d/clone_child,1,3,900,0.[0-9]*,3,900," ||
+	fail "exec of a static program: its clone child's writes are missing"
+
 # the application's own SIGSYS handler, seccomp filter and signal mask
 "$APPS/sigsys" > native.out || fail "sigsys natively"
 "$CAPTURE" --syscalls -o g.xml -- "$APPS/sigsys" > captured.out 2>sig.err || fail "sigsys captured"
