@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -55,6 +56,7 @@ struct clone_regs {                /* island_clone_vm's layout (sudstub.S) */
 	long r12, r13, r14, r15, newsp;
 };
 long island_clone_vm(struct clone_regs *c);
+extern char island_zp_entry[], island_zp_resys_end[];
 
 int sud_on;
 
@@ -325,6 +327,7 @@ static void sud_warn(const char *msg)
 }
 
 static void sigsys(int sig, siginfo_t *si, void *uctx);
+static void zp_init(void) __attribute__((unused));
 
 static char loader[512];           /* island-loader (ISLAND_LOADER) */
 
@@ -418,7 +421,123 @@ void sud_init(void)
 		return;
 	}
 	sud_on = 1;
+#ifndef ISLAND_LOADER
+	zp_init();
+#endif
 	errno = e;
+}
+
+/* --- the fast path: rewritten sites (zpoline's idea) ----------------- */
+
+/*
+ * A SIGSYS costs a signal frame and rt_sigreturn. After the first one at a
+ * site, the handler rewrites that `syscall` (0f 05) into `call *%rax`
+ * (ff d0): with the number in rax, it calls into the page at address 0,
+ * a slide of nops into island_zp_entry (sudstub.S), which makes and
+ * records the call without a signal. Only where the page at 0 can be
+ * mapped (vm.mmap_min_addr, or CAP_SYS_RAWIO) and the vector state fits
+ * the entry's save area; not under island-loader (a Go stack is too small
+ * for the save area). ISLAND_NO_REWRITE=1 turns it off.
+ */
+static int zp_on;
+
+/* Calls that need the signal frame (a new stack, a new image, the end of
+ * the thread, the signal state): never made on the fast path. */
+static const unsigned char zp_slow[NSYS] = {
+	[__NR_clone] = 1, [__NR_clone3] = 1, [__NR_fork] = 1, [__NR_vfork] = 1,
+	[__NR_execve] = 1, [__NR_execveat] = 1, [__NR_exit] = 1,
+	[__NR_exit_group] = 1, [__NR_rt_sigreturn] = 1, [__NR_rt_sigaction] = 1,
+	[__NR_rt_sigprocmask] = 1, [__NR_seccomp] = 1, [__NR_prctl] = 1,
+};
+
+static int zp_slow_nr(long nr)
+{
+	return nr < 0 || nr >= NSYS || zp_slow[nr];
+}
+
+/* Make and record a plain call: the handler's and the fast path's. */
+static long plain_call(struct tstate *t, long nr, const long *a)
+{
+	int rec = island_on && !t->sysguard && !(t->hold & (HOLD_OFF | HOLD_VFORK));
+	int inlibc = t->guard, outer = t->sysguard;
+
+	t->sysguard = 1;
+	uint64_t t0 = now();
+	t->sysguard = outer;   /* a signal handler during the call is recorded */
+	long ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	t->sysguard = 1;
+	uint64_t t1 = now();
+	if (rec)
+		sys_put(t, nr, a, ret, t0, t1, inlibc);
+	t->sysguard = outer;
+	return ret;
+}
+
+/* b: the registers island_zp_entry saved (r9, r8, r10, rdx, rsi, rdi, rax);
+ * the result goes in rax's place. 0: not here, the slow way. */
+__attribute__((visibility("hidden"), used)) int zp_fast(long *b);
+int zp_fast(long *b)
+{
+	long nr = b[6];
+
+	if (zp_slow_nr(nr))
+		return 0;
+	struct tstate *t = &ts;
+	int e = errno;
+	long a[6] = { b[5], b[4], b[3], b[2], b[1], b[0] };
+	b[6] = plain_call(t, nr, a);
+	errno = e;
+	return 1;
+}
+
+/* Rewrite the `syscall` at site into `call *%rax`, through /proc/self/mem
+ * (the page's protection stays as it is). */
+static void zp_patch(uintptr_t site)
+{
+	static const unsigned char call_rax[2] = { 0xff, 0xd0 };
+	const unsigned char *p = (const unsigned char *)site;
+	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+
+	if (p[0] != 0x0f || p[1] != 0x05 || (site & 63) == 63 ||
+	    (site >= (uintptr_t)island_sud_begin && site < (uintptr_t)island_sud_end) ||
+	    (vdso && site >= vdso && site < vdso + 4 * 4096))
+		return;
+	long fd = island_sys6(SYS_openat, AT_FDCWD, (long)"/proc/self/mem",
+			      O_RDWR | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return;
+	island_sys6(SYS_pwrite64, fd, (long)call_rax, 2, (long)site, 0, 0);
+	island_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
+static void zp_init(void)
+{
+	unsigned a, b, c, d;
+
+	if (getenv("ISLAND_NO_REWRITE"))
+		return;
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(0));
+	if (b == 0 || b > 4096)
+		return;
+	long got = island_sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (got != 0)
+		return;           /* not permitted here: signals only */
+	/* address 0: through a volatile pointer the compiler cannot see as NULL */
+	static volatile uintptr_t zero;
+	volatile unsigned char *z = (volatile unsigned char *)zero;
+	uint64_t entry = (uint64_t)island_zp_entry;
+	for (int i = 0; i < 512; i++)
+		z[i] = 0x90;      /* nop slide: one entry per call number */
+	z[512] = 0x49;            /* movabs $entry, %r11 */
+	z[513] = 0xbb;
+	for (int i = 0; i < 8; i++)
+		z[514 + i] = (unsigned char)(entry >> (8 * i));
+	z[522] = 0x41;            /* jmp *%r11 */
+	z[523] = 0xff;
+	z[524] = 0xe3;
+	island_sys6(SYS_mprotect, 0, 4096, PROT_READ | PROT_EXEC, 0, 0, 0);
+	zp_on = 1;
 }
 
 /* --- the handler ----------------------------------------------------- */
@@ -559,6 +678,11 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 	}
 	int e = errno;
 	long nr = si->si_syscall;
+	if ((char *)g[REG_RIP] == island_zp_resys_end) {
+		/* from the fast path: the site's return address is on the stack */
+		g[REG_RIP] = *(greg_t *)g[REG_RSP];
+		g[REG_RSP] += 8;
+	}
 	long a[6] = { g[REG_RDI], g[REG_RSI], g[REG_RDX], g[REG_R10], g[REG_R8],
 		      g[REG_R9] };
 	int rec = island_on && !t->sysguard && !(t->hold & (HOLD_OFF | HOLD_VFORK));
@@ -620,10 +744,13 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 			process_unfinish();
 		break;
 	default:
-		/* a signal handler that runs during the call is recorded */
 		t->sysguard = outer;
-		ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-		t->sysguard = 1;
+		ret = plain_call(t, nr, a);
+		g[REG_RAX] = ret;
+		if (zp_on && !zp_slow_nr(nr))
+			zp_patch((uintptr_t)g[REG_RIP] - 2);
+		errno = e;
+		return;
 	}
 	uint64_t t1 = now();
 	g[REG_RAX] = ret;

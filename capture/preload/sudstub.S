@@ -113,8 +113,84 @@ island_clone_vm:
 	jmp	*-8(%rsp)
 	.size	island_clone_vm, .-island_clone_vm
 
+/*
+ * The fast path (sud.c, rewrite): a `syscall` the handler has rewritten
+ * into `call *%rax` lands in the page at address 0 (a slide of nops, then
+ * a jump here) with the return address on the application's stack. Keep
+ * its red zone, save the registers a system call preserves (the vector
+ * state too: the C code may use it), let zp_fast make and record the
+ * call, and return after the rewritten instruction. When zp_fast cannot
+ * make the call here (clone, exec, signals: they need the signal frame),
+ * it leaves the number in place and the call goes the slow way, from
+ * island_zp_resys, outside the region.
+ */
+	.globl	island_zp_entry
+	.hidden	island_zp_entry
+	.type	island_zp_entry, @function
+island_zp_entry:
+	lea	-128(%rsp), %rsp
+	push	%rax
+	push	%rdi
+	push	%rsi
+	push	%rdx
+	push	%r10
+	push	%r8
+	push	%r9
+	push	%rbx
+	push	%rbp
+	mov	%rsp, %rbx
+	and	$-64, %rsp
+	sub	$4096, %rsp
+	xor	%eax, %eax
+	mov	%rax, 512(%rsp)
+	mov	%rax, 520(%rsp)
+	mov	%rax, 528(%rsp)
+	mov	%rax, 536(%rsp)
+	mov	%rax, 544(%rsp)
+	mov	%rax, 552(%rsp)
+	mov	%rax, 560(%rsp)
+	mov	%rax, 568(%rsp)
+	mov	$-1, %eax
+	mov	$-1, %edx
+	xsave64	(%rsp)
+	lea	16(%rbx), %rdi		/* r9, r8, r10, rdx, rsi, rdi, rax */
+	call	zp_fast
+	mov	%eax, %ebp		/* 1: made here; 0: the slow way */
+	mov	$-1, %eax
+	mov	$-1, %edx
+	xrstor64 (%rsp)
+	mov	%rbx, %rsp
+	mov	%ebp, %r11d
+	pop	%rbp
+	pop	%rbx
+	pop	%r9
+	pop	%r8
+	pop	%r10
+	pop	%rdx
+	pop	%rsi
+	pop	%rdi
+	pop	%rax
+	lea	128(%rsp), %rsp
+	test	%r11d, %r11d
+	jz	island_zp_resys
+	ret
+	.size	island_zp_entry, .-island_zp_entry
+
 	.globl	island_sud_end
 	.hidden	island_sud_end
 island_sud_end:
+
+/* Outside the region: a system call made here is dispatched (SIGSYS);
+ * the handler sees its own address and returns to the rewritten site
+ * (the return address on the stack). */
+	.text
+	.globl	island_zp_resys
+	.hidden	island_zp_resys
+	.globl	island_zp_resys_end
+	.hidden	island_zp_resys_end
+island_zp_resys:
+	syscall
+island_zp_resys_end:
+	ud2
 #endif
 	.section .note.GNU-stack,"",@progbits
