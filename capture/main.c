@@ -158,16 +158,22 @@ static char *program_path(const char *prog)
 	return found;
 }
 
-/* An x86-64 ELF program without an interpreter: LD_PRELOAD cannot reach
- * it (a script, or anything unreadable, is not). */
-static int is_static_elf(const char *path)
+/* An x86-64 ELF program island-loader can start (a script, anything
+ * unreadable, a set-user-ID program are not). */
+static int is_elf(const char *path)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), st = 0;
+	struct stat sb;
 
 	if (fd < 0)
 		return 0;
+	/* island-loader cannot give a program set-user-ID rights */
+	if (fstat(fd, &sb) < 0 || (sb.st_mode & (S_ISUID | S_ISGID))) {
+		close(fd);
+		return 0;
+	}
 	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
 	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
 	    eh.e_machine == EM_X86_64 && eh.e_phentsize == sizeof(ph) &&
@@ -175,7 +181,7 @@ static int is_static_elf(const char *path)
 		st = 1;
 		for (int i = 0; i < eh.e_phnum; i++) {
 			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (size_t)i * sizeof(ph))) !=
-			    (ssize_t)sizeof(ph) || ph.p_type == PT_INTERP) {
+			    (ssize_t)sizeof(ph)) {
 				st = 0;
 				break;
 			}
@@ -526,7 +532,9 @@ int main(int argc, char **argv)
 		free(dir);
 		if (access(ro.loader, X_OK) < 0)
 			die(2, "%s:", ro.loader);
-		if (prog && is_static_elf(prog))
+		/* every ELF program starts under it: a static one has no
+		 * other way in, a dynamic one gets its loader's calls seen */
+		if (prog && is_elf(prog))
 			ro.target = prog;
 	}
 	ro.spool = abs;

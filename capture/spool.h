@@ -248,6 +248,7 @@ struct session {
 #define ENV_SYSCALLS "ISLAND_SYSCALLS"  /* "1": record at the kernel boundary */
 #define ENV_LOADER   "ISLAND_LOADER"    /* island-loader, for static programs */
 #define ENV_LOADER_TARGET "ISLAND_LOADER_TARGET"  /* the program it runs */
+#define ENV_LOADED   "ISLAND_LOADED"    /* island-loader started this image */
 #define ENV_SESSION_NODE "ISLAND_SESSION_NODE"   /* ... our node's index */
 
 #endif

@@ -48,8 +48,6 @@ static uintptr_t map_program(const char *path, int fd, const Elf64_Ehdr *eh,
 	uintptr_t lo = UINTPTR_MAX, hi = 0, bias = 0;
 
 	for (int i = 0; i < eh->e_phnum; i++) {
-		if (ph[i].p_type == PT_INTERP)
-			fail(path, "not statically linked (it has an interpreter)");
 		if (ph[i].p_type != PT_LOAD)
 			continue;
 		if (DOWN(ph[i].p_vaddr) < lo)
@@ -109,31 +107,64 @@ static uintptr_t phdr_addr(const Elf64_Ehdr *eh, const Elf64_Phdr *ph,
 	return 0;
 }
 
+/* Open an x86-64 ELF program and read its headers. */
+static int open_elf(const char *path, Elf64_Ehdr *eh, Elf64_Phdr *ph)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		fail(path, "cannot open");
+	if (pread(fd, eh, sizeof(*eh), 0) != (ssize_t)sizeof(*eh) ||
+	    memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_machine != EM_X86_64 || (eh->e_type != ET_EXEC && eh->e_type != ET_DYN))
+		fail(path, "not an x86-64 ELF program");
+	if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum > 64 ||
+	    pread(fd, ph, eh->e_phnum * sizeof(Elf64_Phdr), (off_t)eh->e_phoff) !=
+		    (ssize_t)(eh->e_phnum * sizeof(Elf64_Phdr)))
+		fail(path, "bad program headers");
+	return fd;
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	const char *target = getenv(TARGET_ENV);
-	static char path[PATH_MAX];
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph[64];
+	static char path[PATH_MAX], interp[PATH_MAX];
+	Elf64_Ehdr eh, ih;
+	Elf64_Phdr ph[64], iph[64];
+	uintptr_t ibias = 0, ientry = 0;
 
 	if (!target || !realpath(target, path)) {
 		fprintf(stderr, "island-loader: %s: %s\n", target ? target : TARGET_ENV,
 			target ? "no such program" : "not set (island-capture --syscalls runs me)");
 		return 127;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fail(path, "cannot open");
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_machine != EM_X86_64 || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
-		fail(path, "not an x86-64 ELF program");
-	if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64 ||
-	    pread(fd, ph, eh.e_phnum * sizeof(Elf64_Phdr), (off_t)eh.e_phoff) !=
-		    (ssize_t)(eh.e_phnum * sizeof(Elf64_Phdr)))
-		fail(path, "bad program headers");
+	int fd = open_elf(path, &eh, ph);
+	for (int i = 0; i < eh.e_phnum; i++) {
+		/* a dynamic program: its interpreter (ld.so) is loaded too and
+		 * starts first, as the kernel would do, so that its own calls
+		 * are recorded; the interposer takes over from its constructor */
+		if (ph[i].p_type != PT_INTERP)
+			continue;
+		if (ph[i].p_filesz == 0 || ph[i].p_filesz >= sizeof(interp) ||
+		    pread(fd, interp, ph[i].p_filesz, (off_t)ph[i].p_offset) !=
+			    (ssize_t)ph[i].p_filesz)
+			fail(path, "bad interpreter name");
+		interp[ph[i].p_filesz - 1] = 0;
+		int ifd = open_elf(interp, &ih, iph);
+		if (ih.e_type != ET_DYN)
+			fail(interp, "an interpreter that is not position-independent");
+		ibias = map_program(interp, ifd, &ih, iph);
+		ientry = ibias + ih.e_entry;
+		close(ifd);
+	}
 	uintptr_t bias = map_program(path, fd, &eh, ph);
 	close(fd);
+	island_exe = path;
+	if (!island_new_state())
+		fail(path, "cannot map the capture's thread state");
+	island_init();
+	/* from here on every system call outside sudstub.S is dispatched:
+	 * building the stack makes none */
 
 	/* the program's stack: argc, argv, envp (without ours), auxv */
 	char **e = envp;
@@ -146,7 +177,7 @@ int main(int argc, char **argv, char **envp)
 		naux++;
 	for (e = envp; *e; e++)
 		nenv++;
-	size_t words = 1 + (size_t)argc + 1 + (size_t)nenv + 1 + 2 * ((size_t)naux + 1);
+	size_t words = 1 + (size_t)argc + 1 + (size_t)nenv + 2 + 2 * ((size_t)naux + 1);
 	uintptr_t top = (uintptr_t)__builtin_frame_address(0) - 65536;
 	uint64_t *sp = (uint64_t *)((top - words * 8) & ~15ul), *w = sp;
 	*w++ = (uint64_t)argc;
@@ -156,6 +187,10 @@ int main(int argc, char **argv, char **envp)
 	for (e = envp; *e; e++)
 		if (strncmp(*e, TARGET_ENV "=", sizeof(TARGET_ENV)))
 			*w++ = (uint64_t)*e;
+	/* the interposer takes over from us (sud.c), when we have dispatch */
+	static char loaded[] = ENV_LOADED "=1";   /* writable, like the kernel's */
+	if (ientry && sud_on)
+		*w++ = (uint64_t)loaded;
 	*w++ = 0;
 	uintptr_t entry = bias + eh.e_entry;
 	for (int i = 0; i < naux; i++) {
@@ -165,7 +200,7 @@ int main(int argc, char **argv, char **envp)
 		case AT_PHENT:  v = sizeof(Elf64_Phdr); break;
 		case AT_PHNUM:  v = eh.e_phnum; break;
 		case AT_ENTRY:  v = entry; break;
-		case AT_BASE:   v = 0; break;
+		case AT_BASE:   v = ibias; break;
 		case AT_EXECFN: v = (uint64_t)path; break;
 		}
 		*w++ = aux[i].a_type;
@@ -174,12 +209,7 @@ int main(int argc, char **argv, char **envp)
 	*w++ = AT_NULL;
 	*w++ = 0;
 
-	island_exe = path;
-	if (!island_new_state())
-		fail(path, "cannot map the capture's thread state");
-	island_init();
-	/* from here on every system call outside sudstub.S is dispatched */
 	__asm__ volatile("mov %0, %%rsp\n\txor %%edx, %%edx\n\tjmp *%1"
-			 :: "a"(sp), "c"(entry) : "memory");
+			 :: "a"(sp), "c"(ientry ? ientry : entry) : "memory");
 	__builtin_unreachable();
 }

@@ -552,8 +552,14 @@ CONSTRUCTOR void island_init(void)
 	struct tstate *t = &ts;
 	t->slot = -1;
 	t->guard = 1;
+	/* started by island-loader, whose handler recorded the dynamic
+	 * loader's calls so far: our own calls from here on are not the
+	 * application's, so dispatch is ours first (sud.c) */
+	int handoff = getenv(ENV_SYSCALLS) && getenv(ENV_LOADED);
+	if (handoff)
+		sud_arm_thread();
 	if (spool_open(t) == 0) {
-		record_proc(t, t->gen > 0 ? ORIGIN_EXEC : ORIGIN_NEW, 0,
+		record_proc(t, t->gen > 0 && !handoff ? ORIGIN_EXEC : ORIGIN_NEW, 0,
 			    (uint64_t)t->hdr->start);
 		record_fds(t);
 	}
@@ -721,6 +727,7 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		    !strncmp(*e, "ISLAND_LIB=", 11) ||
 		    !strncmp(*e, "ISLAND_LIMITS=", 14) ||
 		    !strncmp(*e, "ISLAND_SYSCALLS=", 16) ||
+		    !strncmp(*e, "ISLAND_LOADED=", 14) ||
 		    !strncmp(*e, "ISLAND_SESSION", 14))
 			continue;
 		if (n + 9 >= arrlen)

@@ -331,47 +331,54 @@ static void zp_init(void) __attribute__((unused));
 
 static char loader[512];           /* island-loader (ISLAND_LOADER) */
 
-/* An x86-64 ELF program with no interpreter, read with raw calls. */
-static int static_elf(const char *path)
+/* An x86-64 ELF program island-loader can start as the kernel would:
+ * readable, not set-user-ID or set-group-ID (the loader cannot give it
+ * those rights: such a program is exec'd as it is). Raw calls. */
+static int loadable_elf(const char *path)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph[64];
+	struct stat sb;
 	long fd = island_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC,
 			      0, 0, 0);
 	int st = 0;
 
 	if (fd < 0)
 		return 0;
+	if (island_sys6(SYS_fstat, fd, (long)&sb, 0, 0, 0, 0) < 0 ||
+	    (sb.st_mode & (S_ISUID | S_ISGID))) {
+		island_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+		return 0;
+	}
 	if (island_sys6(SYS_pread64, fd, (long)&eh, sizeof(eh), 0, 0, 0) == sizeof(eh) &&
 	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
 	    eh.e_machine == EM_X86_64 && eh.e_phentsize == sizeof(ph[0]) &&
 	    eh.e_phnum <= 64 && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN)) {
 		long n = (long)(eh.e_phnum * sizeof(ph[0]));
 		st = island_sys6(SYS_pread64, fd, (long)ph, n, (long)eh.e_phoff, 0, 0) == n;
-		for (int i = 0; st && i < eh.e_phnum; i++)
-			if (ph[i].p_type == PT_INTERP)
-				st = 0;
 	}
 	island_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
 	return st;
 }
 
-/* execve of a static program: island-loader runs it, so that it is
- * recorded too. Returns 1 and the call's result in *ret when it did. */
-static int exec_static(const long *a, long *ret)
+/* execve of an ELF program: island-loader runs it, so that a static one
+ * is recorded at all and a dynamic one from its first call. Returns 1 and
+ * the call's result in *ret when it did. */
+static int exec_loaded(const long *a, long *ret)
 {
 	const char *path = (const char *)a[0];
 	char *const *envp = (char *const *)a[2];
 	char tgt[4200];
 	size_t n = 0, pl = path ? strnlen(path, 4096) : 4096;
 
-	if (!loader[0] || pl >= 4096 || !static_elf(path))
+	if (!loader[0] || pl >= 4096 || !loadable_elf(path))
 		return 0;
 	for (char *const *e = envp; e && *e; e++)
 		n++;
 	char *arr[n + 2], **w = arr;
 	for (char *const *e = envp; e && *e; e++)
-		if (strncmp(*e, ENV_LOADER_TARGET "=", sizeof(ENV_LOADER_TARGET)))
+		if (strncmp(*e, ENV_LOADER_TARGET "=", sizeof(ENV_LOADER_TARGET)) &&
+		    strncmp(*e, ENV_LOADED "=", sizeof(ENV_LOADED)))
 			*w++ = *e;
 	memcpy(tgt, ENV_LOADER_TARGET "=", sizeof(ENV_LOADER_TARGET));
 	memcpy(tgt + sizeof(ENV_LOADER_TARGET), path, pl + 1);
@@ -400,6 +407,8 @@ void sud_init(void)
 		errno = e;
 		return;
 	}
+	if (getenv(ENV_LOADED))          /* island-loader's handler, not the app's */
+		app_sigsys = (struct ksigaction){ SIG_DFL, 0, 0, 0 };
 	/* handlers installed before us return through libc's restorer */
 	for (int s = 1; s <= 64; s++) {
 		if (s == SIGSYS || s == SIGKILL || s == SIGSTOP)
@@ -455,6 +464,46 @@ static int zp_slow_nr(long nr)
 	return nr < 0 || nr >= NSYS || zp_slow[nr];
 }
 
+#ifdef ISLAND_LOADER
+/*
+ * island-loader started a dynamic program: its dynamic loader maps the
+ * interposer (LD_PRELOAD) like any library, and the interposer takes
+ * dispatch over (prctl). Those calls are the capture's, not the
+ * program's: from the open of ISLAND_LIB to the close of that descriptor
+ * (open, read, fstat, mmap, close), and the prctl, are not recorded.
+ */
+static long lib_fd = -1;
+
+static int capture_own(long nr, const long *a, long ret)
+{
+	static const char *lib;
+	static int looked;
+
+	if (!looked) {
+		lib = getenv(ENV_LIB);
+		looked = 1;
+	}
+	if (nr == SYS_prctl && a[0] == PR_SET_SYSCALL_USER_DISPATCH)
+		return 1;
+	if (lib_fd >= 0) {
+		if (nr == SYS_close && a[0] == lib_fd)
+			lib_fd = -1;
+		return 1;
+	}
+	if (nr == SYS_openat && ret >= 0 && lib && a[1] && !strcmp((char *)a[1], lib)) {
+		lib_fd = ret;
+		return 1;
+	}
+	return 0;
+}
+#else
+static int capture_own(long nr, const long *a, long ret)
+{
+	(void)nr; (void)a; (void)ret;
+	return 0;
+}
+#endif
+
 /* Make and record a plain call: the handler's and the fast path's. */
 static long plain_call(struct tstate *t, long nr, const long *a)
 {
@@ -467,7 +516,7 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 	long ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	t->sysguard = 1;
 	uint64_t t1 = now();
-	if (rec)
+	if (rec && !capture_own(nr, a, ret))
 		sys_put(t, nr, a, ret, t0, t1, inlibc);
 	t->sysguard = outer;
 	return ret;
@@ -721,8 +770,11 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 			}
 			break;
 		}
-		ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-		break;
+		t->sysguard = outer;
+		ret = plain_call(t, nr, a);
+		g[REG_RAX] = ret;
+		errno = e;
+		return;
 	case SYS_exit_group:
 		if (rec)
 			sys_put(t, nr, a, 0, t0, t0, inlibc);
@@ -738,7 +790,7 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 	case SYS_execve: case SYS_execveat:
 		if (!inlibc)             /* the libc wrapper did this itself */
 			process_finish(TEXIT_EXEC);
-		if (nr != SYS_execve || !exec_static(a, &ret))
+		if (nr != SYS_execve || !exec_loaded(a, &ret))
 			ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 		if (!inlibc)
 			process_unfinish();
