@@ -191,6 +191,52 @@ static int is_elf(const char *path)
 	return st;
 }
 
+/* A script whose interpreter island-loader can start: run it as the
+ * kernel would (interpreter, its argument, the script, the arguments). */
+static void script_target(struct run_opts *ro, const char *prog)
+{
+	char line[256], *p, *q, *arg = NULL;
+	FILE *f = fopen(prog, "r");
+
+	if (!f)
+		return;
+	if (!fgets(line, sizeof(line), f) || strncmp(line, "#!", 2) ||
+	    !strchr(line, '\n')) {
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	*strchr(line, '\n') = 0;
+	for (p = line + 2; *p == ' ' || *p == '\t'; p++)
+		;
+	for (q = p; *q && *q != ' ' && *q != '\t'; q++)
+		;
+	if (*q) {
+		*q++ = 0;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		size_t l = strlen(q);
+		while (l && (q[l - 1] == ' ' || q[l - 1] == '\t'))
+			q[--l] = 0;
+		if (*q)
+			arg = q;
+	}
+	if (!*p || access(p, X_OK) < 0 || !is_elf(p))
+		return;
+	int n = 0;
+	while (ro->argv[n])
+		n++;
+	char **argv = xcalloc((size_t)n + 3, sizeof(*argv)), **w = argv;
+	*w++ = xstrdup(p);
+	if (arg)
+		*w++ = xstrdup(arg);
+	*w++ = xstrdup(prog);
+	for (int i = 1; i < n; i++)
+		*w++ = ro->argv[i];
+	ro->argv = argv;
+	ro->target = argv[0];
+}
+
 /* Clear errors before the app starts: the program must exist and be
  * executable, the output writable. */
 static void check_program(const char *prog)
@@ -536,6 +582,8 @@ int main(int argc, char **argv)
 		 * other way in, a dynamic one gets its loader's calls seen */
 		if (prog && is_elf(prog))
 			ro.target = prog;
+		else if (prog)
+			script_target(&ro, prog);
 	}
 	ro.spool = abs;
 	n.name = node;

@@ -162,7 +162,10 @@ int main(int argc, char **argv, char **envp)
 	island_exe = path;
 	if (!island_new_state())
 		fail(path, "cannot map the capture's thread state");
+	uint64_t t0 = now();
 	island_init();
+	if (sud_on)
+		sud_note_exec(path, t0);
 	/* from here on every system call outside sudstub.S is dispatched:
 	 * building the stack makes none */
 

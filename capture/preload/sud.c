@@ -361,31 +361,110 @@ static int loadable_elf(const char *path)
 	return st;
 }
 
-/* execve of an ELF program: island-loader runs it, so that a static one
- * is recorded at all and a dynamic one from its first call. Returns 1 and
+/* A script's "#!interpreter [arg]" line, as the kernel reads it. */
+static int shebang(const char *path, char *interp, size_t n, char **arg)
+{
+	char buf[256];
+	long fd = island_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC,
+			      0, 0, 0);
+
+	if (fd < 0)
+		return 0;
+	long got = island_sys6(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
+	island_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (got < 3 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[got] = 0;
+	char *p = buf + 2, *end = memchr(buf, '\n', (size_t)got);
+	if (!end)
+		return 0;            /* a line longer than we read: leave it */
+	*end = 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	char *q = p;
+	while (*q && *q != ' ' && *q != '\t')
+		q++;
+	if (q == p || (size_t)(q - p) >= n)
+		return 0;
+	memcpy(interp, p, (size_t)(q - p));
+	interp[q - p] = 0;
+	*arg = NULL;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (*q) {                    /* the rest is one argument, trailing blanks cut */
+		char *t = q + strlen(q);
+		while (t > q && (t[-1] == ' ' || t[-1] == '\t'))
+			*--t = 0;
+		static __thread char argbuf[256];
+		strcpy(argbuf, q);
+		*arg = argbuf;
+	}
+	return 1;
+}
+
+/* execve of an ELF program, or of a script whose interpreter is one:
+ * island-loader runs it, so that a static program is recorded at all and
+ * a dynamic one from its first call. The rest (not executable, set-ID,
+ * unreadable) is exec'd as it is, with the kernel's answer. Returns 1 and
  * the call's result in *ret when it did. */
 static int exec_loaded(const long *a, long *ret)
 {
 	const char *path = (const char *)a[0];
+	char *const *argv = (char *const *)a[1];
 	char *const *envp = (char *const *)a[2];
-	char tgt[4200];
-	size_t n = 0, pl = path ? strnlen(path, 4096) : 4096;
+	char tgt[4200], interp[256], *iarg = NULL;
+	size_t n = 0, na = 0, pl = path ? strnlen(path, 4096) : 4096;
+	int script = 0;
 
-	if (!loader[0] || pl >= 4096 || !loadable_elf(path))
+	if (!loader[0] || pl >= 4096 ||
+	    island_sys6(SYS_faccessat, AT_FDCWD, (long)path, X_OK, 0, 0, 0) < 0)
 		return 0;
+	if (!loadable_elf(path)) {
+		if (!shebang(path, interp, sizeof(interp), &iarg) ||
+		    island_sys6(SYS_faccessat, AT_FDCWD, (long)interp, X_OK, 0, 0, 0) < 0 ||
+		    !loadable_elf(interp))
+			return 0;
+		script = 1;
+	}
 	for (char *const *e = envp; e && *e; e++)
 		n++;
+	for (char *const *v = argv; v && *v; v++)
+		na++;
 	char *arr[n + 2], **w = arr;
+	char *args[na + 4], **x = args;
 	for (char *const *e = envp; e && *e; e++)
 		if (strncmp(*e, ENV_LOADER_TARGET "=", sizeof(ENV_LOADER_TARGET)) &&
 		    strncmp(*e, ENV_LOADED "=", sizeof(ENV_LOADED)))
 			*w++ = *e;
+	const char *target = script ? interp : path;
+	size_t tl = strlen(target);
 	memcpy(tgt, ENV_LOADER_TARGET "=", sizeof(ENV_LOADER_TARGET));
-	memcpy(tgt + sizeof(ENV_LOADER_TARGET), path, pl + 1);
+	memcpy(tgt + sizeof(ENV_LOADER_TARGET), target, tl + 1);
 	*w++ = tgt;
 	*w = NULL;
-	*ret = island_sys6(SYS_execve, (long)loader, a[1], (long)arr, 0, 0, 0);
+	if (script) {                /* the kernel's argv for a script */
+		*x++ = interp;
+		if (iarg)
+			*x++ = iarg;
+		*x++ = (char *)path;
+		for (size_t i = 1; i < na; i++)
+			*x++ = argv[i];
+		*x = NULL;
+	}
+	*ret = island_sys6(SYS_execve, (long)loader, script ? (long)args : a[1],
+			   (long)arr, 0, 0, 0);
 	return 1;
+}
+
+/* island-loader: the execve that started this image succeeded (it did
+ * not return, so no handler recorded it): its record. */
+void sud_note_exec(const char *path, uint64_t t0)
+{
+	struct tstate *t = &ts;
+	long a[6] = { (long)path, 0, 0, 0, 0, 0 };
+
+	if (island_on && t->hdr)
+		sys_put(t, SYS_execve, a, 0, t0, t0, 0);
 }
 
 void sud_init(void)
@@ -473,6 +552,7 @@ static int zp_slow_nr(long nr)
  * (open, read, fstat, mmap, close), and the prctl, are not recorded.
  */
 static long lib_fd = -1;
+static uintptr_t lib_lo, lib_hi;
 
 static int capture_own(long nr, const long *a, long ret)
 {
@@ -488,8 +568,17 @@ static int capture_own(long nr, const long *a, long ret)
 	if (lib_fd >= 0) {
 		if (nr == SYS_close && a[0] == lib_fd)
 			lib_fd = -1;
+		/* the first mapping spans the whole library */
+		if (nr == SYS_mmap && a[4] == lib_fd && !lib_lo && ret > 0) {
+			lib_lo = (uintptr_t)ret;
+			lib_hi = lib_lo + (uintptr_t)a[1];
+		}
 		return 1;
 	}
+	/* later, its RELRO protection */
+	if ((nr == SYS_mprotect || nr == SYS_munmap) &&
+	    (uintptr_t)a[0] >= lib_lo && (uintptr_t)a[0] < lib_hi)
+		return 1;
 	if (nr == SYS_openat && ret >= 0 && lib && a[1] && !strcmp((char *)a[1], lib)) {
 		lib_fd = ret;
 		return 1;
