@@ -87,6 +87,7 @@ struct io {
 	int64_t start, end, amount, size, req;
 	int64_t throttle;	/* seconds the capture held it for a rate limit */
 	bool has_amount, has_req, has_throttle, failed;
+	bool libc_only;		/* level="libc": not counted again in totals */
 	int nattr;
 	struct attr attr[IO_MAXATTR];
 };

@@ -19,6 +19,11 @@ grep -q 'syscalls="kernel"' r.xml || fail "no kernel-level records"
 	print $2 "," $3 "," $4 "," $5 "," $7 "," $8 "," $11 }' | sort > got.csv
 sort truth.csv > want.csv
 diff want.csv got.csv > diff.out || { cat diff.out >&2; fail "files differ from the app's own account"; }
+# per resource too: the bytes written are the files' (and /dev/null's,
+# the terminal's...) once, not once more for the fwrite that caused them
+fw=$("$ANALYZE" files --csv r.xml | awk -F, 'NR > 1 { w += $8 } END { print w }')
+sw=$("$ANALYZE" sums --csv r.xml | awk -F, '$1 == "filewrite" { print $2 }')
+expect_eq "sums filewrite vs files" "$sw" "$fw"
 # one event, one count: a libc write that made one write is one element
 n=$(grep -c 'api="write".*level="libc|kernel" sys="write"' r.xml)
 [ "$n" -ge 10 ] || fail "libc|kernel writes: $n, want at least 10"
