@@ -23,6 +23,10 @@ __thread struct tstate ts __attribute__((tls_model("initial-exec")));
 #define CONSTRUCTOR
 void real_resolve(void) {}
 const char *island_exe;              /* the program island-loader runs */
+/* --callsites describes the wrappers' callers: island-loader has none */
+int callsites_on;
+void site_put(struct tstate *t) { (void)t; }
+void sites_fork_child(void) {}
 
 /* A thread's state, found through %gs (see preload.h). */
 struct tstate *island_new_state(void)
@@ -517,6 +521,12 @@ CONSTRUCTOR void island_init(void)
 	int e = errno;
 
 	real_resolve();
+	/* started by island-loader, whose handler recorded the dynamic
+	 * loader's calls so far: our own calls from here on are not the
+	 * application's, so dispatch is ours first (sud.c) */
+	int handoff = getenv(ENV_SYSCALLS) && getenv(ENV_LOADED);
+	if (handoff)
+		sud_arm_thread();
 	if (!dir || dir[0] != '/' || strlen(dir) >= sizeof(spool_dir) - 64)
 		return;
 	strcpy(spool_dir, dir);
@@ -552,12 +562,6 @@ CONSTRUCTOR void island_init(void)
 	struct tstate *t = &ts;
 	t->slot = -1;
 	t->guard = 1;
-	/* started by island-loader, whose handler recorded the dynamic
-	 * loader's calls so far: our own calls from here on are not the
-	 * application's, so dispatch is ours first (sud.c) */
-	int handoff = getenv(ENV_SYSCALLS) && getenv(ENV_LOADED);
-	if (handoff)
-		sud_arm_thread();
 	if (spool_open(t) == 0) {
 		record_proc(t, t->gen > 0 && !handoff ? ORIGIN_EXEC : ORIGIN_NEW, 0,
 			    (uint64_t)t->hdr->start);
