@@ -48,7 +48,8 @@
 #define SYS_USER_DISPATCH 2        /* si_code of a dispatched call */
 #endif
 
-extern char island_sud_begin[], island_sud_end[], island_restorer[];
+extern char island_sud_begin[], island_sud_end[], island_restorer[],
+	island_restorer_app[];
 long island_sys6(long nr, long a, long b, long c, long d, long e, long f);
 
 struct clone_regs {                /* island_clone_vm's layout (sudstub.S) */
@@ -456,6 +457,24 @@ static int exec_loaded(const long *a, long *ret)
 	return 1;
 }
 
+/* An application's signal handler returns (island_restorer_app): its
+ * rt_sigreturn, which no handler sees, is recorded here. */
+__attribute__((visibility("hidden"), used)) void island_note_sigreturn(void);
+void island_note_sigreturn(void)
+{
+	struct tstate *t = &ts;
+	long a[6] = { 0 };
+	int e = errno;
+
+	if (island_on && !t->sysguard && !(t->hold & (HOLD_OFF | HOLD_VFORK))) {
+		uint64_t t0 = now();
+		t->sysguard = 1;
+		sys_put(t, SYS_rt_sigreturn, a, 0, t0, t0, t->guard);
+		t->sysguard = 0;
+	}
+	errno = e;
+}
+
 /* island-loader: the execve that started this image succeeded (it did
  * not return, so no handler recorded it): its record. */
 void sud_note_exec(const char *path, uint64_t t0)
@@ -497,7 +516,7 @@ void sud_init(void)
 		if (old.handler == SIG_DFL || old.handler == SIG_IGN ||
 		    !(old.flags & KSA_RESTORER))
 			continue;
-		old.restorer = island_restorer;
+		old.restorer = island_restorer_app;
 		island_sys6(SYS_rt_sigaction, s, (long)&old, 0, 8, 0, 0);
 	}
 	if (sud_arm_thread() < 0) {
@@ -719,7 +738,7 @@ static long do_sigaction(const long *a)
 	if (act && act->handler != SIG_DFL && act->handler != SIG_IGN &&
 	    (act->flags & KSA_RESTORER)) {
 		sa = *act;
-		sa.restorer = island_restorer;
+		sa.restorer = island_restorer_app;
 		act = &sa;
 	}
 	return island_sys6(SYS_rt_sigaction, a[0], (long)act, a[2], a[3], 0, 0);

@@ -39,6 +39,19 @@ island_restorer:
 	hlt
 	.size	island_restorer, .-island_restorer
 
+/* The application's handlers return here: the rt_sigreturn is the
+ * application's own call, recorded first (rsp is 16-aligned here: the
+ * handler's return popped the frame's return address). */
+	.globl	island_restorer_app
+	.hidden	island_restorer_app
+	.type	island_restorer_app, @function
+island_restorer_app:
+	call	island_note_sigreturn
+	mov	$15, %eax
+	syscall
+	hlt
+	.size	island_restorer_app, .-island_restorer_app
+
 /*
  * long island_clone_vm(struct clone_regs *c): clone/clone3 on a new stack
  * for a child that shares our memory. The child must not return into the
