@@ -15,7 +15,7 @@
 /* The resource classes of docs/trace-format.md, in that order. */
 enum res {
 	RES_FILEREAD, RES_FILEWRITE, RES_FILEMETA, RES_NETSEND, RES_NETRECV,
-	RES_NETMETA, RES_SLEEP, RES_WAIT, RES_PROC, RES_N
+	RES_NETMETA, RES_SLEEP, RES_WAIT, RES_PROC, RES_SYS, RES_N
 };
 extern const char *const res_names[RES_N];
 int res_from_name(const char *s);
@@ -88,6 +88,7 @@ struct io {
 	int64_t start, end, amount, size, req;
 	int64_t throttle;	/* seconds the capture held it for a rate limit */
 	bool has_amount, has_req, has_throttle, failed;
+	bool libc_only;		/* level="libc": not counted again in totals */
 	int nattr;
 	struct attr attr[IO_MAXATTR];
 };

@@ -44,6 +44,7 @@ static const struct {
 	[RES_SLEEP]     = { CAT_SLEEP,     EXP_REQ },
 	[RES_WAIT]      = { CAT_BLOCKED,   EXP_ALL },
 	[RES_PROC]      = { CAT_CPU,       EXP_NONE },
+	[RES_SYS]       = { CAT_CPU,       EXP_NONE },
 };
 
 /* netmeta calls that wait for the peer. */

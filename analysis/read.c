@@ -61,10 +61,10 @@ static const struct eldef {
 /* Attribute names the hot path looks for, as the parser's dictionary
  * pointers: comparing pointers instead of strings. */
 enum { A_API, A_RES, A_START, A_END, A_AMOUNT, A_SIZE, A_REQ, A_ERRNO,
-       A_PATH, A_PEER, A_PROTO, A_INPATH, A_THROTTLE, A_SITE, NA };
+       A_PATH, A_PEER, A_PROTO, A_INPATH, A_THROTTLE, A_SITE, A_LEVEL, NA };
 static const char *const anames[NA] = {
 	"api", "res", "start", "end", "amount", "size", "req", "errno",
-	"path", "peer", "proto", "inpath", "throttle", "site",
+	"path", "peer", "proto", "inpath", "throttle", "site", "level",
 };
 #define NELDEFS (sizeof(eldefs) / sizeof(eldefs[0]))
 
@@ -97,7 +97,7 @@ struct rd {
 
 const char *const res_names[RES_N] = {
 	"fileread", "filewrite", "filemeta", "netsend", "netrecv",
-	"netmeta", "sleep", "wait", "proc",
+	"netmeta", "sleep", "wait", "proc", "sys",
 };
 
 int res_from_name(const char *s)
@@ -477,6 +477,10 @@ static void on_io(struct rd *rd)
 		} else if (n == p[A_RES]) {
 			if ((res = res_from_name(v)) < 0)
 				bad(rd, "<io> has unknown res=\"%s\"", v);
+		} else if (n == p[A_LEVEL]) {
+			/* --syscalls: seen by libc only, its bytes are in the
+			 * kernel's calls already (trace-format.md) */
+			io.libc_only = !strcmp(v, "libc");
 		} else if (n == p[A_AMOUNT]) {
 			io.amount = as_int(rd, n, v);
 			io.has_amount = true;

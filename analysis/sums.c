@@ -40,7 +40,7 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 {
 	int64_t *v;
 
-	if (!io->has_amount)
+	if (!io->has_amount || io->libc_only)
 		return;
 	/* sendfile & co.: the bytes are also read from the source file */
 	if (io->inpath && strcmp(io->inpath, "pipe"))

@@ -1,7 +1,8 @@
 # capture/: the interposer (lib/libisland-capture.so) and island-capture.
 
 PRELOAD_SRCS := $(wildcard capture/preload/*.c)
-PRELOAD_OBJS := $(patsubst %.c,$(O)/%.pic.o,$(PRELOAD_SRCS)) $(O)/capture/preload/vfork.pic.o
+PRELOAD_OBJS := $(patsubst %.c,$(O)/%.pic.o,$(PRELOAD_SRCS)) $(O)/capture/preload/vfork.pic.o \
+	$(O)/capture/preload/sudstub.pic.o
 # The interposer runs inside other programs: no sanitizers, only its
 # wrappers exported, its TLS in the static block (initial-exec).
 PRELOAD_CFLAGS := -O2 -g -std=gnu11 $(WARN) -MMD -MP -fPIC -fvisibility=hidden \
@@ -20,10 +21,47 @@ $(O)/capture/preload/vfork.pic.o: capture/preload/vfork.S
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -fPIC -c -o $@ $<
 
+$(O)/capture/preload/sudstub.pic.o: capture/preload/sudstub.S
+	$(call msg,AS,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -fPIC -c -o $@ $<
+
 lib/libisland-capture.so: $(PRELOAD_OBJS)
 	$(call msg,LD,$@)
 	@mkdir -p lib
 	$(Q)$(CC) -shared -fPIC -Wl,-z,now -Wl,-z,nodelete -o $@ $^ -ldl -lpthread
+
+# The kernel's system call names (for --syscalls), from its own header.
+$(O)/capture/sysnames.h: GNUmakefile capture/build.mk
+	$(call msg,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)echo '#include <asm/unistd.h>' | $(CC) -dM -E -x c - | \
+		awk '$$1 == "#define" && $$2 ~ /^__NR_/ && $$3 ~ /^[0-9]+$$/ { \
+			printf "[%s] = \"%s\",\n", $$3, substr($$2, 6) }' > $@.tmp && mv $@.tmp $@
+$(O)/capture/sysnames.o: $(O)/capture/sysnames.h
+$(O)/capture/sysnames.o: CPPFLAGS += -I$(O)/capture
+
+# island-loader: the way into static programs (--syscalls), a static-pie
+# with the interposer's core built in (thread state behind %gs).
+LOADER_SRCS := capture/loader/loader.c capture/loader/stubs.c capture/preload/core.c \
+	capture/preload/sud.c \
+	capture/preload/limits.c capture/preload/session.c
+LOADER_OBJS := $(patsubst %.c,$(O)/%.ldr.o,$(LOADER_SRCS)) $(O)/capture/preload/sudstub.ldr.o
+$(O)/%.ldr.o: %.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -DISLAND_LOADER -O2 -g -std=gnu11 $(WARN) -MMD -MP -fPIE \
+		-fvisibility=hidden -fno-stack-protector -Icapture -c -o $@ $<
+$(O)/capture/preload/sudstub.ldr.o: capture/preload/sudstub.S
+	$(call msg,AS,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -fPIE -c -o $@ $<
+lib/island-loader: $(LOADER_OBJS)
+	$(call msg,LD,$@)
+	@mkdir -p lib
+	$(Q)$(CC) -static-pie -o $@ $^
+LIB_TARGETS += lib/island-loader
+-include $(LOADER_OBJS:.o=.d)
 
 CAPTURE_SRCS := $(filter-out capture/preload/%,$(wildcard capture/*.c))
 CAPTURE_OBJS := $(patsubst %.c,$(O)/%.o,$(CAPTURE_SRCS))

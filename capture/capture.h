@@ -100,6 +100,8 @@ struct node {
 	int *wstatus;
 	int nwait;
 	int complete;
+	int syscalls;                    /* --syscalls: kernel-level records */
+	int syscalls_seen;               /* ... and there are some */
 	const struct restrictions *rs;   /* NULL: none */
 	struct stoplog *stops;           /* NULL: no CPU restriction */
 	/* in a session: I/O numbers on io, and the dependencies found */
@@ -134,7 +136,33 @@ struct rec_iter {
 void rec_iter_init(struct rec_iter *it, struct thr *t);
 struct rec *rec_next(struct rec_iter *it);
 
+/*
+ * levels.c: in a --syscalls node, the level of each record, kept in its
+ * seq beside the spool's SEQ_KERNEL, SEQ_INLIBC and system call number:
+ * SEQ_LIBC a libc wrapper's record; with SEQ_KERNEL too, the one system
+ * call it made (that call's own record has SEQ_DROP: it is not written
+ * nor counted); SEQ_VIA the libc call (id + 1) a kernel record was made by.
+ */
+#define SEQ_LIBC         (1ull << 61)
+#define SEQ_DROP         (1ull << 60)
+#define SEQ_NR_BITS      (0x3ffull << 48)
+#define SEQ_VIA_SET(c)   ((uint64_t)((c) + 1) << 32)
+#define SEQ_VIA(s)       ((int)(((s) >> 32) & 0xffff) - 1)
+void link_levels(struct node *n);
+/* Counted in per-file and per-socket totals: every kernel transfer once,
+ * a libc call only where the kernel did not see it on its own. */
+static inline int rec_counts(const struct rec *r)
+{
+	if (r->seq & SEQ_DROP)
+		return 0;
+	return !(r->seq & SEQ_LIBC) || (r->seq & SEQ_KERNEL);
+}
+
+/* sysnames.c: the kernel's name of a system call number */
+const char *sys_name(int nr);
+
 /* resolve.c */
+int call_kind_equal(int a, int b);
 void resolve_node(struct node *n);
 int res_of(const struct node *n, const struct rec *r);
 int64_t amount_of(const struct rec *r);
@@ -144,7 +172,7 @@ int copy_src_fd(const struct rec *r);
 int copy_src_obj(const struct rec *r);
 
 enum res { RES_FILEREAD, RES_FILEWRITE, RES_FILEMETA, RES_NETSEND,
-	   RES_NETRECV, RES_NETMETA, RES_SLEEP, RES_WAIT, RES_PROC };
+	   RES_NETRECV, RES_NETMETA, RES_SLEEP, RES_WAIT, RES_PROC, RES_SYS };
 extern const char *const res_names[];
 
 /* Join base and p, resolving ".", ".." and "//" lexically. */
@@ -166,6 +194,8 @@ struct run_opts {
 	const char *session;         /* session file, or NULL */
 	int session_idx;
 	const struct netcap_opts *netcap;   /* --pcap, or NULL */
+	int syscalls;                /* --syscalls */
+	const char *loader, *target; /* a static program: island-loader runs it */
 };
 int run_app(struct run_opts *o, struct node *n, int *exit_code);
 

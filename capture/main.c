@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <ftw.h>
+#include <elf.h>
 
 #include "capture.h"
 #include "cluster.h"
@@ -34,7 +35,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR, OPT_PCAP,
        OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_SESSION_NODES, OPT_CALLSITES,
        OPT_PROFILE, OPT_SAMPLE_HZ, OPT_SAMPLE_ALLOC, OPT_STACK_DEPTH, OPT_PROFILE_START,
-       OPT_PROFILE_SAVE, OPT_CONTROL };
+       OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -71,6 +72,7 @@ static const struct optdesc {
 	{ "passes-dir", 1, OPT_PASSES_DIR, "DIR", "with --cluster: keep each pass's traces and data in DIR" },
 	{ "pcap", 2, OPT_PCAP, "[IFACE]", "also record the node's own packets into NODE.pcap (libpcap)" },
 	{ "pcap-optional", 0, OPT_PCAP_OPTIONAL, NULL, "with --pcap: go on without packets when they cannot be captured" },
+	{ "syscalls", 0, OPT_SYSCALLS, NULL, "also record every system call at the kernel boundary (Syscall User Dispatch)" },
 	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
 	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
 	{ "keep-spool", 0, OPT_KEEP_SPOOL, NULL, "keep the spool files after writing the trace" },
@@ -146,6 +148,103 @@ static const char *self_exe(void)
 	if (!p)
 		die(2, "cannot find my own executable:");
 	return p;
+}
+
+/* The program's path as execvp would find it, or NULL. */
+static char *program_path(const char *prog)
+{
+	if (strchr(prog, '/'))
+		return realpath(prog, NULL);
+	const char *path = getenv("PATH");
+	char *copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	char *found = NULL;
+	for (char *dir = strtok(copy, ":"); dir && !found; dir = strtok(NULL, ":")) {
+		char *p = xasprintf("%s/%s", *dir ? dir : ".", prog);
+		if (access(p, X_OK) == 0)
+			found = realpath(p, NULL);
+		free(p);
+	}
+	free(copy);
+	return found;
+}
+
+/* An x86-64 ELF program island-loader can start (a script, anything
+ * unreadable, a set-user-ID program are not). */
+static int is_elf(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), st = 0;
+	struct stat sb;
+
+	if (fd < 0)
+		return 0;
+	/* island-loader cannot give a program set-user-ID rights */
+	if (fstat(fd, &sb) < 0 || (sb.st_mode & (S_ISUID | S_ISGID))) {
+		close(fd);
+		return 0;
+	}
+	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
+	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_machine == EM_X86_64 && eh.e_phentsize == sizeof(ph) &&
+	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN)) {
+		st = 1;
+		for (int i = 0; i < eh.e_phnum; i++) {
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (size_t)i * sizeof(ph))) !=
+			    (ssize_t)sizeof(ph)) {
+				st = 0;
+				break;
+			}
+		}
+	}
+	close(fd);
+	return st;
+}
+
+/* A script whose interpreter island-loader can start: run it as the
+ * kernel would (interpreter, its argument, the script, the arguments). */
+static void script_target(struct run_opts *ro, const char *prog)
+{
+	char line[256], *p, *q, *arg = NULL;
+	FILE *f = fopen(prog, "r");
+
+	if (!f)
+		return;
+	if (!fgets(line, sizeof(line), f) || strncmp(line, "#!", 2) ||
+	    !strchr(line, '\n')) {
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	*strchr(line, '\n') = 0;
+	for (p = line + 2; *p == ' ' || *p == '\t'; p++)
+		;
+	for (q = p; *q && *q != ' ' && *q != '\t'; q++)
+		;
+	if (*q) {
+		*q++ = 0;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		size_t l = strlen(q);
+		while (l && (q[l - 1] == ' ' || q[l - 1] == '\t'))
+			q[--l] = 0;
+		if (*q)
+			arg = q;
+	}
+	if (!*p || access(p, X_OK) < 0 || !is_elf(p))
+		return;
+	int n = 0;
+	while (ro->argv[n])
+		n++;
+	char **argv = xcalloc((size_t)n + 3, sizeof(*argv)), **w = argv;
+	*w++ = xstrdup(p);
+	if (arg)
+		*w++ = xstrdup(arg);
+	*w++ = xstrdup(prog);
+	for (int i = 1; i < n; i++)
+		*w++ = ro->argv[i];
+	ro->argv = argv;
+	ro->target = argv[0];
 }
 
 /* Clear errors before the app starts: the program must exist and be
@@ -265,6 +364,24 @@ static void spool_remove(void)
 		nftw(spool_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Lines the interposer left for us (it does not write to the app's
+ * stderr): each is printed once. */
+static void print_warnings(const char *dir)
+{
+	char *path = xasprintf("%s/warnings", dir), line[512], last[512] = "";
+	FILE *f = fopen(path, "r");
+
+	free(path);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strcmp(line, last)) {
+			fprintf(stderr, "island-capture: %s", line);
+			strcpy(last, line);
+		}
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	struct option lopts[NOPTS + 1];
@@ -311,6 +428,7 @@ int main(int argc, char **argv)
 			if (optind >= argc)
 				die(2, "--control PID on|off: say on or off");
 			return prof_control(optarg, argv[optind]);
+		case OPT_SYSCALLS: ro.syscalls = 1; n.syscalls = 1; break;
 		case OPT_CPU: restrict_set(&cli, "cpu", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_FILEREAD: restrict_set(&cli, "fileread", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_FILEWRITE: restrict_set(&cli, "filewrite", optarg, NULL, 0); any_cli = 1; break;
@@ -479,6 +597,23 @@ int main(int argc, char **argv)
 	}
 	ro.argv = argv + optind;
 	ro.lib = find_lib();
+	if (ro.syscalls) {
+		/* a static program is started by island-loader, beside the
+		 * interposer */
+		char *prog = program_path(argv[optind]);
+		char *dir = xstrdup(ro.lib);
+		*strrchr(dir, '/') = 0;
+		ro.loader = xasprintf("%s/island-loader", dir);
+		free(dir);
+		if (access(ro.loader, X_OK) < 0)
+			die(2, "%s:", ro.loader);
+		/* every ELF program starts under it: a static one has no
+		 * other way in, a dynamic one gets its loader's calls seen */
+		if (prog && is_elf(prog))
+			ro.target = prog;
+		else if (prog)
+			script_target(&ro, prog);
+	}
 	ro.spool = abs;
 	n.name = node;
 	n.host = host;
@@ -504,6 +639,7 @@ int main(int argc, char **argv)
 		session_close(sess);
 	}
 
+	print_warnings(abs);
 	if (spool_load(&n, abs) < 0 || (resolve_node(&n), trace_write(&n, output, gzip)) < 0) {
 		warnx("the records are kept in %s", abs);
 		spool_dir = NULL;
@@ -518,7 +654,8 @@ int main(int argc, char **argv)
 	}
 	if (!n.nprocs)
 		warnx("%s: nothing was recorded: is %s statically linked? (the capture "
-		      "interposes on libc's dynamic symbols)", output, argv[optind]);
+		      "interposes on libc's dynamic symbols; --syscalls records static "
+		      "programs)", output, argv[optind]);
 	uint64_t lost = 0;
 	for (int i = 0; i < n.nprocs; i++)
 		for (int j = 0; j < n.procs[i].nthr; j++)

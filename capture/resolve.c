@@ -31,12 +31,20 @@ static const struct callinfo {
 
 const char *const res_names[] = {
 	"fileread", "filewrite", "filemeta", "netsend", "netrecv", "netmeta",
-	"sleep", "wait", "proc",
+	"sleep", "wait", "proc", "sys",
 };
 
 const char *call_name(int call)
 {
 	return call >= 0 && call < C_NCALLS ? calls[call].api : "?";
+}
+
+/* The same kind of call at two levels (write and write, open and openat). */
+int call_kind_equal(int a, int b)
+{
+	return a >= 0 && a < C_NCALLS && b >= 0 && b < C_NCALLS &&
+	       calls[a].res == calls[b].res && calls[a].amount == calls[b].amount &&
+	       calls[a].effect == calls[b].effect;
 }
 
 int call_has_amount(int call)
@@ -312,7 +320,9 @@ int copy_src_obj(const struct rec *r)
 
 static void count_use(struct node *n, struct rec *r)
 {
-	if (is_copy(r->call) && copy_src_obj(r) && r->ret > 0) {
+	if (!rec_counts(r))
+		return;
+	if (is_copy(r->call) && copy_src_obj(r) && r->ret >= 0 && !r->err) {
 		struct obj *src = &n->objs[copy_src_obj(r) - 1];
 		src->reads++;
 		src->bytes_read += (uint64_t)r->ret;
@@ -399,7 +409,8 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 	case EFF_OPEN:
 		r->obj = (uint32_t)obj_path(rs, f, (int)r->a2, pl);
 		if (ok) {
-			rs->n->objs[r->obj - 1].opens++;
+			if (rec_counts(r))
+				rs->n->objs[r->obj - 1].opens++;
 			rs->n->objs[r->obj - 1].listed = 1;
 			fd_bind(rs, f, r->fd, (int)r->obj);
 		}
@@ -408,7 +419,7 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 		fd_bind(rs, f, (int)r->a1, 0);
 		if (pl[0]) {
 			r->obj = (uint32_t)obj_path(rs, f, AT_FDCWD, pl);
-			if (ok)
+			if (ok && rec_counts(r))
 				rs->n->objs[r->obj - 1].opens++;
 		}
 		if (ok)
@@ -721,6 +732,7 @@ void resolve_node(struct node *n)
 {
 	struct resolver rs = { .n = n };
 
+	link_levels(n);
 	n->complete = 1;
 	for (int i = 0; i < n->nprocs; i++) {
 		resolve_proc(&rs, &n->procs[i]);

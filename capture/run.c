@@ -44,6 +44,10 @@ static void set_env(struct run_opts *o)
 	setenv(ENV_LIB, o->lib, 1);
 	if (o->rs && restrict_any_rate(o->rs))
 		setenv(ENV_LIMITS, "1", 1);
+	if (o->syscalls) {
+		setenv(ENV_SYSCALLS, "1", 1);
+		setenv(ENV_LOADER, o->loader, 1);
+	}
 	if (o->session) {
 		char idx[16];
 		snprintf(idx, sizeof(idx), "%d", o->session_idx);
@@ -100,7 +104,12 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	if (pid == 0) {
 		close(ep[0]);
 		set_env(o);
-		execvp(o->argv[0], o->argv);
+		if (o->target) {
+			setenv("ISLAND_LOADER_TARGET", o->target, 1);
+			execv(o->loader, o->argv);
+		} else {
+			execvp(o->argv[0], o->argv);
+		}
 		err = errno;
 		if (write(ep[1], &err, sizeof(err)) < 0)
 			_exit(127);

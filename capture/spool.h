@@ -126,6 +126,17 @@ enum call_id {
 enum sample_kind { SAMPLE_TIMER = 0, SAMPLE_CALL = 1, SAMPLE_ALLOC = 2,
 		   SAMPLE_END = 3 };
 
+/*
+ * A record made at the kernel boundary (--syscalls) is a full record whose
+ * seq holds SEQ_KERNEL, SEQ_INLIBC when a libc wrapper of the thread was
+ * running (it caused the call), and the system call's number (bits 48-57).
+ * A session's I/O number stays in the low 32 bits.
+ */
+#define SEQ_KERNEL    (1ull << 63)
+#define SEQ_INLIBC    (1ull << 62)
+#define SEQ_NR(s)     ((int)(((s) >> 48) & 0x3ff))
+#define SEQ_IO(s)     ((s) & 0xffffffffull)
+
 enum proc_origin { ORIGIN_NEW = 0, ORIGIN_FORK = 1, ORIGIN_EXEC = 2 };
 enum fd_kind { FDK_FILE = 1, FDK_SOCKET = 2, FDK_PIPE = 3, FDK_OTHER = 4 };
 
@@ -266,6 +277,10 @@ struct prof_ctl {
 	volatile uint64_t switches;  /* times `on` changed */
 };
 #define ENV_SESSION "ISLAND_SESSION"  /* session file, and ... */
+#define ENV_SYSCALLS "ISLAND_SYSCALLS"  /* "1": record at the kernel boundary */
+#define ENV_LOADER   "ISLAND_LOADER"    /* island-loader, for static programs */
+#define ENV_LOADER_TARGET "ISLAND_LOADER_TARGET"  /* the program it runs */
+#define ENV_LOADED   "ISLAND_LOADED"    /* island-loader started this image */
 #define ENV_SESSION_NODE "ISLAND_SESSION_NODE"   /* ... our node's index */
 
 #endif

@@ -364,6 +364,18 @@ static void write_free(struct out *o, struct node *n, const struct rec *r)
 	o_str(o, "/>\n");
 }
 
+/* --syscalls: which level saw the call (levels.c). */
+static void write_level(struct out *o, const struct rec *r)
+{
+	int k = (r->seq & SEQ_KERNEL) != 0, l = (r->seq & SEQ_LIBC) != 0;
+
+	o_attr(o, "level", k && l ? "libc|kernel" : k ? "kernel" : "libc");
+	if (k && l)
+		o_attr(o, "sys", sys_name(SEQ_NR(r->seq)));
+	if (k && !l && SEQ_VIA(r->seq) >= 0)
+		o_attr(o, "via", call_name(SEQ_VIA(r->seq)));
+}
+
 static void write_io(struct out *o, struct node *n, struct proc *p,
 		     struct thr *t, struct rec *r, int64_t t0, int64_t t1,
 		     const struct rec *held, const struct rec *site)
@@ -373,14 +385,17 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	int failed = r->err != 0;
 	struct obj *ob = r->obj ? &n->objs[r->obj - 1] : NULL;
 	char buf[256];
+	int kernel_only = (r->seq & SEQ_KERNEL) && !(r->seq & SEQ_LIBC);
 
 	o_str(o, "      <io api=\"");
-	o_str(o, call_name(c));
+	o_str(o, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c));
 	o_str(o, "\" res=\"");
 	o_str(o, res_names[res_of(n, r)]);
 	o_str(o, "\"");
 	o_attr_sec(o, "start", t0);
 	o_attr_sec(o, "end", t1);
+	if (n->syscalls)
+		write_level(o, r);
 	if (call_has_amount(c)) {
 		o_attr_int(o, "amount", amount_of(r));
 		if (r->a1 > 0)
@@ -505,8 +520,8 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 			o_attr_int(o, "count", r->ret);
 		break;
 	}
-	if (r->seq)
-		o_attr_int(o, "seq", (int64_t)r->seq);
+	if (SEQ_IO(r->seq))
+		o_attr_int(o, "seq", (int64_t)SEQ_IO(r->seq));
 	if (site)
 		write_site(o, site);
 	if (held && held->call == REC_THROTTLE) {
@@ -644,11 +659,11 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 			write_free(o, n, r);
 			continue;
 		}
-		if (r->call >= C_NCALLS)
+		if (r->call >= C_NCALLS || (r->seq & SEQ_DROP))
 			continue;
 		write_compute(o, t0 - prev);
-		if (r->seq)
-			write_deps(o, n->waits, n->nwaits, r->seq, 1);
+		if (SEQ_IO(r->seq))
+			write_deps(o, n->waits, n->nwaits, SEQ_IO(r->seq), 1);
 		/* the records that complete a call follow it */
 		const struct rec *held = NULL, *site = NULL;
 		struct rec_iter peek = it;
@@ -661,8 +676,8 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 				site = x;
 		}
 		write_io(o, n, p, t, r, t0, t1, held, site);
-		if (r->seq)
-			write_deps(o, n->signals, n->nsignals, r->seq, 0);
+		if (SEQ_IO(r->seq))
+			write_deps(o, n->signals, n->nsignals, SEQ_IO(r->seq), 0);
 		prev = t1 > prev ? t1 : prev;
 	}
 	write_compute(o, t->end - prev);
@@ -824,6 +839,8 @@ int trace_write(struct node *n, const char *path, int gzip)
 	o_attr_sec(&o, "start", 0);
 	o_attr_sec(&o, "end", n->end);
 	o_attr(&o, "clock", n->clk.kind == CLOCK_KIND_TSC ? "tsc" : "monotonic");
+	if (n->syscalls)
+		o_attr(&o, "syscalls", n->syscalls_seen ? "kernel" : "unavailable");
 	if (n->pcap) {
 		const char *base = strrchr(n->pcap, '/');
 		o_attr_esc(&o, "pcap", base ? base + 1 : n->pcap);

@@ -159,7 +159,7 @@ static const struct { const char *name; int res; } res_names[] = {
 	{ "fileread", RES_FILEREAD }, { "filewrite", RES_FILEWRITE },
 	{ "filemeta", RES_FILEMETA }, { "netsend", RES_NETSEND },
 	{ "netrecv", RES_NETRECV }, { "netmeta", RES_NETMETA },
-	{ "sleep", RES_SLEEP }, { "wait", RES_WAIT }, { "proc", RES_PROC },
+	{ "sleep", RES_SLEEP }, { "wait", RES_WAIT }, { "proc", RES_PROC }, { "sys", RES_SYS },
 };
 
 static const char *const proto_names[] = {

@@ -18,6 +18,13 @@ $(O)/tests/apps/%: tests/apps/%.c include/island.h tests/apps/pseudo.h
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -o $@ $< -lpthread
 
+# The routes of tests/e2e/capture-syscalls.sh, also linked statically.
+$(O)/tests/apps/routes-static: tests/apps/routes.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $<
+TEST_APPS += $(O)/tests/apps/routes-static
+
 test-apps: $(TEST_APPS)
 
 test: deps build-all $(TEST_BINS) $(TEST_APPS)

@@ -16,9 +16,33 @@
 #include "preload.h"
 #include "real.h"
 
+#ifndef ISLAND_LOADER
 __thread struct tstate ts __attribute__((tls_model("initial-exec")));
+#define CONSTRUCTOR __attribute__((constructor))
+#else
+#define CONSTRUCTOR
+void real_resolve(void) {}
+const char *island_exe;              /* the program island-loader runs */
+
+/* A thread's state, found through %gs (see preload.h). */
+struct tstate *island_new_state(void)
+{
+	struct tstate *t = (struct tstate *)island_syscall(SYS_mmap, 0,
+		(long)sizeof(struct tstate), PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if ((long)t == -1)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	t->self = t;
+	t->slot = -1;
+	island_syscall(SYS_arch_prctl, 0x1001 /* ARCH_SET_GS */, (long)t);
+	return t;
+}
+#endif
 int island_on;
 int clock_kind;
+static int sud_wanted;               /* --syscalls: children too */
 
 #define WINDOW (4u << 20)            /* bytes of records mapped at a time */
 #define MIN_WINDOW (128u << 10)      /* > the largest record */
@@ -390,6 +414,17 @@ static long read_small(const char *path, char *buf, size_t n)
 	return got;
 }
 
+/* A decimal number (no locale: island-loader's libc has no TLS of its
+ * own once the program runs). */
+static uint64_t dec(const char *s)
+{
+	uint64_t v = 0;
+
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (uint64_t)(*s++ - '0');
+	return v;
+}
+
 /* Record the descriptors the image starts with, so that calls on inherited
  * fds resolve to their file, socket or pipe. */
 void record_fds(struct tstate *t)
@@ -408,7 +443,7 @@ void record_fds(struct tstate *t)
 			off += d->d_reclen;
 			if (d->d_name[0] < '0' || d->d_name[0] > '9')
 				continue;
-			int fd = atoi(d->d_name);
+			int fd = (int)dec(d->d_name);
 			if (fd == dfd)
 				continue;
 			char *p = path;
@@ -425,7 +460,7 @@ void record_fds(struct tstate *t)
 				put_payload(t, REC_FDINFO, tt, tt, 0, fd, FDK_SOCKET, 0,
 					    0, &si, sizeof(si), NULL, 0);
 			} else if (!strncmp(target, "pipe:", 5)) {
-				uint64_t ino = strtoull(target + 6, NULL, 10);
+				uint64_t ino = dec(target + 6);
 				put_payload(t, REC_FDINFO, tt, tt, 0, fd, FDK_PIPE, 0, 0,
 					    &ino, sizeof(ino), NULL, 0);
 			} else {
@@ -450,6 +485,10 @@ static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
 	l = SYS(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe", (long)exe,
 		sizeof(exe) - 1);
 	exe[l > 0 ? l : 0] = 0;
+#ifdef ISLAND_LOADER
+	if (island_exe)
+		strncpy(exe, island_exe, sizeof(exe) - 1);
+#endif
 	if (SYS(SYS_getcwd, (long)cwd, sizeof(cwd), 0, 0) < 0)
 		cwd[0] = 0;
 	el = strlen(exe) + 1;
@@ -475,7 +514,7 @@ static void getenv_copy(char *dst, size_t n, const char *name, const char *val)
 	dst[n - 1] = 0;
 }
 
-__attribute__((constructor)) void island_init(void)
+CONSTRUCTOR void island_init(void)
 {
 	const char *dir = getenv(ENV_SPOOL);
 	const char *clk = getenv(ENV_CLOCK);
@@ -483,6 +522,12 @@ __attribute__((constructor)) void island_init(void)
 	int e = errno;
 
 	real_resolve();
+	/* started by island-loader, whose handler recorded the dynamic
+	 * loader's calls so far: our own calls from here on are not the
+	 * application's, so dispatch is ours first (sud.c) */
+	int handoff = getenv(ENV_SYSCALLS) && getenv(ENV_LOADED);
+	if (handoff)
+		sud_arm_thread();
 	if (!dir || dir[0] != '/' || strlen(dir) >= sizeof(spool_dir) - 64)
 		return;
 	strcpy(spool_dir, dir);
@@ -513,7 +558,7 @@ __attribute__((constructor)) void island_init(void)
 			    getenv(ENV_SESSION));
 		getenv_copy(env_session_node, sizeof(env_session_node),
 			    ENV_SESSION_NODE, getenv(ENV_SESSION_NODE));
-		sess_init(getenv(ENV_SESSION), atoi(getenv(ENV_SESSION_NODE)));
+		sess_init(getenv(ENV_SESSION), (int)dec(getenv(ENV_SESSION_NODE)));
 	}
 	island_on = 1;
 
@@ -521,12 +566,16 @@ __attribute__((constructor)) void island_init(void)
 	t->slot = -1;
 	t->guard = 1;
 	if (spool_open(t) == 0) {
-		record_proc(t, t->gen > 0 ? ORIGIN_EXEC : ORIGIN_NEW, 0,
+		record_proc(t, t->gen > 0 && !handoff ? ORIGIN_EXEC : ORIGIN_NEW, 0,
 			    (uint64_t)t->hdr->start);
 		record_fds(t);
 	}
 	t->guard = 0;
 	sess_start();
+	if (getenv(ENV_SYSCALLS)) {
+		sud_wanted = 1;
+		sud_init();
+	}
 	errno = e;
 }
 
@@ -540,7 +589,7 @@ static void hdr_finish(struct spool_hdr *h, pid_t tid, int self, int how)
 	if (h->exit != TEXIT_NONE)
 		return;
 	h->end = (int64_t)now();
-	if (clock_gettime(cid, &cpu) == 0)
+	if (syscall(SYS_clock_gettime, cid, &cpu) == 0)
 		h->cpu_ns = (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec;
 	if (self) {
 		comm_self(h->comm_end);
@@ -610,6 +659,7 @@ void process_unfinish(void)
 	}
 }
 
+#ifndef ISLAND_LOADER
 __attribute__((destructor)) static void island_fini(void)
 {
 	if (!island_on)
@@ -617,6 +667,7 @@ __attribute__((destructor)) static void island_fini(void)
 	ts.guard = 1;
 	process_finish(TEXIT_PROCESS);
 }
+#endif
 
 /* In the child of fork: the parent's threads are gone and their spools are
  * not ours. Start this thread's spool for the new pid. */
@@ -684,9 +735,11 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		    !strncmp(*e, "ISLAND_CLOCK=", 13) ||
 		    !strncmp(*e, "ISLAND_LIB=", 11) ||
 		    !strncmp(*e, "ISLAND_LIMITS=", 14) ||
+		    !strncmp(*e, "ISLAND_SYSCALLS=", 16) ||
+		    !strncmp(*e, "ISLAND_LOADED=", 14) ||
 		    !strncmp(*e, "ISLAND_SESSION", 14))
 			continue;
-		if (n + 8 >= arrlen)
+		if (n + 9 >= arrlen)
 			return envp;
 		arr[n++] = *e;
 	}
@@ -696,6 +749,8 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	arr[n++] = env_lib;
 	if (limits)
 		arr[n++] = (char *)"ISLAND_LIMITS=1";
+	if (sud_wanted)
+		arr[n++] = (char *)"ISLAND_SYSCALLS=1";
 	if (env_session[0]) {
 		arr[n++] = env_session;
 		arr[n++] = env_session_node;

@@ -24,6 +24,7 @@ enum { NOLIM = -1 };
 #define LIMRES_SLEEP     NOLIM
 #define LIMRES_WAIT      NOLIM
 #define LIMRES_PROC      NOLIM
+#define LIMRES_SYS       NOLIM
 enum { AMTK_NONE, AMTK_RET, AMTK_ITEMS, AMTK_CHAR, AMTK_A2 };
 
 static const struct { signed char res, amount; } lim_of[C_NCALLS] = {

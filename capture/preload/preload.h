@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -26,6 +27,18 @@
 #endif
 
 #include "../spool.h"
+
+/*
+ * The interposer's own system calls go through island_syscall (sud.S,
+ * sud.c): made from the region Syscall User Dispatch leaves alone, they
+ * are never trapped nor recorded under --syscalls. Same contract as
+ * libc's syscall(): -1 and errno on failure.
+ */
+long island_syscall(long nr, ...);
+#define syscall island_syscall
+#define mmap(a, l, p, f, fd, o) ((void *)island_syscall(SYS_mmap, (long)(a), \
+	(long)(l), (long)(p), (long)(f), (long)(fd), (long)(o)))
+#define munmap(a, l) island_syscall(SYS_munmap, (long)(a), (long)(l))
 
 #define EXPORT __attribute__((visibility("default")))
 #define likely(x)   __builtin_expect(!!(x), 1)
@@ -36,6 +49,7 @@
 #define HOLD_VFORK  2   /* a vfork is pending: the child may run on our TLS */
 
 struct tstate {
+	struct tstate *self;        /* island-loader: %gs:0 */
 	char *cur, *lim;            /* free space in the record window */
 	int guard;                  /* inside a recorded call */
 	int hold;                   /* HOLD_* */
@@ -49,9 +63,33 @@ struct tstate {
 	int sslot;                  /* slot in the session's thread table + 1 */
 	void *site;                 /* --callsites: where the wrapper returns */
 	int prof_pending;           /* --profile: a snapshot waits for leave() */
+	/* --syscalls (sud.c) */
+	volatile char sel;          /* Syscall User Dispatch selector byte */
+	char sysguard;              /* a kernel-level record is being written */
+	char sud_forked;            /* this fork child's spool is already open */
+	int err;                    /* island-loader: errno of our own code */
 };
 
+#ifdef ISLAND_LOADER
+/*
+ * In island-loader (a static program run under it, loader.c), the
+ * program's own libc owns %fs and its TLS: the thread state is found
+ * through %gs (unused by Linux x86_64 programs), whose base each thread
+ * points at its own struct tstate, and errno is the state's own.
+ */
+static inline struct tstate *island_self(void)
+{
+	struct tstate *t;
+	__asm__ volatile("mov %%gs:0, %0" : "=r"(t));
+	return t;
+}
+#define ts (*island_self())
+#undef errno
+#define errno (ts.err)
+struct tstate *island_new_state(void);
+#else
 extern __thread struct tstate ts __attribute__((tls_model("initial-exec")));
+#endif
 extern int island_on;           /* a capture is running: ISLAND_SPOOL set */
 extern int clock_kind;          /* enum spool_clock */
 
@@ -269,5 +307,11 @@ extern char env_preload_lib[];
  * wrappers, so it is never traced and never touches the app's errno
  * (callers save and restore it). */
 long raw_syscall(long nr, long a, long b, long c, long d, long e, long f);
+
+/* --syscalls: every system call at the kernel boundary (sud.c). */
+extern int sud_on;
+void sud_init(void);
+int sud_arm_thread(void);
+void sud_note_exec(const char *path, uint64_t t0);
 
 #endif

@@ -26,6 +26,7 @@ static int me_idx;
 #define IO_SLEEP     0
 #define IO_WAIT      0
 #define IO_PROC      0
+#define IO_SYS       0
 
 /* The calls that are I/O for the causality engine (and replay). */
 static const unsigned char is_io[C_NCALLS] = {

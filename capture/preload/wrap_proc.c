@@ -29,9 +29,13 @@ static void *tramp_start(void *p)
 
 	free(p);
 	ts.creator = tr.creator;
-	ts.slot = -1;
 	ts.guard = 1;
-	spool_open(&ts);
+	if (ts.hdr)          /* --syscalls: opened by the thread's first call */
+		ts.hdr->creator = tr.creator;
+	else {
+		ts.slot = -1;
+		spool_open(&ts);
+	}
 	ts.guard = 0;
 	pthread_cleanup_push(tramp_cancelled, NULL);
 	ret = tr.fn(tr.arg);
@@ -86,7 +90,9 @@ EXPORT pid_t fork(void)
 	uint64_t t0 = now();
 	pid_t r = REAL(fork)();
 	if (r == 0) {
-		fork_child(me, t0);
+		if (!ts.sud_forked)      /* --syscalls did it at the clone */
+			fork_child(me, t0);
+		ts.sud_forked = 0;
 		leave(&ts);
 		return 0;
 	}

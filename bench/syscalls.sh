@@ -1,0 +1,42 @@
+#!/bin/sh
+# --syscalls overhead: 1,000,000 64-byte writes to /dev/null natively,
+# under the default capture, under --syscalls and under strace -f, in one
+# run: medians of RUNS runs (strace: one run) and the ratios to native.
+# Wall time of the whole command, trace writing included for both
+# captures (what a user waits for).
+#   RUNS=5 bench/syscalls.sh
+cd "$(dirname "$0")/.." || exit 2
+RUNS=${RUNS:-5}
+N=${N:-1000000}
+W=build/tests/apps/writes
+C=bin/island-capture
+tmp=$(mktemp -d /dev/shm/island-bench.XXXXXX 2>/dev/null || mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+. bench/lib.sh
+
+timed() {
+	t0=$(now); "$@" || exit 1; t1=$(now)
+	echo "$t1 - $t0" | bc
+}
+
+: > "$tmp/native"; : > "$tmp/default"; : > "$tmp/sys"
+for i in $(seq "$RUNS"); do
+	timed $W 1 "$N" 64 >> "$tmp/native"
+	timed $C -n bench -o "$tmp/d.xml" $W 1 "$N" 64 >> "$tmp/default"
+	timed $C --syscalls -n bench -o "$tmp/s.xml" $W 1 "$N" 64 >> "$tmp/sys"
+done
+native=$(median < "$tmp/native")
+def=$(median < "$tmp/default")
+sys=$(median < "$tmp/sys")
+if command -v strace >/dev/null; then
+	st=$(timed strace -f -o "$tmp/strace.out" $W 1 "$N" 64)
+else
+	st=""
+fi
+ratio() { [ -n "$1" ] && echo "scale=2; $1 / $native" | bc || echo "-"; }
+printf '%-34s %10s %8s\n' "$N x 64-byte writes, 1 thread" "seconds" "x native"
+printf '%-34s %10s %8s\n' "native" "$native" "1.00"
+printf '%-34s %10s %8s\n' "island-capture (libc level)" "$def" "$(ratio "$def")"
+printf '%-34s %10s %8s\n' "island-capture --syscalls" "$sys" "$(ratio "$sys")"
+printf '%-34s %10s %8s\n' "strace -f -o" "${st:--}" "$(ratio "$st")"

@@ -1,0 +1,921 @@
+/*
+ * --syscalls: every system call of every thread, recorded at the kernel
+ * boundary with Syscall User Dispatch (Linux >= 5.11). Each thread arms
+ * dispatch with its selector byte set to BLOCK: any system call made
+ * outside the allowed region (sudstub.S) raises SIGSYS, and the handler below
+ * makes the call from the region, records it in the thread's spool, and
+ * puts the result in the interrupted context. The kernel does not carry
+ * dispatch over to a child (fork, clone, or thread: checked on 6.18), nor
+ * across exec: the handler arms each child, and the constructor each image.
+ *
+ * What must not change for the application:
+ *  - errno, results, signals: the call is made with the application's own
+ *    arguments, errno is restored, SIGSYS stays out of its masks;
+ *  - its own SIGSYS handler (seccomp SECCOMP_RET_TRAP): kept aside and
+ *    called for every SIGSYS that is not ours;
+ *  - its signal handlers: they return through island_restorer (in the
+ *    region), since libc's restorer would trap on rt_sigreturn;
+ *  - a child on a new stack (threads, posix_spawn): started by
+ *    island_clone_vm where the application's call would have returned,
+ *    never inside this handler.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <linux/sched.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+
+#include "preload.h"
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH 59
+#define PR_SYS_DISPATCH_OFF 0
+#define PR_SYS_DISPATCH_ON 1
+#endif
+#define SEL_ALLOW 0
+#define SEL_BLOCK 1
+#ifndef SYS_USER_DISPATCH
+#define SYS_USER_DISPATCH 2        /* si_code of a dispatched call */
+#endif
+
+extern char island_sud_begin[], island_sud_end[], island_restorer[],
+	island_restorer_app[];
+long island_sys6(long nr, long a, long b, long c, long d, long e, long f);
+
+struct clone_regs {                /* island_clone_vm's layout (sudstub.S) */
+	long nr, rip, fn, rdi, rsi, rdx, r10, r8, r9, rbx, rbp;
+	long r12, r13, r14, r15, newsp;
+};
+long island_clone_vm(struct clone_regs *c);
+extern char island_zp_entry[], island_zp_resys_end[];
+
+int sud_on;
+
+long island_syscall(long nr, ...)
+{
+	va_list ap;
+	long a[6];
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	long r = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/* --- the decoding table (capture/syscalls.def) ----------------------- */
+
+enum how { D_NONE = 0, D_RW, D_PRW, D_IOV, D_PIOV, D_OPEN, D_CREAT, D_OPENAT,
+	   D_OPENAT2, D_FD, D_CLOSE_RANGE, D_DUP, D_DUP2, D_FCNTL, D_LSEEK,
+	   D_SENDFILE, D_COPY, D_PATH, D_PATHAT, D_RENAME, D_RENAMEAT, D_SOCKET,
+	   D_SOCKETPAIR, D_PIPE, D_BIND, D_CONNECT, D_ACCEPT, D_MSG, D_MMSG,
+	   D_POLL, D_WAIT, D_EPOLL, D_SLEEP, D_CLOCK_SLEEP, D_WAIT4 };
+
+#define NSYS 512
+static const struct { uint16_t call; uint8_t how; } sysdec[NSYS] = {
+#define SYSCALL(name, id, how) [__NR_##name] = { C_##id, D_##how },
+#include "../syscalls.def"
+#undef SYSCALL
+};
+
+static int64_t iov_sum(const struct iovec *v, long n)
+{
+	int64_t s = 0;
+
+	for (long i = 0; v && i < n && i < 1024; i++)
+		s += (int64_t)v[i].iov_len;
+	return s;
+}
+
+static int64_t ts_ns(const struct timespec *t)
+{
+	return t ? (int64_t)t->tv_sec * 1000000000 + t->tv_nsec : -1;
+}
+
+static uint64_t ino_of(long fd)
+{
+	struct stat st;
+
+	return island_sys6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 ? st.st_ino : 0;
+}
+
+/* A full record of a system call, with its number and level in seq. */
+static void sys_put(struct tstate *t, long nr, const long *a, long ret,
+		    uint64_t t0, uint64_t t1, int inlibc)
+{
+	int call = C_SYSCALL, fd = -1, e = 0;
+	int64_t a1 = nr, a2 = 0, res = ret;
+	const char *p1 = NULL, *p2 = NULL;
+	const void *raw = NULL;
+	size_t rawn = 0;
+	struct sockinfo si;
+	uint64_t ino[2];
+	enum how how = nr >= 0 && nr < NSYS ? (enum how)sysdec[nr].how : D_NONE;
+
+	if (ret < 0 && ret > -4096) {
+		e = (int)-ret;
+		res = -1;
+	}
+	if (how != D_NONE)
+		call = sysdec[nr].call;
+	switch (how) {
+	case D_NONE: break;
+	case D_RW:   fd = (int)a[0]; a1 = a[2]; a2 = -1; break;
+	case D_PRW:  fd = (int)a[0]; a1 = a[2]; a2 = a[3]; break;
+	case D_IOV:  fd = (int)a[0]; a1 = iov_sum((void *)a[1], a[2]); a2 = -1; break;
+	case D_PIOV: fd = (int)a[0]; a1 = iov_sum((void *)a[1], a[2]); a2 = a[3]; break;
+	case D_OPEN: fd = (int)res; a1 = a[1]; a2 = AT_FDCWD; p1 = (char *)a[0]; break;
+	case D_CREAT:
+		fd = (int)res; a1 = O_CREAT | O_WRONLY | O_TRUNC; a2 = AT_FDCWD;
+		p1 = (char *)a[0];
+		break;
+	case D_OPENAT: fd = (int)res; a1 = a[2]; a2 = a[0]; p1 = (char *)a[1]; break;
+	case D_OPENAT2:
+		fd = (int)res; a2 = a[0]; p1 = (char *)a[1];
+		a1 = a[2] ? (int64_t)((struct open_how *)a[2])->flags : 0;
+		break;
+	case D_FD:   fd = (int)a[0]; a1 = 0; break;
+	case D_CLOSE_RANGE: fd = (int)a[0]; a1 = (int)a[1]; break;
+	case D_DUP:  fd = (int)res; a1 = a[0]; break;
+	case D_DUP2: fd = (int)a[1]; a1 = a[0]; break;
+	case D_FCNTL: fd = (int)a[0]; a1 = a[1]; a2 = a[2]; break;
+	case D_LSEEK: fd = (int)a[0]; a1 = a[1]; a2 = a[2]; break;
+	case D_SENDFILE: fd = (int)a[0]; a1 = a[3]; a2 = (int)a[1]; break;
+	case D_COPY: fd = (int)a[2]; a1 = a[4]; a2 = (int)a[0]; break;
+	case D_PATH: a1 = 0; a2 = AT_FDCWD; p1 = (char *)a[0]; break;
+	case D_PATHAT:
+		fd = (int)a[0]; a1 = 0; a2 = a[0]; p1 = (char *)a[1];
+		break;
+	case D_RENAME:
+		a1 = AT_FDCWD; a2 = AT_FDCWD; p1 = (char *)a[0]; p2 = (char *)a[1];
+		break;
+	case D_RENAMEAT:
+		a1 = a[2]; a2 = a[0]; p1 = (char *)a[1]; p2 = (char *)a[3];
+		break;
+	case D_SOCKET:
+		fd = (int)res; a1 = a[0]; a2 = a[1];
+		if (res >= 0)
+			sockinfo_fill(&si, (int)res, NULL, 0);
+		else
+			memset(&si, 0, sizeof(si));
+		raw = &si; rawn = sizeof(si);
+		break;
+	case D_SOCKETPAIR:
+	case D_PIPE: {
+		const int *sv = (const int *)(how == D_PIPE ? a[0] : a[3]);
+		fd = res == 0 ? sv[0] : -1;
+		a1 = res == 0 ? sv[1] : -1;
+		a2 = how == D_PIPE ? 0 : (a[1] & 0xff);
+		ino[0] = res == 0 ? ino_of(sv[0]) : 0;
+		ino[1] = res == 0 ? ino_of(sv[1]) : 0;
+		raw = ino; rawn = sizeof(ino);
+		break;
+	}
+	case D_BIND:
+	case D_CONNECT:
+		fd = (int)a[0]; a1 = 0;
+		sockinfo_fill(&si, fd, how == D_CONNECT ? (void *)a[1] : NULL,
+			      how == D_CONNECT ? (size_t)a[2] : 0);
+		raw = &si; rawn = sizeof(si);
+		break;
+	case D_ACCEPT:
+		fd = (int)res; a1 = a[0];
+		if (res >= 0)
+			sockinfo_fill(&si, (int)res, (void *)a[1],
+				      a[1] && a[2] ? *(socklen_t *)a[2] : 0);
+		else
+			memset(&si, 0, sizeof(si));
+		raw = &si; rawn = sizeof(si);
+		break;
+	case D_MSG: {
+		const struct msghdr *m = (void *)a[1];
+		fd = (int)a[0]; a1 = m ? iov_sum(m->msg_iov, (long)m->msg_iovlen) : 0;
+		break;
+	}
+	case D_MMSG: {
+		const struct mmsghdr *m = (void *)a[1];
+		fd = (int)a[0]; a1 = 0; a2 = 0;
+		for (long i = 0; m && i < res; i++)
+			a2 += m[i].msg_len;
+		break;
+	}
+	case D_POLL:  a1 = a[2] < 0 ? -1 : a[2] * 1000000; break;
+	case D_EPOLL: a1 = a[3] < 0 ? -1 : a[3] * 1000000; break;
+	case D_WAIT:  a1 = -1; break;
+	case D_SLEEP: a1 = ts_ns((struct timespec *)a[0]); break;
+	case D_CLOCK_SLEEP: a1 = ts_ns((struct timespec *)a[2]); break;
+	case D_WAIT4: a1 = res > 0 && a[1] ? *(int *)a[1] : 0; break;
+	}
+	size_t n1 = p1 ? strnlen(p1, 4095) + 1 : 0;
+	size_t n2 = p2 ? strnlen(p2, 4095) + 1 : 0;
+	size_t pl = raw ? rawn : n1 + n2;
+	size_t len = REC_ALIGN(sizeof(struct rec) + pl);
+	struct rec *r = rec_reserve(t, len);
+
+	if (!r)
+		return;
+	rec_fill(r, call, t0, t1, res, fd, a1, a2, e);
+	r->seq = SEQ_KERNEL | (inlibc ? SEQ_INLIBC : 0) | (uint64_t)nr << 48;
+	char *q = REC_PAYLOAD(r);
+	if (raw) {
+		memcpy(q, raw, rawn);
+	} else {
+		/* strings cut to 4095 bytes stay terminated */
+		if (n1) {
+			memcpy(q, p1, n1 - 1);
+			q[n1 - 1] = 0;
+		}
+		if (n2) {
+			memcpy(q + n1, p2, n2 - 1);
+			q[n1 + n2 - 1] = 0;
+		}
+	}
+	memset(REC_PAYLOAD(r) + pl, 0, len - sizeof(*r) - pl);
+	rec_commit(t, &r->len, len);
+}
+
+/* --- arming ---------------------------------------------------------- */
+
+static int sud_fail_forced;        /* ISLAND_SUD_FAIL: act as if unsupported */
+
+int sud_arm_thread(void)
+{
+	struct tstate *t = &ts;
+
+	if (sud_fail_forced)
+		return -EINVAL;
+	t->sel = SEL_ALLOW;
+	long r = island_sys6(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH,
+			     PR_SYS_DISPATCH_ON, (long)island_sud_begin,
+			     island_sud_end - island_sud_begin, (long)&t->sel, 0);
+	if (r < 0)
+		return (int)r;
+	t->sel = SEL_BLOCK;
+	return 0;
+}
+
+/* A new thread, on its own stack and TLS, before its first instruction. */
+static void sud_thread_start(void)
+{
+#ifdef ISLAND_LOADER
+	if (!island_new_state())   /* still the creator's: not recorded */
+		return;
+#endif
+	struct tstate *t = &ts;
+
+	t->slot = -1;
+	sud_arm_thread();
+}
+
+/* Arm a child that shares our memory: a thread with its own TLS; under
+ * island-loader, whose state is not in the TLS, any such child. */
+static long child_start(unsigned long flags)
+{
+#ifdef ISLAND_LOADER
+	(void)flags;
+	return (long)sud_thread_start;
+#else
+	return (flags & CLONE_SETTLS) ? (long)sud_thread_start : 0;
+#endif
+}
+
+/* The kernel's struct sigaction (rt_sigaction's). */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+#define KSA_RESTORER 0x04000000
+
+static struct ksigaction app_sigsys;    /* the application's SIGSYS action */
+static int seccomp_told;                /* said once per process image */
+
+/* One line for island-capture to print after the run (the application's
+ * own stderr is not ours to write to). */
+static void sud_warn(const char *msg)
+{
+	char path[600];
+	const char *dir = getenv(ENV_SPOOL);
+	size_t dl = dir ? strlen(dir) : 0, ml = strlen(msg);
+
+	if (!dl || dl + 10 > sizeof(path))
+		return;
+	memcpy(path, dir, dl);
+	memcpy(path + dl, "/warnings", 10);
+	long fd = island_sys6(SYS_openat, AT_FDCWD, (long)path,
+			      O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+			      0600, 0, 0);
+	if (fd < 0)
+		return;
+	island_sys6(SYS_write, fd, (long)msg, (long)ml, 0, 0, 0);
+	island_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
+static void sigsys(int sig, siginfo_t *si, void *uctx);
+static void zp_init(void) __attribute__((unused));
+
+static char loader[512];           /* island-loader (ISLAND_LOADER) */
+
+/* An x86-64 ELF program island-loader can start as the kernel would:
+ * readable, not set-user-ID or set-group-ID (the loader cannot give it
+ * those rights: such a program is exec'd as it is). Raw calls. */
+static int loadable_elf(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[64];
+	struct stat sb;
+	long fd = island_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC,
+			      0, 0, 0);
+	int st = 0;
+
+	if (fd < 0)
+		return 0;
+	if (island_sys6(SYS_fstat, fd, (long)&sb, 0, 0, 0, 0) < 0 ||
+	    (sb.st_mode & (S_ISUID | S_ISGID))) {
+		island_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+		return 0;
+	}
+	if (island_sys6(SYS_pread64, fd, (long)&eh, sizeof(eh), 0, 0, 0) == sizeof(eh) &&
+	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_machine == EM_X86_64 && eh.e_phentsize == sizeof(ph[0]) &&
+	    eh.e_phnum <= 64 && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN)) {
+		long n = (long)(eh.e_phnum * sizeof(ph[0]));
+		st = island_sys6(SYS_pread64, fd, (long)ph, n, (long)eh.e_phoff, 0, 0) == n;
+	}
+	island_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+	return st;
+}
+
+/* A script's "#!interpreter [arg]" line, as the kernel reads it. */
+static int shebang(const char *path, char *interp, size_t n, char **arg)
+{
+	char buf[256];
+	long fd = island_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC,
+			      0, 0, 0);
+
+	if (fd < 0)
+		return 0;
+	long got = island_sys6(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
+	island_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (got < 3 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[got] = 0;
+	char *p = buf + 2, *end = memchr(buf, '\n', (size_t)got);
+	if (!end)
+		return 0;            /* a line longer than we read: leave it */
+	*end = 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	char *q = p;
+	while (*q && *q != ' ' && *q != '\t')
+		q++;
+	if (q == p || (size_t)(q - p) >= n)
+		return 0;
+	memcpy(interp, p, (size_t)(q - p));
+	interp[q - p] = 0;
+	*arg = NULL;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (*q) {                    /* the rest is one argument, trailing blanks cut */
+		char *t = q + strlen(q);
+		while (t > q && (t[-1] == ' ' || t[-1] == '\t'))
+			*--t = 0;
+		static __thread char argbuf[256];
+		strcpy(argbuf, q);
+		*arg = argbuf;
+	}
+	return 1;
+}
+
+/* execve of an ELF program, or of a script whose interpreter is one:
+ * island-loader runs it, so that a static program is recorded at all and
+ * a dynamic one from its first call. The rest (not executable, set-ID,
+ * unreadable) is exec'd as it is, with the kernel's answer. Returns 1 and
+ * the call's result in *ret when it did. */
+static int exec_loaded(const long *a, long *ret)
+{
+	const char *path = (const char *)a[0];
+	char *const *argv = (char *const *)a[1];
+	char *const *envp = (char *const *)a[2];
+	char tgt[4200], interp[256], *iarg = NULL;
+	size_t n = 0, na = 0, pl = path ? strnlen(path, 4096) : 4096;
+	int script = 0;
+
+	if (!loader[0] || pl >= 4096 ||
+	    island_sys6(SYS_faccessat, AT_FDCWD, (long)path, X_OK, 0, 0, 0) < 0)
+		return 0;
+	if (!loadable_elf(path)) {
+		if (!shebang(path, interp, sizeof(interp), &iarg) ||
+		    island_sys6(SYS_faccessat, AT_FDCWD, (long)interp, X_OK, 0, 0, 0) < 0 ||
+		    !loadable_elf(interp))
+			return 0;
+		script = 1;
+	}
+	for (char *const *e = envp; e && *e; e++)
+		n++;
+	for (char *const *v = argv; v && *v; v++)
+		na++;
+	char *arr[n + 2], **w = arr;
+	char *args[na + 4], **x = args;
+	for (char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, ENV_LOADER_TARGET "=", sizeof(ENV_LOADER_TARGET)) &&
+		    strncmp(*e, ENV_LOADED "=", sizeof(ENV_LOADED)))
+			*w++ = *e;
+	const char *target = script ? interp : path;
+	size_t tl = strlen(target);
+	memcpy(tgt, ENV_LOADER_TARGET "=", sizeof(ENV_LOADER_TARGET));
+	memcpy(tgt + sizeof(ENV_LOADER_TARGET), target, tl + 1);
+	*w++ = tgt;
+	*w = NULL;
+	if (script) {                /* the kernel's argv for a script */
+		*x++ = interp;
+		if (iarg)
+			*x++ = iarg;
+		*x++ = (char *)path;
+		for (size_t i = 1; i < na; i++)
+			*x++ = argv[i];
+		*x = NULL;
+	}
+	*ret = island_sys6(SYS_execve, (long)loader, script ? (long)args : a[1],
+			   (long)arr, 0, 0, 0);
+	return 1;
+}
+
+/* An application's signal handler returns (island_restorer_app): its
+ * rt_sigreturn, which no handler sees, is recorded here. */
+__attribute__((visibility("hidden"), used)) void island_note_sigreturn(void);
+void island_note_sigreturn(void)
+{
+	struct tstate *t = &ts;
+	long a[6] = { 0 };
+	int e = errno;
+
+	if (island_on && !t->sysguard && !(t->hold & (HOLD_OFF | HOLD_VFORK))) {
+		uint64_t t0 = now();
+		t->sysguard = 1;
+		sys_put(t, SYS_rt_sigreturn, a, 0, t0, t0, t->guard);
+		t->sysguard = 0;
+	}
+	errno = e;
+}
+
+/* island-loader: the execve that started this image succeeded (it did
+ * not return, so no handler recorded it): its record. */
+void sud_note_exec(const char *path, uint64_t t0)
+{
+	struct tstate *t = &ts;
+	long a[6] = { (long)path, 0, 0, 0, 0, 0 };
+
+	if (island_on && t->hdr)
+		sys_put(t, SYS_execve, a, 0, t0, t0, 0);
+}
+
+void sud_init(void)
+{
+	struct ksigaction sa = { (void *)sigsys,
+				 SA_SIGINFO | SA_NODEFER | KSA_RESTORER,
+				 island_restorer, 0 }, old;
+	int e = errno;
+
+	sud_fail_forced = getenv("ISLAND_SUD_FAIL") != NULL;
+	const char *l = getenv(ENV_LOADER);
+	if (l && strlen(l) < sizeof(loader))
+		strcpy(loader, l);
+	if (sud_fail_forced ||
+	    island_sys6(SYS_rt_sigaction, SIGSYS, (long)&sa, (long)&app_sigsys, 8, 0, 0) < 0) {
+		sud_warn("--syscalls: Syscall User Dispatch is not available "
+			 "(Linux >= 5.11 with CONFIG_GENERIC_ENTRY); recorded at "
+			 "the libc level only\n");
+		errno = e;
+		return;
+	}
+	if (getenv(ENV_LOADED))          /* island-loader's handler, not the app's */
+		app_sigsys = (struct ksigaction){ SIG_DFL, 0, 0, 0 };
+	/* handlers installed before us return through libc's restorer */
+	for (int s = 1; s <= 64; s++) {
+		if (s == SIGSYS || s == SIGKILL || s == SIGSTOP)
+			continue;
+		if (island_sys6(SYS_rt_sigaction, s, 0, (long)&old, 8, 0, 0) < 0)
+			continue;
+		if (old.handler == SIG_DFL || old.handler == SIG_IGN ||
+		    !(old.flags & KSA_RESTORER))
+			continue;
+		old.restorer = island_restorer_app;
+		island_sys6(SYS_rt_sigaction, s, (long)&old, 0, 8, 0, 0);
+	}
+	if (sud_arm_thread() < 0) {
+		island_sys6(SYS_rt_sigaction, SIGSYS, (long)&app_sigsys, 0, 8, 0, 0);
+		sud_warn("--syscalls: Syscall User Dispatch is not available "
+			 "(Linux >= 5.11 with CONFIG_GENERIC_ENTRY); recorded at "
+			 "the libc level only\n");
+		errno = e;
+		return;
+	}
+	sud_on = 1;
+#ifndef ISLAND_LOADER
+	zp_init();
+#endif
+	errno = e;
+}
+
+/* --- the fast path: rewritten sites (zpoline's idea) ----------------- */
+
+/*
+ * A SIGSYS costs a signal frame and rt_sigreturn. After the first one at a
+ * site, the handler rewrites that `syscall` (0f 05) into `call *%rax`
+ * (ff d0): with the number in rax, it calls into the page at address 0,
+ * a slide of nops into island_zp_entry (sudstub.S), which makes and
+ * records the call without a signal. Only where the page at 0 can be
+ * mapped (vm.mmap_min_addr, or CAP_SYS_RAWIO) and the vector state fits
+ * the entry's save area; not under island-loader (a Go stack is too small
+ * for the save area). ISLAND_NO_REWRITE=1 turns it off.
+ */
+static int zp_on;
+
+/* Calls that need the signal frame (a new stack, a new image, the end of
+ * the thread, the signal state): never made on the fast path. */
+static const unsigned char zp_slow[NSYS] = {
+	[__NR_clone] = 1, [__NR_clone3] = 1, [__NR_fork] = 1, [__NR_vfork] = 1,
+	[__NR_execve] = 1, [__NR_execveat] = 1, [__NR_exit] = 1,
+	[__NR_exit_group] = 1, [__NR_rt_sigreturn] = 1, [__NR_rt_sigaction] = 1,
+	[__NR_rt_sigprocmask] = 1, [__NR_seccomp] = 1, [__NR_prctl] = 1,
+};
+
+static int zp_slow_nr(long nr)
+{
+	return nr < 0 || nr >= NSYS || zp_slow[nr];
+}
+
+#ifdef ISLAND_LOADER
+/*
+ * island-loader started a dynamic program: its dynamic loader maps the
+ * interposer (LD_PRELOAD) like any library, and the interposer takes
+ * dispatch over (prctl). Those calls are the capture's, not the
+ * program's: from the open of ISLAND_LIB to the close of that descriptor
+ * (open, read, fstat, mmap, close), and the prctl, are not recorded.
+ */
+static long lib_fd = -1;
+static uintptr_t lib_lo, lib_hi;
+
+static int capture_own(long nr, const long *a, long ret)
+{
+	static const char *lib;
+	static int looked;
+
+	if (!looked) {
+		lib = getenv(ENV_LIB);
+		looked = 1;
+	}
+	if (nr == SYS_prctl && a[0] == PR_SET_SYSCALL_USER_DISPATCH)
+		return 1;
+	if (lib_fd >= 0) {
+		if (nr == SYS_close && a[0] == lib_fd)
+			lib_fd = -1;
+		/* the first mapping spans the whole library */
+		if (nr == SYS_mmap && a[4] == lib_fd && !lib_lo && ret > 0) {
+			lib_lo = (uintptr_t)ret;
+			lib_hi = lib_lo + (uintptr_t)a[1];
+		}
+		return 1;
+	}
+	/* later, its RELRO protection */
+	if ((nr == SYS_mprotect || nr == SYS_munmap) &&
+	    (uintptr_t)a[0] >= lib_lo && (uintptr_t)a[0] < lib_hi)
+		return 1;
+	if (nr == SYS_openat && ret >= 0 && lib && a[1] && !strcmp((char *)a[1], lib)) {
+		lib_fd = ret;
+		return 1;
+	}
+	return 0;
+}
+#else
+static int capture_own(long nr, const long *a, long ret)
+{
+	(void)nr; (void)a; (void)ret;
+	return 0;
+}
+#endif
+
+/* Make and record a plain call: the handler's and the fast path's. */
+static long plain_call(struct tstate *t, long nr, const long *a)
+{
+	int rec = island_on && !t->sysguard && !(t->hold & (HOLD_OFF | HOLD_VFORK));
+	int inlibc = t->guard, outer = t->sysguard;
+
+	t->sysguard = 1;
+	uint64_t t0 = now();
+	t->sysguard = outer;   /* a signal handler during the call is recorded */
+	long ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	t->sysguard = 1;
+	uint64_t t1 = now();
+	if (rec && !capture_own(nr, a, ret))
+		sys_put(t, nr, a, ret, t0, t1, inlibc);
+	t->sysguard = outer;
+	return ret;
+}
+
+/* b: the registers island_zp_entry saved (r9, r8, r10, rdx, rsi, rdi, rax);
+ * the result goes in rax's place. 0: not here, the slow way. */
+__attribute__((visibility("hidden"), used)) int zp_fast(long *b);
+int zp_fast(long *b)
+{
+	long nr = b[6];
+
+	if (zp_slow_nr(nr))
+		return 0;
+	struct tstate *t = &ts;
+	int e = errno;
+	long a[6] = { b[5], b[4], b[3], b[2], b[1], b[0] };
+	b[6] = plain_call(t, nr, a);
+	errno = e;
+	return 1;
+}
+
+/* Rewrite the `syscall` at site into `call *%rax`, through /proc/self/mem
+ * (the page's protection stays as it is). */
+static void zp_patch(uintptr_t site)
+{
+	static const unsigned char call_rax[2] = { 0xff, 0xd0 };
+	const unsigned char *p = (const unsigned char *)site;
+	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+
+	if (p[0] != 0x0f || p[1] != 0x05 || (site & 63) == 63 ||
+	    (site >= (uintptr_t)island_sud_begin && site < (uintptr_t)island_sud_end) ||
+	    (vdso && site >= vdso && site < vdso + 4 * 4096))
+		return;
+	long fd = island_sys6(SYS_openat, AT_FDCWD, (long)"/proc/self/mem",
+			      O_RDWR | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return;
+	island_sys6(SYS_pwrite64, fd, (long)call_rax, 2, (long)site, 0, 0);
+	island_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
+static void zp_init(void)
+{
+	unsigned a, b, c, d;
+
+	if (getenv("ISLAND_NO_REWRITE"))
+		return;
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(0));
+	if (b == 0 || b > 4096)
+		return;
+	long got = island_sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (got != 0)
+		return;           /* not permitted here: signals only */
+	/* address 0: through a volatile pointer the compiler cannot see as NULL */
+	static volatile uintptr_t zero;
+	volatile unsigned char *z = (volatile unsigned char *)zero;
+	uint64_t entry = (uint64_t)island_zp_entry;
+	for (int i = 0; i < 512; i++)
+		z[i] = 0x90;      /* nop slide: one entry per call number */
+	z[512] = 0x49;            /* movabs $entry, %r11 */
+	z[513] = 0xbb;
+	for (int i = 0; i < 8; i++)
+		z[514 + i] = (unsigned char)(entry >> (8 * i));
+	z[522] = 0x41;            /* jmp *%r11 */
+	z[523] = 0xff;
+	z[524] = 0xe3;
+	island_sys6(SYS_mprotect, 0, 4096, PROT_READ | PROT_EXEC, 0, 0, 0);
+	zp_on = 1;
+}
+
+/* --- the handler ----------------------------------------------------- */
+
+/* A SIGSYS that is not ours (the application's seccomp filter returned
+ * SECCOMP_RET_TRAP): its own handler, or its default action. */
+static void forward(int sig, siginfo_t *si, void *uctx)
+{
+	void *h = app_sigsys.handler;
+
+	if (h == SIG_IGN)
+		return;
+	if (h == SIG_DFL) {
+		struct ksigaction dfl = { SIG_DFL, 0, 0, 0 };
+		island_sys6(SYS_rt_sigaction, SIGSYS, (long)&dfl, 0, 8, 0, 0);
+		island_sys6(SYS_tgkill, island_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+			    island_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGSYS, 0, 0, 0);
+		return;
+	}
+	if (app_sigsys.flags & SA_SIGINFO)
+		((void (*)(int, siginfo_t *, void *))h)(sig, si, uctx);
+	else
+		((void (*)(int))h)(sig);
+}
+
+/* rt_sigaction: SIGSYS stays ours (the application's is kept aside and
+ * reported as its own); every other handler returns through our
+ * restorer. Returns the call's result. */
+static long do_sigaction(const long *a)
+{
+	struct ksigaction sa, *act = (void *)a[1], *oact = (void *)a[2];
+
+	if (a[0] == SIGSYS) {
+		struct ksigaction prev = app_sigsys;
+		if (act)
+			app_sigsys = *act;
+		if (oact)
+			*oact = prev;
+		return 0;
+	}
+	if (act && act->handler != SIG_DFL && act->handler != SIG_IGN &&
+	    (act->flags & KSA_RESTORER)) {
+		sa = *act;
+		sa.restorer = island_restorer_app;
+		act = &sa;
+	}
+	return island_sys6(SYS_rt_sigaction, a[0], (long)act, a[2], a[3], 0, 0);
+}
+
+/* rt_sigprocmask: the mask the interrupted code runs with is the one
+ * rt_sigreturn restores from the handler's frame, so the call acts on
+ * that; SIGSYS is never blocked (a blocked SIGSYS from dispatch would
+ * kill the process), nor said to be. */
+static long do_sigprocmask(const long *a, ucontext_t *uc)
+{
+	uint64_t *cur = (uint64_t *)&uc->uc_sigmask, set, old = *cur;
+	const uint64_t sys = 1ull << (SIGSYS - 1), never = (1ull << (SIGKILL - 1)) |
+			     (1ull << (SIGSTOP - 1)) | sys;
+
+	if ((size_t)a[3] != 8)
+		return -EINVAL;
+	if (a[1]) {
+		set = *(const uint64_t *)a[1];
+		switch (a[0]) {
+		case SIG_BLOCK:   *cur |= set; break;
+		case SIG_UNBLOCK: *cur &= ~set; break;
+		case SIG_SETMASK: *cur = set; break;
+		default:          return -EINVAL;
+		}
+		*cur &= ~never;
+	}
+	if (a[2])
+		*(uint64_t *)a[2] = old;
+	return 0;
+}
+
+/* clone, clone3, fork, vfork. A child sharing our memory on a new stack
+ * starts in island_clone_vm; any other child returns here, in its own
+ * copy of the memory (vfork is made a fork with CLONE_VFORK: the child
+ * must not run on the parent's stack under this handler's frame). */
+static long do_clone(struct tstate *t, long nr, const long *a, greg_t *g,
+		     uint64_t t0)
+{
+	unsigned long flags;
+	long newsp;
+
+	if (nr == SYS_clone3) {
+		const struct clone_args *ca = (void *)a[0];
+		if (!ca || (size_t)a[1] < 64)
+			return island_sys6(nr, a[0], a[1], 0, 0, 0, 0);
+		flags = ca->flags;
+		newsp = ca->stack ? (long)(ca->stack + ca->stack_size) : 0;
+	} else if (nr == SYS_clone) {
+		flags = (unsigned long)a[0];
+		newsp = a[1];
+	} else {
+		flags = SIGCHLD | (nr == SYS_vfork ? CLONE_VFORK : 0);
+		newsp = 0;
+	}
+	if ((flags & CLONE_VM) && newsp) {
+		struct clone_regs c = {
+			nr, g[REG_RIP],
+			child_start(flags),
+			g[REG_RDI], g[REG_RSI], g[REG_RDX], g[REG_R10], g[REG_R8],
+			g[REG_R9], g[REG_RBX], g[REG_RBP], g[REG_R12], g[REG_R13],
+			g[REG_R14], g[REG_R15], newsp
+		};
+		return island_clone_vm(&c);
+	}
+	long r;
+	if (nr == SYS_vfork || (flags & CLONE_VM))
+		r = island_sys6(SYS_clone, (long)((flags & ~CLONE_VM) | SIGCHLD), 0,
+				0, 0, 0, 0);
+	else
+		r = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (r == 0) {
+		pid_t parent = t->tid;
+		sud_arm_thread();
+		if (island_on) {
+			int guard = t->guard;      /* a libc fork wrapper's */
+			fork_child(parent, t0);
+			t->sud_forked = 1;
+			t->guard = guard;
+		}
+	}
+	return r;
+}
+
+static void sigsys(int sig, siginfo_t *si, void *uctx)
+{
+	ucontext_t *uc = uctx;
+	greg_t *g = uc->uc_mcontext.gregs;
+	struct tstate *t = &ts;
+
+	if (si->si_code != SYS_USER_DISPATCH) {
+		forward(sig, si, uctx);
+		return;
+	}
+	int e = errno;
+	long nr = si->si_syscall;
+	if ((char *)g[REG_RIP] == island_zp_resys_end) {
+		/* from the fast path: the site's return address is on the stack */
+		g[REG_RIP] = *(greg_t *)g[REG_RSP];
+		g[REG_RSP] += 8;
+	}
+	long a[6] = { g[REG_RDI], g[REG_RSI], g[REG_RDX], g[REG_R10], g[REG_R8],
+		      g[REG_R9] };
+	int rec = island_on && !t->sysguard && !(t->hold & (HOLD_OFF | HOLD_VFORK));
+	int inlibc = t->guard, outer = t->sysguard;
+	t->sysguard = 1;         /* our own calls until the application's */
+	uint64_t t0 = now();
+	long ret;
+
+	switch (nr) {
+	case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
+		ret = do_clone(t, nr, a, g, t0);
+		if (ret == 0) {          /* a child: its spool is new */
+			g[REG_RAX] = 0;
+			t = &ts;
+			t->sysguard = outer;
+			errno = e;
+			return;
+		}
+		break;
+	case SYS_rt_sigaction:
+		ret = do_sigaction(a);
+		break;
+	case SYS_rt_sigprocmask:
+		ret = do_sigprocmask(a, uc);
+		break;
+	case SYS_seccomp: case SYS_prctl:
+		if (nr == SYS_seccomp ? a[0] == SECCOMP_SET_MODE_FILTER
+				      : a[0] == PR_SET_SECCOMP) {
+			ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+			if (ret >= 0 && !seccomp_told) {
+				seccomp_told = 1;
+				sud_warn("--syscalls: the application installs its own "
+					 "seccomp filter: its traps go to its own SIGSYS "
+					 "handler, the calls it filters are recorded with "
+					 "the results it imposes\n");
+			}
+			break;
+		}
+		t->sysguard = outer;
+		ret = plain_call(t, nr, a);
+		g[REG_RAX] = ret;
+		errno = e;
+		return;
+	case SYS_exit_group:
+		if (rec)
+			sys_put(t, nr, a, 0, t0, t0, inlibc);
+		process_finish(TEXIT_PROCESS);
+		ret = island_sys6(nr, a[0], 0, 0, 0, 0, 0);
+		break;
+	case SYS_exit:
+		if (rec)
+			sys_put(t, nr, a, 0, t0, t0, inlibc);
+		thread_finish(t, TEXIT_RETURN, 0);
+		ret = island_sys6(nr, a[0], 0, 0, 0, 0, 0);
+		break;
+	case SYS_execve: case SYS_execveat:
+		if (!inlibc)             /* the libc wrapper did this itself */
+			process_finish(TEXIT_EXEC);
+		if (nr != SYS_execve || !exec_loaded(a, &ret))
+			ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		if (!inlibc)
+			process_unfinish();
+		break;
+	default:
+		t->sysguard = outer;
+		ret = plain_call(t, nr, a);
+		g[REG_RAX] = ret;
+		if (zp_on && !zp_slow_nr(nr))
+			zp_patch((uintptr_t)g[REG_RIP] - 2);
+		errno = e;
+		return;
+	}
+	uint64_t t1 = now();
+	g[REG_RAX] = ret;
+	if (rec)
+		sys_put(t, nr, a, ret, t0, t1, inlibc);
+	t->sysguard = outer;
+	errno = e;
+}

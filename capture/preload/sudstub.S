@@ -1,0 +1,209 @@
+/*
+ * The interposer's own system calls, and the few instructions that must run
+ * without Syscall User Dispatch (the "allowed region", island_sud_begin to
+ * island_sud_end): a system call made here is not turned into SIGSYS, so the
+ * interposer's bookkeeping and the calls it makes for the application are
+ * not trapped again (see sud.c).
+ */
+#if defined(__x86_64__)
+	.section .text.island_sud, "ax", @progbits
+	.globl	island_sud_begin
+	.hidden	island_sud_begin
+island_sud_begin:
+
+/* long island_sys6(long nr, long a, long b, long c, long d, long e, long f):
+ * the raw call, -errno on failure. */
+	.globl	island_sys6
+	.hidden	island_sys6
+	.type	island_sys6, @function
+island_sys6:
+	mov	%rdi, %rax
+	mov	%rsi, %rdi
+	mov	%rdx, %rsi
+	mov	%rcx, %rdx
+	mov	%r8, %r10
+	mov	%r9, %r8
+	mov	8(%rsp), %r9
+	syscall
+	ret
+	.size	island_sys6, .-island_sys6
+
+/* The sa_restorer of every handler while dispatch is on: libc's own
+ * restorer lies outside the region, and its rt_sigreturn would trap. */
+	.globl	island_restorer
+	.hidden	island_restorer
+	.type	island_restorer, @function
+island_restorer:
+	mov	$15, %eax
+	syscall
+	hlt
+	.size	island_restorer, .-island_restorer
+
+/* The application's handlers return here: the rt_sigreturn is the
+ * application's own call, recorded first (rsp is 16-aligned here: the
+ * handler's return popped the frame's return address). */
+	.globl	island_restorer_app
+	.hidden	island_restorer_app
+	.type	island_restorer_app, @function
+island_restorer_app:
+	call	island_note_sigreturn
+	mov	$15, %eax
+	syscall
+	hlt
+	.size	island_restorer_app, .-island_restorer_app
+
+/*
+ * long island_clone_vm(struct clone_regs *c): clone/clone3 on a new stack
+ * for a child that shares our memory. The child must not return into the
+ * signal handler (its stack pointer is the new stack): it starts where the
+ * application's own call would have returned, with the application's
+ * registers (all preserved by the syscall but rax, rcx, r11), rax 0, after
+ * calling c->fn (arm dispatch in the new thread) when it is not 0.
+ * struct clone_regs: nr, rip, fn, rdi, rsi, rdx, r10, r8, r9, rbx, rbp,
+ * r12, r13, r14, r15, newsp (8 bytes each, in this order).
+ */
+	.globl	island_clone_vm
+	.hidden	island_clone_vm
+	.type	island_clone_vm, @function
+island_clone_vm:
+	push	%rbx
+	push	%rbp
+	push	%r12
+	push	%r13
+	push	%r14
+	push	%r15
+	mov	120(%rdi), %rax		/* newsp: the child's rip and fn below it */
+	mov	8(%rdi), %rcx
+	mov	%rcx, -8(%rax)
+	mov	16(%rdi), %rcx
+	mov	%rcx, -16(%rax)
+	mov	32(%rdi), %rsi
+	mov	40(%rdi), %rdx
+	mov	48(%rdi), %r10
+	mov	56(%rdi), %r8
+	mov	64(%rdi), %r9
+	mov	72(%rdi), %rbx
+	mov	80(%rdi), %rbp
+	mov	88(%rdi), %r12
+	mov	96(%rdi), %r13
+	mov	104(%rdi), %r14
+	mov	112(%rdi), %r15
+	mov	0(%rdi), %rax
+	mov	24(%rdi), %rdi
+	syscall
+	test	%rax, %rax
+	jz	1f
+	pop	%r15			/* the parent */
+	pop	%r14
+	pop	%r13
+	pop	%r12
+	pop	%rbp
+	pop	%rbx
+	ret
+1:	mov	%rsp, %rax		/* the child, on the new stack */
+	cmpq	$0, -16(%rax)
+	je	2f
+	sub	$16, %rsp
+	and	$-16, %rsp
+	push	%rax
+	push	%rdi
+	push	%rsi
+	push	%rdx
+	push	%r8
+	push	%r9
+	push	%r10
+	push	%r10
+	call	*-16(%rax)
+	add	$8, %rsp
+	pop	%r10
+	pop	%r9
+	pop	%r8
+	pop	%rdx
+	pop	%rsi
+	pop	%rdi
+	pop	%rsp
+2:	xor	%eax, %eax
+	jmp	*-8(%rsp)
+	.size	island_clone_vm, .-island_clone_vm
+
+/*
+ * The fast path (sud.c, rewrite): a `syscall` the handler has rewritten
+ * into `call *%rax` lands in the page at address 0 (a slide of nops, then
+ * a jump here) with the return address on the application's stack. Keep
+ * its red zone, save the registers a system call preserves (the vector
+ * state too: the C code may use it), let zp_fast make and record the
+ * call, and return after the rewritten instruction. When zp_fast cannot
+ * make the call here (clone, exec, signals: they need the signal frame),
+ * it leaves the number in place and the call goes the slow way, from
+ * island_zp_resys, outside the region.
+ */
+	.globl	island_zp_entry
+	.hidden	island_zp_entry
+	.type	island_zp_entry, @function
+island_zp_entry:
+	lea	-128(%rsp), %rsp
+	push	%rax
+	push	%rdi
+	push	%rsi
+	push	%rdx
+	push	%r10
+	push	%r8
+	push	%r9
+	push	%rbx
+	push	%rbp
+	mov	%rsp, %rbx
+	and	$-64, %rsp
+	sub	$4096, %rsp
+	xor	%eax, %eax
+	mov	%rax, 512(%rsp)
+	mov	%rax, 520(%rsp)
+	mov	%rax, 528(%rsp)
+	mov	%rax, 536(%rsp)
+	mov	%rax, 544(%rsp)
+	mov	%rax, 552(%rsp)
+	mov	%rax, 560(%rsp)
+	mov	%rax, 568(%rsp)
+	mov	$-1, %eax
+	mov	$-1, %edx
+	xsave64	(%rsp)
+	lea	16(%rbx), %rdi		/* r9, r8, r10, rdx, rsi, rdi, rax */
+	call	zp_fast
+	mov	%eax, %ebp		/* 1: made here; 0: the slow way */
+	mov	$-1, %eax
+	mov	$-1, %edx
+	xrstor64 (%rsp)
+	mov	%rbx, %rsp
+	mov	%ebp, %r11d
+	pop	%rbp
+	pop	%rbx
+	pop	%r9
+	pop	%r8
+	pop	%r10
+	pop	%rdx
+	pop	%rsi
+	pop	%rdi
+	pop	%rax
+	lea	128(%rsp), %rsp
+	test	%r11d, %r11d
+	jz	island_zp_resys
+	ret
+	.size	island_zp_entry, .-island_zp_entry
+
+	.globl	island_sud_end
+	.hidden	island_sud_end
+island_sud_end:
+
+/* Outside the region: a system call made here is dispatched (SIGSYS);
+ * the handler sees its own address and returns to the rewritten site
+ * (the return address on the stack). */
+	.text
+	.globl	island_zp_resys
+	.hidden	island_zp_resys
+	.globl	island_zp_resys_end
+	.hidden	island_zp_resys_end
+island_zp_resys:
+	syscall
+island_zp_resys_end:
+	ud2
+#endif
+	.section .note.GNU-stack,"",@progbits

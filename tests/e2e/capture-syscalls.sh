@@ -1,0 +1,101 @@
+# island-capture --syscalls: every route to the kernel is recorded once.
+# tests/apps/routes writes and reads files by libc, raw syscall(), a raw
+# clone() child, mmap+msync, sendfile, copy_file_range and unbuffered stdio,
+# and prints its own account per file; `island-analyze files --csv` of the
+# --syscalls trace must equal it. Then: a kernel without Syscall User
+# Dispatch (simulated) gets one line and a libc-level trace; gzip's read
+# and write counts agree with strace -f -c within 1 %. The routes again,
+# linked -static, through island-loader; a program with its own SIGSYS
+# handler, seccomp filter and signal mask behaves the same captured.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+
+mkdir d
+"$CAPTURE" --syscalls -o r.xml -- "$APPS/routes" "$PWD/d" > truth.csv 2>cap.err ||
+	fail "capture: $(cat cap.err)"
+check_trace r.xml
+grep -q 'syscalls="kernel"' r.xml || fail "no kernel-level records"
+[ "$(wc -l < truth.csv)" = 9 ] || fail "routes printed $(wc -l < truth.csv) files, want 9"
+"$ANALYZE" files --csv r.xml | awk -F, -v d="$PWD/d/" 'index($2, d) == 1 {
+	print $2 "," $3 "," $4 "," $5 "," $7 "," $8 "," $11 }' | sort > got.csv
+sort truth.csv > want.csv
+diff want.csv got.csv > diff.out || { cat diff.out >&2; fail "files differ from the app's own account"; }
+# per resource too: the bytes written are the files' (and /dev/null's,
+# the terminal's...) once, not once more for the fwrite that caused them
+fw=$("$ANALYZE" files --csv r.xml | awk -F, 'NR > 1 { w += $8 } END { print w }')
+sw=$("$ANALYZE" sums --csv r.xml | awk -F, '$1 == "filewrite" { print $2 }')
+expect_eq "sums filewrite vs files" "$sw" "$fw"
+# one event, one count: a libc write that made one write is one element
+n=$(grep -c 'api="write".*level="libc|kernel" sys="write"' r.xml)
+[ "$n" -ge 10 ] || fail "libc|kernel writes: $n, want at least 10"
+grep -q 'api="write" [^>]*level="kernel" via="write"' r.xml && fail "a libc write seen twice"
+grep -q 'api="write" [^>]*level="kernel" via="fwrite"' r.xml || fail "no write linked to its fwrite"
+
+# the same routes, statically linked: started by island-loader
+rm -rf d && mkdir d
+"$CAPTURE" --syscalls -o s.xml -- "$APPS/routes-static" "$PWD/d" > truth.csv 2>cap.err ||
+	fail "static capture: $(cat cap.err)"
+check_trace s.xml
+grep -q "exe=\"$APPS/routes-static\"" s.xml || fail "static: the process is not the program"
+"$ANALYZE" files --csv s.xml | awk -F, -v d="$PWD/d/" 'index($2, d) == 1 {
+	print $2 "," $3 "," $4 "," $5 "," $7 "," $8 "," $11 }' | sort > got.csv
+sort truth.csv > want.csv
+diff want.csv got.csv > diff.out || { cat diff.out >&2; fail "static: files differ from the app's own account"; }
+
+# a static program exec'd by a dynamic one is recorded too (through the
+# loader): the clone child's file is the static program's
+rm -rf d && mkdir d
+"$CAPTURE" --syscalls -o x.xml -- sh -c "exec \"$APPS/routes-static\" \"$PWD/d\" > /dev/null" ||
+	fail "sh -c routes-static"
+"$ANALYZE" files --csv x.xml | grep -q ",$PWD/d/clone_child,1,3,900,0.[0-9]*,3,900," ||
+	fail "exec of a static program: its clone child's writes are missing"
+
+# the application's own SIGSYS handler, seccomp filter and signal mask
+"$APPS/sigsys" > native.out || fail "sigsys natively"
+"$CAPTURE" --syscalls -o g.xml -- "$APPS/sigsys" > captured.out 2>sig.err || fail "sigsys captured"
+diff native.out captured.out || fail "sigsys behaves differently under --syscalls"
+expect_eq "seccomp message" "$(cat sig.err)" \
+	"island-capture: --syscalls: the application installs its own seccomp filter: its traps go to its own SIGSYS handler, the calls it filters are recorded with the results it imposes"
+grep -q '<io api="getpgrp" res="sys"[^>]* result="-1" errno="EPERM"' g.xml ||
+	fail "the call the filter refused is not recorded with its result"
+
+# no Syscall User Dispatch: one line, the libc-level capture
+rm -rf d && mkdir d
+ISLAND_SUD_FAIL=1 "$CAPTURE" --syscalls -o f.xml -- "$APPS/routes" "$PWD/d" >/dev/null 2>f.err ||
+	fail "fallback capture failed: $(cat f.err)"
+expect_eq "fallback message" "$(cat f.err)" \
+	"island-capture: --syscalls: Syscall User Dispatch is not available (Linux >= 5.11 with CONFIG_GENERIC_ENTRY); recorded at the libc level only"
+grep -q 'syscalls="unavailable"' f.xml || fail "fallback trace does not say syscalls=unavailable"
+check_trace f.xml
+
+# real programs: counts per call against strace -f -c, every call within
+# 1 % (exit_group: strace -c does not count a call that does not return;
+# mmap: the dynamic loader may map one page more for the interposer's
+# link map)
+command -v strace >/dev/null || { echo "strace not installed: strace comparison skipped"; exit 0; }
+head -c 4000000 /dev/urandom > big
+mkdir -p tree/sub && seq 1 5000 > tree/a.txt && seq 1 20000 > tree/sub/b.txt
+counts_strace() {
+	awk 'NR > 2 && $1 ~ /^[0-9.]+$/ { n = ($5 ~ /^[0-9]+$/) ? $6 : $5; if (n != "total") print n, $4 }' "$1" |
+		sort
+}
+counts_island() {
+	grep -o '<io api="[a-z0-9_]*"[^>]*level="[^"]*"\( sys="[a-z0-9_]*"\)\?' "$1" |
+		sed -n 's/.*api="\([^"]*\)".*level="kernel".*/\1/p; s/.*level="libc|kernel" sys="\([^"]*\)".*/\1/p' |
+		grep -v '^exit_group$' | sort | uniq -c | awk '{ print $2, $1 }' | sort
+}
+compare() {
+	name=$1; shift
+	strace -f -c -o "st.$name" "$@" > /dev/null 2>&1 || fail "strace $name"
+	"$CAPTURE" --syscalls -o "$name.xml" -- "$@" > /dev/null 2>"$name.err" ||
+		fail "capture $name: $(cat "$name.err")"
+	counts_strace "st.$name" > "s.$name"
+	counts_island "$name.xml" > "i.$name"
+	[ -s "s.$name" ] || fail "$name: no strace counts"
+	join -a1 -a2 -e0 -o 0,1.2,2.2 "s.$name" "i.$name" | awk -v n="$name" '
+		{ d = $2 - $3; if (d < 0) d = -d; if ($1 == "mmap" && $3 == $2 + 1) d = 0
+		  if (d > $2 * 0.01) { print n ": " $1 " strace " $2 " island " $3; bad = 1 } }
+		END { exit bad }' >&2 || fail "$name: counts differ from strace -f -c"
+}
+compare gzip gzip -c big
+compare tar tar cf out.tar tree
+echo ok
