@@ -572,9 +572,19 @@ int main(int argc, char **argv)
 	int sidx = -1;
 	if (so.name) {
 		watchdog_maxima(&so, wd_from, wd_factor, node);
-		if (!(sess = session_open(so.name, 1, 0)) ||
-		    (sidx = session_join(sess, node, &so)) < 0)
-			return 2;
+		/* joined on the file at the path, checked after the join: a
+		 * node leaving last may unlink the file we had just opened */
+		for (int tries = 0;; tries++) {
+			if (!(sess = session_open(so.name, 1, 0)) ||
+			    (sidx = session_join(sess, node, &so)) < 0)
+				return 2;
+			if (session_current(sess, so.name))
+				break;
+			session_unjoin(sess, sidx);
+			session_close(sess);
+			if (tries == 100)
+				die(2, "session '%s': its file keeps being removed", so.name);
+		}
 		ro.session = session_path(so.name);
 		ro.session_idx = sidx;
 		if (strchr(so.name, ':') && agent_start(&agent, so.name, sess, sidx) < 0) {

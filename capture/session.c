@@ -71,6 +71,10 @@ struct session *session_open(const char *name, int create, int owner)
 		return NULL;
 	}
 	uint64_t zero = 0;
+	if (s->magic == 0) {	/* ours to make: its identity first */
+		s->file_dev = (uint64_t)st.st_dev;
+		s->file_ino = (uint64_t)st.st_ino;
+	}
 	if (__atomic_compare_exchange_n(&s->magic, &zero, SESS_MAGIC, 0,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		s->version = 1;
@@ -148,6 +152,27 @@ void session_leave(struct session *s, int idx, const char *name)
 	char *path = session_path(name);
 	unlink(path);
 	free(path);
+}
+
+/* Is the file we joined still the one at the session's path? A node
+ * leaving last unlinks it; one that opened it just before, and joined
+ * after that node looked, would run on a file no one else (nor its own
+ * application's interposer, which opens the path) can find. */
+int session_current(struct session *s, const char *name)
+{
+	char *path = session_path(name);
+	struct stat st;
+	int ok = stat(path, &st) == 0 && (uint64_t)st.st_dev == s->file_dev &&
+		 (uint64_t)st.st_ino == s->file_ino;
+
+	free(path);
+	return ok;
+}
+
+/* A join on a file that is gone: undone without a trace. */
+void session_unjoin(struct session *s, int idx)
+{
+	__atomic_store_n(&s->node[idx].state, SN_FREE, __ATOMIC_RELEASE);
 }
 
 void session_close(struct session *s)

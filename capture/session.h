@@ -25,6 +25,9 @@ int session_join(struct session *s, const char *node, const struct sess_opts *o)
  * no runner owns it. */
 void session_leave(struct session *s, int idx, const char *name);
 void session_close(struct session *s);
+/* The joined file is still the session's (not unlinked meanwhile). */
+int session_current(struct session *s, const char *name);
+void session_unjoin(struct session *s, int idx);
 struct node;
 struct cdep;
 /* This node's waits and signals, from the session's dependency log. */

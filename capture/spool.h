@@ -245,6 +245,9 @@ struct session {
 	uint32_t version;
 	volatile int32_t owner_pid;  /* a cluster runner that owns the file */
 	volatile uint32_t ndeps, deps_lost;
+	uint64_t file_dev, file_ino; /* the file's identity, set by its
+					creator: a node that joined a file
+					unlinked since sees another at the path */
 	struct sess_node node[SESS_NODES];
 	struct sess_dep deps[SESS_DEPS];
 };
