@@ -5,6 +5,7 @@
 #include "replay.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 /* A traced process: its own descriptor table (trace fd -> replay fd). */
 struct pstate {
@@ -14,12 +15,17 @@ struct pstate {
 	size_t cap;
 	int nthreads, finished;		/* process done when equal */
 	int launched;
+	int sigpipe;			/* the original died of SIGPIPE */
+	_Atomic int ended;		/* it did here too: its threads stop */
 };
 
 struct tstate {
 	pthread_t pt;
 	int launched, finished;
 	int64_t delay;		/* start at this monotonic time (0: now) */
+	/* for the watchdog: the call or WAIT being replayed, since when */
+	_Atomic int64_t since;
+	const struct op *_Atomic at;
 };
 
 struct nstate {			/* one replayed node */
@@ -29,6 +35,8 @@ struct nstate {			/* one replayed node */
 	struct tstate *ts;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;	/* a thread or process finished */
+	pthread_cond_t wdcv;	/* the watchdog's tick, and its end */
+	int over;		/* the node is done: the watchdog ends */
 	int finished;
 	int64_t done_ns;	/* when the last thread finished */
 	struct nodestat *st;
@@ -53,9 +61,16 @@ int fd_get(struct rctx *c, int tfd, const struct op *o);
 void fd_put(struct rctx *c, int tfd, int rfd, int cloexec);
 int fd_take(struct rctx *c, int tfd);
 char *xbuf(struct rctx *c, int64_t n);
+/* replay descriptors (net.c): a duplicate that is what the original is (a
+ * sink stays a sink), and a close that forgets what it was */
+int rfd_dup(int rfd);
+int rfd_close(int rfd);
 int map_path(struct rctx *c, const char *path, char *buf, size_t len);
 void thread_launch(struct nstate *ns, int th, int64_t delay);
 void replay_warn(struct rctx *c, const struct op *o, const char *what);
+/* A write found its reader gone: 1 when the process ends here, as the
+ * original did (it died of SIGPIPE), 0 when the replay must go on. */
+int reader_gone(struct rctx *c);
 
 /* handlers: 0 done, -1 failed (errno set) */
 #define H(x) int x(struct rctx *c, const struct op *o)

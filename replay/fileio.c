@@ -93,7 +93,7 @@ int h_close(struct rctx *c, const struct op *o)
 
 	if (rfd < 0)
 		return 0;
-	return close(rfd);
+	return rfd_close(rfd);
 }
 
 /* A file read or write of the traced size, at its offset if it had one. */
@@ -287,7 +287,7 @@ int h_dup(struct rctx *c, const struct op *o)
 	int old = fd_get(c, o->oldfd, o);
 	if (old < 0)
 		return -1;
-	int nfd = fcntl(old, F_DUPFD_CLOEXEC, 0);
+	int nfd = rfd_dup(old);
 	if (nfd < 0)
 		return -1;
 	fd_put(c, o->fd, nfd, 0);

@@ -321,6 +321,10 @@ static void start_element(struct rd *rd, const char *el, const char *parent)
 		p->cwd = intern(attr(rd, "cwd"));
 		if (!p->cwd)
 			p->cwd = intern("/");
+		p->status = intern(attr(rd, "status"));
+		if (!p->status)
+			p->status = intern("unknown");
+		p->exe = intern(attr(rd, "exe"));
 		p->parent = -1;
 		rd->proc = p;
 	} else if (!strcmp(el, "thread")) {

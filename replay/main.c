@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct opts opt = { .mode = MODE_CAUSAL, .compute = COMP_SPIN, .speed = 1.0 };
+struct opts opt = { .mode = MODE_CAUSAL, .compute = COMP_SPIN, .speed = 1.0, .stall = 5.0 };
 
 void net_node_init(struct trace *t, int node, const int *sel);
 
@@ -30,6 +30,7 @@ static const struct option_def {
 	{ "speed", 1, 's', "X", "compute and time run X times faster" },
 	{ "report", 1, 'o', "FILE", "save the fidelity report as XML" },
 	{ "limit", 1, 'l', "NODE:RES=RATE", "hold NODE's fileread, filewrite, netsend or netrecv to RATE bytes/s" },
+	{ "stall", 1, 259, "SECONDS", "give up when a call runs SECONDS past its original time (default 5; 0: never)" },
 	{ "mpi", 0, 256, "", "one node per MPI rank (run under mpirun)" },
 	{ "deps", 1, 258, "FROM", "trace (default: its WAITs) or net: message edges from the nodes' packets (TRACE... with --pcap)" },
 	{ "quiet", 0, 'q', "", "no root line, progress or report on stdout" },
@@ -102,6 +103,11 @@ static void parse(int argc, char **argv)
 			if (limit_add(optarg))
 				die(2, "--limit %s: not NODE:RESOURCE=BYTES_PER_SECOND "
 				    "(fileread, filewrite, netsend, netrecv)", optarg);
+			break;
+		case 259:
+			opt.stall = strtod(optarg, &end);
+			if (*end || !(opt.stall >= 0))
+				die(2, "--stall %s: not a number of seconds", optarg);
 			break;
 		case 256: opt.mpi = 1; break;
 		case 258:

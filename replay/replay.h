@@ -57,6 +57,8 @@ struct process {
 	long pid, ppid;
 	int64_t start, end;
 	const char *cwd;
+	const char *status;	/* how it ended: exit:N, signal:SIGNAME, unknown */
+	const char *exe;
 	int *threads;		/* indexes in node->threads */
 	size_t nthreads, cap;
 	int parent;		/* index of the parent process, -1 if none */
@@ -160,6 +162,7 @@ struct opts {
 	const char *root, *node, *report, *trace;
 	int mode, compute, mpi, quiet, progress;
 	double speed;
+	double stall;		/* seconds a call may run past its original time */
 };
 extern struct opts opt;
 
@@ -190,6 +193,10 @@ uint64_t sync_count(struct sync *s, int node);
 void sync_stop(struct sync *s);
 int sync_stopped(struct sync *s);
 struct nodestat *sync_stats(struct sync *s, int node);
+/* How each process of a node ended in the replay (enum pend, one byte per
+ * process, in the order of the trace). */
+enum pend { PE_NOTRUN, PE_ENDED, PE_SIGPIPE, PE_STOPPED };
+uint8_t *sync_procs(struct sync *s, int node);
 /* With --mpi, completions go out as messages (mpi.c sets these). */
 extern void (*sync_remote_done)(int node, uint32_t seq);
 

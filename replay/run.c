@@ -124,13 +124,13 @@ void fd_put(struct rctx *c, int tfd, int rfd, int cloexec)
 
 	if (tfd < 0) {
 		if (rfd >= 0)
-			close(rfd);
+			rfd_close(rfd);
 		return;
 	}
 	pthread_mutex_lock(&p->mu);
 	fd_grow(p, tfd);
 	if (p->map[tfd] >= 0)
-		close(p->map[tfd]);
+		rfd_close(p->map[tfd]);
 	p->map[tfd] = rfd;
 	p->cloexec[tfd] = (uint8_t)cloexec;
 	pthread_mutex_unlock(&p->mu);
@@ -162,7 +162,7 @@ static void fd_inherit(struct nstate *ns, int parent, int child)
 			continue;
 		fd_grow(ch, (int)i);
 		if (ch->map[i] < 0)
-			ch->map[i] = fcntl(pa->map[i], F_DUPFD_CLOEXEC, 0);
+			ch->map[i] = rfd_dup(pa->map[i]);
 		ch->cloexec[i] = pa->cloexec[i];
 	}
 	pthread_mutex_unlock(&ch->mu);
@@ -174,7 +174,7 @@ static void fd_closeall(struct pstate *p, int only_cloexec)
 	pthread_mutex_lock(&p->mu);
 	for (size_t i = 0; i < p->cap; i++)
 		if (p->map[i] >= 0 && (!only_cloexec || p->cloexec[i])) {
-			close(p->map[i]);
+			rfd_close(p->map[i]);
 			p->map[i] = -1;
 		}
 	pthread_mutex_unlock(&p->mu);
@@ -349,10 +349,12 @@ static void run_ops(struct rctx *c, const struct thread *th)
 {
 	struct nstate *ns = c->ns;
 	struct node_run *r = ns->r;
+	struct tstate *ts = &ns->ts[c->th];
+	struct pstate *ps = &ns->ps[c->proc];
 	const int waits = opt.mode == MODE_CAUSAL;
 	const int computes = opt.mode == MODE_CAUSAL || opt.mode == MODE_THINK;
 
-	for (size_t i = 0; i < th->nops && !sync_stopped(r->sync); i++) {
+	for (size_t i = 0; i < th->nops && !sync_stopped(r->sync) && !ps->ended; i++) {
 		const struct op *o = &th->ops[i];
 
 		switch (o->kind) {
@@ -365,8 +367,11 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			 * is the next call's, as the original call held it */
 			if (waits && r->sel[o->node]) {
 				int64_t t = now_ns();
+				ts->at = o;
+				ts->since = t;
 				if (sync_wait(r->sync, o->node, o->seq) > 0)
 					c->late = 0;
+				ts->since = 0;
 				c->waited += now_ns() - t;
 			}
 			continue;
@@ -386,7 +391,10 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		} else {
 			int64_t t = now_ns();
 			c->moved = 0;
+			ts->at = o;
+			ts->since = t;
 			int rc = o->call->fn(c, o);
+			ts->since = 0;
 			/* the time the limit holds the call is the call's, as in the capture */
 			sleep_ns(limit_hold(ns->n->name, o->res, c->moved));
 			c->fam[f].repl_ns += now_ns() - t + c->waited;
@@ -401,6 +409,48 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		c->calls++;
 		sync_done(r->sync, r->node, o->seq);
 	}
+}
+
+int reader_gone(struct rctx *c)
+{
+	struct pstate *ps = &c->ns->ps[c->proc];
+
+	if (!ps->sigpipe)
+		return 0;
+	ps->ended = 1;
+	return 1;
+}
+
+/* A process that died of SIGPIPE was killed by a write the trace does not
+ * hold (it never returned): the write after its last one. The replay
+ * issues it on the same descriptor, again while it is taken, until the
+ * reader is gone (the watchdog ends a reader that never goes). Only
+ * causal mode has real readers; the other modes' sinks read forever. */
+static void last_write(struct rctx *c, const struct thread *th)
+{
+	struct pstate *ps = &c->ns->ps[c->proc];
+	const struct op *o = NULL;
+
+	if (!ps->sigpipe || ps->ended || opt.mode != MODE_CAUSAL || sync_stopped(c->ns->r->sync))
+		return;
+	for (size_t i = th->nops; i-- > 0 && !o;)
+		if (th->ops[i].kind == OP_IO && th->ops[i].res == RES_NETSEND && th->ops[i].fd >= 0)
+			o = &th->ops[i];
+	int fd = o ? fd_get(c, o->fd, NULL) : -1;
+	if (fd < 0)
+		return;
+	int64_t n = o->has_amount && o->amount > 0 ? o->amount : 4096;
+	char *b = xbuf(c, n);
+	struct tstate *ts = &c->ns->ts[c->th];
+	ts->at = o;
+	ts->since = now_ns();
+	while (!sync_stopped(c->ns->r->sync))
+		if (write(fd, b, (size_t)n) < 0 && errno != EINTR) {
+			if (errno == EPIPE || errno == ECONNRESET)
+				ps->ended = 1;
+			break;
+		}
+	ts->since = 0;
 }
 
 static void *thread_main(void *arg)
@@ -420,6 +470,8 @@ static void *thread_main(void *arg)
 		c.late = now_ns() - delay;
 	}
 	run_ops(&c, th);
+	if (ns->n->procs[th->proc].threads[0] == me)
+		last_write(&c, th);
 	int64_t done = now_ns();
 	stat_add(ns, &c);
 	free(c.buf);
@@ -429,8 +481,11 @@ static void *thread_main(void *arg)
 	if (done > ns->done_ns)
 		ns->done_ns = done;
 	struct pstate *ps = &ns->ps[th->proc];
-	if (++ps->finished == ps->nthreads)
+	if (++ps->finished == ps->nthreads) {
 		fd_closeall(ps, 0);
+		sync_procs(ns->r->sync, ns->r->node)[th->proc] = ps->ended ? PE_SIGPIPE :
+			sync_stopped(ns->r->sync) ? PE_STOPPED : PE_ENDED;
+	}
 	ns->finished++;
 	pthread_cond_broadcast(&ns->cv);
 	pthread_mutex_unlock(&ns->mu);
@@ -464,6 +519,72 @@ void thread_launch(struct nstate *ns, int th, int64_t delay)
 	}
 }
 
+/* ---- the watchdog ---------------------------------------------------------
+ * A call that runs on past its original time by --stall seconds will not
+ * return: its peer is blocked or gone (a reader the replay never feeds, a
+ * child that never ends). The replay names it and gives up, rather than
+ * hang. */
+
+static const struct { call_fn fn; const char *why; } stuck_reasons[] = {
+	{ h_recv, "waiting for data nobody sends (the writer is blocked, or gone early)" },
+	{ h_read, "waiting for data nobody sends (the writer is blocked, or gone early)" },
+	{ h_send, "its reader does not read" },
+	{ h_write, "its reader does not read" },
+	{ h_accept, "waiting for a connection that does not come" },
+	{ h_connect, "the connection is not accepted" },
+	{ h_waitpid, "waiting for a child process that does not end" },
+	{ h_spawn, "waiting for a child process that does not end" },
+	{ h_join, "waiting for a thread that does not end" },
+};
+
+static void stuck(struct nstate *ns, int th, const struct op *o, int64_t for_ns)
+{
+	const struct process *p = &ns->n->procs[ns->n->threads[th].proc];
+	const char *exe = p->exe ? strrchr(p->exe, '/') : NULL;
+	const char *why = "the call does not return";
+	char buf[160];
+
+	if (o->kind == OP_WAIT) {
+		snprintf(buf, sizeof(buf), "waiting for node %s's I/O #%u", ns->r->t->nodes[o->node].name,
+			 o->seq);
+		why = buf;
+	}
+	for (size_t i = 0; o->call && i < sizeof(stuck_reasons) / sizeof(*stuck_reasons); i++)
+		if (o->call->fn == stuck_reasons[i].fn)
+			why = stuck_reasons[i].why;
+	warn_at(ns->r->t->file, o->line, "node %s: process %ld (%s), thread %ld: %s%s%d: "
+		"no progress for %.1f s: %s", ns->n->name, p->pid, exe ? exe + 1 : "?",
+		ns->n->threads[th].tid, o->kind == OP_WAIT ? "WAIT" : o->call ? o->call->api : "?",
+		o->fd >= 0 ? " fd " : "", o->fd, (double)for_ns / 1e9, why);
+}
+
+static void *watchdog(void *arg)
+{
+	struct nstate *ns = arg;
+	int64_t stall = (int64_t)(opt.stall * 1e9);
+
+	pthread_mutex_lock(&ns->mu);
+	while (!ns->over && !sync_stopped(ns->r->sync)) {
+		int64_t t = now_ns() + 100 * 1000 * 1000;
+		struct timespec tick = { t / 1000000000, t % 1000000000 };
+		pthread_cond_timedwait(&ns->wdcv, &ns->mu, &tick);
+		t = now_ns();
+		for (size_t i = 0; i < ns->n->nthreads; i++) {
+			int64_t since = ns->ts[i].since;
+			const struct op *o = ns->ts[i].at;
+			if (!since || !o)
+				continue;
+			int64_t late = t - since - (int64_t)((double)o->dur / opt.speed);
+			if (late > stall && ns->ts[i].since == since) {
+				stuck(ns, (int)i, o, t - since);
+				_exit(3);
+			}
+		}
+	}
+	pthread_mutex_unlock(&ns->mu);
+	return NULL;
+}
+
 /* Replays one node in the calling process; returns its exit status. */
 int run_node(struct node_run *r)
 {
@@ -477,11 +598,24 @@ int run_node(struct node_run *r)
 	ns.st = sync_stats(r->sync, r->node);
 	pthread_mutex_init(&ns.mu, NULL);
 	pthread_cond_init(&ns.cv, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ns.wdcv, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&ns.stmu, NULL);
 	for (size_t p = 0; p < n->nprocs; p++) {
 		pthread_mutex_init(&ns.ps[p].mu, NULL);
 		ns.ps[p].nthreads = (int)n->procs[p].nthreads;
+		ns.ps[p].sigpipe = !strcmp(n->procs[p].status, "signal:SIGPIPE");
 	}
+	/* a write whose reader is gone fails with EPIPE, and the replay
+	 * decides (the original may have died of it, or its reader may only
+	 * have gone early here) */
+	signal(SIGPIPE, SIG_IGN);
+	pthread_t wd;
+	if (opt.stall > 0 && pthread_create(&wd, NULL, watchdog, &ns))
+		die(1, "node %s: cannot create the watchdog:", n->name);
 	ns.st->orig_ns = n->end - n->start;
 	ns.st->total = n->nall;
 
@@ -511,6 +645,13 @@ int run_node(struct node_run *r)
 	for (size_t i = 0; i < n->nthreads; i++)
 		if (ns.ts[i].launched)
 			pthread_join(ns.ts[i].pt, NULL);
+	if (opt.stall > 0) {
+		pthread_mutex_lock(&ns.mu);
+		ns.over = 1;
+		pthread_cond_signal(&ns.wdcv);
+		pthread_mutex_unlock(&ns.mu);
+		pthread_join(wd, NULL);
+	}
 	/* the original node ran on after its last thread (exit, teardown).
 	 * The node ends when its last thread did, not when this thread,
 	 * woken on a loaded machine, gets to see it. */

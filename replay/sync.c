@@ -20,6 +20,7 @@ struct nsync {
 	_Atomic uint32_t gen;		/* futex word */
 	_Atomic uint32_t waiters;
 	size_t bits;			/* offset of the bitmap in words */
+	size_t procs;			/* offset of the processes' ends */
 	uint32_t nios;
 	struct nodestat st;
 };
@@ -44,7 +45,7 @@ struct sync *sync_create(const struct trace *t)
 	size_t words = 0;
 
 	for (size_t i = 0; i < t->nnodes; i++)
-		words += t->nodes[i].nios / 64 + 1;
+		words += t->nodes[i].nios / 64 + 1 + t->nodes[i].nprocs / 8 + 1;
 	size = (size + 7) / 8 * 8;
 	size_t total = size + words * 8;
 	struct sync *s = mmap(NULL, total, PROT_READ | PROT_WRITE,
@@ -58,6 +59,8 @@ struct sync *sync_create(const struct trace *t)
 		s->node[i].bits = off;
 		s->node[i].nios = t->nodes[i].nios;
 		off += (t->nodes[i].nios / 64 + 1) * 8;
+		s->node[i].procs = off;
+		off += (t->nodes[i].nprocs / 8 + 1) * 8;
 	}
 	return s;
 }
@@ -137,4 +140,9 @@ int sync_stopped(struct sync *s)
 struct nodestat *sync_stats(struct sync *s, int node)
 {
 	return &s->node[node].st;
+}
+
+uint8_t *sync_procs(struct sync *s, int node)
+{
+	return (uint8_t *)s + s->node[node].procs;
 }
