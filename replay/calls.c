@@ -34,8 +34,8 @@ static struct call calls[] = {
 	{ "printf", h_write, FAM_WRITE }, { "dprintf", h_write, FAM_WRITE },
 	{ "sendfile", h_copy, FAM_WRITE }, { "copy_file_range", h_copy, FAM_WRITE },
 	{ "splice", h_copy, FAM_WRITE },
-	/* stdio buffers are replayed as the writes they hold: fflush is free */
-	{ "fflush", h_nop, FAM_WRITE },
+	/* stdio_calls below: the buffer is written */
+	{ "fflush", h_fflush, FAM_WRITE },
 	{ "fsync", h_sync, FAM_SYNC }, { "fdatasync", h_sync, FAM_SYNC },
 	{ "sync", h_sync, FAM_SYNC }, { "syncfs", h_sync, FAM_SYNC },
 	{ "sync_file_range", h_sync, FAM_SYNC }, { "msync", h_nop, FAM_SYNC },
@@ -93,6 +93,23 @@ static struct call calls[] = {
 	{ "execle", h_exec, FAM_OTHER }, { "fexecve", h_exec, FAM_OTHER },
 };
 
+/* A stdio stream's calls: writes fill its buffer, and the kernel sees a
+ * write when it is full, flushed or closed, or the process exits. */
+static const struct { const char *api; uint8_t kind; } stdio_calls[] = {
+	{ "fwrite", STDIO_WRITE }, { "fputs", STDIO_WRITE }, { "fputc", STDIO_WRITE },
+	{ "putc", STDIO_WRITE }, { "puts", STDIO_WRITE }, { "fprintf", STDIO_WRITE },
+	{ "vfprintf", STDIO_WRITE }, { "printf", STDIO_WRITE },
+	{ "fflush", STDIO_FLUSH }, { "fclose", STDIO_FLUSH },
+};
+
+#define NCALLS (sizeof(calls) / sizeof(*calls))
+static uint8_t stdio_of[NCALLS];	/* by index in the sorted calls */
+
+int call_stdio(const struct call *c)
+{
+	return c >= calls && c < calls + NCALLS ? stdio_of[c - calls] : STDIO_NONE;
+}
+
 /* Unlisted data calls, replayed by what they did. */
 static struct call by_res[] = {
 	[RES_FILEREAD] = { "(read)", h_read, FAM_READ },
@@ -113,6 +130,10 @@ const struct call *call_lookup(const char *api, int res)
 
 	if (!sorted) {
 		qsort(calls, sizeof(calls) / sizeof(*calls), sizeof(*calls), cmp_call);
+		for (size_t i = 0; i < NCALLS; i++)
+			for (size_t j = 0; j < sizeof(stdio_calls) / sizeof(*stdio_calls); j++)
+				if (!strcmp(calls[i].api, stdio_calls[j].api))
+					stdio_of[i] = stdio_calls[j].kind;
 		sorted = 1;
 	}
 	const struct call *c = bsearch(&key, calls, sizeof(calls) / sizeof(*calls),

@@ -12,6 +12,7 @@ struct pstate {
 	pthread_mutex_t mu;
 	int *map;
 	uint8_t *cloexec;
+	int32_t *fill;			/* bytes in the stdio buffer of each fd */
 	size_t cap;
 	int nthreads, finished;		/* process done when equal */
 	int launched;
@@ -60,6 +61,10 @@ struct rctx {
 int fd_get(struct rctx *c, int tfd, const struct op *o);
 void fd_put(struct rctx *c, int tfd, int rfd, int cloexec);
 int fd_take(struct rctx *c, int tfd);
+/* stdio buffering of a trace fd: the bytes the kernel sees now when n are
+ * written to the stream (whole buffers), or flushed (what it holds) */
+int64_t stdio_write(struct rctx *c, int tfd, int64_t n);
+int64_t stdio_flush(struct rctx *c, int tfd);
 char *xbuf(struct rctx *c, int64_t n);
 /* replay descriptors (net.c): a duplicate that is what the original is (a
  * sink stays a sink), and a close that forgets what it was */
@@ -74,7 +79,7 @@ int reader_gone(struct rctx *c);
 
 /* handlers: 0 done, -1 failed (errno set) */
 #define H(x) int x(struct rctx *c, const struct op *o)
-H(h_nop); H(h_open); H(h_close); H(h_read); H(h_write); H(h_seek); H(h_sync);
+H(h_nop); H(h_open); H(h_close); H(h_fflush); H(h_read); H(h_write); H(h_seek); H(h_sync);
 H(h_stat); H(h_trunc); H(h_mkdir); H(h_rmdir); H(h_unlink); H(h_rename);
 H(h_dup); H(h_copy); H(h_sleep); H(h_poll); H(h_join); H(h_waitpid);
 H(h_thread); H(h_spawn); H(h_exec);

@@ -87,8 +87,33 @@ int h_open(struct rctx *c, const struct op *o)
 	return 0;
 }
 
+static int file_rw(struct rctx *c, const struct op *o, int out);
+
+/* What a stdio stream holds goes to the kernel in one write. */
+static int stdio_out(struct rctx *c, const struct op *o, int64_t n)
+{
+	if (n <= 0)
+		return 0;
+	struct op w = *o;
+	int64_t moved = c->moved;
+	w.amount = n;
+	w.has_amount = 1;
+	w.has_offset = 0;
+	int rc = o->res == RES_NETSEND || o->res == RES_NETRECV || o->proto ? h_send(c, &w) :
+		 file_rw(c, &w, 1);
+	c->moved = moved;	/* the bytes were the calls' that filled the buffer */
+	return rc;
+}
+
+int h_fflush(struct rctx *c, const struct op *o)
+{
+	return stdio_out(c, o, stdio_flush(c, o->fd));
+}
+
 int h_close(struct rctx *c, const struct op *o)
 {
+	if (call_stdio(o->call) == STDIO_FLUSH && stdio_out(c, o, stdio_flush(c, o->fd)))
+		return -1;
 	int rfd = fd_take(c, o->fd);
 
 	if (rfd < 0)
@@ -123,6 +148,12 @@ int h_read(struct rctx *c, const struct op *o)
 
 int h_write(struct rctx *c, const struct op *o)
 {
+	if (call_stdio(o->call) == STDIO_WRITE && !o->failed) {
+		int64_t n = o->has_amount ? o->amount : o->size;
+		int rc = stdio_out(c, o, stdio_write(c, o->fd, n));
+		c->moved += n;
+		return rc;
+	}
 	return o->res == RES_NETSEND ? h_send(c, o) : file_rw(c, o, 1);
 }
 

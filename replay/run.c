@@ -23,6 +23,20 @@ static void sleep_until(int64_t t)
 		;
 }
 
+/* timed mode: a call is issued at its time. A sleep costs a wake-up
+ * (tens of microseconds on a VM), more than calls a few microseconds apart
+ * are apart: the last stretch is spun, and a time already past is not
+ * slept for at all. */
+static void issue_at(int64_t t)
+{
+	int64_t now = now_ns();
+
+	if (t - now > 200 * 1000)
+		sleep_until(t - 100 * 1000);
+	while (now_ns() < t)
+		;
+}
+
 /* Spinning loads the CPU as the application did: for the whole phase, as
  * a thread that was running or ready to run (a phase's CPU time below its
  * length is the other nodes' load, and a thread that stopped spinning once
@@ -64,9 +78,11 @@ static void fd_grow(struct pstate *p, int tfd)
 		ncap *= 2;
 	p->map = xrealloc(p->map, ncap * sizeof(int));
 	p->cloexec = xrealloc(p->cloexec, ncap);
+	p->fill = xrealloc(p->fill, ncap * sizeof(int32_t));
 	for (size_t i = p->cap; i < ncap; i++) {
 		p->map[i] = -1;
 		p->cloexec[i] = 0;
+		p->fill[i] = 0;
 	}
 	p->cap = ncap;
 }
@@ -148,6 +164,53 @@ int fd_take(struct rctx *c, int tfd)
 	}
 	pthread_mutex_unlock(&p->mu);
 	return rfd;
+}
+
+/* glibc's buffer is the file's st_blksize: 4096 for pipes, sockets and
+ * the common file systems. stderr is unbuffered. */
+#define STDIO_BUF 4096
+
+int64_t stdio_write(struct rctx *c, int tfd, int64_t n)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+
+	if (tfd == 2 || tfd < 0)
+		return n;
+	pthread_mutex_lock(&p->mu);
+	fd_grow(p, tfd);
+	int64_t fill = p->fill[tfd] + n, now = fill / STDIO_BUF * STDIO_BUF;
+	p->fill[tfd] = (int32_t)(fill - now);
+	pthread_mutex_unlock(&p->mu);
+	return now;
+}
+
+int64_t stdio_flush(struct rctx *c, int tfd)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+	int64_t n = 0;
+
+	if (tfd < 0)
+		return 0;
+	pthread_mutex_lock(&p->mu);
+	if ((size_t)tfd < p->cap) {
+		n = p->fill[tfd];
+		p->fill[tfd] = 0;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return n;
+}
+
+/* exit() flushes every stream */
+static void stdio_flush_all(struct rctx *c)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+
+	for (size_t i = 0; i < p->cap; i++) {
+		int64_t n = stdio_flush(c, (int)i);
+		int fd = n > 0 ? fd_get(c, (int)i, NULL) : -1;
+		if (fd >= 0 && write(fd, xbuf(c, n), (size_t)n) < 0)
+			continue;	/* a reader gone: as it was for the original */
+	}
 }
 
 /* A new process starts with a copy of its parent's table, as after fork. */
@@ -379,7 +442,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			continue;	/* every completion is published */
 		}
 		if (opt.mode == MODE_TIMED)
-			sleep_until(r->t0_ns + r->offset_ns + (int64_t)((double)o->start / opt.speed));
+			issue_at(r->t0_ns + r->offset_ns + (int64_t)((double)o->start / opt.speed));
 
 		enum family f = op_family(o);
 		c->fam[f].calls++;
@@ -470,8 +533,11 @@ static void *thread_main(void *arg)
 		c.late = now_ns() - delay;
 	}
 	run_ops(&c, th);
-	if (ns->n->procs[th->proc].threads[0] == me)
+	if (ns->n->procs[th->proc].threads[0] == me) {
+		if (!ns->ps[th->proc].ended && !sync_stopped(ns->r->sync))
+			stdio_flush_all(&c);
 		last_write(&c, th);
+	}
 	int64_t done = now_ns();
 	stat_add(ns, &c);
 	free(c.buf);
