@@ -487,6 +487,8 @@ struct trace *trace_load(const char *file)
 		if (o->node < 0)
 			die_at(2, file, p->line, "<%s> names unknown node \"%s\"",
 			       o->kind == OP_WAIT ? "wait" : "signal", p->name);
+		if (o->kind == OP_WAIT)
+			rd.t->nodes[o->node].waited = 1;
 		if (o->kind == OP_WAIT && (o->seq < 1 || o->seq > rd.t->nodes[o->node].nios))
 			die_at(2, file, p->line, "<wait> seq %u: node \"%s\" has %u I/O", o->seq,
 			       p->name, rd.t->nodes[o->node].nios);

@@ -84,6 +84,7 @@ struct node {
 	size_t nsocks, scap;
 	uint32_t nios;		/* numbered I/O, = highest seq */
 	uint32_t nall;		/* io elements */
+	uint8_t waited;		/* a WAIT names this node: its I/Os are published */
 	uint32_t line;
 };
 
@@ -187,6 +188,7 @@ struct nodestat {
 struct sync;
 struct sync *sync_create(const struct trace *t);	/* MAP_SHARED */
 void sync_done(struct sync *s, int node, uint32_t seq);
+
 /* Wait until node has completed seq: 0 at once, 1 after blocking, -1 when
  * stop is set. */
 int sync_wait(struct sync *s, int node, uint32_t seq);

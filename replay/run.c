@@ -417,13 +417,19 @@ static void run_ops(struct rctx *c, const struct thread *th)
 	const int waits = opt.mode == MODE_CAUSAL;
 	const int computes = opt.mode == MODE_CAUSAL || opt.mode == MODE_THINK;
 
+	/* the end of a call is the start of the next when nothing ran
+	 * between them: one clock read per call, not two */
+	int64_t tlast = 0;
+
 	for (size_t i = 0; i < th->nops && !sync_stopped(r->sync) && !ps->ended; i++) {
 		const struct op *o = &th->ops[i];
 
 		switch (o->kind) {
 		case OP_COMPUTE:
-			if (computes)
+			if (computes && o->dur > 0 && opt.compute != COMP_NONE) {
 				compute(c, (int64_t)((double)o->dur / opt.speed));
+				tlast = 0;
+			}
 			continue;
 		case OP_WAIT:
 			/* a wait that blocked absorbed any lateness; its time
@@ -436,13 +442,16 @@ static void run_ops(struct rctx *c, const struct thread *th)
 					c->late = 0;
 				ts->since = 0;
 				c->waited += now_ns() - t;
+				tlast = 0;
 			}
 			continue;
 		case OP_SIGNAL:
 			continue;	/* every completion is published */
 		}
-		if (opt.mode == MODE_TIMED)
+		if (opt.mode == MODE_TIMED) {
 			issue_at(r->t0_ns + r->offset_ns + (int64_t)((double)o->start / opt.speed));
+			tlast = 0;
+		}
 
 		enum family f = op_family(o);
 		c->fam[f].calls++;
@@ -452,7 +461,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		if (!o->call) {
 			c->skipped++;
 		} else {
-			int64_t t = now_ns();
+			int64_t t = tlast ? tlast : now_ns();
 			c->moved = 0;
 			ts->at = o;
 			ts->since = t;
@@ -460,7 +469,8 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			ts->since = 0;
 			/* the time the limit holds the call is the call's, as in the capture */
 			sleep_ns(limit_hold(ns->n->name, o->res, c->moved));
-			c->fam[f].repl_ns += now_ns() - t + c->waited;
+			tlast = now_ns();
+			c->fam[f].repl_ns += tlast - t + c->waited;
 			c->fam[f].repl_bytes += c->moved;
 			/* a call that failed in the trace may fail again */
 			if (rc < 0 && !o->failed) {

@@ -22,6 +22,7 @@ struct nsync {
 	size_t bits;			/* offset of the bitmap in words */
 	size_t procs;			/* offset of the processes' ends */
 	uint32_t nios;
+	int waited;			/* someone may wait for its I/Os */
 	struct nodestat st;
 };
 
@@ -58,6 +59,7 @@ struct sync *sync_create(const struct trace *t)
 	for (size_t i = 0; i < t->nnodes; i++) {
 		s->node[i].bits = off;
 		s->node[i].nios = t->nodes[i].nios;
+		s->node[i].waited = t->nodes[i].waited;
 		off += (t->nodes[i].nios / 64 + 1) * 8;
 		s->node[i].procs = off;
 		off += (t->nodes[i].nprocs / 8 + 1) * 8;
@@ -74,10 +76,11 @@ void sync_done(struct sync *s, int node, uint32_t seq)
 {
 	struct nsync *n = &s->node[node];
 
-	if (seq && seq <= n->nios)
+	atomic_fetch_add_explicit(&n->count, 1, memory_order_relaxed);
+	/* nobody waits for this node's I/Os: no bit, no wake-up */
+	if (n->waited && seq && seq <= n->nios)
 		atomic_fetch_or(&bitmap(s, node)[seq / 64], 1ull << (seq % 64));
-	atomic_fetch_add(&n->count, 1);
-	if (atomic_load(&n->waiters)) {
+	if (n->waited && atomic_load(&n->waiters)) {
 		atomic_fetch_add(&n->gen, 1);
 		futex(&n->gen, FUTEX_WAKE, INT32_MAX, NULL);
 	}
