@@ -16,6 +16,7 @@ struct pstate {
 	size_t cap;
 	int nthreads, finished;		/* process done when equal */
 	int launched;
+	int64_t done_ns;		/* when its last thread ended here */
 	int sigpipe;			/* the original died of SIGPIPE */
 	_Atomic int ended;		/* it did here too: its threads stop */
 };

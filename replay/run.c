@@ -302,6 +302,7 @@ int h_thread(struct rctx *c, const struct op *o)
 }
 
 static int proc_done(struct nstate *ns, int p);
+static void child_wait(struct rctx *c, const struct op *o);
 
 /* system() runs its shell and waits for it; the others return at once. */
 int h_spawn(struct rctx *c, const struct op *o)
@@ -314,11 +315,13 @@ int h_spawn(struct rctx *c, const struct op *o)
 	int th = ns->n->procs[o->target].threads[0];
 	thread_launch(ns, th, start_lag(o, ns->n->threads[th].start));
 	if (!strcmp(o->call->api, "system")) {
-		pthread_mutex_lock(&ns->mu);
-		while (!proc_done(ns, o->target) && !sync_stopped(ns->r->sync))
-			pthread_cond_wait(&ns->cv, &ns->mu);
-		pthread_mutex_unlock(&ns->mu);
+		child_wait(c, o);
+		return 0;
 	}
+	/* a fork's time is its parent's: the kernel copying the process
+	 * (vfork's is the child's, and recorded as nothing) */
+	if (opt.mode == MODE_CAUSAL || opt.mode == MODE_THINK)
+		compute(c, (int64_t)((double)o->dur / opt.speed));
 	return 0;
 }
 
@@ -351,16 +354,28 @@ static int proc_done(struct nstate *ns, int p)
 	return ps->finished == ps->nthreads;
 }
 
-int h_waitpid(struct rctx *c, const struct op *o)
+/* The wait ends when the replayed child does, and as long after its end
+ * as it did originally (the kernel tearing the child down, the parent
+ * woken): that is the child's replayed run, not the original's length. */
+static void child_wait(struct rctx *c, const struct op *o)
 {
 	struct nstate *ns = c->ns;
+	const struct process *child = &ns->n->procs[o->target];
 
-	if (o->target < 0 || !ns->ps[o->target].launched)
-		return 0;
 	pthread_mutex_lock(&ns->mu);
 	while (!proc_done(ns, o->target) && !sync_stopped(ns->r->sync))
 		pthread_cond_wait(&ns->cv, &ns->mu);
+	int64_t done = ns->ps[o->target].done_ns;
 	pthread_mutex_unlock(&ns->mu);
+	int64_t lag = o->start + o->dur - child->end;
+	if (opt.mode != MODE_AFAP && done && lag > 0 && lag <= o->dur)
+		sleep_until(done + (int64_t)((double)lag / opt.speed));
+}
+
+int h_waitpid(struct rctx *c, const struct op *o)
+{
+	if (o->target >= 0 && c->ns->ps[o->target].launched)
+		child_wait(c, o);
 	return 0;
 }
 
@@ -558,6 +573,7 @@ static void *thread_main(void *arg)
 		ns->done_ns = done;
 	struct pstate *ps = &ns->ps[th->proc];
 	if (++ps->finished == ps->nthreads) {
+		ps->done_ns = done;
 		fd_closeall(ps, 0);
 		sync_procs(ns->r->sync, ns->r->node)[th->proc] = ps->ended ? PE_SIGPIPE :
 			sync_stopped(ns->r->sync) ? PE_STOPPED : PE_ENDED;
