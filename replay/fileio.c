@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +71,16 @@ int h_open(struct rctx *c, const struct op *o)
 	} else {
 		if (map_path(c, o->path, rel, sizeof(rel)))
 			return errno = EINVAL, -1;
-		if (flags & O_CREAT) {
+		rfd = sandbox_openat(c->ns->r->rootfd, rel, flags | O_CLOEXEC, 0644);
+		/* its directory is made only when missing: a create is one
+		 * call, as it was */
+		if (rfd < 0 && errno == ENOENT && (flags & O_CREAT)) {
 			const char *base;
 			int d = sandbox_parent(c->ns->r->rootfd, rel, 1, &base);
 			if (d >= 0)
 				close(d);
+			rfd = sandbox_openat(c->ns->r->rootfd, rel, flags | O_CLOEXEC, 0644);
 		}
-		rfd = sandbox_openat(c->ns->r->rootfd, rel, flags | O_CLOEXEC, 0644);
 	}
 	if (rfd < 0)
 		return -1;
@@ -189,10 +194,67 @@ int h_sync(struct rctx *c, const struct op *o)
 	return fsync(fd);
 }
 
+/* stat of a path is the commonest call of programs that check files
+ * (sqlite stats its database before every transaction): the path resolved
+ * beneath the root once is kept open (O_PATH), so that a stat is one
+ * fstat, as the original's was one stat. Anything that removes or renames
+ * a path empties the cache. Keys are the trace's interned path and cwd. */
+#define STATCACHE 256
+static struct { const char *path, *cwd; int fd; } statcache[STATCACHE];
+static pthread_mutex_t statmu = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t stat_slot(const char *path, const char *cwd)
+{
+	return (((uintptr_t)path >> 4) ^ ((uintptr_t)cwd >> 6)) % STATCACHE;
+}
+
+/* path gone: its entries (and any relative one, which may name it too);
+ * NULL: every entry (a directory renamed or removed) */
+static void stat_forget(const char *path)
+{
+	pthread_mutex_lock(&statmu);
+	for (size_t i = 0; i < STATCACHE; i++)
+		if (statcache[i].path && (!path || path[0] != '/' || statcache[i].path == path ||
+					  statcache[i].path[0] != '/')) {
+			close(statcache[i].fd);
+			statcache[i].path = NULL;
+		}
+	pthread_mutex_unlock(&statmu);
+}
+
+static int stat_path(struct rctx *c, const struct op *o, struct stat *st)
+{
+	const char *cwd = c->ns->n->procs[c->proc].cwd;
+	size_t k = stat_slot(o->path, cwd);
+	char rel[4096];
+	int r;
+
+	pthread_mutex_lock(&statmu);
+	if (statcache[k].path == o->path && statcache[k].cwd == cwd) {
+		r = fstat(statcache[k].fd, st);
+		pthread_mutex_unlock(&statmu);
+		return r;
+	}
+	pthread_mutex_unlock(&statmu);
+	if (map_path(c, o->path, rel, sizeof(rel)))
+		return errno = EINVAL, -1;
+	int fd = sandbox_openat(c->ns->r->rootfd, rel, O_PATH | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	r = fstat(fd, st);
+	pthread_mutex_lock(&statmu);
+	if (statcache[k].path)
+		close(statcache[k].fd);
+	statcache[k].path = o->path;
+	statcache[k].cwd = cwd;
+	statcache[k].fd = fd;
+	pthread_mutex_unlock(&statmu);
+	return r;
+}
+
 int h_stat(struct rctx *c, const struct op *o)
 {
 	struct stat st;
-	char rel[4096];
 
 	if (o->fd >= 0 && !o->path) {
 		int fd = fd_get(c, o->fd, o);
@@ -204,14 +266,7 @@ int h_stat(struct rctx *c, const struct op *o)
 	}
 	if (!o->path || sandbox_passthrough(o->path))
 		return 0;
-	if (map_path(c, o->path, rel, sizeof(rel)))
-		return errno = EINVAL, -1;
-	int fd = sandbox_openat(c->ns->r->rootfd, rel, O_PATH | O_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	int r = fstat(fd, &st);
-	close(fd);
-	return r;
+	return stat_path(c, o, &st);
 }
 
 int h_trunc(struct rctx *c, const struct op *o)
@@ -265,6 +320,7 @@ int h_mkdir(struct rctx *c, const struct op *o)
 
 int h_rmdir(struct rctx *c, const struct op *o)
 {
+	stat_forget(NULL);
 	const char *base;
 	int d = at_parent(c, o->path, 0, &base);
 
@@ -277,6 +333,7 @@ int h_rmdir(struct rctx *c, const struct op *o)
 
 int h_unlink(struct rctx *c, const struct op *o)
 {
+	stat_forget(o->path);
 	const char *base;
 	int d = at_parent(c, o->path, 0, &base);
 
@@ -291,6 +348,7 @@ int h_unlink(struct rctx *c, const struct op *o)
 
 int h_rename(struct rctx *c, const struct op *o)
 {
+	stat_forget(NULL);
 	const char *b1, *b2;
 	char keep[256];
 	int d1 = at_parent(c, o->path, 0, &b1);
