@@ -232,6 +232,8 @@ static void read_io(struct rd *rd)
 	o->flags = intern(attr(rd, "flags"));
 	o->proto = (uint8_t)proto_of(attr(rd, "proto"));
 	o->failed = attr(rd, "errno") != NULL;
+	if (o->call && !strncmp(o->call->api, "exec", 4) && o->path && !o->failed)
+		rd->proc->exe = o->path;
 	const char *w = attr(rd, "whence");
 	if (w)
 		o->whence = !strcmp(w, "SEEK_SET") ? 0 : !strcmp(w, "SEEK_CUR") ? 1 :

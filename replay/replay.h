@@ -58,7 +58,7 @@ struct process {
 	int64_t start, end;
 	const char *cwd;
 	const char *status;	/* how it ended: exit:N, signal:SIGNAME, unknown */
-	const char *exe;
+	const char *exe;	/* the image it ran last (its last exec's) */
 	int *threads;		/* indexes in node->threads */
 	size_t nthreads, cap;
 	int parent;		/* index of the parent process, -1 if none */
