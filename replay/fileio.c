@@ -164,6 +164,9 @@ int h_write(struct rctx *c, const struct op *o)
 
 int h_seek(struct rctx *c, const struct op *o)
 {
+	/* fseek, fseeko and rewind write out what the stream holds */
+	if (o->call->api[0] != 'l' && stdio_out(c, o, stdio_flush(c, o->fd)))
+		return -1;
 	int fd = fd_get(c, o->fd, o);
 
 	if (fd < 0)

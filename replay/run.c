@@ -227,6 +227,7 @@ static void fd_inherit(struct nstate *ns, int parent, int child)
 		if (ch->map[i] < 0)
 			ch->map[i] = rfd_dup(pa->map[i]);
 		ch->cloexec[i] = pa->cloexec[i];
+		ch->fill[i] = pa->fill[i];	/* fork copies the stdio buffers too */
 	}
 	pthread_mutex_unlock(&ch->mu);
 	pthread_mutex_unlock(&pa->mu);
@@ -327,8 +328,16 @@ int h_spawn(struct rctx *c, const struct op *o)
 
 int h_exec(struct rctx *c, const struct op *o)
 {
-	if (!o->failed)
-		fd_closeall(&c->ns->ps[c->proc], 1);
+	struct pstate *p = &c->ns->ps[c->proc];
+
+	if (o->failed)
+		return 0;
+	fd_closeall(p, 1);
+	/* the new image starts with empty stdio buffers */
+	pthread_mutex_lock(&p->mu);
+	if (p->fill)
+		memset(p->fill, 0, p->cap * sizeof(*p->fill));
+	pthread_mutex_unlock(&p->mu);
 	return 0;
 }
 
