@@ -662,7 +662,8 @@ static void stuck(struct nstate *ns, int th, const struct op *o, int64_t for_ns)
 static void *watchdog(void *arg)
 {
 	struct nstate *ns = arg;
-	int64_t stall = (int64_t)(opt.stall * 1e9);
+	int64_t stall = (int64_t)(opt.stall * 1e9), moved = now_ns();
+	uint64_t done = 0;
 
 	pthread_mutex_lock(&ns->mu);
 	while (!ns->over && !sync_stopped(ns->r->sync)) {
@@ -670,12 +671,30 @@ static void *watchdog(void *arg)
 		struct timespec tick = { t / 1000000000, t % 1000000000 };
 		pthread_cond_timedwait(&ns->wdcv, &ns->mu, &tick);
 		t = now_ns();
+		/* a replay slower than the original (a --limit, a slow
+		 * peer) still completes calls somewhere: only a replay where
+		 * nothing completes is stuck */
+		uint64_t d = 0;
+		for (size_t k = 0; k < ns->r->t->nnodes; k++)
+			d += sync_count(ns->r->sync, (int)k);
+		if (d != done) {
+			done = d;
+			moved = t;
+		}
+		if (t - moved <= stall)
+			continue;
 		for (size_t i = 0; i < ns->n->nthreads; i++) {
 			int64_t since = ns->ts[i].since;
 			const struct op *o = ns->ts[i].at;
 			if (!since || !o)
 				continue;
-			int64_t late = t - since - (int64_t)((double)o->dur / opt.speed);
+			/* a WAIT's time is the call's it precedes (ops of a
+			 * thread are one array) */
+			const struct thread *th = &ns->n->threads[i];
+			const struct op *call = o;
+			while (call->kind == OP_WAIT && call + 1 < th->ops + th->nops)
+				call++;
+			int64_t late = t - since - (int64_t)((double)call->dur / opt.speed);
 			if (late > stall && ns->ts[i].since == since) {
 				stuck(ns, (int)i, o, t - since);
 				_exit(3);
