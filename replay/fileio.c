@@ -309,6 +309,23 @@ static int at_parent(struct rctx *c, const char *path, int mk, const char **base
 	return d;
 }
 
+/* An unlink is as common as a create (sqlite's journal, once per
+ * transaction): the directory, resolved beneath the root once, is kept
+ * open like a stat's path, and the unlink is one unlinkat, as it was.
+ * Under statmu: a rename or rmdir elsewhere empties the cache. */
+static struct { const char *path, *cwd; int fd; char base[256]; } dircache[STATCACHE];
+
+static void dir_forget(void)
+{
+	pthread_mutex_lock(&statmu);
+	for (size_t i = 0; i < STATCACHE; i++)
+		if (dircache[i].path) {
+			close(dircache[i].fd);
+			dircache[i].path = NULL;
+		}
+	pthread_mutex_unlock(&statmu);
+}
+
 int h_mkdir(struct rctx *c, const struct op *o)
 {
 	const char *base;
@@ -324,6 +341,7 @@ int h_mkdir(struct rctx *c, const struct op *o)
 int h_rmdir(struct rctx *c, const struct op *o)
 {
 	stat_forget(NULL);
+	dir_forget();
 	const char *base;
 	int d = at_parent(c, o->path, 0, &base);
 
@@ -336,22 +354,39 @@ int h_rmdir(struct rctx *c, const struct op *o)
 
 int h_unlink(struct rctx *c, const struct op *o)
 {
-	stat_forget(o->path);
+	const char *cwd = c->ns->n->procs[c->proc].cwd;
+	size_t k = stat_slot(o->path, cwd);
 	const char *base;
-	int d = at_parent(c, o->path, 0, &base);
 
-	if (d < 0)
-		return -1;
-	int r = unlinkat(d, base, 0);
-	if (r && errno == EISDIR)
-		r = unlinkat(d, base, AT_REMOVEDIR);
-	close(d);
+	stat_forget(o->path);
+	pthread_mutex_lock(&statmu);
+	if (dircache[k].path != o->path || dircache[k].cwd != cwd) {
+		pthread_mutex_unlock(&statmu);
+		int d = at_parent(c, o->path, 0, &base);
+		if (d < 0)
+			return -1;
+		pthread_mutex_lock(&statmu);
+		if (dircache[k].path)
+			close(dircache[k].fd);
+		dircache[k].path = o->path;
+		dircache[k].cwd = cwd;
+		dircache[k].fd = d;
+		snprintf(dircache[k].base, sizeof(dircache[k].base), "%s", base);
+	}
+	int r = unlinkat(dircache[k].fd, dircache[k].base, 0);
+	int dir = r && errno == EISDIR;
+	if (dir)
+		r = unlinkat(dircache[k].fd, dircache[k].base, AT_REMOVEDIR);
+	pthread_mutex_unlock(&statmu);
+	if (dir)
+		dir_forget();
 	return r;
 }
 
 int h_rename(struct rctx *c, const struct op *o)
 {
 	stat_forget(NULL);
+	dir_forget();
 	const char *b1, *b2;
 	char keep[256];
 	int d1 = at_parent(c, o->path, 0, &b1);
