@@ -18,7 +18,8 @@ struct pstate {
 	int launched;
 	int64_t done_ns;		/* when its last thread ended here */
 	int sigpipe;			/* the original died of SIGPIPE */
-	_Atomic int ended;		/* it did here too: its threads stop */
+	_Atomic int gone;		/* a write found its reader gone */
+	_Atomic int ended;		/* it died of SIGPIPE here too */
 };
 
 struct tstate {
@@ -74,9 +75,10 @@ int rfd_close(int rfd);
 int map_path(struct rctx *c, const char *path, char *buf, size_t len);
 void thread_launch(struct nstate *ns, int th, int64_t delay);
 void replay_warn(struct rctx *c, const struct op *o, const char *what);
-/* A write found its reader gone: 1 when the process ends here, as the
- * original did (it died of SIGPIPE), 0 when the replay must go on. */
-int reader_gone(struct rctx *c);
+/* A write found its reader gone: the process goes on (its writes go to
+ * a sink) and, if the original died of SIGPIPE, ends of it after its
+ * traced calls. */
+void reader_gone(struct rctx *c);
 
 /* handlers: 0 done, -1 failed (errno set) */
 #define H(x) int x(struct rctx *c, const struct op *o)

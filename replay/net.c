@@ -557,11 +557,10 @@ int h_send(struct rctx *c, const struct op *o)
 		return 0;
 	if (errno != EPIPE && errno != ECONNRESET)
 		return -1;
-	/* the reader is gone: the original died of that, or its reader
-	 * left later than here (reads the capture did not see, a reader
-	 * that stopped early); then the rest goes to a sink */
-	if (reader_gone(c))
-		return 0;
+	/* the reader is gone, earlier than in the capture (where this
+	 * write succeeded): reads the capture did not see, a reader that
+	 * stopped early, a writer slower here. The rest goes to a sink. */
+	reader_gone(c);
 	int sink = net_sink(c, o);
 	if (sink < 0 || rfd_replace(fd, sink))
 		return -1;

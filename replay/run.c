@@ -508,18 +508,14 @@ static void run_ops(struct rctx *c, const struct thread *th)
 	}
 }
 
-int reader_gone(struct rctx *c)
+void reader_gone(struct rctx *c)
 {
-	struct pstate *ps = &c->ns->ps[c->proc];
-
-	if (!ps->sigpipe)
-		return 0;
-	ps->ended = 1;
-	return 1;
+	c->ns->ps[c->proc].gone = 1;
 }
 
 /* A process that died of SIGPIPE was killed by a write the trace does not
- * hold (it never returned): the write after its last one. The replay
+ * hold (it never returned): the write after its last one. When a write
+ * already found its reader gone, that is how it ends; else the replay
  * issues it on the same descriptor, again while it is taken, until the
  * reader is gone (the watchdog ends a reader that never goes). Only
  * causal mode has real readers; the other modes' sinks read forever. */
@@ -528,8 +524,12 @@ static void last_write(struct rctx *c, const struct thread *th)
 	struct pstate *ps = &c->ns->ps[c->proc];
 	const struct op *o = NULL;
 
-	if (!ps->sigpipe || ps->ended || opt.mode != MODE_CAUSAL || sync_stopped(c->ns->r->sync))
+	if (!ps->sigpipe || opt.mode != MODE_CAUSAL || sync_stopped(c->ns->r->sync))
 		return;
+	if (ps->gone) {
+		ps->ended = 1;
+		return;
+	}
 	for (size_t i = th->nops; i-- > 0 && !o;)
 		if (th->ops[i].kind == OP_IO && th->ops[i].res == RES_NETSEND && th->ops[i].fd >= 0)
 			o = &th->ops[i];

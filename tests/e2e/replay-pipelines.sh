@@ -1,8 +1,9 @@
 # island-replay: everyday pipelines in every mode. tar czf (tar writes into
 # a pipe gzip reads), sort | uniq -c, yes | head -c 1M (yes dies of
-# SIGPIPE), and a Python script that runs subprocesses (fork, exec, pipes,
-# waitpid) are captured once each and replayed in causal, think, timed and
-# afap mode: every replay ends, without a failed call, each process ending
+# SIGPIPE), a Python script that runs subprocesses (fork, exec, pipes,
+# waitpid), one whose child sends through a socket pair, and a FIFO between
+# two processes of a shell are captured once each and replayed in causal,
+# think, timed and afap mode: every replay ends, without a failed call, each process ending
 # the way the captured one did; the files they wrote have their sizes. A
 # replay that cannot go on names its call and gives up within seconds.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
@@ -18,16 +19,38 @@ for i in range(5):
     subprocess.run(["sh", "-c", "ls / > f"], check=True)
 json.dump({"rows": list(range(2000))}, open("out.json", "w"))
 EOF
+cat > pair.py <<'EOF'
+import os, socket
+a, b = socket.socketpair()
+pid = os.fork()
+if pid == 0:
+    a.close()
+    for i in range(100):
+        b.sendall(b"x" * 1000)
+    os._exit(0)
+b.close()
+n = 0
+while True:
+    d = a.recv(4096)
+    if not d:
+        break
+    n += len(d)
+os.waitpid(pid, 0)
+print(n)
+EOF
 "$CAPTURE" -n tar -o tar.xml tar czf out.tgz d || fail "capture tar"
 "$CAPTURE" -n sort -o sort.xml sh -c 'sort -n nums | uniq -c > counts' || fail "capture sort"
 "$CAPTURE" -n yes -o yes.xml sh -c 'yes | head -c 1M > head.out' 2> yes.err || fail "capture yes"
 "$CAPTURE" -n py -o py.xml "$PY" sub.py || fail "capture python"
+expect_eq "pair" "$("$CAPTURE" -n pair -o pair.xml "$PY" pair.py)" 100000
+"$CAPTURE" -n fifo -o fifo.xml sh -c 'mkfifo ff; seq 1 20000 > ff & cat ff > fout; wait' || fail "capture fifo"
+rm ff
 expect_eq "yes ended" "$(grep -c "<process .*status=\"signal:SIGPIPE\"" yes.xml)" 1
 
 # attr REPORT NAME: the node's attribute
 attr() { sed -n "s/.*<node [^>]* $2=\"\([-0-9.]*\)\".*/\1/p" "$1"; }
 
-for t in tar sort yes py; do
+for t in tar sort yes py pair fifo; do
 	for m in causal think timed afap; do
 		s=$(date +%s)
 		timeout 60 "$REPLAY" -q --root "r.$t.$m" -m "$m" --report "$t.$m.xml" "$t.xml" \
@@ -45,6 +68,7 @@ for t in tar sort yes py; do
 done
 expect_eq "out.tgz" "$(stat -c %s "r.tar.causal$PWD/out.tgz")" "$(stat -c %s out.tgz)"
 expect_eq "counts" "$(stat -c %s "r.sort.afap$PWD/counts")" "$(stat -c %s counts)"
+expect_eq "fout" "$(stat -c %s "r.fifo.timed$PWD/fout")" "$(stat -c %s fout)"
 expect_eq "out.json" "$(stat -c %s "r.py.think$PWD/out.json")" "$(stat -c %s out.json)"
 # yes died of its write into the closed pipe: causal mode had it for real
 grep -q 'status="signal:SIGPIPE" replayed="signal:SIGPIPE"' yes.causal.xml || fail "yes: no SIGPIPE"
