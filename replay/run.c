@@ -208,8 +208,9 @@ static void stdio_flush_all(struct rctx *c)
 	for (size_t i = 0; i < p->cap; i++) {
 		int64_t n = stdio_flush(c, (int)i);
 		int fd = n > 0 ? fd_get(c, (int)i, NULL) : -1;
-		if (fd >= 0 && write(fd, xbuf(c, n), (size_t)n) < 0)
-			continue;	/* a reader gone: as it was for the original */
+		/* a reader gone: the exit's flush is the write that kills */
+		if (fd >= 0 && write(fd, xbuf(c, n), (size_t)n) < 0 && errno == EPIPE)
+			reader_gone(c);
 	}
 }
 
@@ -643,7 +644,7 @@ static void stuck(struct nstate *ns, int th, const struct op *o, int64_t for_ns)
 	const struct process *p = &ns->n->procs[ns->n->threads[th].proc];
 	const char *exe = p->exe ? strrchr(p->exe, '/') : NULL;
 	const char *why = "the call does not return";
-	char buf[160];
+	char buf[160], fd[24] = "";
 
 	if (o->kind == OP_WAIT) {
 		snprintf(buf, sizeof(buf), "waiting for node %s's I/O #%u", ns->r->t->nodes[o->node].name,
@@ -653,10 +654,12 @@ static void stuck(struct nstate *ns, int th, const struct op *o, int64_t for_ns)
 	for (size_t i = 0; o->call && i < sizeof(stuck_reasons) / sizeof(*stuck_reasons); i++)
 		if (o->call->fn == stuck_reasons[i].fn)
 			why = stuck_reasons[i].why;
-	warn_at(ns->r->t->file, o->line, "node %s: process %ld (%s), thread %ld: %s%s%d: "
+	if (o->fd >= 0)
+		snprintf(fd, sizeof(fd), " fd %d", o->fd);
+	warn_at(ns->r->t->file, o->line, "node %s: process %ld (%s), thread %ld: %s%s: "
 		"no progress for %.1f s: %s", ns->n->name, p->pid, exe ? exe + 1 : "?",
 		ns->n->threads[th].tid, o->kind == OP_WAIT ? "WAIT" : o->call ? o->call->api : "?",
-		o->fd >= 0 ? " fd " : "", o->fd, (double)for_ns / 1e9, why);
+		fd, (double)for_ns / 1e9, why);
 }
 
 static void *watchdog(void *arg)
