@@ -16,7 +16,7 @@
 
 struct opts opt = { .mode = MODE_CAUSAL, .compute = COMP_SPIN, .speed = 1.0, .stall = 5.0 };
 
-void net_node_init(struct trace *t, int node, const int *sel);
+void net_init(struct trace *t, const int *sel);
 
 static const struct option_def {
 	const char *name;
@@ -229,6 +229,7 @@ static int run_local(struct trace *t, int *sel, int rootfd)
 	struct net *net = net_create(t, sel);
 	pid_t *pids = xcalloc(t->nnodes, sizeof(pid_t));
 	int64_t e0 = min_epoch(t, sel);
+	net_init(t, sel);
 	/* a little ahead, so that every node starts on the same tick */
 	int64_t t0 = now_ns() + 20 * 1000 * 1000;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -258,7 +259,6 @@ static int run_local(struct trace *t, int *sel, int rootfd)
 			char name[16];
 			snprintf(name, sizeof(name), "replay:%s", t->nodes[k].name);
 			prctl(PR_SET_NAME, name);
-			net_node_init(t, (int)k, sel);
 			struct node_run r = {
 				.t = t, .node = (int)k, .rootfd = rootfd, .sync = s, .net = net,
 				.t0_ns = t0, .sel = sel,

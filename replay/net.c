@@ -162,7 +162,7 @@ static int accepts_from(const struct node *n, const char *local)
 	return 0;
 }
 
-void net_node_init(struct trace *t, int node, const int *sel)
+static void net_link(struct trace *t, int node, const int *sel)
 {
 	struct node *n = &t->nodes[node];
 	size_t *used = xcalloc(n->nsocks + 1, sizeof(size_t));
@@ -185,14 +185,23 @@ void net_node_init(struct trace *t, int node, const int *sel)
 					o->node = (int)k;
 		}
 	free(used);
-	/* a datagram sink: sends are real, nobody reads them */
+}
+
+/* Who connects to whom, for every node replayed (it reads every op: done
+ * before the nodes' start time is taken), and one datagram sink, which the
+ * node processes inherit: sends are real, nobody reads them. */
+void net_init(struct trace *t, const int *sel)
+{
+	for (size_t k = 0; k < t->nnodes; k++)
+		if (sel[k])
+			net_link(t, (int)k, sel);
 	int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	socklen_t len = sizeof(udp_sink);
 	udp_sink.sin_family = AF_INET;
 	udp_sink.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (u < 0 || bind(u, (struct sockaddr *)&udp_sink, sizeof(udp_sink)) ||
 	    getsockname(u, (struct sockaddr *)&udp_sink, &len))
-		warnx("node %s: no datagram sink", n->name);
+		warnx("no datagram sink");
 }
 
 /* ---- the sink ------------------------------------------------------------ */
