@@ -24,7 +24,7 @@ static struct call calls[] = {
 	{ "fgets", h_read, FAM_READ }, { "fgetc", h_read, FAM_READ },
 	{ "getc", h_read, FAM_READ }, { "getline", h_read, FAM_READ },
 	{ "getdelim", h_read, FAM_READ }, { "fscanf", h_read, FAM_READ },
-	{ "readdir", h_nop, FAM_READ },
+	{ "readdir", h_spent, FAM_READ },
 	{ "write", h_write, FAM_WRITE }, { "pwrite", h_write, FAM_WRITE },
 	{ "writev", h_write, FAM_WRITE }, { "pwritev", h_write, FAM_WRITE },
 	{ "pwritev2", h_write, FAM_WRITE }, { "fwrite", h_write, FAM_WRITE },
@@ -38,7 +38,7 @@ static struct call calls[] = {
 	{ "fflush", h_fflush, FAM_WRITE },
 	{ "fsync", h_sync, FAM_SYNC }, { "fdatasync", h_sync, FAM_SYNC },
 	{ "sync", h_sync, FAM_SYNC }, { "syncfs", h_sync, FAM_SYNC },
-	{ "sync_file_range", h_sync, FAM_SYNC }, { "msync", h_nop, FAM_SYNC },
+	{ "sync_file_range", h_sync, FAM_SYNC }, { "msync", h_spent, FAM_SYNC },
 	/* metadata */
 	{ "lseek", h_seek, FAM_OPEN }, { "fseek", h_seek, FAM_OPEN },
 	{ "fseeko", h_seek, FAM_OPEN }, { "rewind", h_seek, FAM_OPEN },

@@ -409,6 +409,8 @@ int h_rename(struct rctx *c, const struct op *o)
  * replay fd. Other fcntl commands change nothing the replay can see. */
 int h_dup(struct rctx *c, const struct op *o)
 {
+	if (o->oldfd < 0 && o->call->api[0] == 'f')
+		return h_spent(c, o);	/* fcntl: a lock, flags */
 	if (o->oldfd < 0 || o->fd < 0 || o->failed)
 		return 0;
 	int old = fd_get(c, o->oldfd, o);
