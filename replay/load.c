@@ -326,7 +326,7 @@ static void start_element(struct rd *rd, const char *el, const char *parent)
 		p->status = intern(attr(rd, "status"));
 		if (!p->status)
 			p->status = intern("unknown");
-		p->exe = intern(attr(rd, "exe"));
+		p->exe = p->image = intern(attr(rd, "exe"));
 		p->parent = -1;
 		rd->proc = p;
 	} else if (!strcmp(el, "thread")) {

@@ -321,14 +321,20 @@ static int sinks_only(void)
 	return opt.mode != MODE_CAUSAL;
 }
 
+/* pipe2(O_CLOEXEC), socketpair(SOCK_CLOEXEC): an exec closes both ends */
+static int pair_cloexec(const struct op *o)
+{
+	return o->flags && strstr(o->flags, "O_CLOEXEC");
+}
+
 static int two_sinks(struct rctx *c, const struct op *o)
 {
 	int a = net_sink(c, o), b = net_sink(c, o);
 
 	if (a < 0 || b < 0)
 		return -1;
-	fd_put(c, o->fd, a, 0);
-	fd_put(c, o->fd2, b, 0);
+	fd_put(c, o->fd, a, pair_cloexec(o));
+	fd_put(c, o->fd2, b, pair_cloexec(o));
 	return 0;
 }
 
@@ -345,8 +351,8 @@ static int two_ends(struct rctx *c, const struct op *o, int pipe)
 	int type = o->proto == P_UNIX_DGRAM ? SOCK_DGRAM : SOCK_STREAM;
 	if (pipe ? pipe2(v, O_CLOEXEC) : socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, v))
 		return -1;
-	fd_put(c, o->fd, real(v[0]), 0);
-	fd_put(c, o->fd2, real(v[1]), 0);
+	fd_put(c, o->fd, real(v[0]), pair_cloexec(o));
+	fd_put(c, o->fd2, real(v[1]), pair_cloexec(o));
 	return 0;
 }
 

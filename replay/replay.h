@@ -59,6 +59,7 @@ struct process {
 	const char *cwd;
 	const char *status;	/* how it ended: exit:N, signal:SIGNAME, unknown */
 	const char *exe;	/* the image it ran last (its last exec's) */
+	const char *image;	/* the image it was first seen running */
 	int *threads;		/* indexes in node->threads */
 	size_t nthreads, cap;
 	int parent;		/* index of the parent process, -1 if none */

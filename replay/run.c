@@ -317,6 +317,12 @@ int h_spawn(struct rctx *c, const struct op *o)
 	if (o->target < 0)
 		return 0;
 	fd_inherit(ns, c->proc, o->target);
+	/* a child first seen running another image than its parent's exec'd
+	 * before its first call (a vfork child's execve is not seen): its
+	 * close-on-exec ends are closed, as the exec did */
+	const struct process *pa = &ns->n->procs[c->proc], *ch = &ns->n->procs[o->target];
+	if (ch->image && ch->image != pa->image && ch->image != pa->exe)
+		h_exec(&(struct rctx){ .ns = ns, .proc = o->target }, o);
 	int th = ns->n->procs[o->target].threads[0];
 	thread_launch(ns, th, start_lag(o, ns->n->threads[th].start));
 	if (!strcmp(o->call->api, "system")) {
