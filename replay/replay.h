@@ -203,6 +203,10 @@ struct nodestat *sync_stats(struct sync *s, int node);
  * process, in the order of the trace). */
 enum pend { PE_NOTRUN, PE_ENDED, PE_SIGPIPE, PE_STOPPED };
 uint8_t *sync_procs(struct sync *s, int node);
+/* For the watchdogs: node has a thread that is not blocked in a call at
+ * time t (monotonic); the latest such time of any node. */
+void sync_alive(struct sync *s, int64_t t);
+int64_t sync_last_alive(struct sync *s);
 /* With --mpi, completions go out as messages (mpi.c sets these). */
 extern void (*sync_remote_done)(int node, uint32_t seq);
 

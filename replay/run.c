@@ -689,8 +689,15 @@ static void *watchdog(void *arg)
 		pthread_cond_timedwait(&ns->wdcv, &ns->mu, &tick);
 		t = now_ns();
 		/* a replay slower than the original (a --limit, a slow
-		 * peer) still completes calls somewhere: only a replay where
-		 * nothing completes is stuck */
+		 * peer) still completes calls somewhere, or has a thread
+		 * that is not blocked in one (computing, held by a limit,
+		 * not started yet): only a replay where no node has either
+		 * is stuck */
+		for (size_t i = 0; i < ns->n->nthreads; i++)
+			if (ns->ts[i].launched && !ns->ts[i].finished && !ns->ts[i].since) {
+				sync_alive(ns->r->sync, t);
+				break;
+			}
 		uint64_t d = 0;
 		for (size_t k = 0; k < ns->r->t->nnodes; k++)
 			d += sync_count(ns->r->sync, (int)k);
@@ -698,6 +705,8 @@ static void *watchdog(void *arg)
 			done = d;
 			moved = t;
 		}
+		if (sync_last_alive(ns->r->sync) > moved)
+			moved = sync_last_alive(ns->r->sync);
 		if (t - moved <= stall)
 			continue;
 		for (size_t i = 0; i < ns->n->nthreads; i++) {

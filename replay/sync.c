@@ -28,6 +28,7 @@ struct nsync {
 
 struct sync {
 	_Atomic int stop;
+	_Atomic int64_t alive;		/* last time a node had a thread not blocked */
 	_Atomic uint32_t stopgen;
 	size_t nnodes, size;
 	struct nsync node[];
@@ -148,4 +149,15 @@ struct nodestat *sync_stats(struct sync *s, int node)
 uint8_t *sync_procs(struct sync *s, int node)
 {
 	return (uint8_t *)s + s->node[node].procs;
+}
+
+void sync_alive(struct sync *s, int64_t t)
+{
+	if (t > atomic_load(&s->alive))
+		atomic_store(&s->alive, t);
+}
+
+int64_t sync_last_alive(struct sync *s)
+{
+	return atomic_load(&s->alive);
 }
