@@ -3,9 +3,10 @@
 # SIGPIPE), a Python script that runs subprocesses (fork, exec, pipes,
 # waitpid), one whose child sends through a socket pair, and a FIFO between
 # two processes of a shell are captured once each and replayed in causal,
-# think, timed and afap mode: every replay ends, without a failed call, each process ending
-# the way the captured one did; the files they wrote have their sizes. A
-# replay that cannot go on names its call and gives up within seconds.
+# think, timed and afap mode: every replay ends, without a failed call,
+# each process ending the way the captured one did; the files they wrote
+# have their sizes. A replay that cannot go on names its call and gives up
+# within seconds; one held by --limit longer than that goes on.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 REPLAY="$ISLAND_ROOT/bin/island-replay"
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || { echo "python3 not installed"; exit 77; }
@@ -118,4 +119,30 @@ s=$(date +%s)
 [ $(($(date +%s) - s)) -le 5 ] || fail "a stuck replay took $(($(date +%s) - s)) s"
 expect_eq "stuck" "$(head -1 stuck.err | sed 's/no progress for [0-9.]* s/no progress for N s/')" \
 	"stuck.xml:7: node a: process 7 (cat), thread 7: read fd 3: no progress for N s: waiting for data nobody sends (the writer is blocked, or gone early)"
+# a call held by --limit longer than --stall is slow, not stuck: b's WAIT
+# on it lasts the 1.5 s hold, and the replay ends well
+cat > held.xml <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<trace version="1" complete="true">
+<node name="a" epoch="0" start="0" end="0.01">
+  <process pid="1" ppid="0" exe="/bin/w" cwd="/" start="0" end="0.01" status="exit:0">
+    <thread tid="1" start="0" end="0.01">
+      <io api="open" res="filemeta" start="0" end="0.0001" fd="3" path="/x" flags="O_WRONLY|O_CREAT|O_TRUNC" seq="1"/>
+      <io api="write" res="filewrite" start="0.001" end="0.002" fd="3" path="/x" amount="25000" size="25000" seq="2"/>
+    </thread>
+  </process>
+</node>
+<node name="b" epoch="0" start="0" end="0.01">
+  <process pid="2" ppid="0" exe="/bin/r" cwd="/" start="0" end="0.01" status="exit:0">
+    <thread tid="2" start="0" end="0.01">
+      <wait node="a" seq="2"/>
+      <io api="open" res="filemeta" start="0.003" end="0.004" fd="3" path="/y" flags="O_WRONLY|O_CREAT|O_TRUNC" seq="1"/>
+    </thread>
+  </process>
+</node>
+</trace>
+EOF
+"$REPLAY" -q --root r.held --stall 0.5 --limit a:filewrite=10000 --report held.rep.xml held.xml ||
+	fail "a held call was taken for a stuck one"
+within "b waited for the hold (s)" "$(sed -n 's/.*<node name="b" [^>]* replayed="\([0-9.]*\)".*/\1/p' held.rep.xml)" 1.4 10
 exit 0
