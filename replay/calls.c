@@ -94,11 +94,15 @@ static struct call calls[] = {
 };
 
 /* A stdio stream's calls: writes fill its buffer, and the kernel sees a
- * write when it is full, flushed or closed, or the process exits. */
+ * write when it is full, flushed or closed, or the process exits; reads
+ * take from what a read of a whole buffer brought. */
 static const struct { const char *api; uint8_t kind; } stdio_calls[] = {
 	{ "fwrite", STDIO_WRITE }, { "fputs", STDIO_WRITE }, { "fputc", STDIO_WRITE },
 	{ "putc", STDIO_WRITE }, { "puts", STDIO_WRITE }, { "fprintf", STDIO_WRITE },
 	{ "vfprintf", STDIO_WRITE }, { "printf", STDIO_WRITE },
+	{ "fread", STDIO_READ }, { "fgets", STDIO_READ }, { "fgetc", STDIO_READ },
+	{ "getc", STDIO_READ }, { "getline", STDIO_READ }, { "getdelim", STDIO_READ },
+	{ "fscanf", STDIO_READ },
 	{ "fflush", STDIO_FLUSH }, { "fclose", STDIO_FLUSH },
 };
 

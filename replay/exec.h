@@ -12,7 +12,8 @@ struct pstate {
 	pthread_mutex_t mu;
 	int *map;
 	uint8_t *cloexec;
-	int32_t *fill;			/* bytes in the stdio buffer of each fd */
+	int32_t *fill;			/* bytes written to the stdio buffer of each fd */
+	int32_t *avail;			/* bytes read into it and not yet taken */
 	size_t cap;
 	int nthreads, finished;		/* process done when equal */
 	int launched;
@@ -70,6 +71,10 @@ int fd_take(struct rctx *c, int tfd);
  * written to the stream (whole buffers), or flushed (what it holds) */
 int64_t stdio_write(struct rctx *c, int tfd, int64_t n);
 int64_t stdio_flush(struct rctx *c, int tfd);
+/* a stream read of n on a file: the bytes the buffer lacks (0: it holds
+ * them); stdio_got then says what the read of a buffer brought */
+int64_t stdio_need(struct rctx *c, int tfd, int64_t n);
+void stdio_got(struct rctx *c, int tfd, int64_t got, int64_t need);
 char *xbuf(struct rctx *c, int64_t n);
 /* replay descriptors (net.c): a duplicate that is what the original is (a
  * sink stays a sink), and a close that forgets what it was */

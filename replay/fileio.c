@@ -146,8 +146,34 @@ static int file_rw(struct rctx *c, const struct op *o, int out)
 	return r < 0 ? -1 : 0;
 }
 
+/* A stream read on a file takes from its buffer; when the buffer lacks
+ * bytes, one read of whole buffers brings them, as glibc's did (sqlite's
+ * fgets of a script read 4096 bytes once for a hundred lines). Pipes and
+ * sockets are read exactly: what a writer has not sent is not there. */
+#define STDIO_BUF 4096
+static int stdio_in(struct rctx *c, const struct op *o)
+{
+	int64_t n = o->has_amount ? o->amount : o->size;
+	int64_t need = stdio_need(c, o->fd, n);
+
+	c->moved += n;
+	if (!need)
+		return 0;
+	int fd = fd_get(c, o->fd, o);
+	if (fd < 0)
+		return -1;
+	int64_t want = (need + STDIO_BUF - 1) / STDIO_BUF * STDIO_BUF;
+	ssize_t r = read(fd, xbuf(c, want), (size_t)want);
+	if (r < 0)
+		return -1;
+	stdio_got(c, o->fd, r, need);
+	return 0;
+}
+
 int h_read(struct rctx *c, const struct op *o)
 {
+	if (call_stdio(o->call) == STDIO_READ && o->res == RES_FILEREAD && !o->failed && !o->proto)
+		return stdio_in(c, o);
 	return o->res == RES_NETRECV ? h_recv(c, o) : file_rw(c, o, 0);
 }
 
@@ -164,9 +190,13 @@ int h_write(struct rctx *c, const struct op *o)
 
 int h_seek(struct rctx *c, const struct op *o)
 {
-	/* fseek, fseeko and rewind write out what the stream holds */
-	if (o->call->api[0] != 'l' && stdio_out(c, o, stdio_flush(c, o->fd)))
-		return -1;
+	/* fseek, fseeko and rewind write out what the stream holds, and
+	 * drop what it read ahead */
+	if (o->call->api[0] != 'l') {
+		if (stdio_out(c, o, stdio_flush(c, o->fd)))
+			return -1;
+		stdio_got(c, o->fd, 0, 0);
+	}
 	int fd = fd_get(c, o->fd, o);
 
 	if (fd < 0)

@@ -120,8 +120,9 @@ struct call {
 	call_fn fn;
 	uint8_t family;
 };
-/* A buffered stdio stream's call: STDIO_WRITE, STDIO_FLUSH, else 0. */
-enum { STDIO_NONE, STDIO_WRITE, STDIO_FLUSH };
+/* A buffered stdio stream's call: STDIO_WRITE, STDIO_READ, STDIO_FLUSH,
+ * else 0. */
+enum { STDIO_NONE, STDIO_WRITE, STDIO_READ, STDIO_FLUSH };
 int call_stdio(const struct call *c);
 
 const struct call *call_lookup(const char *api, int res);

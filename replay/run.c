@@ -82,10 +82,12 @@ static void fd_grow(struct pstate *p, int tfd)
 	p->map = xrealloc(p->map, ncap * sizeof(int));
 	p->cloexec = xrealloc(p->cloexec, ncap);
 	p->fill = xrealloc(p->fill, ncap * sizeof(int32_t));
+	p->avail = xrealloc(p->avail, ncap * sizeof(int32_t));
 	for (size_t i = p->cap; i < ncap; i++) {
 		p->map[i] = -1;
 		p->cloexec[i] = 0;
 		p->fill[i] = 0;
+		p->avail[i] = 0;
 	}
 	p->cap = ncap;
 }
@@ -187,6 +189,35 @@ int64_t stdio_write(struct rctx *c, int tfd, int64_t n)
 	return now;
 }
 
+int64_t stdio_need(struct rctx *c, int tfd, int64_t n)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+	int64_t need;
+
+	if (tfd < 0)
+		return n;
+	pthread_mutex_lock(&p->mu);
+	fd_grow(p, tfd);
+	need = n > p->avail[tfd] ? n - p->avail[tfd] : 0;
+	if (!need)
+		p->avail[tfd] -= (int32_t)n;
+	pthread_mutex_unlock(&p->mu);
+	return need;
+}
+
+void stdio_got(struct rctx *c, int tfd, int64_t got, int64_t need)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+
+	if (tfd < 0)
+		return;
+	pthread_mutex_lock(&p->mu);
+	fd_grow(p, tfd);
+	/* what the buffer held, and what the read brought, less the call's */
+	p->avail[tfd] = got > need ? (int32_t)(got - need) : 0;
+	pthread_mutex_unlock(&p->mu);
+}
+
 int64_t stdio_flush(struct rctx *c, int tfd)
 {
 	struct pstate *p = &c->ns->ps[c->proc];
@@ -232,6 +263,7 @@ static void fd_inherit(struct nstate *ns, int parent, int child)
 			ch->map[i] = rfd_dup(pa->map[i]);
 		ch->cloexec[i] = pa->cloexec[i];
 		ch->fill[i] = pa->fill[i];	/* fork copies the stdio buffers too */
+		ch->avail[i] = pa->avail[i];
 	}
 	pthread_mutex_unlock(&ch->mu);
 	pthread_mutex_unlock(&pa->mu);
@@ -345,8 +377,10 @@ int h_exec(struct rctx *c, const struct op *o)
 	fd_closeall(p, 1);
 	/* the new image starts with empty stdio buffers */
 	pthread_mutex_lock(&p->mu);
-	if (p->fill)
+	if (p->fill) {
 		memset(p->fill, 0, p->cap * sizeof(*p->fill));
+		memset(p->avail, 0, p->cap * sizeof(*p->avail));
+	}
 	pthread_mutex_unlock(&p->mu);
 	return 0;
 }
