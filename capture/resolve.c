@@ -466,7 +466,7 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 				if (pipe)
 					strcpy(o->proto, "pipe");
 				else
-					sock_proto(o, AF_UNIX, (int)r->a2);
+					sock_proto(o, AF_UNIX, (int)r->a2 & 0xff);
 				fd_bind(rs, f, k ? (int)r->a1 : r->fd, id);
 				if (!k)
 					r->obj = (uint32_t)id;

@@ -418,8 +418,18 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	}
 	if (c == C_DUP || c == C_DUP2 || c == C_DUP3)
 		o_attr_int(o, "oldfd", r->a1);
-	if ((c == C_PIPE || c == C_SOCKETPAIR) && !failed)
+	if ((c == C_PIPE || c == C_SOCKETPAIR) && !failed) {
 		o_attr_int(o, "fd2", r->a1);
+		/* pipe2 and socketpair's close-on-exec: a replay must know
+		 * which ends an exec closes (Python's exec error pipe) */
+		int fl = (int)r->a2 & (O_CLOEXEC | O_NONBLOCK);
+		if (fl) {
+			snprintf(buf, sizeof(buf), "%s%s%s", fl & O_CLOEXEC ? "O_CLOEXEC" : "",
+				 fl == (O_CLOEXEC | O_NONBLOCK) ? "|" : "",
+				 fl & O_NONBLOCK ? "O_NONBLOCK" : "");
+			o_attr(o, "flags", buf);
+		}
+	}
 	if (ob) {
 		if (ob->kind == OBJ_FILE || ob->kind == OBJ_OTHER) {
 			if (ob->xname)

@@ -24,7 +24,7 @@ static struct call calls[] = {
 	{ "fgets", h_read, FAM_READ }, { "fgetc", h_read, FAM_READ },
 	{ "getc", h_read, FAM_READ }, { "getline", h_read, FAM_READ },
 	{ "getdelim", h_read, FAM_READ }, { "fscanf", h_read, FAM_READ },
-	{ "readdir", h_nop, FAM_READ },
+	{ "readdir", h_spent, FAM_READ },
 	{ "write", h_write, FAM_WRITE }, { "pwrite", h_write, FAM_WRITE },
 	{ "writev", h_write, FAM_WRITE }, { "pwritev", h_write, FAM_WRITE },
 	{ "pwritev2", h_write, FAM_WRITE }, { "fwrite", h_write, FAM_WRITE },
@@ -34,11 +34,11 @@ static struct call calls[] = {
 	{ "printf", h_write, FAM_WRITE }, { "dprintf", h_write, FAM_WRITE },
 	{ "sendfile", h_copy, FAM_WRITE }, { "copy_file_range", h_copy, FAM_WRITE },
 	{ "splice", h_copy, FAM_WRITE },
-	/* stdio buffers are replayed as the writes they hold: fflush is free */
-	{ "fflush", h_nop, FAM_WRITE },
+	/* stdio_calls below: the buffer is written */
+	{ "fflush", h_fflush, FAM_WRITE },
 	{ "fsync", h_sync, FAM_SYNC }, { "fdatasync", h_sync, FAM_SYNC },
 	{ "sync", h_sync, FAM_SYNC }, { "syncfs", h_sync, FAM_SYNC },
-	{ "sync_file_range", h_sync, FAM_SYNC }, { "msync", h_nop, FAM_SYNC },
+	{ "sync_file_range", h_sync, FAM_SYNC }, { "msync", h_spent, FAM_SYNC },
 	/* metadata */
 	{ "lseek", h_seek, FAM_OPEN }, { "fseek", h_seek, FAM_OPEN },
 	{ "fseeko", h_seek, FAM_OPEN }, { "rewind", h_seek, FAM_OPEN },
@@ -93,6 +93,27 @@ static struct call calls[] = {
 	{ "execle", h_exec, FAM_OTHER }, { "fexecve", h_exec, FAM_OTHER },
 };
 
+/* A stdio stream's calls: writes fill its buffer, and the kernel sees a
+ * write when it is full, flushed or closed, or the process exits; reads
+ * take from what a read of a whole buffer brought. */
+static const struct { const char *api; uint8_t kind; } stdio_calls[] = {
+	{ "fwrite", STDIO_WRITE }, { "fputs", STDIO_WRITE }, { "fputc", STDIO_WRITE },
+	{ "putc", STDIO_WRITE }, { "puts", STDIO_WRITE }, { "fprintf", STDIO_WRITE },
+	{ "vfprintf", STDIO_WRITE }, { "printf", STDIO_WRITE },
+	{ "fread", STDIO_READ }, { "fgets", STDIO_READ }, { "fgetc", STDIO_READ },
+	{ "getc", STDIO_READ }, { "getline", STDIO_READ }, { "getdelim", STDIO_READ },
+	{ "fscanf", STDIO_READ },
+	{ "fflush", STDIO_FLUSH }, { "fclose", STDIO_FLUSH },
+};
+
+#define NCALLS (sizeof(calls) / sizeof(*calls))
+static uint8_t stdio_of[NCALLS];	/* by index in the sorted calls */
+
+int call_stdio(const struct call *c)
+{
+	return c >= calls && c < calls + NCALLS ? stdio_of[c - calls] : STDIO_NONE;
+}
+
 /* Unlisted data calls, replayed by what they did. */
 static struct call by_res[] = {
 	[RES_FILEREAD] = { "(read)", h_read, FAM_READ },
@@ -113,6 +134,10 @@ const struct call *call_lookup(const char *api, int res)
 
 	if (!sorted) {
 		qsort(calls, sizeof(calls) / sizeof(*calls), sizeof(*calls), cmp_call);
+		for (size_t i = 0; i < NCALLS; i++)
+			for (size_t j = 0; j < sizeof(stdio_calls) / sizeof(*stdio_calls); j++)
+				if (!strcmp(calls[i].api, stdio_calls[j].api))
+					stdio_of[i] = stdio_calls[j].kind;
 		sorted = 1;
 	}
 	const struct call *c = bsearch(&key, calls, sizeof(calls) / sizeof(*calls),

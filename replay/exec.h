@@ -5,21 +5,31 @@
 #include "replay.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 /* A traced process: its own descriptor table (trace fd -> replay fd). */
 struct pstate {
 	pthread_mutex_t mu;
 	int *map;
 	uint8_t *cloexec;
+	int32_t *fill;			/* bytes written to the stdio buffer of each fd */
+	int32_t *avail;			/* bytes read into it and not yet taken */
 	size_t cap;
 	int nthreads, finished;		/* process done when equal */
 	int launched;
+	int64_t done_ns;		/* when its last thread ended here */
+	int sigpipe;			/* the original died of SIGPIPE */
+	_Atomic int gone;		/* a write found its reader gone */
+	_Atomic int ended;		/* it died of SIGPIPE here too */
 };
 
 struct tstate {
 	pthread_t pt;
 	int launched, finished;
 	int64_t delay;		/* start at this monotonic time (0: now) */
+	/* for the watchdog: the call or WAIT being replayed, since when */
+	_Atomic int64_t since;
+	const struct op *_Atomic at;
 };
 
 struct nstate {			/* one replayed node */
@@ -29,6 +39,8 @@ struct nstate {			/* one replayed node */
 	struct tstate *ts;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;	/* a thread or process finished */
+	pthread_cond_t wdcv;	/* the watchdog's tick, and its end */
+	int over;		/* the node is done: the watchdog ends */
 	int finished;
 	int64_t done_ns;	/* when the last thread finished */
 	struct nodestat *st;
@@ -45,6 +57,9 @@ struct rctx {
 	uint64_t calls, skipped, failed;
 	int64_t moved;		/* bytes the current call transferred */
 	int64_t late;		/* compute overshoot the next phase pays back */
+	/* when the last call ended, while nothing else ran since: the start
+	 * of the next call or compute phase (one clock read per call) */
+	int64_t mark;
 	int64_t waited;		/* WAIT time before the next call: the call's */
 };
 
@@ -52,14 +67,31 @@ struct rctx {
 int fd_get(struct rctx *c, int tfd, const struct op *o);
 void fd_put(struct rctx *c, int tfd, int rfd, int cloexec);
 int fd_take(struct rctx *c, int tfd);
+/* stdio buffering of a trace fd: the bytes the kernel sees now when n are
+ * written to the stream (whole buffers), or flushed (what it holds) */
+int64_t stdio_write(struct rctx *c, int tfd, int64_t n);
+int64_t stdio_flush(struct rctx *c, int tfd);
+/* a stream read of n on a file: the bytes the buffer lacks (0: it holds
+ * them); stdio_got then says what the read of a buffer brought */
+int64_t stdio_need(struct rctx *c, int tfd, int64_t n);
+void stdio_got(struct rctx *c, int tfd, int64_t got, int64_t need);
 char *xbuf(struct rctx *c, int64_t n);
+/* replay descriptors (net.c): a duplicate that is what the original is (a
+ * sink stays a sink), and a close that forgets what it was */
+int rfd_dup(int rfd);
+int rfd_close(int rfd);
 int map_path(struct rctx *c, const char *path, char *buf, size_t len);
 void thread_launch(struct nstate *ns, int th, int64_t delay);
 void replay_warn(struct rctx *c, const struct op *o, const char *what);
+/* A write found its reader gone: the process goes on (its writes go to
+ * a sink) and, if the original died of SIGPIPE, ends of it after its
+ * traced calls. */
+void reader_gone(struct rctx *c);
 
 /* handlers: 0 done, -1 failed (errno set) */
 #define H(x) int x(struct rctx *c, const struct op *o)
-H(h_nop); H(h_open); H(h_close); H(h_read); H(h_write); H(h_seek); H(h_sync);
+H(h_nop); H(h_spent); H(h_open); H(h_close); H(h_fflush);
+H(h_read); H(h_write); H(h_seek); H(h_sync);
 H(h_stat); H(h_trunc); H(h_mkdir); H(h_rmdir); H(h_unlink); H(h_rename);
 H(h_dup); H(h_copy); H(h_sleep); H(h_poll); H(h_join); H(h_waitpid);
 H(h_thread); H(h_spawn); H(h_exec);

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +71,16 @@ int h_open(struct rctx *c, const struct op *o)
 	} else {
 		if (map_path(c, o->path, rel, sizeof(rel)))
 			return errno = EINVAL, -1;
-		if (flags & O_CREAT) {
+		rfd = sandbox_openat(c->ns->r->rootfd, rel, flags | O_CLOEXEC, 0644);
+		/* its directory is made only when missing: a create is one
+		 * call, as it was */
+		if (rfd < 0 && errno == ENOENT && (flags & O_CREAT)) {
 			const char *base;
 			int d = sandbox_parent(c->ns->r->rootfd, rel, 1, &base);
 			if (d >= 0)
 				close(d);
+			rfd = sandbox_openat(c->ns->r->rootfd, rel, flags | O_CLOEXEC, 0644);
 		}
-		rfd = sandbox_openat(c->ns->r->rootfd, rel, flags | O_CLOEXEC, 0644);
 	}
 	if (rfd < 0)
 		return -1;
@@ -87,13 +92,38 @@ int h_open(struct rctx *c, const struct op *o)
 	return 0;
 }
 
+static int file_rw(struct rctx *c, const struct op *o, int out);
+
+/* What a stdio stream holds goes to the kernel in one write. */
+static int stdio_out(struct rctx *c, const struct op *o, int64_t n)
+{
+	if (n <= 0)
+		return 0;
+	struct op w = *o;
+	int64_t moved = c->moved;
+	w.amount = n;
+	w.has_amount = 1;
+	w.has_offset = 0;
+	int rc = o->res == RES_NETSEND || o->res == RES_NETRECV || o->proto ? h_send(c, &w) :
+		 file_rw(c, &w, 1);
+	c->moved = moved;	/* the bytes were the calls' that filled the buffer */
+	return rc;
+}
+
+int h_fflush(struct rctx *c, const struct op *o)
+{
+	return stdio_out(c, o, stdio_flush(c, o->fd));
+}
+
 int h_close(struct rctx *c, const struct op *o)
 {
+	if (call_stdio(o->call) == STDIO_FLUSH && stdio_out(c, o, stdio_flush(c, o->fd)))
+		return -1;
 	int rfd = fd_take(c, o->fd);
 
 	if (rfd < 0)
 		return 0;
-	return close(rfd);
+	return rfd_close(rfd);
 }
 
 /* A file read or write of the traced size, at its offset if it had one. */
@@ -116,18 +146,57 @@ static int file_rw(struct rctx *c, const struct op *o, int out)
 	return r < 0 ? -1 : 0;
 }
 
+/* A stream read on a file takes from its buffer; when the buffer lacks
+ * bytes, one read of whole buffers brings them, as glibc's did (sqlite's
+ * fgets of a script read 4096 bytes once for a hundred lines). Pipes and
+ * sockets are read exactly: what a writer has not sent is not there. */
+#define STDIO_BUF 4096
+static int stdio_in(struct rctx *c, const struct op *o)
+{
+	int64_t n = o->has_amount ? o->amount : o->size;
+	int64_t need = stdio_need(c, o->fd, n);
+
+	c->moved += n;
+	if (!need)
+		return 0;
+	int fd = fd_get(c, o->fd, o);
+	if (fd < 0)
+		return -1;
+	int64_t want = (need + STDIO_BUF - 1) / STDIO_BUF * STDIO_BUF;
+	ssize_t r = read(fd, xbuf(c, want), (size_t)want);
+	if (r < 0)
+		return -1;
+	stdio_got(c, o->fd, r, need);
+	return 0;
+}
+
 int h_read(struct rctx *c, const struct op *o)
 {
+	if (call_stdio(o->call) == STDIO_READ && o->res == RES_FILEREAD && !o->failed && !o->proto)
+		return stdio_in(c, o);
 	return o->res == RES_NETRECV ? h_recv(c, o) : file_rw(c, o, 0);
 }
 
 int h_write(struct rctx *c, const struct op *o)
 {
+	if (call_stdio(o->call) == STDIO_WRITE && !o->failed) {
+		int64_t n = o->has_amount ? o->amount : o->size;
+		int rc = stdio_out(c, o, stdio_write(c, o->fd, n));
+		c->moved += n;
+		return rc;
+	}
 	return o->res == RES_NETSEND ? h_send(c, o) : file_rw(c, o, 1);
 }
 
 int h_seek(struct rctx *c, const struct op *o)
 {
+	/* fseek, fseeko and rewind write out what the stream holds, and
+	 * drop what it read ahead */
+	if (o->call->api[0] != 'l') {
+		if (stdio_out(c, o, stdio_flush(c, o->fd)))
+			return -1;
+		stdio_got(c, o->fd, 0, 0);
+	}
 	int fd = fd_get(c, o->fd, o);
 
 	if (fd < 0)
@@ -158,10 +227,67 @@ int h_sync(struct rctx *c, const struct op *o)
 	return fsync(fd);
 }
 
+/* stat of a path is the commonest call of programs that check files
+ * (sqlite stats its database before every transaction): the path resolved
+ * beneath the root once is kept open (O_PATH), so that a stat is one
+ * fstat, as the original's was one stat. Anything that removes or renames
+ * a path empties the cache. Keys are the trace's interned path and cwd. */
+#define STATCACHE 256
+static struct { const char *path, *cwd; int fd; } statcache[STATCACHE];
+static pthread_mutex_t statmu = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t stat_slot(const char *path, const char *cwd)
+{
+	return (((uintptr_t)path >> 4) ^ ((uintptr_t)cwd >> 6)) % STATCACHE;
+}
+
+/* path gone: its entries (and any relative one, which may name it too);
+ * NULL: every entry (a directory renamed or removed) */
+static void stat_forget(const char *path)
+{
+	pthread_mutex_lock(&statmu);
+	for (size_t i = 0; i < STATCACHE; i++)
+		if (statcache[i].path && (!path || path[0] != '/' || statcache[i].path == path ||
+					  statcache[i].path[0] != '/')) {
+			close(statcache[i].fd);
+			statcache[i].path = NULL;
+		}
+	pthread_mutex_unlock(&statmu);
+}
+
+static int stat_path(struct rctx *c, const struct op *o, struct stat *st)
+{
+	const char *cwd = c->ns->n->procs[c->proc].cwd;
+	size_t k = stat_slot(o->path, cwd);
+	char rel[4096];
+	int r;
+
+	pthread_mutex_lock(&statmu);
+	if (statcache[k].path == o->path && statcache[k].cwd == cwd) {
+		r = fstat(statcache[k].fd, st);
+		pthread_mutex_unlock(&statmu);
+		return r;
+	}
+	pthread_mutex_unlock(&statmu);
+	if (map_path(c, o->path, rel, sizeof(rel)))
+		return errno = EINVAL, -1;
+	int fd = sandbox_openat(c->ns->r->rootfd, rel, O_PATH | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	r = fstat(fd, st);
+	pthread_mutex_lock(&statmu);
+	if (statcache[k].path)
+		close(statcache[k].fd);
+	statcache[k].path = o->path;
+	statcache[k].cwd = cwd;
+	statcache[k].fd = fd;
+	pthread_mutex_unlock(&statmu);
+	return r;
+}
+
 int h_stat(struct rctx *c, const struct op *o)
 {
 	struct stat st;
-	char rel[4096];
 
 	if (o->fd >= 0 && !o->path) {
 		int fd = fd_get(c, o->fd, o);
@@ -173,14 +299,7 @@ int h_stat(struct rctx *c, const struct op *o)
 	}
 	if (!o->path || sandbox_passthrough(o->path))
 		return 0;
-	if (map_path(c, o->path, rel, sizeof(rel)))
-		return errno = EINVAL, -1;
-	int fd = sandbox_openat(c->ns->r->rootfd, rel, O_PATH | O_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	int r = fstat(fd, &st);
-	close(fd);
-	return r;
+	return stat_path(c, o, &st);
 }
 
 int h_trunc(struct rctx *c, const struct op *o)
@@ -220,6 +339,23 @@ static int at_parent(struct rctx *c, const char *path, int mk, const char **base
 	return d;
 }
 
+/* An unlink is as common as a create (sqlite's journal, once per
+ * transaction): the directory, resolved beneath the root once, is kept
+ * open like a stat's path, and the unlink is one unlinkat, as it was.
+ * Under statmu: a rename or rmdir elsewhere empties the cache. */
+static struct { const char *path, *cwd; int fd; char base[256]; } dircache[STATCACHE];
+
+static void dir_forget(void)
+{
+	pthread_mutex_lock(&statmu);
+	for (size_t i = 0; i < STATCACHE; i++)
+		if (dircache[i].path) {
+			close(dircache[i].fd);
+			dircache[i].path = NULL;
+		}
+	pthread_mutex_unlock(&statmu);
+}
+
 int h_mkdir(struct rctx *c, const struct op *o)
 {
 	const char *base;
@@ -234,6 +370,8 @@ int h_mkdir(struct rctx *c, const struct op *o)
 
 int h_rmdir(struct rctx *c, const struct op *o)
 {
+	stat_forget(NULL);
+	dir_forget();
 	const char *base;
 	int d = at_parent(c, o->path, 0, &base);
 
@@ -246,20 +384,39 @@ int h_rmdir(struct rctx *c, const struct op *o)
 
 int h_unlink(struct rctx *c, const struct op *o)
 {
+	const char *cwd = c->ns->n->procs[c->proc].cwd;
+	size_t k = stat_slot(o->path, cwd);
 	const char *base;
-	int d = at_parent(c, o->path, 0, &base);
 
-	if (d < 0)
-		return -1;
-	int r = unlinkat(d, base, 0);
-	if (r && errno == EISDIR)
-		r = unlinkat(d, base, AT_REMOVEDIR);
-	close(d);
+	stat_forget(o->path);
+	pthread_mutex_lock(&statmu);
+	if (dircache[k].path != o->path || dircache[k].cwd != cwd) {
+		pthread_mutex_unlock(&statmu);
+		int d = at_parent(c, o->path, 0, &base);
+		if (d < 0)
+			return -1;
+		pthread_mutex_lock(&statmu);
+		if (dircache[k].path)
+			close(dircache[k].fd);
+		dircache[k].path = o->path;
+		dircache[k].cwd = cwd;
+		dircache[k].fd = d;
+		snprintf(dircache[k].base, sizeof(dircache[k].base), "%s", base);
+	}
+	int r = unlinkat(dircache[k].fd, dircache[k].base, 0);
+	int dir = r && errno == EISDIR;
+	if (dir)
+		r = unlinkat(dircache[k].fd, dircache[k].base, AT_REMOVEDIR);
+	pthread_mutex_unlock(&statmu);
+	if (dir)
+		dir_forget();
 	return r;
 }
 
 int h_rename(struct rctx *c, const struct op *o)
 {
+	stat_forget(NULL);
+	dir_forget();
 	const char *b1, *b2;
 	char keep[256];
 	int d1 = at_parent(c, o->path, 0, &b1);
@@ -282,12 +439,14 @@ int h_rename(struct rctx *c, const struct op *o)
  * replay fd. Other fcntl commands change nothing the replay can see. */
 int h_dup(struct rctx *c, const struct op *o)
 {
+	if (o->oldfd < 0 && o->call->api[0] == 'f')
+		return h_spent(c, o);	/* fcntl: a lock, flags */
 	if (o->oldfd < 0 || o->fd < 0 || o->failed)
 		return 0;
 	int old = fd_get(c, o->oldfd, o);
 	if (old < 0)
 		return -1;
-	int nfd = fcntl(old, F_DUPFD_CLOEXEC, 0);
+	int nfd = rfd_dup(old);
 	if (nfd < 0)
 		return -1;
 	fd_put(c, o->fd, nfd, 0);

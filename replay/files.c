@@ -22,6 +22,7 @@ struct ent {
 	const char *path;
 	int state, dir, excl;
 	int64_t need;
+	int64_t made;		/* when the call that created it ended */
 };
 
 struct fdpos {
@@ -63,12 +64,19 @@ static void see(struct ent *e, int state)
 		e->state = state;
 }
 
-static void one(struct scan *s, const struct op *o, uint64_t pk)
+static void one(struct scan *s, const struct op *o, uint64_t pk, int64_t t)
 {
 	if (!o->call || !o->path || o->path[0] != '/' || sandbox_passthrough(o->path))
 		return;
 	struct ent *e = ent(s, o->path);
 	call_fn fn = o->call->fn;
+
+	/* a create still running when another call found the path did not
+	 * come first: a FIFO's writer opening with O_CREAT waits for its
+	 * reader's open */
+	if ((e->state == CREATED || e->state == MAYBE) && t < e->made &&
+	    (fn == h_read || (fn == h_open && !(open_flags(o->flags, o->call->api) & O_CREAT))))
+		e->state = EXISTS;
 
 	if (o->failed) {
 		see(e, ABSENT);
@@ -76,6 +84,8 @@ static void one(struct scan *s, const struct op *o, uint64_t pk)
 	}
 	if (fn == h_open) {
 		int fl = open_flags(o->flags, o->call->api);
+		if (e->state == UNSEEN)
+			e->made = t + o->dur;
 		see(e, !(fl & O_CREAT) ? EXISTS : (fl & O_EXCL) ? EXCL : (fl & O_TRUNC) ? CREATED : MAYBE);
 		e->excl |= (fl & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 		if (fl & O_DIRECTORY)
@@ -159,7 +169,7 @@ size_t files_needed(const struct trace *t, const int *sel, int unordered, struct
 	if (n)
 		qsort(all, n, sizeof(*all), by_time);
 	for (size_t i = 0; i < n; i++)
-		one(&s, all[i].o, all[i].pk);
+		one(&s, all[i].o, all[i].pk, all[i].t);
 	free(all);
 	free(s.f);
 

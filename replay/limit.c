@@ -63,10 +63,11 @@ const char *limit_check(const struct trace *t)
  * it, in ns. Each node is one process: the state is that process's. */
 int64_t limit_hold(const char *node, int res, int64_t bytes)
 {
-	int64_t hold = 0, now = now_ns();
+	int64_t hold = 0;
 
 	if (!nlimits || bytes <= 0)
-		return 0;
+		return 0;	/* before the clock: this is on every call's path */
+	int64_t now = now_ns();
 	pthread_mutex_lock(&mu);
 	for (size_t i = 0; i < nlimits; i++) {
 		struct limit *l = &limits[i];

@@ -232,6 +232,8 @@ static void read_io(struct rd *rd)
 	o->flags = intern(attr(rd, "flags"));
 	o->proto = (uint8_t)proto_of(attr(rd, "proto"));
 	o->failed = attr(rd, "errno") != NULL;
+	if (o->call && !strncmp(o->call->api, "exec", 4) && o->path && !o->failed)
+		rd->proc->exe = o->path;
 	const char *w = attr(rd, "whence");
 	if (w)
 		o->whence = !strcmp(w, "SEEK_SET") ? 0 : !strcmp(w, "SEEK_CUR") ? 1 :
@@ -321,6 +323,10 @@ static void start_element(struct rd *rd, const char *el, const char *parent)
 		p->cwd = intern(attr(rd, "cwd"));
 		if (!p->cwd)
 			p->cwd = intern("/");
+		p->status = intern(attr(rd, "status"));
+		if (!p->status)
+			p->status = intern("unknown");
+		p->exe = p->image = intern(attr(rd, "exe"));
 		p->parent = -1;
 		rd->proc = p;
 	} else if (!strcmp(el, "thread")) {
@@ -483,6 +489,8 @@ struct trace *trace_load(const char *file)
 		if (o->node < 0)
 			die_at(2, file, p->line, "<%s> names unknown node \"%s\"",
 			       o->kind == OP_WAIT ? "wait" : "signal", p->name);
+		if (o->kind == OP_WAIT)
+			rd.t->nodes[o->node].waited = 1;
 		if (o->kind == OP_WAIT && (o->seq < 1 || o->seq > rd.t->nodes[o->node].nios))
 			die_at(2, file, p->line, "<wait> seq %u: node \"%s\" has %u I/O", o->seq,
 			       p->name, rd.t->nodes[o->node].nios);

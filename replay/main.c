@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct opts opt = { .mode = MODE_CAUSAL, .compute = COMP_SPIN, .speed = 1.0 };
+struct opts opt = { .mode = MODE_CAUSAL, .compute = COMP_SPIN, .speed = 1.0, .stall = 5.0 };
 
-void net_node_init(struct trace *t, int node, const int *sel);
+void net_init(struct trace *t, const int *sel);
 
 static const struct option_def {
 	const char *name;
@@ -30,6 +30,7 @@ static const struct option_def {
 	{ "speed", 1, 's', "X", "compute and time run X times faster" },
 	{ "report", 1, 'o', "FILE", "save the fidelity report as XML" },
 	{ "limit", 1, 'l', "NODE:RES=RATE", "hold NODE's fileread, filewrite, netsend or netrecv to RATE bytes/s" },
+	{ "stall", 1, 259, "SECONDS", "give up when a call runs SECONDS past its original time (default 5; 0: never)" },
 	{ "mpi", 0, 256, "", "one node per MPI rank (run under mpirun)" },
 	{ "deps", 1, 258, "FROM", "trace (default: its WAITs) or net: message edges from the nodes' packets (TRACE... with --pcap)" },
 	{ "quiet", 0, 'q', "", "no root line, progress or report on stdout" },
@@ -102,6 +103,11 @@ static void parse(int argc, char **argv)
 			if (limit_add(optarg))
 				die(2, "--limit %s: not NODE:RESOURCE=BYTES_PER_SECOND "
 				    "(fileread, filewrite, netsend, netrecv)", optarg);
+			break;
+		case 259:
+			opt.stall = strtod(optarg, &end);
+			if (*end || !(opt.stall >= 0))
+				die(2, "--stall %s: not a number of seconds", optarg);
 			break;
 		case 256: opt.mpi = 1; break;
 		case 258:
@@ -223,6 +229,7 @@ static int run_local(struct trace *t, int *sel, int rootfd)
 	struct net *net = net_create(t, sel);
 	pid_t *pids = xcalloc(t->nnodes, sizeof(pid_t));
 	int64_t e0 = min_epoch(t, sel);
+	net_init(t, sel);
 	/* a little ahead, so that every node starts on the same tick */
 	int64_t t0 = now_ns() + 20 * 1000 * 1000;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -252,7 +259,6 @@ static int run_local(struct trace *t, int *sel, int rootfd)
 			char name[16];
 			snprintf(name, sizeof(name), "replay:%s", t->nodes[k].name);
 			prctl(PR_SET_NAME, name);
-			net_node_init(t, (int)k, sel);
 			struct node_run r = {
 				.t = t, .node = (int)k, .rootfd = rootfd, .sync = s, .net = net,
 				.t0_ns = t0, .sel = sel,

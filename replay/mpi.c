@@ -29,7 +29,7 @@ int mpi_main(struct trace *t)
 
 enum { TAG_DONE = 1, TAG_END = 2 };
 
-void net_node_init(struct trace *t, int node, const int *sel);
+void net_init(struct trace *t, const int *sel);
 
 static int me, nranks, nnodes;
 static uint8_t **wanted;	/* wanted[rank]: bit per seq of my node */
@@ -154,7 +154,7 @@ int mpi_main(struct trace *t)
 		if (files_prepare(rootfd, need, nneed) < 0)
 			die(1, "rank %d: cannot prepare the files the trace reads:", me);
 		free(need);
-		net_node_init(t, me, all);
+		net_init(t, all);
 	}
 	sync_remote_done = forward;
 	pthread_t rt;

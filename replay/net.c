@@ -39,8 +39,66 @@ static pthread_mutex_t amu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t accept_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct arrived { char key[HELLO]; int fd; } *arr;
 static size_t narr, arrcap;
-static int sink_peer[1 << 16];	/* replay fd -> the sink's end */
 static struct sockaddr_in udp_sink;
+
+/* What the node process knows of each replay descriptor: a sink's
+ * injection end (+1; shared by every duplicate of the sink, which the
+ * traced processes make with dup and inherit with fork, so counted) and
+ * the socket type, asked once (+1; 1: not a socket). */
+#define MAXFD (1 << 16)
+static struct rfd { int inject; int type; } rfds[MAXFD];
+static int injref[MAXFD];
+static pthread_mutex_t rfd_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void inject_put(int inj)
+{
+	if (inj >= 0 && --injref[inj] == 0)
+		close(inj);
+}
+
+/* A duplicate of rfd that is what rfd is (a sink stays a sink). */
+int rfd_dup(int rfd)
+{
+	int nfd = fcntl(rfd, F_DUPFD_CLOEXEC, 0);
+
+	if (nfd < 0 || nfd >= MAXFD || rfd >= MAXFD)
+		return nfd;
+	pthread_mutex_lock(&rfd_mu);
+	inject_put(rfds[nfd].inject - 1);
+	rfds[nfd] = rfds[rfd];
+	if (rfds[nfd].inject > 0)
+		injref[rfds[nfd].inject - 1]++;
+	pthread_mutex_unlock(&rfd_mu);
+	return nfd;
+}
+
+/* rfd becomes what with is (dup3 keeps the number the tables hold). */
+static int rfd_replace(int rfd, int with)
+{
+	if (rfd >= MAXFD || dup3(with, rfd, O_CLOEXEC) < 0) {
+		close(with);
+		return -1;
+	}
+	pthread_mutex_lock(&rfd_mu);
+	inject_put(rfds[rfd].inject - 1);
+	rfds[rfd] = rfds[with];
+	rfds[with] = (struct rfd){ 0, 0 };
+	pthread_mutex_unlock(&rfd_mu);
+	close(with);
+	return 0;
+}
+
+/* Forget what rfd was (its number is free for anything) and close it. */
+int rfd_close(int rfd)
+{
+	if (rfd >= 0 && rfd < MAXFD) {
+		pthread_mutex_lock(&rfd_mu);
+		inject_put(rfds[rfd].inject - 1);
+		rfds[rfd] = (struct rfd){ 0, 0 };
+		pthread_mutex_unlock(&rfd_mu);
+	}
+	return close(rfd);
+}
 
 struct net *net_create(const struct trace *t, const int *sel)
 {
@@ -104,7 +162,7 @@ static int accepts_from(const struct node *n, const char *local)
 	return 0;
 }
 
-void net_node_init(struct trace *t, int node, const int *sel)
+static void net_link(struct trace *t, int node, const int *sel)
 {
 	struct node *n = &t->nodes[node];
 	size_t *used = xcalloc(n->nsocks + 1, sizeof(size_t));
@@ -127,14 +185,23 @@ void net_node_init(struct trace *t, int node, const int *sel)
 					o->node = (int)k;
 		}
 	free(used);
-	/* a datagram sink: sends are real, nobody reads them */
+}
+
+/* Who connects to whom, for every node replayed (it reads every op: done
+ * before the nodes' start time is taken), and one datagram sink, which the
+ * node processes inherit: sends are real, nobody reads them. */
+void net_init(struct trace *t, const int *sel)
+{
+	for (size_t k = 0; k < t->nnodes; k++)
+		if (sel[k])
+			net_link(t, (int)k, sel);
 	int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	socklen_t len = sizeof(udp_sink);
 	udp_sink.sin_family = AF_INET;
 	udp_sink.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (u < 0 || bind(u, (struct sockaddr *)&udp_sink, sizeof(udp_sink)) ||
 	    getsockname(u, (struct sockaddr *)&udp_sink, &len))
-		warnx("node %s: no datagram sink", n->name);
+		warnx("no datagram sink");
 }
 
 /* ---- the sink ------------------------------------------------------------ */
@@ -157,14 +224,20 @@ int net_sink(struct rctx *c, const struct op *o)
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return -1;
-	if ((size_t)sv[0] >= sizeof(sink_peer) / sizeof(*sink_peer)) {
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
-	}
 	/* the drain owns its end; we keep a dup to inject what the trace
 	 * received */
-	sink_peer[sv[0]] = fcntl(sv[1], F_DUPFD_CLOEXEC, 0) + 1;
+	int inj = fcntl(sv[1], F_DUPFD_CLOEXEC, 0);
+	if (sv[0] >= MAXFD || inj < 0 || inj >= MAXFD) {
+		close(sv[0]);
+		close(sv[1]);
+		if (inj >= 0)
+			close(inj);
+		return errno = EMFILE, -1;
+	}
+	pthread_mutex_lock(&rfd_mu);
+	rfds[sv[0]] = (struct rfd){ inj + 1, SOCK_STREAM + 1 };
+	injref[inj] = 1;
+	pthread_mutex_unlock(&rfd_mu);
 	pthread_attr_t at;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
@@ -199,19 +272,32 @@ static int sink_answered(struct rctx *c, const struct op *o)
 /* a descriptor number reused by a real socket is no longer a sink */
 static int real(int fd)
 {
-	if (fd >= 0 && (size_t)fd < sizeof(sink_peer) / sizeof(*sink_peer))
-		sink_peer[fd] = 0;
+	if (fd >= 0 && fd < MAXFD) {
+		pthread_mutex_lock(&rfd_mu);
+		inject_put(rfds[fd].inject - 1);
+		rfds[fd] = (struct rfd){ 0, 0 };
+		pthread_mutex_unlock(&rfd_mu);
+	}
 	return fd;
 }
 
+/* SOCK_STREAM, SOCK_DGRAM, or 0 for a pipe; asked once per descriptor */
 static int sock_type(int fd)
 {
+	if (fd < MAXFD && rfds[fd].type)
+		return rfds[fd].type - 1;
 	int type = 0;
 	socklen_t len = sizeof(type);
-
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
-		return 0;	/* a pipe */
+		type = 0;	/* a pipe */
+	if (fd < MAXFD)
+		rfds[fd].type = type + 1;
 	return type;
+}
+
+static int sink_inject(int fd)
+{
+	return fd < MAXFD ? rfds[fd].inject - 1 : -1;
 }
 
 int h_socket(struct rctx *c, const struct op *o)
@@ -235,14 +321,20 @@ static int sinks_only(void)
 	return opt.mode != MODE_CAUSAL;
 }
 
+/* pipe2(O_CLOEXEC), socketpair(SOCK_CLOEXEC): an exec closes both ends */
+static int pair_cloexec(const struct op *o)
+{
+	return o->flags && strstr(o->flags, "O_CLOEXEC");
+}
+
 static int two_sinks(struct rctx *c, const struct op *o)
 {
 	int a = net_sink(c, o), b = net_sink(c, o);
 
 	if (a < 0 || b < 0)
 		return -1;
-	fd_put(c, o->fd, a, 0);
-	fd_put(c, o->fd2, b, 0);
+	fd_put(c, o->fd, a, pair_cloexec(o));
+	fd_put(c, o->fd2, b, pair_cloexec(o));
 	return 0;
 }
 
@@ -259,8 +351,8 @@ static int two_ends(struct rctx *c, const struct op *o, int pipe)
 	int type = o->proto == P_UNIX_DGRAM ? SOCK_DGRAM : SOCK_STREAM;
 	if (pipe ? pipe2(v, O_CLOEXEC) : socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, v))
 		return -1;
-	fd_put(c, o->fd, real(v[0]), 0);
-	fd_put(c, o->fd2, real(v[1]), 0);
+	fd_put(c, o->fd, real(v[0]), pair_cloexec(o));
+	fd_put(c, o->fd2, real(v[1]), pair_cloexec(o));
 	return 0;
 }
 
@@ -475,7 +567,44 @@ int h_send(struct rctx *c, const struct op *o)
 			c->moved += r;
 		return 0;	/* a full sink drops, as a network may */
 	}
-	return write_all(fd, b, (size_t)n, &c->moved);
+	int64_t before = c->moved;
+	if (!write_all(fd, b, (size_t)n, &c->moved))
+		return 0;
+	if (errno != EPIPE && errno != ECONNRESET)
+		return -1;
+	/* the reader is gone, earlier than in the capture (where this
+	 * write succeeded): reads the capture did not see, a reader that
+	 * stopped early, a writer slower here. The rest goes to a sink. */
+	reader_gone(c);
+	int sink = net_sink(c, o);
+	if (sink < 0 || rfd_replace(fd, sink))
+		return -1;
+	return write_all(fd, b, (size_t)(n - (c->moved - before)), &c->moved);
+}
+
+/* An empty read of a pipe or socket pair between processes of a node saw
+ * the end of file: its writers had all closed it or ended, and the time it
+ * took is theirs (a parent waiting for its child's output, or for its
+ * exec). Causal mode waits for that end too; the other modes wait for
+ * nobody. */
+static int eof_seen(const struct op *o)
+{
+	return opt.mode == MODE_CAUSAL && (o->proto == P_PIPE || o->proto == P_UNIX_STREAM) &&
+	       o->size > 0;
+}
+
+static int read_eof(struct rctx *c, int fd, const struct op *o)
+{
+	char *b = xbuf(c, o->size);
+	ssize_t r;
+
+	while ((r = read(fd, b, (size_t)o->size)) != 0) {
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (r > 0)
+			c->moved += r;
+	}
+	return 0;
 }
 
 /* Exactly the bytes the trace received, waiting for them as the original
@@ -484,19 +613,25 @@ int h_recv(struct rctx *c, const struct op *o)
 {
 	int64_t n = o->amount;
 
-	if (o->failed || n <= 0)
+	if (o->failed || n < 0 || (n == 0 && !eof_seen(o)))
 		return 0;
 	int fd = fd_get(c, o->fd, o);
 	if (fd < 0)
 		return -1;
+	if (n == 0)
+		return sink_inject(fd) >= 0 ? 0 : read_eof(c, fd, o);
 	char *b = xbuf(c, n);
 	if (sock_type(fd) == SOCK_DGRAM)
 		return 0;
-	if ((size_t)fd < sizeof(sink_peer) / sizeof(*sink_peer) && sink_peer[fd] > 0) {
+	int inj = sink_inject(fd);
+	if (inj >= 0) {
 		int64_t t0 = now_ns();
-		if (write_all(sink_peer[fd] - 1, b, (size_t)n, NULL) ||
-		    read_all(fd, b, (size_t)n, &c->moved))
-			return -1;
+		/* in pieces the socket buffer holds: we are its only reader */
+		for (int64_t k = 0; k < n; k += 65536) {
+			size_t m = (size_t)(n - k < 65536 ? n - k : 65536);
+			if (write_all(inj, b, m, NULL) || read_all(fd, b, m, &c->moved))
+				return -1;
+		}
 		peer_latency(o, t0);
 		return 0;
 	}

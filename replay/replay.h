@@ -57,6 +57,9 @@ struct process {
 	long pid, ppid;
 	int64_t start, end;
 	const char *cwd;
+	const char *status;	/* how it ended: exit:N, signal:SIGNAME, unknown */
+	const char *exe;	/* the image it ran last (its last exec's) */
+	const char *image;	/* the image it was first seen running */
 	int *threads;		/* indexes in node->threads */
 	size_t nthreads, cap;
 	int parent;		/* index of the parent process, -1 if none */
@@ -82,6 +85,7 @@ struct node {
 	size_t nsocks, scap;
 	uint32_t nios;		/* numbered I/O, = highest seq */
 	uint32_t nall;		/* io elements */
+	uint8_t waited;		/* a WAIT names this node: its I/Os are published */
 	uint32_t line;
 };
 
@@ -116,6 +120,10 @@ struct call {
 	call_fn fn;
 	uint8_t family;
 };
+/* A buffered stdio stream's call: STDIO_WRITE, STDIO_READ, STDIO_FLUSH,
+ * else 0. */
+enum { STDIO_NONE, STDIO_WRITE, STDIO_READ, STDIO_FLUSH };
+int call_stdio(const struct call *c);
 
 const struct call *call_lookup(const char *api, int res);
 enum family op_family(const struct op *o);
@@ -160,6 +168,7 @@ struct opts {
 	const char *root, *node, *report, *trace;
 	int mode, compute, mpi, quiet, progress;
 	double speed;
+	double stall;		/* seconds a call may run past its original time */
 };
 extern struct opts opt;
 
@@ -181,6 +190,7 @@ struct nodestat {
 struct sync;
 struct sync *sync_create(const struct trace *t);	/* MAP_SHARED */
 void sync_done(struct sync *s, int node, uint32_t seq);
+
 /* Wait until node has completed seq: 0 at once, 1 after blocking, -1 when
  * stop is set. */
 int sync_wait(struct sync *s, int node, uint32_t seq);
@@ -190,6 +200,14 @@ uint64_t sync_count(struct sync *s, int node);
 void sync_stop(struct sync *s);
 int sync_stopped(struct sync *s);
 struct nodestat *sync_stats(struct sync *s, int node);
+/* How each process of a node ended in the replay (enum pend, one byte per
+ * process, in the order of the trace). */
+enum pend { PE_NOTRUN, PE_ENDED, PE_SIGPIPE, PE_STOPPED };
+uint8_t *sync_procs(struct sync *s, int node);
+/* For the watchdogs: node has a thread that is not blocked in a call at
+ * time t (monotonic); the latest such time of any node. */
+void sync_alive(struct sync *s, int64_t t);
+int64_t sync_last_alive(struct sync *s);
 /* With --mpi, completions go out as messages (mpi.c sets these). */
 extern void (*sync_remote_done)(int node, uint32_t seq);
 

@@ -43,6 +43,31 @@ static double err_pct(int64_t orig, int64_t repl)
 	return orig > 0 ? 100.0 * (double)(repl - orig) / (double)orig : 0.0;
 }
 
+/* How a process ended in the replay: as the trace says when it ran to its
+ * end (a replay reproduces its exit status), else what stopped it. */
+static const char *replayed_end(const struct process *p, uint8_t pe)
+{
+	static const char *const ends[] = {
+		[PE_NOTRUN] = "not-run", [PE_SIGPIPE] = "signal:SIGPIPE", [PE_STOPPED] = "stopped",
+	};
+
+	return pe == PE_ENDED ? p->status : ends[pe];
+}
+
+/* The processes of the node whose end is worth a line: every one that did
+ * not simply exit 0, in the capture or in the replay. */
+static void print_procs(const struct node *n, const uint8_t *pe)
+{
+	for (size_t i = 0; i < n->nprocs; i++) {
+		const struct process *p = &n->procs[i];
+		const char *r = replayed_end(p, pe[i]), *exe = p->exe ? strrchr(p->exe, '/') : NULL;
+		if (!strcmp(p->status, "exit:0") && !strcmp(r, "exit:0"))
+			continue;
+		printf("  process %-6ld %-14s ended %s, replayed %s\n", p->pid,
+		       exe ? exe + 1 : p->exe ? p->exe : "?", p->status, r);
+	}
+}
+
 void report_print(const struct trace *t, const int *sel, struct sync *s,
 		  int64_t orig, int64_t repl)
 {
@@ -67,6 +92,8 @@ void report_print(const struct trace *t, const int *sel, struct sync *s,
 			       fmt_sec(x, st->fam[f].orig_ns), fmt_sec(y, st->fam[f].repl_ns), "",
 			       (unsigned long long)st->fam[f].calls);
 		}
+		if (!opt.mpi)
+			print_procs(&t->nodes[k], sync_procs(s, (int)k));
 	}
 	printf("%-16s %14s %14s %+7.1f%%\n", "run", fmt_sec(a, orig), fmt_sec(b, repl),
 	       err_pct(orig, repl));
@@ -113,6 +140,14 @@ int report_save(const char *file, const struct trace *t, const int *sel,
 				family_names[i], (unsigned long long)st->fam[i].calls,
 				fmt_sec(a, st->fam[i].orig_ns), fmt_sec(b, st->fam[i].repl_ns),
 				(long long)st->fam[i].orig_bytes, (long long)st->fam[i].repl_bytes);
+		for (size_t i = 0; i < t->nodes[k].nprocs && !opt.mpi; i++) {
+			const struct process *p = &t->nodes[k].procs[i];
+			fprintf(f, "    <process pid=\"%ld\" status=\"", p->pid);
+			xml_str(f, p->status);
+			fputs("\" replayed=\"", f);
+			xml_str(f, replayed_end(p, sync_procs(s, (int)k)[i]));
+			fputs("\"/>\n", f);
+		}
 		fputs("  </node>\n", f);
 	}
 	fprintf(f, "  <run original=\"%s\" replayed=\"%s\" error=\"%.2f\"/>\n</replay>\n",

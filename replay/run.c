@@ -23,6 +23,20 @@ static void sleep_until(int64_t t)
 		;
 }
 
+/* timed mode: a call is issued at its time. A sleep costs a wake-up
+ * (tens of microseconds on a VM), more than calls a few microseconds apart
+ * are apart: the last stretch is spun, and a time already past is not
+ * slept for at all. */
+static void issue_at(int64_t t)
+{
+	int64_t now = now_ns();
+
+	if (t - now > 200 * 1000)
+		sleep_until(t - 100 * 1000);
+	while (now_ns() < t)
+		;
+}
+
 /* Spinning loads the CPU as the application did: for the whole phase, as
  * a thread that was running or ready to run (a phase's CPU time below its
  * length is the other nodes' load, and a thread that stopped spinning once
@@ -40,7 +54,10 @@ static void compute(struct rctx *c, int64_t ns)
 		return;
 	}
 	ns -= c->late;
-	int64_t end = now_ns() + ns, t;
+	/* the phase began when the call before it ended: the replayer's own
+	 * work in between is part of it, not added to it */
+	int64_t end = (c->mark ? c->mark : now_ns()) + ns, t;
+	c->mark = 0;
 	if (opt.compute == COMP_SLEEP) {
 		sleep_until(end);
 		c->late = now_ns() - end;
@@ -64,9 +81,13 @@ static void fd_grow(struct pstate *p, int tfd)
 		ncap *= 2;
 	p->map = xrealloc(p->map, ncap * sizeof(int));
 	p->cloexec = xrealloc(p->cloexec, ncap);
+	p->fill = xrealloc(p->fill, ncap * sizeof(int32_t));
+	p->avail = xrealloc(p->avail, ncap * sizeof(int32_t));
 	for (size_t i = p->cap; i < ncap; i++) {
 		p->map[i] = -1;
 		p->cloexec[i] = 0;
+		p->fill[i] = 0;
+		p->avail[i] = 0;
 	}
 	p->cap = ncap;
 }
@@ -124,13 +145,13 @@ void fd_put(struct rctx *c, int tfd, int rfd, int cloexec)
 
 	if (tfd < 0) {
 		if (rfd >= 0)
-			close(rfd);
+			rfd_close(rfd);
 		return;
 	}
 	pthread_mutex_lock(&p->mu);
 	fd_grow(p, tfd);
 	if (p->map[tfd] >= 0)
-		close(p->map[tfd]);
+		rfd_close(p->map[tfd]);
 	p->map[tfd] = rfd;
 	p->cloexec[tfd] = (uint8_t)cloexec;
 	pthread_mutex_unlock(&p->mu);
@@ -150,6 +171,83 @@ int fd_take(struct rctx *c, int tfd)
 	return rfd;
 }
 
+/* glibc's buffer is the file's st_blksize: 4096 for pipes, sockets and
+ * the common file systems. stderr is unbuffered. */
+#define STDIO_BUF 4096
+
+int64_t stdio_write(struct rctx *c, int tfd, int64_t n)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+
+	if (tfd == 2 || tfd < 0)
+		return n;
+	pthread_mutex_lock(&p->mu);
+	fd_grow(p, tfd);
+	int64_t fill = p->fill[tfd] + n, now = fill / STDIO_BUF * STDIO_BUF;
+	p->fill[tfd] = (int32_t)(fill - now);
+	pthread_mutex_unlock(&p->mu);
+	return now;
+}
+
+int64_t stdio_need(struct rctx *c, int tfd, int64_t n)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+	int64_t need;
+
+	if (tfd < 0)
+		return n;
+	pthread_mutex_lock(&p->mu);
+	fd_grow(p, tfd);
+	need = n > p->avail[tfd] ? n - p->avail[tfd] : 0;
+	if (!need)
+		p->avail[tfd] -= (int32_t)n;
+	pthread_mutex_unlock(&p->mu);
+	return need;
+}
+
+void stdio_got(struct rctx *c, int tfd, int64_t got, int64_t need)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+
+	if (tfd < 0)
+		return;
+	pthread_mutex_lock(&p->mu);
+	fd_grow(p, tfd);
+	/* what the buffer held, and what the read brought, less the call's */
+	p->avail[tfd] = got > need ? (int32_t)(got - need) : 0;
+	pthread_mutex_unlock(&p->mu);
+}
+
+int64_t stdio_flush(struct rctx *c, int tfd)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+	int64_t n = 0;
+
+	if (tfd < 0)
+		return 0;
+	pthread_mutex_lock(&p->mu);
+	if ((size_t)tfd < p->cap) {
+		n = p->fill[tfd];
+		p->fill[tfd] = 0;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return n;
+}
+
+/* exit() flushes every stream */
+static void stdio_flush_all(struct rctx *c)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+
+	for (size_t i = 0; i < p->cap; i++) {
+		int64_t n = stdio_flush(c, (int)i);
+		int fd = n > 0 ? fd_get(c, (int)i, NULL) : -1;
+		/* a reader gone: the exit's flush is the write that kills */
+		if (fd >= 0 && write(fd, xbuf(c, n), (size_t)n) < 0 && errno == EPIPE)
+			reader_gone(c);
+	}
+}
+
 /* A new process starts with a copy of its parent's table, as after fork. */
 static void fd_inherit(struct nstate *ns, int parent, int child)
 {
@@ -162,8 +260,10 @@ static void fd_inherit(struct nstate *ns, int parent, int child)
 			continue;
 		fd_grow(ch, (int)i);
 		if (ch->map[i] < 0)
-			ch->map[i] = fcntl(pa->map[i], F_DUPFD_CLOEXEC, 0);
+			ch->map[i] = rfd_dup(pa->map[i]);
 		ch->cloexec[i] = pa->cloexec[i];
+		ch->fill[i] = pa->fill[i];	/* fork copies the stdio buffers too */
+		ch->avail[i] = pa->avail[i];
 	}
 	pthread_mutex_unlock(&ch->mu);
 	pthread_mutex_unlock(&pa->mu);
@@ -174,7 +274,7 @@ static void fd_closeall(struct pstate *p, int only_cloexec)
 	pthread_mutex_lock(&p->mu);
 	for (size_t i = 0; i < p->cap; i++)
 		if (p->map[i] >= 0 && (!only_cloexec || p->cloexec[i])) {
-			close(p->map[i]);
+			rfd_close(p->map[i]);
 			p->map[i] = -1;
 		}
 	pthread_mutex_unlock(&p->mu);
@@ -239,6 +339,7 @@ int h_thread(struct rctx *c, const struct op *o)
 }
 
 static int proc_done(struct nstate *ns, int p);
+static void child_wait(struct rctx *c, const struct op *o);
 
 /* system() runs its shell and waits for it; the others return at once. */
 int h_spawn(struct rctx *c, const struct op *o)
@@ -248,21 +349,39 @@ int h_spawn(struct rctx *c, const struct op *o)
 	if (o->target < 0)
 		return 0;
 	fd_inherit(ns, c->proc, o->target);
+	/* a child first seen running another image than its parent's exec'd
+	 * before its first call (a vfork child's execve is not seen): its
+	 * close-on-exec ends are closed, as the exec did */
+	const struct process *pa = &ns->n->procs[c->proc], *ch = &ns->n->procs[o->target];
+	if (ch->image && ch->image != pa->image && ch->image != pa->exe)
+		h_exec(&(struct rctx){ .ns = ns, .proc = o->target }, o);
 	int th = ns->n->procs[o->target].threads[0];
 	thread_launch(ns, th, start_lag(o, ns->n->threads[th].start));
 	if (!strcmp(o->call->api, "system")) {
-		pthread_mutex_lock(&ns->mu);
-		while (!proc_done(ns, o->target) && !sync_stopped(ns->r->sync))
-			pthread_cond_wait(&ns->cv, &ns->mu);
-		pthread_mutex_unlock(&ns->mu);
+		child_wait(c, o);
+		return 0;
 	}
+	/* a fork's time is its parent's: the kernel copying the process
+	 * (vfork's is the child's, and recorded as nothing) */
+	if (opt.mode == MODE_CAUSAL || opt.mode == MODE_THINK)
+		compute(c, (int64_t)((double)o->dur / opt.speed));
 	return 0;
 }
 
 int h_exec(struct rctx *c, const struct op *o)
 {
-	if (!o->failed)
-		fd_closeall(&c->ns->ps[c->proc], 1);
+	struct pstate *p = &c->ns->ps[c->proc];
+
+	if (o->failed)
+		return 0;
+	fd_closeall(p, 1);
+	/* the new image starts with empty stdio buffers */
+	pthread_mutex_lock(&p->mu);
+	if (p->fill) {
+		memset(p->fill, 0, p->cap * sizeof(*p->fill));
+		memset(p->avail, 0, p->cap * sizeof(*p->avail));
+	}
+	pthread_mutex_unlock(&p->mu);
 	return 0;
 }
 
@@ -288,16 +407,39 @@ static int proc_done(struct nstate *ns, int p)
 	return ps->finished == ps->nthreads;
 }
 
-int h_waitpid(struct rctx *c, const struct op *o)
+/* The wait ends when the replayed child does, and as long after its end
+ * as it did originally (the kernel tearing the child down, the parent
+ * woken): that is the child's replayed run, not the original's length. */
+static void child_wait(struct rctx *c, const struct op *o)
 {
 	struct nstate *ns = c->ns;
+	const struct process *child = &ns->n->procs[o->target];
 
-	if (o->target < 0 || !ns->ps[o->target].launched)
-		return 0;
 	pthread_mutex_lock(&ns->mu);
 	while (!proc_done(ns, o->target) && !sync_stopped(ns->r->sync))
 		pthread_cond_wait(&ns->cv, &ns->mu);
+	int64_t done = ns->ps[o->target].done_ns;
 	pthread_mutex_unlock(&ns->mu);
+	int64_t lag = o->start + o->dur - child->end;
+	if (opt.mode != MODE_AFAP && done && lag > 0 && lag <= o->dur)
+		sleep_until(done + (int64_t)((double)lag / opt.speed));
+}
+
+int h_waitpid(struct rctx *c, const struct op *o)
+{
+	if (o->target >= 0 && c->ns->ps[o->target].launched)
+		child_wait(c, o);
+	return 0;
+}
+
+/* A call the replay cannot reissue as it was (the trace does not say
+ * which fcntl command, which directory entries, which mapping) whose time
+ * was the kernel's lasts its original time, as compute: sqlite's 18,000
+ * fcntl locks were 15 % of its run. */
+int h_spent(struct rctx *c, const struct op *o)
+{
+	if (opt.mode == MODE_CAUSAL || opt.mode == MODE_THINK)
+		compute(c, (int64_t)((double)o->dur / opt.speed));
 	return 0;
 }
 
@@ -349,10 +491,12 @@ static void run_ops(struct rctx *c, const struct thread *th)
 {
 	struct nstate *ns = c->ns;
 	struct node_run *r = ns->r;
+	struct tstate *ts = &ns->ts[c->th];
+	struct pstate *ps = &ns->ps[c->proc];
 	const int waits = opt.mode == MODE_CAUSAL;
 	const int computes = opt.mode == MODE_CAUSAL || opt.mode == MODE_THINK;
 
-	for (size_t i = 0; i < th->nops && !sync_stopped(r->sync); i++) {
+	for (size_t i = 0; i < th->nops && !sync_stopped(r->sync) && !ps->ended; i++) {
 		const struct op *o = &th->ops[i];
 
 		switch (o->kind) {
@@ -365,16 +509,22 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			 * is the next call's, as the original call held it */
 			if (waits && r->sel[o->node]) {
 				int64_t t = now_ns();
+				ts->at = o;
+				ts->since = t;
 				if (sync_wait(r->sync, o->node, o->seq) > 0)
 					c->late = 0;
+				ts->since = 0;
 				c->waited += now_ns() - t;
+				c->mark = 0;
 			}
 			continue;
 		case OP_SIGNAL:
 			continue;	/* every completion is published */
 		}
-		if (opt.mode == MODE_TIMED)
-			sleep_until(r->t0_ns + r->offset_ns + (int64_t)((double)o->start / opt.speed));
+		if (opt.mode == MODE_TIMED) {
+			issue_at(r->t0_ns + r->offset_ns + (int64_t)((double)o->start / opt.speed));
+			c->mark = 0;
+		}
 
 		enum family f = op_family(o);
 		c->fam[f].calls++;
@@ -384,12 +534,16 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		if (!o->call) {
 			c->skipped++;
 		} else {
-			int64_t t = now_ns();
+			int64_t t = c->mark ? c->mark : now_ns();
 			c->moved = 0;
+			ts->at = o;
+			ts->since = t;
 			int rc = o->call->fn(c, o);
+			ts->since = 0;
 			/* the time the limit holds the call is the call's, as in the capture */
 			sleep_ns(limit_hold(ns->n->name, o->res, c->moved));
-			c->fam[f].repl_ns += now_ns() - t + c->waited;
+			c->mark = now_ns();
+			c->fam[f].repl_ns += c->mark - t + c->waited;
 			c->fam[f].repl_bytes += c->moved;
 			/* a call that failed in the trace may fail again */
 			if (rc < 0 && !o->failed) {
@@ -401,6 +555,48 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		c->calls++;
 		sync_done(r->sync, r->node, o->seq);
 	}
+}
+
+void reader_gone(struct rctx *c)
+{
+	c->ns->ps[c->proc].gone = 1;
+}
+
+/* A process that died of SIGPIPE was killed by a write the trace does not
+ * hold (it never returned): the write after its last one. When a write
+ * already found its reader gone, that is how it ends; else the replay
+ * issues it on the same descriptor, again while it is taken, until the
+ * reader is gone (the watchdog ends a reader that never goes). Only
+ * causal mode has real readers; the other modes' sinks read forever. */
+static void last_write(struct rctx *c, const struct thread *th)
+{
+	struct pstate *ps = &c->ns->ps[c->proc];
+	const struct op *o = NULL;
+
+	if (!ps->sigpipe || opt.mode != MODE_CAUSAL || sync_stopped(c->ns->r->sync))
+		return;
+	if (ps->gone) {
+		ps->ended = 1;
+		return;
+	}
+	for (size_t i = th->nops; i-- > 0 && !o;)
+		if (th->ops[i].kind == OP_IO && th->ops[i].res == RES_NETSEND && th->ops[i].fd >= 0)
+			o = &th->ops[i];
+	int fd = o ? fd_get(c, o->fd, NULL) : -1;
+	if (fd < 0)
+		return;
+	int64_t n = o->has_amount && o->amount > 0 ? o->amount : 4096;
+	char *b = xbuf(c, n);
+	struct tstate *ts = &c->ns->ts[c->th];
+	ts->at = o;
+	ts->since = now_ns();
+	while (!sync_stopped(c->ns->r->sync))
+		if (write(fd, b, (size_t)n) < 0 && errno != EINTR) {
+			if (errno == EPIPE || errno == ECONNRESET)
+				ps->ended = 1;
+			break;
+		}
+	ts->since = 0;
 }
 
 static void *thread_main(void *arg)
@@ -420,6 +616,11 @@ static void *thread_main(void *arg)
 		c.late = now_ns() - delay;
 	}
 	run_ops(&c, th);
+	if (ns->n->procs[th->proc].threads[0] == me) {
+		if (!ns->ps[th->proc].ended && !sync_stopped(ns->r->sync))
+			stdio_flush_all(&c);
+		last_write(&c, th);
+	}
 	int64_t done = now_ns();
 	stat_add(ns, &c);
 	free(c.buf);
@@ -429,8 +630,12 @@ static void *thread_main(void *arg)
 	if (done > ns->done_ns)
 		ns->done_ns = done;
 	struct pstate *ps = &ns->ps[th->proc];
-	if (++ps->finished == ps->nthreads)
+	if (++ps->finished == ps->nthreads) {
+		ps->done_ns = done;
 		fd_closeall(ps, 0);
+		sync_procs(ns->r->sync, ns->r->node)[th->proc] = ps->ended ? PE_SIGPIPE :
+			sync_stopped(ns->r->sync) ? PE_STOPPED : PE_ENDED;
+	}
 	ns->finished++;
 	pthread_cond_broadcast(&ns->cv);
 	pthread_mutex_unlock(&ns->mu);
@@ -464,6 +669,102 @@ void thread_launch(struct nstate *ns, int th, int64_t delay)
 	}
 }
 
+/* ---- the watchdog ---------------------------------------------------------
+ * A call that runs on past its original time by --stall seconds will not
+ * return: its peer is blocked or gone (a reader the replay never feeds, a
+ * child that never ends). The replay names it and gives up, rather than
+ * hang. */
+
+static const struct { call_fn fn; const char *why; } stuck_reasons[] = {
+	{ h_recv, "waiting for data nobody sends (the writer is blocked, or gone early)" },
+	{ h_read, "waiting for data nobody sends (the writer is blocked, or gone early)" },
+	{ h_send, "its reader does not read" },
+	{ h_write, "its reader does not read" },
+	{ h_accept, "waiting for a connection that does not come" },
+	{ h_connect, "the connection is not accepted" },
+	{ h_waitpid, "waiting for a child process that does not end" },
+	{ h_spawn, "waiting for a child process that does not end" },
+	{ h_join, "waiting for a thread that does not end" },
+};
+
+static void stuck(struct nstate *ns, int th, const struct op *o, int64_t for_ns)
+{
+	const struct process *p = &ns->n->procs[ns->n->threads[th].proc];
+	const char *exe = p->exe ? strrchr(p->exe, '/') : NULL;
+	const char *why = "the call does not return";
+	char buf[160], fd[24] = "";
+
+	if (o->kind == OP_WAIT) {
+		snprintf(buf, sizeof(buf), "waiting for node %s's I/O #%u", ns->r->t->nodes[o->node].name,
+			 o->seq);
+		why = buf;
+	}
+	for (size_t i = 0; o->call && i < sizeof(stuck_reasons) / sizeof(*stuck_reasons); i++)
+		if (o->call->fn == stuck_reasons[i].fn)
+			why = stuck_reasons[i].why;
+	if (o->fd >= 0)
+		snprintf(fd, sizeof(fd), " fd %d", o->fd);
+	warn_at(ns->r->t->file, o->line, "node %s: process %ld (%s), thread %ld: %s%s: "
+		"no progress for %.1f s: %s", ns->n->name, p->pid, exe ? exe + 1 : "?",
+		ns->n->threads[th].tid, o->kind == OP_WAIT ? "WAIT" : o->call ? o->call->api : "?",
+		fd, (double)for_ns / 1e9, why);
+}
+
+static void *watchdog(void *arg)
+{
+	struct nstate *ns = arg;
+	int64_t stall = (int64_t)(opt.stall * 1e9), moved = now_ns();
+	uint64_t done = 0;
+
+	pthread_mutex_lock(&ns->mu);
+	while (!ns->over && !sync_stopped(ns->r->sync)) {
+		int64_t t = now_ns() + 100 * 1000 * 1000;
+		struct timespec tick = { t / 1000000000, t % 1000000000 };
+		pthread_cond_timedwait(&ns->wdcv, &ns->mu, &tick);
+		t = now_ns();
+		/* a replay slower than the original (a --limit, a slow
+		 * peer) still completes calls somewhere, or has a thread
+		 * that is not blocked in one (computing, held by a limit,
+		 * not started yet): only a replay where no node has either
+		 * is stuck */
+		for (size_t i = 0; i < ns->n->nthreads; i++)
+			if (ns->ts[i].launched && !ns->ts[i].finished && !ns->ts[i].since) {
+				sync_alive(ns->r->sync, t);
+				break;
+			}
+		uint64_t d = 0;
+		for (size_t k = 0; k < ns->r->t->nnodes; k++)
+			d += sync_count(ns->r->sync, (int)k);
+		if (d != done) {
+			done = d;
+			moved = t;
+		}
+		if (sync_last_alive(ns->r->sync) > moved)
+			moved = sync_last_alive(ns->r->sync);
+		if (t - moved <= stall)
+			continue;
+		for (size_t i = 0; i < ns->n->nthreads; i++) {
+			int64_t since = ns->ts[i].since;
+			const struct op *o = ns->ts[i].at;
+			if (!since || !o)
+				continue;
+			/* a WAIT's time is the call's it precedes (ops of a
+			 * thread are one array) */
+			const struct thread *th = &ns->n->threads[i];
+			const struct op *call = o;
+			while (call->kind == OP_WAIT && call + 1 < th->ops + th->nops)
+				call++;
+			int64_t late = t - since - (int64_t)((double)call->dur / opt.speed);
+			if (late > stall && ns->ts[i].since == since) {
+				stuck(ns, (int)i, o, t - since);
+				_exit(3);
+			}
+		}
+	}
+	pthread_mutex_unlock(&ns->mu);
+	return NULL;
+}
+
 /* Replays one node in the calling process; returns its exit status. */
 int run_node(struct node_run *r)
 {
@@ -477,11 +778,24 @@ int run_node(struct node_run *r)
 	ns.st = sync_stats(r->sync, r->node);
 	pthread_mutex_init(&ns.mu, NULL);
 	pthread_cond_init(&ns.cv, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ns.wdcv, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&ns.stmu, NULL);
 	for (size_t p = 0; p < n->nprocs; p++) {
 		pthread_mutex_init(&ns.ps[p].mu, NULL);
 		ns.ps[p].nthreads = (int)n->procs[p].nthreads;
+		ns.ps[p].sigpipe = !strcmp(n->procs[p].status, "signal:SIGPIPE");
 	}
+	/* a write whose reader is gone fails with EPIPE, and the replay
+	 * decides (the original may have died of it, or its reader may only
+	 * have gone early here) */
+	signal(SIGPIPE, SIG_IGN);
+	pthread_t wd;
+	if (opt.stall > 0 && pthread_create(&wd, NULL, watchdog, &ns))
+		die(1, "node %s: cannot create the watchdog:", n->name);
 	ns.st->orig_ns = n->end - n->start;
 	ns.st->total = n->nall;
 
@@ -511,6 +825,13 @@ int run_node(struct node_run *r)
 	for (size_t i = 0; i < n->nthreads; i++)
 		if (ns.ts[i].launched)
 			pthread_join(ns.ts[i].pt, NULL);
+	if (opt.stall > 0) {
+		pthread_mutex_lock(&ns.mu);
+		ns.over = 1;
+		pthread_cond_signal(&ns.wdcv);
+		pthread_mutex_unlock(&ns.mu);
+		pthread_join(wd, NULL);
+	}
 	/* the original node ran on after its last thread (exit, teardown).
 	 * The node ends when its last thread did, not when this thread,
 	 * woken on a loaded machine, gets to see it. */

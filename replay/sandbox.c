@@ -67,7 +67,9 @@ int sandbox_openat(int rootfd, const char *rel, int flags, int mode)
 {
 	struct open_how how = {
 		.flags = (uint64_t)flags,
-		.mode = (flags & (O_CREAT | O_TMPFILE)) ? (uint64_t)mode : 0,
+		/* O_TMPFILE holds O_DIRECTORY's bit: an opendir is no create,
+		 * and openat2 refuses a mode without one */
+		.mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (uint64_t)mode : 0,
 		.resolve = BENEATH,
 	};
 

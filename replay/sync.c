@@ -20,12 +20,15 @@ struct nsync {
 	_Atomic uint32_t gen;		/* futex word */
 	_Atomic uint32_t waiters;
 	size_t bits;			/* offset of the bitmap in words */
+	size_t procs;			/* offset of the processes' ends */
 	uint32_t nios;
+	int waited;			/* someone may wait for its I/Os */
 	struct nodestat st;
 };
 
 struct sync {
 	_Atomic int stop;
+	_Atomic int64_t alive;		/* last time a node had a thread not blocked */
 	_Atomic uint32_t stopgen;
 	size_t nnodes, size;
 	struct nsync node[];
@@ -44,7 +47,7 @@ struct sync *sync_create(const struct trace *t)
 	size_t words = 0;
 
 	for (size_t i = 0; i < t->nnodes; i++)
-		words += t->nodes[i].nios / 64 + 1;
+		words += t->nodes[i].nios / 64 + 1 + t->nodes[i].nprocs / 8 + 1;
 	size = (size + 7) / 8 * 8;
 	size_t total = size + words * 8;
 	struct sync *s = mmap(NULL, total, PROT_READ | PROT_WRITE,
@@ -57,7 +60,10 @@ struct sync *sync_create(const struct trace *t)
 	for (size_t i = 0; i < t->nnodes; i++) {
 		s->node[i].bits = off;
 		s->node[i].nios = t->nodes[i].nios;
+		s->node[i].waited = t->nodes[i].waited;
 		off += (t->nodes[i].nios / 64 + 1) * 8;
+		s->node[i].procs = off;
+		off += (t->nodes[i].nprocs / 8 + 1) * 8;
 	}
 	return s;
 }
@@ -71,10 +77,11 @@ void sync_done(struct sync *s, int node, uint32_t seq)
 {
 	struct nsync *n = &s->node[node];
 
-	if (seq && seq <= n->nios)
+	atomic_fetch_add_explicit(&n->count, 1, memory_order_relaxed);
+	/* nobody waits for this node's I/Os: no bit, no wake-up */
+	if (n->waited && seq && seq <= n->nios)
 		atomic_fetch_or(&bitmap(s, node)[seq / 64], 1ull << (seq % 64));
-	atomic_fetch_add(&n->count, 1);
-	if (atomic_load(&n->waiters)) {
+	if (n->waited && atomic_load(&n->waiters)) {
 		atomic_fetch_add(&n->gen, 1);
 		futex(&n->gen, FUTEX_WAKE, INT32_MAX, NULL);
 	}
@@ -137,4 +144,20 @@ int sync_stopped(struct sync *s)
 struct nodestat *sync_stats(struct sync *s, int node)
 {
 	return &s->node[node].st;
+}
+
+uint8_t *sync_procs(struct sync *s, int node)
+{
+	return (uint8_t *)s + s->node[node].procs;
+}
+
+void sync_alive(struct sync *s, int64_t t)
+{
+	if (t > atomic_load(&s->alive))
+		atomic_store(&s->alive, t);
+}
+
+int64_t sync_last_alive(struct sync *s)
+{
+	return atomic_load(&s->alive);
 }

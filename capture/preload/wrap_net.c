@@ -43,7 +43,9 @@ static uint64_t ino_of(int fd)
 }
 
 /* pipe, pipe2, socketpair: fd and a1 are the two ends; payload the two
- * inodes; a2 the socket type (0 for a pipe). */
+ * inodes; a2 the socket type (0 for a pipe) with the O_CLOEXEC and
+ * O_NONBLOCK the call asked for (SOCK_CLOEXEC and SOCK_NONBLOCK are the
+ * same bits). */
 static void put_pair(struct tstate *t, int call, uint64_t t0, int r, int e,
 		     const int sv[2], int type)
 {
@@ -68,7 +70,7 @@ EXPORT int socketpair(int domain, int type, int proto, int sv[2])
 	uint64_t t0 = now();
 	int r = REAL(socketpair)(domain, type, proto, sv);
 	int e = errno;
-	put_pair(t, C_SOCKETPAIR, t0, r, e, sv, type & 0xff);
+	put_pair(t, C_SOCKETPAIR, t0, r, e, sv, type & (0xff | SOCK_CLOEXEC | SOCK_NONBLOCK));
 	leave(t);
 	errno = e;
 	return r;
@@ -98,7 +100,7 @@ EXPORT int pipe2(int fds[2], int flags)
 	uint64_t t0 = now();
 	int r = REAL(pipe2)(fds, flags);
 	int e = errno;
-	put_pair(t, C_PIPE, t0, r, e, fds, 0);
+	put_pair(t, C_PIPE, t0, r, e, fds, flags & (O_CLOEXEC | O_NONBLOCK));
 	leave(t);
 	errno = e;
 	return r;

@@ -102,6 +102,17 @@ static void test_parent_mkdir(void)
 	CU_ASSERT_EQUAL(access(out, F_OK), -1);
 }
 
+/* opendir's O_DIRECTORY shares a bit with O_TMPFILE: it is no create, and
+ * openat2 refuses a mode without one (every opendir failed with EINVAL) */
+static void test_open_directory(void)
+{
+	CU_ASSERT_EQUAL(mkdirat(rootfd, "opendir", 0755), 0);
+	int fd = sandbox_openat(rootfd, "opendir", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0644);
+	CU_ASSERT(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void test_passthrough(void)
 {
 	CU_ASSERT_TRUE(sandbox_passthrough("/dev/null"));
@@ -333,6 +344,7 @@ int main(void)
 	CU_add_test(s, "path mapping is lexical and stays under the root", test_map_lexical);
 	CU_add_test(s, "openat2 refuses every escape", test_openat_escapes);
 	CU_add_test(s, "parent directories are made beneath the root", test_parent_mkdir);
+	CU_add_test(s, "a directory opens as opendir opens it", test_open_directory);
 	CU_add_test(s, "only harmless devices pass through", test_passthrough);
 	CU_add_test(s, "WAIT cycles are found", test_cycles);
 	CU_add_test(s, "the call table", test_calls);
