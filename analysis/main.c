@@ -1,5 +1,6 @@
 /* island-analyze REPORT [options] TRACE...: where the time went. */
 #include "analyze.h"
+#include "zstdio.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -283,6 +284,7 @@ int main(int argc, char **argv)
 	int c;
 
 	progname = "island-analyze";
+	zstd_input_register();	/* .zst traces read like any other */
 	memset(lopts, 0, sizeof(lopts));
 	for (size_t i = 0; i < NOPTS; i++) {
 		lopts[i].name = optdefs[i].name;
