@@ -132,6 +132,9 @@ static xmlTextWriterPtr zout_new(const char *path)
 	if (!z->c || ZSTD_isError(ZSTD_CCtx_setParameter(z->c, ZSTD_c_compressionLevel,
 							 ZSTD_OUT_LEVEL)))
 		goto fail;
+	/* a damaged trace is refused, not read as other records */
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->c, ZSTD_c_checksumFlag, 1)))
+		goto fail;
 	if (ncpu > 1)	/* an error only says the library has no threads */
 		ZSTD_CCtx_setParameter(z->c, ZSTD_c_nbWorkers, 1);
 	ob = xmlOutputBufferCreateIO(zout_write, zout_close, z, NULL);
@@ -193,7 +196,7 @@ struct zin {
 	ZSTD_DCtx *d;
 	char *buf;
 	ZSTD_inBuffer in;
-	size_t last;		/* ZSTD_decompressStream's: 0 when a frame ended */
+	int in_frame;		/* input taken since the last frame's end */
 };
 
 static __thread const char *zin_error;
@@ -270,13 +273,19 @@ static int zin_read(void *ctx, char *buf, int len)
 	ZSTD_outBuffer out = { buf, len > 0 ? (size_t)len : 0, 0 };
 
 	for (;;) {
+		size_t pos = z->in.pos, r;
 		ssize_t n;
 
-		z->last = ZSTD_decompressStream(z->d, &out, &z->in);
-		if (ZSTD_isError(z->last)) {
-			zin_fail(ZSTD_getErrorName(z->last));
+		r = ZSTD_decompressStream(z->d, &out, &z->in);
+		if (ZSTD_isError(r)) {
+			zin_fail(ZSTD_getErrorName(r));
 			return -1;
 		}
+		/* called again with nothing new, it asks for the next frame */
+		if (r == 0)
+			z->in_frame = 0;
+		else if (z->in.pos > pos)
+			z->in_frame = 1;
 		if (out.pos || !out.size)
 			return (int)out.pos;
 		if (z->in.pos < z->in.size)
@@ -289,7 +298,7 @@ static int zin_read(void *ctx, char *buf, int len)
 			return -1;
 		}
 		if (n == 0) {
-			if (z->last) {
+			if (z->in_frame) {
 				zin_fail("the stream ends inside a frame");
 				return -1;
 			}
