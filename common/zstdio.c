@@ -142,16 +142,19 @@ static xmlTextWriterPtr zout_new(const char *path)
 	ob = xmlOutputBufferCreateIO(zout_write, zout_close, z, NULL);
 	if (!ob)
 		goto fail;
-	z->w = xmlNewTextWriter(ob);	/* frees ob itself on failure */
-	if (!z->w)
+	z->w = xmlNewTextWriter(ob);
+	if (!z->w) {
+		xmlOutputBufferClose(ob);	/* zout_close: the fd too */
 		goto fail;
+	}
 	pthread_mutex_lock(&zouts_lock);
 	z->next = zouts;
 	zouts = z;
 	pthread_mutex_unlock(&zouts_lock);
 	return z->w;
 fail:
-	close(z->fd);
+	if (z->fd >= 0)
+		close(z->fd);
 	unlink(path);
 	ZSTD_freeCCtx(z->c);
 	free(z->buf);
