@@ -249,6 +249,7 @@ const char *compressed_kind(const char *file)
 
 static int zin_match(const char *uri)
 {
+	zin_error = NULL;	/* it tells of the file opened last */
 	return magic_is(plain_path(uri), zstd_magic, 4);
 }
 

@@ -25,8 +25,8 @@ int trace_writer_free(xmlTextWriterPtr w);
 /* libxml2 reads zstd files (magic 28 b5 2f fd) from now on: every tool
  * calls it first. Idempotent. */
 void zstd_input_register(void);
-/* What went wrong decoding zstd input on this thread since the last
- * call ("truncated or corrupt zstd data: ..."), or NULL; clears it. */
+/* What went wrong decoding the zstd input libxml2 opened last on this
+ * thread ("truncated or corrupt zstd data: ..."), or NULL; clears it. */
 const char *zstd_input_error(void);
 /* "gzip", "zstd" or NULL: FILE's first bytes. */
 const char *compressed_kind(const char *file);
