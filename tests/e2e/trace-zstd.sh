@@ -60,4 +60,23 @@ size=$(wc -c < t.xml.zst)
 rc=0; "$ANALYZE" sums bad.xml.zst > /dev/null 2> err || rc=$?
 expect_eq "corrupt: status" "$rc" 2
 grep -q '^bad.xml.zst:[1-9][0-9]*: truncated or corrupt zstd data: Restored data doesn.t match checksum$' err || fail "corrupt: $(cat err)"
+
+# a full disk (root: a 64 KiB tmpfs, filled): the zstd stream's failed
+# writes are errors, and nothing is left under the trace's name
+if [ "$(id -u)" = 0 ] && mkdir full && mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
+	trap 'umount full' EXIT
+	dd if=/dev/zero of=full/filler bs=4k 2>/dev/null
+	rc=0; "$CAPTURE" -n n1 -o full/t.xml.zst -- "$APPS/writes" 1 2000 8 /dev/null 2>err || rc=$?
+	expect_eq "capture onto a full disk: status" "$rc" 1
+	grep -q '^island-capture: full/t.xml.zst: cannot write the trace' err || fail "capture full: $(cat err)"
+	spool=$(sed -n 's|^island-capture: the records are kept in \(/.*island-spool\.[A-Za-z0-9]*\)$|\1|p' err)
+	[ -n "$spool" ] && [ -d "$spool" ] || fail "capture full: spool not kept: $(cat err)"
+	rm -rf "$spool"
+	rc=0; "$ANALYZE" merge -o full/run.xml.zst t.xml 2>err || rc=$?
+	expect_eq "merge onto a full disk: status" "$rc" 2
+	expect_eq "merge full: message" "$(cat err)" "island-analyze: full/run.xml.zst: cannot write: No space left on device"
+	expect_eq "nothing left in full/" "$(ls -A full)" "filler"
+else
+	echo "SKIP: full disk (needs root and a tmpfs)"
+fi
 exit 0
