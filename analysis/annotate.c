@@ -232,7 +232,7 @@ int annotate_write(const char *out, char **files, int nfiles,
 		a.nodes[i].ns = normalise(a.nodes[i].s, a.nodes[i].ns);
 
 	char *tmp = xasprintf("%s.tmp%d", out, (int)getpid());
-	xmlTextWriterPtr w = xmlcopy_start(tmp, 0, "island-analyze " ISLAND_VERSION, complete);
+	xmlTextWriterPtr w = xmlcopy_start(tmp, trace_compress_of(out), "island-analyze " ISLAND_VERSION, complete);
 	if (!w)
 		die(2, "%s: cannot create:", tmp);
 	struct xmlcopy_hooks h = { h_before, h_attrs, h_after, &a };

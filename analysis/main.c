@@ -1,5 +1,6 @@
 /* island-analyze REPORT [options] TRACE...: where the time went. */
 #include "analyze.h"
+#include "zstdio.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -251,7 +252,7 @@ static const struct optdef {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: island-analyze REPORT [options] TRACE...\n\n"
-		"TRACE is an Island trace (.xml or .xml.gz; several are merged as\n"
+		"TRACE is an Island trace (.xml, .xml.gz or .xml.zst; several are merged as\n"
 		"nodes of one run) or, for ttx and utilization, a span file (.csv:\n"
 		"component,state,start,end[,cores,owner]). Reports stream the traces\n"
 		"in memory proportional to threads, files and regions. To split a\n"
@@ -283,6 +284,7 @@ int main(int argc, char **argv)
 	int c;
 
 	progname = "island-analyze";
+	zstd_input_register();	/* .zst traces read like any other */
 	memset(lopts, 0, sizeof(lopts));
 	for (size_t i = 0; i < NOPTS; i++) {
 		lopts[i].name = optdefs[i].name;

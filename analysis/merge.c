@@ -4,7 +4,7 @@
  * so that a bad one stops the merge before anything is written; node names
  * must be unique. Each node keeps its epoch and clock_offset: readers align
  * it as epoch + clock_offset. Streams: memory independent of the traces'
- * size. Written with a .gz suffix: gzip-compressed. */
+ * size. Written with a .gz suffix: gzip-compressed; .zst: zstd. */
 #include "analyze.h"
 #include "xmlcopy.h"
 
@@ -25,8 +25,7 @@ int report_merge(int argc, char **argv)
 {
 	struct run run = { 0 };
 	const char *out = opt.output;
-	size_t l;
-	int complete = 1, gzip;
+	int complete = 1;
 	xmlTextWriterPtr w;
 	char *tmp;
 
@@ -45,11 +44,9 @@ int report_merge(int argc, char **argv)
 				    run.nodes[i]->name, run.nodes[k]->file, run.nodes[i]->file);
 	for (int i = 0; i < argc; i++)
 		complete &= xmlcopy_complete(argv[i]) != 0;
-	l = strlen(out);
-	gzip = l > 3 && !strcmp(out + l - 3, ".gz");
 	/* written aside, renamed when whole: never a half trace under its name */
 	tmp = xasprintf("%s.tmp.%ld", out, (long)getpid());
-	w = xmlcopy_start(tmp, gzip, "island-analyze merge " ISLAND_VERSION, complete);
+	w = xmlcopy_start(tmp, trace_compress_of(out), "island-analyze merge " ISLAND_VERSION, complete);
 	if (!w)
 		die(2, "%s: cannot write: %s", out, strerror(errno));
 	for (int i = 0; i < argc; i++)

@@ -5,6 +5,7 @@
  * element, which halves the speed on a million-event trace. The SAX context
  * still gives exact line numbers (the reader's are capped at 65535). */
 #include "analyze.h"
+#include "zstdio.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -816,7 +817,11 @@ static void parse_one(struct rd *rd)
 		rd->aptr[i] = xmlDictLookup(ctxt->dict, BAD_CAST anames[i], -1);
 	xmlParseDocument(ctxt);
 	if (rd->err) {
+		const char *zerr = zstd_input_error();
+
 		rd->ctxt = NULL;
+		if (zerr)
+			die_at(2, rd->file, rd->errline > 0 ? rd->errline : 1, "%s", zerr);
 		if (!rd->seen_root && is_gzip(rd->file))
 			die_at(2, rd->file, 0, "truncated or corrupt gzip data");
 		if (!rd->seen_root)

@@ -180,7 +180,7 @@ char *path_join(const char *base, const char *p);
 
 /* writer.c */
 void fmt_oflags(char *buf, size_t n, int fl);
-int trace_write(struct node *n, const char *path, int gzip);
+int trace_write(struct node *n, const char *path, int comp);
 char *attr_escape(const char *s);
 void fmt_sockaddr(char *buf, size_t n, const void *sa, size_t len);
 

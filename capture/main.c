@@ -27,6 +27,7 @@
 #include "session.h"
 #include "traceread.h"
 #include "util.h"
+#include "zstdio.h"
 
 enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_FILEWRITE, OPT_NETSEND, OPT_NETRECV, OPT_RESTRICTIONS, OPT_CPU_PERIOD,
@@ -45,8 +46,8 @@ static const struct optdesc {
 	const char *arg, *help;
 } optdescs[] = {
 	{ "node", 1, 'n', "NAME", "name of this node (default: the host name)" },
-	{ "output", 1, 'o', "FILE", "trace file (default: NODE.xml, NODE.xml.gz with -z)" },
-	{ "gzip", 0, 'z', NULL, "write the trace gzip-compressed" },
+	{ "output", 1, 'o', "FILE", "trace file (default: NODE.xml, NODE.xml.gz with -z); .gz: gzip, .zst: zstd" },
+	{ "gzip", 0, 'z', NULL, "write the trace gzip-compressed (unless -o names .zst)" },
 	{ "verbose", 0, 'v', NULL, "say what was captured, on stderr" },
 	{ "cpu", 1, OPT_CPU, "SHARE", "give the app at most SHARE of one CPU (e.g. 0.10)" },
 	{ "fileread", 1, OPT_FILEREAD, "BYTES/S", "limit file reads (Repy's rule)" },
@@ -387,7 +388,7 @@ int main(int argc, char **argv)
 	struct option lopts[NOPTS + 1];
 	const char *node = NULL, *output = NULL, *clock_opt = "auto";
 	const char *spool_parent = NULL;
-	int gzip = 0, verbose = 0, keep = 0, callsites = 0, c, code = 0;
+	int gzip = 0, comp, verbose = 0, keep = 0, callsites = 0, c, code = 0;
 	struct prof_opts po = { 0 };
 	char host[256] = "localhost";
 	struct node n = { 0 };
@@ -403,6 +404,7 @@ int main(int argc, char **argv)
 	struct netcap_opts nco = { 0 };
 
 	progname = "island-capture";
+	zstd_input_register();	/* .zst traces read like any other */
 	for (size_t i = 0; i < NOPTS; i++)
 		lopts[i] = (struct option){ optdescs[i].name, optdescs[i].has_arg,
 					    NULL, optdescs[i].val };
@@ -533,8 +535,7 @@ int main(int argc, char **argv)
 		die(2, "-n: '%s' is not a usable node name", node);
 	if (!output)
 		output = xasprintf("%s.xml%s", node, gzip ? ".gz" : "");
-	else if (strlen(output) > 3 && !strcmp(output + strlen(output) - 3, ".gz"))
-		gzip = 1;
+	comp = trace_compress_for(output, gzip);
 	check_program(argv[optind]);
 	check_output(output);
 
@@ -595,11 +596,9 @@ int main(int argc, char **argv)
 		die(2, "--throttle and --watchdog-from need --session");
 	}
 	if (nco.enabled) {
-		size_t l = strlen(output);
-		const char *dot = strrchr(output, '.');
-		if (gzip && l > 7 && !strcmp(output + l - 7, ".xml.gz"))
-			nco.path = xasprintf("%.*s.pcap", (int)(l - 7), output);
-		else if (dot && !strcmp(dot, ".xml"))
+		size_t l = strlen(output) - strlen(trace_compress_suffix(trace_compress_of(output)));
+		const char *dot = memrchr(output, '.', l);
+		if (dot && (size_t)(output + l - dot) == 4 && !strncmp(dot, ".xml", 4))
 			nco.path = xasprintf("%.*s.pcap", (int)(dot - output), output);
 		else
 			nco.path = xasprintf("%s.pcap", output);
@@ -650,7 +649,7 @@ int main(int argc, char **argv)
 	}
 
 	print_warnings(abs);
-	if (spool_load(&n, abs) < 0 || (resolve_node(&n), trace_write(&n, output, gzip)) < 0) {
+	if (spool_load(&n, abs) < 0 || (resolve_node(&n), trace_write(&n, output, comp)) < 0) {
 		warnx("the records are kept in %s", abs);
 		spool_dir = NULL;
 		return code ? code : 1;

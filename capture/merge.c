@@ -17,6 +17,7 @@
 #include "capture.h"
 #include "cluster.h"
 #include "session.h"
+#include "zstdio.h"
 #include "traceread.h"
 #include "util.h"
 #include "xmlcopy.h"
@@ -228,7 +229,7 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 		if (!xmlcopy_complete(m[i].file))
 			complete = 0;
 	char *tmp = xasprintf("%s.tmp%d", o->output, (int)getpid());
-	xmlTextWriterPtr w = xmlcopy_start(tmp, o->gzip, "island-capture " ISLAND_VERSION,
+	xmlTextWriterPtr w = xmlcopy_start(tmp, trace_compress_for(o->output, o->gzip), "island-capture " ISLAND_VERSION,
 					   complete);
 	if (!w)
 		die(2, "%s: cannot create the trace:", tmp);

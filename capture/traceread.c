@@ -4,6 +4,7 @@
 
 #include "traceread.h"
 #include "util.h"
+#include "zstdio.h"
 
 static char *attr(xmlTextReaderPtr r, const char *name)
 {
@@ -105,8 +106,10 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 		}
 	}
 	if (rc < 0 || !seen_trace) {
-		warn_at(file, xmlTextReaderGetParserLineNumber(r),
-			rc < 0 ? "not well-formed XML (or truncated)" : "empty trace");
+		const char *zerr = zstd_input_error();
+
+		warn_at(file, xmlTextReaderGetParserLineNumber(r), "%s",
+			zerr ? zerr : rc < 0 ? "not well-formed XML (or truncated)" : "empty trace");
 		goto fail;
 	}
 	xmlFreeTextReader(r);

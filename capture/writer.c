@@ -19,6 +19,7 @@
 #include "capture.h"
 #include "profile.h"
 #include "util.h"
+#include "zstdio.h"
 
 char *attr_escape(const char *s)
 {
@@ -810,7 +811,7 @@ static void write_restrictions(struct out *o, struct node *n)
 	}
 }
 
-int trace_write(struct node *n, const char *path, int gzip)
+int trace_write(struct node *n, const char *path, int comp)
 {
 	char *tmp = xasprintf("%s.tmp%d", path, (int)getpid());
 	struct out o = { 0 };
@@ -821,7 +822,7 @@ int trace_write(struct node *n, const char *path, int gzip)
 		for (int j = 0; j < n->procs[i].nthr; j++)
 			if (n->procs[i].thr[j].lost)
 				complete = 0;
-	o.w = xmlNewTextWriterFilename(tmp, gzip ? 6 : 0);
+	o.w = trace_writer_new(tmp, comp);
 	if (!o.w) {
 		warnx("%s: cannot create the trace:", tmp);
 		free(tmp);
@@ -880,7 +881,8 @@ int trace_write(struct node *n, const char *path, int gzip)
 	o_flush(&o);
 	if (xmlTextWriterEndDocument(o.w) < 0)
 		o.failed = 1;
-	xmlFreeTextWriter(o.w);
+	if (trace_writer_free(o.w) < 0)
+		o.failed = 1;
 	free(o.b);
 	if (o.failed || rename(tmp, path) < 0) {
 		warnx("%s: cannot write the trace%s", path, o.failed ? "" : ":");

@@ -1,2 +1,2 @@
 # common/: helpers linked into every tool (not into the interposer).
-COMMON_OBJS := $(O)/common/util.o $(O)/common/xmlcopy.o
+COMMON_OBJS := $(O)/common/util.o $(O)/common/xmlcopy.o $(O)/common/zstdio.o

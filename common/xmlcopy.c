@@ -4,10 +4,10 @@
 
 #include "xmlcopy.h"
 
-xmlTextWriterPtr xmlcopy_start(const char *path, int gzip, const char *generator,
+xmlTextWriterPtr xmlcopy_start(const char *path, enum trace_compress comp, const char *generator,
 			       int complete)
 {
-	xmlTextWriterPtr w = xmlNewTextWriterFilename(path, gzip ? 6 : 0);
+	xmlTextWriterPtr w = trace_writer_new(path, comp);
 
 	if (!w)
 		return NULL;
@@ -29,7 +29,8 @@ int xmlcopy_end(xmlTextWriterPtr w)
 	xmlTextWriterEndElement(w);
 	if (xmlTextWriterEndDocument(w) < 0)
 		rc = -1;
-	xmlFreeTextWriter(w);
+	if (trace_writer_free(w) < 0)
+		rc = -1;
 	return rc;
 }
 

@@ -8,6 +8,8 @@
 #include <libxml/xmlreader.h>
 #include <libxml/xmlwriter.h>
 
+#include "zstdio.h"
+
 struct xmlcopy_hooks {
 	/* before an <io> element: may write elements (xmlcopy_element) */
 	void (*before_io)(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r,
@@ -22,7 +24,7 @@ struct xmlcopy_hooks {
 };
 
 /* Start a version 1 trace document. */
-xmlTextWriterPtr xmlcopy_start(const char *path, int gzip, const char *generator,
+xmlTextWriterPtr xmlcopy_start(const char *path, enum trace_compress comp, const char *generator,
 			       int complete);
 /* Copy FILE's nodes (without its <trace> root); -1 on a read error. */
 int xmlcopy_nodes(xmlTextWriterPtr w, const char *file, const struct xmlcopy_hooks *h);

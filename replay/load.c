@@ -3,6 +3,7 @@
  * understand is an error with its line: a replay must not guess. */
 #include "replay.h"
 #include "util.h"
+#include "zstdio.h"
 
 #include <libxml/xmlreader.h>
 #include <stdlib.h>
@@ -444,6 +445,7 @@ struct trace *trace_load(const char *file)
 	struct rd rd = { .file = file };
 	char stack[32][16];
 	int depth = 0, ret;
+	const char *zerr;
 
 	rd.r = xmlReaderForFile(file, NULL, XML_PARSE_NONET | XML_PARSE_NOBLANKS);
 	if (!rd.r)
@@ -475,6 +477,8 @@ struct trace *trace_load(const char *file)
 			bad(&rd, "unexpected text in <%s>", stack[depth - 1]);
 		}
 	}
+	if ((ret < 0 || rd.err[0]) && (zerr = zstd_input_error()))	/* not the XML's fault */
+		die_at(2, file, rd.errline > 0 ? rd.errline : line_of(&rd), "%s", zerr);
 	if (ret < 0 || rd.err[0])
 		die_at(2, file, rd.errline > 0 ? rd.errline : line_of(&rd),
 		       "malformed XML: %s", rd.err[0] ? rd.err : "parse error");

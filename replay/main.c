@@ -2,6 +2,7 @@
  * sandbox root, and the causality between its nodes. */
 #include "replay.h"
 #include "util.h"
+#include "zstdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -333,6 +334,7 @@ static int run_local(struct trace *t, int *sel, int rootfd)
 int main(int argc, char **argv)
 {
 	progname = "island-replay";
+	zstd_input_register();	/* .zst traces read like any other */
 	parse(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (deps_net)

@@ -1,4 +1,5 @@
-"""A streaming reader of Island traces (XML, optionally gzip-compressed).
+"""A streaming reader of Island traces (XML, optionally gzip- or
+zstd-compressed; .zst needs the zstandard module, Debian python3-zstandard).
 
 events() yields one dict per record in each thread's order, with its node,
 process and thread context; memory stays proportional to the nesting, not
@@ -22,11 +23,59 @@ class TraceError(Exception):
     """Bad input: str() is "FILE:LINE: problem"."""
 
 
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+class _ZstdFile:
+    """The decoded bytes of a zstd file, frame after frame; a stream that
+    ends inside a frame or does not decode raises EOFError."""
+
+    def __init__(self, path, zstandard):
+        self._f = open(path, "rb")
+        self._z = zstandard
+        self._d = zstandard.ZstdDecompressor().decompressobj()
+        self._started = False
+
+    def read(self, n):
+        while True:
+            raw = self._f.read(n)
+            if not raw:
+                if self._started and not self._d.eof:
+                    raise EOFError("the stream ends inside a frame")
+                return b""
+            out = b""
+            while raw:
+                if self._d.eof:
+                    self._d = self._z.ZstdDecompressor().decompressobj()
+                self._started = True
+                try:
+                    out += self._d.decompress(raw)
+                except self._z.ZstdError as e:
+                    raise EOFError(str(e)) from None
+                raw = self._d.unused_data if self._d.eof else b""
+            if out:
+                return out
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+
+
 def _open(path):
     with open(path, "rb") as f:
-        magic = f.read(2)
-    if magic == b"\x1f\x8b":
+        magic = f.read(4)
+    if magic[:2] == b"\x1f\x8b":
         return gzip.open(path, "rb")
+    if magic == ZSTD_MAGIC:
+        try:
+            import zstandard
+        except ImportError:
+            raise TraceError("%s:0: a zstd-compressed trace: reading it needs the "
+                             "Python module zstandard (Debian: python3-zstandard)"
+                             % path) from None
+        return _ZstdFile(path, zstandard)
     return open(path, "rb")
 
 
@@ -64,8 +113,9 @@ def _parse(path):
             try:
                 chunk = f.read(1 << 16)
             except (OSError, EOFError) as e:
-                raise TraceError("%s:%d: truncated or corrupt gzip data (%s)"
-                                 % (path, p.CurrentLineNumber, e)) from None
+                raise TraceError("%s:%d: truncated or corrupt %s data: %s"
+                                 % (path, p.CurrentLineNumber,
+                                    "zstd" if isinstance(f, _ZstdFile) else "gzip", e)) from None
             try:
                 p.Parse(chunk, not chunk)
             except expat.ExpatError as e:

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "traceread.h"
 #include "util.h"
+#include "zstdio.h"
 
 static void check_join(const char *base, const char *p, const char *want)
 {
@@ -213,6 +215,58 @@ static void test_spool_short(void)
 	rmdir(dir);
 }
 
+/* A trace written through the zstd writer reads back through the
+ * registered zstd input (traceread: --watchdog-from, the cluster merge);
+ * the same stream cut short is refused. */
+static void test_zstd_trace(void)
+{
+	static const char doc[] =
+		"<trace version=\"1\">\n<node name=\"z1\" end=\"2.000000000\">\n"
+		"<process pid=\"1\"><thread tid=\"1\" start=\"0\">\n"
+		"<io seq=\"1\" api=\"write\" res=\"file\" start=\"0.5\" end=\"0.6\"/>\n"
+		"<io seq=\"2\" api=\"read\" res=\"file\" start=\"1.5\" end=\"1.6\"/>\n"
+		"</thread></process>\n</node>\n</trace>\n";
+	char dir[] = "/tmp/island-zstd-XXXXXX", path[64], cut[80];
+	struct tr_node *nodes;
+	int nn, fd;
+	char buf[64];
+	xmlTextWriterPtr w;
+	ssize_t k;
+
+	zstd_input_register();
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/t.xml.zst", dir);
+	snprintf(cut, sizeof(cut), "%s/cut.xml.zst", dir);
+	CU_ASSERT_EQUAL(trace_compress_of(path), TC_ZSTD);
+	w = trace_writer_new(path, TC_ZSTD);
+	CU_ASSERT_FATAL(w != NULL);
+	CU_ASSERT(xmlTextWriterWriteRaw(w, BAD_CAST doc) >= 0);
+	CU_ASSERT_EQUAL(trace_writer_free(w), 0);
+	CU_ASSERT_STRING_EQUAL(compressed_kind(path), "zstd");
+	CU_ASSERT_EQUAL(trace_writer_new(path, TC_ZSTD), NULL);	/* O_EXCL */
+
+	CU_ASSERT_EQUAL_FATAL(trace_scan(path, &nodes, &nn), 0);
+	CU_ASSERT_EQUAL(nn, 1);
+	CU_ASSERT_STRING_EQUAL(nodes[0].name, "z1");
+	CU_ASSERT_EQUAL(nodes[0].nio, 2);
+	CU_ASSERT_EQUAL(nodes[0].max_gap, 1000000000);	/* end 0.6 to end 1.6 */
+	trace_scan_free(nodes, nn);
+	CU_ASSERT(zstd_input_error() == NULL);
+
+	fd = open(path, O_RDONLY);
+	k = read(fd, buf, 20);
+	close(fd);
+	CU_ASSERT_FATAL(k == 20);
+	fd = open(cut, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CU_ASSERT(write(fd, buf, 20) == 20);
+	close(fd);
+	CU_ASSERT_EQUAL(trace_scan(cut, &nodes, &nn), -1);
+	trace_scan_free(nodes, nn);
+	unlink(path);
+	unlink(cut);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -229,5 +283,6 @@ int main(void)
 	CU_add_test(s, "amounts", test_amounts);
 	CU_add_test(s, "stoplog", test_stoplog);
 	CU_add_test(s, "spool_short", test_spool_short);
+	CU_add_test(s, "zstd_trace", test_zstd_trace);
 	return unit_run("capture") ? 1 : 0;
 }

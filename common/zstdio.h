@@ -1,0 +1,34 @@
+/* Compressed traces: the output chosen by the file name's suffix (.gz:
+ * gzip through libxml2, .zst: zstd streamed here), and zstd input read
+ * transparently by every libxml2 reader once zstd_input_register() ran. */
+#ifndef ISLAND_ZSTDIO_H
+#define ISLAND_ZSTDIO_H
+
+#include <libxml/xmlwriter.h>
+
+enum trace_compress { TC_NONE, TC_GZIP, TC_ZSTD };
+
+/* The compression a trace named PATH is written with (its suffix). */
+enum trace_compress trace_compress_of(const char *path);
+/* The same, for a tool whose -z asks for gzip when the suffix says none. */
+enum trace_compress trace_compress_for(const char *path, int gzip_flag);
+/* The suffix written for it: "", ".gz" or ".zst". */
+const char *trace_compress_suffix(enum trace_compress c);
+
+/* A text writer onto a new file PATH (a zstd one is created O_EXCL |
+ * O_NOFOLLOW); NULL with errno. */
+xmlTextWriterPtr trace_writer_new(const char *path, enum trace_compress c);
+/* Frees W; for zstd, every write, the frame's end and the close are
+ * checked: 0, or -1 with errno of the first failure. */
+int trace_writer_free(xmlTextWriterPtr w);
+
+/* libxml2 reads zstd files (magic 28 b5 2f fd) from now on: every tool
+ * calls it first. Idempotent. */
+void zstd_input_register(void);
+/* What went wrong decoding the zstd input libxml2 opened last on this
+ * thread ("truncated or corrupt zstd data: ..."), or NULL; clears it. */
+const char *zstd_input_error(void);
+/* "gzip", "zstd" or NULL: FILE's first bytes. */
+const char *compressed_kind(const char *file);
+
+#endif

@@ -1,0 +1,82 @@
+# Compressed traces by the name given to -o: .zst (zstd) written by capture
+# and merge, read by every tool like .xml and .xml.gz; a cut .zst is one
+# FILE:LINE error, exit 2, for analyze and replay alike.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+REPLAY="$ISLAND_ROOT/bin/island-replay"
+
+"$CAPTURE" -n n1 -o t.xml.zst -- "$APPS/writes" 2 500 64 w%d.dat || fail "capture -o t.xml.zst"
+expect_eq "zstd magic" "$(od -An -tx1 -N4 t.xml.zst | tr -d ' ')" 28b52ffd
+zstd -dcq t.xml.zst > t.xml || fail "not a whole zstd stream"
+check_trace t.xml
+gzip -c t.xml > t.xml.gz
+# the decoded trace is the one a plain capture writes (same records)
+expect_eq "writes in the trace" "$(grep -c 'api="write"' t.xml)" 1000
+
+# every report: the same output from the three forms
+for r in sums files calls summary "export --format csv"; do
+	"$ANALYZE" $r t.xml > plain.out || fail "$r t.xml"
+	for f in t.xml.gz t.xml.zst; do
+		"$ANALYZE" $r $f > z.out 2>&1 || fail "$r $f: $(cat z.out)"
+		cmp -s plain.out z.out || fail "$r $f differs: $(diff plain.out z.out | head -5)"
+	done
+done
+expect_eq "bytes written" "$("$ANALYZE" sums --csv t.xml.zst | awk -F, '$1 == "filewrite" { print $2 }')" 64000
+
+# replay takes it
+mkdir root
+"$REPLAY" --root root -m afap t.xml.zst > replay.out 2>&1 || fail "replay t.xml.zst: $(cat replay.out)"
+expect_eq "replayed files" "$(cat root/"$PWD"/w0.dat root/"$PWD"/w1.dat | wc -c)" 64000
+
+# merge, and capture's suffix with -z: .zst wins
+"$CAPTURE" -n n2 -z -o u.xml.zst -- "$APPS/access" x.dat || fail "capture -z -o u.xml.zst"
+expect_eq "-z -o .zst" "$(od -An -tx1 -N4 u.xml.zst | tr -d ' ')" 28b52ffd
+"$ANALYZE" merge -o run.xml.zst t.xml.zst u.xml.zst || fail "merge -o run.xml.zst"
+zstd -tq run.xml.zst || fail "run.xml.zst is not zstd"
+"$ANALYZE" sums --csv --by node t.xml u.xml.zst > apart.csv
+"$ANALYZE" sums --csv --by node run.xml.zst | cmp -s - apart.csv || fail "zstd merge differs"
+
+# the Python reader, when the zstandard module is there
+PY=python3
+/usr/bin/python3 -c 'import zstandard' 2>/dev/null && PY=/usr/bin/python3
+if $PY -c 'import zstandard' 2>/dev/null; then
+	expect_eq "python: writes" "$(PYTHONPATH="$ISLAND_ROOT/python" $PY -c 'import sys, island
+print(sum(1 for e in island.events(sys.argv[1]) if e.get("api") == "write"))' t.xml.zst)" 1000
+else
+	echo "SKIP: python zstandard not installed"
+fi
+
+# cut short: one line naming the file and line, exit 2
+head -c 700 t.xml.zst > cut.xml.zst
+for tool in "$ANALYZE sums" "$REPLAY --root root -m afap"; do
+	rc=0; $tool cut.xml.zst > /dev/null 2> err || rc=$?
+	expect_eq "$tool cut: status" "$rc" 2
+	expect_eq "$tool cut: lines" "$(wc -l < err)" 1
+	grep -q '^cut.xml.zst:[1-9][0-9]*: truncated or corrupt zstd data: the stream ends inside a frame$' err ||
+		fail "$tool cut: $(cat err)"
+done
+# corrupt (the frame's checksum changed): the same kind of line
+size=$(wc -c < t.xml.zst)
+{ head -c $((size - 4)) t.xml.zst; printf 'XXXX'; } > bad.xml.zst
+rc=0; "$ANALYZE" sums bad.xml.zst > /dev/null 2> err || rc=$?
+expect_eq "corrupt: status" "$rc" 2
+grep -q '^bad.xml.zst:[1-9][0-9]*: truncated or corrupt zstd data: Restored data doesn.t match checksum$' err || fail "corrupt: $(cat err)"
+
+# a full disk (root: a 64 KiB tmpfs, filled): the zstd stream's failed
+# writes are errors, and nothing is left under the trace's name
+if [ "$(id -u)" = 0 ] && mkdir full && mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
+	trap 'umount full' EXIT
+	dd if=/dev/zero of=full/filler bs=4k 2>/dev/null
+	rc=0; "$CAPTURE" -n n1 -o full/t.xml.zst -- "$APPS/writes" 1 2000 8 /dev/null 2>err || rc=$?
+	expect_eq "capture onto a full disk: status" "$rc" 1
+	grep -q '^island-capture: full/t.xml.zst: cannot write the trace' err || fail "capture full: $(cat err)"
+	spool=$(sed -n 's|^island-capture: the records are kept in \(/.*island-spool\.[A-Za-z0-9]*\)$|\1|p' err)
+	[ -n "$spool" ] && [ -d "$spool" ] || fail "capture full: spool not kept: $(cat err)"
+	rm -rf "$spool"
+	rc=0; "$ANALYZE" merge -o full/run.xml.zst t.xml 2>err || rc=$?
+	expect_eq "merge onto a full disk: status" "$rc" 2
+	expect_eq "merge full: message" "$(cat err)" "island-analyze: full/run.xml.zst: cannot write: No space left on device"
+	expect_eq "nothing left in full/" "$(ls -A full)" "filler"
+else
+	echo "SKIP: full disk (needs root and a tmpfs)"
+fi
+exit 0
