@@ -218,7 +218,7 @@ EOF
 
 # A thread without cpu: its time outside calls counts, with a warning.
 expect utilization-nocpu 0 utilization --cores 1 tests/traces/killed.xml <<'EOF'
-tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed); analysing what was recorded
+tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed or not fully seen); analysing what was recorded
 island-analyze: warning: 1 thread without a cpu attribute: its wall time outside calls counts as app
 use     core_seconds  percent
 app         0.750000    75.00
