@@ -795,18 +795,21 @@ static void system_status(struct node *n, pid_t caller, struct rec *r)
 	}
 }
 
-/* popen's shell: the child of the caller that started during the call;
- * its pid goes in the record's a2 for the writer. */
+/* popen's shell: the first child of the caller to start after the call
+ * did (it may start after popen returned); its pid goes in the record's
+ * a2 for the writer. */
 static void popen_child(struct node *n, pid_t caller, struct rec *r)
 {
-	int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
+	int64_t t0 = clock_ns(&n->clk, r->t0);
+	struct proc *best = NULL;
 
-	for (int k = 0; k < n->nprocs; k++)
-		if (n->procs[k].ppid == caller && n->procs[k].start >= t0 &&
-		    n->procs[k].start <= t1) {
-			r->a2 = n->procs[k].pid;
-			return;
-		}
+	for (int k = 0; k < n->nprocs; k++) {
+		struct proc *c = &n->procs[k];
+		if (c->ppid == caller && c->start >= t0 && (!best || c->start < best->start))
+			best = c;
+	}
+	if (best)
+		r->a2 = best->pid;
 }
 
 /* Statuses reported to waitpid() calls of the application itself. */
