@@ -380,7 +380,7 @@ static void write_level(struct out *o, const struct rec *r)
 
 static void write_io(struct out *o, struct node *n, struct proc *p,
 		     struct thr *t, struct rec *r, int64_t t0, int64_t t1,
-		     const struct rec *held, const struct rec *site)
+		     const struct rec *held, const struct rec *site, int64_t kread)
 {
 	int c = r->call;
 	/* the interposer sets err exactly when the call failed */
@@ -576,6 +576,8 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		o_attr_int(o, "seq", (int64_t)SEQ_IO(r->seq));
 	if (site)
 		write_site(o, site);
+	if (kread > 0)          /* what the kernel read under this stdio call */
+		o_attr_int(o, "kernel_amount", kread);
 	if (held && held->call == REC_THROTTLE) {
 		o_attr_sec(o, "throttle", held->a1);
 		o_attr(o, "limit", limit_names[held->fd >= 0 && held->fd < LIM_N ?
@@ -672,6 +674,7 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 
 	rec_iter_init(&it, t);
 	struct rec *next = rec_next(&it);
+	int64_t kread = 0;
 	while ((r = next)) {
 		next = rec_next(&it);
 		int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
@@ -703,6 +706,10 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 			free(g->label);
 			continue;
 		}
+		if (r->call == REC_KREAD) {
+			kread = r->ret;
+			continue;
+		}
 		if (r->call == REC_SAMPLE) {
 			write_sample(o, n, r);
 			continue;
@@ -727,7 +734,8 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 			else if (x->call == REC_SITE)
 				site = x;
 		}
-		write_io(o, n, p, t, r, t0, t1, held, site);
+		write_io(o, n, p, t, r, t0, t1, held, site, kread);
+		kread = 0;
 		if (SEQ_IO(r->seq))
 			write_deps(o, n->signals, n->nsignals, SEQ_IO(r->seq), 0);
 		prev = t1 > prev ? t1 : prev;

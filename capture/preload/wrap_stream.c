@@ -25,12 +25,15 @@ static int scan(int call, FILE *f, int iso, const char *fmt, va_list ap)
 		return fn(f, fmt, ap);
 	int e = errno;
 	off64_t p0 = f ? REAL(ftello64)(f) : -1;
+	int64_t b = stream_buffered(f);
 	errno = e;
 	uint64_t t0 = now();
 	int r = fn(f, fmt, ap);
 	uint64_t t1 = now();
 	e = errno;
 	off64_t p1 = p0 >= 0 ? REAL(ftello64)(f) : -1;
+	if (p0 >= 0 && p1 >= p0)
+		put_kread(t, t0, f, b, p1 - p0);
 	put(t, call, t0, t1, r, sfd(f), 0, p0 >= 0 && p1 >= p0 ? p1 - p0 : -1,
 	    r == EOF && ferror(f) ? e : 0);
 	leave(t);

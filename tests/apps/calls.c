@@ -12,6 +12,10 @@
  *   spl.dat, sf.dat, cfr.dat  written 1000, 700, 600 by those
  *   pipes      tee 300 from one pipe to another, vmsplice 500 into one
  *   popen      "echo popen" read through the stream: 6 bytes
+ *   lines.txt  8292 bytes (a first line of 101), read through a stream
+ *              with a 4096-byte buffer: fgets 101 (the kernel read 4096),
+ *              fread 5000 (4096), fgetc 1 (nothing), fread of 10000 gets
+ *              the last 3190 (100)
  * uring: io_uring_setup and io_uring_enter through syscall() (the process
  * is incomplete: io_uring operations are not itemised). clone: a child by
  * clone() without CLONE_VM (captured like a fork child) that writes 10
@@ -164,6 +168,22 @@ static void copies(void)
 	close(src); close(spl); close(sf); close(cfr);
 }
 
+static void stdio_reads(void)
+{
+	static char buf[10000];
+	int fd = mk("lines.txt", 8292);
+
+	if (lseek(fd, 100, SEEK_SET) != 100 || write(fd, "\n", 1) != 1)
+		die("lines.txt");
+	close(fd);
+	FILE *f = fopen("lines.txt", "r");
+	if (!f || setvbuf(f, NULL, _IOFBF, 4096) || !fgets(buf, 200, f) ||
+	    strlen(buf) != 101 || fread(buf, 1, 5000, f) != 5000 ||
+	    fgetc(f) != 'x' || fread(buf, 1, 10000, f) != 3190)
+		die("stdio reads");
+	fclose(f);
+}
+
 static void popens(void)
 {
 	char line[64];
@@ -234,6 +254,7 @@ int main(int argc, char **argv)
 		scanning();
 		copies();
 		popens();
+		stdio_reads();
 	}
 	return 0;
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The calls issue 12 added to the default capture (tests/apps/calls): each
-# recorded with its resource and amount, the per-file totals of
+# recorded with its resource and amount (stdio reads with the bytes the
+# kernel read under them, kernel_amount), the per-file totals of
 # `island-analyze files` exact (mmap + msync writes the bytes msync
 # flushed; splice, sendfile and copy_file_range read their source), and
 # what the capture cannot see (io_uring operations, a clone() child that
@@ -16,7 +17,7 @@ grep -q '<trace version="1" generator="[^"]*" complete="true">' calls.xml || fai
 new='mmap|munmap|msync|fallocate|posix_fallocate|truncate|ftruncate|access|faccessat|euidaccess|eaccess'
 new="$new|chmod|fchmod|fchmodat|chown|fchown|lchown|fchownat|link|linkat|symlink|symlinkat|readlink"
 new="$new|readlinkat|renameat2|unlink|unlinkat|remove|fscanf|vfscanf|ftell|ftello|rewind|fgetpos"
-new="$new|fsetpos|splice|sendfile|copy_file_range|tee|vmsplice|popen|fgets|pclose"
+new="$new|fsetpos|splice|sendfile|copy_file_range|tee|vmsplice|popen|fgets|pclose|fread|fgetc"
 grep -E "<io api=\"($new)\"" calls.xml | normalise | sed -E 's/ (start|end)="T"//; s/ (start|end)="T"//; s/^ *//' > got.txt
 cat > want.txt <<'WANT'
 <io api="ftruncate" res="filemeta" size="8192" fd="3" path="DIR/d/map.dat"/>
@@ -48,7 +49,7 @@ cat > want.txt <<'WANT'
 <io api="unlinkat" res="filemeta" path="DIR/d/hard3.dat"/>
 <io api="remove" res="filemeta" path="DIR/d/sym.lnk"/>
 <io api="remove" res="filemeta" path="DIR/d/sym2.lnk"/>
-<io api="fscanf" res="fileread" amount="5" fd="3" path="DIR/d/scan.txt" count="2"/>
+<io api="fscanf" res="fileread" amount="5" fd="3" path="DIR/d/scan.txt" count="2" kernel_amount="12"/>
 <io api="ftell" res="filemeta" fd="3" path="DIR/d/scan.txt" result="5"/>
 <io api="fgetpos" res="filemeta" fd="3" path="DIR/d/scan.txt"/>
 <io api="rewind" res="filemeta" fd="3" path="DIR/d/scan.txt"/>
@@ -63,8 +64,12 @@ cat > want.txt <<'WANT'
 <io api="tee" res="netsend" amount="300" size="300" fd="11" peer="pipe" proto="pipe" infd="7" inpath="pipe"/>
 <io api="vmsplice" res="netsend" amount="500" size="500" fd="11" peer="pipe" proto="pipe"/>
 <io api="popen" res="proc" fd="3" peer="pipe" proto="pipe" child="N"/>
-<io api="fgets" res="netrecv" amount="6" size="64" fd="3" peer="pipe" proto="pipe"/>
+<io api="fgets" res="netrecv" amount="6" size="64" fd="3" peer="pipe" proto="pipe" kernel_amount="6"/>
 <io api="pclose" res="wait" fd="3" peer="pipe" proto="pipe" status="exit:0"/>
+<io api="fgets" res="fileread" amount="101" size="200" fd="3" path="DIR/d/lines.txt" kernel_amount="4096"/>
+<io api="fread" res="fileread" amount="5000" size="5000" fd="3" path="DIR/d/lines.txt" count="5000" kernel_amount="4096"/>
+<io api="fgetc" res="fileread" amount="1" size="1" fd="3" path="DIR/d/lines.txt"/>
+<io api="fread" res="fileread" amount="3190" size="10000" fd="3" path="DIR/d/lines.txt" count="3190" kernel_amount="100"/>
 WANT
 diff -u want.txt got.txt || fail "the calls' records differ"
 # popen's shell is a process of its own, child of the app
@@ -80,6 +85,7 @@ calls,DIR/d/src.dat,1,3,2300,1,4000,0
 calls,DIR/d/spl.dat,1,0,0,1,1000,0
 calls,DIR/d/sf.dat,1,0,0,1,700,0
 calls,DIR/d/cfr.dat,1,0,0,1,600,0
+calls,DIR/d/lines.txt,2,4,8292,4,8293,0
 WANT
 diff -u files.want files.csv || fail "files --csv differs"
 
