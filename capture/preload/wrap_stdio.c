@@ -47,7 +47,12 @@ void put_kread(struct tstate *t, uint64_t t0, FILE *f, int64_t before,
 
 	if (before < 0 || after < 0 || app < 0 || app + after - before <= 0)
 		return;
-	put(t, REC_KREAD, t0, t0, app + after - before, fno(f), 0, 0, 0);
+	/* a bare full record: not a call (no session number, no hold) */
+	struct rec *r = rec_reserve(t, sizeof(*r));
+	if (!r)
+		return;
+	rec_fill(r, REC_KREAD, t0, t0, app + after - before, fno(f), 0, 0, 0);
+	rec_commit(t, &r->len, sizeof(*r));
 }
 
 /* Record a stream call whose byte count the wrapper worked out. */
