@@ -196,13 +196,13 @@ static int map_window(struct tstate *t, uint64_t off)
 			return -1;
 		}
 	}
-	w = REAL(mmap)(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+	w = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
 		 (int)fd, (off_t)start);
 	SYS(SYS_close, fd, 0, 0, 0);
 	if (w == MAP_FAILED)
 		return -1;
 	if (t->win)
-		REAL(munmap)(t->win, t->wlen);
+		munmap(t->win, t->wlen);
 	t->win = w;
 	t->woff = start;
 	t->wlen = len;
@@ -242,7 +242,7 @@ int spool_open(struct tstate *t)
 		SYS(SYS_close, fd, 0, 0, 0);
 		goto fail;
 	}
-	h = REAL(mmap)(NULL, SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+	h = mmap(NULL, SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 (int)fd, 0);
 	SYS(SYS_close, fd, 0, 0, 0);
 	if (h == MAP_FAILED)
@@ -622,7 +622,7 @@ void thread_finish(struct tstate *t, int how, int unmap)
 	reg_del(t);
 	t->hold |= HOLD_OFF;
 	if (unmap && t->win) {
-		REAL(munmap)(t->win, t->wlen);
+		munmap(t->win, t->wlen);
 		t->win = NULL;
 	}
 	t->cur = t->lim = NULL;

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "preload.h"
-#include "real.h"
 
 struct limits_page *limits;
 
@@ -48,7 +47,7 @@ void limits_init(const char *dir)
 	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	void *p = REAL(mmap)(NULL, sizeof(struct limits_page), PROT_READ | PROT_WRITE,
+	void *p = mmap(NULL, sizeof(struct limits_page), PROT_READ | PROT_WRITE,
 		       MAP_SHARED, (int)fd, 0);
 	syscall(SYS_close, fd);
 	if (p != MAP_FAILED && ((struct limits_page *)p)->magic == LIMITS_MAGIC)

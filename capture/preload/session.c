@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "preload.h"
-#include "real.h"
 
 struct session *sess;
 static struct sess_node *me;
@@ -43,7 +42,7 @@ void sess_init(const char *path, int idx)
 
 	if (fd < 0 || idx < 0 || idx >= SESS_NODES)
 		return;
-	p = REAL(mmap)(NULL, sizeof(struct session), PROT_READ | PROT_WRITE, MAP_SHARED,
+	p = mmap(NULL, sizeof(struct session), PROT_READ | PROT_WRITE, MAP_SHARED,
 		 (int)fd, 0);
 	syscall(SYS_close, fd);
 	if (p == MAP_FAILED || ((struct session *)p)->magic != SESS_MAGIC)
