@@ -157,8 +157,9 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 
 /*
  * syscall(): the io_uring calls (their operations are not itemised: the
- * writer marks the process incomplete) and raw clone children. Every
- * other number goes straight through.
+ * writer marks the process incomplete), raw clone children, and raw
+ * exits (their end is recorded first). Every other number goes straight
+ * through.
  */
 EXPORT long syscall(long nr, ...)
 {
@@ -170,6 +171,11 @@ EXPORT long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	/* a raw exit ends us without the destructors that record the end */
+	if (unlikely(nr == SYS_exit_group) && island_on)
+		process_finish(TEXIT_PROCESS);
+	else if (unlikely(nr == SYS_exit) && island_on && !t->guard)
+		thread_finish(t, TEXIT_RETURN, 0);
 	if (likely(nr != SYS_io_uring_setup && nr != SYS_io_uring_enter &&
 		   nr != SYS_io_uring_register && nr != SYS_clone) || !enter(t))
 		return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
