@@ -218,7 +218,7 @@ static void on_trace(struct rd *rd)
 		bad(rd, "unknown trace version %ld", ver);
 	if (!bool_attr(rd, "complete", true) && !rd->prescan) {
 		warn_at(rd->file, line(rd),
-			"warning: trace is incomplete (a process was killed); analysing what was recorded");
+			"warning: trace is incomplete (a process was killed or not fully seen); analysing what was recorded");
 		rd->run->incomplete = true;
 	}
 }
@@ -385,6 +385,10 @@ static void on_process(struct rd *rd)
 	p->end = time_attr(rd, "end", p->start);
 	check_order(rd, p->start, p->end);
 	p->complete = bool_attr(rd, "complete", true);
+	/* what the capture could not see: one line per process, every report */
+	if (!rd->prescan && attr(rd, "reason"))
+		warn_at(rd->file, line(rd), "warning: process %ld is incomplete: %s",
+			p->pid, attr(rd, "reason"));
 	XGROW(run->procs, run->capprocs, run->nprocs + 1);
 	run->procs[run->nprocs++] = p;
 	rd->proc = p;

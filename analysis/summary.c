@@ -35,8 +35,15 @@ int report_summary(int argc, char **argv)
 	long live_threads = 0, live_procs = 0;
 
 	read_traces(&run, argv, argc, &ops, &s);
-	for (size_t i = 0; i < run.nthreads; i++)
+	/* a process is live at the end when one of its threads is (its
+	 * complete="false" may also say the capture could not see all) */
+	for (size_t i = 0; i < run.nprocs; i++)
+		run.procs[i]->complete = true;
+	for (size_t i = 0; i < run.nthreads; i++) {
 		live_threads += !run.threads[i]->complete;
+		if (!run.threads[i]->complete)
+			run.threads[i]->proc->complete = false;
+	}
 	for (size_t i = 0; i < run.nprocs; i++)
 		live_procs += !run.procs[i]->complete;
 	t = table_new(&summary_tables[0]);

@@ -3,12 +3,18 @@
  * idle rest U_i, in core-seconds and percent; they add up to 100%.
  *   span files: each span uses `cores` cores for its duration, for its
  *     owner (app or system); spans are clipped to the provided span.
- *   traces: app is the threads' cpu category (computing, not stopped);
- *     system is the CPU time a thread used beyond that (its cpu attribute
- *     minus its cpu category: kernel and library work inside calls). With
- *     --span, app counts inside the first SECONDS of the run only, and a
- *     thread's system time in proportion to its live time inside them
- *     (the trace says how much, not when). */
+ *   traces: from the threads' CPU time (their cpu attribute), never from
+ *     wall time: a thread that waited for a core computed for less than
+ *     its wall time outside calls. A thread's app share is its CPU time up
+ *     to its cpu category (the wall time it spent outside calls, the most
+ *     it can have computed there); system is the rest of its CPU time
+ *     (kernel and library work inside calls). A thread without a cpu
+ *     attribute counts its cpu category as app, and a warning says so.
+ *     With --span, a thread's app counts in proportion to its cpu
+ *     category inside the first SECONDS of the run, its system in
+ *     proportion to its live time inside them (the trace says how much
+ *     CPU, not when). Use beyond what was provided is warned about and
+ *     scaled down so that the shares stay within 100 %. */
 #include "analyze.h"
 
 #include <stdlib.h>
@@ -51,6 +57,7 @@ struct ut {
 	int64_t lo, hi;
 	int64_t off;		/* the current thread's node, on the run's clock */
 	int64_t in_cpu, in_live;	/* the current thread's */
+	int nocpu;		/* threads without a cpu attribute */
 };
 
 static void clip_sink(void *arg, enum cat c, int64_t s, int64_t e)
@@ -93,10 +100,18 @@ static void on_thread_end(void *ctx, struct thread *t)
 	cpu = u->w.acct.cat[CAT_CPU];
 	for (int k = 0; k < CAT_N; k++)      /* what clip_sink was given */
 		live += u->w.acct.cat[k];
-	double share = !u->clip ? 1 : live > 0 ? (double)u->in_live / (double)live : 0;
-	u->app += (double)(u->clip ? u->in_cpu : cpu) / 1e9;
-	if (t->has_cpu && t->cpu > cpu)
-		u->sys += (double)(t->cpu - cpu) / 1e9 * share;
+	double in_live = !u->clip ? 1 : live > 0 ? (double)u->in_live / (double)live : 0;
+	double in_cpu = !u->clip ? 1 : cpu > 0 ? (double)u->in_cpu / (double)cpu : 0;
+	int64_t app = cpu, sys = 0;
+
+	if (t->has_cpu) {
+		app = t->cpu < cpu ? t->cpu : cpu;
+		sys = t->cpu - app;
+	} else {
+		u->nocpu++;
+	}
+	u->app += (double)app / 1e9 * in_cpu;
+	u->sys += (double)sys / 1e9 * in_live;
 }
 
 static const struct coldef cols[] = {
@@ -151,10 +166,22 @@ int report_utilization(int argc, char **argv)
 		u.app = x.app;
 		u.sys = x.sys;
 		u.idle = u.avail - u.app - u.sys;
+		if (x.nocpu)
+			warnx("warning: %d thread%s without a cpu attribute: %s wall time "
+			      "outside calls counts as app", x.nocpu, x.nocpu > 1 ? "s" : "",
+			      x.nocpu > 1 ? "their" : "its");
 		run_free(&run);
 	}
 	if (u.idle < 0) {
-		warnx("warning: the use exceeds the provided resources by %.6f core-seconds", -u.idle);
+		double used = u.app + u.sys;
+
+		/* More than --cores provided: the shares of what was provided,
+		 * in proportion, never above 100 %. */
+		warnx("warning: the use exceeds the provided resources by %.6f core-seconds "
+		      "(%.2f %%); app and system are scaled to the provided",
+		      -u.idle, used / u.avail * 100);
+		u.app = u.app / used * u.avail;
+		u.sys = u.avail - u.app;
 		u.idle = 0;
 	}
 	util_print(&u);

@@ -64,6 +64,7 @@ struct proc {
 	int64_t start, end;
 	int status;                  /* wait status, -1 unknown */
 	int complete;
+	char *reason;                /* what the capture could not see, or NULL */
 };
 
 /* Objects the descriptors refer to (node-wide: files by path, sockets and
@@ -170,6 +171,7 @@ int call_has_amount(int call);
 const char *call_name(int call);
 int copy_src_fd(const struct rec *r);
 int copy_src_obj(const struct rec *r);
+int two_paths(int call);
 
 enum res { RES_FILEREAD, RES_FILEWRITE, RES_FILEMETA, RES_NETSEND,
 	   RES_NETRECV, RES_NETMETA, RES_SLEEP, RES_WAIT, RES_PROC, RES_SYS };

@@ -673,7 +673,16 @@ int main(int argc, char **argv)
 		warnx("%s: %llu records lost: the spool directory %s filled up "
 		      "(choose another with --spool-dir); the trace is marked incomplete",
 		      output, (unsigned long long)lost, spool_parent);
-	if (!n.complete)
+	int killed = 0;
+	for (int i = 0; i < n.nprocs; i++) {
+		if (n.procs[i].reason)
+			warnx("%s: process %d is incomplete: %s", output,
+			      (int)n.procs[i].pid, n.procs[i].reason);
+		for (int j = 0; j < n.procs[i].nthr; j++)
+			if (!n.procs[i].thr[j].complete)
+				killed = 1;
+	}
+	if (killed)
 		warnx("%s: some processes were killed; the trace is marked incomplete",
 		      output);
 	spool_unload(&n);

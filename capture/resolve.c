@@ -5,6 +5,7 @@
  * process facts (start, end, name, status).
  */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,11 @@
 #include "capture.h"
 #include "util.h"
 
-enum amount { AMT_NONE, AMT_RET, AMT_ITEMS, AMT_CHAR, AMT_A2 };
+enum amount { AMT_NONE, AMT_RET, AMT_ITEMS, AMT_CHAR, AMT_A2, AMT_A1 };
 enum effect { EFF_NONE, EFF_USE, EFF_OPEN, EFF_CLOSE, EFF_DUP, EFF_FCNTL,
 	      EFF_SOCKET, EFF_PAIR, EFF_ACCEPT, EFF_CONNECT, EFF_BIND,
-	      EFF_PATH, EFF_REOPEN, EFF_CWD, EFF_FDOPEN };
+	      EFF_PATH, EFF_REOPEN, EFF_CWD, EFF_FDOPEN, EFF_MAP, EFF_UNMAP,
+	      EFF_MSYNC, EFF_POPEN };
 
 static const struct callinfo {
 	const char *api;
@@ -58,7 +60,8 @@ int64_t amount_of(const struct rec *r)
 	case AMT_RET:   return r->ret > 0 ? r->ret : 0;
 	case AMT_ITEMS: return r->ret > 0 ? r->ret * r->a2 : 0;
 	case AMT_CHAR:  return r->ret >= 0 ? 1 : 0;
-	case AMT_A2:    return r->ret >= 0 ? r->a2 : 0;
+	case AMT_A2:    return r->ret >= 0 && r->a2 > 0 ? r->a2 : 0;
+	case AMT_A1:    return r->ret >= 0 ? r->a1 : 0;
 	}
 	return 0;
 }
@@ -252,11 +255,61 @@ char *path_join(const char *base, const char *p)
 
 /* --- per process ------------------------------------------------------ */
 
+/* A file mapping of the process (mmap of a descriptor). */
+struct mapping {
+	uint64_t start, end;
+	int obj;
+};
+
 struct fdtab {
 	int *obj;                    /* fd -> object id, 0 = unknown */
 	size_t cap;
 	char *cwd;
+	struct mapping *map;         /* its file mappings, unsorted */
+	size_t nmap, capmap;
 };
+
+/* The file mapped at addr, or 0. */
+static int map_find(const struct fdtab *f, uint64_t addr)
+{
+	for (size_t i = 0; i < f->nmap; i++)
+		if (addr >= f->map[i].start && addr < f->map[i].end)
+			return f->map[i].obj;
+	return 0;
+}
+
+/* Forget [a, b): mappings inside go, those across are cut. Returns the
+ * file of the first one met, or 0. */
+static int map_remove(struct fdtab *f, uint64_t a, uint64_t b)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < f->nmap; ) {
+		struct mapping *m = &f->map[i];
+		if (m->end <= a || m->start >= b) {
+			i++;
+			continue;
+		}
+		if (!first)
+			first = m->obj;
+		if (m->start < a && m->end > b) {        /* a hole in the middle */
+			struct mapping tail = { b, m->end, m->obj };
+			m->end = a;
+			XGROW(f->map, f->capmap, f->nmap + 1);
+			f->map[f->nmap++] = tail;
+			i++;
+		} else if (m->start < a) {
+			m->end = a;
+			i++;
+		} else if (m->end > b) {
+			m->start = b;
+			i++;
+		} else {
+			f->map[i] = f->map[--f->nmap];
+		}
+	}
+	return first;
+}
 
 static int fd_get(struct fdtab *f, int fd)
 {
@@ -305,7 +358,15 @@ static int obj_path(struct resolver *rs, struct fdtab *f, int dirfd,
  * the source fd, and after resolution also its object (high 32 bits). */
 static int is_copy(int call)
 {
-	return call == C_SENDFILE || call == C_COPY_FILE_RANGE || call == C_SPLICE;
+	return call == C_SENDFILE || call == C_COPY_FILE_RANGE || call == C_SPLICE ||
+	       call == C_TEE;
+}
+
+/* Calls whose payload holds a second path, resolved against a1. */
+int two_paths(int call)
+{
+	return call == C_RENAME || call == C_RENAMEAT || call == C_RENAMEAT2 ||
+	       call == C_LINK || call == C_LINKAT;
 }
 
 int copy_src_fd(const struct rec *r)
@@ -322,7 +383,9 @@ static void count_use(struct node *n, struct rec *r)
 {
 	if (!rec_counts(r))
 		return;
-	if (is_copy(r->call) && copy_src_obj(r) && r->ret >= 0 && !r->err) {
+	/* tee leaves its source's data in place: only the copies consume it */
+	if (is_copy(r->call) && r->call != C_TEE && copy_src_obj(r) && r->ret >= 0 &&
+	    !r->err) {
 		struct obj *src = &n->objs[copy_src_obj(r) - 1];
 		src->reads++;
 		src->bytes_read += (uint64_t)r->ret;
@@ -513,12 +576,42 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 			}
 		}
 		r->obj = (uint32_t)obj_path(rs, f, (int)r->a2, pl);
-		if (r->call == C_RENAME || r->call == C_RENAMEAT) {
+		if (two_paths(r->call)) {
 			char *p2 = memchr(pl, 0, plen);
 			if (p2 && (size_t)(p2 + 1 - pl) < plen)
 				r->a1 = obj_path(rs, f, (int)r->a1, p2 + 1);
 			else
 				r->a1 = 0;
+		}
+		break;
+	case EFF_MAP:
+		r->obj = (uint32_t)fd_get(f, r->fd);
+		if (ok && r->obj && r->a1 > 0) {
+			XGROW(f->map, f->capmap, f->nmap + 1);
+			f->map[f->nmap++] = (struct mapping){ (uint64_t)r->ret,
+				(uint64_t)r->ret + (uint64_t)r->a1, (int)r->obj };
+		}
+		break;
+	case EFF_UNMAP:
+		if (ok)
+			r->obj = (uint32_t)map_remove(f, (uint64_t)r->a2,
+						      (uint64_t)r->a2 + (uint64_t)r->a1);
+		else
+			r->obj = (uint32_t)map_find(f, (uint64_t)r->a2);
+		break;
+	case EFF_MSYNC:
+		r->obj = (uint32_t)map_find(f, (uint64_t)r->a2);
+		break;
+	case EFF_POPEN:
+		if (ok && plen >= sizeof(uint64_t)) {
+			uint64_t ino;
+			memcpy(&ino, pl, sizeof(ino));
+			int id = obj_ino(rs, ino, OBJ_PIPE);
+			struct obj *o = &rs->n->objs[id - 1];
+			strcpy(o->proto, "pipe");
+			o->listed = 1;
+			fd_bind(rs, f, r->fd, id);
+			r->obj = (uint32_t)id;
 		}
 		break;
 	case EFF_CWD:
@@ -554,7 +647,7 @@ static int yields_fd(const struct rec *r)
 		return 0;
 	switch (calls[r->call].effect) {
 	case EFF_OPEN: case EFF_DUP: case EFF_FCNTL: case EFF_SOCKET:
-	case EFF_PAIR: case EFF_ACCEPT: case EFF_REOPEN:
+	case EFF_PAIR: case EFF_ACCEPT: case EFF_REOPEN: case EFF_POPEN:
 		return 1;
 	}
 	return 0;
@@ -611,6 +704,7 @@ static void resolve_proc(struct resolver *rs, struct proc *p)
 	free(h);
 	free(f.obj);
 	free(f.cwd);
+	free(f.map);
 }
 
 /* Thread and process facts from the spool headers and records. */
@@ -701,6 +795,23 @@ static void system_status(struct node *n, pid_t caller, struct rec *r)
 	}
 }
 
+/* popen's shell: the first child of the caller to start after the call
+ * did (it may start after popen returned); its pid goes in the record's
+ * a2 for the writer. */
+static void popen_child(struct node *n, pid_t caller, struct rec *r)
+{
+	int64_t t0 = clock_ns(&n->clk, r->t0);
+	struct proc *best = NULL;
+
+	for (int k = 0; k < n->nprocs; k++) {
+		struct proc *c = &n->procs[k];
+		if (c->ppid == caller && c->start >= t0 && (!best || c->start < best->start))
+			best = c;
+	}
+	if (best)
+		r->a2 = best->pid;
+}
+
 /* Statuses reported to waitpid() calls of the application itself. */
 static void statuses_from_waits(struct node *n)
 {
@@ -712,6 +823,10 @@ static void statuses_from_waits(struct node *n)
 			while ((r = rec_next(&it))) {
 				if (r->call == C_SYSTEM && r->a1 >= 0) {
 					system_status(n, n->procs[i].pid, r);
+					continue;
+				}
+				if (r->call == C_POPEN && r->err == 0) {
+					popen_child(n, n->procs[i].pid, r);
 					continue;
 				}
 				if ((r->call != C_WAITPID && r->call != C_WAIT4 &&
@@ -728,6 +843,104 @@ static void statuses_from_waits(struct node *n)
 		}
 }
 
+/* --- what the capture could not see ------------------------------------ */
+
+static void add_reason(struct proc *p, const char *what)
+{
+	char *r = p->reason ? xasprintf("%s; %s", p->reason, what) : xstrdup(what);
+
+	free(p->reason);
+	p->reason = r;
+	p->complete = 0;
+}
+
+static int have_proc(const struct node *n, pid_t pid)
+{
+	for (int k = 0; k < n->nprocs; k++)
+		if (n->procs[k].pid == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * A process is incomplete, with the reasons, when one of its threads lost
+ * records, when a thread or child it created has no record of its own
+ * (its spool could not be created: descriptors or memory exhausted, or an
+ * image the interposer cannot enter), when it made a child that shares
+ * its memory with raw clone(), or when it used io_uring, whose operations
+ * the interposer does not see one by one.
+ */
+static void find_gaps(struct node *n)
+{
+	char buf[160];
+
+	for (int i = 0; i < n->nprocs; i++) {
+		struct proc *p = &n->procs[i];
+		int created = 0, started = 0, uring = 0;
+
+		for (int j = 0; j < p->nthr; j++) {
+			struct thr *t = &p->thr[j];
+			struct rec_iter it;
+			struct rec *r;
+
+			if (t->creator && t->tid != p->pid)
+				started++;
+			if (t->lost) {
+				snprintf(buf, sizeof(buf), "thread %d lost %llu records (spool full)",
+					 (int)t->tid, (unsigned long long)t->lost);
+				add_reason(p, buf);
+			}
+			rec_iter_init(&it, t);
+			while ((r = rec_next(&it))) {
+				pid_t child = 0;
+
+				switch (r->call) {
+				case C_PTHREAD_CREATE:
+					created += r->ret == 0;
+					break;
+				case C_FORK:
+					child = r->ret > 0 ? (pid_t)r->ret : 0;
+					break;
+				case C_POSIX_SPAWN:
+					child = r->ret == 0 && r->a1 > 0 ? (pid_t)r->a1 : 0;
+					break;
+				case C_CLONE:
+					if (r->ret <= 0)
+						break;
+					if (r->a1) {
+						child = (pid_t)r->ret;
+						break;
+					}
+					snprintf(buf, sizeof(buf), "%s %d made by clone() shares "
+						 "its memory: not captured", (r->a2 & CLONE_THREAD) ?
+						 "thread" : "child", (int)r->ret);
+					add_reason(p, buf);
+					break;
+				case C_IO_URING_SETUP: case C_IO_URING_ENTER:
+				case C_IO_URING_REGISTER:
+					uring = 1;
+					break;
+				}
+				if (child && !have_proc(n, child)) {
+					snprintf(buf, sizeof(buf), "child process %d has no record "
+						 "(no spool: descriptors or memory exhausted, or an "
+						 "image without the interposer)", (int)child);
+					add_reason(p, buf);
+				}
+			}
+		}
+		if (created > started) {
+			snprintf(buf, sizeof(buf), "%d thread%s created with pthread_create "
+				 "%s no record (no spool: descriptors or memory exhausted)",
+				 created - started, created - started > 1 ? "s" : "",
+				 created - started > 1 ? "have" : "has");
+			add_reason(p, buf);
+		}
+		if (uring)
+			add_reason(p, "io_uring operations are not itemised");
+	}
+}
+
 void resolve_node(struct node *n)
 {
 	struct resolver rs = { .n = n };
@@ -739,6 +952,7 @@ void resolve_node(struct node *n)
 		derive_proc(n, &n->procs[i]);
 	}
 	statuses_from_waits(n);
+	find_gaps(n);
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
 		if (p->status >= 0 && WIFSIGNALED(p->status))

@@ -121,6 +121,8 @@ enum call_id {
 	                        return addresses, innermost first */
 	REC_FREE,            /* --profile with every allocation sampled: a1
 	                        the pointer freed */
+	REC_KREAD,           /* before a stdio read call's record: ret the
+	                        bytes the kernel read for it (kernel_amount) */
 };
 
 enum sample_kind { SAMPLE_TIMER = 0, SAMPLE_CALL = 1, SAMPLE_ALLOC = 2,

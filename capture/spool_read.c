@@ -194,6 +194,7 @@ void spool_unload(struct node *n)
 		free(n->procs[i].thr);
 		free(n->procs[i].exe);
 		free(n->procs[i].cwd);
+		free(n->procs[i].reason);
 	}
 	free(n->procs);
 	n->procs = NULL;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -379,7 +380,7 @@ static void write_level(struct out *o, const struct rec *r)
 
 static void write_io(struct out *o, struct node *n, struct proc *p,
 		     struct thr *t, struct rec *r, int64_t t0, int64_t t1,
-		     const struct rec *held, const struct rec *site)
+		     const struct rec *held, const struct rec *site, int64_t kread)
 {
 	int c = r->call;
 	/* the interposer sets err exactly when the call failed */
@@ -397,13 +398,32 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	o_attr_sec(o, "end", t1);
 	if (n->syscalls)
 		write_level(o, r);
-	if (call_has_amount(c)) {
+	/* fscanf's bytes are unknown on a stream without a position */
+	if (call_has_amount(c) &&
+	    !((c == C_FSCANF || c == C_VFSCANF || c == C_SCANF) && r->a2 < 0)) {
 		o_attr_int(o, "amount", amount_of(r));
 		if (r->a1 > 0)
 			o_attr_int(o, "size", r->a1);
 		if ((c == C_PREAD || c == C_PWRITE || c == C_PREADV ||
 		     c == C_PWRITEV || c == C_PREADV2 || c == C_PWRITEV2) && r->a2 >= 0)
 			o_attr_int(o, "offset", r->a2);
+	}
+	switch (c) {
+	case C_MMAP: case C_MUNMAP: case C_FALLOCATE: case C_POSIX_FALLOCATE:
+	case C_TRUNCATE: case C_FTRUNCATE:
+		o_attr_int(o, "size", r->a1);
+		if (c == C_MMAP || c == C_FALLOCATE || c == C_POSIX_FALLOCATE)
+			o_attr_int(o, "offset", r->a2);
+		if (c == C_MMAP && REC_PAYLOAD_LEN(r) >= 8) {
+			int32_t pf[2];
+			memcpy(pf, REC_PAYLOAD(r), sizeof(pf));
+			o_attr(o, "flags", (pf[1] & MAP_TYPE) == MAP_PRIVATE ?
+			       "MAP_PRIVATE" : "MAP_SHARED");
+		}
+		break;
+	case C_FSETPOS:
+		o_attr_int(o, "offset", r->a1);
+		break;
 	}
 	if (c == C_LSEEK || c == C_FSEEK) {
 		o_attr_int(o, "offset", r->a1);
@@ -460,7 +480,7 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 				o_attr_esc(o, "local", buf);
 		}
 	}
-	if (c == C_SENDFILE || c == C_COPY_FILE_RANGE || c == C_SPLICE) {
+	if (c == C_SENDFILE || c == C_COPY_FILE_RANGE || c == C_SPLICE || c == C_TEE) {
 		int so = copy_src_obj(r);
 		o_attr_int(o, "infd", copy_src_fd(r));
 		if (so && n->objs[so - 1].xname)
@@ -468,8 +488,13 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		else if (so && n->objs[so - 1].kind == OBJ_PIPE)
 			o_attr(o, "inpath", "pipe");
 	}
-	if ((c == C_RENAME || c == C_RENAMEAT) && r->a1 > 0 && r->a1 <= n->nobjs)
+	if (two_paths(c) && r->a1 > 0 && r->a1 <= n->nobjs)
 		o_attr(o, "path2", n->objs[r->a1 - 1].xname);
+	if (c == C_SYMLINK || c == C_SYMLINKAT) {
+		char *tg = memchr(REC_PAYLOAD(r), 0, REC_PAYLOAD_LEN(r));
+		if (tg && tg + 1 < REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r))
+			o_attr_esc(o, "target", tg + 1);
+	}
 	if (c == C_OPEN || c == C_OPENAT || c == C_CREAT || c == C_OPENDIR) {
 		fmt_oflags(buf, sizeof(buf), (int)r->a1);
 		o_attr(o, "flags", buf);
@@ -480,7 +505,8 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	} else if (c == C_FDOPEN && REC_PAYLOAD(r)[0]) {
 		o_attr_esc(o, "flags", REC_PAYLOAD(r));
 	}
-	if (c == C_LSEEK && !failed)
+	if ((c == C_LSEEK || c == C_FTELL || c == C_FTELLO || c == C_READLINK ||
+	     c == C_READLINKAT) && !failed)
 		o_attr_int(o, "result", r->ret);
 	if (failed) {
 		o_attr_int(o, "result", r->ret);
@@ -527,14 +553,31 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 			o_attr_sec(o, "req", r->a1);
 		break;
 	case C_FREAD: case C_FWRITE: case C_SENDMMSG: case C_RECVMMSG:
+	case C_FSCANF: case C_VFSCANF: case C_SCANF: case C_IO_URING_ENTER:
 		if (r->ret >= 0)
 			o_attr_int(o, "count", r->ret);
+		break;
+	case C_CLONE:
+		if (r->ret > 0)
+			o_attr_int(o, "child", r->ret);
+		break;
+	case C_POPEN:
+		if (r->a2 > 0)          /* its shell, found by resolve.c */
+			o_attr_int(o, "child", r->a2);
+		break;
+	case C_PCLOSE:
+		if (!failed) {
+			fmt_status(buf, sizeof(buf), (int)r->ret);
+			o_attr(o, "status", buf);
+		}
 		break;
 	}
 	if (SEQ_IO(r->seq))
 		o_attr_int(o, "seq", (int64_t)SEQ_IO(r->seq));
 	if (site)
 		write_site(o, site);
+	if (kread > 0)          /* what the kernel read under this stdio call */
+		o_attr_int(o, "kernel_amount", kread);
 	if (held && held->call == REC_THROTTLE) {
 		o_attr_sec(o, "throttle", held->a1);
 		o_attr(o, "limit", limit_names[held->fd >= 0 && held->fd < LIM_N ?
@@ -631,6 +674,7 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 
 	rec_iter_init(&it, t);
 	struct rec *next = rec_next(&it);
+	int64_t kread = 0;
 	while ((r = next)) {
 		next = rec_next(&it);
 		int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
@@ -662,6 +706,10 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 			free(g->label);
 			continue;
 		}
+		if (r->call == REC_KREAD) {
+			kread = r->ret;
+			continue;
+		}
 		if (r->call == REC_SAMPLE) {
 			write_sample(o, n, r);
 			continue;
@@ -686,7 +734,8 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 			else if (x->call == REC_SITE)
 				site = x;
 		}
-		write_io(o, n, p, t, r, t0, t1, held, site);
+		write_io(o, n, p, t, r, t0, t1, held, site, kread);
+		kread = 0;
 		if (SEQ_IO(r->seq))
 			write_deps(o, n->signals, n->nsignals, SEQ_IO(r->seq), 0);
 		prev = t1 > prev ? t1 : prev;
@@ -717,6 +766,8 @@ static void write_proc(struct out *o, struct node *n, struct proc *p)
 	o_attr_sec(o, "end", p->end);
 	o_attr(o, "status", st);
 	o_attr(o, "complete", p->complete ? "true" : "false");
+	if (p->reason)
+		o_attr_esc(o, "reason", p->reason);
 	o_str(o, ">\n");
 	nmods = 0;
 	if (n->callsites || n->profile) {

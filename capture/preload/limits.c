@@ -25,7 +25,7 @@ enum { NOLIM = -1 };
 #define LIMRES_WAIT      NOLIM
 #define LIMRES_PROC      NOLIM
 #define LIMRES_SYS       NOLIM
-enum { AMTK_NONE, AMTK_RET, AMTK_ITEMS, AMTK_CHAR, AMTK_A2 };
+enum { AMTK_NONE, AMTK_RET, AMTK_ITEMS, AMTK_CHAR, AMTK_A2, AMTK_A1 };
 
 static const struct { signed char res, amount; } lim_of[C_NCALLS] = {
 #define CALL(id, api, res, amount, effect) [C_##id] = { LIMRES_##res, AMTK_##amount },
@@ -61,6 +61,7 @@ static int64_t amount(const struct rec *r, int kind)
 	case AMTK_ITEMS: return r->ret > 0 ? r->ret * r->a2 : 0;
 	case AMTK_CHAR:  return r->ret >= 0 ? 1 : 0;
 	case AMTK_A2:    return r->ret >= 0 ? r->a2 : 0;
+	case AMTK_A1:    return r->ret >= 0 ? r->a1 : 0;
 	}
 	return 0;
 }

@@ -286,6 +286,13 @@ struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		return r_;                                                 \
 	} while (0)
 
+/* stdio read calls (wrap_stdio.c): the stream's unconsumed buffered bytes
+ * (-1 unknown), and the REC_KREAD record of what the kernel read. */
+struct _IO_FILE;
+int64_t stream_buffered(struct _IO_FILE *f);
+void put_kread(struct tstate *t, uint64_t t0, struct _IO_FILE *f,
+	       int64_t before, int64_t app);
+
 /* Life cycle (core.c). */
 void island_init(void);
 int spool_open(struct tstate *t);

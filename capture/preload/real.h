@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sched.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -54,6 +56,9 @@ int __fxstat64(int, int, struct stat64 *);
 int __fxstatat(int, int, const char *, struct stat *, int);
 int __fxstatat64(int, int, const char *, struct stat64 *, int);
 int close_range(unsigned int, unsigned int, int);
+ssize_t __readlink_chk(const char *, char *, size_t, size_t);
+ssize_t __readlinkat_chk(int, const char *, char *, size_t, size_t);
+int __isoc99_vfscanf(FILE *, const char *, va_list);
 
 #define R(fn) extern __typeof__(fn) *real_##fn;
 #define RV(fn, ver) R(fn)

@@ -180,11 +180,19 @@ static void hold(uint64_t next)
 	errno = e;
 }
 
+/* The access family probes a file: programs poll readiness with it (the
+ * pseudo-apps do), and a poll is not progress for the watchdog. */
+static int is_probe(int call)
+{
+	return call == C_ACCESS || call == C_FACCESSAT || call == C_EUIDACCESS ||
+	       call == C_EACCESS;
+}
+
 /* After a record: number it if it is I/O, and hold before the next I/O
  * when this node is throttled and that one is due. */
 void sess_record(struct tstate *t, struct rec *r)
 {
-	if (r->call >= C_NCALLS || !is_io[r->call])
+	if (r->call >= C_NCALLS || !is_io[r->call] || is_probe(r->call))
 		return;
 	uint64_t k = __atomic_add_fetch(&me->io_seq, 1, __ATOMIC_ACQ_REL);
 	struct sess_thread *s = slot(t);

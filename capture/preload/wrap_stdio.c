@@ -22,6 +22,39 @@ static inline int fno(FILE *f)
 	return f ? fileno(f) : -1;
 }
 
+/*
+ * What the kernel read under a stdio read call: the call consumed `app`
+ * bytes, and the stream's buffer went from holding `before` unconsumed
+ * bytes to `after`, so the kernel delivered app + after - before (buffer
+ * refills and direct reads alike). Told only for glibc's plain read
+ * state: not inside ungetc's backup area, not while the stream writes.
+ */
+#define IO_IN_BACKUP         0x100
+#define IO_CURRENTLY_PUTTING 0x800
+
+int64_t stream_buffered(FILE *f)
+{
+	if (!f || (f->_flags & (IO_IN_BACKUP | IO_CURRENTLY_PUTTING)))
+		return -1;
+	return f->_IO_read_end - f->_IO_read_ptr;
+}
+
+/* Before the call's own record, and only when the kernel read. */
+void put_kread(struct tstate *t, uint64_t t0, FILE *f, int64_t before,
+	       int64_t app)
+{
+	int64_t after = stream_buffered(f);
+
+	if (before < 0 || after < 0 || app < 0 || app + after - before <= 0)
+		return;
+	/* a bare full record: not a call (no session number, no hold) */
+	struct rec *r = rec_reserve(t, sizeof(*r));
+	if (!r)
+		return;
+	rec_fill(r, REC_KREAD, t0, t0, app + after - before, fno(f), 0, 0, 0);
+	rec_commit(t, &r->len, sizeof(*r));
+}
+
 /* Record a stream call whose byte count the wrapper worked out. */
 static inline void put_stream(struct tstate *t, int call, uint64_t t0,
 			      int64_t ret, FILE *f, int64_t a1, int64_t a2,
@@ -109,9 +142,11 @@ EXPORT int fclose(FILE *f)
 		struct tstate *t_ = &ts;                                   \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
+		int64_t b_ = CALL == C_FREAD ? stream_buffered(F) : -1;    \
 		uint64_t t0_ = now();                                      \
 		size_t r_ = EXPR;                                          \
 		int e_ = errno;                                            \
+		put_kread(t_, t0_, F, b_, (int64_t)(r_ * (SIZE)));          \
 		put_stream(t_, CALL, t0_, (int64_t)r_, F,                  \
 			   (int64_t)((SIZE) * (N)), (int64_t)(SIZE),       \
 			   r_ < (N) && ferror(F), e_);                     \
@@ -158,10 +193,13 @@ EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *f)
 		struct tstate *t_ = &ts;                                   \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
+		int64_t b_ = stream_buffered(F);                           \
 		uint64_t t0_ = now();                                      \
 		char *r_ = EXPR;                                           \
 		int e_ = errno;                                            \
-		put_stream(t_, C_FGETS, t0_, r_ ? (int64_t)strlen(r_) : -1, \
+		int64_t n_ = r_ ? (int64_t)strlen(r_) : -1;                \
+		put_kread(t_, t0_, F, b_, n_ < 0 ? 0 : n_);                \
+		put_stream(t_, C_FGETS, t0_, n_,                           \
 			   F, N, 0, !r_ && ferror(F), e_);                 \
 		leave(t_);                                                 \
 		errno = e_;                                                \
@@ -193,9 +231,11 @@ EXPORT char *__fgets_unlocked_chk(char *s, size_t sz, int n, FILE *f)
 		struct tstate *t_ = &ts;                                   \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
+		int64_t b_ = stream_buffered(F);                           \
 		uint64_t t0_ = now();                                      \
 		ssize_t r_ = EXPR;                                         \
 		int e_ = errno;                                            \
+		put_kread(t_, t0_, F, b_, r_ < 0 ? 0 : r_);                \
 		put_stream(t_, CALL, t0_, r_, F, 0, 0, r_ < 0 && ferror(F), \
 			   e_);                                            \
 		leave(t_);                                                 \
@@ -219,9 +259,11 @@ EXPORT ssize_t getdelim(char **line, size_t *n, int delim, FILE *f)
 		struct tstate *t_ = &ts;                                   \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
+		int64_t b_ = stream_buffered(F);                           \
 		uint64_t t0_ = now();                                      \
 		int r_ = EXPR;                                             \
 		int e_ = errno;                                            \
+		put_kread(t_, t0_, F, b_, r_ == EOF ? 0 : 1);              \
 		put_stream(t_, CALL, t0_, r_, F, 1, 0,                     \
 			   r_ == EOF && ferror(F), e_);                    \
 		leave(t_);                                                 \

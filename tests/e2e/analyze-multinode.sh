@@ -71,7 +71,7 @@ sockets        4            1
 EOF
 
 expect killed-summary 0 summary tests/traces/killed.xml <<'EOF'
-tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed); analysing what was recorded
+tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed or not fully seen); analysing what was recorded
 item       total  live_at_end
 nodes          1
 processes      1            1
@@ -81,7 +81,7 @@ sockets        0            0
 EOF
 
 expect killed-consumption 0 consumption tests/traces/killed.xml <<'EOF'
-tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed); analysing what was recorded
+tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed or not fully seen); analysing what was recorded
 node  tid  thread  category    seconds  pct_live
 n     300  victim  live       1.000000    100.00
 n     300  victim  cpu        0.750000     75.00
@@ -129,7 +129,7 @@ c,/out,1,0,0,0.000000,2,1050,0.300000,0.000000,0
 EOF
 
 expect killed-regions 0 regions tests/traces/killed.xml <<'EOF'
-tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed); analysing what was recorded
+tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed or not fully seen); analysing what was recorded
 island-analyze: warning: 1 region was not closed properly (error=unclosed or mismatch)
 region  depth  count  inclusive  exclusive  pct_parent
 ALL         0      1   1.000000   0.000000      100.00

@@ -193,23 +193,38 @@ TTC               3.000000
 note: the state totals are overlap-aware; they add up to 4.800000 s against a TTX of 3.000000 s: additivity does not hold
 EOF
 
+# From CPU time: main used 0.5 s of CPU (its cpu attribute) in 0.98 s
+# outside calls, the worker 0.3 s in 1.38 s: app 0.8 core-seconds, no
+# system (neither used more CPU than its time outside calls).
 expect utilization 0 utilization --cores 2 tests/traces/basic.xml <<'EOF'
 use     core_seconds  percent
-app         2.360000    39.33
+app         0.800000    13.33
 system      0.000000     0.00
-idle        3.640000    60.67
+idle        5.200000    86.67
 total       6.000000   100.00
 EOF
 
 # --span 1: the first second only. main computes 0-0.1, 0.11-0.2 and
-# 0.21-0.3 and creates its worker in 0.2-0.21 (cpu): 0.29 s; the worker
-# 0.21-0.3, 0.4-0.5, 0.55-0.6, 0.65-0.7 and 0.9-1.0: 0.39 s
+# 0.21-0.3 and creates its worker in 0.2-0.21 (cpu): 0.29 s of its 0.98 s,
+# so 0.29 / 0.98 x 0.5 = 0.147959 s of CPU; the worker 0.21-0.3, 0.4-0.5,
+# 0.55-0.6, 0.65-0.7 and 0.9-1.0: 0.39 / 1.38 x 0.3 = 0.084783 s
 expect utilization-span 0 utilization --cores 2 --span 1 tests/traces/basic.xml <<'EOF'
 use     core_seconds  percent
-app         0.680000    34.00
+app         0.232742    11.64
 system      0.000000     0.00
-idle        1.320000    66.00
+idle        1.767258    88.36
 total       2.000000   100.00
+EOF
+
+# A thread without cpu: its time outside calls counts, with a warning.
+expect utilization-nocpu 0 utilization --cores 1 tests/traces/killed.xml <<'EOF'
+tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed or not fully seen); analysing what was recorded
+island-analyze: warning: 1 thread without a cpu attribute: its wall time outside calls counts as app
+use     core_seconds  percent
+app         0.750000    75.00
+system      0.000000     0.00
+idle        0.250000    25.00
+total       1.000000   100.00
 EOF
 
 expect regions 0 regions tests/traces/basic.xml <<'EOF'

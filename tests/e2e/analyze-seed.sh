@@ -54,11 +54,13 @@ idle     2160.000000    30.00
 total    7200.000000   100.00
 EOF
 
+# Over the run (2400 s) the spans use 5040 of the 4800 core-seconds
+# provided: app 4800 and system 240 scaled by 4800 / 5040, never above 100 %.
 expect utilization-run 0 utilization --cores 2 traces/utilization-example.csv <<'EOF'
-island-analyze: warning: the use exceeds the provided resources by 240.000000 core-seconds
+island-analyze: warning: the use exceeds the provided resources by 240.000000 core-seconds (105.00 %); app and system are scaled to the provided
 use     core_seconds  percent
-app      4800.000000   100.00
-system    240.000000     5.00
+app      4571.428571    95.24
+system    228.571429     4.76
 idle        0.000000     0.00
 total    4800.000000   100.00
 EOF
