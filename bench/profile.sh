@@ -15,22 +15,31 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . bench/lib.sh
 
-run() { # LABEL COMMAND...: median wall seconds of RUNS runs
-	label=$1; shift
-	: > "$tmp/t"
+# run COMMAND...: "WALL CPU", the medians of RUNS runs of its wall time and
+# of the CPU time (user + system) of it and its children: the CPU time
+# holds on a machine busy with other work, where the wall time does not
+run() {
+	: > "$tmp/t"; : > "$tmp/c"
 	for i in $(seq "$RUNS"); do
-		t0=$(now); "$@" > /dev/null 2>&1 || return 1; t1=$(now)
+		t0=$(now)
+		/usr/bin/time -f '%U %S' -o "$tmp/cpu" "$@" > /dev/null 2>&1 || return 1
+		t1=$(now)
 		echo "$t1 - $t0" | bc >> "$tmp/t"
+		awk '{ print $1 + $2 }' "$tmp/cpu" >> "$tmp/c"
 	done
-	median < "$tmp/t"
+	echo "$(median < "$tmp/t") $(median < "$tmp/c")"
 }
 
-native=$(run native "$W" "$ITERS")
-printf '%-40s %8.3f s\n' "native" "$native"
+set -- $(run "$W" "$ITERS")
+native=$1 ncpu=$2
+printf '%-40s %8s %8s %8s %8s\n' "" "wall s" "ratio" "CPU s" "ratio"
+printf '%-40s %8.3f %8s %8.3f %8s\n' "native" "$native" "" "$ncpu" ""
 row() {
 	label=$1; shift
-	t=$(run "$label" "$@") || { printf '%-40s %s\n' "$label" "(did not run)"; return; }
-	awk -v l="$label" -v t="$t" -v n="$native" 'BEGIN { printf "%-40s %8.3f s  %6.3fx  %+6.1f %%\n", l, t, t / n, (t / n - 1) * 100 }'
+	r=$(run "$@") || { printf '%-40s %s\n' "$label" "(did not run)"; return; }
+	set -- $r
+	awk -v l="$label" -v t="$1" -v c="$2" -v n="$native" -v nc="$ncpu" 'BEGIN {
+		printf "%-40s %8.3f %7.3fx %8.3f %7.3fx\n", l, t, t / n, c, c / nc }'
 }
 row "island-capture" "$C" -o "$tmp/a.xml" -- "$W" "$ITERS"
 row "island-capture --profile=cpu,wall" "$C" --profile=cpu,wall -o "$tmp/b.xml" -- "$W" "$ITERS"
@@ -40,4 +49,5 @@ if command -v perf > /dev/null && perf record -F 997 -g -o "$tmp/p.data" true > 
 else
 	printf '%-40s %s\n' "perf record -F 997 -g" "(perf does not run here)"
 fi
-echo "(target: --profile=cpu,wall <= 1.05x native; medians of $RUNS runs)"
+echo "(target: --profile=cpu,wall <= 1.05x native; medians of $RUNS runs; CPU: user + system"
+echo " of the command and its children: the capture's own work, writing the trace, is in it)"
