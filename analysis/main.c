@@ -269,6 +269,7 @@ int main(int argc, char **argv)
 	int c;
 
 	progname = "island-analyze";
+	check_stdout_at_exit();
 	memset(lopts, 0, sizeof(lopts));
 	for (size_t i = 0; i < NOPTS; i++) {
 		lopts[i].name = optdefs[i].name;

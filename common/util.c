@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *progname = "island";
 
@@ -83,6 +84,77 @@ void warn_at(const char *file, long line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vat(file, line, fmt, ap);
 	va_end(ap);
+}
+
+int fclose_checked(FILE *f)
+{
+	int err = 0, had = ferror(f);
+
+	if (fflush(f))
+		err = errno;
+	else if (had)
+		err = EIO;	/* the failed write's errno is gone */
+	if (fclose(f) && !err)
+		err = errno;
+	errno = err;
+	return err ? -1 : 0;
+}
+
+int write_full(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t r = write(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static void stdout_failed(int err)
+{
+	char name[256] = "stdout";
+	ssize_t n = readlink("/proc/self/fd/1", name, sizeof(name) - 1);
+
+	name[n > 0 ? n : 6] = 0;
+	fprintf(stderr, "%s: %s: write error: %s\n", progname, name, strerror(err));
+	_exit(1);
+}
+
+void flush_stdout(void)
+{
+	if (fflush(stdout))
+		stdout_failed(errno);
+}
+
+static void close_stdout(void)
+{
+	int err = 0, had = ferror(stdout);
+
+	if (fflush(stdout))
+		err = errno;
+	else if (had)
+		err = EIO;	/* an earlier flush failed; its errno is gone */
+	/* fd 1 is gone with the close: a name only for the message */
+	if (err)
+		stdout_failed(err);
+	/* EBADF: closed by the caller (>&-), nothing was written */
+	if (fclose(stdout) && errno != EBADF)
+		stdout_failed(errno);
+}
+
+void check_stdout_at_exit(void)
+{
+	atexit(close_stdout);
 }
 
 void *xmalloc(size_t n)

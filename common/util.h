@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <stdio.h>
 
 extern const char *progname;
 
@@ -24,6 +25,21 @@ void warn_at(const char *file, long line, const char *fmt, ...)
  * with opterr = 0 and an optstring starting with ':' (after any '+'); c is
  * what it returned. */
 void bad_option(char **argv, int c) __attribute__((noreturn));
+
+/* fflush and fclose f; -1 with errno when any write to f failed, now or
+ * earlier (a buffered write fails only when flushed). */
+int fclose_checked(FILE *f);
+/* At exit, flush and close stdout; on failure print "PROG: NAME: write
+ * error: ERRNO" and exit 1 (> /dev/full must not look like success).
+ * Call first in main. */
+void check_stdout_at_exit(void);
+/* The same check now (before a fork, say: the errno of a failed flush is
+ * lost by the next one); exits 1 on failure. */
+void flush_stdout(void);
+
+/* write all n bytes (again after a short write or EINTR); 0, or -1 with
+ * errno (ENOSPC when the device took nothing and said nothing). */
+int write_full(int fd, const void *buf, size_t n);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

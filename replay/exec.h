@@ -44,6 +44,9 @@ struct rctx {
 	struct famstat fam[NFAM];
 	uint64_t calls, skipped, failed;
 	int64_t moved;		/* bytes the current call transferred */
+	int64_t unwritten;	/* bytes file writes could not put down */
+	int werr;		/* the first such write's errno, and file */
+	const char *wpath;
 	int64_t late;		/* compute overshoot the next phase pays back */
 	int64_t waited;		/* WAIT time before the next call: the call's */
 };
@@ -52,6 +55,9 @@ struct rctx {
 int fd_get(struct rctx *c, int tfd, const struct op *o);
 void fd_put(struct rctx *c, int tfd, int rfd, int cloexec);
 int fd_take(struct rctx *c, int tfd);
+/* A filler buffer of min(n, IO_CHUNK) bytes: larger transfers go in
+ * chunks (a traced 4 GB write must not allocate 4 GB). */
+#define IO_CHUNK ((size_t)1 << 20)
 char *xbuf(struct rctx *c, int64_t n);
 int map_path(struct rctx *c, const char *path, char *buf, size_t len);
 void thread_launch(struct nstate *ns, int th, int64_t delay);
