@@ -269,8 +269,8 @@ char *fmt_sec(char *buf, int64_t ns)
 
 int parse_sec(const char *s, int64_t *ns)
 {
-	int neg = 0;
-	uint64_t ip = 0, fp = 0;
+	int neg = 0, big = 0;
+	uint64_t ip = 0, fp = 0, t;
 	int digits = 0, fd = 0;
 
 	if (*s == '-') {
@@ -278,9 +278,11 @@ int parse_sec(const char *s, int64_t *ns)
 		s++;
 	}
 	for (; *s >= '0' && *s <= '9'; s++, digits++) {
-		if (ip > (uint64_t)INT64_MAX / 10000000000ull)
-			return -1;
-		ip = ip * 10 + (uint64_t)(*s - '0');
+		/* past INT64_MAX ns: go on to check the syntax, then say so */
+		if (ip > (uint64_t)INT64_MAX / 1000000000u)
+			big = 1;
+		else
+			ip = ip * 10 + (uint64_t)(*s - '0');
 	}
 	if (*s == '.') {
 		for (s++; *s >= '0' && *s <= '9'; s++, digits++) {
@@ -294,9 +296,12 @@ int parse_sec(const char *s, int64_t *ns)
 		return -1;
 	for (; fd < 9; fd++)
 		fp *= 10;
-	*ns = (int64_t)(ip * 1000000000ull + fp);
-	if (neg)
-		*ns = -*ns;
+	if (big || ip > (uint64_t)INT64_MAX / 1000000000u)
+		return -2;
+	t = ip * 1000000000u + fp;
+	if (t > (uint64_t)INT64_MAX)
+		return -2;
+	*ns = neg ? -(int64_t)t : (int64_t)t;
 	return 0;
 }
 

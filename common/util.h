@@ -68,7 +68,9 @@ void sleep_ns(int64_t ns);
 
 /* Seconds with nine decimals from nanoseconds, into buf (>= 32 bytes). */
 char *fmt_sec(char *buf, int64_t ns);
-/* Parse "S[.fffffffff]" into nanoseconds; 0 on success. */
+/* Parse "[-]S[.fffffffff]" into nanoseconds (digits past the ninth
+ * decimal are dropped); 0 on success, -1 when not such a number, -2 when
+ * beyond int64 nanoseconds. */
 int parse_sec(const char *s, int64_t *ns);
 
 /* Symbolic names. */

@@ -3,6 +3,7 @@
  * understand is an error with its line: a replay must not guess. */
 #include "replay.h"
 #include "util.h"
+#include "validate.h"
 
 #include <libxml/xmlreader.h>
 #include <stdlib.h>
@@ -63,6 +64,8 @@ struct rd {
 	struct process *proc;
 	struct thread *thr;
 	int seq_seen;	/* per node */
+	char *vbuf;	/* the current element's attribute values */
+	size_t vcap;
 	char err[256];
 	long errline;
 };
@@ -207,9 +210,7 @@ static void read_io(struct rd *rd)
 		bad(rd, "<io> res=\"%s\" is not a resource class", res);
 	o->call = call_lookup(api, o->res);
 	o->start = sec_attr(rd, "io", "start", 1, 0);
-	o->dur = sec_attr(rd, "io", "end", 1, 0) - o->start;
-	if (o->dur < 0)
-		bad(rd, "<io> ends before it starts");
+	o->dur = sec_attr(rd, "io", "end", 1, 0) - o->start;	/* validated: >= 0 */
 	o->amount = int_attr(rd, "io", "amount", &has, 0);
 	o->has_amount = has;
 	o->size = int_attr(rd, "io", "size", NULL, 0);
@@ -255,6 +256,35 @@ static const struct { const char *el, *parent; } grammar[] = {
 	{ "socket", "sockets" },
 };
 
+/* The element's attributes through the shared validator: island-analyze
+ * refuses the same values with the same message. */
+static void validate(struct rd *rd, const char *el)
+{
+	struct vattr va[VMAXATTR + 1];
+	size_t off[VMAXATTR + 1], used = 0;
+	char msg[256];
+	int n = 0;
+
+	if (xmlTextReaderMoveToFirstAttribute(rd->r) == 1) {
+		do {
+			const char *v = (const char *)xmlTextReaderConstValue(rd->r);
+			size_t l = strlen(v ? v : "") + 1;
+
+			/* a value lives until the next move: copied */
+			XGROW(rd->vbuf, rd->vcap, used + l);
+			memcpy(rd->vbuf + used, v ? v : "", l);
+			va[n].name = (const char *)xmlTextReaderConstName(rd->r);
+			off[n++] = used;
+			used += l;
+		} while (n <= VMAXATTR && xmlTextReaderMoveToNextAttribute(rd->r) == 1);
+		xmlTextReaderMoveToElement(rd->r);
+	}
+	for (int i = 0; i < n; i++)
+		va[i].value = rd->vbuf + off[i];
+	if (validate_element(el, va, n, msg, sizeof(msg)))
+		bad(rd, "%s", msg);
+}
+
 /* Waits name nodes that may come later in the file: names are kept and
  * resolved once every node is known. */
 struct pending { const char *name; size_t node, thr, op; long line; };
@@ -271,10 +301,12 @@ static void start_element(struct rd *rd, const char *el, const char *parent)
 	if (i == sizeof(grammar) / sizeof(*grammar))
 		bad(rd, "unknown element <%s>", el);
 	if (strcmp(parent, grammar[i].parent)) {
-		if (*parent)
-			bad(rd, "<%s> is not allowed in <%s>", el, parent);
-		bad(rd, "<%s> is not allowed at top level", el);
+		char msg[256];
+
+		validate_misplaced(el, parent, msg, sizeof(msg));
+		bad(rd, "%s", msg);
 	}
+	validate(rd, el);
 
 	struct trace *t = rd->t;
 	if (!strcmp(el, "trace")) {
@@ -290,8 +322,12 @@ static void start_element(struct rd *rd, const char *el, const char *parent)
 		n->line = (uint32_t)line_of(rd);
 		n->name = intern(need(rd, "node", "name"));
 		for (size_t k = 0; k + 1 < t->nnodes; k++)
-			if (t->nodes[k].name == n->name)
-				bad(rd, "node \"%s\" appears twice", n->name);
+			if (t->nodes[k].name == n->name) {
+				char msg[256];
+
+				validate_dup_node(n->name, msg, sizeof(msg));
+				bad(rd, "%s", msg);
+			}
 		n->epoch = sec_attr(rd, "node", "epoch", 0, 0);
 		/* aligned with the session's reference clock (across hosts) */
 		const char *co = attr(rd, "clock_offset");
@@ -470,6 +506,7 @@ struct trace *trace_load(const char *file)
 		die_at(2, file, rd.errline > 0 ? rd.errline : line_of(&rd),
 		       "malformed XML: %s", rd.err[0] ? rd.err : "parse error");
 	xmlFreeTextReader(rd.r);
+	free(rd.vbuf);
 	if (!rd.t->nnodes)
 		die_at(2, file, 0, "no <node> in the trace");
 

@@ -1,0 +1,284 @@
+#include "validate.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum vtype {
+	V_STR,		/* any text: only required or not */
+	V_TIME,		/* seconds, 0 to VTIME_MAX ns */
+	V_TIMEOUT,	/* a time, or -1: none */
+	V_INT,		/* an integer in [min, max] */
+	V_RATE,		/* a finite number >= 0 */
+	V_BOOL,		/* true, false, 1, 0 */
+	V_RES,		/* a resource class */
+};
+
+struct vrule {
+	const char *el, *name;
+	enum vtype type;
+	bool need;
+	int64_t min, max;
+};
+
+#define I32 INT32_MIN, INT32_MAX
+#define NEED true
+#define OPT false
+
+static const struct vrule rules[] = {
+	{ "trace",   "complete",      V_BOOL,    OPT, 0, 0 },
+	{ "node",    "name",          V_STR,     NEED, 0, 0 },
+	{ "node",    "epoch",         V_TIME,    OPT, 0, 0 },
+	{ "node",    "start",         V_TIME,    OPT, 0, 0 },
+	{ "node",    "end",           V_TIME,    OPT, 0, 0 },
+	{ "limit",   "resource",      V_STR,     NEED, 0, 0 },
+	{ "limit",   "value",         V_RATE,    NEED, 0, 0 },
+	{ "stop",    "start",         V_TIME,    NEED, 0, 0 },
+	{ "stop",    "dur",           V_TIME,    NEED, 0, 0 },
+	{ "process", "pid",           V_INT,     OPT, I32 },
+	{ "process", "ppid",          V_INT,     OPT, I32 },
+	{ "process", "start",         V_TIME,    OPT, 0, 0 },
+	{ "process", "end",           V_TIME,    OPT, 0, 0 },
+	{ "process", "complete",      V_BOOL,    OPT, 0, 0 },
+	{ "thread",  "tid",           V_INT,     OPT, I32 },
+	{ "thread",  "creator",       V_INT,     OPT, I32 },
+	{ "thread",  "start",         V_TIME,    NEED, 0, 0 },
+	{ "thread",  "end",           V_TIME,    NEED, 0, 0 },
+	{ "thread",  "cpu",           V_TIME,    OPT, 0, 0 },
+	{ "thread",  "lost",          V_INT,     OPT, 0, VBIG_MAX },
+	{ "thread",  "complete",      V_BOOL,    OPT, 0, 0 },
+	{ "compute", "dur",           V_TIME,    NEED, 0, 0 },
+	{ "io",      "api",           V_STR,     NEED, 0, 0 },
+	{ "io",      "res",           V_RES,     NEED, 0, 0 },
+	{ "io",      "start",         V_TIME,    NEED, 0, 0 },
+	{ "io",      "end",           V_TIME,    NEED, 0, 0 },
+	{ "io",      "amount",        V_INT,     OPT, 0, VBYTES_MAX },
+	{ "io",      "size",          V_INT,     OPT, 0, VBYTES_MAX },
+	{ "io",      "offset",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX },
+	{ "io",      "result",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX },
+	{ "io",      "fd",            V_INT,     OPT, I32 },
+	{ "io",      "oldfd",         V_INT,     OPT, I32 },
+	{ "io",      "fd2",           V_INT,     OPT, I32 },
+	{ "io",      "infd",          V_INT,     OPT, I32 },
+	{ "io",      "listenfd",      V_INT,     OPT, I32 },
+	{ "io",      "count",         V_INT,     OPT, I32 },
+	{ "io",      "child",         V_INT,     OPT, I32 },
+	{ "io",      "seq",           V_INT,     OPT, 1, VSEQ_MAX },
+	{ "io",      "req",           V_TIME,    OPT, 0, 0 },
+	{ "io",      "timeout",       V_TIMEOUT, OPT, 0, 0 },
+	{ "io",      "throttle",      V_TIME,    OPT, 0, 0 },
+	{ "region",  "id",            V_INT,     NEED, 1, INT32_MAX },
+	{ "region",  "parent",        V_INT,     OPT, 0, INT32_MAX },
+	{ "region",  "depth",         V_INT,     OPT, 1, INT32_MAX },
+	{ "region",  "label",         V_STR,     NEED, 0, 0 },
+	{ "region",  "start",         V_TIME,    NEED, 0, 0 },
+	{ "region",  "end",           V_TIME,    NEED, 0, 0 },
+	{ "wait",    "node",          V_STR,     NEED, 0, 0 },
+	{ "wait",    "seq",           V_INT,     NEED, 1, VSEQ_MAX },
+	{ "signal",  "node",          V_STR,     NEED, 0, 0 },
+	{ "signal",  "seq",           V_INT,     OPT, 1, VSEQ_MAX },
+	{ "file",    "path",          V_STR,     NEED, 0, 0 },
+	{ "file",    "opens",         V_INT,     OPT, 0, VBIG_MAX },
+	{ "file",    "reads",         V_INT,     OPT, 0, VBIG_MAX },
+	{ "file",    "bytes_read",    V_INT,     OPT, 0, VBIG_MAX },
+	{ "file",    "writes",        V_INT,     OPT, 0, VBIG_MAX },
+	{ "file",    "bytes_written", V_INT,     OPT, 0, VBIG_MAX },
+	{ "file",    "open_at_end",   V_INT,     OPT, 0, VBIG_MAX },
+	{ "socket",  "sent",          V_INT,     OPT, 0, VBIG_MAX },
+	{ "socket",  "received",      V_INT,     OPT, 0, VBIG_MAX },
+	{ "socket",  "open_at_end",   V_BOOL,    OPT, 0, 0 },
+};
+#define NRULES (sizeof(rules) / sizeof(rules[0]))
+
+static const char *const res_names[] = {
+	"fileread", "filewrite", "filemeta", "netsend", "netrecv",
+	"netmeta", "sleep", "wait", "proc",
+};
+
+/* Each element's rules are consecutive in the table: found once. */
+struct span {
+	size_t from, to;
+};
+
+static struct span span_of(const char *el)
+{
+	struct span s = { 0, 0 };
+	size_t i = 0;
+
+	while (i < NRULES && strcmp(rules[i].el, el))
+		i++;
+	s.from = s.to = i;
+	while (s.to < NRULES && !strcmp(rules[s.to].el, el))
+		s.to++;
+	return s;
+}
+
+static const struct vrule *rule_of(struct span s, const char *name)
+{
+	for (size_t i = s.from; i < s.to; i++)
+		if (rules[i].name[0] == name[0] && !strcmp(rules[i].name, name))
+			return &rules[i];
+	return NULL;
+}
+
+/* The message for a number out of its range. */
+static void out_of_range(const struct vrule *r, const char *v, char *msg, size_t len)
+{
+	char a[32];
+
+	if (r->type == V_TIME || r->type == V_TIMEOUT)
+		snprintf(msg, len, "<%s> %s=\"%s\" is too large (at most %s s)",
+			 r->el, r->name, v, fmt_sec(a, VTIME_MAX));
+	else if (r->min == 0 && v[0] == '-')
+		snprintf(msg, len, "<%s> has a negative %s (%s)", r->el, r->name, v);
+	else
+		snprintf(msg, len, "<%s> %s=\"%s\" is out of range (%lld to %lld)",
+			 r->el, r->name, v, (long long)r->min, (long long)r->max);
+}
+
+/* 0 and *ns, or -1 with the message. */
+static int check_time(const struct vrule *r, const char *v, int64_t *ns, char *msg, size_t len)
+{
+	int rc;
+
+	if (r->type == V_TIMEOUT && !strcmp(v, "-1")) {
+		*ns = -1;
+		return 0;
+	}
+	rc = parse_sec(v, ns);
+	if (rc == -1) {
+		snprintf(msg, len, "<%s> %s=\"%s\" is not a number of seconds", r->el, r->name, v);
+		return -1;
+	}
+	if (rc == 0 && *ns < 0) {
+		snprintf(msg, len, "<%s> %s=\"%s\" is negative", r->el, r->name, v);
+		return -1;
+	}
+	if (rc || *ns > VTIME_MAX) {
+		out_of_range(r, v, msg, len);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_value(const struct vrule *r, const char *v, int64_t *ns, char *msg, size_t len)
+{
+	char *end;
+
+	switch (r->type) {
+	case V_STR:
+		return 0;
+	case V_TIME:
+	case V_TIMEOUT:
+		return check_time(r, v, ns, msg, len);
+	case V_INT: {
+		long long x;
+
+		errno = 0;
+		x = strtoll(v, &end, 10);
+		if (end == v || *end) {
+			snprintf(msg, len, "<%s> %s=\"%s\" is not an integer", r->el, r->name, v);
+			return -1;
+		}
+		if (errno == ERANGE || x < r->min || x > r->max) {
+			out_of_range(r, v, msg, len);
+			return -1;
+		}
+		return 0;
+	}
+	case V_RATE: {
+		double x = strtod(v, &end);
+
+		if (end == v || *end || !isfinite(x) || x < 0) {
+			snprintf(msg, len, "<%s> %s=\"%s\" is not a positive number",
+				 r->el, r->name, v);
+			return -1;
+		}
+		return 0;
+	}
+	case V_BOOL:
+		if (strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0")) {
+			snprintf(msg, len, "<%s> %s=\"%s\" is not true or false", r->el, r->name, v);
+			return -1;
+		}
+		return 0;
+	case V_RES:
+		for (size_t i = 0; i < sizeof(res_names) / sizeof(*res_names); i++)
+			if (!strcmp(v, res_names[i]))
+				return 0;
+		snprintf(msg, len, "<%s> has unknown %s=\"%s\"", r->el, r->name, v);
+		return -1;
+	}
+	return 0;
+}
+
+int validate_element(const char *el, const struct vattr *a, int n, char *msg, size_t len)
+{
+	struct span s = span_of(el);
+	int64_t start = -1, end = -1, id = 0, parent = 0, ns;
+	char x[32], y[32];
+
+	if (s.from == s.to)
+		return 0;
+	if (n > VMAXATTR) {
+		snprintf(msg, len, "<%s> has too many attributes", el);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct vrule *r = rule_of(s, a[i].name);
+
+		if (!r)
+			continue;
+		ns = 0;
+		if (check_value(r, a[i].value, &ns, msg, len))
+			return -1;
+		if (!strcmp(r->name, "start"))
+			start = ns;
+		else if (!strcmp(r->name, "end"))
+			end = ns;
+		else if (!strcmp(el, "region") && !strcmp(r->name, "id"))
+			id = strtoll(a[i].value, NULL, 10);
+		else if (!strcmp(el, "region") && !strcmp(r->name, "parent"))
+			parent = strtoll(a[i].value, NULL, 10);
+	}
+	for (size_t k = s.from; k < s.to; k++) {
+		int i = 0;
+
+		if (!rules[k].need)
+			continue;
+		while (i < n && strcmp(a[i].name, rules[k].name))
+			i++;
+		if (i == n) {
+			snprintf(msg, len, "<%s> lacks attribute %s", el, rules[k].name);
+			return -1;
+		}
+	}
+	if (start >= 0 && end >= 0 && end < start) {
+		snprintf(msg, len, "<%s> ends before it starts (end %s < start %s)",
+			 el, fmt_sec(x, end), fmt_sec(y, start));
+		return -1;
+	}
+	if (!strcmp(el, "region") && parent >= id) {
+		snprintf(msg, len, "<region> parent=\"%lld\" is not before its id=\"%lld\"",
+			 (long long)parent, (long long)id);
+		return -1;
+	}
+	return 0;
+}
+
+void validate_dup_node(const char *name, char *msg, size_t len)
+{
+	snprintf(msg, len, "node \"%s\" appears twice", name);
+}
+
+void validate_misplaced(const char *el, const char *parent, char *msg, size_t len)
+{
+	if (*parent)
+		snprintf(msg, len, "<%s> is misplaced (inside <%s>)", el, parent);
+	else
+		snprintf(msg, len, "<%s> is misplaced (at top level)", el);
+}

@@ -1,0 +1,37 @@
+/* The one validator of trace values, shared by island-analyze's reader
+ * (analysis/read.c) and island-replay's loader (replay/load.c): both refuse
+ * the same inputs with the same message. A table of rules (element,
+ * attribute, type, range, required) from docs/trace-format.md. */
+#ifndef ISLAND_VALIDATE_H
+#define ISLAND_VALIDATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Times are at most 2^62 - 1 ns (146 years): a node's epoch (ns since
+ * 1970) plus its times, or the sum of two times, cannot overflow. */
+#define VTIME_MAX (((int64_t)1 << 62) - 1)
+/* One call's bytes: 1 TiB (Linux moves at most 2 GiB per read or write;
+ * stdio's fwrite may say more). Replaying more would take hours. */
+#define VBYTES_MAX ((int64_t)1 << 40)
+/* Totals, offsets and results. */
+#define VBIG_MAX VTIME_MAX
+/* I/O sequence numbers (replay keeps them in 32 bits). */
+#define VSEQ_MAX INT32_MAX
+/* Attributes of one element the readers keep. */
+#define VMAXATTR 40
+
+struct vattr {
+	const char *name, *value;
+};
+
+/* Check <el>'s n attributes: numbers well-formed and in range, required
+ * ones present, end not before start. 0, or -1 with the one-line problem
+ * (without FILE:LINE) in msg. Elements without rules pass. */
+int validate_element(const char *el, const struct vattr *a, int n, char *msg, size_t len);
+/* The message for a node name seen twice in a run. */
+void validate_dup_node(const char *name, char *msg, size_t len);
+/* The message for <el> where it may not be (parent "" : top level). */
+void validate_misplaced(const char *el, const char *parent, char *msg, size_t len);
+
+#endif
