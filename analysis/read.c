@@ -87,6 +87,7 @@ struct rd {
 	const char *aval[IO_MAXATTR];
 	char *buf;
 	size_t bufcap;
+	struct vtotals *tot;	/* of all the files read together */
 	/* first parse error */
 	bool err;
 	int errline, errcode;
@@ -567,7 +568,7 @@ static void sax_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 	char msg[256];
 	for (int i = 0; i < nattr; i++)
 		va[i] = (struct vattr){ rd->aname[i], rd->aval[i] };
-	if (validate_element(n, va, nattr, msg, sizeof(msg)))
+	if (validate_element(n, va, nattr, rd->tot, msg, sizeof(msg)))
 		bad(rd, "%s", msg);
 	fn(rd);
 }
@@ -753,6 +754,7 @@ static void read_all(struct run *run, char **files, int nfiles,
 		     const struct reader_ops *ops, void *ctx, bool pre)
 {
 	static const struct reader_ops none;
+	struct vtotals tot = { 0, 0 };
 	struct rd rd;
 
 	reader_init();
@@ -763,6 +765,7 @@ static void read_all(struct run *run, char **files, int nfiles,
 		rd.ops = ops ? ops : &none;
 		rd.ctx = ctx;
 		rd.prescan = pre;
+		rd.tot = &tot;
 		parse_one(&rd);
 		free(rd.buf);
 	}

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,19 @@ static void close_stdout(void)
 void check_stdout_at_exit(void)
 {
 	atexit(close_stdout);
+}
+
+size_t grow_cap(size_t cap, size_t need, size_t size)
+{
+	size_t nc = cap ? cap : 16;
+
+	if (!size || need > SIZE_MAX / size)
+		return 0;
+	while (nc < need)
+		nc = nc > SIZE_MAX / 2 ? need : nc * 2;
+	if (nc > SIZE_MAX / size)
+		nc = need;	/* doubling would overflow; need fits */
+	return nc;
 }
 
 void *xmalloc(size_t n)

@@ -54,13 +54,19 @@ int64_t now_ns(void);
 int64_t real_ns(void);
 void sleep_ns(int64_t ns);
 
-/* Grow an array to hold at least `need` elements of `size` bytes. */
+/* The capacity an array of `size`-byte elements grows to from cap to hold
+ * need (doubling); 0 when need elements of size bytes cannot be had. */
+size_t grow_cap(size_t cap, size_t need, size_t size);
+
+/* Grow an array to hold at least `need` elements (exit 70 when that many
+ * bytes cannot exist: never a wrapped, too small allocation). */
 #define XGROW(arr, cap, need)                                            \
 	do {                                                             \
-		if ((size_t)(need) > (cap)) {                            \
-			size_t nc__ = (cap) ? (cap) * 2 : 16;            \
-			while (nc__ < (size_t)(need))                    \
-				nc__ *= 2;                               \
+		if ((size_t)(need) > (size_t)(cap)) {                    \
+			size_t nc__ = grow_cap((cap), (need), sizeof(*(arr))); \
+			if (!nc__)                                       \
+				die(70, "out of memory: %zu elements of %zu bytes", \
+				    (size_t)(need), sizeof(*(arr)));     \
 			(arr) = xrealloc((arr), nc__ * sizeof(*(arr)));  \
 			(cap) = nc__;                                    \
 		}                                                        \

@@ -23,6 +23,7 @@ struct vrule {
 	enum vtype type;
 	bool need;
 	int64_t min, max;
+	char adds;	/* to the trace's durations (T) or amounts (A) */
 };
 
 #define I32 INT32_MIN, INT32_MAX
@@ -30,67 +31,67 @@ struct vrule {
 #define OPT false
 
 static const struct vrule rules[] = {
-	{ "trace",   "complete",      V_BOOL,    OPT, 0, 0 },
-	{ "node",    "name",          V_STR,     NEED, 0, 0 },
-	{ "node",    "epoch",         V_TIME,    OPT, 0, 0 },
-	{ "node",    "start",         V_TIME,    OPT, 0, 0 },
-	{ "node",    "end",           V_TIME,    OPT, 0, 0 },
-	{ "limit",   "resource",      V_STR,     NEED, 0, 0 },
-	{ "limit",   "value",         V_RATE,    NEED, 0, 0 },
-	{ "stop",    "start",         V_TIME,    NEED, 0, 0 },
-	{ "stop",    "dur",           V_TIME,    NEED, 0, 0 },
-	{ "process", "pid",           V_INT,     OPT, I32 },
-	{ "process", "ppid",          V_INT,     OPT, I32 },
-	{ "process", "start",         V_TIME,    OPT, 0, 0 },
-	{ "process", "end",           V_TIME,    OPT, 0, 0 },
-	{ "process", "complete",      V_BOOL,    OPT, 0, 0 },
-	{ "thread",  "tid",           V_INT,     OPT, I32 },
-	{ "thread",  "creator",       V_INT,     OPT, I32 },
-	{ "thread",  "start",         V_TIME,    NEED, 0, 0 },
-	{ "thread",  "end",           V_TIME,    NEED, 0, 0 },
-	{ "thread",  "cpu",           V_TIME,    OPT, 0, 0 },
-	{ "thread",  "lost",          V_INT,     OPT, 0, VBIG_MAX },
-	{ "thread",  "complete",      V_BOOL,    OPT, 0, 0 },
-	{ "compute", "dur",           V_TIME,    NEED, 0, 0 },
-	{ "io",      "api",           V_STR,     NEED, 0, 0 },
-	{ "io",      "res",           V_RES,     NEED, 0, 0 },
-	{ "io",      "start",         V_TIME,    NEED, 0, 0 },
-	{ "io",      "end",           V_TIME,    NEED, 0, 0 },
-	{ "io",      "amount",        V_INT,     OPT, 0, VBYTES_MAX },
-	{ "io",      "size",          V_INT,     OPT, 0, VBYTES_MAX },
-	{ "io",      "offset",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX },
-	{ "io",      "result",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX },
-	{ "io",      "fd",            V_INT,     OPT, I32 },
-	{ "io",      "oldfd",         V_INT,     OPT, I32 },
-	{ "io",      "fd2",           V_INT,     OPT, I32 },
-	{ "io",      "infd",          V_INT,     OPT, I32 },
-	{ "io",      "listenfd",      V_INT,     OPT, I32 },
-	{ "io",      "count",         V_INT,     OPT, I32 },
-	{ "io",      "child",         V_INT,     OPT, I32 },
-	{ "io",      "seq",           V_INT,     OPT, 1, VSEQ_MAX },
-	{ "io",      "req",           V_TIME,    OPT, 0, 0 },
-	{ "io",      "timeout",       V_TIMEOUT, OPT, 0, 0 },
-	{ "io",      "throttle",      V_TIME,    OPT, 0, 0 },
-	{ "region",  "id",            V_INT,     NEED, 1, INT32_MAX },
-	{ "region",  "parent",        V_INT,     OPT, 0, INT32_MAX },
-	{ "region",  "depth",         V_INT,     OPT, 1, INT32_MAX },
-	{ "region",  "label",         V_STR,     NEED, 0, 0 },
-	{ "region",  "start",         V_TIME,    NEED, 0, 0 },
-	{ "region",  "end",           V_TIME,    NEED, 0, 0 },
-	{ "wait",    "node",          V_STR,     NEED, 0, 0 },
-	{ "wait",    "seq",           V_INT,     NEED, 1, VSEQ_MAX },
-	{ "signal",  "node",          V_STR,     NEED, 0, 0 },
-	{ "signal",  "seq",           V_INT,     OPT, 1, VSEQ_MAX },
-	{ "file",    "path",          V_STR,     NEED, 0, 0 },
-	{ "file",    "opens",         V_INT,     OPT, 0, VBIG_MAX },
-	{ "file",    "reads",         V_INT,     OPT, 0, VBIG_MAX },
-	{ "file",    "bytes_read",    V_INT,     OPT, 0, VBIG_MAX },
-	{ "file",    "writes",        V_INT,     OPT, 0, VBIG_MAX },
-	{ "file",    "bytes_written", V_INT,     OPT, 0, VBIG_MAX },
-	{ "file",    "open_at_end",   V_INT,     OPT, 0, VBIG_MAX },
-	{ "socket",  "sent",          V_INT,     OPT, 0, VBIG_MAX },
-	{ "socket",  "received",      V_INT,     OPT, 0, VBIG_MAX },
-	{ "socket",  "open_at_end",   V_BOOL,    OPT, 0, 0 },
+	{ "trace",   "complete",      V_BOOL,    OPT, 0, 0, 0 },
+	{ "node",    "name",          V_STR,     NEED, 0, 0, 0 },
+	{ "node",    "epoch",         V_TIME,    OPT, 0, 0, 0 },
+	{ "node",    "start",         V_TIME,    OPT, 0, 0, 0 },
+	{ "node",    "end",           V_TIME,    OPT, 0, 0, 0 },
+	{ "limit",   "resource",      V_STR,     NEED, 0, 0, 0 },
+	{ "limit",   "value",         V_RATE,    NEED, 0, 0, 0 },
+	{ "stop",    "start",         V_TIME,    NEED, 0, 0, 0 },
+	{ "stop",    "dur",           V_TIME,    NEED, 0, 0, 'T' },
+	{ "process", "pid",           V_INT,     OPT, I32, 0 },
+	{ "process", "ppid",          V_INT,     OPT, I32, 0 },
+	{ "process", "start",         V_TIME,    OPT, 0, 0, 0 },
+	{ "process", "end",           V_TIME,    OPT, 0, 0, 0 },
+	{ "process", "complete",      V_BOOL,    OPT, 0, 0, 0 },
+	{ "thread",  "tid",           V_INT,     OPT, I32, 0 },
+	{ "thread",  "creator",       V_INT,     OPT, I32, 0 },
+	{ "thread",  "start",         V_TIME,    NEED, 0, 0, 0 },
+	{ "thread",  "end",           V_TIME,    NEED, 0, 0, 0 },
+	{ "thread",  "cpu",           V_TIME,    OPT, 0, 0, 'T' },
+	{ "thread",  "lost",          V_INT,     OPT, 0, VBIG_MAX, 'A' },
+	{ "thread",  "complete",      V_BOOL,    OPT, 0, 0, 0 },
+	{ "compute", "dur",           V_TIME,    NEED, 0, 0, 'T' },
+	{ "io",      "api",           V_STR,     NEED, 0, 0, 0 },
+	{ "io",      "res",           V_RES,     NEED, 0, 0, 0 },
+	{ "io",      "start",         V_TIME,    NEED, 0, 0, 0 },
+	{ "io",      "end",           V_TIME,    NEED, 0, 0, 0 },
+	{ "io",      "amount",        V_INT,     OPT, 0, VBYTES_MAX, 'A' },
+	{ "io",      "size",          V_INT,     OPT, 0, VBYTES_MAX, 'A' },
+	{ "io",      "offset",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX, 0 },
+	{ "io",      "result",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX, 0 },
+	{ "io",      "fd",            V_INT,     OPT, I32, 0 },
+	{ "io",      "oldfd",         V_INT,     OPT, I32, 0 },
+	{ "io",      "fd2",           V_INT,     OPT, I32, 0 },
+	{ "io",      "infd",          V_INT,     OPT, I32, 0 },
+	{ "io",      "listenfd",      V_INT,     OPT, I32, 0 },
+	{ "io",      "count",         V_INT,     OPT, I32, 0 },
+	{ "io",      "child",         V_INT,     OPT, I32, 0 },
+	{ "io",      "seq",           V_INT,     OPT, 1, VSEQ_MAX, 0 },
+	{ "io",      "req",           V_TIME,    OPT, 0, 0, 'T' },
+	{ "io",      "timeout",       V_TIMEOUT, OPT, 0, 0, 0 },
+	{ "io",      "throttle",      V_TIME,    OPT, 0, 0, 0 },
+	{ "region",  "id",            V_INT,     NEED, 1, INT32_MAX, 0 },
+	{ "region",  "parent",        V_INT,     OPT, 0, INT32_MAX, 0 },
+	{ "region",  "depth",         V_INT,     OPT, 1, INT32_MAX, 0 },
+	{ "region",  "label",         V_STR,     NEED, 0, 0, 0 },
+	{ "region",  "start",         V_TIME,    NEED, 0, 0, 0 },
+	{ "region",  "end",           V_TIME,    NEED, 0, 0, 0 },
+	{ "wait",    "node",          V_STR,     NEED, 0, 0, 0 },
+	{ "wait",    "seq",           V_INT,     NEED, 1, VSEQ_MAX, 0 },
+	{ "signal",  "node",          V_STR,     NEED, 0, 0, 0 },
+	{ "signal",  "seq",           V_INT,     OPT, 1, VSEQ_MAX, 0 },
+	{ "file",    "path",          V_STR,     NEED, 0, 0, 0 },
+	{ "file",    "opens",         V_INT,     OPT, 0, VBIG_MAX, 'A' },
+	{ "file",    "reads",         V_INT,     OPT, 0, VBIG_MAX, 'A' },
+	{ "file",    "bytes_read",    V_INT,     OPT, 0, VBIG_MAX, 'A' },
+	{ "file",    "writes",        V_INT,     OPT, 0, VBIG_MAX, 'A' },
+	{ "file",    "bytes_written", V_INT,     OPT, 0, VBIG_MAX, 'A' },
+	{ "file",    "open_at_end",   V_INT,     OPT, 0, VBIG_MAX, 'A' },
+	{ "socket",  "sent",          V_INT,     OPT, 0, VBIG_MAX, 'A' },
+	{ "socket",  "received",      V_INT,     OPT, 0, VBIG_MAX, 'A' },
+	{ "socket",  "open_at_end",   V_BOOL,    OPT, 0, 0, 0 },
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
@@ -216,7 +217,27 @@ static int check_value(const struct vrule *r, const char *v, int64_t *ns, char *
 	return 0;
 }
 
-int validate_element(const char *el, const struct vattr *a, int n, char *msg, size_t len)
+/* Add v to a total of the trace; -1 with the message past VTIME_MAX. */
+static int add(int64_t *total, int64_t v, const char *el, const char *what,
+	       char *msg, size_t len)
+{
+	char x[32];
+
+	if (v <= VTIME_MAX - *total) {
+		*total += v;
+		return 0;
+	}
+	if (what[0] == 'd')
+		snprintf(msg, len, "<%s>: the trace's %s add up past %s s", el, what,
+			 fmt_sec(x, VTIME_MAX));
+	else
+		snprintf(msg, len, "<%s>: the trace's %s add up past %lld", el, what,
+			 (long long)VTIME_MAX);
+	return -1;
+}
+
+int validate_element(const char *el, const struct vattr *a, int n,
+		     struct vtotals *tot, char *msg, size_t len)
 {
 	struct span s = span_of(el);
 	int64_t start = -1, end = -1, id = 0, parent = 0, ns;
@@ -235,6 +256,11 @@ int validate_element(const char *el, const struct vattr *a, int n, char *msg, si
 			continue;
 		ns = 0;
 		if (check_value(r, a[i].value, &ns, msg, len))
+			return -1;
+		if (r->adds == 'T' && add(&tot->ns, ns, el, "durations", msg, len))
+			return -1;
+		if (r->adds == 'A' &&
+		    add(&tot->amounts, strtoll(a[i].value, NULL, 10), el, "amounts", msg, len))
 			return -1;
 		if (!strcmp(r->name, "start"))
 			start = ns;
@@ -262,6 +288,10 @@ int validate_element(const char *el, const struct vattr *a, int n, char *msg, si
 			 el, fmt_sec(x, end), fmt_sec(y, start));
 		return -1;
 	}
+	/* what is spent between start and end: an io, a region, a thread */
+	if (start >= 0 && end >= 0 && strcmp(el, "node") && strcmp(el, "process") &&
+	    add(&tot->ns, end - start, el, "durations", msg, len))
+		return -1;
 	if (!strcmp(el, "region") && parent >= id) {
 		snprintf(msg, len, "<region> parent=\"%lld\" is not before its id=\"%lld\"",
 			 (long long)parent, (long long)id);

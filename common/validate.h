@@ -25,10 +25,18 @@ struct vattr {
 	const char *name, *value;
 };
 
+/* What a whole trace adds up to: durations (io, compute, region, stop,
+ * thread span and cpu) and quantities (bytes, counts), each kept at most
+ * VTIME_MAX so that a report's sum of any of them cannot overflow. */
+struct vtotals {
+	int64_t ns, amounts;
+};
+
 /* Check <el>'s n attributes: numbers well-formed and in range, required
  * ones present, end not before start. 0, or -1 with the one-line problem
  * (without FILE:LINE) in msg. Elements without rules pass. */
-int validate_element(const char *el, const struct vattr *a, int n, char *msg, size_t len);
+int validate_element(const char *el, const struct vattr *a, int n,
+		     struct vtotals *tot, char *msg, size_t len);
 /* The message for a node name seen twice in a run. */
 void validate_dup_node(const char *name, char *msg, size_t len);
 /* The message for <el> where it may not be (parent "" : top level). */

@@ -64,6 +64,7 @@ struct rd {
 	struct process *proc;
 	struct thread *thr;
 	int seq_seen;	/* per node */
+	struct vtotals tot;	/* what the trace adds up to (validate.h) */
 	char *vbuf;	/* the current element's attribute values */
 	size_t vcap;
 	char err[256];
@@ -281,7 +282,7 @@ static void validate(struct rd *rd, const char *el)
 	}
 	for (int i = 0; i < n; i++)
 		va[i].value = rd->vbuf + off[i];
-	if (validate_element(el, va, n, msg, sizeof(msg)))
+	if (validate_element(el, va, n, &rd->tot, msg, sizeof(msg)))
 		bad(rd, "%s", msg);
 }
 

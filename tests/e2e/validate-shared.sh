@@ -90,8 +90,23 @@ trace hugecount "$(w 'amount="1"')" '
 <node name="b" host="h"><files><file path="/x" bytes_read="9223372036854775807"/></files></node>'
 both hugecount 'hugecount.xml:10: <file> bytes_read="9223372036854775807" is out of range (0 to 4611686018427387903)'
 
-# at the limits: accepted by both (largest time, an amount of 1 TiB)
-trace edge "<compute dur=\"4611686018.427387903\"/>$(w 'amount="1099511627776"')"
-sed -i 's|end="1.0">|end="4611686018.427387903">|g' edge.xml
+# values each in range that add up past the limit: refused where they do
+trace sumtime '<compute dur="3000000000"/><compute dur="3000000000"/>'
+both sumtime 'sumtime.xml:6: <compute>: the trace'"'"'s durations add up past 4611686018.427387903 s'
+trace sumbytes '<compute dur="1"/>' '
+<node name="b" host="h"><files><file path="/x" bytes_read="3000000000000000000"/>
+<file path="/y" bytes_written="3000000000000000000"/></files></node>'
+both sumbytes 'sumbytes.xml:11: <file>: the trace'"'"'s amounts add up past 4611686018427387903'
+
+# at the limits: accepted by both (a node's largest end, an amount of 1
+# TiB, durations adding up to just under the limit)
+trace edge "<compute dur=\"4611686016.427387903\"/>$(w 'amount="1099511627776"' | sed 's|/x|/dev/null|')"
+sed -i 's|<node name="a" host="h" epoch="1.0" start="0.0" end="1.0">|<node name="a" host="h" epoch="4611686018.427387903" start="0.0" end="4611686018.427387903">|' edge.xml
 "$ANALYZE" summary edge.xml > edge.out 2>&1 || fail "edge: analyze: $(cat edge.out)"
+"$ANALYZE" consumption edge.xml > edge.out 2>&1 || fail "edge: analyze consumption: $(cat edge.out)"
+"$REPLAY" -q -m afap -c none -n a -r r-edge edge.xml > edge.out 2>&1 &
+pid=$!
+sleep 1
+kill $pid 2>/dev/null && wait $pid
+grep -q " is \(negative\|too large\|out of range\|not \)\|lacks attribute\|add up past" edge.out && fail "edge: replay refused it: $(cat edge.out)"
 exit $fail

@@ -90,6 +90,28 @@ static void test_seconds(void)
 	CU_ASSERT_EQUAL(parse_sec("abc", &ns), -1);
 	CU_ASSERT_EQUAL(parse_sec("", &ns), -1);
 	CU_ASSERT_EQUAL(parse_sec("1.5x", &ns), -1);
+	/* the largest, and just past it (was: wrapped to a negative time) */
+	CU_ASSERT_EQUAL(parse_sec("9223372036.854775807", &ns), 0);
+	CU_ASSERT_EQUAL(ns, INT64_MAX);
+	CU_ASSERT_EQUAL(parse_sec("9223372036.854775808", &ns), -2);
+	CU_ASSERT_EQUAL(parse_sec("9223372036.9", &ns), -2);
+	CU_ASSERT_EQUAL(parse_sec("99999999999999999999999", &ns), -2);
+	CU_ASSERT_EQUAL(parse_sec("-9223372036.854775807", &ns), 0);
+	CU_ASSERT_EQUAL(ns, -INT64_MAX);
+	CU_ASSERT_EQUAL(parse_sec("99999999999999999999x", &ns), -1);
+}
+
+/* XGROW's capacity: doubling, and no wrap near SIZE_MAX (was: a loop
+ * doubling to 0 forever, or a wrapped, too small allocation) */
+static void test_grow_cap(void)
+{
+	CU_ASSERT_EQUAL(grow_cap(0, 1, 8), 16);
+	CU_ASSERT_EQUAL(grow_cap(16, 17, 8), 32);
+	CU_ASSERT_EQUAL(grow_cap(16, 100, 8), 128);
+	CU_ASSERT_EQUAL(grow_cap(0, SIZE_MAX / 8 + 1, 8), 0);
+	CU_ASSERT_EQUAL(grow_cap(0, SIZE_MAX / 2 + 2, 1), SIZE_MAX / 2 + 2);
+	CU_ASSERT_EQUAL(grow_cap((size_t)1 << 60, ((size_t)1 << 60) + 1, 8), ((size_t)1 << 60) + 1);
+	CU_ASSERT_EQUAL(grow_cap(SIZE_MAX / 2 + 1, SIZE_MAX, 1), SIZE_MAX);
 }
 
 static void test_names(void)
@@ -225,6 +247,7 @@ int main(void)
 	CU_add_test(s, "attr_escape", test_escape);
 	CU_add_test(s, "fmt_oflags", test_oflags);
 	CU_add_test(s, "seconds", test_seconds);
+	CU_add_test(s, "grow_cap", test_grow_cap);
 	CU_add_test(s, "names", test_names);
 	CU_add_test(s, "amounts", test_amounts);
 	CU_add_test(s, "stoplog", test_stoplog);
