@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 const char *progname = "island";
+void (*die_hook)(int status);
 
 static void vmsg(const char *fmt, va_list ap)
 {
@@ -31,6 +32,8 @@ void die(int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(fmt, ap);
 	va_end(ap);
+	if (die_hook)
+		die_hook(status);
 	exit(status);
 }
 
@@ -75,6 +78,8 @@ void die_at(int status, const char *file, long line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vat(file, line, fmt, ap);
 	va_end(ap);
+	if (die_hook)
+		die_hook(status);
 	exit(status);
 }
 

@@ -9,6 +9,9 @@
 #include <stdio.h>
 
 extern const char *progname;
+/* Called by die() and die_at() before they exit, when set: the fuzzing
+ * harnesses (tests/fuzz/) go back to the next input instead. */
+extern void (*die_hook)(int status);
 
 /* Print "PROG: message" (plus ": strerror(errno)" when the format ends in
  * ':') and exit with status. */

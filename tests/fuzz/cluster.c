@@ -1,0 +1,15 @@
+/* The cluster file reader (capture/cluster.c's load(), static: the file
+ * is compiled in here) on any bytes. */
+#include "../../capture/cluster.c"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *file = fuzz_file("c.xml", data, size);
+	struct cluster c;
+
+	memset(&c, 0, sizeof(c));
+	if (!setjmp(fuzz_back))
+		load(&c, file);
+	return 0;	/* load() keeps what it reads for the run: not freed */
+}
