@@ -618,8 +618,10 @@ static void derive_thread(struct node *n, struct thr *t)
 	}
 	t->start = clock_ns(&n->clk, (uint64_t)first->start);
 	t->creator = first->creator;
-	t->exit = last->exit;
-	t->complete = last->exit != TEXIT_NONE;
+	/* the spool is the application's memory too: a stray write there
+	 * must not index past exit_names (found by tests/fuzz/spool) */
+	t->exit = last->exit >= TEXIT_NONE && last->exit <= TEXIT_EXEC ? last->exit : TEXIT_NONE;
+	t->complete = t->exit != TEXIT_NONE;
 	t->end = t->complete ? clock_ns(&n->clk, (uint64_t)last->end) : t->start;
 	if (any && clock_ns(&n->clk, last_t1) > t->end)
 		t->end = clock_ns(&n->clk, last_t1);

@@ -2,7 +2,7 @@
 # libfuzzer-14-dev). `make fuzz FUZZ_S=60` builds them and runs each for
 # FUZZ_S seconds from its seed corpus (tests/fuzz/corpus/NAME/, copied:
 # what the run finds goes to $(O)/fuzz/corpus/NAME/, crashes to
-# $(O)/fuzz/crash-NAME-*). See tests/fuzz/README.md (AFL++ too).
+# $(O)/fuzz/crash-NAME-*, the whole output to $(O)/fuzz/NAME.log). See tests/fuzz/README.md (AFL++ too).
 
 FUZZ_CC   ?= $(shell command -v clang-14 2>/dev/null || command -v clang 2>/dev/null)
 FUZZ_S    ?= 60
@@ -52,8 +52,9 @@ fuzz: fuzz-build
 		ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		$(O)/fuzz/$$f -max_total_time=$(FUZZ_S) -detect_leaks=0 -rss_limit_mb=2048 \
 			-max_len=65536 -close_fd_mask=2 -print_final_stats=1 -artifact_prefix=$(O)/fuzz/crash-$$f- \
-			$(O)/fuzz/corpus/$$f tests/fuzz/corpus/$$f 2>&1 | \
-			grep -E '^(#[0-9]+ *DONE|stat::number_of_executed_units|stat::new_units_added|==[0-9]+==ERROR|SUMMARY|runtime error)' || true; \
+			$(O)/fuzz/corpus/$$f tests/fuzz/corpus/$$f > $(O)/fuzz/$$f.log 2>&1; \
+		grep -E '^(stat::number_of_executed_units|stat::new_units_added|==[0-9]+==ERROR|SUMMARY|.*runtime error|.*Test unit written)' \
+			$(O)/fuzz/$$f.log || true; \
 		test -z "$$(ls $(O)/fuzz/crash-$$f-* 2>/dev/null)" || \
 			{ echo "fuzz $$f: crash: $$(ls $(O)/fuzz/crash-$$f-*)"; bad="$$bad $$f"; }; \
 	done; test -z "$$bad" || { echo "fuzz: crashes in$$bad"; exit 1; }

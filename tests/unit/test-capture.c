@@ -235,6 +235,40 @@ static void test_spool_short(void)
 	rmdir(dir);
 }
 
+/* A spool header the application scribbled on (found by tests/fuzz/spool):
+ * an exit kind out of range is "killed", not an index past exit_names. */
+static void test_spool_bad_exit(void)
+{
+	static const int32_t kinds[] = { 99, -5, TEXIT_EXEC + 1 };
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds); k++) {
+		char dir[] = "/tmp/island-spool-XXXXXX", path[64];
+		static char buf[SPOOL_HDR_SIZE + 64];
+		struct spool_hdr *h = (struct spool_hdr *)buf;
+		struct node n = { 0 };
+
+		CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+		memset(buf, 0, sizeof(buf));
+		h->magic = SPOOL_MAGIC;
+		h->version = SPOOL_VERSION;
+		h->pid = h->tid = 7;
+		h->exit = kinds[k];
+		snprintf(path, sizeof(path), "%s/7.7.0", dir);
+		int fd = open(path, O_WRONLY | O_CREAT, 0600);
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
+		close(fd);
+		CU_ASSERT_FATAL(spool_load(&n, dir) == 0);
+		CU_ASSERT_FATAL(n.nprocs == 1 && n.procs[0].nthr == 1);
+		resolve_node(&n);
+		CU_ASSERT_EQUAL(n.procs[0].thr[0].exit, TEXIT_NONE);
+		CU_ASSERT_EQUAL(n.procs[0].thr[0].complete, 0);
+		spool_unload(&n);
+		unlink(path);
+		rmdir(dir);
+	}
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -252,5 +286,6 @@ int main(void)
 	CU_add_test(s, "amounts", test_amounts);
 	CU_add_test(s, "stoplog", test_stoplog);
 	CU_add_test(s, "spool_short", test_spool_short);
+	CU_add_test(s, "spool_bad_exit", test_spool_bad_exit);
 	return unit_run("capture") ? 1 : 0;
 }
