@@ -255,9 +255,26 @@ static int fd_get(struct fdtab *f, int fd)
 	return fd >= 0 && (size_t)fd < f->cap ? f->obj[fd] : 0;
 }
 
+/* No descriptor reaches the kernel's nr_open: a larger one in a spool is
+ * a stray write there (tests/fuzz/spool), not a table of gigabytes. */
+static int fd_possible(int fd)
+{
+	static long nr_open;
+
+	if (!nr_open) {
+		FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+
+		if (!f || fscanf(f, "%ld", &nr_open) != 1 || nr_open <= 0)
+			nr_open = 1 << 20;
+		if (f)
+			fclose(f);
+	}
+	return fd >= 0 && fd < nr_open;
+}
+
 static void fd_bind(struct resolver *rs, struct fdtab *f, int fd, int id)
 {
-	if (fd < 0)
+	if (!fd_possible(fd))
 		return;
 	if ((size_t)fd >= f->cap) {
 		size_t nc = f->cap ? f->cap : 64;
