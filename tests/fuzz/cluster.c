@@ -9,7 +9,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cluster c;
 
 	memset(&c, 0, sizeof(c));
+	fuzz_fds_mark();
 	if (!setjmp(fuzz_back))
 		load(&c, file);
+	fuzz_fds_close();
 	return 0;	/* load() keeps what it reads for the run: not freed */
 }

@@ -14,6 +14,7 @@
 
 #include "util.h"
 
+#include <fcntl.h>
 #include <ftw.h>
 
 static jmp_buf fuzz_back;
@@ -32,6 +33,24 @@ static inline void fuzz_cleanup(void)
 static inline void fuzz_die(int status)
 {
 	longjmp(fuzz_back, status ? status : 1);
+}
+
+/* A parser left by longjmp keeps its files open (in the tools, die()
+ * exits): the descriptors an input opened are closed after it. */
+#define FUZZ_FDS 1024
+static unsigned char fuzz_open_before[FUZZ_FDS];
+
+static inline void fuzz_fds_mark(void)
+{
+	for (int fd = 0; fd < FUZZ_FDS; fd++)
+		fuzz_open_before[fd] = fcntl(fd, F_GETFD) >= 0;
+}
+
+static inline void fuzz_fds_close(void)
+{
+	for (int fd = 3; fd < FUZZ_FDS; fd++)
+		if (!fuzz_open_before[fd] && fcntl(fd, F_GETFD) >= 0)
+			close(fd);
 }
 
 /* A private directory for the harness's files, made once. */

@@ -15,8 +15,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nr.nodes[0].name = "n";
 	nr.nodes[0].pcap = xstrdup(file);
 	nr.nnodes = 1;
+	fuzz_fds_mark();
 	if (!setjmp(fuzz_back))
 		net_read_pcap(&nr, 0);
 	net_free(&nr);
+	fuzz_fds_close();
 	return 0;
 }

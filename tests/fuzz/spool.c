@@ -25,10 +25,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n.name = "n";
 	n.host = "h";
 	n.complete = 1;
+	fuzz_fds_mark();
 	if (!setjmp(fuzz_back) && spool_load(&n, fuzz_dir()) == 0) {
 		resolve_node(&n);
 		trace_write(&n, out, 0);
 	}
 	spool_unload(&n);
+	fuzz_fds_close();
 	return 0;
 }

@@ -15,10 +15,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *files[1] = { (char *)fuzz_file("t.xml", data, size) };
 	static struct run run;
 
+	fuzz_fds_mark();
 	if (!setjmp(fuzz_back)) {
 		prescan(&run, files, 1);
 		read_traces(&run, files, 1, &ops, NULL);
 	}
 	run_free(&run);
+	fuzz_fds_close();
 	return 0;
 }
