@@ -300,6 +300,18 @@ int validate_element(const char *el, const struct vattr *a, int n,
 	return 0;
 }
 
+void validate_seq_range(const char *node, uint64_t seq, uint64_t n, char *msg, size_t len)
+{
+	snprintf(msg, len, "seq %llu out of range 1..%llu for node \"%s\"",
+		 (unsigned long long)seq, (unsigned long long)n, node);
+}
+
+void validate_wait_range(const char *node, uint64_t seq, uint64_t n, char *msg, size_t len)
+{
+	snprintf(msg, len, "<wait> seq %llu: node \"%s\" has %llu I/O",
+		 (unsigned long long)seq, node, (unsigned long long)n);
+}
+
 void validate_dup_node(const char *name, char *msg, size_t len)
 {
 	snprintf(msg, len, "node \"%s\" appears twice", name);

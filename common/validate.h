@@ -37,6 +37,10 @@ struct vtotals {
  * (without FILE:LINE) in msg. Elements without rules pass. */
 int validate_element(const char *el, const struct vattr *a, int n,
 		     struct vtotals *tot, char *msg, size_t len);
+/* The messages for a seq past the count of its node's numbered I/O, and
+ * for a <wait> on an I/O its node does not have. */
+void validate_seq_range(const char *node, uint64_t seq, uint64_t n, char *msg, size_t len);
+void validate_wait_range(const char *node, uint64_t seq, uint64_t n, char *msg, size_t len);
 /* The message for a node name seen twice in a run. */
 void validate_dup_node(const char *name, char *msg, size_t len);
 /* The message for <el> where it may not be (parent "" : top level). */

@@ -447,9 +447,12 @@ static void end_node(struct rd *rd)
 				continue;
 			}
 			all[i]->vid = s;
-			if (s < 1 || s > n->nios)
-				die_at(2, rd->file, all[i]->line,
-				       "seq %u out of range 1..%u for node \"%s\"", s, n->nios, n->name);
+			if (s < 1 || s > n->nios) {
+				char msg[256];
+
+				validate_seq_range(n->name, s, n->nios, msg, sizeof(msg));
+				die_at(2, rd->file, all[i]->line, "%s", msg);
+			}
 			if (seen[s]++)
 				die_at(2, rd->file, all[i]->line, "seq %u used twice in node \"%s\"", s, n->name);
 		}
@@ -518,9 +521,13 @@ struct trace *trace_load(const char *file)
 		if (o->node < 0)
 			die_at(2, file, p->line, "<%s> names unknown node \"%s\"",
 			       o->kind == OP_WAIT ? "wait" : "signal", p->name);
-		if (o->kind == OP_WAIT && (o->seq < 1 || o->seq > rd.t->nodes[o->node].nios))
-			die_at(2, file, p->line, "<wait> seq %u: node \"%s\" has %u I/O", o->seq,
-			       p->name, rd.t->nodes[o->node].nios);
+		if (o->kind == OP_WAIT && (o->seq < 1 || o->seq > rd.t->nodes[o->node].nios)) {
+			char msg[256];
+
+			validate_wait_range(p->name, o->seq, rd.t->nodes[o->node].nios, msg,
+					    sizeof(msg));
+			die_at(2, file, p->line, "%s", msg);
+		}
 	}
 	free(pend);
 	pend = NULL;
