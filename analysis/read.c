@@ -88,6 +88,7 @@ struct rd {
 	char *buf;
 	size_t bufcap;
 	struct vtotals *tot;	/* of all the files read together */
+	struct vattr va[IO_MAXATTR];	/* the attributes validated, numbers parsed */
 	/* first parse error */
 	bool err;
 	int errline, errcode;
@@ -393,20 +394,20 @@ static void on_io(struct rd *rd)
 		io.attr[i].name = n;
 		io.attr[i].value = v;
 		if (n == p[A_START]) {
-			io.start = as_time(rd, n, v);
+			io.start = rd->va[i].num;
 		} else if (n == p[A_END]) {
-			io.end = as_time(rd, n, v);
+			io.end = rd->va[i].num;
 		} else if (n == p[A_API]) {
 			io.api = v;
 		} else if (n == p[A_RES]) {
 			res = res_from_name(v);
 		} else if (n == p[A_AMOUNT]) {
-			io.amount = as_int(rd, n, v);
+			io.amount = rd->va[i].num;
 			io.has_amount = true;
 		} else if (n == p[A_SIZE]) {
-			io.size = as_int(rd, n, v);
+			io.size = rd->va[i].num;
 		} else if (n == p[A_REQ]) {
-			io.req = as_time(rd, n, v);
+			io.req = rd->va[i].num;
 			io.has_req = true;
 		} else if (n == p[A_ERRNO]) {
 			io.failed = true;
@@ -422,7 +423,7 @@ static void on_io(struct rd *rd)
 		} else if (n == p[A_SITE]) {
 			io.site = v;
 		} else if (n == p[A_THROTTLE]) {
-			io.throttle = as_time(rd, n, v);
+			io.throttle = rd->va[i].num;
 			io.has_throttle = true;
 		}
 	}
@@ -564,11 +565,10 @@ static void sax_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 	}
 	rd->nattr = nattr;
 	rd->elname = n;
-	struct vattr va[IO_MAXATTR];
 	char msg[256];
 	for (int i = 0; i < nattr; i++)
-		va[i] = (struct vattr){ rd->aname[i], rd->aval[i] };
-	if (validate_element(n, va, nattr, rd->tot, msg, sizeof(msg)))
+		rd->va[i] = (struct vattr){ rd->aname[i], rd->aval[i], 0 };
+	if (validate_element(n, rd->va, nattr, rd->tot, msg, sizeof(msg)))
 		bad(rd, "%s", msg);
 	fn(rd);
 }
@@ -716,6 +716,7 @@ static void parse_one(struct rd *rd)
 	ctxt->_private = rd;
 	ctxt->userData = ctxt;
 	rd->ctxt = ctxt;
+	validate_reset();	/* a new dictionary */
 	for (size_t i = 0; i < NELDEFS; i++)
 		rd->elptr[i] = xmlDictLookup(ctxt->dict, BAD_CAST eldefs[i].name, -1);
 	for (int i = 0; i < NA; i++)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ struct vrule {
 	bool need;
 	int64_t min, max;
 	char adds;	/* to the trace's durations (T) or amounts (A) */
+	char role;	/* start, end, id or parent: s, e, i, p */
 };
 
 #define I32 INT32_MIN, INT32_MAX
@@ -31,67 +33,67 @@ struct vrule {
 #define OPT false
 
 static const struct vrule rules[] = {
-	{ "trace",   "complete",      V_BOOL,    OPT, 0, 0, 0 },
-	{ "node",    "name",          V_STR,     NEED, 0, 0, 0 },
-	{ "node",    "epoch",         V_TIME,    OPT, 0, 0, 0 },
-	{ "node",    "start",         V_TIME,    OPT, 0, 0, 0 },
-	{ "node",    "end",           V_TIME,    OPT, 0, 0, 0 },
-	{ "limit",   "resource",      V_STR,     NEED, 0, 0, 0 },
-	{ "limit",   "value",         V_RATE,    NEED, 0, 0, 0 },
-	{ "stop",    "start",         V_TIME,    NEED, 0, 0, 0 },
-	{ "stop",    "dur",           V_TIME,    NEED, 0, 0, 'T' },
-	{ "process", "pid",           V_INT,     OPT, I32, 0 },
-	{ "process", "ppid",          V_INT,     OPT, I32, 0 },
-	{ "process", "start",         V_TIME,    OPT, 0, 0, 0 },
-	{ "process", "end",           V_TIME,    OPT, 0, 0, 0 },
-	{ "process", "complete",      V_BOOL,    OPT, 0, 0, 0 },
-	{ "thread",  "tid",           V_INT,     OPT, I32, 0 },
-	{ "thread",  "creator",       V_INT,     OPT, I32, 0 },
-	{ "thread",  "start",         V_TIME,    NEED, 0, 0, 0 },
-	{ "thread",  "end",           V_TIME,    NEED, 0, 0, 0 },
-	{ "thread",  "cpu",           V_TIME,    OPT, 0, 0, 'T' },
-	{ "thread",  "lost",          V_INT,     OPT, 0, VBIG_MAX, 'A' },
-	{ "thread",  "complete",      V_BOOL,    OPT, 0, 0, 0 },
-	{ "compute", "dur",           V_TIME,    NEED, 0, 0, 'T' },
-	{ "io",      "api",           V_STR,     NEED, 0, 0, 0 },
-	{ "io",      "res",           V_RES,     NEED, 0, 0, 0 },
-	{ "io",      "start",         V_TIME,    NEED, 0, 0, 0 },
-	{ "io",      "end",           V_TIME,    NEED, 0, 0, 0 },
-	{ "io",      "amount",        V_INT,     OPT, 0, VBYTES_MAX, 'A' },
-	{ "io",      "size",          V_INT,     OPT, 0, VBYTES_MAX, 'A' },
-	{ "io",      "offset",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX, 0 },
-	{ "io",      "result",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX, 0 },
-	{ "io",      "fd",            V_INT,     OPT, I32, 0 },
-	{ "io",      "oldfd",         V_INT,     OPT, I32, 0 },
-	{ "io",      "fd2",           V_INT,     OPT, I32, 0 },
-	{ "io",      "infd",          V_INT,     OPT, I32, 0 },
-	{ "io",      "listenfd",      V_INT,     OPT, I32, 0 },
-	{ "io",      "count",         V_INT,     OPT, I32, 0 },
-	{ "io",      "child",         V_INT,     OPT, I32, 0 },
-	{ "io",      "seq",           V_INT,     OPT, 1, VSEQ_MAX, 0 },
-	{ "io",      "req",           V_TIME,    OPT, 0, 0, 'T' },
-	{ "io",      "timeout",       V_TIMEOUT, OPT, 0, 0, 0 },
-	{ "io",      "throttle",      V_TIME,    OPT, 0, 0, 0 },
-	{ "region",  "id",            V_INT,     NEED, 1, INT32_MAX, 0 },
-	{ "region",  "parent",        V_INT,     OPT, 0, INT32_MAX, 0 },
-	{ "region",  "depth",         V_INT,     OPT, 1, INT32_MAX, 0 },
-	{ "region",  "label",         V_STR,     NEED, 0, 0, 0 },
-	{ "region",  "start",         V_TIME,    NEED, 0, 0, 0 },
-	{ "region",  "end",           V_TIME,    NEED, 0, 0, 0 },
-	{ "wait",    "node",          V_STR,     NEED, 0, 0, 0 },
-	{ "wait",    "seq",           V_INT,     NEED, 1, VSEQ_MAX, 0 },
-	{ "signal",  "node",          V_STR,     NEED, 0, 0, 0 },
-	{ "signal",  "seq",           V_INT,     OPT, 1, VSEQ_MAX, 0 },
-	{ "file",    "path",          V_STR,     NEED, 0, 0, 0 },
-	{ "file",    "opens",         V_INT,     OPT, 0, VBIG_MAX, 'A' },
-	{ "file",    "reads",         V_INT,     OPT, 0, VBIG_MAX, 'A' },
-	{ "file",    "bytes_read",    V_INT,     OPT, 0, VBIG_MAX, 'A' },
-	{ "file",    "writes",        V_INT,     OPT, 0, VBIG_MAX, 'A' },
-	{ "file",    "bytes_written", V_INT,     OPT, 0, VBIG_MAX, 'A' },
-	{ "file",    "open_at_end",   V_INT,     OPT, 0, VBIG_MAX, 'A' },
-	{ "socket",  "sent",          V_INT,     OPT, 0, VBIG_MAX, 'A' },
-	{ "socket",  "received",      V_INT,     OPT, 0, VBIG_MAX, 'A' },
-	{ "socket",  "open_at_end",   V_BOOL,    OPT, 0, 0, 0 },
+	{ "trace",   "complete",      V_BOOL,    OPT, 0, 0, 0, 0 },
+	{ "node",    "name",          V_STR,     NEED, 0, 0, 0, 0 },
+	{ "node",    "epoch",         V_TIME,    OPT, 0, 0, 0, 0 },
+	{ "node",    "start",         V_TIME,    OPT, 0, 0, 0, 's' },
+	{ "node",    "end",           V_TIME,    OPT, 0, 0, 0, 'e' },
+	{ "limit",   "resource",      V_STR,     NEED, 0, 0, 0, 0 },
+	{ "limit",   "value",         V_RATE,    NEED, 0, 0, 0, 0 },
+	{ "stop",    "start",         V_TIME,    NEED, 0, 0, 0, 's' },
+	{ "stop",    "dur",           V_TIME,    NEED, 0, 0, 'T', 0 },
+	{ "process", "pid",           V_INT,     OPT, I32, 0, 0 },
+	{ "process", "ppid",          V_INT,     OPT, I32, 0, 0 },
+	{ "process", "start",         V_TIME,    OPT, 0, 0, 0, 's' },
+	{ "process", "end",           V_TIME,    OPT, 0, 0, 0, 'e' },
+	{ "process", "complete",      V_BOOL,    OPT, 0, 0, 0, 0 },
+	{ "thread",  "tid",           V_INT,     OPT, I32, 0, 0 },
+	{ "thread",  "creator",       V_INT,     OPT, I32, 0, 0 },
+	{ "thread",  "start",         V_TIME,    NEED, 0, 0, 0, 's' },
+	{ "thread",  "end",           V_TIME,    NEED, 0, 0, 0, 'e' },
+	{ "thread",  "cpu",           V_TIME,    OPT, 0, 0, 'T', 0 },
+	{ "thread",  "lost",          V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "thread",  "complete",      V_BOOL,    OPT, 0, 0, 0, 0 },
+	{ "compute", "dur",           V_TIME,    NEED, 0, 0, 'T', 0 },
+	{ "io",      "api",           V_STR,     NEED, 0, 0, 0, 0 },
+	{ "io",      "res",           V_RES,     NEED, 0, 0, 0, 0 },
+	{ "io",      "start",         V_TIME,    NEED, 0, 0, 0, 's' },
+	{ "io",      "end",           V_TIME,    NEED, 0, 0, 0, 'e' },
+	{ "io",      "amount",        V_INT,     OPT, 0, VBYTES_MAX, 'A', 0 },
+	{ "io",      "size",          V_INT,     OPT, 0, VBYTES_MAX, 'A', 0 },
+	{ "io",      "offset",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX, 0, 0 },
+	{ "io",      "result",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX, 0, 0 },
+	{ "io",      "fd",            V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "oldfd",         V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "fd2",           V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "infd",          V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "listenfd",      V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "count",         V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "child",         V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "seq",           V_INT,     OPT, 1, VSEQ_MAX, 0, 0 },
+	{ "io",      "req",           V_TIME,    OPT, 0, 0, 'T', 0 },
+	{ "io",      "timeout",       V_TIMEOUT, OPT, 0, 0, 0, 0 },
+	{ "io",      "throttle",      V_TIME,    OPT, 0, 0, 0, 0 },
+	{ "region",  "id",            V_INT,     NEED, 1, INT32_MAX, 0, 'i' },
+	{ "region",  "parent",        V_INT,     OPT, 0, INT32_MAX, 0, 'p' },
+	{ "region",  "depth",         V_INT,     OPT, 1, INT32_MAX, 0, 0 },
+	{ "region",  "label",         V_STR,     NEED, 0, 0, 0, 0 },
+	{ "region",  "start",         V_TIME,    NEED, 0, 0, 0, 's' },
+	{ "region",  "end",           V_TIME,    NEED, 0, 0, 0, 'e' },
+	{ "wait",    "node",          V_STR,     NEED, 0, 0, 0, 0 },
+	{ "wait",    "seq",           V_INT,     NEED, 1, VSEQ_MAX, 0, 0 },
+	{ "signal",  "node",          V_STR,     NEED, 0, 0, 0, 0 },
+	{ "signal",  "seq",           V_INT,     OPT, 1, VSEQ_MAX, 0, 0 },
+	{ "file",    "path",          V_STR,     NEED, 0, 0, 0, 0 },
+	{ "file",    "opens",         V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "file",    "reads",         V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "file",    "bytes_read",    V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "file",    "writes",        V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "file",    "bytes_written", V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "file",    "open_at_end",   V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "socket",  "sent",          V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "socket",  "received",      V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "socket",  "open_at_end",   V_BOOL,    OPT, 0, 0, 0, 0 },
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
@@ -100,29 +102,69 @@ static const char *const res_names[] = {
 	"netmeta", "sleep", "wait", "proc",
 };
 
-/* Each element's rules are consecutive in the table: found once. */
+/* Each element's rules are consecutive in the table. The readers call
+ * for a million <io>s: the elements' spans and the attributes' rules are
+ * cached by name pointer, the names being one parser's dictionary strings
+ * (one pointer per name) until validate_reset(). */
 struct span {
 	size_t from, to;
+	bool timed;		/* its end - start counts to the durations */
 };
+
+static struct {
+	const char *el;
+	struct span s;
+} span_cache[8];
+static struct {
+	const char *name;
+	const struct vrule *r;
+} rule_cache[128];
+
+/* dictionary strings sit bytes apart: mix all of the pointer's bits */
+static unsigned slot(const void *p, int bits)
+{
+	return (unsigned)(((uintptr_t)p * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+void validate_reset(void)
+{
+	memset(span_cache, 0, sizeof(span_cache));
+	memset(rule_cache, 0, sizeof(rule_cache));
+}
 
 static struct span span_of(const char *el)
 {
-	struct span s = { 0, 0 };
+	unsigned h = slot(el, 3);
+	struct span s = { 0, 0, false };
 	size_t i = 0;
 
+	if (span_cache[h].el == el)
+		return span_cache[h].s;
 	while (i < NRULES && strcmp(rules[i].el, el))
 		i++;
 	s.from = s.to = i;
 	while (s.to < NRULES && !strcmp(rules[s.to].el, el))
 		s.to++;
+	s.timed = strcmp(el, "node") && strcmp(el, "process");
+	span_cache[h].el = el;
+	span_cache[h].s = s;
 	return s;
 }
 
 static const struct vrule *rule_of(struct span s, const char *name)
 {
+	unsigned h = slot(name, 7);
+	const struct vrule *r = rule_cache[h].r;
+
+	/* a name has one rule per element: this element's, or another's */
+	if (rule_cache[h].name == name && r >= &rules[s.from] && r < &rules[s.to])
+		return r;
 	for (size_t i = s.from; i < s.to; i++)
-		if (rules[i].name[0] == name[0] && !strcmp(rules[i].name, name))
+		if (rules[i].name[0] == name[0] && !strcmp(rules[i].name, name)) {
+			rule_cache[h].name = name;
+			rule_cache[h].r = &rules[i];
 			return &rules[i];
+		}
 	return NULL;
 }
 
@@ -189,6 +231,7 @@ static int check_value(const struct vrule *r, const char *v, int64_t *ns, char *
 			out_of_range(r, v, msg, len);
 			return -1;
 		}
+		*ns = x;
 		return 0;
 	}
 	case V_RATE: {
@@ -209,7 +252,7 @@ static int check_value(const struct vrule *r, const char *v, int64_t *ns, char *
 		return 0;
 	case V_RES:
 		for (size_t i = 0; i < sizeof(res_names) / sizeof(*res_names); i++)
-			if (!strcmp(v, res_names[i]))
+			if (v[0] == res_names[i][0] && !strcmp(v, res_names[i]))
 				return 0;
 		snprintf(msg, len, "<%s> has unknown %s=\"%s\"", r->el, r->name, v);
 		return -1;
@@ -236,11 +279,12 @@ static int add(int64_t *total, int64_t v, const char *el, const char *what,
 	return -1;
 }
 
-int validate_element(const char *el, const struct vattr *a, int n,
+int validate_element(const char *el, struct vattr *a, int n,
 		     struct vtotals *tot, char *msg, size_t len)
 {
 	struct span s = span_of(el);
 	int64_t start = -1, end = -1, id = 0, parent = 0, ns;
+	uint64_t seen = 0;	/* rules met, by index in the span */
 	char x[32], y[32];
 
 	if (s.from == s.to)
@@ -254,45 +298,37 @@ int validate_element(const char *el, const struct vattr *a, int n,
 
 		if (!r)
 			continue;
+		seen |= 1ull << (r - &rules[s.from]);
 		ns = 0;
 		if (check_value(r, a[i].value, &ns, msg, len))
 			return -1;
 		if (r->adds == 'T' && add(&tot->ns, ns, el, "durations", msg, len))
 			return -1;
-		if (r->adds == 'A' &&
-		    add(&tot->amounts, strtoll(a[i].value, NULL, 10), el, "amounts", msg, len))
+		if (r->adds == 'A' && add(&tot->amounts, ns, el, "amounts", msg, len))
 			return -1;
-		if (!strcmp(r->name, "start"))
-			start = ns;
-		else if (!strcmp(r->name, "end"))
-			end = ns;
-		else if (!strcmp(el, "region") && !strcmp(r->name, "id"))
-			id = strtoll(a[i].value, NULL, 10);
-		else if (!strcmp(el, "region") && !strcmp(r->name, "parent"))
-			parent = strtoll(a[i].value, NULL, 10);
+		a[i].num = ns;
+		switch (r->role) {
+		case 's': start = ns; break;
+		case 'e': end = ns; break;
+		case 'i': id = ns; break;
+		case 'p': parent = ns; break;
+		}
 	}
-	for (size_t k = s.from; k < s.to; k++) {
-		int i = 0;
-
-		if (!rules[k].need)
-			continue;
-		while (i < n && strcmp(a[i].name, rules[k].name))
-			i++;
-		if (i == n) {
+	for (size_t k = s.from; k < s.to; k++)
+		if (rules[k].need && !(seen & (1ull << (k - s.from)))) {
 			snprintf(msg, len, "<%s> lacks attribute %s", el, rules[k].name);
 			return -1;
 		}
-	}
 	if (start >= 0 && end >= 0 && end < start) {
 		snprintf(msg, len, "<%s> ends before it starts (end %s < start %s)",
 			 el, fmt_sec(x, end), fmt_sec(y, start));
 		return -1;
 	}
 	/* what is spent between start and end: an io, a region, a thread */
-	if (start >= 0 && end >= 0 && strcmp(el, "node") && strcmp(el, "process") &&
+	if (start >= 0 && end >= 0 && s.timed &&
 	    add(&tot->ns, end - start, el, "durations", msg, len))
 		return -1;
-	if (!strcmp(el, "region") && parent >= id) {
+	if (parent >= id && id) {	/* a <region>: id is required there */
 		snprintf(msg, len, "<region> parent=\"%lld\" is not before its id=\"%lld\"",
 			 (long long)parent, (long long)id);
 		return -1;

@@ -23,6 +23,7 @@
 
 struct vattr {
 	const char *name, *value;
+	int64_t num;	/* set by the validator: a time's ns, an integer */
 };
 
 /* What a whole trace adds up to: durations (io, compute, region, stop,
@@ -32,11 +33,16 @@ struct vtotals {
 	int64_t ns, amounts;
 };
 
-/* Check <el>'s n attributes: numbers well-formed and in range, required
- * ones present, end not before start. 0, or -1 with the one-line problem
+/* Check <el>'s n attributes: numbers well-formed and in range (their
+ * values then in num: no need to parse again), required ones present, end
+ * not before start. 0, or -1 with the one-line problem
  * (without FILE:LINE) in msg. Elements without rules pass. */
-int validate_element(const char *el, const struct vattr *a, int n,
+int validate_element(const char *el, struct vattr *a, int n,
 		     struct vtotals *tot, char *msg, size_t len);
+/* Names are cached by pointer: el and attribute names must be one
+ * dictionary's strings (libxml2's: one pointer per name) from one reset
+ * to the next; reset with each new parser. */
+void validate_reset(void);
 /* The messages for a seq past the count of its node's numbered I/O, and
  * for a <wait> on an I/O its node does not have. */
 void validate_seq_range(const char *node, uint64_t seq, uint64_t n, char *msg, size_t len);

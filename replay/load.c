@@ -480,6 +480,7 @@ struct trace *trace_load(const char *file)
 	if (!rd.r)
 		die(2, "%s: cannot open:", file);
 	xmlTextReaderSetStructuredErrorHandler(rd.r, on_xml_error, &rd);
+	validate_reset();	/* a new dictionary */
 	rd.t = xcalloc(1, sizeof(*rd.t));
 	rd.t->file = file;
 	npend = 0;
