@@ -17,6 +17,7 @@ enum vtype {
 	V_RATE,		/* a finite number >= 0 */
 	V_BOOL,		/* true, false, 1, 0 */
 	V_RES,		/* a resource class */
+	V_OFFSET,	/* signed seconds within a day (a clock's offset) */
 };
 
 struct vrule {
@@ -38,6 +39,7 @@ static const struct vrule rules[] = {
 	{ "node",    "epoch",         V_TIME,    OPT, 0, 0, 0, 0 },
 	{ "node",    "start",         V_TIME,    OPT, 0, 0, 0, 's' },
 	{ "node",    "end",           V_TIME,    OPT, 0, 0, 0, 'e' },
+	{ "node",    "clock_offset",  V_OFFSET,  OPT, 0, 0, 0, 0 },
 	{ "limit",   "resource",      V_STR,     NEED, 0, 0, 0, 0 },
 	{ "limit",   "value",         V_RATE,    NEED, 0, 0, 0, 0 },
 	{ "stop",    "start",         V_TIME,    NEED, 0, 0, 0, 's' },
@@ -247,6 +249,13 @@ static int check_value(const struct vrule *r, const char *v, int64_t *ns, char *
 	case V_BOOL:
 		if (strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0")) {
 			snprintf(msg, len, "<%s> %s=\"%s\" is not true or false", r->el, r->name, v);
+			return -1;
+		}
+		return 0;
+	case V_OFFSET:
+		if (parse_sec(v, ns) || *ns > 86400 * 1000000000LL || *ns < -86400 * 1000000000LL) {
+			snprintf(msg, len, "<%s> %s=\"%s\" is not a number of seconds within a day",
+				 r->el, r->name, v);
 			return -1;
 		}
 		return 0;
