@@ -88,6 +88,7 @@ struct rd {
 	char *buf;
 	size_t bufcap;
 	struct vtotals *tot;	/* of all the files read together */
+	size_t first_node;	/* the run's first node of this file */
 	struct vattr va[IO_MAXATTR];	/* the attributes validated, numbers parsed */
 	/* first parse error */
 	bool err;
@@ -222,9 +223,8 @@ static void on_node(struct rd *rd)
 
 	/* twice in one trace, as the replay refuses it (across the traces of
 	 * a run, merge says which files) */
-	for (size_t i = 0; i < run->nnodes; i++)
-		if (!strcmp(run->nodes[i]->name, attr(rd, "name")) &&
-		    !strcmp(run->nodes[i]->file, rd->file)) {
+	for (size_t i = rd->first_node; i < run->nnodes; i++)
+		if (!strcmp(run->nodes[i]->name, attr(rd, "name"))) {
 			char msg[256];
 
 			validate_dup_node(run->nodes[i]->name, msg, sizeof(msg));
@@ -769,6 +769,7 @@ static void read_all(struct run *run, char **files, int nfiles,
 		rd.ctx = ctx;
 		rd.prescan = pre;
 		rd.tot = &tot;
+		rd.first_node = run->nnodes;
 		parse_one(&rd);
 		free(rd.buf);
 	}
