@@ -329,7 +329,13 @@ int copy_src_obj(const struct rec *r)
 
 static void count_use(struct node *n, struct rec *r)
 {
-	if (is_copy(r->call) && copy_src_obj(r) && r->ret > 0) {
+	/* obj numbers come from records the application could overwrite
+	 * (the spool is mapped in it): one past the objects counts nothing
+	 * (tests/fuzz/spool: an index past objs) */
+	if (r->obj > (uint32_t)n->nobjs)
+		r->obj = 0;
+	if (is_copy(r->call) && copy_src_obj(r) > 0 && copy_src_obj(r) <= n->nobjs &&
+	    r->ret > 0) {
 		struct obj *src = &n->objs[copy_src_obj(r) - 1];
 		src->reads++;
 		src->bytes_read += (uint64_t)r->ret;
