@@ -182,6 +182,10 @@ static void set_addr(char **dst, const struct sockaddr_storage *sa, uint32_t len
 
 	if (!len)
 		return;
+	/* the record's own length, which the application could overwrite
+	 * (tests/fuzz/spool: a read past the address) */
+	if (len > sizeof(*sa))
+		len = sizeof(*sa);
 	fmt_sockaddr(buf, sizeof(buf), sa, len);
 	if (!buf[0])
 		return;
@@ -489,6 +493,8 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 	case EFF_CONNECT:
 	case EFF_BIND: {
 		struct sockinfo *si = (struct sockinfo *)pl;
+		if (REC_PAYLOAD_LEN(r) < sizeof(*si))	/* cut or overwritten */
+			break;
 		if (calls[r->call].effect == EFF_ACCEPT) {
 			if (!ok)
 				break;
