@@ -113,6 +113,10 @@ static int file_rw(struct rctx *c, const struct op *o, int out)
 {
 	int fd = fd_get(c, o->fd, o);
 	int64_t n = o->has_amount ? o->amount : o->size, done = 0;
+	/* without an amount (the call failed) the request may be SSIZE_MAX:
+	 * one call's worth, as the original made one call */
+	if (!o->has_amount && (uint64_t)n > IO_CHUNK)
+		n = (int64_t)IO_CHUNK;
 	char *b = xbuf(c, n);
 	int at = o->has_offset && o->whence < 0;
 	ssize_t r = 0;

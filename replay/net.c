@@ -467,6 +467,8 @@ int h_send(struct rctx *c, const struct op *o)
 
 	if (o->failed || n <= 0)
 		return 0;
+	if (!o->has_amount && (uint64_t)n > IO_CHUNK)	/* a request, maybe SSIZE_MAX */
+		n = (int64_t)IO_CHUNK;
 	int fd = fd_get(c, o->fd, o);
 	if (fd < 0)
 		return -1;
