@@ -231,18 +231,18 @@ int annotate_write(const char *out, char **files, int nfiles,
 	for (size_t i = 0; i < a.n; i++)
 		a.nodes[i].ns = normalise(a.nodes[i].s, a.nodes[i].ns);
 
-	char *tmp = xasprintf("%s.tmp%d", out, (int)getpid());
-	xmlTextWriterPtr w = xmlcopy_start(tmp, trace_compress_of(out), "island-analyze " ISLAND_VERSION, complete);
-	if (!w)
-		die(2, "%s: cannot create:", tmp);
+	struct outfile *f = xmlcopy_start(out, trace_compress_of(out), "island-analyze " ISLAND_VERSION,
+					  complete);
+	if (!f)
+		die(2, "%s: cannot create:", out);
 	struct xmlcopy_hooks h = { h_before, h_attrs, h_after, &a };
 	for (int i = 0; i < nfiles && !rc; i++)
-		rc = xmlcopy_nodes(w, files[i], &h);
-	if (xmlcopy_end(w) < 0 || rc || rename(tmp, out) < 0) {
-		unlink(tmp);
-		die(2, "%s: cannot write the annotated trace", out);
+		rc = xmlcopy_nodes(outfile_writer(f), files[i], &h);
+	if (xmlcopy_end(f, rc) < 0) {
+		if (rc)
+			die(2, "%s: cannot write the annotated trace", out);
+		die(2, "%s: cannot write the annotated trace:", out);
 	}
-	free(tmp);
 	for (size_t i = 0; i < a.n; i++) {
 		free(a.nodes[i].io);
 		free(a.nodes[i].w);

@@ -167,7 +167,8 @@ static void add_row(struct table *t, enum by by, struct group *g)
 	table_add(t, g->api);
 	table_addf(t, "%lld", (long long)g->lat.count);
 	table_addf(t, "%lld", (long long)g->errors);
-	qsort(g->errs, g->nerrs, sizeof(*g->errs), cmp_err);
+	if (g->nerrs > 1)	/* qsort(NULL, 0) is undefined (UBSan, ASAN=1) */
+		qsort(g->errs, g->nerrs, sizeof(*g->errs), cmp_err);
 	for (size_t i = 0; i < g->nerrs; i++) {
 		char *s = xasprintf("%s%s%s:%lld", errs, i ? " " : "", g->errs[i].name,
 				    (long long)g->errs[i].n);

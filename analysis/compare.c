@@ -162,7 +162,16 @@ static void measure(const struct side *a, const struct side *b, const struct res
 	g->r = r;
 	g->raw = tb - ta;
 	g->is_scaled = wa > 0 && wb > 0 && wa != wb;
-	g->scaled = g->is_scaled ? (int64_t)((double)tb * (double)wa / (double)wb) - ta : g->raw;
+	/* in double: tb * wa overflows int64 on big traces; the cast of a
+	 * double beyond int64 would be undefined */
+	if (g->is_scaled) {
+		double x = (double)tb * (double)wa / (double)wb - (double)ta;
+
+		g->scaled = x >= 0x1p62 ? ((int64_t)1 << 62) : x <= -0x1p62 ? -((int64_t)1 << 62) :
+			    (int64_t)x;
+	} else {
+		g->scaled = g->raw;
+	}
 }
 
 static int by_growth(const void *x, const void *y)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "validate.h"
 #include "net.h"
 
 const char *deps_from = "trace";
@@ -28,10 +29,17 @@ struct edge {
 	uint64_t xseq, tseq;
 };
 
+struct seqname {
+	uint64_t seq;
+	struct ioname io;
+};
+
 struct nodeios {
 	const char *name;
-	struct ioname *io;           /* by seq - 1 */
-	size_t n, cap;
+	struct ioname *io;           /* by seq - 1, made by by_seq() */
+	size_t n;
+	struct seqname *rec;         /* as read: a seq costs its record, */
+	size_t nrec, caprec;         /* however large (no array by seq yet) */
 	size_t pending;              /* waits seen, not yet followed by an io */
 };
 
@@ -77,19 +85,58 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 		return;
 	int x = node_index(d, t->node->name);
 	struct nodeios *n = &d->nodes[x];
-	XGROW(n->io, n->cap, (size_t)seq);
-	for (size_t k = n->n; k < seq; k++)
-		n->io[k] = (struct ioname){ "?", "", 0 };
-	if (n->n < seq)
-		n->n = seq;
-	n->io[seq - 1] = (struct ioname){ intern(io->api),
-		intern(io->path ? io->path : io->peer ? io->peer : ""), io->start };
+	XGROW(n->rec, n->caprec, n->nrec + 1);
+	n->rec[n->nrec++] = (struct seqname){ seq, { intern(io->api),
+		intern(io->path ? io->path : io->peer ? io->peer : ""), io->start } };
 	/* the waits just before this io are its own */
 	for (size_t k = d->ne; n->pending && k-- > 0;)
 		if (d->e[k].x == x && !d->e[k].xseq) {
 			d->e[k].xseq = seq;
 			n->pending--;
 		}
+}
+
+/* A trace's seqs number each node's I/O from 1: one past its count of
+ * numbered I/O, or a wait for one, is a bad trace, refused before an array
+ * of that size is made (a huge seq cost gigabytes). */
+static void seqs_check(struct deps *d)
+{
+	char msg[256];
+
+	for (size_t i = 0; i < d->nnodes; i++) {
+		struct nodeios *n = &d->nodes[i];
+
+		for (size_t k = 0; k < n->nrec; k++)
+			if (n->rec[k].seq > n->nrec) {
+				validate_seq_range(n->name, n->rec[k].seq, n->nrec, msg, sizeof(msg));
+				die(2, "%s", msg);
+			}
+	}
+	for (size_t k = 0; k < d->ne; k++)
+		if (d->e[k].tseq > d->nodes[d->e[k].t].nrec) {
+			validate_wait_range(d->nodes[d->e[k].t].name, d->e[k].tseq,
+					    d->nodes[d->e[k].t].nrec, msg, sizeof(msg));
+			die(2, "%s", msg);
+		}
+}
+
+/* The records by seq, once all are read (their seqs checked). */
+static void by_seq(struct deps *d)
+{
+	for (size_t i = 0; i < d->nnodes; i++) {
+		struct nodeios *n = &d->nodes[i];
+
+		free(n->io);
+		n->n = 0;
+		for (size_t k = 0; k < n->nrec; k++)
+			if (n->rec[k].seq > n->n)
+				n->n = n->rec[k].seq;
+		n->io = xmalloc((n->n + 1) * sizeof(*n->io));
+		for (size_t k = 0; k < n->n; k++)
+			n->io[k] = (struct ioname){ "?", "", 0 };
+		for (size_t k = 0; k < n->nrec; k++)
+			n->io[n->rec[k].seq - 1] = n->rec[k].io;
+	}
 }
 
 static const struct ioname *ioname(struct deps *d, int node, uint64_t seq)
@@ -125,6 +172,13 @@ static void vc_build(struct vclock *v, struct deps *d, struct edge *e, size_t ne
 	v->len = xcalloc(v->nn, sizeof(size_t));
 	v->vc = xcalloc(v->nn, sizeof(uint64_t *));
 	for (size_t i = 0; i < ne; i++) {        /* truth may name more I/Os */
+		/* but not more than it has lines: the vectors are by seq */
+		if (e[i].xseq > d->nodes[e[i].x].n + ne || e[i].tseq > d->nodes[e[i].t].n + ne)
+			die(2, "an edge names I/O %llu of node %s, which has %zu",
+			    (unsigned long long)(e[i].xseq > d->nodes[e[i].x].n + ne ?
+						 e[i].xseq : e[i].tseq),
+			    d->nodes[e[i].xseq > d->nodes[e[i].x].n + ne ? e[i].x : e[i].t].name,
+			    d->nodes[e[i].xseq > d->nodes[e[i].x].n + ne ? e[i].x : e[i].t].n);
 		if (e[i].xseq > d->nodes[e[i].x].n)
 			d->nodes[e[i].x].n = e[i].xseq;
 		if (e[i].tseq > d->nodes[e[i].t].n)
@@ -341,6 +395,7 @@ static void from_trace(struct deps *d, char **argv, int argc)
 		if (!d->e[k].xseq)
 			die(2, "a <wait> of node %s is not followed by an io with a seq",
 			    d->nodes[d->e[k].x].name);
+	seqs_check(d);
 	run_free(&run);
 }
 
@@ -357,12 +412,8 @@ static void name_call(struct deps *d, int x, const struct netcall *c, const char
 {
 	struct nodeios *n = &d->nodes[x];
 
-	XGROW(n->io, n->cap, (size_t)c->seq);
-	for (size_t k = n->n; k < c->seq; k++)
-		n->io[k] = (struct ioname){ "?", "", 0 };
-	if (n->n < c->seq)
-		n->n = c->seq;
-	n->io[c->seq - 1] = (struct ioname){ c->api, intern(peer), c->start };
+	XGROW(n->rec, n->caprec, n->nrec + 1);
+	n->rec[n->nrec++] = (struct seqname){ c->seq, { c->api, intern(peer), c->start } };
 }
 
 static void from_net(struct deps *d, struct msgs *m, char **argv, int argc)
@@ -494,6 +545,7 @@ int report_deps(int argc, char **argv)
 		from_trace(&d, argv, argc);
 	if (from != 0)
 		from_net(&d, &m, argv, argc);
+	by_seq(&d);
 	if (from == 1) {             /* the messages are the edges */
 		free(d.e);
 		d.e = m.e;

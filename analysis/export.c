@@ -387,7 +387,7 @@ int report_export(int argc, char **argv)
 		fputs("\n]}\n", out);
 		flows_free(fl);
 	}
-	if (fflush(out) || (out != stdout && fclose(out)))
+	if (out != stdout ? fclose_checked(out) : fflush(out) || ferror(out))
 		die(2, "%s: write error: %s", opt.output ? opt.output : "stdout", strerror(errno));
 	run_free(&run);
 	return 0;

@@ -285,6 +285,7 @@ int main(int argc, char **argv)
 
 	progname = "island-analyze";
 	zstd_input_register();	/* .zst traces read like any other */
+	check_stdout_at_exit();
 	memset(lopts, 0, sizeof(lopts));
 	for (size_t i = 0; i < NOPTS; i++) {
 		lopts[i].name = optdefs[i].name;

@@ -26,8 +26,7 @@ int report_merge(int argc, char **argv)
 	struct run run = { 0 };
 	const char *out = opt.output;
 	int complete = 1;
-	xmlTextWriterPtr w;
-	char *tmp;
+	struct outfile *f;
 
 	if (!out)
 		die(2, "merge: say where to write the merged trace (-o FILE)");
@@ -44,23 +43,18 @@ int report_merge(int argc, char **argv)
 				    run.nodes[i]->name, run.nodes[k]->file, run.nodes[i]->file);
 	for (int i = 0; i < argc; i++)
 		complete &= xmlcopy_complete(argv[i]) != 0;
-	/* written aside, renamed when whole: never a half trace under its name */
-	tmp = xasprintf("%s.tmp.%ld", out, (long)getpid());
-	w = xmlcopy_start(tmp, trace_compress_of(out), "island-analyze merge " ISLAND_VERSION, complete);
-	if (!w)
+	/* written aside, renamed when whole: never a half trace under its name
+	 * (common/outfile.c: every write, the compressor's end and close checked) */
+	f = xmlcopy_start(out, trace_compress_of(out), "island-analyze merge " ISLAND_VERSION, complete);
+	if (!f)
 		die(2, "%s: cannot write: %s", out, strerror(errno));
 	for (int i = 0; i < argc; i++)
-		if (xmlcopy_nodes(w, argv[i], NULL) < 0) {
-			unlink(tmp);
+		if (xmlcopy_nodes(outfile_writer(f), argv[i], NULL) < 0) {
+			xmlcopy_end(f, 1);
 			die(2, "%s: cannot read it again", argv[i]);
 		}
-	if (xmlcopy_end(w) < 0 || rename(tmp, out) < 0) {
-		int e = errno;
-
-		unlink(tmp);
-		die(2, "%s: cannot write: %s", out, strerror(e));
-	}
-	free(tmp);
+	if (xmlcopy_end(f, 0) < 0)
+		die(2, "%s: cannot write: %s", out, strerror(errno));
 	run_free(&run);
 	return 0;
 }

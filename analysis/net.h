@@ -98,6 +98,8 @@ struct netnode {
 	int64_t epoch;               /* ns */
 	int64_t off;                 /* aligned with the run */
 	bool has_seq;
+	size_t numbered;             /* its I/O that a seq numbers */
+	uint64_t maxseq;             /* the largest seq of its trace */
 };
 
 /* A process's descriptor on a stream (net_fds.c). */

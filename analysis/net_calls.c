@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "net.h"
+#include "validate.h"
 
 /* An I/O of a node without seq: numbered afterwards by completion. */
 struct ionum {
@@ -248,6 +249,10 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 
 	if (seq)
 		nn->has_seq = true;
+	if (numbered(io->res))
+		nn->numbered++;
+	if (seq > nn->maxseq)
+		nn->maxseq = seq;
 	long call = net_io(c->nr, node, t, io, seq);
 	if (!numbered(io->res) || seq)
 		return;
@@ -290,6 +295,16 @@ void net_read_traces(struct netrun *nr, char **files, int nfiles)
 	struct rdctx c = { .nr = nr };
 
 	read_traces(&nr->run, files, nfiles, &ops, &c);
+	/* seqs number a node's I/O from 1: one past their count is a bad
+	 * trace (the dependencies keep arrays by seq) */
+	for (size_t i = 0; i < nr->nnodes; i++)
+		if (nr->nodes[i].maxseq > nr->nodes[i].numbered) {
+			char msg[256];
+
+			validate_seq_range(nr->nodes[i].name, nr->nodes[i].maxseq,
+					   nr->nodes[i].numbered, msg, sizeof(msg));
+			die_at(2, nr->nodes[i].file, 0, "%s", msg);
+		}
 	number_ios(&c);
 	for (size_t i = 0; i < nr->nnodes; i++) {
 		struct netnode *n = &nr->nodes[i];

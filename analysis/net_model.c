@@ -56,7 +56,8 @@ static bool overlap(const struct netseg *a, const struct netseg *b)
  * not make the earlier one a retransmission. */
 void net_segs_sort(struct netdir *d)
 {
-	qsort(d->seg, d->nseg, sizeof(*d->seg), cmp_seg);
+	if (d->nseg > 1)	/* qsort(NULL, 0) is undefined (fuzz: pcap) */
+		qsort(d->seg, d->nseg, sizeof(*d->seg), cmp_seg);
 	d->retrans = 0;
 	for (size_t i = 0; i < d->nseg; i++) {
 		struct netseg *s = &d->seg[i];

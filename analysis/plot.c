@@ -292,7 +292,7 @@ int report_plot(int argc, char **argv)
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">seconds</text>\n</svg>\n",
 		LEFT + p.w, y + 34);
-	if (f != stdout && fclose(f))
+	if (f != stdout && fclose_checked(f))
 		die(2, "%s: write error: %s", opt.output, strerror(errno));
 	for (size_t l = 0; l < p.nlanes; l++) {
 		free(p.lanes[l].col);

@@ -16,6 +16,8 @@
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 
+#include "validate.h"
+
 #define TRACE_VERSION 1
 #define MAXDEPTH 32
 
@@ -90,6 +92,9 @@ struct rd {
 	const char *aval[IO_MAXATTR];
 	char *buf;
 	size_t bufcap;
+	struct vtotals *tot;	/* of all the files read together */
+	size_t first_node;	/* the run's first node of this file */
+	struct vattr va[IO_MAXATTR];	/* the attributes validated, numbers parsed */
 	/* first parse error */
 	bool err;
 	int errline, errcode;
@@ -134,27 +139,19 @@ static const char *need(struct rd *rd, const char *name)
 	return v;
 }
 
+/* Values the validator (common/validate.c) has checked: well-formed and
+ * in range, so that sums of them cannot overflow. */
 static int64_t as_time(struct rd *rd, const char *name, const char *v)
 {
-	int64_t ns;
+	int64_t ns = 0;
 
-	if (parse_sec(v, &ns))
-		bad(rd, "<%s> %s=\"%s\" is not a number of seconds", rd->elname, name, v);
-	if (ns < 0)
-		bad(rd, "<%s> %s=\"%s\" is negative", rd->elname, name, v);
+	parse_sec(v, &ns);
 	return ns;
 }
 
 static int64_t as_int(struct rd *rd, const char *name, const char *v)
 {
-	char *end;
-	long long x;
-
-	errno = 0;
-	x = strtoll(v, &end, 10);
-	if (errno || end == v || *end)
-		bad(rd, "<%s> %s=\"%s\" is not an integer", rd->elname, name, v);
-	return x;
+	return strtoll(v, NULL, 10);
 }
 
 static int64_t time_attr(struct rd *rd, const char *name, int64_t dflt)
@@ -182,22 +179,7 @@ static bool bool_attr(struct rd *rd, const char *name, bool dflt)
 {
 	const char *v = attr(rd, name);
 
-	if (!v)
-		return dflt;
-	if (!strcmp(v, "true") || !strcmp(v, "1"))
-		return true;
-	if (!strcmp(v, "false") || !strcmp(v, "0"))
-		return false;
-	bad(rd, "<%s> %s=\"%s\" is not true or false", rd->elname, name, v);
-}
-
-static void check_order(struct rd *rd, int64_t start, int64_t end)
-{
-	char a[32], b[32];
-
-	if (end < start)
-		bad(rd, "<%s> ends before it starts (end %s < start %s)",
-		    rd->elname, fmt_sec(a, end), fmt_sec(b, start));
+	return v ? !strcmp(v, "true") || !strcmp(v, "1") : dflt;
 }
 
 static void on_trace(struct rd *rd)
@@ -233,8 +215,7 @@ static int64_t clock_offset(struct rd *rd)
 
 	if (!v)
 		return 0;
-	if (parse_sec(v, &ns) || ns > 86400 * NS || ns < -86400 * NS)
-		bad(rd, "<node> clock_offset=\"%s\" is not a number of seconds within a day", v);
+	parse_sec(v, &ns);	/* validated: within a day */
 	return ns;
 }
 
@@ -245,6 +226,15 @@ static void on_node(struct rd *rd)
 	const char *ep = attr(rd, "epoch"), *pcap = attr(rd, "pcap");
 	const char *slash = strrchr(rd->file, '/');
 
+	/* twice in one trace, as the replay refuses it (across the traces of
+	 * a run, merge says which files) */
+	for (size_t i = rd->first_node; i < run->nnodes; i++)
+		if (!strcmp(run->nodes[i]->name, attr(rd, "name"))) {
+			char msg[256];
+
+			validate_dup_node(run->nodes[i]->name, msg, sizeof(msg));
+			bad(rd, "%s", msg);
+		}
 	n->name = dup_attr(rd, "name");
 	n->host = dup_attr(rd, "host");
 	n->file = xstrdup(rd->file);
@@ -256,7 +246,6 @@ static void on_node(struct rd *rd)
 		n->pcap = slash && pcap[0] != '/' ?
 			xasprintf("%.*s/%s", (int)(slash - rd->file), rd->file, pcap) :
 			xstrdup(pcap);
-	check_order(rd, n->start, n->end);
 	if (!run->have_epoch0) {
 		run->epoch0 = n->epoch;
 		run->have_epoch0 = true;
@@ -277,12 +266,9 @@ static void on_node(struct rd *rd)
 static void on_limit(struct rd *rd)
 {
 	const char *res = need(rd, "resource"), *v = need(rd, "value");
-	char *end;
-	double x = strtod(v, &end);
+	double x = strtod(v, NULL);
 	int r;
 
-	if (*end || end == v || x < 0)
-		bad(rd, "<limit> value=\"%s\" is not a positive number", v);
 	if (!strcmp(res, "cpu"))
 		rd->node->cpu_limit = x;
 	else if ((r = res_from_name(res)) >= 0)
@@ -383,7 +369,6 @@ static void on_process(struct rd *rd)
 	p->status = dup_attr(rd, "status");
 	p->start = time_attr(rd, "start", 0);
 	p->end = time_attr(rd, "end", p->start);
-	check_order(rd, p->start, p->end);
 	p->complete = bool_attr(rd, "complete", true);
 	/* what the capture could not see: one line per process, every report */
 	if (!rd->prescan && attr(rd, "reason"))
@@ -409,7 +394,6 @@ static void on_thread(struct rd *rd)
 	t->exit = dup_attr(rd, "exit");
 	t->start = as_time(rd, "start", need(rd, "start"));
 	t->end = as_time(rd, "end", need(rd, "end"));
-	check_order(rd, t->start, t->end);
 	if (cpu) {
 		t->cpu = as_time(rd, "cpu", cpu);
 		t->has_cpu = true;
@@ -440,8 +424,6 @@ static void on_dep(struct rd *rd, bool wait)
 
 	if (wait) {
 		d.seq = int_attr(rd, "seq", -1);
-		if (d.seq <= 0)
-			bad(rd, "<wait> needs a positive seq");
 	}
 	if (rd->ops->dep && filter_thread(rd->thr))
 		rd->ops->dep(rd->ctx, rd->thr, &d);
@@ -461,7 +443,6 @@ static void on_signal(struct rd *rd)
 static void on_io(struct rd *rd)
 {
 	struct io io;
-	bool have_start = false, have_end = false;
 	int res = -1;
 
 	memset(&io, 0, offsetof(struct io, attr));
@@ -472,31 +453,24 @@ static void on_io(struct rd *rd)
 		io.attr[i].name = n;
 		io.attr[i].value = v;
 		if (n == p[A_START]) {
-			io.start = as_time(rd, n, v);
-			have_start = true;
+			io.start = rd->va[i].num;
 		} else if (n == p[A_END]) {
-			io.end = as_time(rd, n, v);
-			have_end = true;
+			io.end = rd->va[i].num;
 		} else if (n == p[A_API]) {
 			io.api = v;
 		} else if (n == p[A_RES]) {
-			if ((res = res_from_name(v)) < 0)
-				bad(rd, "<io> has unknown res=\"%s\"", v);
+			res = res_from_name(v);
 		} else if (n == p[A_LEVEL]) {
 			/* --syscalls: seen by libc only, its bytes are in the
 			 * kernel's calls already (trace-format.md) */
 			io.libc_only = !strcmp(v, "libc");
 		} else if (n == p[A_AMOUNT]) {
-			io.amount = as_int(rd, n, v);
+			io.amount = rd->va[i].num;
 			io.has_amount = true;
-			if (io.amount < 0)
-				bad(rd, "<io> has a negative amount (%s)", v);
 		} else if (n == p[A_SIZE]) {
-			io.size = as_int(rd, n, v);
-			if (io.size < 0)
-				bad(rd, "<io> has a negative size (%s)", v);
+			io.size = rd->va[i].num;
 		} else if (n == p[A_REQ]) {
-			io.req = as_time(rd, n, v);
+			io.req = rd->va[i].num;
 			io.has_req = true;
 		} else if (n == p[A_ERRNO]) {
 			io.failed = true;
@@ -512,20 +486,11 @@ static void on_io(struct rd *rd)
 		} else if (n == p[A_SITE]) {
 			io.site = v;
 		} else if (n == p[A_THROTTLE]) {
-			io.throttle = as_time(rd, n, v);
+			io.throttle = rd->va[i].num;
 			io.has_throttle = true;
 		}
 	}
 	io.nattr = rd->nattr;
-	if (!io.api)
-		bad(rd, "<io> lacks attribute api");
-	if (res < 0)
-		bad(rd, "<io> lacks attribute res");
-	if (!have_start)
-		bad(rd, "<io> lacks attribute start");
-	if (!have_end)
-		bad(rd, "<io> lacks attribute end");
-	check_order(rd, io.start, io.end);
 	io.res = (enum res)res;
 	if (rd->run->peers)
 		peers_send(rd->run->peers, rd->node, &io);
@@ -545,10 +510,6 @@ static void on_region(struct rd *rd)
 	r.error = attr(rd, "error");
 	r.start = as_time(rd, "start", need(rd, "start"));
 	r.end = as_time(rd, "end", need(rd, "end"));
-	check_order(rd, r.start, r.end);
-	if (r.id <= 0 || r.parent < 0 || r.parent >= r.id || r.depth < 1)
-		bad(rd, "<region> id=\"%ld\" parent=\"%ld\" depth=\"%ld\" are inconsistent",
-		    r.id, r.parent, r.depth);
 	if (rd->ops->region && filter_thread(rd->thr) &&
 	    filter_time(rd->run, rd->node, r.start))
 		rd->ops->region(rd->ctx, rd->thr, &r);
@@ -565,9 +526,6 @@ static void on_file(struct rd *rd)
 	f.writes = int_attr(rd, "writes", 0);
 	f.bytes_written = int_attr(rd, "bytes_written", 0);
 	f.open_at_end = int_attr(rd, "open_at_end", 0);
-	if (f.opens < 0 || f.reads < 0 || f.bytes_read < 0 || f.writes < 0 ||
-	    f.bytes_written < 0 || f.open_at_end < 0)
-		bad(rd, "<file> has a negative count");
 	if (rd->ops->file && filter_file(rd->node, f.path))
 		rd->ops->file(rd->ctx, rd->node, &f);
 }
@@ -583,8 +541,6 @@ static void on_socket(struct rd *rd)
 	s.direction = (v = attr(rd, "direction")) ? v : "none";
 	s.sent = int_attr(rd, "sent", 0);
 	s.received = int_attr(rd, "received", 0);
-	if (s.sent < 0 || s.received < 0)
-		bad(rd, "<socket> has a negative amount");
 	s.open_at_end = bool_attr(rd, "open_at_end", false);
 	if (rd->run->peers)
 		peers_socket(rd->run->peers, rd->node, &s);
@@ -636,8 +592,12 @@ static void sax_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 	for (size_t i = 0; parent != EL_OTHER && i < NELDEFS; i++) {
 		if (name != rd->elptr[i])
 			continue;
-		if (eldefs[i].parent != parent)
-			bad(rd, "<%s> is misplaced (inside <%s>)", n, parent_name(parent));
+		if (eldefs[i].parent != parent) {
+			char msg[256];
+
+			validate_misplaced(n, parent_name(parent), msg, sizeof(msg));
+			bad(rd, "%s", msg);
+		}
 		el = eldefs[i].el;
 		break;
 	}
@@ -669,6 +629,11 @@ static void sax_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 	}
 	rd->nattr = nattr;
 	rd->elname = n;
+	char msg[256];
+	for (int i = 0; i < nattr; i++)
+		rd->va[i] = (struct vattr){ rd->aname[i], rd->aval[i], 0 };
+	if (validate_element(n, rd->va, nattr, rd->tot, msg, sizeof(msg)))
+		bad(rd, "%s", msg);
 	fn(rd);
 }
 
@@ -815,6 +780,7 @@ static void parse_one(struct rd *rd)
 	ctxt->_private = rd;
 	ctxt->userData = ctxt;
 	rd->ctxt = ctxt;
+	validate_reset();	/* a new dictionary */
 	for (size_t i = 0; i < NELDEFS; i++)
 		rd->elptr[i] = xmlDictLookup(ctxt->dict, BAD_CAST eldefs[i].name, -1);
 	for (int i = 0; i < NA; i++)
@@ -857,6 +823,7 @@ static void read_all(struct run *run, char **files, int nfiles,
 		     const struct reader_ops *ops, void *ctx, bool pre)
 {
 	static const struct reader_ops none;
+	struct vtotals tot = { 0, 0 };
 	struct rd rd;
 
 	reader_init();
@@ -867,6 +834,8 @@ static void read_all(struct run *run, char **files, int nfiles,
 		rd.ops = ops ? ops : &none;
 		rd.ctx = ctx;
 		rd.prescan = pre;
+		rd.tot = &tot;
+		rd.first_node = run->nnodes;
 		parse_one(&rd);
 		free(rd.buf);
 	}

@@ -279,7 +279,7 @@ static void file_close(FILE *f, char *path)
 			die(2, "stdout: write error:");
 		return;
 	}
-	if (ferror(f) | fclose(f))
+	if (fclose_checked(f))	/* errno of the failed write, EIO if gone */
 		die(2, "%s: write error:", path);
 	free(path);
 }

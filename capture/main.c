@@ -405,6 +405,7 @@ int main(int argc, char **argv)
 
 	progname = "island-capture";
 	zstd_input_register();	/* .zst traces read like any other */
+	check_stdout_at_exit();
 	for (size_t i = 0; i < NOPTS; i++)
 		lopts[i] = (struct option){ optdescs[i].name, optdescs[i].has_arg,
 					    NULL, optdescs[i].val };
@@ -649,8 +650,16 @@ int main(int argc, char **argv)
 	}
 
 	print_warnings(abs);
-	if (spool_load(&n, abs) < 0 || (resolve_node(&n), trace_write(&n, output, comp)) < 0) {
+	if (spool_load(&n, abs) < 0) {
 		warnx("the records are kept in %s", abs);
+		spool_dir = NULL;
+		return code ? code : 1;
+	}
+	resolve_node(&n);
+	if (trace_write(&n, output, comp) < 0) {
+		/* a full disk must not cost the records: one line, spool kept */
+		warnx("%s: cannot write the trace: %s; the records are kept in %s",
+		      output, strerror(errno), abs);
 		spool_dir = NULL;
 		return code ? code : 1;
 	}

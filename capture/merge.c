@@ -61,7 +61,7 @@ static int copy_file(const char *from, const char *to)
 		return -1;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n) {
+		if (write_full(out, buf, (size_t)n) < 0) {
 			n = -1;
 			break;
 		}
@@ -228,20 +228,19 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 	for (int i = 0; i < n; i++)
 		if (!xmlcopy_complete(m[i].file))
 			complete = 0;
-	char *tmp = xasprintf("%s.tmp%d", o->output, (int)getpid());
-	xmlTextWriterPtr w = xmlcopy_start(tmp, trace_compress_for(o->output, o->gzip), "island-capture " ISLAND_VERSION,
-					   complete);
-	if (!w)
-		die(2, "%s: cannot create the trace:", tmp);
+	struct outfile *f = xmlcopy_start(o->output, trace_compress_for(o->output, o->gzip),
+					  "island-capture " ISLAND_VERSION, complete);
+	if (!f)
+		die(2, "%s: cannot create the trace:", o->output);
 	for (int i = 0; i < n && !rc; i++) {
 		struct xmlcopy_hooks h = { before_io, NULL, after_io, &m[i] };
-		rc = xmlcopy_nodes(w, m[i].file, &h);
+		rc = xmlcopy_nodes(outfile_writer(f), m[i].file, &h);
 	}
-	if (xmlcopy_end(w) < 0)
-		rc = -1;
-	if (rc || rename(tmp, o->output) < 0) {
-		warnx("%s: cannot write the merged trace", o->output);
-		unlink(tmp);
+	if (xmlcopy_end(f, rc) < 0) {
+		if (rc)
+			warnx("%s: cannot write the merged trace", o->output);
+		else
+			warnx("%s: cannot write the merged trace:", o->output);
 		return -1;
 	}
 	if (o->pcap && copy_pcaps(base, names, n, o->output) < 0)

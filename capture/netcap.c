@@ -197,6 +197,8 @@ void netcap_stop(struct netcap *nc, const struct clockmap *clk)
 	if (pcap_stats(nc->p, &st) == 0 && st.ps_drop)
 		warnx("--pcap: the kernel dropped %u packets (buffer full)", st.ps_drop);
 	if (nc->raw) {
+		if (pcap_dump_flush(nc->raw) < 0 || ferror(pcap_dump_file(nc->raw)))
+			warnx("--pcap: %s: packets lost:", nc->rawpath);
 		pcap_dump_close(nc->raw);
 		netcap_keep_own(nc->rawpath, nc->o->path, nc->spool, clk);
 		unlink(nc->rawpath);

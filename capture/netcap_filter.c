@@ -204,8 +204,8 @@ void netcap_keep_own(const char *raw, const char *out, const char *spool,
 		if (pkt_parse(dlt, d, h->caplen, &p) == 0 && netsocks_match(&s, &p))
 			pcap_dump((u_char *)dump, h, d);
 	}
-	if (pcap_dump_flush(dump) < 0)
-		die(2, "--pcap: %s: cannot write", out);
+	if (pcap_dump_flush(dump) < 0 || ferror(pcap_dump_file(dump)))
+		die(2, "--pcap: %s: cannot write:", out);
 	pcap_dump_close(dump);
 	pcap_close(in);
 	free(s.v);

@@ -193,6 +193,10 @@ static void set_addr(char **dst, const struct sockaddr_storage *sa, uint32_t len
 
 	if (!len)
 		return;
+	/* the record's own length, which the application could overwrite
+	 * (tests/fuzz/spool: a read past the address) */
+	if (len > sizeof(*sa))
+		len = sizeof(*sa);
 	fmt_sockaddr(buf, sizeof(buf), sa, len);
 	if (!buf[0])
 		return;
@@ -316,9 +320,26 @@ static int fd_get(struct fdtab *f, int fd)
 	return fd >= 0 && (size_t)fd < f->cap ? f->obj[fd] : 0;
 }
 
+/* No descriptor reaches the kernel's nr_open: a larger one in a spool is
+ * a stray write there (tests/fuzz/spool), not a table of gigabytes. */
+static int fd_possible(int fd)
+{
+	static long nr_open;
+
+	if (!nr_open) {
+		FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+
+		if (!f || fscanf(f, "%ld", &nr_open) != 1 || nr_open <= 0)
+			nr_open = 1 << 20;
+		if (f)
+			fclose(f);
+	}
+	return fd >= 0 && fd < nr_open;
+}
+
 static void fd_bind(struct resolver *rs, struct fdtab *f, int fd, int id)
 {
-	if (fd < 0)
+	if (!fd_possible(fd))
 		return;
 	if ((size_t)fd >= f->cap) {
 		size_t nc = f->cap ? f->cap : 64;
@@ -381,11 +402,16 @@ int copy_src_obj(const struct rec *r)
 
 static void count_use(struct node *n, struct rec *r)
 {
+	/* obj numbers come from records the application could overwrite
+	 * (the spool is mapped in it): one past the objects counts nothing
+	 * (tests/fuzz/spool: an index past objs) */
+	if (r->obj > (uint32_t)n->nobjs)
+		r->obj = 0;
 	if (!rec_counts(r))
 		return;
 	/* tee leaves its source's data in place: only the copies consume it */
-	if (is_copy(r->call) && r->call != C_TEE && copy_src_obj(r) && r->ret >= 0 &&
-	    !r->err) {
+	if (is_copy(r->call) && r->call != C_TEE && copy_src_obj(r) > 0 &&
+	    copy_src_obj(r) <= n->nobjs && r->ret >= 0 && !r->err) {
 		struct obj *src = &n->objs[copy_src_obj(r) - 1];
 		src->reads++;
 		src->bytes_read += (uint64_t)r->ret;
@@ -540,6 +566,8 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 	case EFF_CONNECT:
 	case EFF_BIND: {
 		struct sockinfo *si = (struct sockinfo *)pl;
+		if (REC_PAYLOAD_LEN(r) < sizeof(*si))	/* cut or overwritten */
+			break;
 		if (calls[r->call].effect == EFF_ACCEPT) {
 			if (!ok)
 				break;
@@ -723,8 +751,10 @@ static void derive_thread(struct node *n, struct thr *t)
 	}
 	t->start = clock_ns(&n->clk, (uint64_t)first->start);
 	t->creator = first->creator;
-	t->exit = last->exit;
-	t->complete = last->exit != TEXIT_NONE;
+	/* the spool is the application's memory too: a stray write there
+	 * must not index past exit_names (found by tests/fuzz/spool) */
+	t->exit = last->exit >= TEXIT_NONE && last->exit <= TEXIT_EXEC ? last->exit : TEXIT_NONE;
+	t->complete = t->exit != TEXIT_NONE;
 	t->end = t->complete ? clock_ns(&n->clk, (uint64_t)last->end) : t->start;
 	if (any && clock_ns(&n->clk, last_t1) > t->end)
 		t->end = clock_ns(&n->clk, last_t1);
@@ -960,7 +990,8 @@ void resolve_node(struct node *n)
 		if (!p->complete)
 			n->complete = 0;
 	}
-	qsort(n->procs, (size_t)n->nprocs, sizeof(*n->procs), cmp_proc);
+	if (n->nprocs > 1)	/* qsort(NULL, 0) is undefined (fuzz: spool) */
+		qsort(n->procs, (size_t)n->nprocs, sizeof(*n->procs), cmp_proc);
 	free(rs.pmap);
 	free(rs.imap);
 }

@@ -15,6 +15,8 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "outfile.h"
 #include <libxml/xmlwriter.h>
 
 #include "capture.h"
@@ -864,7 +866,7 @@ static void write_restrictions(struct out *o, struct node *n)
 
 int trace_write(struct node *n, const char *path, int comp)
 {
-	char *tmp = xasprintf("%s.tmp%d", path, (int)getpid());
+	struct outfile *f = outfile_open(path, (enum trace_compress)comp);
 	struct out o = { 0 };
 	int complete = n->complete;
 	char buf[64];
@@ -873,12 +875,9 @@ int trace_write(struct node *n, const char *path, int comp)
 		for (int j = 0; j < n->procs[i].nthr; j++)
 			if (n->procs[i].thr[j].lost)
 				complete = 0;
-	o.w = trace_writer_new(tmp, comp);
-	if (!o.w) {
-		warnx("%s: cannot create the trace:", tmp);
-		free(tmp);
+	if (!f)
 		return -1;
-	}
+	o.w = outfile_writer(f);
 	o.cap = 1 << 16;
 	o.b = xmalloc(o.cap);
 	xmlTextWriterStartDocument(o.w, NULL, "UTF-8", NULL);
@@ -930,17 +929,12 @@ int trace_write(struct node *n, const char *path, int comp)
 	write_summaries(&o, n);
 	o_str(&o, "</node>\n</trace>\n");
 	o_flush(&o);
-	if (xmlTextWriterEndDocument(o.w) < 0)
-		o.failed = 1;
-	if (trace_writer_free(o.w) < 0)
-		o.failed = 1;
 	free(o.b);
-	if (o.failed || rename(tmp, path) < 0) {
-		warnx("%s: cannot write the trace%s", path, o.failed ? "" : ":");
-		unlink(tmp);
-		free(tmp);
+	/* the write's own errno, EIO when only the writer knows */
+	if (outfile_close(f, o.failed) < 0) {
+		if (!errno)
+			errno = EIO;
 		return -1;
 	}
-	free(tmp);
 	return 0;
 }

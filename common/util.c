@@ -3,12 +3,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *progname = "island";
+void (*die_hook)(int status);
 
 static void vmsg(const char *fmt, va_list ap)
 {
@@ -29,6 +32,8 @@ void die(int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(fmt, ap);
 	va_end(ap);
+	if (die_hook)
+		die_hook(status);
 	exit(status);
 }
 
@@ -73,6 +78,8 @@ void die_at(int status, const char *file, long line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vat(file, line, fmt, ap);
 	va_end(ap);
+	if (die_hook)
+		die_hook(status);
 	exit(status);
 }
 
@@ -83,6 +90,90 @@ void warn_at(const char *file, long line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vat(file, line, fmt, ap);
 	va_end(ap);
+}
+
+int fclose_checked(FILE *f)
+{
+	int err = 0, had = ferror(f);
+
+	if (fflush(f))
+		err = errno;
+	else if (had)
+		err = EIO;	/* the failed write's errno is gone */
+	if (fclose(f) && !err)
+		err = errno;
+	errno = err;
+	return err ? -1 : 0;
+}
+
+int write_full(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t r = write(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static void stdout_failed(int err)
+{
+	char name[256] = "stdout";
+	ssize_t n = readlink("/proc/self/fd/1", name, sizeof(name) - 1);
+
+	name[n > 0 ? n : 6] = 0;
+	fprintf(stderr, "%s: %s: write error: %s\n", progname, name, strerror(err));
+	_exit(1);
+}
+
+void flush_stdout(void)
+{
+	if (fflush(stdout))
+		stdout_failed(errno);
+}
+
+static void close_stdout(void)
+{
+	int err = 0, had = ferror(stdout);
+
+	if (fflush(stdout))
+		err = errno;
+	else if (had)
+		err = EIO;	/* an earlier flush failed; its errno is gone */
+	/* fd 1 is gone with the close: a name only for the message */
+	if (err)
+		stdout_failed(err);
+	/* EBADF: closed by the caller (>&-), nothing was written */
+	if (fclose(stdout) && errno != EBADF)
+		stdout_failed(errno);
+}
+
+void check_stdout_at_exit(void)
+{
+	atexit(close_stdout);
+}
+
+size_t grow_cap(size_t cap, size_t need, size_t size)
+{
+	size_t nc = cap ? cap : 16;
+
+	if (!size || need > SIZE_MAX / size)
+		return 0;
+	while (nc < need)
+		nc = nc > SIZE_MAX / 2 ? need : nc * 2;
+	if (nc > SIZE_MAX / size)
+		nc = need;	/* doubling would overflow; need fits */
+	return nc;
 }
 
 void *xmalloc(size_t n)
@@ -197,8 +288,8 @@ char *fmt_sec(char *buf, int64_t ns)
 
 int parse_sec(const char *s, int64_t *ns)
 {
-	int neg = 0;
-	uint64_t ip = 0, fp = 0;
+	int neg = 0, big = 0;
+	uint64_t ip = 0, fp = 0, t;
 	int digits = 0, fd = 0;
 
 	if (*s == '-') {
@@ -206,9 +297,11 @@ int parse_sec(const char *s, int64_t *ns)
 		s++;
 	}
 	for (; *s >= '0' && *s <= '9'; s++, digits++) {
-		if (ip > (uint64_t)INT64_MAX / 10000000000ull)
-			return -1;
-		ip = ip * 10 + (uint64_t)(*s - '0');
+		/* past INT64_MAX ns: go on to check the syntax, then say so */
+		if (ip > (uint64_t)INT64_MAX / 1000000000u)
+			big = 1;
+		else
+			ip = ip * 10 + (uint64_t)(*s - '0');
 	}
 	if (*s == '.') {
 		for (s++; *s >= '0' && *s <= '9'; s++, digits++) {
@@ -222,9 +315,12 @@ int parse_sec(const char *s, int64_t *ns)
 		return -1;
 	for (; fd < 9; fd++)
 		fp *= 10;
-	*ns = (int64_t)(ip * 1000000000ull + fp);
-	if (neg)
-		*ns = -*ns;
+	if (big || ip > (uint64_t)INT64_MAX / 1000000000u)
+		return -2;
+	t = ip * 1000000000u + fp;
+	if (t > (uint64_t)INT64_MAX)
+		return -2;
+	*ns = neg ? -(int64_t)t : (int64_t)t;
 	return 0;
 }
 

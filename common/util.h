@@ -6,8 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <stdio.h>
 
 extern const char *progname;
+/* Called by die() and die_at() before they exit, when set: the fuzzing
+ * harnesses (tests/fuzz/) go back to the next input instead. */
+extern void (*die_hook)(int status);
 
 /* Print "PROG: message" (plus ": strerror(errno)" when the format ends in
  * ':') and exit with status. */
@@ -25,6 +29,21 @@ void warn_at(const char *file, long line, const char *fmt, ...)
  * what it returned. */
 void bad_option(char **argv, int c) __attribute__((noreturn));
 
+/* fflush and fclose f; -1 with errno when any write to f failed, now or
+ * earlier (a buffered write fails only when flushed). */
+int fclose_checked(FILE *f);
+/* At exit, flush and close stdout; on failure print "PROG: NAME: write
+ * error: ERRNO" and exit 1 (> /dev/full must not look like success).
+ * Call first in main. */
+void check_stdout_at_exit(void);
+/* The same check now (before a fork, say: the errno of a failed flush is
+ * lost by the next one); exits 1 on failure. */
+void flush_stdout(void);
+
+/* write all n bytes (again after a short write or EINTR); 0, or -1 with
+ * errno (ENOSPC when the device took nothing and said nothing). */
+int write_full(int fd, const void *buf, size_t n);
+
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -38,13 +57,19 @@ int64_t now_ns(void);
 int64_t real_ns(void);
 void sleep_ns(int64_t ns);
 
-/* Grow an array to hold at least `need` elements of `size` bytes. */
+/* The capacity an array of `size`-byte elements grows to from cap to hold
+ * need (doubling); 0 when need elements of size bytes cannot be had. */
+size_t grow_cap(size_t cap, size_t need, size_t size);
+
+/* Grow an array to hold at least `need` elements (exit 70 when that many
+ * bytes cannot exist: never a wrapped, too small allocation). */
 #define XGROW(arr, cap, need)                                            \
 	do {                                                             \
-		if ((size_t)(need) > (cap)) {                            \
-			size_t nc__ = (cap) ? (cap) * 2 : 16;            \
-			while (nc__ < (size_t)(need))                    \
-				nc__ *= 2;                               \
+		if ((size_t)(need) > (size_t)(cap)) {                    \
+			size_t nc__ = grow_cap((cap), (need), sizeof(*(arr))); \
+			if (!nc__)                                       \
+				die(70, "out of memory: %zu elements of %zu bytes", \
+				    (size_t)(need), sizeof(*(arr)));     \
 			(arr) = xrealloc((arr), nc__ * sizeof(*(arr)));  \
 			(cap) = nc__;                                    \
 		}                                                        \
@@ -52,7 +77,9 @@ void sleep_ns(int64_t ns);
 
 /* Seconds with nine decimals from nanoseconds, into buf (>= 32 bytes). */
 char *fmt_sec(char *buf, int64_t ns);
-/* Parse "S[.fffffffff]" into nanoseconds; 0 on success. */
+/* Parse "[-]S[.fffffffff]" into nanoseconds (digits past the ninth
+ * decimal are dropped); 0 on success, -1 when not such a number, -2 when
+ * beyond int64 nanoseconds. */
 int parse_sec(const char *s, int64_t *ns);
 
 /* Symbolic names. */

@@ -4,13 +4,15 @@
 
 #include "xmlcopy.h"
 
-xmlTextWriterPtr xmlcopy_start(const char *path, enum trace_compress comp, const char *generator,
-			       int complete)
+struct outfile *xmlcopy_start(const char *path, enum trace_compress comp, const char *generator,
+			      int complete)
 {
-	xmlTextWriterPtr w = trace_writer_new(path, comp);
+	struct outfile *f = outfile_open(path, comp);
+	xmlTextWriterPtr w;
 
-	if (!w)
+	if (!f)
 		return NULL;
+	w = outfile_writer(f);
 	xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
 	xmlTextWriterStartElement(w, (const xmlChar *)"trace");
 	xmlTextWriterWriteAttribute(w, (const xmlChar *)"version", (const xmlChar *)"1");
@@ -18,20 +20,16 @@ xmlTextWriterPtr xmlcopy_start(const char *path, enum trace_compress comp, const
 				    (const xmlChar *)generator);
 	xmlTextWriterWriteAttribute(w, (const xmlChar *)"complete",
 				    (const xmlChar *)(complete ? "true" : "false"));
-	return w;
+	return f;
 }
 
-int xmlcopy_end(xmlTextWriterPtr w)
+int xmlcopy_end(struct outfile *f, int failed)
 {
-	int rc = 0;
+	xmlTextWriterPtr w = outfile_writer(f);
 
 	xmlTextWriterWriteRaw(w, (const xmlChar *)"\n");
 	xmlTextWriterEndElement(w);
-	if (xmlTextWriterEndDocument(w) < 0)
-		rc = -1;
-	if (trace_writer_free(w) < 0)
-		rc = -1;
-	return rc;
+	return outfile_close(f, failed);
 }
 
 /* Before an io the indentation is already written: the element takes its

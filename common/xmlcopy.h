@@ -9,6 +9,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "zstdio.h"
+#include "outfile.h"
 
 struct xmlcopy_hooks {
 	/* before an <io> element: may write elements (xmlcopy_element) */
@@ -23,13 +24,15 @@ struct xmlcopy_hooks {
 	void *ctx;
 };
 
-/* Start a version 1 trace document. */
-xmlTextWriterPtr xmlcopy_start(const char *path, enum trace_compress comp, const char *generator,
-			       int complete);
+/* Start a version 1 trace document, to be PATH once whole (outfile.h),
+ * compressed as COMP; NULL with errno. */
+struct outfile *xmlcopy_start(const char *path, enum trace_compress comp, const char *generator,
+			      int complete);
 /* Copy FILE's nodes (without its <trace> root); -1 on a read error. */
 int xmlcopy_nodes(xmlTextWriterPtr w, const char *file, const struct xmlcopy_hooks *h);
-/* Close the trace; -1 when anything could not be written. */
-int xmlcopy_end(xmlTextWriterPtr w);
+/* Close the trace and put it in place; -1 with errno when anything could
+ * not be written, or failed (the caller's own error: the file is removed). */
+int xmlcopy_end(struct outfile *f, int failed);
 /* A trace's complete attribute. */
 int xmlcopy_complete(const char *file);
 /* <wait node=OTHER seq=OSEQ/> before an <io> (wait = 1), or

@@ -3,20 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
 #include <libxml/parser.h>
-
-/* Level 1: on a trace's repetitive XML both faster and smaller than 3
- * (1M-write trace: 9.4 MB in 0.3 s of CPU against 10.9 MB in 0.6 s). One
- * worker thread when there is a second CPU, so the XML is formatted while
- * the previous block is compressed; a library without threads compresses
- * inline. */
-#define ZSTD_OUT_LEVEL 1
 
 static const unsigned char zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 
@@ -43,155 +35,6 @@ const char *trace_compress_suffix(enum trace_compress c)
 	static const char *const suffix[] = { [TC_NONE] = "", [TC_GZIP] = ".gz",
 					      [TC_ZSTD] = ".zst" };
 	return suffix[c];
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k == 0 ? (errno = ENOSPC, -1) : -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-/* --- output ------------------------------------------------------------ */
-
-struct zout {
-	int fd, err;		/* err: the first failure's errno */
-	ZSTD_CCtx *c;
-	char *buf;
-	size_t cap;
-	xmlTextWriterPtr w;
-	struct zout *next;
-};
-
-/* open zstd writers, found again by their text writer when freed */
-static struct zout *zouts;
-static pthread_mutex_t zouts_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Compress IN with MODE, writing what comes out; for ZSTD_e_end until the
- * frame is whole. */
-static int zout_push(struct zout *z, const void *p, size_t n, ZSTD_EndDirective mode)
-{
-	ZSTD_inBuffer in = { p, n, 0 };
-	size_t left;
-
-	if (z->err)
-		return -1;
-	do {
-		ZSTD_outBuffer out = { z->buf, z->cap, 0 };
-
-		left = ZSTD_compressStream2(z->c, &out, &in, mode);
-		if (ZSTD_isError(left)) {
-			z->err = EIO;
-			return -1;
-		}
-		if (out.pos && write_all(z->fd, z->buf, out.pos) < 0) {
-			z->err = errno;
-			return -1;
-		}
-	} while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
-	return 0;
-}
-
-static int zout_write(void *ctx, const char *buf, int len)
-{
-	return len <= 0 ? 0 : zout_push(ctx, buf, (size_t)len, ZSTD_e_continue) < 0 ? -1 : len;
-}
-
-/* libxml2 closes the output when the writer is freed: the frame's end */
-static int zout_close(void *ctx)
-{
-	struct zout *z = ctx;
-
-	zout_push(z, NULL, 0, ZSTD_e_end);
-	if (close(z->fd) < 0 && !z->err)
-		z->err = errno;
-	z->fd = -1;
-	return z->err ? -1 : 0;
-}
-
-static xmlTextWriterPtr zout_new(const char *path)
-{
-	struct zout *z = xcalloc(1, sizeof(*z));
-	xmlOutputBufferPtr ob;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-
-	z->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (z->fd < 0) {
-		free(z);
-		return NULL;
-	}
-	z->c = ZSTD_createCCtx();
-	z->cap = ZSTD_CStreamOutSize();
-	z->buf = xmalloc(z->cap);
-	if (!z->c || ZSTD_isError(ZSTD_CCtx_setParameter(z->c, ZSTD_c_compressionLevel,
-							 ZSTD_OUT_LEVEL)))
-		goto fail;
-	/* a damaged trace is refused, not read as other records */
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->c, ZSTD_c_checksumFlag, 1)))
-		goto fail;
-	if (ncpu > 1)	/* an error only says the library has no threads */
-		ZSTD_CCtx_setParameter(z->c, ZSTD_c_nbWorkers, 1);
-	ob = xmlOutputBufferCreateIO(zout_write, zout_close, z, NULL);
-	if (!ob)
-		goto fail;
-	z->w = xmlNewTextWriter(ob);
-	if (!z->w) {
-		xmlOutputBufferClose(ob);	/* zout_close: the fd too */
-		goto fail;
-	}
-	pthread_mutex_lock(&zouts_lock);
-	z->next = zouts;
-	zouts = z;
-	pthread_mutex_unlock(&zouts_lock);
-	return z->w;
-fail:
-	if (z->fd >= 0)
-		close(z->fd);
-	unlink(path);
-	ZSTD_freeCCtx(z->c);
-	free(z->buf);
-	free(z);
-	errno = ENOMEM;
-	return NULL;
-}
-
-xmlTextWriterPtr trace_writer_new(const char *path, enum trace_compress c)
-{
-	if (c == TC_ZSTD)
-		return zout_new(path);
-	return xmlNewTextWriterFilename(path, c == TC_GZIP ? 6 : 0);
-}
-
-int trace_writer_free(xmlTextWriterPtr w)
-{
-	struct zout **pp, *z = NULL;
-	int err;
-
-	pthread_mutex_lock(&zouts_lock);
-	for (pp = &zouts; *pp; pp = &(*pp)->next)
-		if ((*pp)->w == w) {
-			z = *pp;
-			*pp = z->next;
-			break;
-		}
-	pthread_mutex_unlock(&zouts_lock);
-	xmlFreeTextWriter(w);	/* flushes, then zout_close */
-	if (!z)
-		return 0;
-	err = z->err;
-	ZSTD_freeCCtx(z->c);
-	free(z->buf);
-	free(z);
-	errno = err;
-	return err ? -1 : 0;
 }
 
 /* --- input ------------------------------------------------------------- */

@@ -1,5 +1,5 @@
-/* Compressed traces: the output chosen by the file name's suffix (.gz:
- * gzip through libxml2, .zst: zstd streamed here), and zstd input read
+/* Compressed traces: the output chosen by the file name's suffix (.gz,
+ * .zst: written by common/outfile.c), and zstd input read
  * transparently by every libxml2 reader once zstd_input_register() ran. */
 #ifndef ISLAND_ZSTDIO_H
 #define ISLAND_ZSTDIO_H
@@ -15,12 +15,8 @@ enum trace_compress trace_compress_for(const char *path, int gzip_flag);
 /* The suffix written for it: "", ".gz" or ".zst". */
 const char *trace_compress_suffix(enum trace_compress c);
 
-/* A text writer onto a new file PATH (a zstd one is created O_EXCL |
- * O_NOFOLLOW); NULL with errno. */
-xmlTextWriterPtr trace_writer_new(const char *path, enum trace_compress c);
-/* Frees W; for zstd, every write, the frame's end and the close are
- * checked: 0, or -1 with errno of the first failure. */
-int trace_writer_free(xmlTextWriterPtr w);
+/* Writing goes through common/outfile.c (outfile_open), for every
+ * compression. */
 
 /* libxml2 reads zstd files (magic 28 b5 2f fd) from now on: every tool
  * calls it first. Idempotent. */

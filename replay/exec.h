@@ -56,6 +56,9 @@ struct rctx {
 	struct famstat fam[NFAM];
 	uint64_t calls, skipped, failed;
 	int64_t moved;		/* bytes the current call transferred */
+	int64_t unwritten;	/* bytes file writes could not put down */
+	int werr;		/* the first such write's errno, and file */
+	const char *wpath;
 	int64_t late;		/* compute overshoot the next phase pays back */
 	/* when the last call ended, while nothing else ran since: the start
 	 * of the next call or compute phase (one clock read per call) */
@@ -75,6 +78,9 @@ int64_t stdio_flush(struct rctx *c, int tfd);
  * them); stdio_got then says what the read of a buffer brought */
 int64_t stdio_need(struct rctx *c, int tfd, int64_t n);
 void stdio_got(struct rctx *c, int tfd, int64_t got, int64_t need);
+/* A filler buffer of min(n, IO_CHUNK) bytes: larger transfers go in
+ * chunks (a traced 4 GB write must not allocate 4 GB). */
+#define IO_CHUNK ((size_t)1 << 20)
 char *xbuf(struct rctx *c, int64_t n);
 /* replay descriptors (net.c): a duplicate that is what the original is (a
  * sink stays a sink), and a close that forgets what it was */

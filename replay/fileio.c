@@ -126,23 +126,56 @@ int h_close(struct rctx *c, const struct op *o)
 	return rfd_close(rfd);
 }
 
-/* A file read or write of the traced size, at its offset if it had one. */
+/* A write that put down less than the trace's bytes lost data: counted,
+ * and the replay's exit says so. */
+static void unwritten(struct rctx *c, const struct op *o, int64_t n)
+{
+	if (!c->unwritten) {
+		c->werr = errno;
+		c->wpath = o->path;
+	}
+	c->unwritten += n;
+}
+
+/* A file read or write of the traced size, at its offset if it had one,
+ * in chunks of IO_CHUNK; a read stops short where the file ends. */
 static int file_rw(struct rctx *c, const struct op *o, int out)
 {
 	int fd = fd_get(c, o->fd, o);
-	int64_t n = o->has_amount ? o->amount : o->size;
+	int64_t n = o->has_amount ? o->amount : o->size, done = 0;
+	/* without an amount (the call failed) the request may be SSIZE_MAX:
+	 * one call's worth, as the original made one call */
+	if (!o->has_amount && (uint64_t)n > IO_CHUNK)
+		n = (int64_t)IO_CHUNK;
 	char *b = xbuf(c, n);
 	int at = o->has_offset && o->whence < 0;
-	ssize_t r;
+	ssize_t r = 0;
 
 	if (fd < 0)
 		return -1;
-	if (out)
-		r = at ? pwrite(fd, b, (size_t)n, (off_t)o->offset) : write(fd, b, (size_t)n);
-	else
-		r = at ? pread(fd, b, (size_t)n, (off_t)o->offset) : read(fd, b, (size_t)n);
-	if (r > 0)
+	while (done < n) {
+		size_t k = (uint64_t)(n - done) < IO_CHUNK ? (size_t)(n - done) : IO_CHUNK;
+		off_t off = (off_t)(o->offset + done);
+
+		if (out)
+			r = at ? pwrite(fd, b, k, off) : write(fd, b, k);
+		else
+			r = at ? pread(fd, b, k, off) : read(fd, b, k);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		done += r;
 		c->moved += r;
+		if (!out && (size_t)r < k)
+			break;
+	}
+	if (out && done < n) {
+		if (r == 0)
+			errno = ENOSPC;	/* a short write without a reason */
+		unwritten(c, o, n - done);
+		return -1;
+	}
 	return r < 0 ? -1 : 0;
 }
 
@@ -467,15 +500,18 @@ int h_copy(struct rctx *c, const struct op *o)
 		return -1;
 	int64_t n = o->amount;
 	while (n > 0) {
-		ssize_t r = copy_file_range(in, NULL, out, NULL, (size_t)n, 0);
+		size_t k = (uint64_t)n < IO_CHUNK ? (size_t)n : IO_CHUNK;
+		ssize_t r = copy_file_range(in, NULL, out, NULL, k, 0);
 		if (r <= 0) {
 			/* across file systems or from a pipe: plain copy */
 			char *b = xbuf(c, n);
-			r = read(in, b, (size_t)n);
+			r = read(in, b, k);
 			if (r <= 0)
 				return r < 0 ? -1 : 0;
-			if (write(out, b, (size_t)r) < 0)
+			if (write_full(out, b, (size_t)r) < 0) {
+				unwritten(c, o, n);
 				return -1;
+			}
 		}
 		c->moved += r;
 		n -= r;

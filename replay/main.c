@@ -172,6 +172,7 @@ static const char *annotate_from_net(void)
 	for (int i = 0; i < net_ntraces; i++)
 		av[k++] = net_traces[i];
 	av[k] = NULL;
+	flush_stdout();
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -224,6 +225,25 @@ static void stop_all(pid_t *pids, size_t n, struct sync *s)
 		}
 }
 
+/* A replay whose writes did not all go down (a full root) is not a
+ * replay of the trace: one line per node, exit 1. */
+static int unwritten_check(const struct trace *t, const int *sel, struct sync *s)
+{
+	int status = 0;
+
+	for (size_t k = 0; k < t->nnodes; k++) {
+		struct nodestat *st = sync_stats(s, (int)k);
+
+		if (!sel[k] || !st->unwritten)
+			continue;
+		warnx("node %s: %llu bytes not written to %s under %s: %s", t->nodes[k].name,
+		      (unsigned long long)st->unwritten, st->wpath ? st->wpath : "a file",
+		      opt.root, strerror(st->werr));
+		status = 1;
+	}
+	return status;
+}
+
 static int run_local(struct trace *t, int *sel, int rootfd)
 {
 	struct sync *s = sync_create(t);
@@ -239,6 +259,7 @@ static int run_local(struct trace *t, int *sel, int rootfd)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	flush_stdout();
 	fflush(NULL);
 	for (size_t k = 0; k < t->nnodes; k++) {
 		if (!sel[k])
@@ -328,15 +349,19 @@ static int run_local(struct trace *t, int *sel, int rootfd)
 		report_print(t, sel, s, orig, repl);
 	if (opt.report && report_save(opt.report, t, sel, s, orig, repl))
 		die(1, "%s:", opt.report);
-	return 0;
+	return unwritten_check(t, sel, s);
 }
 
 int main(int argc, char **argv)
 {
 	progname = "island-replay";
 	zstd_input_register();	/* .zst traces read like any other */
+	check_stdout_at_exit();
 	parse(argc, argv);
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* line by line on a terminal; elsewhere whole, so that a failed
+	 * write is seen, with its errno, where stdout is flushed */
+	if (isatty(1))
+		setvbuf(stdout, NULL, _IOLBF, 0);
 	if (deps_net)
 		opt.trace = annotate_from_net();
 

@@ -388,15 +388,18 @@ int h_listen(struct rctx *c, const struct op *o)
 	return sock_type(fd) == SOCK_STREAM ? listen(fd, 128) : 0;
 }
 
+/* n bytes through a buffer of IO_CHUNK (xbuf): the same filler again */
 static int write_all(int fd, const char *b, size_t n, int64_t *moved)
 {
 	while (n) {
-		ssize_t r = write(fd, b, n);
+		ssize_t r = write(fd, b, n < IO_CHUNK ? n : IO_CHUNK);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (r <= 0) {
+			if (r == 0)
+				errno = ENOSPC;
 			return -1;
-		b += r;
+		}
 		n -= (size_t)r;
 		if (moved)
 			*moved += r;
@@ -407,7 +410,7 @@ static int write_all(int fd, const char *b, size_t n, int64_t *moved)
 static int read_all(int fd, char *b, size_t n, int64_t *moved)
 {
 	while (n) {
-		ssize_t r = read(fd, b, n);
+		ssize_t r = read(fd, b, n < IO_CHUNK ? n : IO_CHUNK);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -556,12 +559,14 @@ int h_send(struct rctx *c, const struct op *o)
 
 	if (o->failed || n <= 0)
 		return 0;
+	if (!o->has_amount && (uint64_t)n > IO_CHUNK)	/* a request, maybe SSIZE_MAX */
+		n = (int64_t)IO_CHUNK;
 	int fd = fd_get(c, o->fd, o);
 	if (fd < 0)
 		return -1;
 	char *b = xbuf(c, n);
 	if (sock_type(fd) == SOCK_DGRAM) {
-		ssize_t r = sendto(fd, b, (size_t)n, MSG_DONTWAIT, (struct sockaddr *)&udp_sink,
+		ssize_t r = sendto(fd, b, (uint64_t)n < IO_CHUNK ? (size_t)n : IO_CHUNK, MSG_DONTWAIT, (struct sockaddr *)&udp_sink,
 				   sizeof(udp_sink));
 		if (r > 0)
 			c->moved += r;

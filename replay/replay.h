@@ -182,6 +182,9 @@ struct nodestat {
 	int64_t orig_ns, repl_ns;	/* duration of the node */
 	int64_t t0_ns, t1_ns;		/* replay start/end, CLOCK_MONOTONIC */
 	uint64_t calls, skipped, failed, total;
+	uint64_t unwritten;		/* bytes file writes could not put down */
+	int werr;			/* the first one's errno and trace path */
+	const char *wpath;		/* (interned before the fork: valid here) */
 	int status;			/* 0 ok, else exit status */
 	struct famstat fam[NFAM];
 };

@@ -152,7 +152,7 @@ int report_save(const char *file, const struct trace *t, const int *sel,
 	}
 	fprintf(f, "  <run original=\"%s\" replayed=\"%s\" error=\"%.2f\"/>\n</replay>\n",
 		fmt_sec(a, orig), fmt_sec(b, repl), err_pct(orig, repl));
-	return fclose(f);
+	return fclose_checked(f);
 }
 
 /* [#####.....] nodes 2/4  calls 1234/5000  1.2 s */

@@ -284,6 +284,8 @@ char *xbuf(struct rctx *c, int64_t n)
 {
 	if (n < 0)
 		n = 0;
+	if ((size_t)n > IO_CHUNK)
+		n = (int64_t)IO_CHUNK;
 	if ((size_t)n > c->bufcap) {
 		free(c->buf);
 		c->bufcap = (size_t)n;
@@ -484,6 +486,11 @@ static void stat_add(struct nstate *ns, struct rctx *c)
 	ns->st->calls += c->calls;
 	ns->st->skipped += c->skipped;
 	ns->st->failed += c->failed;
+	if (c->unwritten && !ns->st->unwritten) {
+		ns->st->werr = c->werr;
+		ns->st->wpath = c->wpath;
+	}
+	ns->st->unwritten += (uint64_t)c->unwritten;
 	pthread_mutex_unlock(&ns->stmu);
 }
 

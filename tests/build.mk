@@ -31,3 +31,4 @@ test: deps build-all $(TEST_BINS) $(TEST_APPS)
 	$(Q)tests/run $(TEST_BINS)
 
 .PHONY: test-apps
+include tests/fuzz/fuzz.mk

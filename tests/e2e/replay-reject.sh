@@ -40,7 +40,7 @@ printf '%s\n' "$head" '<node name="a">' "$thr" "$(io 1)" '<teleport to="b"/>' "$
 expect_reject element 'element.xml:6: unknown element <teleport>'
 
 printf '%s\n' "$head" '<node name="a">' "$thr" '<io api="write" res="filewrite" start="x" end="1"/>' "$end" '</trace>' > badtime.xml
-expect_reject badtime 'badtime.xml:5: <io> start="x" is not a time in seconds'
+expect_reject badtime 'badtime.xml:5: <io> start="x" is not a number of seconds'
 
 # an unknown --node is refused too
 printf '%s\n' "$head" '<node name="a">' "$thr" "$(io 1)" "$end" '</trace>' > ok.xml

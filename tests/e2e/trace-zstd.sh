@@ -69,7 +69,7 @@ if [ "$(id -u)" = 0 ] && mkdir full && mount -t tmpfs -o size=64k tmpfs full 2>/
 	rc=0; "$CAPTURE" -n n1 -o full/t.xml.zst -- "$APPS/writes" 1 2000 8 /dev/null 2>err || rc=$?
 	expect_eq "capture onto a full disk: status" "$rc" 1
 	grep -q '^island-capture: full/t.xml.zst: cannot write the trace' err || fail "capture full: $(cat err)"
-	spool=$(sed -n 's|^island-capture: the records are kept in \(/.*island-spool\.[A-Za-z0-9]*\)$|\1|p' err)
+	spool=$(sed -n 's|^island-capture: full/t.xml.zst: cannot write the trace: .*; the records are kept in \(/.*island-spool\.[A-Za-z0-9]*\)$|\1|p' err)
 	[ -n "$spool" ] && [ -d "$spool" ] || fail "capture full: spool not kept: $(cat err)"
 	rm -rf "$spool"
 	rc=0; "$ANALYZE" merge -o full/run.xml.zst t.xml 2>err || rc=$?

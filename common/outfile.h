@@ -1,0 +1,25 @@
+/* A file the tools write whole or not at all (traces): written to
+ * PATH.tmpPID, created exclusively, renamed to PATH once every byte is
+ * down. Every write, the gzip or zstd stream's end and the close are checked; the
+ * first failure's errno is what the caller reports. */
+#ifndef ISLAND_OUTFILE_H
+#define ISLAND_OUTFILE_H
+
+#include <libxml/xmlwriter.h>
+
+#include "zstdio.h"
+
+struct outfile;
+
+/* Written plain, gzip or zstd (zstdio.h: by the name's suffix, usually);
+ * NULL with errno when the temporary file cannot be created. */
+struct outfile *outfile_open(const char *path, enum trace_compress comp);
+/* The libxml2 writer that writes into it (owned by the outfile). */
+xmlTextWriterPtr outfile_writer(struct outfile *f);
+/* Raw bytes; -1 with errno (later writes then fail too). */
+int outfile_write(struct outfile *f, const void *buf, size_t n);
+/* Finish and rename into place, or remove the temporary on any failure
+ * (failed != 0: the caller's own); 0, or -1 with errno. Frees f. */
+int outfile_close(struct outfile *f, int failed);
+
+#endif

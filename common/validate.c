@@ -1,0 +1,372 @@
+#include "validate.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum vtype {
+	V_STR,		/* any text: only required or not */
+	V_TIME,		/* seconds, 0 to VTIME_MAX ns */
+	V_TIMEOUT,	/* a time, or -1: none */
+	V_INT,		/* an integer in [min, max] */
+	V_RATE,		/* a finite number >= 0 */
+	V_BOOL,		/* true, false, 1, 0 */
+	V_RES,		/* a resource class */
+	V_OFFSET,	/* signed seconds within a day (a clock's offset) */
+};
+
+struct vrule {
+	const char *el, *name;
+	enum vtype type;
+	bool need;
+	int64_t min, max;
+	char adds;	/* to the trace's durations (T) or amounts (A) */
+	char role;	/* start, end, id or parent: s, e, i, p */
+};
+
+#define I32 INT32_MIN, INT32_MAX
+#define NEED true
+#define OPT false
+
+static const struct vrule rules[] = {
+	{ "trace",   "complete",      V_BOOL,    OPT, 0, 0, 0, 0 },
+	{ "node",    "name",          V_STR,     NEED, 0, 0, 0, 0 },
+	{ "node",    "epoch",         V_TIME,    OPT, 0, 0, 0, 0 },
+	{ "node",    "start",         V_TIME,    OPT, 0, 0, 0, 's' },
+	{ "node",    "end",           V_TIME,    OPT, 0, 0, 0, 'e' },
+	{ "node",    "clock_offset",  V_OFFSET,  OPT, 0, 0, 0, 0 },
+	{ "limit",   "resource",      V_STR,     NEED, 0, 0, 0, 0 },
+	{ "limit",   "value",         V_RATE,    NEED, 0, 0, 0, 0 },
+	{ "stop",    "start",         V_TIME,    NEED, 0, 0, 0, 's' },
+	{ "stop",    "dur",           V_TIME,    NEED, 0, 0, 'T', 0 },
+	{ "process", "pid",           V_INT,     OPT, I32, 0, 0 },
+	{ "process", "ppid",          V_INT,     OPT, I32, 0, 0 },
+	{ "process", "start",         V_TIME,    OPT, 0, 0, 0, 's' },
+	{ "process", "end",           V_TIME,    OPT, 0, 0, 0, 'e' },
+	{ "process", "complete",      V_BOOL,    OPT, 0, 0, 0, 0 },
+	{ "thread",  "tid",           V_INT,     OPT, I32, 0, 0 },
+	{ "thread",  "creator",       V_INT,     OPT, I32, 0, 0 },
+	{ "thread",  "start",         V_TIME,    NEED, 0, 0, 0, 's' },
+	{ "thread",  "end",           V_TIME,    NEED, 0, 0, 0, 'e' },
+	{ "thread",  "cpu",           V_TIME,    OPT, 0, 0, 'T', 0 },
+	{ "thread",  "lost",          V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "thread",  "complete",      V_BOOL,    OPT, 0, 0, 0, 0 },
+	{ "compute", "dur",           V_TIME,    NEED, 0, 0, 'T', 0 },
+	{ "io",      "api",           V_STR,     NEED, 0, 0, 0, 0 },
+	{ "io",      "res",           V_RES,     NEED, 0, 0, 0, 0 },
+	{ "io",      "start",         V_TIME,    NEED, 0, 0, 0, 's' },
+	{ "io",      "end",           V_TIME,    NEED, 0, 0, 0, 'e' },
+	{ "io",      "amount",        V_INT,     OPT, 0, VBYTES_MAX, 'A', 0 },
+	/* a request, not bytes moved: cat asks copy_file_range for SSIZE_MAX */
+	{ "io",      "size",          V_INT,     OPT, 0, INT64_MAX, 0, 0 },
+	{ "io",      "offset",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX, 0, 0 },
+	{ "io",      "result",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX, 0, 0 },
+	{ "io",      "fd",            V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "oldfd",         V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "fd2",           V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "infd",          V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "listenfd",      V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "count",         V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "child",         V_INT,     OPT, I32, 0, 0 },
+	{ "io",      "seq",           V_INT,     OPT, 1, VSEQ_MAX, 0, 0 },
+	{ "io",      "req",           V_TIME,    OPT, 0, 0, 'T', 0 },
+	{ "io",      "timeout",       V_TIMEOUT, OPT, 0, 0, 0, 0 },
+	{ "io",      "throttle",      V_TIME,    OPT, 0, 0, 0, 0 },
+	{ "region",  "id",            V_INT,     NEED, 1, INT32_MAX, 0, 'i' },
+	{ "region",  "parent",        V_INT,     OPT, 0, INT32_MAX, 0, 'p' },
+	{ "region",  "depth",         V_INT,     OPT, 1, INT32_MAX, 0, 0 },
+	{ "region",  "label",         V_STR,     NEED, 0, 0, 0, 0 },
+	{ "region",  "start",         V_TIME,    NEED, 0, 0, 0, 's' },
+	{ "region",  "end",           V_TIME,    NEED, 0, 0, 0, 'e' },
+	{ "wait",    "node",          V_STR,     NEED, 0, 0, 0, 0 },
+	{ "wait",    "seq",           V_INT,     NEED, 1, VSEQ_MAX, 0, 0 },
+	{ "signal",  "node",          V_STR,     NEED, 0, 0, 0, 0 },
+	{ "signal",  "seq",           V_INT,     OPT, 1, VSEQ_MAX, 0, 0 },
+	{ "file",    "path",          V_STR,     NEED, 0, 0, 0, 0 },
+	{ "file",    "opens",         V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "file",    "reads",         V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "file",    "bytes_read",    V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "file",    "writes",        V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "file",    "bytes_written", V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "file",    "open_at_end",   V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "socket",  "sent",          V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "socket",  "received",      V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "socket",  "open_at_end",   V_BOOL,    OPT, 0, 0, 0, 0 },
+};
+#define NRULES (sizeof(rules) / sizeof(rules[0]))
+
+static const char *const res_names[] = {
+	"fileread", "filewrite", "filemeta", "netsend", "netrecv",
+	"netmeta", "sleep", "wait", "proc", "sys",
+};
+
+/* Each element's rules are consecutive in the table. The readers call
+ * for a million <io>s: the elements' spans and the attributes' rules are
+ * cached by name pointer, the names being one parser's dictionary strings
+ * (one pointer per name) until validate_reset(). */
+struct span {
+	size_t from, to;
+	bool timed;		/* its end - start counts to the durations */
+};
+
+static struct {
+	const char *el;
+	struct span s;
+} span_cache[8];
+static struct {
+	const char *name;
+	const struct vrule *r;
+} rule_cache[128];
+
+/* dictionary strings sit bytes apart: mix all of the pointer's bits */
+static unsigned slot(const void *p, int bits)
+{
+	return (unsigned)(((uintptr_t)p * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+void validate_reset(void)
+{
+	memset(span_cache, 0, sizeof(span_cache));
+	memset(rule_cache, 0, sizeof(rule_cache));
+}
+
+static struct span span_of(const char *el)
+{
+	unsigned h = slot(el, 3);
+	struct span s = { 0, 0, false };
+	size_t i = 0;
+
+	if (span_cache[h].el == el)
+		return span_cache[h].s;
+	while (i < NRULES && strcmp(rules[i].el, el))
+		i++;
+	s.from = s.to = i;
+	while (s.to < NRULES && !strcmp(rules[s.to].el, el))
+		s.to++;
+	s.timed = strcmp(el, "node") && strcmp(el, "process");
+	span_cache[h].el = el;
+	span_cache[h].s = s;
+	return s;
+}
+
+static const struct vrule *rule_of(struct span s, const char *name)
+{
+	unsigned h = slot(name, 7);
+	const struct vrule *r = rule_cache[h].r;
+
+	/* a name has one rule per element: this element's, or another's */
+	if (rule_cache[h].name == name && r >= &rules[s.from] && r < &rules[s.to])
+		return r;
+	for (size_t i = s.from; i < s.to; i++)
+		if (rules[i].name[0] == name[0] && !strcmp(rules[i].name, name)) {
+			rule_cache[h].name = name;
+			rule_cache[h].r = &rules[i];
+			return &rules[i];
+		}
+	return NULL;
+}
+
+/* The message for a number out of its range. */
+static void out_of_range(const struct vrule *r, const char *v, char *msg, size_t len)
+{
+	char a[32];
+
+	if (r->type == V_TIME || r->type == V_TIMEOUT)
+		snprintf(msg, len, "<%s> %s=\"%s\" is too large (at most %s s)",
+			 r->el, r->name, v, fmt_sec(a, VTIME_MAX));
+	else if (r->min == 0 && v[0] == '-')
+		snprintf(msg, len, "<%s> has a negative %s (%s)", r->el, r->name, v);
+	else
+		snprintf(msg, len, "<%s> %s=\"%s\" is out of range (%lld to %lld)",
+			 r->el, r->name, v, (long long)r->min, (long long)r->max);
+}
+
+/* 0 and *ns, or -1 with the message. */
+static int check_time(const struct vrule *r, const char *v, int64_t *ns, char *msg, size_t len)
+{
+	int rc;
+
+	if (r->type == V_TIMEOUT && !strcmp(v, "-1")) {
+		*ns = -1;
+		return 0;
+	}
+	rc = parse_sec(v, ns);
+	if (rc == -1) {
+		snprintf(msg, len, "<%s> %s=\"%s\" is not a number of seconds", r->el, r->name, v);
+		return -1;
+	}
+	if (rc == 0 && *ns < 0) {
+		snprintf(msg, len, "<%s> %s=\"%s\" is negative", r->el, r->name, v);
+		return -1;
+	}
+	if (rc || *ns > VTIME_MAX) {
+		out_of_range(r, v, msg, len);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_value(const struct vrule *r, const char *v, int64_t *ns, char *msg, size_t len)
+{
+	char *end;
+
+	switch (r->type) {
+	case V_STR:
+		return 0;
+	case V_TIME:
+	case V_TIMEOUT:
+		return check_time(r, v, ns, msg, len);
+	case V_INT: {
+		long long x;
+
+		errno = 0;
+		x = strtoll(v, &end, 10);
+		if (end == v || *end) {
+			snprintf(msg, len, "<%s> %s=\"%s\" is not an integer", r->el, r->name, v);
+			return -1;
+		}
+		if (errno == ERANGE || x < r->min || x > r->max) {
+			out_of_range(r, v, msg, len);
+			return -1;
+		}
+		*ns = x;
+		return 0;
+	}
+	case V_RATE: {
+		double x = strtod(v, &end);
+
+		if (end == v || *end || !isfinite(x) || x < 0) {
+			snprintf(msg, len, "<%s> %s=\"%s\" is not a positive number",
+				 r->el, r->name, v);
+			return -1;
+		}
+		return 0;
+	}
+	case V_BOOL:
+		if (strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0")) {
+			snprintf(msg, len, "<%s> %s=\"%s\" is not true or false", r->el, r->name, v);
+			return -1;
+		}
+		return 0;
+	case V_OFFSET:
+		if (parse_sec(v, ns) || *ns > 86400 * 1000000000LL || *ns < -86400 * 1000000000LL) {
+			snprintf(msg, len, "<%s> %s=\"%s\" is not a number of seconds within a day",
+				 r->el, r->name, v);
+			return -1;
+		}
+		return 0;
+	case V_RES:
+		for (size_t i = 0; i < sizeof(res_names) / sizeof(*res_names); i++)
+			if (v[0] == res_names[i][0] && !strcmp(v, res_names[i]))
+				return 0;
+		snprintf(msg, len, "<%s> has unknown %s=\"%s\"", r->el, r->name, v);
+		return -1;
+	}
+	return 0;
+}
+
+/* Add v to a total of the trace; -1 with the message past VTIME_MAX. */
+static int add(int64_t *total, int64_t v, const char *el, const char *what,
+	       char *msg, size_t len)
+{
+	char x[32];
+
+	if (v <= VTIME_MAX - *total) {
+		*total += v;
+		return 0;
+	}
+	if (what[0] == 'd')
+		snprintf(msg, len, "<%s>: the trace's %s add up past %s s", el, what,
+			 fmt_sec(x, VTIME_MAX));
+	else
+		snprintf(msg, len, "<%s>: the trace's %s add up past %lld", el, what,
+			 (long long)VTIME_MAX);
+	return -1;
+}
+
+int validate_element(const char *el, struct vattr *a, int n,
+		     struct vtotals *tot, char *msg, size_t len)
+{
+	struct span s = span_of(el);
+	int64_t start = -1, end = -1, id = 0, parent = 0, ns;
+	uint64_t seen = 0;	/* rules met, by index in the span */
+	char x[32], y[32];
+
+	if (s.from == s.to)
+		return 0;
+	if (n > VMAXATTR) {
+		snprintf(msg, len, "<%s> has too many attributes", el);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct vrule *r = rule_of(s, a[i].name);
+
+		if (!r)
+			continue;
+		seen |= 1ull << (r - &rules[s.from]);
+		ns = 0;
+		if (check_value(r, a[i].value, &ns, msg, len))
+			return -1;
+		if (r->adds == 'T' && add(&tot->ns, ns, el, "durations", msg, len))
+			return -1;
+		if (r->adds == 'A' && add(&tot->amounts, ns, el, "amounts", msg, len))
+			return -1;
+		a[i].num = ns;
+		switch (r->role) {
+		case 's': start = ns; break;
+		case 'e': end = ns; break;
+		case 'i': id = ns; break;
+		case 'p': parent = ns; break;
+		}
+	}
+	for (size_t k = s.from; k < s.to; k++)
+		if (rules[k].need && !(seen & (1ull << (k - s.from)))) {
+			snprintf(msg, len, "<%s> lacks attribute %s", el, rules[k].name);
+			return -1;
+		}
+	if (start >= 0 && end >= 0 && end < start) {
+		snprintf(msg, len, "<%s> ends before it starts (end %s < start %s)",
+			 el, fmt_sec(x, end), fmt_sec(y, start));
+		return -1;
+	}
+	/* what is spent between start and end: an io, a region, a thread */
+	if (start >= 0 && end >= 0 && s.timed &&
+	    add(&tot->ns, end - start, el, "durations", msg, len))
+		return -1;
+	if (parent >= id && id) {	/* a <region>: id is required there */
+		snprintf(msg, len, "<region> parent=\"%lld\" is not before its id=\"%lld\"",
+			 (long long)parent, (long long)id);
+		return -1;
+	}
+	return 0;
+}
+
+void validate_seq_range(const char *node, uint64_t seq, uint64_t n, char *msg, size_t len)
+{
+	snprintf(msg, len, "seq %llu out of range 1..%llu for node \"%s\"",
+		 (unsigned long long)seq, (unsigned long long)n, node);
+}
+
+void validate_wait_range(const char *node, uint64_t seq, uint64_t n, char *msg, size_t len)
+{
+	snprintf(msg, len, "<wait> seq %llu: node \"%s\" has %llu I/O",
+		 (unsigned long long)seq, node, (unsigned long long)n);
+}
+
+void validate_dup_node(const char *name, char *msg, size_t len)
+{
+	snprintf(msg, len, "node \"%s\" appears twice", name);
+}
+
+void validate_misplaced(const char *el, const char *parent, char *msg, size_t len)
+{
+	if (*parent)
+		snprintf(msg, len, "<%s> is misplaced (inside <%s>)", el, parent);
+	else
+		snprintf(msg, len, "<%s> is misplaced (at top level)", el);
+}

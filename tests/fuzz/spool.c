@@ -1,0 +1,36 @@
+/* A spool file (capture/spool_read.c: the record chain, short records
+ * expanded) and what the trace writer makes of its records
+ * (capture/resolve.c, capture/writer.c), as after a crash: any bytes. */
+#include "capture.h"
+#include "spool.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct node n;
+	static char out[128];
+	static int clocked;
+
+	fuzz_file("1.1.0", data, size);
+	snprintf(out, sizeof(out), "%s/t.xml", fuzz_dir());
+	memset(&n, 0, sizeof(n));
+	if (!clocked) {		/* calibrated once: a mapping of our own clock */
+		static struct clockmap clk;
+
+		clock_start(&clk, CLOCK_KIND_MONO);
+		clock_end(&clk);
+		clocked = 1;
+		n.clk = clk;
+	}
+	n.name = "n";
+	n.host = "h";
+	n.complete = 1;
+	fuzz_fds_mark();
+	if (!setjmp(fuzz_back) && spool_load(&n, fuzz_dir()) == 0) {
+		resolve_node(&n);
+		trace_write(&n, out, 0);
+	}
+	spool_unload(&n);
+	fuzz_fds_close();
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* island-analyze's trace reader (analysis/read.c, SAX) on any bytes. */
+#include "analyze.h"
+#include "fuzz.h"
+
+static void on_io(void *ctx, struct thread *t, const struct io *io)
+{
+	(void)ctx;
+	(void)t;
+	(void)io;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct reader_ops ops = { .io = on_io };
+	char *files[1] = { (char *)fuzz_file("t.xml", data, size) };
+	static struct run run;
+
+	fuzz_fds_mark();
+	if (!setjmp(fuzz_back)) {
+		prescan(&run, files, 1);
+		read_traces(&run, files, 1, &ops, NULL);
+	}
+	run_free(&run);
+	fuzz_fds_close();
+	return 0;
+}

@@ -1,0 +1,19 @@
+/* island-replay's trace loader (replay/load.c, xmlTextReader) and its
+ * checks (replay/check.c) on any bytes. */
+#include "replay.h"
+#include "fuzz.h"
+
+struct opts opt = { .mode = MODE_CAUSAL, .compute = COMP_SPIN, .speed = 1.0 };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *file = fuzz_file("t.xml", data, size);
+
+	fuzz_fds_mark();
+	if (!setjmp(fuzz_back)) {
+		struct trace *t = trace_load(file);
+		trace_check(t);
+	}
+	fuzz_fds_close();
+	return 0;	/* the loader keeps no free(): leaks are not findings */
+}
