@@ -35,7 +35,9 @@ static int depth;
 static uintptr_t self_lo, self_hi;	/* our own code: frames to skip */
 
 #define MAXDEPTH 128
-#define PROF_SIG SIGPROF
+/* A real-time signal, not SIGPROF: programs and runtimes that profile
+ * themselves (setitimer, gperftools, Go) own SIGPROF. */
+#define PROF_SIG (SIGRTMIN + 10)
 
 struct pstate {
 	timer_t timer;
