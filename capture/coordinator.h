@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "sesskey.h"
 #include "spool.h"
 
 struct agent {
@@ -20,11 +21,15 @@ struct agent {
 	 * shortest round trip (NTP's estimate) */
 	int probes, answers;
 	int64_t offset, best_rtt, last_probe;
+	uint8_t key[SESSKEY_LEN];    /* the session's shared key */
 };
 
 /* Connect to the coordinator of HOST:PORT (starting it when nobody
- * listens there and the address is ours) and start mirroring. */
-int agent_start(struct agent *ag, const char *hostport, struct session *s, int idx);
+ * listens there and the address is ours), authenticate both ways with the
+ * key of KEY_FILE (NULL: sesskey_default_path(), created by the node that
+ * starts the coordinator) and start mirroring. */
+int agent_start(struct agent *ag, const char *hostport, const char *key_file,
+		struct session *s, int idx);
 void agent_stop(struct agent *ag);
 
 #endif

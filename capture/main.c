@@ -34,7 +34,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_SESSION, OPT_THROTTLE, OPT_PERIOD, OPT_DELAY, OPT_WATCHDOG,
        OPT_WATCHDOG_FROM, OPT_WATCHDOG_FACTOR, OPT_HOLD_TIMEOUT, OPT_CLUSTER,
        OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR, OPT_PCAP,
-       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_SESSION_NODES, OPT_CALLSITES,
+       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_KEY_FILE, OPT_SESSION_NODES, OPT_CALLSITES,
        OPT_PROFILE, OPT_SAMPLE_HZ, OPT_SAMPLE_ALLOC, OPT_STACK_DEPTH, OPT_PROFILE_START,
        OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS };
 
@@ -58,6 +58,7 @@ static const struct optdesc {
 	{ "cpu-period", 1, OPT_CPU_PERIOD, "SECONDS", "how often --cpu checks the app's CPU use (default 0.01; Repy: 0.1)" },
 	{ "session", 1, OPT_SESSION, "NAME", "capture this node as part of multi-node session NAME (HOST:PORT: across hosts)" },
 	{ "session-dir", 1, OPT_SESSION_DIR, "DIR", "where this host keeps session files (default /dev/shm)" },
+	{ "key-file", 1, OPT_KEY_FILE, "FILE", "--session HOST:PORT: the session's shared key (default ~/.config/island/session.key)" },
 	{ "session-nodes", 1, OPT_SESSION_NODES, "N", "the session has N nodes: a throttled node waits until all are known" },
 	{ "throttle", 1, OPT_THROTTLE, "NODE", "in a session: throttle NODE to discover who waits for it" },
 	{ "period", 1, OPT_PERIOD, "P", "the throttled node holds every P-th I/O (default 1)" },
@@ -397,6 +398,7 @@ int main(int argc, char **argv)
 	const char *rfile = NULL;
 	int any_cli = 0;
 	struct sess_opts so = { .period = 1, .hold_timeout = 30, .max_gap = -1 };
+	const char *key_file = NULL;
 	const char *wd_from = NULL, *cluster = NULL, *throttle_nodes = NULL;
 	double wd_factor = 2, cl_timeout = 600;
 	int discover = 0;
@@ -439,6 +441,7 @@ int main(int argc, char **argv)
 		case OPT_NETRECV: restrict_set(&cli, "netrecv", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_RESTRICTIONS: rfile = optarg; break;
 		case OPT_SESSION: so.name = optarg; break;
+		case OPT_KEY_FILE: key_file = optarg; break;
 		case OPT_SESSION_NODES: so.nodes = (int)num_opt("--session-nodes", optarg, 1, SESS_NODES); break;
 		case OPT_SESSION_DIR: {
 			char *abs = realpath(optarg, NULL);
@@ -589,7 +592,7 @@ int main(int argc, char **argv)
 		}
 		ro.session = session_path(so.name);
 		ro.session_idx = sidx;
-		if (strchr(so.name, ':') && agent_start(&agent, so.name, sess, sidx) < 0) {
+		if (strchr(so.name, ':') && agent_start(&agent, so.name, key_file, sess, sidx) < 0) {
 			session_leave(sess, sidx, so.name);
 			return 2;
 		}
