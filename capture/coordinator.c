@@ -490,9 +490,15 @@ static int handshake(struct agent *ag, const char *name)
 	return sesskey_check(line + 3, mac) ? 0 : -1;
 }
 
-int agent_start(struct agent *ag, const char *hostport, const char *key_file,
-		struct session *s, int idx)
+void agent_key(struct agent *ag, const char *key_file)
 {
+	ag->key_file = key_file ? key_file : sesskey_default_path();
+	ag->have_key = sesskey_load(ag->key_file, 0, ag->key) == 0;
+}
+
+int agent_start(struct agent *ag, const char *hostport, struct session *s, int idx)
+{
+	const char *key_file;
 	char host[256];
 	int port, have_key, started = 0;
 	struct sockaddr_in a;
@@ -501,24 +507,31 @@ int agent_start(struct agent *ag, const char *hostport, const char *key_file,
 		die(2, "--session: '%s' is not HOST:PORT", hostport);
 	if (resolve(host, port, &a) < 0)
 		die(2, "--session: cannot resolve '%s'", host);
-	if (!key_file)
-		key_file = sesskey_default_path();
-	have_key = sesskey_load(key_file, 0, ag->key) == 0;
+	have_key = ag->have_key;
+	key_file = ag->key_file;
 	ag->s = s;
 	ag->idx = idx;
 	ag->fd = -1;
 	for (int attempt = 0; attempt < 250 && ag->fd < 0; attempt++) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 		if (connect(fd, (void *)&a, sizeof(a)) == 0) {
-			if (!have_key)
-				die(2, "--session %s: no key file %s: copy the one of the host that "
-				    "started the session there, or give --key-file", hostport, key_file);
+			if (!have_key) {
+				close(fd);
+				warnx("--session %s: no key file %s: copy there the one of the host "
+				      "that started the session, or give --key-file", hostport, key_file);
+				return -1;
+			}
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 			ag->fd = fd;
 			int h = handshake(ag, s->node[idx].name);
-			if (h < 0)
-				die(2, "--session %s: the coordinator and we do not share the key "
-				    "of %s", hostport, key_file);
+			if (h < 0) {
+				if (ag->fd >= 0)
+					close(ag->fd);
+				ag->fd = -1;
+				warnx("--session %s: refused: the coordinator does not share the "
+				      "key of %s", hostport, key_file);
+				return -1;
+			}
 			if (h > 0 && ag->fd >= 0)
 				close(ag->fd);
 			if (h > 0)

@@ -577,6 +577,8 @@ int main(int argc, char **argv)
 	int sidx = -1;
 	if (so.name) {
 		watchdog_maxima(&so, wd_from, wd_factor, node);
+		if (strchr(so.name, ':'))
+			agent_key(&agent, key_file);
 		/* joined on the file at the path, checked after the join: a
 		 * node leaving last may unlink the file we had just opened */
 		for (int tries = 0;; tries++) {
@@ -592,13 +594,15 @@ int main(int argc, char **argv)
 		}
 		ro.session = session_path(so.name);
 		ro.session_idx = sidx;
-		if (strchr(so.name, ':') && agent_start(&agent, so.name, key_file, sess, sidx) < 0) {
+		if (strchr(so.name, ':') && agent_start(&agent, so.name, sess, sidx) < 0) {
 			session_leave(sess, sidx, so.name);
 			return 2;
 		}
 	} else if (so.throttle || wd_from) {
 		die(2, "--throttle and --watchdog-from need --session");
 	}
+	if (key_file && !(so.name && strchr(so.name, ':')))
+		die(2, "--key-file needs --session HOST:PORT");
 	if (nco.enabled) {
 		size_t l = strlen(output) - strlen(trace_compress_suffix(trace_compress_of(output)));
 		const char *dot = memrchr(output, '.', l);
