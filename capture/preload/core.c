@@ -51,6 +51,11 @@ static int sud_wanted;               /* --syscalls: children too */
 
 static char spool_dir[512];
 static size_t spool_dir_len;
+/* island-capture's pid (from the spool's node.info): once it is gone
+ * (SIGKILL, the OOM killer), nobody will read more than the spool holds,
+ * so the spool stops growing. 0: unknown, never checked. */
+static pid_t capture_pid;
+static volatile int capture_gone;
 static char env_spool[600], env_clock[32], env_lib[600];
 static char env_session[600], env_session_node[48];
 char env_preload_lib[512];
@@ -173,6 +178,40 @@ static long reserve(long fd, uint64_t start, uint64_t len)
 /* Map the window that holds file offset `off` (page-aligned down), after
  * making sure the file has blocks for it: a write to a mapping beyond what
  * the file system can hold would kill the application with SIGBUS. */
+static void read_capture_pid(void)
+{
+	char path[sizeof(spool_dir) + 16], buf[512];
+
+	memcpy(path, spool_dir, spool_dir_len);
+	memcpy(path + spool_dir_len, "/node.info", sizeof("/node.info"));
+	long fd = SYS(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+	if (fd < 0)
+		return;
+	long n = SYS(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0);
+	SYS(SYS_close, fd, 0, 0, 0);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	for (const char *p = buf; *p; p++)
+		if (p[0] == '\n' && p[1] == 'p' && p[2] == 'i' && p[3] == 'd' && p[4] == ' ') {
+			pid_t v = 0;
+			for (p += 5; *p >= '0' && *p <= '9'; p++)
+				v = v * 10 + (*p - '0');
+			capture_pid = v;
+			break;
+		}
+}
+
+/* Checked only when a window moves or a thread starts, never per call. */
+static int capture_alive(void)
+{
+	if (capture_gone)
+		return 0;
+	if (capture_pid > 0 && SYS(SYS_kill, capture_pid, 0, 0, 0) < 0 && errno == ESRCH)
+		capture_gone = 1;
+	return !capture_gone;
+}
+
 static int map_window(struct tstate *t, uint64_t off)
 {
 	char path[600];
@@ -225,8 +264,8 @@ int spool_open(struct tstate *t)
 	long fd = -1;
 	void *h;
 
-	if (!island_on)
-		return -1;
+	if (!island_on || !capture_alive())
+		goto fail;
 	t->pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
 	t->tid = (pid_t)SYS(SYS_gettid, 0, 0, 0, 0);
 	for (t->gen = 0; t->gen < 1000; t->gen++) {
@@ -294,6 +333,11 @@ struct rec *rec_slow(struct tstate *t, size_t len)
 		 * only now and then (space may be freed), not on every call. */
 		if (t->hdr->lost && (t->hdr->lost & 0xfff)) {
 			t->hdr->lost++;
+			goto out;
+		}
+		if (!capture_alive()) {
+			t->hold |= HOLD_OFF;
+			t->cur = t->lim = NULL;
 			goto out;
 		}
 		if (map_window(t, off) < 0) {
@@ -553,6 +597,7 @@ CONSTRUCTOR void island_init(void)
 			rec_extras |= EXTRA_SITES;
 	}
 	prof_init(spool_dir, spool_dir_len);
+	read_capture_pid();
 	if (getenv(ENV_SESSION) && getenv(ENV_SESSION_NODE)) {
 		getenv_copy(env_session, sizeof(env_session), ENV_SESSION,
 			    getenv(ENV_SESSION));
