@@ -548,6 +548,55 @@ static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
 		    el + cl + (size_t)n, NULL, 0);
 }
 
+#ifndef ISLAND_LOADER
+extern char **environ;
+static int env_ours(const char *e);
+
+/* Our library out of an LD_PRELOAD value (entries split by ':' or ' '),
+ * in place; returns the length left. */
+static size_t preload_strip(char *v, const char *lib, size_t libl)
+{
+	char *w = v, *r = v;
+
+	while (*r) {
+		size_t l = strcspn(r, ": ");
+		if (!(l == libl && !strncmp(r, lib, l))) {
+			if (w != v)
+				*w++ = ':';
+			memmove(w, r, l);
+			w += l;
+		}
+		r += l;
+		while (*r == ':' || *r == ' ')
+			r++;
+	}
+	*w = 0;
+	return (size_t)(w - v);
+}
+
+/* What the app sees of its environment (getenv, environ) is what it was
+ * given: our variables were read by the constructor, and env_fix puts them
+ * back into every image the app execs. (/proc/PID/environ, the kernel's
+ * copy, still shows them: changing it needs CAP_SYS_RESOURCE.) */
+static void env_hide(void)
+{
+	size_t libl = strlen(env_preload_lib);
+	char **w = environ;
+
+	if (!environ || !libl)
+		return;
+	for (char **r = environ; *r; r++) {
+		if (env_ours(*r))
+			continue;
+		if (!strncmp(*r, "LD_PRELOAD=", 11) &&
+		    !preload_strip(*r + 11, env_preload_lib, libl))
+			continue;
+		*w++ = *r;
+	}
+	*w = NULL;
+}
+#endif
+
 static void getenv_copy(char *dst, size_t n, const char *name, const char *val)
 {
 	size_t k = strlen(name);
@@ -621,6 +670,10 @@ CONSTRUCTOR void island_init(void)
 		sud_wanted = 1;
 		sud_init();
 	}
+#ifndef ISLAND_LOADER
+	if (!sud_wanted && !handoff)
+		env_hide();
+#endif
 	errno = e;
 }
 
@@ -738,6 +791,18 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	}
 }
 
+/* The variables island-capture passes to every image of the app */
+static int env_ours(const char *e)
+{
+	static const char *const ours[] = { "ISLAND_SPOOL=", "ISLAND_CLOCK=", "ISLAND_LIB=",
+		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION" };
+
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (!strncmp(e, ours[i], strlen(ours[i])))
+			return 1;
+	return 0;
+}
+
 /* An environment for a child image: the caller's, with our variables and
  * our library in LD_PRELOAD (after any the application set itself). */
 char *const *env_fix(char *const *envp, char **buf, size_t buflen,
@@ -775,14 +840,7 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	}
 	memcpy(p, env_preload_lib, libl + 1);
 	for (char *const *e = envp; *e; e++) {
-		if (!strncmp(*e, pre, sizeof(pre) - 1) ||
-		    !strncmp(*e, "ISLAND_SPOOL=", 13) ||
-		    !strncmp(*e, "ISLAND_CLOCK=", 13) ||
-		    !strncmp(*e, "ISLAND_LIB=", 11) ||
-		    !strncmp(*e, "ISLAND_LIMITS=", 14) ||
-		    !strncmp(*e, "ISLAND_SYSCALLS=", 16) ||
-		    !strncmp(*e, "ISLAND_LOADED=", 14) ||
-		    !strncmp(*e, "ISLAND_SESSION", 14))
+		if (!strncmp(*e, pre, sizeof(pre) - 1) || env_ours(*e))
 			continue;
 		if (n + 9 >= arrlen)
 			return envp;
