@@ -19,4 +19,9 @@ expect_eq "the app's LD_PRELOAD" "$(grep '^LD_PRELOAD=' c.out)" "LD_PRELOAD=$lib
 check_trace d.xml
 [ "$(grep -c "api=\"write\"[^>]*path=\"$PWD/f\"" d.xml)" -ge 1 ] ||
 	fail "the write of the shell exec'd with an empty environment is not in the trace"
+# ... and a shell started by popen(), which no exec wrapper sees
+"$CAPTURE" -o p.xml -- "$APPS/popenwrite" pf || fail "capture of popenwrite failed"
+check_trace p.xml
+[ "$(grep -c "api=\"write\"[^>]*path=\"$PWD/pf\"" p.xml)" -ge 1 ] ||
+	fail "the write of the shell started by popen is not in the trace"
 exit 0
