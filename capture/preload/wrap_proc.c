@@ -337,8 +337,9 @@ EXPORT int system(const char *cmd)
 
 /* popen() spawns /bin/sh with environ through libc's internal spawn,
  * which no wrapper sees: our variables go back in for the call (the
- * interposer took them out of environ, core.c env_hide). */
-EXPORT FILE *popen(const char *cmd, const char *mode)
+ * interposer took them out of environ, core.c env_hide). The popen
+ * wrapper (wrap_stream.c) calls this for the real one. */
+FILE *popen_with_env(const char *cmd, const char *mode)
 {
 	size_t n = env_count(environ) + 10;
 	char *arr[n], buf[8192], *bp = buf;
