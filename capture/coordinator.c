@@ -515,6 +515,10 @@ int agent_start(struct agent *ag, const char *hostport, struct session *s, int i
 	for (int attempt = 0; attempt < 250 && ag->fd < 0; attempt++) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 		if (connect(fd, (void *)&a, sizeof(a)) == 0) {
+			/* the node that started the coordinator made the key
+			 * file first: it may have done so after we looked */
+			if (!have_key)
+				have_key = sesskey_load(key_file, 0, ag->key) == 0;
 			if (!have_key) {
 				close(fd);
 				warnx("--session %s: no key file %s: copy there the one of the host "

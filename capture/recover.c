@@ -19,35 +19,48 @@
 #include "recover.h"
 #include "util.h"
 
+/* node.info stays open and write-locked (a POSIX record lock: not
+ * inherited by our children, released when we die however we die): the
+ * interposer and --recover ask the lock whether we still run, which holds
+ * across PID namespaces, where our pid may mean another process. */
 int recover_note(const char *spool, const struct node *n)
 {
 	char *path = xasprintf("%s/" RECOVER_INFO, spool);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	int rc = 0;
 
-	if (!f) {
+	if (fd < 0 || fcntl(fd, F_SETLK, &lk) < 0) {
 		warnx("%s:", path);
 		if (fd >= 0)
 			close(fd);
 		free(path);
 		return -1;
 	}
-	fprintf(f, "island-spool 1\npid %d\nname %s\nhost %s\nclock %d %llu %lld %lld\n",
-		(int)getpid(), n->name, n->host, n->clk.kind, (unsigned long long)n->clk.tsc0,
-		(long long)n->clk.mono0, (long long)n->clk.real0);
-	for (int i = 0; i < n->argc; i++) {          /* hex: any byte may be in an arg */
-		fputs("arg ", f);
-		for (const unsigned char *p = (const unsigned char *)n->argv[i]; *p; p++)
-			fprintf(f, "%02x", *p);
-		fputc('\n', f);
-	}
-	if (ferror(f) | (fclose(f) != 0)) {
-		warnx("%s:", path);
+	if (dprintf(fd, "island-spool 1\npid %d\nname %s\nhost %s\nclock %d %llu %lld %lld\n",
+		    (int)getpid(), n->name, n->host, n->clk.kind,
+		    (unsigned long long)n->clk.tsc0, (long long)n->clk.mono0,
+		    (long long)n->clk.real0) < 0)
 		rc = -1;
+	for (int i = 0; i < n->argc && !rc; i++) {   /* hex: any byte may be in an arg */
+		char hex[2 * 256 + 2];
+		const unsigned char *p = (const unsigned char *)n->argv[i];
+		if (dprintf(fd, "arg ") < 0)
+			rc = -1;
+		while (*p && !rc) {
+			size_t k = 0;
+			for (; *p && k < 512; p++, k += 2)
+				sprintf(hex + k, "%02x", *p);
+			if (write(fd, hex, k) != (ssize_t)k)
+				rc = -1;
+		}
+		if (!rc && write(fd, "\n", 1) != 1)
+			rc = -1;
 	}
+	if (rc)
+		warnx("%s:", path);
 	free(path);
-	return rc;
+	return rc;                   /* fd kept: the lock lives with us */
 }
 
 struct info {
@@ -135,19 +148,18 @@ static int read_info(const char *dir, struct info *in, int loud)
 	return 0;
 }
 
-/* Its capture is gone: no such process, or another program under its pid */
-static int abandoned(const struct info *in)
+/* Its capture is gone: nobody holds node.info's lock (recover_note) */
+static int abandoned(const char *dir)
 {
-	char exe[64], target[4096];
+	char *path = xasprintf("%s/" RECOVER_INFO, dir);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int gone = fd >= 0 && fcntl(fd, F_GETLK, &lk) == 0 && lk.l_type == F_UNLCK;
 
-	if (kill(in->pid, 0) < 0 && errno == ESRCH)
-		return 1;
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)in->pid);
-	ssize_t l = readlink(exe, target, sizeof(target) - 1);
-	if (l <= 0)
-		return 0;
-	target[l] = 0;
-	return !strstr(target, "island-capture");
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return gone;
 }
 
 /* size of the spool's files, bytes; its newest change seen, seconds ago
@@ -193,7 +205,7 @@ int recover_main(const char *spool, const char *parent, int list,
 			    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
 				continue;
 			char *dir = xasprintf("%s/%s", parent, e->d_name);
-			if (read_info(dir, &in, 0) == 0 && abandoned(&in)) {
+			if (read_info(dir, &in, 0) == 0 && abandoned(dir)) {
 				long long size;
 				double age;
 				spool_size_age(dir, &size, &age);
@@ -217,7 +229,7 @@ int recover_main(const char *spool, const char *parent, int list,
 	}
 	if (read_info(spool, &in, 1) < 0)
 		return 2;
-	if (!abandoned(&in))
+	if (!abandoned(spool))
 		die(2, "--recover %s: its island-capture (pid %d) still runs", spool, (int)in.pid);
 
 	struct node n = { 0 };

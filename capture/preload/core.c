@@ -51,9 +51,9 @@ static int sud_wanted;               /* --syscalls: children too */
 
 static char spool_dir[512];
 static size_t spool_dir_len;
-/* island-capture's pid (from the spool's node.info): once it is gone
- * (SIGKILL, the OOM killer), nobody will read more than the spool holds,
- * so the spool stops growing. 0: unknown, never checked. */
+/* island-capture's pid (from the spool's node.info; 0: no node.info,
+ * never checked): once the capture is gone (SIGKILL, the OOM killer),
+ * nobody will read more than the spool holds, so it stops growing. */
 static pid_t capture_pid;
 static volatile int capture_gone;
 static char env_spool[600], env_clock[32], env_lib[600];
@@ -202,13 +202,24 @@ static void read_capture_pid(void)
 		}
 }
 
-/* Checked only when a window moves or a thread starts, never per call. */
+/* Checked only when a window moves or a thread starts, never per call:
+ * island-capture holds a write lock on node.info while it runs (a lock,
+ * not kill(pid, 0): the app may be in another PID namespace). */
 static int capture_alive(void)
 {
-	if (capture_gone)
-		return 0;
-	if (capture_pid > 0 && SYS(SYS_kill, capture_pid, 0, 0, 0) < 0 && errno == ESRCH)
+	char path[sizeof(spool_dir) + 16];
+
+	if (capture_gone || !capture_pid)
+		return !capture_gone;
+	memcpy(path, spool_dir, spool_dir_len);
+	memcpy(path + spool_dir_len, "/node.info", sizeof("/node.info"));
+	long fd = SYS(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+	if (fd < 0)
+		return 1;            /* cannot tell: keep recording */
+	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	if (SYS(SYS_fcntl, fd, F_GETLK, (long)&lk, 0) == 0 && lk.l_type == F_UNLCK)
 		capture_gone = 1;
+	SYS(SYS_close, fd, 0, 0, 0);
 	return !capture_gone;
 }
 
