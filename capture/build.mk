@@ -70,7 +70,7 @@ $(CAPTURE_OBJS): CPPFLAGS += -Icapture
 bin/island-capture: $(CAPTURE_OBJS) $(COMMON_OBJS)
 	$(call msg,LD,$@)
 	@mkdir -p bin
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -lpcap -lpthread -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
 
 BIN_TARGETS += bin/island-capture
 LIB_TARGETS += lib/libisland-capture.so
@@ -79,6 +79,6 @@ LIB_TARGETS += lib/libisland-capture.so
 $(O)/tests/unit/test-capture: $(O)/tests/unit/test-capture.o \
 		$(filter-out $(O)/capture/main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -lpcap -lpthread -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) $(CUNIT_LIBS) -lpcap -lpthread -lm
 $(O)/tests/unit/test-capture.o: CPPFLAGS += -Icapture
 TEST_BINS += $(O)/tests/unit/test-capture

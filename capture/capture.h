@@ -101,6 +101,7 @@ struct node {
 	int *wstatus;
 	int nwait;
 	int complete;
+	const char *reason;              /* why not complete, or NULL */
 	int syscalls;                    /* --syscalls: kernel-level records */
 	int syscalls_seen;               /* ... and there are some */
 	const struct restrictions *rs;   /* NULL: none */

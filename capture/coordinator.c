@@ -6,8 +6,15 @@
  * through a coordinator, a small relay that the first capture starts and
  * that exits when the last agent leaves.
  *
- * The protocol is text lines, so that hosts of any kind can take part:
- *   HELLO name                      an agent joins for node `name`
+ * The protocol is text lines, so that hosts of any kind can take part.
+ * A join proves knowledge of the session's key (sesskey.c) both ways:
+ *   CHAL cnonce                     (coordinator, on accept) 32 random bytes
+ *   AUTH name anonce mac            mac = HMAC(key, "agent" cnonce name)
+ *   OK mac                          (coordinator) HMAC(key, "coord" anonce name)
+ * Nothing else is read from a client, nor relayed to it, before its AUTH;
+ * one that has not authenticated within 2 s is dropped, and at most 8 wait
+ * at once (a new one pushes out the oldest), so idle connections cannot
+ * take the slots of real nodes. Then:
  *   STATE name state ioseq age live gap
  *                                   a node's progress: state SN_*, its I/O
  *                                   count, ns since its last I/O completed
@@ -39,9 +46,13 @@
 
 #include "capture.h"
 #include "coordinator.h"
+#include "sesskey.h"
 #include "util.h"
 
 #define MAXCLIENTS SESS_NODES
+#define MAXPENDING 8                 /* unauthenticated connections at once */
+#define AUTH_NS    2000000000LL      /* to authenticate after accept */
+#define NSLOTS     (MAXCLIENTS + MAXPENDING)
 
 static int resolve(const char *host, int port, struct sockaddr_in *a)
 {
@@ -61,6 +72,9 @@ static int resolve(const char *host, int port, struct sockaddr_in *a)
 
 struct client {
 	int fd;
+	int authed;
+	int64_t since;               /* accepted at */
+	uint8_t nonce[SESSKEY_NONCE];
 	char name[64];
 	char buf[8192];
 	size_t len;
@@ -71,90 +85,169 @@ static void relay(struct client *c, int n, int from, const char *line)
 	size_t l = strlen(line);
 
 	for (int i = 0; i < n; i++)
-		if (i != from && c[i].fd >= 0 && write(c[i].fd, line, l) != (ssize_t)l) {
+		if (i != from && c[i].fd >= 0 && c[i].authed && write(c[i].fd, line, l) != (ssize_t)l) {
 			close(c[i].fd);
 			c[i].fd = -1;
 		}
 }
 
-static void coordinator(int ls)
+static void drop(struct client *c)
 {
-	struct client c[MAXCLIENTS];
-	struct pollfd pf[MAXCLIENTS + 1];
+	close(c->fd);
+	c->fd = -1;
+}
+
+/* A new connection: challenge it; with MAXPENDING already waiting, the
+ * oldest of them makes room. */
+static void admit(struct client *c, int fd)
+{
+	int oldest = -1, pending = 0, free_slot = -1;
+
+	for (int i = 0; i < NSLOTS; i++) {
+		if (c[i].fd < 0) {
+			if (free_slot < 0)
+				free_slot = i;
+		} else if (!c[i].authed) {
+			pending++;
+			if (oldest < 0 || c[i].since < c[oldest].since)
+				oldest = i;
+		}
+	}
+	if (pending >= MAXPENDING) {
+		drop(&c[oldest]);
+		free_slot = oldest;
+	}
+	if (free_slot < 0) {         /* cannot be: authenticated <= MAXCLIENTS */
+		close(fd);
+		return;
+	}
+	struct client *n = &c[free_slot];
+	char hex[2 * SESSKEY_NONCE + 1], line[2 * SESSKEY_NONCE + 8];
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	*n = (struct client){ .fd = fd, .since = now_ns() };
+	sesskey_random(n->nonce, sizeof(n->nonce));
+	sesskey_hex(n->nonce, sizeof(n->nonce), hex);
+	int l = snprintf(line, sizeof(line), "CHAL %s\n", hex);
+	if (write(fd, line, (size_t)l) != l)
+		drop(n);
+}
+
+/* AUTH name anonce mac: 0 when the client knows the key (we answer with
+ * our own proof), -1 to drop it. */
+static int authenticate(struct client *c, int i, const char *line, const uint8_t *key)
+{
+	char name[64], anonce_hex[2 * SESSKEY_NONCE + 2], mac_hex[2 * SESSKEY_MAC + 2];
+	uint8_t anonce[SESSKEY_NONCE], mac[SESSKEY_MAC];
+	int authed = 0;
+
+	if (sscanf(line, "AUTH %63s %65s %65s", name, anonce_hex, mac_hex) != 3 ||
+	    sesskey_unhex(anonce_hex, anonce, sizeof(anonce)) < 0)
+		return -1;
+	sesskey_mac(key, "agent", c[i].nonce, name, mac);
+	if (!sesskey_check(mac_hex, mac))
+		return -1;
+	for (int k = 0; k < NSLOTS; k++)
+		authed += c[k].fd >= 0 && c[k].authed;
+	if (authed >= MAXCLIENTS)
+		return -1;
+	char reply[2 * SESSKEY_MAC + 8];
+	sesskey_mac(key, "coord", anonce, name, mac);
+	memcpy(reply, "OK ", 3);
+	sesskey_hex(mac, sizeof(mac), reply + 3);
+	strcat(reply, "\n");
+	if (write(c[i].fd, reply, strlen(reply)) != (ssize_t)strlen(reply))
+		return -1;
+	snprintf(c[i].name, sizeof(c[i].name), "%s", name);
+	c[i].authed = 1;
+	return 0;
+}
+
+static void coordinator(int ls, const uint8_t *key)
+{
+	struct client c[NSLOTS];
+	struct pollfd pf[NSLOTS + 1];
 	int seen = 0;
 	int64_t idle_since = now_ns();
 
-	for (int i = 0; i < MAXCLIENTS; i++)
+	for (int i = 0; i < NSLOTS; i++)
 		c[i].fd = -1;
 	for (;;) {
 		int n = 0, live = 0;
+		int64_t now = now_ns();
 		pf[n++] = (struct pollfd){ ls, POLLIN, 0 };
-		for (int i = 0; i < MAXCLIENTS; i++) {
+		for (int i = 0; i < NSLOTS; i++) {
+			if (c[i].fd >= 0 && !c[i].authed && now - c[i].since > AUTH_NS)
+				drop(&c[i]);
 			pf[n++] = (struct pollfd){ c[i].fd, POLLIN, 0 };
-			live += c[i].fd >= 0;
+			live += c[i].fd >= 0 && c[i].authed;
 		}
-		/* done when everyone left, or nobody came for 10 minutes */
-		if ((seen && !live) || (!live && now_ns() - idle_since > 600 * 1000000000LL))
+		/* done when every node left, or none came for 10 minutes */
+		if ((seen && !live) || (!live && now - idle_since > 600 * 1000000000LL))
 			_exit(0);
-		if (poll(pf, (nfds_t)n, 1000) <= 0)
+		if (poll(pf, (nfds_t)n, 200) <= 0)
 			continue;
 		if (pf[0].revents & POLLIN) {
-			int fd = accept(ls, NULL, NULL);
-			for (int i = 0; fd >= 0 && i < MAXCLIENTS; i++)
-				if (c[i].fd < 0) {
-					int one = 1;
-					setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-					c[i] = (struct client){ .fd = fd };
-					fd = -1;
-					seen = 1;
-				}
+			int fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
 			if (fd >= 0)
-				close(fd);
+				admit(c, fd);
 		}
-		for (int i = 0; i < MAXCLIENTS; i++) {
+		for (int i = 0; i < NSLOTS; i++) {
 			if (c[i].fd < 0 || !(pf[i + 1].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			ssize_t r = read(c[i].fd, c[i].buf + c[i].len, sizeof(c[i].buf) - c[i].len - 1);
 			if (r <= 0) {
 				char gone[128];
-				close(c[i].fd);
-				c[i].fd = -1;
-				if (c[i].name[0]) {
+				int was = c[i].authed;
+				drop(&c[i]);
+				if (was) {
 					snprintf(gone, sizeof(gone), "GONE %s\n", c[i].name);
-					relay(c, MAXCLIENTS, i, gone);
+					relay(c, NSLOTS, i, gone);
+					idle_since = now_ns();
 				}
-				idle_since = now_ns();
 				continue;
 			}
 			c[i].len += (size_t)r;
 			c[i].buf[c[i].len] = 0;
 			char *nl, *p = c[i].buf;
-			while ((nl = strchr(p, '\n'))) {
+			while (c[i].fd >= 0 && (nl = strchr(p, '\n'))) {
 				char line[512];
 				size_t l = (size_t)(nl - p) + 1;
-				if (l < sizeof(line)) {
-					memcpy(line, p, l);
-					line[l] = 0;
-					long long t1;
-					if (!strncmp(line, "HELLO ", 6))
-						sscanf(line + 6, "%63s", c[i].name);
-					if (sscanf(line, "TIME %lld", &t1) == 1) {
-						/* the session's reference clock: ours */
-						char reply[96];
-						int rl = snprintf(reply, sizeof(reply), "TIME %lld %lld\n",
-								  t1, (long long)host_real_ns());
-						if (write(c[i].fd, reply, (size_t)rl) != rl) {
-							close(c[i].fd);
-							c[i].fd = -1;
-						}
-					} else {
-						relay(c, MAXCLIENTS, i, line);
-					}
-				}
 				p = nl + 1;
+				if (l >= sizeof(line)) {
+					if (!c[i].authed)
+						drop(&c[i]);
+					continue;
+				}
+				memcpy(line, p - l, l);
+				line[l] = 0;
+				if (!c[i].authed) {
+					if (authenticate(c, i, line, key) < 0)
+						drop(&c[i]);
+					else
+						seen = 1;
+					continue;
+				}
+				long long t1;
+				if (sscanf(line, "TIME %lld", &t1) == 1) {
+					/* the session's reference clock: ours */
+					char reply[96];
+					int rl = snprintf(reply, sizeof(reply), "TIME %lld %lld\n",
+							  t1, (long long)host_real_ns());
+					if (write(c[i].fd, reply, (size_t)rl) != rl)
+						drop(&c[i]);
+				} else {
+					relay(c, NSLOTS, i, line);
+				}
 			}
+			if (c[i].fd < 0)
+				continue;
 			c[i].len -= (size_t)(p - c[i].buf);
 			memmove(c[i].buf, p, c[i].len);
+			/* a client that sends a full buffer without a line end */
+			if (c[i].len >= sizeof(c[i].buf) - 1)
+				drop(&c[i]);
 		}
 	}
 }
@@ -162,7 +255,7 @@ static void coordinator(int ls)
 /* Start the coordinator on HOST:PORT if nobody listens there and HOST is
  * ours: a daemon of its own, so that it outlives the capture that
  * started it. */
-static void start_coordinator(const struct sockaddr_in *a)
+static void start_coordinator(const struct sockaddr_in *a, const uint8_t *key)
 {
 	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 
@@ -183,7 +276,7 @@ static void start_coordinator(const struct sockaddr_in *a)
 		int null = open("/dev/null", O_RDWR);
 		for (int fd = 0; fd < 3; fd++)
 			dup2(null, fd);
-		coordinator(ls);
+		coordinator(ls, key);
 	}
 	close(ls);
 	if (pid > 0)
@@ -353,29 +446,113 @@ static void *agent_run(void *arg)
 	return NULL;
 }
 
+/* One line of the handshake, read a byte at a time (what follows it is
+ * the agent thread's), within the 2 s the coordinator gives us. */
+static int read_line(int fd, char *line, size_t size)
+{
+	size_t n = 0;
+	int64_t end = now_ns() + AUTH_NS;
+
+	while (n + 1 < size) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		int left = (int)((end - now_ns()) / 1000000);
+		if (left <= 0 || poll(&pf, 1, left) <= 0 || read(fd, line + n, 1) != 1)
+			return -1;
+		if (line[n] == '\n') {
+			line[n] = 0;
+			return 0;
+		}
+		n++;
+	}
+	return -1;
+}
+
+/* Prove we know the key, and have the coordinator prove it: 0 when both
+ * hold, 1 when the coordinator dropped us before its challenge (too many
+ * waiting: try again), -1 when it refused our proof or gave a wrong one. */
+static int handshake(struct agent *ag, const char *name)
+{
+	char line[256], hex[2 * SESSKEY_NONCE + 1], machex[2 * SESSKEY_MAC + 1];
+	uint8_t cnonce[SESSKEY_NONCE], anonce[SESSKEY_NONCE], mac[SESSKEY_MAC];
+
+	if (read_line(ag->fd, line, sizeof(line)) < 0)
+		return 1;
+	if (strncmp(line, "CHAL ", 5) || sesskey_unhex(line + 5, cnonce, sizeof(cnonce)) < 0)
+		return -1;
+	sesskey_random(anonce, sizeof(anonce));
+	sesskey_hex(anonce, sizeof(anonce), hex);
+	sesskey_mac(ag->key, "agent", cnonce, name, mac);
+	sesskey_hex(mac, sizeof(mac), machex);
+	say(ag, "AUTH %s %s %s\n", name, hex, machex);
+	if (ag->fd < 0 || read_line(ag->fd, line, sizeof(line)) < 0 || strncmp(line, "OK ", 3))
+		return -1;
+	sesskey_mac(ag->key, "coord", anonce, name, mac);
+	return sesskey_check(line + 3, mac) ? 0 : -1;
+}
+
+void agent_key(struct agent *ag, const char *key_file)
+{
+	ag->key_file = key_file ? key_file : sesskey_default_path();
+	ag->have_key = sesskey_load(ag->key_file, 0, ag->key) == 0;
+}
+
 int agent_start(struct agent *ag, const char *hostport, struct session *s, int idx)
 {
+	const char *key_file;
 	char host[256];
-	int port;
+	int port, have_key, started = 0;
 	struct sockaddr_in a;
 
 	if (sscanf(hostport, "%255[^:]:%d", host, &port) != 2 || port <= 0 || port > 65535)
 		die(2, "--session: '%s' is not HOST:PORT", hostport);
 	if (resolve(host, port, &a) < 0)
 		die(2, "--session: cannot resolve '%s'", host);
+	have_key = ag->have_key;
+	key_file = ag->key_file;
 	ag->s = s;
 	ag->idx = idx;
 	ag->fd = -1;
 	for (int attempt = 0; attempt < 250 && ag->fd < 0; attempt++) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 		if (connect(fd, (void *)&a, sizeof(a)) == 0) {
+			/* the node that started the coordinator made the key
+			 * file first: it may have done so after we looked */
+			if (!have_key)
+				have_key = sesskey_load(key_file, 0, ag->key) == 0;
+			if (!have_key) {
+				close(fd);
+				warnx("--session %s: no key file %s: copy there the one of the host "
+				      "that started the session, or give --key-file", hostport, key_file);
+				return -1;
+			}
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 			ag->fd = fd;
-			break;
+			int h = handshake(ag, s->node[idx].name);
+			if (h < 0) {
+				if (ag->fd >= 0)
+					close(ag->fd);
+				ag->fd = -1;
+				warnx("--session %s: refused: the coordinator does not share the "
+				      "key of %s", hostport, key_file);
+				return -1;
+			}
+			if (h > 0 && ag->fd >= 0)
+				close(ag->fd);
+			if (h > 0)
+				ag->fd = -1;
+			if (ag->fd >= 0)
+				break;
+		} else {
+			close(fd);
 		}
-		close(fd);
-		if (attempt == 0)
-			start_coordinator(&a);
+		/* nobody listens: the first node makes the key and the
+		 * coordinator (which inherits the key) */
+		if (!started) {
+			started = 1;
+			if (!have_key)
+				have_key = sesskey_load(key_file, 1, ag->key) == 0;
+			start_coordinator(&a, ag->key);
+		}
 		usleep(20000);
 	}
 	if (ag->fd < 0) {
@@ -383,7 +560,6 @@ int agent_start(struct agent *ag, const char *hostport, struct session *s, int i
 		return -1;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	say(ag, "HELLO %s\n", s->node[idx].name);
 	return pthread_create(&ag->th, NULL, agent_run, ag) ? -1 : 0;
 }
 

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "sesskey.h"
 #include "spool.h"
 
 struct agent {
@@ -20,10 +21,18 @@ struct agent {
 	 * shortest round trip (NTP's estimate) */
 	int probes, answers;
 	int64_t offset, best_rtt, last_probe;
+	uint8_t key[SESSKEY_LEN];    /* the session's shared key */
+	const char *key_file;
+	int have_key;                /* 0: none yet (we may start the session) */
 };
 
+/* Load the session's key from KEY_FILE (NULL: sesskey_default_path()),
+ * before the node joins: a bad key file ends the capture right away. */
+void agent_key(struct agent *ag, const char *key_file);
+
 /* Connect to the coordinator of HOST:PORT (starting it when nobody
- * listens there and the address is ours) and start mirroring. */
+ * listens there and the address is ours, and making the key file when
+ * there is none), authenticate both ways and start mirroring. */
 int agent_start(struct agent *ag, const char *hostport, struct session *s, int idx);
 void agent_stop(struct agent *ag);
 

@@ -25,6 +25,7 @@
 #include "netcap.h"
 #include "profile.h"
 #include "session.h"
+#include "recover.h"
 #include "traceread.h"
 #include "util.h"
 #include "zstdio.h"
@@ -34,7 +35,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_SESSION, OPT_THROTTLE, OPT_PERIOD, OPT_DELAY, OPT_WATCHDOG,
        OPT_WATCHDOG_FROM, OPT_WATCHDOG_FACTOR, OPT_HOLD_TIMEOUT, OPT_CLUSTER,
        OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR, OPT_PCAP,
-       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_SESSION_NODES, OPT_CALLSITES,
+       OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_KEY_FILE, OPT_RECOVER, OPT_LIST, OPT_SESSION_NODES, OPT_CALLSITES,
        OPT_PROFILE, OPT_SAMPLE_HZ, OPT_SAMPLE_ALLOC, OPT_STACK_DEPTH, OPT_PROFILE_START,
        OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS };
 
@@ -58,6 +59,7 @@ static const struct optdesc {
 	{ "cpu-period", 1, OPT_CPU_PERIOD, "SECONDS", "how often --cpu checks the app's CPU use (default 0.01; Repy: 0.1)" },
 	{ "session", 1, OPT_SESSION, "NAME", "capture this node as part of multi-node session NAME (HOST:PORT: across hosts)" },
 	{ "session-dir", 1, OPT_SESSION_DIR, "DIR", "where this host keeps session files (default /dev/shm)" },
+	{ "key-file", 1, OPT_KEY_FILE, "FILE", "--session HOST:PORT: the session's shared key (default ~/.config/island/session.key)" },
 	{ "session-nodes", 1, OPT_SESSION_NODES, "N", "the session has N nodes: a throttled node waits until all are known" },
 	{ "throttle", 1, OPT_THROTTLE, "NODE", "in a session: throttle NODE to discover who waits for it" },
 	{ "period", 1, OPT_PERIOD, "P", "the throttled node holds every P-th I/O (default 1)" },
@@ -76,6 +78,8 @@ static const struct optdesc {
 	{ "syscalls", 0, OPT_SYSCALLS, NULL, "also record every system call at the kernel boundary (Syscall User Dispatch)" },
 	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
 	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
+	{ "recover", 0, OPT_RECOVER, "[SPOOL]", "write the trace of a spool whose capture was killed (default: our newest such spool), marked incomplete" },
+	{ "list", 0, OPT_LIST, NULL, "with --recover: list our spools whose capture was killed" },
 	{ "keep-spool", 0, OPT_KEEP_SPOOL, NULL, "keep the spool files after writing the trace" },
 	{ "callsites", 0, OPT_CALLSITES, NULL, "record where each call was made from (island-analyze --by callsite)" },
 	{ "profile", 2, OPT_PROFILE, "[=VALUES]", "sampling profiler: cpu,wall,alloc (default all), or @NAME, a saved set" },
@@ -397,6 +401,9 @@ int main(int argc, char **argv)
 	const char *rfile = NULL;
 	int any_cli = 0;
 	struct sess_opts so = { .period = 1, .hold_timeout = 30, .max_gap = -1 };
+	const char *key_file = NULL;
+	const char *recover_spool = NULL;
+	int recover = 0, recover_list = 0;
 	const char *wd_from = NULL, *cluster = NULL, *throttle_nodes = NULL;
 	double wd_factor = 2, cl_timeout = 600;
 	int discover = 0;
@@ -439,6 +446,13 @@ int main(int argc, char **argv)
 		case OPT_NETRECV: restrict_set(&cli, "netrecv", optarg, NULL, 0); any_cli = 1; break;
 		case OPT_RESTRICTIONS: rfile = optarg; break;
 		case OPT_SESSION: so.name = optarg; break;
+		case OPT_KEY_FILE: key_file = optarg; break;
+		case OPT_RECOVER:
+			recover = 1;
+			if (optind < argc && argv[optind][0] != '-')
+				recover_spool = argv[optind++];
+			break;
+		case OPT_LIST: recover_list = 1; break;
 		case OPT_SESSION_NODES: so.nodes = (int)num_opt("--session-nodes", optarg, 1, SESS_NODES); break;
 		case OPT_SESSION_DIR: {
 			char *abs = realpath(optarg, NULL);
@@ -500,6 +514,18 @@ int main(int argc, char **argv)
 	}
 	if (discover)
 		die(2, "--discover needs --cluster FILE");
+	if (recover_list && !recover)
+		die(2, "--list needs --recover");
+	if (recover) {
+		if (optind < argc)
+			die(2, "--recover writes a spool's trace: no program expected");
+		if (!recover_list && !output)
+			die(2, "--recover needs -o FILE");
+		if (output)
+			check_output(output);
+		return recover_main(recover_spool, spool_parent ? spool_parent : default_spool_parent(),
+				    recover_list, output, output ? trace_compress_for(output, gzip) : 0);
+	}
 	if (prof_finish(&po, optind < argc))
 		return 0;		/* --profile-save alone */
 	if (optind >= argc) {
@@ -574,6 +600,8 @@ int main(int argc, char **argv)
 	int sidx = -1;
 	if (so.name) {
 		watchdog_maxima(&so, wd_from, wd_factor, node);
+		if (strchr(so.name, ':'))
+			agent_key(&agent, key_file);
 		/* joined on the file at the path, checked after the join: a
 		 * node leaving last may unlink the file we had just opened */
 		for (int tries = 0;; tries++) {
@@ -596,6 +624,8 @@ int main(int argc, char **argv)
 	} else if (so.throttle || wd_from) {
 		die(2, "--throttle and --watchdog-from need --session");
 	}
+	if (key_file && !(so.name && strchr(so.name, ':')))
+		die(2, "--key-file needs --session HOST:PORT");
 	if (nco.enabled) {
 		size_t l = strlen(output) - strlen(trace_compress_suffix(trace_compress_of(output)));
 		const char *dot = memrchr(output, '.', l);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "recover.h"
 #include "monitor.h"
 #include "netcap.h"
 #include "util.h"
@@ -97,6 +98,8 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 		die(2, "pipe:");
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	clock_start(&n->clk, o->clock_kind);
+	if (recover_note(o->spool, n) < 0)
+		die(2, "%s: cannot note the node for --recover", o->spool);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)

@@ -884,6 +884,8 @@ int trace_write(struct node *n, const char *path, int comp)
 	o_str(&o, "<trace version=\"1\" generator=\"island-capture " ISLAND_VERSION
 		  "\"");
 	o_attr(&o, "complete", complete ? "true" : "false");
+	if (n->reason)
+		o_attr(&o, "reason", n->reason);
 	o_str(&o, ">\n<node");
 	o_attr_esc(&o, "name", n->name);
 	o_attr_esc(&o, "host", n->host);

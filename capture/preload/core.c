@@ -51,6 +51,11 @@ static int sud_wanted;               /* --syscalls: children too */
 
 static char spool_dir[512];
 static size_t spool_dir_len;
+/* island-capture's pid (from the spool's node.info; 0: no node.info,
+ * never checked): once the capture is gone (SIGKILL, the OOM killer),
+ * nobody will read more than the spool holds, so it stops growing. */
+static pid_t capture_pid;
+static volatile int capture_gone;
 static char env_spool[600], env_clock[32], env_lib[600];
 static char env_session[600], env_session_node[48];
 char env_preload_lib[512];
@@ -173,6 +178,51 @@ static long reserve(long fd, uint64_t start, uint64_t len)
 /* Map the window that holds file offset `off` (page-aligned down), after
  * making sure the file has blocks for it: a write to a mapping beyond what
  * the file system can hold would kill the application with SIGBUS. */
+static void read_capture_pid(void)
+{
+	char path[sizeof(spool_dir) + 16], buf[512];
+
+	memcpy(path, spool_dir, spool_dir_len);
+	memcpy(path + spool_dir_len, "/node.info", sizeof("/node.info"));
+	long fd = SYS(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+	if (fd < 0)
+		return;
+	long n = SYS(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0);
+	SYS(SYS_close, fd, 0, 0, 0);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	for (const char *p = buf; *p; p++)
+		if (p[0] == '\n' && p[1] == 'p' && p[2] == 'i' && p[3] == 'd' && p[4] == ' ') {
+			pid_t v = 0;
+			for (p += 5; *p >= '0' && *p <= '9'; p++)
+				v = v * 10 + (*p - '0');
+			capture_pid = v;
+			break;
+		}
+}
+
+/* Checked only when a window moves or a thread starts, never per call:
+ * island-capture holds a write lock on node.info while it runs (a lock,
+ * not kill(pid, 0): the app may be in another PID namespace). */
+static int capture_alive(void)
+{
+	char path[sizeof(spool_dir) + 16];
+
+	if (capture_gone || !capture_pid)
+		return !capture_gone;
+	memcpy(path, spool_dir, spool_dir_len);
+	memcpy(path + spool_dir_len, "/node.info", sizeof("/node.info"));
+	long fd = SYS(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+	if (fd < 0)
+		return 1;            /* cannot tell: keep recording */
+	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	if (SYS(SYS_fcntl, fd, F_GETLK, (long)&lk, 0) == 0 && lk.l_type == F_UNLCK)
+		capture_gone = 1;
+	SYS(SYS_close, fd, 0, 0, 0);
+	return !capture_gone;
+}
+
 static int map_window(struct tstate *t, uint64_t off)
 {
 	char path[600];
@@ -225,8 +275,8 @@ int spool_open(struct tstate *t)
 	long fd = -1;
 	void *h;
 
-	if (!island_on)
-		return -1;
+	if (!island_on || !capture_alive())
+		goto fail;
 	t->pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
 	t->tid = (pid_t)SYS(SYS_gettid, 0, 0, 0, 0);
 	for (t->gen = 0; t->gen < 1000; t->gen++) {
@@ -294,6 +344,11 @@ struct rec *rec_slow(struct tstate *t, size_t len)
 		 * only now and then (space may be freed), not on every call. */
 		if (t->hdr->lost && (t->hdr->lost & 0xfff)) {
 			t->hdr->lost++;
+			goto out;
+		}
+		if (!capture_alive()) {
+			t->hold |= HOLD_OFF;
+			t->cur = t->lim = NULL;
 			goto out;
 		}
 		if (map_window(t, off) < 0) {
@@ -504,6 +559,55 @@ static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
 		    el + cl + (size_t)n, NULL, 0);
 }
 
+#ifndef ISLAND_LOADER
+extern char **environ;
+static int env_ours(const char *e);
+
+/* Our library out of an LD_PRELOAD value (entries split by ':' or ' '),
+ * in place; returns the length left. */
+static size_t preload_strip(char *v, const char *lib, size_t libl)
+{
+	char *w = v, *r = v;
+
+	while (*r) {
+		size_t l = strcspn(r, ": ");
+		if (!(l == libl && !strncmp(r, lib, l))) {
+			if (w != v)
+				*w++ = ':';
+			memmove(w, r, l);
+			w += l;
+		}
+		r += l;
+		while (*r == ':' || *r == ' ')
+			r++;
+	}
+	*w = 0;
+	return (size_t)(w - v);
+}
+
+/* What the app sees of its environment (getenv, environ) is what it was
+ * given: our variables were read by the constructor, and env_fix puts them
+ * back into every image the app execs. (/proc/PID/environ, the kernel's
+ * copy, still shows them: changing it needs CAP_SYS_RESOURCE.) */
+static void env_hide(void)
+{
+	size_t libl = strlen(env_preload_lib);
+	char **w = environ;
+
+	if (!environ || !libl)
+		return;
+	for (char **r = environ; *r; r++) {
+		if (env_ours(*r))
+			continue;
+		if (!strncmp(*r, "LD_PRELOAD=", 11) &&
+		    !preload_strip(*r + 11, env_preload_lib, libl))
+			continue;
+		*w++ = *r;
+	}
+	*w = NULL;
+}
+#endif
+
 static void getenv_copy(char *dst, size_t n, const char *name, const char *val)
 {
 	size_t k = strlen(name);
@@ -553,6 +657,7 @@ CONSTRUCTOR void island_init(void)
 			rec_extras |= EXTRA_SITES;
 	}
 	prof_init(spool_dir, spool_dir_len);
+	read_capture_pid();
 	if (getenv(ENV_SESSION) && getenv(ENV_SESSION_NODE)) {
 		getenv_copy(env_session, sizeof(env_session), ENV_SESSION,
 			    getenv(ENV_SESSION));
@@ -576,6 +681,10 @@ CONSTRUCTOR void island_init(void)
 		sud_wanted = 1;
 		sud_init();
 	}
+#ifndef ISLAND_LOADER
+	if (!sud_wanted && !handoff)
+		env_hide();
+#endif
 	errno = e;
 }
 
@@ -693,6 +802,18 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	}
 }
 
+/* The variables island-capture passes to every image of the app */
+static int env_ours(const char *e)
+{
+	static const char *const ours[] = { "ISLAND_SPOOL=", "ISLAND_CLOCK=", "ISLAND_LIB=",
+		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION" };
+
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (!strncmp(e, ours[i], strlen(ours[i])))
+			return 1;
+	return 0;
+}
+
 /* An environment for a child image: the caller's, with our variables and
  * our library in LD_PRELOAD (after any the application set itself). */
 char *const *env_fix(char *const *envp, char **buf, size_t buflen,
@@ -730,14 +851,7 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	}
 	memcpy(p, env_preload_lib, libl + 1);
 	for (char *const *e = envp; *e; e++) {
-		if (!strncmp(*e, pre, sizeof(pre) - 1) ||
-		    !strncmp(*e, "ISLAND_SPOOL=", 13) ||
-		    !strncmp(*e, "ISLAND_CLOCK=", 13) ||
-		    !strncmp(*e, "ISLAND_LIB=", 11) ||
-		    !strncmp(*e, "ISLAND_LIMITS=", 14) ||
-		    !strncmp(*e, "ISLAND_SYSCALLS=", 16) ||
-		    !strncmp(*e, "ISLAND_LOADED=", 14) ||
-		    !strncmp(*e, "ISLAND_SESSION", 14))
+		if (!strncmp(*e, pre, sizeof(pre) - 1) || env_ours(*e))
 			continue;
 		if (n + 9 >= arrlen)
 			return envp;

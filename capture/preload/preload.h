@@ -306,6 +306,8 @@ pid_t tid_of(unsigned long pthread);
 void registry_note_pthread(struct tstate *t, unsigned long pthread);
 
 /* The environment our children need (core.c), for exec and spawn. */
+/* the real popen, with the capture's variables in environ (wrap_proc.c) */
+struct _IO_FILE *popen_with_env(const char *cmd, const char *mode);
 char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		     char **arr, size_t arrlen);
 extern char env_preload_lib[];

@@ -334,3 +334,23 @@ EXPORT int system(const char *cmd)
 	errno = e;
 	return r;
 }
+
+/* popen() spawns /bin/sh with environ through libc's internal spawn,
+ * which no wrapper sees: our variables go back in for the call (the
+ * interposer took them out of environ, core.c env_hide). The popen
+ * wrapper (wrap_stream.c) calls this for the real one. */
+FILE *popen_with_env(const char *cmd, const char *mode)
+{
+	size_t n = env_count(environ) + 10;
+	char *arr[n], buf[8192], *bp = buf;
+	char **saved = environ;
+	char *const *env = env_fix(environ, &bp, sizeof(buf), arr, n);
+
+	if (island_on)
+		environ = (char **)env;
+	FILE *f = REAL(popen)(cmd, mode);
+	int e = errno;
+	environ = saved;
+	errno = e;
+	return f;
+}

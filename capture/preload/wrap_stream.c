@@ -173,9 +173,9 @@ EXPORT FILE *popen(const char *cmd, const char *mode)
 	struct tstate *t = &ts;
 
 	if (!enter(t))
-		return REAL(popen)(cmd, mode);
+		return popen_with_env(cmd, mode);
 	uint64_t t0 = now();
-	FILE *f = REAL(popen)(cmd, mode);
+	FILE *f = popen_with_env(cmd, mode);
 	uint64_t t1 = now();
 	int e = errno;
 	int fd = sfd(f);

@@ -18,7 +18,7 @@ FUZZ_COMMON  := $(call fuzzobj,$(patsubst $(O)/%.o,%.c,$(COMMON_OBJS)))
 FUZZ_ANALYZE := $(call fuzzobj,$(filter-out analysis/main.c,$(ANALYZE_SRCS))) $(FUZZ_COMMON)
 FUZZ_REPLAY  := $(call fuzzobj,$(filter-out replay/main.c,$(REPLAY_SRCS))) $(FUZZ_COMMON)
 FUZZ_CAPTURE := $(call fuzzobj,$(filter-out capture/main.c,$(CAPTURE_SRCS))) $(FUZZ_COMMON)
-FUZZ_LIBS    := $(XML_LIBS) $(ANALYZE_LIBS) -lpcap -lpthread -lm
+FUZZ_LIBS    := $(XML_LIBS) $(ANALYZE_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
 
 $(O)/fuzz/obj/%.o: %.c
 	$(call msg,FUZZCC,$<)

@@ -1,0 +1,265 @@
+/*
+ * --recover: a spool whose island-capture was killed holds every record
+ * the application wrote up to then (each record is complete before the
+ * spool's `used` moves past it), but not the node's identity nor its
+ * clock: the capture notes them in node.info before the app starts.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "recover.h"
+#include "util.h"
+
+/* node.info stays open and write-locked (a POSIX record lock: not
+ * inherited by our children, released when we die however we die): the
+ * interposer and --recover ask the lock whether we still run, which holds
+ * across PID namespaces, where our pid may mean another process. */
+int recover_note(const char *spool, const struct node *n)
+{
+	char *path = xasprintf("%s/" RECOVER_INFO, spool);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int rc = 0;
+
+	if (fd < 0 || fcntl(fd, F_SETLK, &lk) < 0) {
+		warnx("%s:", path);
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return -1;
+	}
+	if (dprintf(fd, "island-spool 1\npid %d\nname %s\nhost %s\nclock %d %llu %lld %lld\n",
+		    (int)getpid(), n->name, n->host, n->clk.kind,
+		    (unsigned long long)n->clk.tsc0, (long long)n->clk.mono0,
+		    (long long)n->clk.real0) < 0)
+		rc = -1;
+	for (int i = 0; i < n->argc && !rc; i++) {   /* hex: any byte may be in an arg */
+		char hex[2 * 256 + 2];
+		const unsigned char *p = (const unsigned char *)n->argv[i];
+		if (dprintf(fd, "arg ") < 0)
+			rc = -1;
+		while (*p && !rc) {
+			size_t k = 0;
+			for (; *p && k < 512; p++, k += 2)
+				sprintf(hex + k, "%02x", *p);
+			if (write(fd, hex, k) != (ssize_t)k)
+				rc = -1;
+		}
+		if (!rc && write(fd, "\n", 1) != 1)
+			rc = -1;
+	}
+	if (rc)
+		warnx("%s:", path);
+	free(path);
+	return rc;                   /* fd kept: the lock lives with us */
+}
+
+struct info {
+	pid_t pid;
+	char name[256], host[256];
+	struct clockmap clk;
+	char **argv;
+	int argc;
+};
+
+static char *unhex_arg(const char *h)
+{
+	size_t l = strlen(h) / 2;
+	char *s = xmalloc(l + 1);
+
+	for (size_t i = 0; i < l; i++) {
+		unsigned v;
+		if (sscanf(h + 2 * i, "%2x", &v) != 1)
+			v = '?';
+		s[i] = (char)v;
+	}
+	s[l] = 0;
+	return s;
+}
+
+/* 0 when DIR/node.info reads; -1 (quietly, unless LOUD) when not */
+static int read_info(const char *dir, struct info *in, int loud)
+{
+	char *path = xasprintf("%s/" RECOVER_INFO, dir), *line = NULL;
+	size_t cap = 0;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	long lineno = 0;
+	int ok = 0;
+
+	memset(in, 0, sizeof(*in));
+	if (!f) {
+		if (loud)
+			warnx("%s:", path);
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return -1;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long tsc;
+		long long mono, real;
+		int kind, pid;
+		lineno++;
+		line[strcspn(line, "\n")] = 0;
+		if (lineno == 1 && !strcmp(line, "island-spool 1"))
+			ok = 1;
+		else if (sscanf(line, "pid %d", &pid) == 1)
+			in->pid = pid;
+		else if (!strncmp(line, "name ", 5))
+			snprintf(in->name, sizeof(in->name), "%.255s", line + 5);
+		else if (!strncmp(line, "host ", 5))
+			snprintf(in->host, sizeof(in->host), "%.255s", line + 5);
+		else if (sscanf(line, "clock %d %llu %lld %lld", &kind, &tsc, &mono, &real) == 4) {
+			in->clk.kind = kind;
+			in->clk.tsc0 = tsc;
+			in->clk.mono0 = mono;
+			in->clk.real0 = real;
+			in->clk.ns_per_tick = 1;
+		} else if (!strncmp(line, "arg ", 4)) {
+			in->argv = xrealloc(in->argv, sizeof(char *) * (size_t)(in->argc + 2));
+			in->argv[in->argc++] = unhex_arg(line + 4);
+			in->argv[in->argc] = NULL;
+		} else if (ok) {
+			if (loud)
+				warnx("%s:%ld: unknown line", path, lineno);
+			ok = 0;
+			break;
+		}
+	}
+	fclose(f);
+	free(line);
+	if (!ok || !in->pid || !in->name[0]) {
+		if (loud)
+			warnx("%s: not the node.info of an island-capture spool", path);
+		free(path);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
+/* Its capture is gone: nobody holds node.info's lock (recover_note) */
+static int abandoned(const char *dir)
+{
+	char *path = xasprintf("%s/" RECOVER_INFO, dir);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int gone = fd >= 0 && fcntl(fd, F_GETLK, &lk) == 0 && lk.l_type == F_UNLCK;
+
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return gone;
+}
+
+/* size of the spool's files, bytes; its newest change seen, seconds ago
+ * (records written through a mapping need not change a file's mtime) */
+static void spool_size_age(const char *dir, long long *size, double *age)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	time_t newest = 0;
+
+	*size = 0;
+	while (d && (e = readdir(d))) {
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+			*size += (long long)st.st_blocks * 512;
+			if (st.st_mtime > newest)
+				newest = st.st_mtime;
+		}
+	}
+	if (d)
+		closedir(d);
+	*age = difftime(time(NULL), newest);
+}
+
+int recover_main(const char *spool, const char *parent, int list,
+		 const char *output, int comp)
+{
+	char *best = NULL;
+	time_t best_t = 0;
+	struct info in;
+
+	if (!spool || list) {
+		DIR *d = opendir(parent);
+		struct dirent *e;
+		if (!d)
+			die(2, "%s:", parent);
+		if (list)
+			printf("%-40s %8s %10s %12s %s\n", "spool", "pid", "age (s)", "bytes", "node");
+		while ((e = readdir(d))) {
+			struct stat st;
+			if (strncmp(e->d_name, "island-spool.", 13) ||
+			    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+				continue;
+			char *dir = xasprintf("%s/%s", parent, e->d_name);
+			if (read_info(dir, &in, 0) == 0 && abandoned(dir)) {
+				long long size;
+				double age;
+				spool_size_age(dir, &size, &age);
+				if (list)
+					printf("%-40s %8d %10.0f %12lld %s\n", dir, (int)in.pid, age,
+					       size, in.name);
+				if (!best || st.st_mtime > best_t) {
+					free(best);
+					best = xstrdup(dir);
+					best_t = st.st_mtime;
+				}
+			}
+			free(dir);
+		}
+		closedir(d);
+		if (list)
+			return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+		if (!best)
+			die(2, "--recover: no abandoned spool of ours in %s", parent);
+		spool = best;
+	}
+	if (read_info(spool, &in, 1) < 0)
+		return 2;
+	if (!abandoned(spool))
+		die(2, "--recover %s: its island-capture (pid %d) still runs", spool, (int)in.pid);
+
+	struct node n = { 0 };
+	long long size;
+	double age;
+	n.name = in.name;
+	n.host = in.host;
+	n.argv = in.argv;
+	n.argc = in.argc;
+	n.clk = in.clk;
+	clock_end(&n.clk);               /* the slope from then to now: same boot */
+	/* the node's end: the spool's last change */
+	spool_size_age(spool, &size, &age);
+	n.end = (int64_t)(time(NULL) - age) * 1000000000LL - n.clk.real0;
+	if (n.end < 0)
+		n.end = 0;
+	if (spool_load(&n, spool) < 0)
+		return 2;
+	resolve_node(&n);
+	for (int i = 0; i < n.nprocs; i++)      /* records may follow the last change seen */
+		if (n.procs[i].end > n.end)
+			n.end = n.procs[i].end;
+	n.complete = 0;
+	n.reason = "capture-killed";
+	if (trace_write(&n, output, comp) < 0) {
+		warnx("the records are kept in %s", spool);
+		return 1;
+	}
+	spool_unload(&n);
+	warnx("%s: recovered from %s (its capture, pid %d, was killed); the trace is "
+	      "marked incomplete", output, spool, (int)in.pid);
+	return 0;
+}

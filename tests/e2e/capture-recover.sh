@@ -1,0 +1,42 @@
+# island-capture SIGKILLed mid-run (issue 13.4): the app goes on and
+# finishes; --recover --list shows the abandoned spool; --recover writes a
+# valid trace from it, complete="false" reason="capture-killed", with the
+# records written before the kill.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+mkdir sp
+export ISLAND_SPOOL_DIR="$PWD/sp"
+# a writer: one line a 10 ms, 150 lines
+cat > writer.sh <<'SH'
+i=0
+while [ $i -lt 150 ]; do echo "line $i" >> out.txt; i=$((i + 1)); sleep 0.01; done
+SH
+"$CAPTURE" -n rec -o never.xml -- sh writer.sh &
+cap=$!
+for i in $(seq 100); do [ -s out.txt ] && [ "$(wc -l < out.txt)" -ge 20 ] && break; sleep 0.05; done
+kill -9 $cap
+wait $cap 2>/dev/null
+before=$(wc -l < out.txt)
+for i in $(seq 200); do [ "$(wc -l < out.txt)" = 150 ] && break; sleep 0.05; done
+expect_eq "lines the app wrote" "$(wc -l < out.txt)" "150"
+[ ! -e never.xml ] || fail "the killed capture wrote a trace"
+"$CAPTURE" --recover --list > list.txt || fail "--recover --list failed"
+expect_eq "abandoned spools listed" "$(tail -n +2 list.txt | wc -l)" "1"
+expect_eq "its pid and node" "$(tail -n +2 list.txt | awk '{ print $2, $5 }')" "$cap rec"
+"$CAPTURE" --recover -o rec.xml 2> recover.err || { cat recover.err; fail "--recover failed"; }
+check_trace rec.xml
+grep -q '<trace [^>]*complete="false" reason="capture-killed"' rec.xml || fail "not marked complete=false reason=capture-killed"
+grep -q '<node name="rec"' rec.xml || fail "the node's name is not in the trace"
+# the writes before the kill are there (each echo opens out.txt for
+# append: 4 records name it)
+opens=$(grep -c 'out.txt' rec.xml)
+[ "$opens" -ge $(( 4 * before )) ] || fail "only $opens records name out.txt ($before lines were written before the kill)"
+# the spool stopped growing: the sleeps started after the kill (one per
+# line) have no spool file and no process in the trace
+procs=$(grep -c '<process' rec.xml)
+[ "$procs" -le $(( before + 3 )) ] || fail "$procs processes recorded, $before lines were written before the kill"
+# an explicit spool, and bad input
+"$CAPTURE" --recover "$(tail -n +2 list.txt | awk '{ print $1 }')" -o rec2.xml 2>/dev/null || fail "--recover SPOOL failed"
+check_trace rec2.xml
+"$CAPTURE" --recover sp -o x.xml 2> bad.err && fail "--recover of a directory without node.info succeeded"
+expect_eq "not a spool" "$(cat bad.err)" "island-capture: sp/node.info: No such file or directory"
+exit 0
