@@ -20,6 +20,10 @@ FUZZ_REPLAY  := $(call fuzzobj,$(filter-out replay/main.c,$(REPLAY_SRCS))) $(FUZ
 FUZZ_CAPTURE := $(call fuzzobj,$(filter-out capture/main.c,$(CAPTURE_SRCS))) $(FUZZ_COMMON)
 FUZZ_LIBS    := $(XML_LIBS) $(ANALYZE_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
 
+# the system call names capture/sysnames.c includes are generated
+$(O)/fuzz/obj/capture/sysnames.o: $(O)/capture/sysnames.h
+$(O)/fuzz/obj/capture/sysnames.o: CPPFLAGS += -I$(O)/capture
+
 $(O)/fuzz/obj/%.o: %.c
 	$(call msg,FUZZCC,$<)
 	@mkdir -p $(dir $@)
