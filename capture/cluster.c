@@ -26,6 +26,7 @@
 
 #include "capture.h"
 #include "cluster.h"
+#include "netns.h"
 #include "session.h"
 #include "traceread.h"
 #include "util.h"
@@ -51,9 +52,51 @@ struct cluster {
 	char *dir;                   /* the cluster file's directory */
 	struct cnode *nodes;
 	int n;
-	char *tag;                   /* unique per run: session and netns names */
+	char *tag;                   /* the runner's pid: session and netns names */
+	long owner;                  /* the runner's pid */
 	int have_netns;
+	int nodes_up, bridge_up;     /* namespaces made so far, for the cleanup */
 };
+
+/* What the cluster file names goes into file names, session names and
+ * `ip` arguments: letters, digits, '_', '-' and '.', not first. */
+static int safe_name(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > max || s[0] == '-' || s[0] == '.')
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_-.") == n;
+}
+
+static int env_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= 128 && !(s[0] >= '0' && s[0] <= '9') &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_") == n;
+}
+
+/* "A.B.C.D/LEN", LEN in [8, 30], and nothing else. */
+static int ipv4_prefix(const char *s)
+{
+	const char *slash = strchr(s, '/');
+	char ip[INET_ADDRSTRLEN];
+	struct in_addr a;
+	size_t l = slash ? (size_t)(slash - s) : 0, d;
+
+	if (!slash || l >= sizeof(ip))
+		return 0;
+	memcpy(ip, s, l);
+	ip[l] = 0;
+	d = strspn(slash + 1, "0123456789");
+	if (inet_pton(AF_INET, ip, &a) != 1 || !d || d > 2 || slash[1 + d])
+		return 0;
+	int len = atoi(slash + 1);
+	return len >= 8 && len <= 30;
+}
 
 static char *prop(xmlNodePtr e, const char *name)
 {
@@ -107,22 +150,22 @@ static void load(struct cluster *c, const char *file)
 		n->address = prop(e, "address");
 		char *ns = prop(e, "netns");
 		n->netns = ns && (!strcmp(ns, "yes") || !strcmp(ns, "true"));
+		if (ns && !n->netns && strcmp(ns, "no") && strcmp(ns, "false"))
+			die_at(2, file, n->line, "netns=\"%s\": yes or no", ns);
 		free(ns);
-		if (!n->name || !*n->name || strlen(n->name) > 32 || strchr(n->name, '/'))
-			die_at(2, file, n->line, "a <node> needs a name (up to 32 characters, no '/')");
+		if (!n->name || !safe_name(n->name, 32))
+			die_at(2, file, n->line, "node name \"%s\": 1 to 32 letters, digits, "
+			       "'_', '-' or '.' (not first)", n->name ? n->name : "");
 		for (int i = 0; i < c->n - 1; i++)
 			if (!strcmp(c->nodes[i].name, n->name))
 				die_at(2, file, n->line, "node '%s' is listed twice", n->name);
-		if (n->netns) {
-			struct in_addr a;
-			char ip[64];
-			int len = 0;
-			if (!n->address || sscanf(n->address, "%63[0-9.]/%d", ip, &len) != 2 ||
-			    inet_pton(AF_INET, ip, &a) != 1 || len < 8 || len > 30)
-				die_at(2, file, n->line, "node '%s': netns needs address=\"A.B.C.D/LEN\"",
-				       n->name);
-			c->have_netns = 1;
-		}
+		if (n->address && !ipv4_prefix(n->address))
+			die_at(2, file, n->line, "node '%s': address \"%s\" is not A.B.C.D/LEN "
+			       "(LEN 8 to 30)", n->name, n->address);
+		if (n->netns && !n->address)
+			die_at(2, file, n->line, "node '%s': netns needs address=\"A.B.C.D/LEN\"",
+			       n->name);
+		c->have_netns |= n->netns;
 		for (xmlNodePtr a = e->children; a; a = a->next) {
 			if (a->type != XML_ELEMENT_NODE)
 				continue;
@@ -136,6 +179,9 @@ static void load(struct cluster *c, const char *file)
 				char *k = prop(a, "name"), *v = prop(a, "value");
 				if (!k || !v)
 					die_at(2, file, xmlGetLineNo(a), "<env> needs name and value");
+				if (!env_name(k))
+					die_at(2, file, xmlGetLineNo(a), "<env name=\"%s\">: letters, "
+					       "digits and '_', not a digit first", k);
 				n->env = xrealloc(n->env, sizeof(char *) * (size_t)(n->nenv + 1));
 				n->env[n->nenv++] = xasprintf("%s=%s", k, v);
 				free(k);
@@ -264,54 +310,33 @@ static int free_port(void)
 	return port ? port : 20000 + (getpid() % 20000);
 }
 
-/* --- network namespaces ------------------------------------------------ */
+/* --- network namespaces (netns.c) -------------------------------------- */
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
+static void cluster_netns_down(struct cluster *c)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	char *cmd = xvasprintf(fmt, ap);
-	va_end(ap);
-	int rc = system(cmd);
-	free(cmd);
-	return rc;
-}
-
-static void netns_down(struct cluster *c)
-{
-	for (int i = 0; i < c->n; i++)
+	for (int i = 0; i < c->nodes_up; i++)
 		if (c->nodes[i].netns)
-			sh("ip netns del isl-%s-%d >/dev/null 2>&1", c->tag, i);
-	sh("ip link del islbr-%s >/dev/null 2>&1", c->tag);
+			netns_node_down(c->owner, i);
+	c->nodes_up = 0;
+	if (c->bridge_up)
+		netns_bridge_down(c->owner);
+	c->bridge_up = 0;
 }
 
-static void netns_up(struct cluster *c)
+static int cluster_netns_up(struct cluster *c)
 {
-	if (sh("ip link add islbr-%s type bridge && ip link set islbr-%s up",
-	       c->tag, c->tag) != 0)
-		die(2, "cannot create a bridge for the cluster's namespaces "
-		       "(root and iproute2 needed)");
+	c->bridge_up = 1;            /* a half-made bridge is removed too */
+	if (netns_bridge_up(c->owner) < 0)
+		return -1;
 	for (int i = 0; i < c->n; i++) {
 		struct cnode *n = &c->nodes[i];
-		if (!n->netns)
-			continue;
-		if (sh("ip netns add isl-%s-%d && "
-		       "ip link add isv%s%da type veth peer name isv%s%db && "
-		       "ip link set isv%s%da master islbr-%s up && "
-		       "ip link set isv%s%db netns isl-%s-%d && "
-		       "ip -n isl-%s-%d addr add %s dev isv%s%db && "
-		       "ip -n isl-%s-%d link set isv%s%db up && "
-		       "ip -n isl-%s-%d link set lo up",
-		       c->tag, i, c->tag, i, c->tag, i, c->tag, i, c->tag, c->tag, i,
-		       c->tag, i, c->tag, i, n->address, c->tag, i, c->tag, i, c->tag, i,
-		       c->tag, i) != 0) {
-			netns_down(c);
-			die(2, "node '%s': cannot set up network namespace isl-%s-%d",
-			    n->name, c->tag, i);
+		c->nodes_up = i + 1;
+		if (n->netns && netns_node_up(c->owner, i, n->address) < 0) {
+			warnx("node '%s': no network namespace", n->name);
+			return -1;
 		}
 	}
+	return 0;
 }
 
 /* --- one pass ------------------------------------------------------------ */
@@ -425,9 +450,8 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 			_exit(126);
 		}
 		if (n->netns) {
-			char nspath[256];
-			snprintf(nspath, sizeof(nspath), "/var/run/netns/isl-%s-%d", c->tag, i);
-			int fd = open(nspath, O_RDONLY | O_CLOEXEC);
+			char *nspath = netns_path(c->owner, i);
+			int fd = open(nspath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 			if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
 				fprintf(stderr, "island-capture: node %s: cannot enter %s: %s\n",
 					n->name, nspath, strerror(errno));
@@ -444,6 +468,29 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 	n->status = -1;
 }
 
+/* Everything a run made is removed however the runner leaves it: the
+ * end, an error (die() exits), or a signal (the pass stops, then this). */
+static struct cluster *made;
+static char *made_dir;               /* the passes' base, unless kept */
+static char *made_session;           /* the running pass's session file */
+static pid_t made_by;
+
+static void cleanup(void)
+{
+	if (!made || getpid() != made_by)
+		return;
+	for (int i = 0; i < made->n; i++)
+		if (made->nodes[i].pid > 0 && made->nodes[i].status < 0)
+			kill(-made->nodes[i].pid, SIGKILL);
+	if (made_session)
+		unlink(made_session);
+	if (made->have_netns)
+		cluster_netns_down(made);
+	if (made_dir && rm_tree(made_dir) < 0)
+		warnx("%s: cannot remove:", made_dir);
+	made = NULL;
+}
+
 /* Run every node; 0 when all exited with status 0. */
 static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 {
@@ -452,6 +499,7 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 
 	p->session = xasprintf("%s-%s", c->tag, p->name);
 	p->port = free_port();
+	made_session = session_path(p->session);
 	struct session *s = session_open(p->session, 1, 1);
 	if (!s)
 		exit(2);
@@ -493,9 +541,9 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 	}
 	p->seconds = (double)(now_ns() - start) / 1e9;
 	kill_all(c, SIGKILL);                /* whatever a node left behind */
-	char *path = session_path(p->session);
-	unlink(path);
-	free(path);
+	unlink(made_session);
+	free(made_session);
+	made_session = NULL;
 	session_close(s);
 	for (int i = 0; i < c->n && !failed; i++) {
 		int st = c->nodes[i].status;
@@ -509,14 +557,6 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 	return failed ? -1 : 0;
 }
 
-static int rm_tree(const char *dir)
-{
-	char *cmd = xasprintf("rm -rf '%s'", dir);
-	int rc = system(cmd);
-	free(cmd);
-	return rc;
-}
-
 static struct pass *new_pass(struct cluster *c, const char *base, const char *name,
 			     const char *throttle)
 {
@@ -526,7 +566,8 @@ static struct pass *new_pass(struct cluster *c, const char *base, const char *na
 	p->throttle = throttle;
 	p->dir = xasprintf("%s/%s", base, name);
 	p->scratch = xasprintf("%s/scratch", p->dir);
-	rm_tree(p->dir);             /* a kept directory from an earlier run */
+	if (rm_tree(p->dir) < 0)     /* a kept directory from an earlier run */
+		die(2, "%s: cannot remove the earlier pass:", p->dir);
 	if (mkdir(p->dir, 0755) < 0 || mkdir(p->scratch, 0755) < 0)
 		die(2, "%s:", p->dir);
 	return p;
@@ -537,7 +578,7 @@ static struct pass *new_pass(struct cluster *c, const char *base, const char *na
 int cluster_run(struct cluster_opts *o)
 {
 	struct cluster c = { 0 };
-	char base[] = "/tmp/island-cluster.XXXXXX";
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int rc = 0;
 
@@ -554,7 +595,15 @@ int cluster_run(struct cluster_opts *o)
 	}
 	if (o->timeout <= 0)
 		o->timeout = 600;
-	char *basedir = base;
+	/* named after us, for --cleanup */
+	char *basedir = xasprintf("/tmp/island-cluster.%ld.XXXXXX", (long)getpid());
+	c.owner = getpid();
+	c.tag = xasprintf("%ld", c.owner);
+	made = &c;
+	made_by = getpid();
+	atexit(cleanup);
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigaction(stops[i], &sa, NULL);
 	if (o->passes_dir) {
 		if (mkdir(o->passes_dir, 0755) < 0 && errno != EEXIST)
 			die(2, "%s:", o->passes_dir);
@@ -562,14 +611,21 @@ int cluster_run(struct cluster_opts *o)
 		if (!basedir)
 			die(2, "%s:", o->passes_dir);
 		o->keep = 1;
-	} else if (!mkdtemp(base)) {
-		die(2, "%s:", base);
+	} else if (!mkdtemp(basedir)) {
+		die(2, "%s:", basedir);
+	} else if (!o->keep) {
+		made_dir = basedir;
 	}
-	c.tag = xasprintf("%x%x", (unsigned)getpid() & 0xffff, (unsigned)time(NULL) & 0xff);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (c.have_netns)
-		netns_up(&c);
+	if (c.have_netns) {
+		/* a dead run of the same pid may have left them */
+		c.nodes_up = c.n;
+		c.bridge_up = 1;
+		cluster_netns_down(&c);
+		if (cluster_netns_up(&c) < 0)
+			exit(2);
+	}
+	if (interrupted)
+		goto out;
 
 	char **names = xcalloc((size_t)c.n, sizeof(char *));
 	for (int i = 0; i < c.n; i++)
@@ -608,6 +664,8 @@ int cluster_run(struct cluster_opts *o)
 				if (!want)
 					continue;
 			}
+			if (interrupted)
+				goto out;
 			char *pname = xasprintf("throttle-%s", tn);
 			struct pass *p = new_pass(&c, basedir, pname, tn);
 			fprintf(stderr, "island-capture: %s: pass throttling %s (period %d)\n",
@@ -628,11 +686,10 @@ int cluster_run(struct cluster_opts *o)
 		fprintf(stderr, ")\n");
 	}
 out:
-	if (c.have_netns)
-		netns_down(&c);
 	if (o->keep)
 		fprintf(stderr, "island-capture: the passes' traces are kept in %s\n", basedir);
-	else
-		rm_tree(basedir);
+	cleanup();
+	if (interrupted)
+		rc = 128 + interrupted;
 	return rc;
 }

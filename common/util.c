@@ -1,7 +1,9 @@
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 const char *progname = "island";
 void (*die_hook)(int status);
@@ -374,4 +377,81 @@ const char *signal_name(int sig)
 	}
 	snprintf(buf, sizeof(buf), "SIG%d", sig);
 	return buf;
+}
+
+/* Each level is opened relative to its parent (O_NOFOLLOW|O_DIRECTORY):
+ * a directory swapped for a symlink meanwhile is not entered. */
+static int rm_below(int dfd, dev_t dev)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *e;
+	int rc = 0, err = 0;
+
+	if (!d) {
+		close(dfd);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		const char *nm = e->d_name;
+		if (!strcmp(nm, ".") || !strcmp(nm, ".."))
+			continue;
+		if (unlinkat(dirfd(d), nm, 0) == 0 || errno == ENOENT)
+			continue;
+		if (errno != EISDIR && errno != EPERM) {
+			if (!err)
+				err = errno;
+			rc = -1;
+			continue;
+		}
+		int sub = openat(dirfd(d), nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (sub < 0 || fstat(sub, &st) < 0 || st.st_dev != dev) {
+			if (!err)
+				err = sub < 0 ? errno : EXDEV;
+			if (sub >= 0)
+				close(sub);
+			rc = -1;
+			continue;
+		}
+		if (rm_below(sub, dev) < 0 && !err)
+			err = errno, rc = -1;
+		if (unlinkat(dirfd(d), nm, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+			if (!err)
+				err = errno;
+			rc = -1;
+		}
+	}
+	closedir(d);
+	errno = err;
+	return rc;
+}
+
+int rm_tree(const char *path)
+{
+	struct stat st;
+	int rc, err;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	rc = rm_below(fd, st.st_dev);
+	err = errno;
+	if (rmdir(path) < 0 && errno != ENOENT)
+		return -1;
+	errno = err;
+	return rc;
+}
+
+int create_excl(const char *path, int mode)
+{
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+}
+
+int pid_alive(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }

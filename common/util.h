@@ -82,6 +82,16 @@ char *fmt_sec(char *buf, int64_t ns);
  * beyond int64 nanoseconds. */
 int parse_sec(const char *s, int64_t *ns);
 
+/* Remove path and everything under it without following a symlink, leaving
+ * the tree or crossing into another file system; 0 (also when path does not
+ * exist), or -1 with errno of the first failure (the rest is still tried). */
+int rm_tree(const char *path);
+/* Create path for writing, refusing an existing file or symlink there
+ * (O_EXCL|O_NOFOLLOW): the safe way to make a file in a shared directory. */
+int create_excl(const char *path, int mode);
+/* A process that exists (ours or another user's). */
+int pid_alive(long pid);
+
 /* Symbolic names. */
 const char *errno_name(int err);
 int errno_from_name(const char *name);
