@@ -62,6 +62,7 @@ static const struct vrule rules[] = {
 	{ "io",      "start",         V_TIME,    NEED, 0, 0, 0, 's' },
 	{ "io",      "end",           V_TIME,    NEED, 0, 0, 0, 'e' },
 	{ "io",      "amount",        V_INT,     OPT, 0, VBYTES_MAX, 'A', 0 },
+	{ "io",      "kernel_amount", V_INT,     OPT, 0, VBYTES_MAX, 'A', 0 },
 	/* a request, not bytes moved: cat asks copy_file_range for SSIZE_MAX */
 	{ "io",      "size",          V_INT,     OPT, 0, INT64_MAX, 0, 0 },
 	{ "io",      "offset",        V_INT,     OPT, -VBIG_MAX, VBIG_MAX, 0, 0 },

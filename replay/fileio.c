@@ -195,11 +195,21 @@ static int stdio_in(struct rctx *c, const struct op *o)
 	int fd = fd_get(c, o->fd, o);
 	if (fd < 0)
 		return -1;
-	int64_t want = (need + STDIO_BUF - 1) / STDIO_BUF * STDIO_BUF;
-	ssize_t r = read(fd, xbuf(c, want), (size_t)want);
-	if (r < 0)
-		return -1;
-	stdio_got(c, o->fd, r, need);
+	int64_t want = (need + STDIO_BUF - 1) / STDIO_BUF * STDIO_BUF, got = 0;
+	char *b = xbuf(c, want);
+	/* one read, as glibc's; past IO_CHUNK in chunks while they fill */
+	while (got < want) {
+		size_t k = (uint64_t)(want - got) < IO_CHUNK ? (size_t)(want - got) : IO_CHUNK;
+		ssize_t r = read(fd, b, k);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		got += r;
+		if ((size_t)r < k)
+			break;
+	}
+	stdio_got(c, o->fd, got, need);
 	return 0;
 }
 

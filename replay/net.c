@@ -407,17 +407,22 @@ static int write_all(int fd, const char *b, size_t n, int64_t *moved)
 	return 0;
 }
 
+/* Into a buffer of min(n, IO_CHUNK) bytes (xbuf, or the hello): past a
+ * chunk the same buffer again, never beyond it. */
 static int read_all(int fd, char *b, size_t n, int64_t *moved)
 {
+	size_t at = 0;
+
 	while (n) {
-		ssize_t r = read(fd, b, n < IO_CHUNK ? n : IO_CHUNK);
+		size_t room = IO_CHUNK - at;
+		ssize_t r = read(fd, b + at, n < room ? n : room);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return -1;
 		if (r == 0)
 			return 0;	/* the peer closed early: not ours to invent */
-		b += r;
+		at = (at + (size_t)r) % IO_CHUNK;
 		n -= (size_t)r;
 		if (moved)
 			*moved += r;
@@ -600,10 +605,11 @@ static int eof_seen(const struct op *o)
 
 static int read_eof(struct rctx *c, int fd, const struct op *o)
 {
-	char *b = xbuf(c, o->size);
+	size_t k = (uint64_t)o->size < IO_CHUNK ? (size_t)o->size : IO_CHUNK;
+	char *b = xbuf(c, (int64_t)k);
 	ssize_t r;
 
-	while ((r = read(fd, b, (size_t)o->size)) != 0) {
+	while ((r = read(fd, b, k)) != 0) {
 		if (r < 0 && errno != EINTR)
 			return -1;
 		if (r > 0)

@@ -593,6 +593,8 @@ static void last_write(struct rctx *c, const struct thread *th)
 	if (fd < 0)
 		return;
 	int64_t n = o->has_amount && o->amount > 0 ? o->amount : 4096;
+	if ((uint64_t)n > IO_CHUNK)	/* the same write again: one chunk's worth */
+		n = (int64_t)IO_CHUNK;
 	char *b = xbuf(c, n);
 	struct tstate *ts = &c->ns->ts[c->th];
 	ts->at = o;
