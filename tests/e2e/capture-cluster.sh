@@ -53,7 +53,14 @@ bad '<cluster version="1"><node name="a"><arg>true</arg></node>' \
 bad '<cluster version="2"/>' "bad.xml:1: cluster version '2' is not supported (1)"
 bad '<nodes version="1"/>' "bad.xml:1: the root element is not <cluster>"
 bad '<cluster version="1">
-<node><arg>true</arg></node></cluster>' "bad.xml:2: a <node> needs a name (up to 32 characters, no '/')"
+<node><arg>true</arg></node></cluster>' "bad.xml:2: node name \"\": 1 to 32 letters, digits, '_', '-' or '.' (not first)"
+# shell metacharacters never reach a command line (issue 13): refused when
+# the file is read, and nothing runs
+bad '<cluster version="1">
+<node name="x'"'"' * '"'"'"><arg>true</arg></node></cluster>' "bad.xml:2: node name \"x' * '\": 1 to 32 letters, digits, '_', '-' or '.' (not first)"
+bad '<cluster version="1">
+<node name="a" netns="yes" address="10.0.0.1/24; touch pwned"><arg>true</arg></node></cluster>' "bad.xml:2: node 'a': address \"10.0.0.1/24; touch pwned\" is not A.B.C.D/LEN (LEN 8 to 30)"
+[ ! -e pwned ] || fail "a cluster field ran a command"
 bad '<cluster version="1">
 <node name="a"><arg>true</arg></node>
 <node name="a"><arg>true</arg></node></cluster>' "bad.xml:3: node 'a' is listed twice"
