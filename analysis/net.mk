@@ -21,5 +21,5 @@ TEST_BINS += $(NET_TESTS)
 $(O)/tests/unit/test-net-filter: $(O)/tests/unit/test-net-filter.o \
 		$(filter-out $(O)/capture/main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -lpcap -lpthread $(CUNIT_LIBS) -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread $(CUNIT_LIBS) -lm
 $(O)/tests/unit/test-net-filter.o: CPPFLAGS += -Icapture
