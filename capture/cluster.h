@@ -23,6 +23,9 @@ struct pass {
 };
 
 int cluster_run(struct cluster_opts *o);
+/* --cleanup: remove the leftovers of this user's dead runs (cleanup.c);
+ * 0, or 1 when one could not be removed. */
+int cleanup_leftovers(void);
 /* Check the passes, gather their waits, write the merged trace. */
 int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *base,
 		   struct pass **thr, int nthr);

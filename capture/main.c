@@ -37,7 +37,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR, OPT_PCAP,
        OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_KEY_FILE, OPT_RECOVER, OPT_LIST, OPT_SESSION_NODES, OPT_CALLSITES,
        OPT_PROFILE, OPT_SAMPLE_HZ, OPT_SAMPLE_ALLOC, OPT_STACK_DEPTH, OPT_PROFILE_START,
-       OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS };
+       OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS, OPT_CLEANUP };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -76,6 +76,7 @@ static const struct optdesc {
 	{ "pcap", 2, OPT_PCAP, "[IFACE]", "also record the node's own packets into NODE.pcap (libpcap)" },
 	{ "pcap-optional", 0, OPT_PCAP_OPTIONAL, NULL, "with --pcap: go on without packets when they cannot be captured" },
 	{ "syscalls", 0, OPT_SYSCALLS, NULL, "also record every system call at the kernel boundary (Syscall User Dispatch)" },
+	{ "cleanup", 0, OPT_CLEANUP, NULL, "remove what killed runs left (namespaces, bridges, veths, /tmp/island-cluster.*, session files) and exit" },
 	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
 	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
 	{ "recover", 0, OPT_RECOVER, "[SPOOL]", "write the trace of a spool whose capture was killed (default: our newest such spool), marked incomplete" },
@@ -353,11 +354,6 @@ static void watchdog_maxima(struct sess_opts *so, const char *from, double facto
 		so->max_gap = 0.001;
 }
 
-static int rm_entry(const char *p, const struct stat *st, int type, struct FTW *f)
-{
-	return remove(p);
-}
-
 /* The spool goes with us however we leave (an error before the app ran
  * included), unless it holds records no trace was written from. */
 static char *spool_dir;
@@ -366,7 +362,7 @@ static pid_t spool_owner;
 static void spool_remove(void)
 {
 	if (spool_dir && getpid() == spool_owner)
-		nftw(spool_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		rm_tree(spool_dir);
 }
 
 /* Lines the interposer left for us (it does not write to the app's
@@ -406,7 +402,7 @@ int main(int argc, char **argv)
 	int recover = 0, recover_list = 0;
 	const char *wd_from = NULL, *cluster = NULL, *throttle_nodes = NULL;
 	double wd_factor = 2, cl_timeout = 600;
-	int discover = 0;
+	int discover = 0, cleanup = 0;
 	const char *passes_dir = NULL;
 	struct netcap_opts nco = { 0 };
 
@@ -486,6 +482,7 @@ int main(int argc, char **argv)
 				nco.iface = argv[optind++];
 			break;
 		case OPT_PCAP_OPTIONAL: nco.optional = 1; break;
+		case OPT_CLEANUP: cleanup = 1; break;
 		case OPT_CPU_PERIOD: {
 			char *end;
 			rs.period = strtod(optarg, &end);
@@ -498,6 +495,11 @@ int main(int argc, char **argv)
 		default:
 			bad_option(argv, c);
 		}
+	}
+	if (cleanup) {
+		if (optind < argc || cluster)
+			die(2, "--cleanup runs no program");
+		return cleanup_leftovers();
 	}
 	if (cluster) {
 		struct cluster_opts co = {

@@ -53,7 +53,7 @@ static int copy_file(const char *from, const char *to)
 
 	if (in < 0)
 		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (out < 0) {
 		e = errno;
 		close(in);

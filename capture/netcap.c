@@ -15,6 +15,7 @@
  * afterwards loses nothing and still keeps other processes' traffic out of
  * NODE.pcap.
  */
+#include <stdio.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -97,6 +98,26 @@ static int set_filter(pcap_t *p)
 	return r;
 }
 
+pcap_dumper_t *netcap_dump_create(pcap_t *p, const char *path, char *why)
+{
+	int fd = -1;
+	FILE *f = NULL;
+	pcap_dumper_t *d;
+
+	if ((unlink(path) < 0 && errno != ENOENT) || (fd = create_excl(path, 0644)) < 0 ||
+	    !(f = fdopen(fd, "w"))) {
+		snprintf(why, PCAP_ERRBUF_SIZE, "%s", strerror(errno));
+		if (!f && fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!(d = pcap_dump_fopen(p, f))) {
+		snprintf(why, PCAP_ERRBUF_SIZE, "%s", pcap_geterr(p));
+		fclose(f);
+	}
+	return d;
+}
+
 struct netcap *netcap_open(const struct netcap_opts *o, const char *spool)
 {
 	char err[PCAP_ERRBUF_SIZE] = "";
@@ -127,9 +148,9 @@ struct netcap *netcap_open(const struct netcap_opts *o, const char *spool)
 	nc->p = p;
 	nc->rawpath = xasprintf("%s.raw", o->path);
 	/* an output that cannot be written is said before the app starts */
-	pcap_dumper_t *probe = pcap_dump_open(p, nc->rawpath);
+	pcap_dumper_t *probe = netcap_dump_create(p, nc->rawpath, err);
 	if (!probe)
-		die(2, "--pcap: %s: %s", nc->rawpath, pcap_geterr(p));
+		die(2, "--pcap: %s: %s", nc->rawpath, err);
 	pcap_dump_close(probe);
 	unlink(nc->rawpath);
 	return nc;
@@ -169,9 +190,10 @@ void netcap_start(struct netcap *nc, pid_t app)
 		return;
 	/* opened here, not before the app: an app that cannot start leaves
 	 * no file behind */
-	nc->raw = pcap_dump_open(nc->p, nc->rawpath);
+	char why[PCAP_ERRBUF_SIZE];
+	nc->raw = netcap_dump_create(nc->p, nc->rawpath, why);
 	if (!nc->raw) {              /* the app runs: go on without packets */
-		warnx("--pcap: %s: %s; no packets", nc->rawpath, pcap_geterr(nc->p));
+		warnx("--pcap: %s: %s; no packets", nc->rawpath, why);
 		return;
 	}
 	if (pthread_create(&nc->th, NULL, capture_thread, nc)) {

@@ -195,9 +195,10 @@ void netcap_keep_own(const char *raw, const char *out, const char *spool,
 	free(us);
 	netsocks_index(&s);
 	in = open_raw(raw);
-	dump = pcap_dump_open(in, out);
+	char why[PCAP_ERRBUF_SIZE];
+	dump = netcap_dump_create(in, out, why);
 	if (!dump)
-		die(2, "--pcap: %s: %s", out, pcap_geterr(in));
+		die(2, "--pcap: %s: %s", out, why);
 	dlt = pcap_datalink(in);
 	while (pcap_next_ex(in, &h, &d) == 1) {
 		struct pkt p;

@@ -37,6 +37,11 @@ struct udpsend {
 
 /* The IP sockets named by the spool's records, and the first send of each
  * implicitly bound UDP socket. */
+/* A pcap file created anew at path (what was there, a symlink included,
+ * is replaced, never followed); NULL with errno's or libpcap's reason in
+ * why (PCAP_ERRBUF_SIZE). */
+#include <pcap/pcap.h>
+pcap_dumper_t *netcap_dump_create(pcap_t *p, const char *path, char *why);
 void netsocks_load(struct netsocks *s, const char *spool, const struct clockmap *clk,
 		   struct udpsend **us, size_t *nus);
 void netsocks_add(struct netsocks *s, const struct netsock *k);

@@ -164,7 +164,12 @@ static int sweep(const char *dir, const char *prefix, const char *rest, const ch
 		long pid = owner_in(e->d_name, prefix, rest);
 		if (pid <= 0 || pid_alive(pid))
 			continue;
-		if (ip(0, arg0, arg1, e->d_name, NULL) != 0) {
+		if (ip(1, arg0, arg1, e->d_name, NULL) != 0) {
+			char *sys = xasprintf("/sys/class/net/%s", e->d_name);
+			int gone = !strcmp(arg0, "link") && access(sys, F_OK) < 0;
+			free(sys);
+			if (gone)    /* went with its namespace meanwhile */
+				continue;
 			warnx("cannot remove %s %s (of island-capture %ld, gone)", what,
 			      e->d_name, pid);
 			failed++;

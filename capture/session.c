@@ -41,18 +41,29 @@ char *session_path(const char *name)
 struct session *session_open(const char *name, int create, int owner)
 {
 	char *path = session_path(name);
-	int fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+	int fd = -1;
 	struct stat st;
 	struct session *s;
 
+	/* The directory is shared: a name planted there (a symlink to a file
+	 * of ours, a hard link, a fifo) is never followed nor written. */
+	if (create)
+		fd = open(path, O_RDWR | O_CLOEXEC | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	if (fd < 0 && (!create || errno == EEXIST))
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
-		warnx("%s: cannot open the session:", path);
+		if (errno == ELOOP)
+			warnx("%s: is a symbolic link, not a session file: refused", path);
+		else
+			warnx("%s: cannot open the session:", path);
 		free(path);
 		return NULL;
 	}
 	/* private to the user: refuse a file someone else made */
-	if (fstat(fd, &st) < 0 || st.st_uid != getuid() || (st.st_mode & 077)) {
-		warnx("%s: not a private session file of this user", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    st.st_uid != getuid() || (st.st_mode & 077)) {
+		warnx("%s: not a private session file of this user (a regular file, "
+		      "mode 0600, one link): refused", path);
 		close(fd);
 		free(path);
 		return NULL;

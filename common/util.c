@@ -451,7 +451,18 @@ int create_excl(const char *path, int mode)
 	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 }
 
+/* A zombie is gone: it holds nothing but its exit status. */
 int pid_alive(long pid)
 {
-	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+	char path[64], buf[256];
+	int fd, alive = pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (!alive || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return alive;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	char *paren = strrchr(buf, ')');
+	return !(paren && paren[1] == ' ' && paren[2] == 'Z');
 }

@@ -358,6 +358,8 @@ int main(int argc, char **argv)
 	zstd_input_register();	/* .zst traces read like any other */
 	check_stdout_at_exit();
 	parse(argc, argv);
+	if (opt.root)
+		root_check(opt.root, net_traces, net_ntraces);
 	/* line by line on a terminal; elsewhere whole, so that a failed
 	 * write is seen, with its errno, where stdout is flushed */
 	if (isatty(1))

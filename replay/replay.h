@@ -242,6 +242,10 @@ int64_t limit_hold(const char *node, int res, int64_t bytes);
 
 /* sandbox.c: open (and make) the root directory */
 int root_open(const char *name, int say);
+/* Refuse a --root that is / or holds one of `keep` (the traces) or
+ * Island's own files: the replay creates, truncates and removes files
+ * under it. */
+void root_check(const char *root, char *const *keep, int nkeep);
 
 /* mpi.c */
 int mpi_available(void);

@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -148,6 +149,61 @@ int sandbox_supported(int rootfd)
 		return 0;
 	close(fd);
 	return 1;
+}
+
+/* path made absolute, symlinks resolved, also when its last components
+ * do not exist yet (a root is created when missing). */
+static char *abs_path(const char *path)
+{
+	char *r = realpath(path, NULL);
+
+	if (r || errno != ENOENT)
+		return r;
+	char *d = xstrdup(path), *b = xstrdup(path);
+	char *parent = abs_path(dirname(d)), *base = basename(b);
+	if (parent && strcmp(base, ".") && strcmp(base, "..") && strcmp(base, "/"))
+		r = xasprintf("%s%s%s", parent, strcmp(parent, "/") ? "/" : "", base);
+	free(parent);
+	free(d);
+	free(b);
+	return r;
+}
+
+static int holds(const char *dir, const char *path)
+{
+	size_t l = strlen(dir);
+
+	return !strcmp(dir, "/") ||
+	       (!strncmp(path, dir, l) && (path[l] == '/' || path[l] == 0));
+}
+
+void root_check(const char *root, char *const *keep, int nkeep)
+{
+	static const char *const own[] = { "island-replay", "island-capture",
+		"island-analyze", "../lib/libisland-capture.so",
+		"../lib/island/libisland-capture.so" };
+	char *abs = abs_path(root), *self = realpath("/proc/self/exe", NULL);
+
+	if (!abs)
+		die(2, "--root %s:", root);
+	if (!strcmp(abs, "/"))
+		die(2, "--root %s: refused: the replay would write over the whole system", root);
+	for (int i = 0; i < nkeep; i++) {
+		char *t = realpath(keep[i], NULL);
+		if (t && holds(abs, t))
+			die(2, "--root %s: refused: it holds the trace %s", root, t);
+		free(t);
+	}
+	char *dir = self ? dirname(self) : NULL;
+	for (size_t i = 0; dir && i < sizeof(own) / sizeof(own[0]); i++) {
+		char *p = xasprintf("%s/%s", dir, own[i]), *real = realpath(p, NULL);
+		if (real && holds(abs, real))
+			die(2, "--root %s: refused: it holds Island's own %s", root, real);
+		free(real);
+		free(p);
+	}
+	free(self);
+	free(abs);
 }
 
 /* The root: --root, or name (a fresh one chosen by rank 0 under MPI), or
