@@ -208,42 +208,6 @@ void root_check(const char *root, char *const *keep, int nkeep)
 
 /* The root: --root, or name (a fresh one chosen by rank 0 under MPI), or
  * a fresh replay-root.XXXXXX here; its absolute name printed when say. */
-/* Is PATH (absolute, resolved) ROOT itself or beneath it? */
-static int beneath(const char *path, const char *root)
-{
-	size_t l = strlen(root);
-
-	return !strncmp(path, root, l) && (path[l] == '/' || !path[l] || !strcmp(root, "/"));
-}
-
-/* A root the replay may write under: not /, and holding neither the trace
- * nor Island's own files (its binaries, its interposer), which a replay
- * writing the files of a trace there could overwrite. */
-static void root_check(const char *root)
-{
-	char self[PATH_MAX], *dir, *trace = opt.trace ? realpath(opt.trace, NULL) : NULL;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (!strcmp(root, "/"))
-		die(2, "--root /: refusing to replay into the whole file system (give a directory of its own)");
-	if (trace && beneath(trace, root))
-		die(2, "--root %s: it holds the trace %s: refusing to replay over it", root, trace);
-	if (n > 0) {
-		self[n] = 0;
-		dir = strrchr(self, '/');
-		if (dir && dir != self) {
-			*dir = 0;			/* .../bin */
-			dir = strrchr(self, '/');
-			if (dir && dir != self)
-				*dir = 0;		/* the install or build tree */
-			if (beneath(self, root))
-				die(2, "--root %s: it holds Island's own files (%s): refusing to replay over them",
-				    root, self);
-		}
-	}
-	free(trace);
-}
-
 int root_open(const char *name, int say)
 {
 	char *root = (char *)(opt.root ? opt.root : name);
@@ -260,7 +224,6 @@ int root_open(const char *name, int say)
 		die(1, "%s: openat2(RESOLVE_BENEATH) is not supported here: refusing to replay without it", root);
 	char *abs = realpath(root, NULL);
 	opt.root = abs ? abs : root;
-	root_check(opt.root);
 	if (say && !opt.quiet)
 		printf("island-replay: root %s\n", opt.root);
 	return rootfd;

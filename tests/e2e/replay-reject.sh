@@ -52,13 +52,13 @@ expect_eq "--node nope: message" "$(cat node.err)" "island-replay: --node nope: 
 # the trace, one holding Island's own files; nothing replayed
 rc=0; "$REPLAY" --root / ok.xml 2> root.err || rc=$?
 expect_eq "--root /: exit" "$rc" 2
-expect_eq "--root /: message" "$(cat root.err)" "island-replay: --root /: refusing to replay into the whole file system (give a directory of its own)"
+expect_eq "--root /: message" "$(cat root.err)" "island-replay: --root /: refused: the replay would write over the whole system"
 mkdir -p holds && cp ok.xml holds/t.xml
 rc=0; "$REPLAY" --root holds holds/t.xml 2> root.err || rc=$?
 expect_eq "--root over the trace: exit" "$rc" 2
-expect_eq "--root over the trace: message" "$(cat root.err)" "island-replay: --root $PWD/holds: it holds the trace $PWD/holds/t.xml: refusing to replay over it"
+expect_eq "--root over the trace: message" "$(cat root.err)" "island-replay: --root holds: refused: it holds the trace $PWD/holds/t.xml"
 tree=$(cd "$ISLAND_ROOT" && pwd -P)
 rc=0; "$REPLAY" --root "$tree" ok.xml 2> root.err || rc=$?
 expect_eq "--root over Island: exit" "$rc" 2
-expect_eq "--root over Island: message" "$(cat root.err)" "island-replay: --root $tree: it holds Island's own files ($tree): refusing to replay over them"
+expect_eq "--root over Island: message" "$(cat root.err)" "island-replay: --root $tree: refused: it holds Island's own $tree/bin/island-replay"
 exit 0
