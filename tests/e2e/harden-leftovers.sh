@@ -45,4 +45,21 @@ sleep 0.3
 [ -z "$(pgrep -f "sleep 30; : n[01]-$$")" ] || fail "nodes left running"
 [ -z "$(ls -d /tmp/island-cluster.$cap.* 2>/dev/null)" ] || fail "temporary directory left: $(ls -d /tmp/island-cluster.$cap.*)"
 expect_eq "namespaces left" "$(ip netns list 2>/dev/null | grep -c '^isl-')" "$nsbefore"
+
+# --cleanup: what a killed run left (named after its island-capture's pid)
+# goes when that pid is gone, and stays while it lives
+sh -c 'exit 0' & dead=$!
+wait $dead
+mkdir "/tmp/island-cluster.$dead.ABCDEF" "/tmp/island-cluster.$$.GHIJKL"
+ln -s "$PWD/target" "/tmp/island-cluster.$dead.ABCDEF/link"
+rc=0; "$CAPTURE" --session-dir sess --cleanup 2>clean.err || rc=$?
+ok_live=$([ -d "/tmp/island-cluster.$$.GHIJKL" ] && echo kept || echo removed)
+rm -rf "/tmp/island-cluster.$$.GHIJKL"
+expect_eq "--cleanup status" "$rc" 0
+[ ! -e "/tmp/island-cluster.$dead.ABCDEF" ] || fail "a dead run's directory kept: $(cat clean.err)"
+expect_eq "a live run's directory" "$ok_live" kept
+expect_eq "the target of a link in it" "$(cat target)" "secret"
+grep -q "^island-capture: removed /tmp/island-cluster.$dead.ABCDEF (of island-capture $dead, gone)$" clean.err ||
+	fail "--cleanup said: $(cat clean.err)"
 echo ok
+
