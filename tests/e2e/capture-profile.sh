@@ -23,6 +23,11 @@ within "caller1" "$(incl cpu.csv caller1)" 0.135 0.165
 within "caller2" "$(incl cpu.csv caller2)" 0.045 0.055
 within "spin_main" "$(incl cpu.csv spin_main)" 0.090 0.110
 within "spin_thread" "$(incl cpu.csv spin_thread)" 0.090 0.110
+# several runs add up (the same trace twice: twice the value)
+cp p.xml p2.xml
+"$ANALYZE" profile inclusive --csv p.xml p2.xml > twice.csv
+one=$(incl cpu.csv burn)
+within "two runs add up" "$(incl twice.csv burn)" "$(echo "$one * 2 - 0.000002" | bc)" "$(echo "$one * 2 + 0.000002" | bc)"
 # burn's callers, each path within 10 %
 "$ANALYZE" profile callers --csv p.xml > callers.csv
 path() { awk -F, -v c="$1" '$1 == c && $2 == "burn" { print $3 }' callers.csv; }
