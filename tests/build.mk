@@ -13,7 +13,7 @@ $(O)/tests/apps/%.so: tests/apps/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -shared -fPIC -O2 -o $@ $<
 
-$(O)/tests/apps/%: tests/apps/%.c include/island.h tests/apps/pseudo.h
+$(O)/tests/apps/%: tests/apps/%.c include/island.h tests/apps/pseudo.h tests/apps/cpuburn.h
 	$(call msg,CC,$<)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -o $@ $< -lpthread

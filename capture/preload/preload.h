@@ -293,6 +293,24 @@ int64_t stream_buffered(struct _IO_FILE *f);
 void put_kread(struct tstate *t, uint64_t t0, struct _IO_FILE *f,
 	       int64_t before, int64_t app);
 
+/* A call that names a path (and maybe a second one): the path is copied
+ * into the record for the writer to resolve against the cwd or dirfd. */
+#define PATH_CALL(CALL, T, EXPR, FD, A1, DIRFD, P1, P2)                    \
+	do {                                                               \
+		struct tstate *t_ = &ts;                                   \
+		if (!enter(t_))                                            \
+			return EXPR;                                       \
+		uint64_t t0_ = now();                                      \
+		T r_ = EXPR;                                               \
+		uint64_t t1_ = now();                                      \
+		int e_ = errno;                                            \
+		put_str(t_, CALL, t0_, t1_, (int64_t)r_, FD, A1, DIRFD,    \
+			r_ == (T)-1 ? e_ : 0, P1, P2);                     \
+		leave(t_);                                                 \
+		errno = e_;                                                \
+		return r_;                                                 \
+	} while (0)
+
 /* Life cycle (core.c). */
 void island_init(void);
 int spool_open(struct tstate *t);

@@ -15,24 +15,6 @@
 		}                                            \
 	} while (0)
 
-/* A call that names a path (and maybe a second one): the path is copied
- * into the record for the writer to resolve against the cwd or dirfd. */
-#define PATH_CALL(CALL, T, EXPR, FD, A1, DIRFD, P1, P2)                    \
-	do {                                                               \
-		struct tstate *t_ = &ts;                                   \
-		if (!enter(t_))                                            \
-			return EXPR;                                       \
-		uint64_t t0_ = now();                                      \
-		T r_ = EXPR;                                               \
-		uint64_t t1_ = now();                                      \
-		int e_ = errno;                                            \
-		put_str(t_, CALL, t0_, t1_, (int64_t)r_, FD, A1, DIRFD,    \
-			r_ == (T)-1 ? e_ : 0, P1, P2);                     \
-		leave(t_);                                                 \
-		errno = e_;                                                \
-		return r_;                                                 \
-	} while (0)
-
 static int64_t iovsum(const struct iovec *iov, int n)
 {
 	int64_t s = 0;

@@ -7,33 +7,15 @@
 
 #define RET r_     /* the call's return value, inside the macros */
 
-/* As in wrap_file.c: the path(s) copied into the record, resolved by the
- * writer against the cwd or dirfd (a2 for the first, a1 for the second). */
-#define META_CALL(CALL, T, EXPR, FD, A1, DIRFD, P1, P2)                    \
-	do {                                                               \
-		struct tstate *t_ = &ts;                                   \
-		if (!enter(t_))                                            \
-			return EXPR;                                       \
-		uint64_t t0_ = now();                                      \
-		T r_ = EXPR;                                               \
-		uint64_t t1_ = now();                                      \
-		int e_ = errno;                                            \
-		put_str(t_, CALL, t0_, t1_, (int64_t)r_, FD, A1, DIRFD,    \
-			r_ == (T)-1 ? e_ : 0, P1, P2);                     \
-		leave(t_);                                                 \
-		errno = e_;                                                \
-		return r_;                                                 \
-	} while (0)
-
 EXPORT int truncate(const char *path, off_t len)
 {
-	META_CALL(C_TRUNCATE, int, REAL(truncate)(path, len), -1, len, AT_FDCWD,
+	PATH_CALL(C_TRUNCATE, int, REAL(truncate)(path, len), -1, len, AT_FDCWD,
 		  path, NULL);
 }
 
 EXPORT int truncate64(const char *path, off64_t len)
 {
-	META_CALL(C_TRUNCATE, int, REAL(truncate64)(path, len), -1, len, AT_FDCWD,
+	PATH_CALL(C_TRUNCATE, int, REAL(truncate64)(path, len), -1, len, AT_FDCWD,
 		  path, NULL);
 }
 
@@ -80,32 +62,32 @@ EXPORT int posix_fallocate64(int fd, off64_t off, off64_t len)
 /* access family: a1 the mode asked. */
 EXPORT int access(const char *path, int mode)
 {
-	META_CALL(C_ACCESS, int, REAL(access)(path, mode), -1, mode, AT_FDCWD,
+	PATH_CALL(C_ACCESS, int, REAL(access)(path, mode), -1, mode, AT_FDCWD,
 		  path, NULL);
 }
 
 EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
-	META_CALL(C_FACCESSAT, int, REAL(faccessat)(dirfd, path, mode, flags), -1,
+	PATH_CALL(C_FACCESSAT, int, REAL(faccessat)(dirfd, path, mode, flags), -1,
 		  mode, dirfd, path, NULL);
 }
 
 EXPORT int euidaccess(const char *path, int mode)
 {
-	META_CALL(C_EUIDACCESS, int, REAL(euidaccess)(path, mode), -1, mode,
+	PATH_CALL(C_EUIDACCESS, int, REAL(euidaccess)(path, mode), -1, mode,
 		  AT_FDCWD, path, NULL);
 }
 
 EXPORT int eaccess(const char *path, int mode)
 {
-	META_CALL(C_EACCESS, int, REAL(eaccess)(path, mode), -1, mode, AT_FDCWD,
+	PATH_CALL(C_EACCESS, int, REAL(eaccess)(path, mode), -1, mode, AT_FDCWD,
 		  path, NULL);
 }
 
 /* Permissions and owners. */
 EXPORT int chmod(const char *path, mode_t mode)
 {
-	META_CALL(C_CHMOD, int, REAL(chmod)(path, mode), -1, mode, AT_FDCWD, path,
+	PATH_CALL(C_CHMOD, int, REAL(chmod)(path, mode), -1, mode, AT_FDCWD, path,
 		  NULL);
 }
 
@@ -116,13 +98,13 @@ EXPORT int fchmod(int fd, mode_t mode)
 
 EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
-	META_CALL(C_FCHMODAT, int, REAL(fchmodat)(dirfd, path, mode, flags), -1,
+	PATH_CALL(C_FCHMODAT, int, REAL(fchmodat)(dirfd, path, mode, flags), -1,
 		  mode, dirfd, path, NULL);
 }
 
 EXPORT int chown(const char *path, uid_t uid, gid_t gid)
 {
-	META_CALL(C_CHOWN, int, REAL(chown)(path, uid, gid), -1, 0, AT_FDCWD, path,
+	PATH_CALL(C_CHOWN, int, REAL(chown)(path, uid, gid), -1, 0, AT_FDCWD, path,
 		  NULL);
 }
 
@@ -133,67 +115,67 @@ EXPORT int fchown(int fd, uid_t uid, gid_t gid)
 
 EXPORT int lchown(const char *path, uid_t uid, gid_t gid)
 {
-	META_CALL(C_LCHOWN, int, REAL(lchown)(path, uid, gid), -1, 0, AT_FDCWD,
+	PATH_CALL(C_LCHOWN, int, REAL(lchown)(path, uid, gid), -1, 0, AT_FDCWD,
 		  path, NULL);
 }
 
 EXPORT int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid,
 		    int flags)
 {
-	META_CALL(C_FCHOWNAT, int, REAL(fchownat)(dirfd, path, uid, gid, flags),
+	PATH_CALL(C_FCHOWNAT, int, REAL(fchownat)(dirfd, path, uid, gid, flags),
 		  -1, 0, dirfd, path, NULL);
 }
 
 /* Links: the existing file is path, the new name path2. */
 EXPORT int link(const char *from, const char *to)
 {
-	META_CALL(C_LINK, int, REAL(link)(from, to), -1, AT_FDCWD, AT_FDCWD, from,
+	PATH_CALL(C_LINK, int, REAL(link)(from, to), -1, AT_FDCWD, AT_FDCWD, from,
 		  to);
 }
 
 EXPORT int linkat(int fromdir, const char *from, int todir, const char *to,
 		  int flags)
 {
-	META_CALL(C_LINKAT, int, REAL(linkat)(fromdir, from, todir, to, flags), -1,
+	PATH_CALL(C_LINKAT, int, REAL(linkat)(fromdir, from, todir, to, flags), -1,
 		  todir, fromdir, from, to);
 }
 
 /* symlink: path is the link made, its target (any text) comes second. */
 EXPORT int symlink(const char *target, const char *linkpath)
 {
-	META_CALL(C_SYMLINK, int, REAL(symlink)(target, linkpath), -1, 0,
+	PATH_CALL(C_SYMLINK, int, REAL(symlink)(target, linkpath), -1, 0,
 		  AT_FDCWD, linkpath, target);
 }
 
 EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
 {
-	META_CALL(C_SYMLINKAT, int, REAL(symlinkat)(target, dirfd, linkpath), -1,
+	PATH_CALL(C_SYMLINKAT, int, REAL(symlinkat)(target, dirfd, linkpath), -1,
 		  0, dirfd, linkpath, target);
 }
 
 /* readlink: ret the length of the target. */
 EXPORT ssize_t readlink(const char *path, char *buf, size_t n)
 {
-	META_CALL(C_READLINK, ssize_t, REAL(readlink)(path, buf, n), -1, 0,
+	PATH_CALL(C_READLINK, ssize_t, REAL(readlink)(path, buf, n), -1, 0,
 		  AT_FDCWD, path, NULL);
 }
 
 EXPORT ssize_t __readlink_chk(const char *path, char *buf, size_t n, size_t bl)
 {
-	META_CALL(C_READLINK, ssize_t, REAL(__readlink_chk)(path, buf, n, bl), -1,
+	PATH_CALL(C_READLINK, ssize_t, REAL(__readlink_chk)(path, buf, n, bl), -1,
 		  0, AT_FDCWD, path, NULL);
 }
 
 EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t n)
 {
-	META_CALL(C_READLINKAT, ssize_t, REAL(readlinkat)(dirfd, path, buf, n), -1,
+	PATH_CALL(C_READLINKAT, ssize_t, REAL(readlinkat)(dirfd, path, buf, n), -1,
 		  0, dirfd, path, NULL);
 }
 
 EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf,
 				size_t n, size_t bl)
 {
-	META_CALL(C_READLINKAT, ssize_t,
+	PATH_CALL(C_READLINKAT, ssize_t,
 		  REAL(__readlinkat_chk)(dirfd, path, buf, n, bl), -1, 0, dirfd,
 		  path, NULL);
 }
@@ -201,7 +183,7 @@ EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf,
 EXPORT int renameat2(int fromdir, const char *from, int todir, const char *to,
 		     unsigned int flags)
 {
-	META_CALL(C_RENAMEAT2, int,
+	PATH_CALL(C_RENAMEAT2, int,
 		  REAL(renameat2)(fromdir, from, todir, to, flags), -1, todir,
 		  fromdir, from, to);
 }
@@ -209,5 +191,5 @@ EXPORT int renameat2(int fromdir, const char *from, int todir, const char *to,
 /* remove: libc's own unlink or rmdir, which we do not see. */
 EXPORT int remove(const char *path)
 {
-	META_CALL(C_REMOVE, int, REAL(remove)(path), -1, 0, AT_FDCWD, path, NULL);
+	PATH_CALL(C_REMOVE, int, REAL(remove)(path), -1, 0, AT_FDCWD, path, NULL);
 }

@@ -9,28 +9,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpuburn.h"
 #include "island.h"
 
 #define KEEP() __asm__ volatile("" ::: "memory")
 static double sink;
 
-static long long cpu_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 __attribute__((noinline)) static void spin(int ms)
 {
-	long long end = cpu_ns() + ms * 1000000LL;
-	double x = 1;
-
-	while (cpu_ns() < end)
-		for (int i = 0; i < 200000; i++)
-			x = x * 1.0000001 + 1e-9;
-	sink += x;
+	cpuburn(ms);
 	KEEP();
 }
 
