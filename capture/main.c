@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <ftw.h>
@@ -607,10 +608,19 @@ int main(int argc, char **argv)
 		/* joined on the file at the path, checked after the join: a
 		 * node leaving last may unlink the file we had just opened */
 		for (int tries = 0;; tries++) {
-			if (!(sess = session_open(so.name, 1, 0)) ||
-			    (sidx = session_join(sess, node, &so)) < 0)
+			int lk, cur;
+
+			if (!(sess = session_open(so.name, 1, 0)))
 				return 2;
-			if (session_current(sess, so.name))
+			/* no leave's unlink between our join and its check */
+			lk = session_lock(so.name, LOCK_SH);
+			if ((sidx = session_join(sess, node, &so)) < 0) {
+				session_unlock(lk);
+				return 2;
+			}
+			cur = session_current(sess, so.name);
+			session_unlock(lk);
+			if (cur)
 				break;
 			session_unjoin(sess, sidx);
 			session_close(sess);

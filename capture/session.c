@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -149,20 +150,54 @@ int session_join(struct session *s, const char *node, const struct sess_opts *o)
 	return idx;
 }
 
+/* The file at the session's path, locked: shared by a join until it has
+ * checked the file is still the one it joined, exclusive by a leave until
+ * it has decided whether to unlink it, so that the two never interleave.
+ * -1 when no file is there. */
+int session_lock(const char *name, int how)
+{
+	char *path = session_path(name);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	free(path);
+	if (fd >= 0 && flock(fd, how) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void session_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 void session_leave(struct session *s, int idx, const char *name)
 {
+	int lk;
+	struct stat st;
+
 	__atomic_store_n(&s->node[idx].state, SN_EXITED, __ATOMIC_RELEASE);
 	if (s->owner_pid > 0 && s->owner_pid != getpid() && kill(s->owner_pid, 0) == 0)
 		return;
+	lk = session_lock(name, LOCK_EX);
 	for (int i = 0; i < SESS_NODES; i++) {
 		struct sess_node *n = &s->node[i];
 		if (n->state == SN_RUNNING && !n->remote && n->capture_pid > 0 &&
-		    kill(n->capture_pid, 0) == 0)
+		    kill(n->capture_pid, 0) == 0) {
+			session_unlock(lk);
 			return;      /* someone is still in on this host */
+		}
 	}
-	char *path = session_path(name);
-	unlink(path);
-	free(path);
+	/* the file at the path is ours, not a later session's */
+	if (lk >= 0 && fstat(lk, &st) == 0 && (uint64_t)st.st_dev == s->file_dev &&
+	    (uint64_t)st.st_ino == s->file_ino) {
+		char *path = session_path(name);
+		unlink(path);
+		free(path);
+	}
+	session_unlock(lk);
 }
 
 /* Is the file we joined still the one at the session's path? A node

@@ -28,6 +28,9 @@ void session_close(struct session *s);
 /* The joined file is still the session's (not unlinked meanwhile). */
 int session_current(struct session *s, const char *name);
 void session_unjoin(struct session *s, int idx);
+/* flock of the file at the session's path (LOCK_SH, LOCK_EX), or -1. */
+int session_lock(const char *name, int how);
+void session_unlock(int fd);
 struct node;
 struct cdep;
 /* This node's waits and signals, from the session's dependency log. */
