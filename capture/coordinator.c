@@ -15,12 +15,13 @@
  * one that has not authenticated within 2 s is dropped, and at most 8 wait
  * at once (a new one pushes out the oldest), so idle connections cannot
  * take the slots of real nodes. Then:
- *   STATE name state ioseq age live gap
+ *   STATE name state ioseq age live gap retry progress
  *                                   a node's progress: state SN_*, its I/O
  *                                   count, ns since its last I/O completed
  *                                   (an age: hosts share no clock), live
  *                                   threads (0: not started), its watchdog
- *                                   maximum (ns)
+ *                                   maximum (ns), ns since its last retry
+ *                                   and its last progress (-1: never)
  *   DEP tname tseq xname xseq       xname's I/O xseq waits for tname's tseq
  *   GONE name                       (coordinator) that agent went away
  *   TIME t1 [t2]                    a clock probe: an agent's wall clock
@@ -310,9 +311,11 @@ static void on_line(struct agent *ag, char *line)
 	struct session *s = ag->s;
 	char a[64], b[64];
 	unsigned long long x, y, z;
+	long long ra = -1, pa = -1;
 	int st, live;
 
-	if (sscanf(line, "STATE %63s %d %llu %llu %d %llu", a, &st, &x, &y, &live, &z) == 6) {
+	if (sscanf(line, "STATE %63s %d %llu %llu %d %llu %lld %lld", a, &st, &x, &y, &live,
+		   &z, &ra, &pa) >= 6) {
 		int i = slot_of(s, a, 1);
 		if (i < 0 || i == ag->idx || !s->node[i].remote)
 			return;
@@ -320,6 +323,8 @@ static void on_line(struct agent *ag, char *line)
 		n->max_gap = (int64_t)z;
 		n->io_seq = x;
 		n->th[0].since = now_ns() - (int64_t)y;
+		n->retry_at = ra >= 0 ? now_ns() - ra : 0;
+		n->progress_at = pa >= 0 ? now_ns() - pa : 0;
 		n->th[0].pid = 0;
 		__atomic_store_n(&n->th[0].tid, live ? 1 : 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&n->state, st == SN_EXITED ? SN_EXITED : SN_RUNNING,
@@ -386,9 +391,10 @@ static void publish(struct agent *ag)
 			say(ag, "DEP %s %llu %s %llu\n", me->name, (unsigned long long)d.tseq,
 			    ag->s->node[d.xnode].name, (unsigned long long)d.xseq);
 	}
-	say(ag, "STATE %s %d %llu %lld %d %lld\n", me->name, me->state,
+	say(ag, "STATE %s %d %llu %lld %d %lld %lld %lld\n", me->name, me->state,
 	    (unsigned long long)me->io_seq, (long long)(live ? now - latest : 0), live,
-	    (long long)me->max_gap);
+	    (long long)me->max_gap, (long long)(me->retry_at ? now - me->retry_at : -1),
+	    (long long)(me->progress_at ? now - me->progress_at : -1));
 }
 
 /* Every other node we know of is done: nothing more can come from it. */

@@ -24,6 +24,7 @@
 
 struct mnode {
 	char *file;
+	const struct tr_node *base;  /* its unthrottled trace, polling marked */
 	struct cdep *waits, *signals;
 	size_t nwaits, nsignals, cw, cs;
 };
@@ -101,41 +102,115 @@ static int copy_pcaps(const struct pass *base, char **names, int n, const char *
 	return rc;
 }
 
-static int load_pass(struct pass *p, const char *node, struct tr_node **all,
-		     int *nall, struct tr_node **me)
-{
-	char *f = xasprintf("%s/%s.xml", p->dir, node);
-	int rc = trace_scan(f, all, nall);
+/* One pass's traces, a node each, I/Os in number order; and per node the
+ * numbers of its I/Os that are not polling, in order: passes are compared
+ * on these, and a wait found in a pass is moved onto them. */
+struct ptraces {
+	struct tr_node **me;         /* per node */
+	struct tr_node **all;
+	int *nall;
+	uint64_t **kept;             /* per node: seq of the unmarked I/Os */
+	size_t *nkept;
+};
 
-	if (rc == 0 && !(*me = trace_node(*all, *nall, node))) {
-		warn_at(f, 0, "no node '%s'", node);
-		rc = -1;
+static int load_pass(struct pass *p, char **names, int n, struct ptraces *t)
+{
+	t->me = xcalloc((size_t)n, sizeof(*t->me));
+	t->all = xcalloc((size_t)n, sizeof(*t->all));
+	t->nall = xcalloc((size_t)n, sizeof(*t->nall));
+	t->kept = xcalloc((size_t)n, sizeof(*t->kept));
+	t->nkept = xcalloc((size_t)n, sizeof(*t->nkept));
+	for (int i = 0; i < n; i++) {
+		char *f = xasprintf("%s/%s.xml", p->dir, names[i]);
+		int rc = trace_scan(f, &t->all[i], &t->nall[i]);
+
+		if (rc == 0 && !(t->me[i] = trace_node(t->all[i], t->nall[i], names[i]))) {
+			warn_at(f, 0, "no node '%s'", names[i]);
+			rc = -1;
+		}
+		free(f);
+		if (rc < 0)
+			return -1;
+		struct tr_node *m = t->me[i];
+		t->kept[i] = xcalloc(m->nio + 1, sizeof(uint64_t));
+		for (size_t k = 0; k < m->nio; k++)
+			if (!m->io[k].poll)
+				t->kept[i][t->nkept[i]++] = m->io[k].seq;
 	}
-	free(f);
-	return rc;
+	return 0;
 }
 
-static int check_same(const char *node, struct pass *base, struct tr_node *a,
-		      struct pass *p, struct tr_node *b)
+static void free_pass(struct ptraces *t, int n)
 {
-	size_t n = a->nio < b->nio ? a->nio : b->nio;
+	for (int i = 0; t->all && i < n; i++) {
+		trace_scan_free(t->all[i], t->nall[i]);
+		free(t->kept[i]);
+	}
+	free(t->me);
+	free(t->all);
+	free(t->nall);
+	free(t->kept);
+	free(t->nkept);
+}
+
+/* Index among the unmarked I/Os: of the first with a number >= seq (up),
+ * or of the last with a number <= seq; -1 when there is none. */
+static long kept_index(const uint64_t *kept, size_t n, uint64_t seq, int up)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {                    /* first with kept >= seq */
+		size_t mid = (lo + hi) / 2;
+		if (kept[mid] < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (up)
+		return lo < n ? (long)lo : -1;
+	if (lo < n && kept[lo] == seq)
+		return (long)lo;
+	return lo > 0 ? (long)lo - 1 : -1;
+}
+
+static const struct tr_io *io_of(const struct tr_node *m, uint64_t seq)
+{
+	size_t lo = 0, hi = m->nio;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->io[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nio && m->io[lo].seq == seq ? &m->io[lo] : NULL;
+}
+
+/* The same I/O, polling set aside, in both passes. */
+static int check_same(const char *node, struct pass *base, const struct tr_node *a,
+		      const uint64_t *ka_seq, size_t na, struct pass *p,
+		      const struct tr_node *b, const uint64_t *kb_seq, size_t nb)
+{
+	size_t n = na < nb ? na : nb;
 
 	for (size_t i = 0; i <= n; i++) {
 		if (i == n) {
-			if (a->nio == b->nio)
+			if (na == nb)
 				return 0;
-			warnx("node %s issued %zu I/Os in the %s pass and %zu in the %s pass: "
-			      "the application's I/O is not deterministic", node, a->nio,
-			      base->name, b->nio, p->name);
+			warnx("node %s issued %zu I/Os (polling set aside) in the %s pass and "
+			      "%zu in the %s pass: the application's I/O is not deterministic",
+			      node, na, base->name, nb, p->name);
 			return -1;
 		}
-		char *ka = io_key(a->io[i].what, base->scratch);
-		char *kb = io_key(b->io[i].what, p->scratch);
+		char *ka = io_key(io_of(a, ka_seq[i])->what, base->scratch);
+		char *kb = io_key(io_of(b, kb_seq[i])->what, p->scratch);
 		int same = !strcmp(ka, kb);
 		if (!same)
 			warnx("node %s: I/O %llu differs between the %s pass (%s) and the %s "
-			      "pass (%s): the application's I/O is not deterministic", node,
-			      (unsigned long long)a->io[i].seq, base->name, ka, p->name, kb);
+			      "pass (I/O %llu, %s): the application's I/O is not deterministic",
+			      node, (unsigned long long)ka_seq[i], base->name, ka, p->name,
+			      (unsigned long long)kb_seq[i], kb);
 		free(ka);
 		free(kb);
 		if (!same)
@@ -158,6 +233,17 @@ static void before_io(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const c
 	write_deps(w, m->waits, m->nwaits, xmlcopy_seq(r), 1);
 }
 
+/* poll="..." on the I/Os set aside as polling */
+static void io_attrs(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
+{
+	struct mnode *m = ctx;
+	uint64_t seq = xmlcopy_seq(r);
+	const struct tr_io *io = seq && m->base ? io_of(m->base, seq) : NULL;
+
+	if (io && io->poll)
+		xmlTextWriterWriteAttribute(w, BAD_CAST "poll", BAD_CAST polling_name(io->poll));
+}
+
 static void after_io(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
 {
 	struct mnode *m = ctx;
@@ -173,39 +259,47 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 
 	for (int i = 0; i < n; i++)
 		m[i].file = xasprintf("%s/%s.xml", base->dir, names[i]);
-	/* same I/O everywhere, and the waits each throttled pass found */
-	for (int i = 0; i < n && !rc; i++) {
-		struct tr_node *ball, *bme;
-		int bn;
-		if (load_pass(base, names[i], &ball, &bn, &bme) < 0)
-			return -1;
-		for (int t = 0; t < nthr && !rc; t++) {
-			struct tr_node *all, *me;
-			int an;
-			if (load_pass(thr[t], names[i], &all, &an, &me) < 0) {
-				rc = -1;
-				break;
-			}
-			if (check_same(names[i], base, bme, thr[t], me) < 0)
-				rc = -1;
-			for (size_t k = 0; !rc && k < me->nwaits; k++) {
+	/* same I/O everywhere (polling set aside), and the waits each
+	 * throttled pass found, moved onto the base pass's numbers: the
+	 * waiting side onto its next I/O that is not polling, the side
+	 * waited for onto its last one (both weaker than what was seen) */
+	struct ptraces bt = { 0 };
+	if (load_pass(base, names, n, &bt) < 0)
+		rc = -1;
+	for (int t = 0; t < nthr && !rc; t++) {
+		struct ptraces pt = { 0 };
+		if (load_pass(thr[t], names, n, &pt) < 0)
+			rc = -1;
+		for (int i = 0; i < n && !rc; i++)
+			rc = check_same(names[i], base, bt.me[i], bt.kept[i], bt.nkept[i],
+					thr[t], pt.me[i], pt.kept[i], pt.nkept[i]);
+		for (int i = 0; i < n && !rc; i++) {
+			struct tr_node *me = pt.me[i];
+			for (size_t k = 0; k < me->nwaits; k++) {
 				struct tr_wait *wt = &me->waits[k];
 				int tn = -1;
 				for (int j = 0; j < n; j++)
 					if (!strcmp(names[j], wt->tnode))
 						tn = j;
-				if (tn < 0 || !wt->xseq)
+				if (tn < 0 || tn == i || !wt->xseq)
 					continue;
+				long x = kept_index(pt.kept[i], pt.nkept[i], wt->xseq, 1);
+				long y = kept_index(pt.kept[tn], pt.nkept[tn], wt->tseq, 0);
+				if (x < 0 || y < 0)
+					continue;    /* nothing left to wait, or for */
 				XGROW(m[i].waits, m[i].cw, m[i].nwaits + 1);
-				m[i].waits[m[i].nwaits++] = (struct cdep){ wt->xseq,
-					xstrdup(wt->tnode), wt->tseq };
+				m[i].waits[m[i].nwaits++] = (struct cdep){ bt.kept[i][x],
+					xstrdup(wt->tnode), bt.kept[tn][y] };
 			}
-			trace_scan_free(all, an);
 		}
-		trace_scan_free(ball, bn);
+		free_pass(&pt, n);
 	}
-	if (rc)
+	if (rc) {
+		free_pass(&bt, n);
 		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		m[i].base = bt.me[i];
 	/* the waits that stand (one per I/O and node waited for), and a
 	 * signal for each of them on the other side */
 	for (int i = 0; i < n; i++) {
@@ -233,9 +327,10 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 	if (!f)
 		die(2, "%s: cannot create the trace:", o->output);
 	for (int i = 0; i < n && !rc; i++) {
-		struct xmlcopy_hooks h = { before_io, NULL, after_io, &m[i] };
+		struct xmlcopy_hooks h = { before_io, io_attrs, after_io, &m[i] };
 		rc = xmlcopy_nodes(outfile_writer(f), m[i].file, &h);
 	}
+	free_pass(&bt, n);
 	if (xmlcopy_end(f, rc) < 0) {
 		if (rc)
 			warnx("%s: cannot write the merged trace", o->output);

@@ -209,6 +209,7 @@ struct limits_page {
 #define SESS_NODES   64
 #define SESS_THREADS 256
 #define SESS_DEPS    65536
+#define SESS_SIGS    8
 
 enum { SN_FREE = 0, SN_RUNNING, SN_EXITED };
 
@@ -234,6 +235,16 @@ struct sess_node {
 	int32_t remote;              /* a node of another host, mirrored here */
 	int32_t expect_nodes;        /* a hold first waits until this many
 	                                nodes are known (--session-nodes) */
+	/* polling (issue 17): a retry is a failed call (or a repeated
+	 * probe) whose signature is one of the node's last SESS_SIGS
+	 * failures; progress a call that moved data or changed state */
+	volatile int64_t retry_at, progress_at;      /* mono ns, 0 never */
+	volatile uint64_t sig[SESS_SIGS];
+	volatile uint32_t sig_pos;
+	/* the hold under way, for the runner's --timeout message */
+	volatile int64_t hold_start;                 /* mono ns, 0 none */
+	volatile uint64_t hold_after;                /* io_seq at its start */
+	volatile int32_t hold_call;                  /* the call held */
 	struct sess_thread th[SESS_THREADS];
 };
 

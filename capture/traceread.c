@@ -27,6 +27,7 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 	int rc, seen_trace = 0;
 	size_t cap = 0;
 	int64_t last_end = 0;
+	int32_t cur_tid = 0;
 
 	*nodes = NULL;
 	*nnodes = 0;
@@ -56,11 +57,31 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 			cur->name = xstrdup(name ? name : "");
 			xmlFree(name);
 			sec_attr(r, "end", &cur->end);
+		} else if (cur && !strcmp(el, "process")) {
+			char *pid = attr(r, "pid"), *ppid = attr(r, "ppid");
+			char *exe = attr(r, "exe"), *st = attr(r, "status");
+			XGROW(cur->procs, cur->pcap, cur->nprocs + 1);
+			struct tr_proc *pr = &cur->procs[cur->nprocs++];
+			pr->pid = pid ? atoi(pid) : 0;
+			pr->ppid = ppid ? atoi(ppid) : 0;
+			pr->exe = xstrdup(exe ? exe : "");
+			pr->ok = !st || !strcmp(st, "exit:0");
+			pr->start = pr->end = 0;
+			sec_attr(r, "start", &pr->start);
+			sec_attr(r, "end", &pr->end);
+			xmlFree(pid);
+			xmlFree(ppid);
+			xmlFree(exe);
+			xmlFree(st);
 		} else if (cur && !strcmp(el, "thread")) {
+			char *tid = attr(r, "tid");
 			if (sec_attr(r, "start", &last_end) < 0) {
+				xmlFree(tid);
 				warn_at(file, line, "thread without a valid start");
 				goto fail;
 			}
+			cur_tid = tid ? atoi(tid) : 0;
+			xmlFree(tid);
 		} else if (cur && !strcmp(el, "wait")) {
 			char *tn = attr(r, "node"), *sq = attr(r, "seq");
 			if (!tn || !sq) {
@@ -81,12 +102,17 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 				warn_at(file, line, "io with bad start or end");
 				goto fail;
 			}
-			char *seq = attr(r, "seq");
+			char *seq = attr(r, "seq"), *err = attr(r, "errno");
 			if (seq) {
-				if (e - last_end > cur->max_gap)
-					cur->max_gap = e - last_end;
-				last_end = e;
+				/* the watchdog counts successes only (a failed
+				 * call is a try, not progress) */
+				if (!err) {
+					if (e - last_end > cur->max_gap)
+						cur->max_gap = e - last_end;
+					last_end = e;
+				}
 				char *api = attr(r, "api"), *res = attr(r, "res");
+				char *fd = attr(r, "fd"), *result = attr(r, "result");
 				char *p = attr(r, "path");
 				if (!p)
 					p = attr(r, "peer");
@@ -97,12 +123,21 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 						cur->io[cur->nio].seq;
 				cur->io[cur->nio].what = xasprintf("%s %s %s", api ? api : "?",
 								   res ? res : "?", p ? p : "-");
+				cur->io[cur->nio].poll = POLL_NONE;
+				cur->io[cur->nio].proc = (int)cur->nprocs - 1;
+				cur->io[cur->nio].tid = cur_tid;
+				cur->io[cur->nio].fd = fd ? atoi(fd) : -1;
+				cur->io[cur->nio].failed = err != NULL;
+				cur->io[cur->nio].result = result ? strtoll(result, NULL, 10) : 0;
 				cur->nio++;
+				xmlFree(fd);
+				xmlFree(result);
 				xmlFree(api);
 				xmlFree(res);
 				xmlFree(p);
 			}
 			xmlFree(seq);
+			xmlFree(err);
 		}
 	}
 	if (rc < 0 || !seen_trace) {
@@ -113,6 +148,8 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 		goto fail;
 	}
 	xmlFreeTextReader(r);
+	for (int i = 0; i < *nnodes; i++)
+		polling_mark(&(*nodes)[i]);
 	return 0;
 fail:
 	xmlFreeTextReader(r);
@@ -147,6 +184,9 @@ void trace_scan_free(struct tr_node *nodes, int nnodes)
 		for (size_t k = 0; k < nodes[i].nwaits; k++)
 			free(nodes[i].waits[k].tnode);
 		free(nodes[i].waits);
+		for (size_t k = 0; k < nodes[i].nprocs; k++)
+			free(nodes[i].procs[k].exe);
+		free(nodes[i].procs);
 		free(nodes[i].name);
 	}
 	free(nodes);

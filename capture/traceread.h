@@ -6,9 +6,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Polling (issue 17, polling.c): I/Os whose number varies from run to
+ * run with timing, set aside when passes are compared. */
+enum tr_poll {
+	POLL_NONE = 0,
+	POLL_FAIL,                   /* the call failed */
+	POLL_ATTEMPT,                /* socket and close of a failed attempt */
+	POLL_RETRY,                  /* a process that failed and was run again,
+					and what its parent ran between */
+	POLL_REPEAT,                 /* a look repeated with the same result */
+};
+
 struct tr_io {
 	uint64_t seq;
 	char *what;                  /* "api res path-or-peer", to compare passes */
+	int poll;                    /* enum tr_poll */
+	/* what polling.c looks at */
+	int proc;                    /* index in tr_node.procs */
+	int32_t tid, fd;
+	int failed;
+	int64_t result;              /* the result attribute, or 0 */
+};
+
+struct tr_proc {
+	int32_t pid, ppid;
+	char *exe;
+	int ok;                      /* status exit:0 (or none recorded) */
+	int64_t start, end;          /* ns */
 };
 
 struct tr_wait {
@@ -25,13 +49,20 @@ struct tr_node {
 	int64_t max_gap;             /* longest time between two I/O completions
 					of a thread (or its start and first I/O), ns */
 	int64_t end;                 /* ns */
-	struct tr_io *io;
+	struct tr_io *io;            /* in trace order until trace_node() */
 	size_t nio, cap;
+	struct tr_proc *procs;
+	size_t nprocs, pcap;
 };
 
-/* Read every node of a trace; -1 with a FILE:LINE message on bad input. */
+/* Read every node of a trace, its polling I/Os marked; -1 with a
+ * FILE:LINE message on bad input. */
 int trace_scan(const char *file, struct tr_node **nodes, int *nnodes);
 void trace_scan_free(struct tr_node *nodes, int nnodes);
+/* Mark a node's polling I/Os (trace order); polling.c. */
+void polling_mark(struct tr_node *n);
+/* Name of a mark, for the trace's poll attribute ("" for none). */
+const char *polling_name(int poll);
 struct tr_node *trace_node(struct tr_node *nodes, int nnodes, const char *name);
 
 #endif

@@ -676,7 +676,6 @@ CONSTRUCTOR void island_init(void)
 		record_fds(t);
 	}
 	t->guard = 0;
-	sess_start();
 	if (getenv(ENV_SYSCALLS)) {
 		sud_wanted = 1;
 		sud_init();

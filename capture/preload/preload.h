@@ -68,6 +68,9 @@ struct tstate {
 	char sysguard;              /* a kernel-level record is being written */
 	char sud_forked;            /* this fork child's spool is already open */
 	int err;                    /* island-loader: errno of our own code */
+	/* a session's hold before this thread's call (session.c): the
+	 * number reserved for the call, under which the waits were logged */
+	uint64_t held_seq;
 };
 
 #ifdef ISLAND_LOADER
@@ -130,7 +133,16 @@ void sess_thread_start(struct tstate *t);
 void sess_record(struct tstate *t, struct rec *r);
 void sess_thread_gone(struct tstate *t);
 void sess_process_gone(void);
-void sess_start(void);
+void sess_before(struct tstate *t, int call, int64_t a1);
+void sess_before_close(int fd);
+
+/* Before a call that may release another node: the throttled node holds
+ * it (session.c). Called once the wrapper has entered. */
+#define SESS_BEFORE(T, CALL, A1)                                           \
+	do {                                                               \
+		if (unlikely(sess != NULL))                                \
+			sess_before(T, CALL, (int64_t)(A1));               \
+	} while (0)
 
 /* What else a call record brings (rec_extras bits): --callsites (sites.c)
  * a REC_SITE record after it, --profile (profile.c) a snapshot after a
@@ -277,6 +289,7 @@ struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		struct tstate *t_ = &ts;                                   \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
+		SESS_BEFORE(t_, CALL, A1);                                 \
 		uint64_t t0_ = now();                                      \
 		T r_ = EXPR;                                               \
 		uint64_t t1_ = now();                                      \
@@ -300,6 +313,7 @@ void put_kread(struct tstate *t, uint64_t t0, struct _IO_FILE *f,
 		struct tstate *t_ = &ts;                                   \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
+		SESS_BEFORE(t_, CALL, A1);                                 \
 		uint64_t t0_ = now();                                      \
 		T r_ = EXPR;                                               \
 		uint64_t t1_ = now();                                      \

@@ -1,13 +1,15 @@
 /*
- * The causality engine's part in the interposer (issue 5): publish this
- * thread's state (in a call or computing, since when) for the watchdog
- * of other nodes, number the node's I/Os, and, in the throttled node, hold
- * the next I/O until every other node is blocked or exited, logging which
- * nodes were blocked (they were waiting for that I/O).
+ * The causality engine's part in the interposer (issues 5, 17): publish
+ * this thread's state (since when it made no progress) and the node's
+ * tries (failed calls, repeated looks: polling) for the watchdog of other
+ * nodes, number the node's I/Os, and, in the throttled node, hold each
+ * call that may release another node until every other node is waiting
+ * or exited, logging which nodes were waiting (they waited for that call).
  */
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,11 +18,13 @@
 struct session *sess;
 static struct sess_node *me;
 static int me_idx;
+static unsigned char releases[C_NCALLS];     /* REL_*, set at sess_init */
+static unsigned char releases_of(int call);
 
 #define IO_FILEREAD  1
-#define IO_FILEWRITE 1
+#define IO_FILEWRITE 2       /* 2: may release another node */
 #define IO_FILEMETA  1
-#define IO_NETSEND   1
+#define IO_NETSEND   2
 #define IO_NETRECV   1
 #define IO_NETMETA   1
 #define IO_SLEEP     0
@@ -50,6 +54,8 @@ void sess_init(const char *path, int idx)
 	sess = p;
 	me = &sess->node[idx];
 	me_idx = idx;
+	for (int c = 0; c < C_NCALLS; c++)
+		releases[c] = releases_of(c);
 }
 
 /* This thread's slot in the node's table, claimed when it starts. */
@@ -99,14 +105,115 @@ void sess_process_gone(void)
 	ts.sslot = 0;
 }
 
-/* Blocked: no live thread of the node has completed an I/O within the
- * node's maximum gap, counted from the hold's start at the earliest: our
- * last I/O may just have released the node, which must be given the time
- * to show it. A node with no thread yet has not started. */
+/* The access family probes a file: programs poll readiness with it (the
+ * pseudo-apps do), and a poll is not progress for the watchdog. */
+static int is_probe(int call)
+{
+	return call == C_ACCESS || call == C_FACCESSAT || call == C_EUIDACCESS ||
+	       call == C_EACCESS;
+}
+
+/* Calls that may release another node: they make data, a connection or
+ * a name visible to it. Only these are held, so that a node's start-up
+ * (reading its files) costs no holds. */
+enum { REL_NO, REL_YES, REL_CREATE /* open: when creating or truncating */ };
+
+static unsigned char releases_of(int call)
+{
+	static const unsigned short yes[] = {
+		C_LISTEN, C_CONNECT, C_SHUTDOWN, C_MKDIR, C_MKDIRAT, C_UNLINK,
+		C_UNLINKAT, C_RMDIR, C_RENAME, C_RENAMEAT, C_RENAMEAT2, C_REMOVE,
+		C_LINK, C_LINKAT, C_SYMLINK, C_SYMLINKAT, C_TRUNCATE, C_FTRUNCATE,
+		C_FALLOCATE, C_POSIX_FALLOCATE, C_FCLOSE, C_CREAT,
+	};
+
+	if (call == C_OPEN || call == C_OPENAT || call == C_FOPEN || call == C_FREOPEN)
+		return REL_CREATE;
+	if (call == C_FSYNC || call == C_FDATASYNC || call == C_VMSPLICE_IN)
+		return REL_NO;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (yes[i] == call)
+			return REL_YES;
+	return is_io[call] == 2 ? REL_YES : REL_NO;
+}
+
+/* Calls that look without changing anything: repeated, they are a poll. */
+static int is_look(int call)
+{
+	return call == C_STAT || call == C_LSTAT || call == C_FSTATAT || call == C_STATX ||
+	       call == C_ACCESS || call == C_FACCESSAT || call == C_EUIDACCESS ||
+	       call == C_EACCESS || call == C_READLINK || call == C_READLINKAT;
+}
+
+/* Calls that are no progress even when they succeed: an attempt's socket
+ * and its close, descriptor bookkeeping, looks. */
+static int is_bookkeeping(int call)
+{
+	return is_look(call) || call == C_SOCKET || call == C_CLOSE ||
+	       call == C_CLOSE_RANGE || call == C_DUP || call == C_DUP2 ||
+	       call == C_DUP3 || call == C_FCNTL || call == C_LSEEK || call == C_FSTAT ||
+	       call == C_OPENDIR || call == C_FDOPENDIR || call == C_CLOSEDIR ||
+	       call == C_CHDIR || call == C_FCHDIR || call == C_FTELL ||
+	       call == C_FTELLO || call == C_FGETPOS;
+}
+
+/* What identifies a try: the call, its error, and what it named (the
+ * path, the peer; the fd otherwise) but not what varies between tries
+ * (the local port of a connect). */
+static uint64_t try_sig(const struct rec *r)
+{
+	uint64_t h = 1469598103934665603ull;
+	const unsigned char *p = NULL;
+	size_t n = 0;
+
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
+	MIX(r->call);
+	MIX(r->err);
+	if (r->len > sizeof(*r)) {
+		p = (const unsigned char *)(r + 1);
+		n = r->len - sizeof(*r);
+		if (r->call == C_CONNECT && n >= sizeof(struct sockinfo)) {
+			const struct sockinfo *si = (const void *)p;
+			p = (const unsigned char *)&si->peer;
+			n = si->plen <= sizeof(si->peer) ? si->plen : sizeof(si->peer);
+		}
+	} else {
+		MIX(r->fd);
+	}
+	for (size_t i = 0; i < n && i < 256 && !(r->call != C_CONNECT && !p[i]); i++)
+		MIX(p[i]);
+#undef MIX
+	return h;
+}
+
+/* A failed call, or a look: a retry when the node tried the same before. */
+static void note_try(const struct rec *r, int64_t now_ns)
+{
+	uint64_t sig = try_sig(r);
+
+	for (int i = 0; i < SESS_SIGS; i++)
+		if (me->sig[i] == sig) {
+			me->retry_at = now_ns;
+			return;
+		}
+	me->sig[__atomic_fetch_add(&me->sig_pos, 1, __ATOMIC_RELAXED) % SESS_SIGS] = sig;
+}
+
+/* Is node x waiting, at now_ns, for the hold that began at `held`?
+ * 1: yes; 2: it has not started within the node's maximum gap, and so
+ * waits for nothing of ours (no dependency is logged); 0: no.
+ * - polling: it tried again (a failed call it had made before, or the
+ *   same look) after the hold began and has made no progress since;
+ * - idle: no live thread has completed an I/O within the node's maximum
+ *   gap, counted from the hold's start at the earliest (our last I/O may
+ *   just have released it, which must be given the time to show it). */
 static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
 {
 	int live = 0;
+	int64_t retry = x->retry_at;
 
+	if (retry > held && retry >= x->progress_at)
+		return 1;
 	for (int i = 0; i < SESS_THREADS; i++) {
 		if (!__atomic_load_n(&x->th[i].tid, __ATOMIC_ACQUIRE))
 			continue;
@@ -115,7 +222,11 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
 		if (now_ns - (since > held ? since : held) <= x->max_gap)
 			return 0;
 	}
-	return live > 0;
+	if (live)
+		return 1;
+	/* not started (or between exec and its new image): it waits for
+	 * nothing of ours, but gets the gap a live node gets to show up */
+	return now_ns - held > x->max_gap ? 2 : 0;
 }
 
 /* The node's capture is gone (killed): count the node as exited. */
@@ -125,15 +236,20 @@ static int node_gone(const struct sess_node *x)
 	       (x->capture_pid > 0 && kill(x->capture_pid, 0) < 0 && errno == ESRCH);
 }
 
-/* Hold until every other node is blocked or exited (or the timeout), then
- * log a dependency of each blocked node's next I/O on our I/O `next`. */
-static void hold(uint64_t next)
+/* Hold until every other node is waiting or exited (or the timeout), and
+ * log the nodes found waiting, under the number the held call will have:
+ * reserved now, since a node that waited may be done and read the log
+ * before the call even returns. */
+static void hold(struct tstate *t, int call)
 {
 	int e = errno;
 	int64_t start = mono_ns(), deadline = start + me->hold_timeout;
-	uint64_t blocked[SESS_NODES / 64 + 1] = { 0 };
-	uint64_t xseq[SESS_NODES];
+	uint64_t blocked = 0, nodep = 0, xseq[SESS_NODES];
 
+	__atomic_add_fetch(&me->holds, 1, __ATOMIC_RELAXED);
+	me->hold_after = me->io_seq;
+	me->hold_call = call;
+	__atomic_store_n(&me->hold_start, start, __ATOMIC_RELEASE);
 	if (me->delay > 0)
 		nap_ns(me->delay);
 	for (;;) {
@@ -144,13 +260,19 @@ static void hold(uint64_t next)
 			known += x->state != SN_FREE;
 			if (i == me_idx || x->state == SN_FREE)
 				continue;
-			if (node_blocked(x, now_ns, start)) {
-				if (!(blocked[i / 64] & (1ull << (i % 64))))
-					xseq[i] = __atomic_load_n(&x->io_seq, __ATOMIC_ACQUIRE) + 1;
-				blocked[i / 64] |= 1ull << (i % 64);
+			int b = node_gone(x) ? 0 : node_blocked(x, now_ns, start);
+			if (b) {
+				if (!(blocked & (1ull << i)))
+					xseq[i] = __atomic_load_n(&x->io_seq,
+								  __ATOMIC_ACQUIRE) + 1;
+				blocked |= 1ull << i;
+				if (b == 2)
+					nodep |= 1ull << i;
+				else
+					nodep &= ~(1ull << i);
 				continue;
 			}
-			blocked[i / 64] &= ~(1ull << (i % 64));
+			blocked &= ~(1ull << i);
 			if (!node_gone(x))
 				all = 0;
 		}
@@ -167,53 +289,82 @@ static void hold(uint64_t next)
 		}
 		nap_ns(200000);
 	}
+	__atomic_store_n(&me->hold_start, 0, __ATOMIC_RELEASE);
+	blocked &= ~nodep;
+	if (!t->held_seq)
+		t->held_seq = __atomic_add_fetch(&me->io_seq, 1, __ATOMIC_ACQ_REL);
 	for (int i = 0; i < SESS_NODES; i++) {
-		if (!(blocked[i / 64] & (1ull << (i % 64))))
+		if (!(blocked & (1ull << i)))
 			continue;
 		uint32_t k = __atomic_fetch_add(&sess->ndeps, 1, __ATOMIC_ACQ_REL);
 		if (k >= SESS_DEPS) {
 			__atomic_add_fetch(&sess->deps_lost, 1, __ATOMIC_RELAXED);
 			continue;
 		}
-		sess->deps[k] = (struct sess_dep){ me_idx, i, next, xseq[i] };
+		sess->deps[k] = (struct sess_dep){ me_idx, i, t->held_seq, xseq[i] };
 	}
 	errno = e;
 }
 
-/* The access family probes a file: programs poll readiness with it (the
- * pseudo-apps do), and a poll is not progress for the watchdog. */
-static int is_probe(int call)
+/* Every period-th call that may release another node is held. */
+static void hold_if_due(struct tstate *t, int call)
 {
-	return call == C_ACCESS || call == C_FACCESSAT || call == C_EUIDACCESS ||
-	       call == C_EACCESS;
+	static uint32_t due;
+
+	if (__atomic_add_fetch(&due, 1, __ATOMIC_RELAXED) % (uint32_t)me->period == 0)
+		hold(t, call);
 }
 
-/* After a record: number it if it is I/O, and hold before the next I/O
- * when this node is throttled and that one is due. */
+void sess_before(struct tstate *t, int call, int64_t a1)
+{
+	if (!me || !me->throttled || call >= C_NCALLS || !releases[call])
+		return;
+	if (releases[call] == REL_CREATE && !(a1 & (O_CREAT | O_TRUNC)))
+		return;
+	hold_if_due(t, call);
+}
+
+/* close releases a peer when it closes a socket or a pipe (its end of
+ * file); called before the wrapper enters, so it checks the guard. */
+void sess_before_close(int fd)
+{
+	struct tstate *t = &ts;
+	struct stat st;
+	int e = errno;
+
+	if (!me || !me->throttled || (t->guard | t->hold) || !island_on)
+		return;
+	if (syscall(SYS_fstat, fd, &st) == 0 && (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		t->guard = 1;
+		hold_if_due(t, C_CLOSE);
+		t->guard = 0;
+	}
+	errno = e;
+}
+
+/* After a record: number it if it is I/O, note the node's tries and
+ * progress, and log the waits a hold before it found. */
 void sess_record(struct tstate *t, struct rec *r)
 {
-	if (r->call >= C_NCALLS || !is_io[r->call] || is_probe(r->call))
+	if (r->call >= C_NCALLS || !is_io[r->call])
 		return;
-	uint64_t k = __atomic_add_fetch(&me->io_seq, 1, __ATOMIC_ACQ_REL);
+	int64_t now_ns = mono_ns();
+	int failed = r->err != 0;
+
+	if (failed || is_look(r->call))
+		note_try(r, now_ns);
+	if (is_probe(r->call))
+		return;
+	/* a held call has its number already */
+	uint64_t k = t->held_seq ? t->held_seq : __atomic_add_fetch(&me->io_seq, 1,
+								     __ATOMIC_ACQ_REL);
 	struct sess_thread *s = slot(t);
+	t->held_seq = 0;
 	r->seq = k;
-	if (s)
-		s->since = mono_ns();
-	if (me->throttled && me->period > 0 && (k + 1) % (uint64_t)me->period == 0) {
-		__atomic_add_fetch(&me->holds, 1, __ATOMIC_RELAXED);
-		hold(k + 1);
+	if (!failed) {
+		if (s)
+			s->since = now_ns;
+		if (!is_bookkeeping(r->call))
+			me->progress_at = now_ns;
 	}
-}
-
-/* The node's first I/O may be the one another node waits for. */
-void sess_start(void)
-{
-	uint32_t none = 0;
-
-	if (!sess || !me->throttled || me->period != 1 || me->io_seq)
-		return;
-	/* once per node: the first image to get here */
-	if (__atomic_compare_exchange_n(&me->holds, &none, 1, 0, __ATOMIC_ACQ_REL,
-					__ATOMIC_RELAXED))
-		hold(1);
 }

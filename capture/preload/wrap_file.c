@@ -94,6 +94,8 @@ EXPORT int creat64(const char *path, mode_t mode)
 
 EXPORT int close(int fd)
 {
+	if (unlikely(sess != NULL))
+		sess_before_close(fd);
 	TRACE_CALL(C_CLOSE, int, REAL(close)(fd), fd, 0, 0);
 }
 

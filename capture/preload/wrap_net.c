@@ -132,6 +132,7 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 
 	if (!enter(t))
 		return REAL(connect)(fd, addr, len);
+	SESS_BEFORE(t, C_CONNECT, 0);
 	uint64_t t0 = now();
 	int r = REAL(connect)(fd, addr, len);
 	int e = errno;
@@ -183,6 +184,7 @@ EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 		struct tstate *t_ = &ts;                                   \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
+		SESS_BEFORE(t_, CALL, 0);                                  \
 		uint64_t t0_ = now();                                      \
 		ssize_t r_ = EXPR;                                         \
 		uint64_t t1_ = now();                                      \
@@ -267,6 +269,7 @@ EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
 
 	if (!enter(t))
 		return REAL(sendmmsg)(fd, v, n, flags);
+	SESS_BEFORE(t, C_SENDMMSG, 0);
 	uint64_t t0 = now();
 	int r = REAL(sendmmsg)(fd, v, n, flags);
 	uint64_t t1 = now();

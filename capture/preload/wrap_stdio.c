@@ -64,11 +64,18 @@ static inline void put_stream(struct tstate *t, int call, uint64_t t0,
 	put(t, call, t0, t1, ret, fno(f), a1, a2, failed ? e : 0);
 }
 
+/* fopen's mode as open's O_CREAT and O_TRUNC, for the causality engine */
+static int mode_creates(const char *mode)
+{
+	return !mode ? 0 : mode[0] == 'w' ? O_CREAT | O_TRUNC : mode[0] == 'a' ? O_CREAT : 0;
+}
+
 #define STREAM_OPEN(CALL, EXPR, PATH, MODE, OLDFD)                         \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
+		SESS_BEFORE(t_, CALL, mode_creates(MODE));                 \
 		uint64_t t0_ = now();                                      \
 		FILE *f_ = EXPR;                                           \
 		uint64_t t1_ = now();                                      \
@@ -126,6 +133,7 @@ EXPORT int fclose(FILE *f)
 	if (!enter(t))
 		return REAL(fclose)(f);
 	int fd = fno(f);
+	SESS_BEFORE(t, C_FCLOSE, 0);
 	uint64_t t0 = now();
 	int r = REAL(fclose)(f);
 	uint64_t t1 = now();
@@ -428,6 +436,7 @@ static int flush(int (*fn)(FILE *), FILE *f)
 
 	if (!enter(t))
 		return fn(f);
+	SESS_BEFORE(t, C_FFLUSH, 0);
 	uint64_t t0 = now();
 	int r = fn(f);
 	int e = errno;

@@ -1,0 +1,138 @@
+/*
+ * Polling (issue 17): the I/Os of a node whose number depends on timing,
+ * not on what the program computes. A client retrying connect() until
+ * its server listens makes as many failed attempts as the server took to
+ * start; a shell loop re-running curl runs it as often. The passes of
+ * --discover are compared without them (merge.c), and the waits found in
+ * a pass are moved onto the I/Os that are not polling.
+ *
+ * Only what the whole trace shows is marked here; the interposer already
+ * treats failed calls and repeated looks as tries (preload/session.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "traceread.h"
+#include "util.h"
+
+static const char *const names[] = {
+	[POLL_NONE] = "", [POLL_FAIL] = "fail", [POLL_ATTEMPT] = "attempt",
+	[POLL_RETRY] = "retry", [POLL_REPEAT] = "repeat",
+};
+
+const char *polling_name(int poll)
+{
+	return poll > 0 && poll < (int)(sizeof(names) / sizeof(names[0])) ? names[poll] : "";
+}
+
+static int api_is(const struct tr_io *io, const char *api)
+{
+	size_t n = strlen(api);
+	return !strncmp(io->what, api, n) && io->what[n] == ' ';
+}
+
+/* A look changes nothing: done again with the same result, it polls. */
+static int is_look(const struct tr_io *io)
+{
+	static const char *const looks[] = { "stat", "lstat", "fstatat", "statx",
+		"access", "faccessat", "euidaccess", "eaccess", "readlink", "readlinkat" };
+
+	for (size_t i = 0; i < sizeof(looks) / sizeof(looks[0]); i++)
+		if (api_is(io, looks[i]))
+			return 1;
+	return 0;
+}
+
+/* socket ... close of one descriptor, where every call between failed:
+ * the attempt's own socket and close are polling too. */
+static void mark_attempts(struct tr_node *n)
+{
+	for (size_t i = 0; i < n->nio; i++) {
+		struct tr_io *s = &n->io[i];
+		if (!api_is(s, "socket") || s->failed || s->fd < 0)
+			continue;
+		int tried = 0, ok = 1;
+		for (size_t k = i + 1; k < n->nio && ok; k++) {
+			struct tr_io *c = &n->io[k];
+			if (c->proc != s->proc || c->tid != s->tid)
+				break;       /* the thread's I/Os are together */
+			if (c->fd != s->fd)
+				continue;
+			if (api_is(c, "close")) {
+				if (tried) {
+					s->poll = POLL_ATTEMPT;
+					c->poll = POLL_ATTEMPT;
+				}
+				break;
+			}
+			if (c->failed)
+				tried = 1;
+			else
+				ok = 0;      /* the socket was used */
+		}
+	}
+}
+
+/* A child that failed, and that its parent then ran again (the same
+ * program): it and whatever the parent ran between the two (the sleep of
+ * a retry loop) are a retry. */
+static void mark_retries(struct tr_node *n)
+{
+	char *retry = xcalloc(n->nprocs + 1, 1);
+
+	for (size_t p = 0; p < n->nprocs; p++) {
+		struct tr_proc *a = &n->procs[p];
+		if (a->ok)
+			continue;
+		size_t again = n->nprocs;
+		for (size_t q = 0; q < n->nprocs; q++) {
+			struct tr_proc *b = &n->procs[q];
+			if (q != p && b->ppid == a->ppid && !strcmp(b->exe, a->exe) &&
+			    b->start >= a->end && (again == n->nprocs ||
+						   b->start < n->procs[again].start))
+				again = q;
+		}
+		if (again == n->nprocs)
+			continue;
+		for (size_t q = 0; q < n->nprocs; q++) {
+			struct tr_proc *b = &n->procs[q];
+			if (b->ppid == a->ppid && b->start >= a->start &&
+			    b->start < n->procs[again].start)
+				retry[q] = 1;
+		}
+	}
+	for (size_t i = 0; i < n->nio; i++)
+		if (n->io[i].proc >= 0 && retry[n->io[i].proc] && n->io[i].poll == POLL_NONE)
+			n->io[i].poll = POLL_RETRY;
+	free(retry);
+}
+
+/* In one thread, a look identical (call, path, result) to the thread's
+ * previous unmarked I/O. A thread's I/Os are together in trace order. */
+static void mark_repeats(struct tr_node *n)
+{
+	struct tr_io *last = NULL;
+
+	for (size_t i = 0; i < n->nio; i++) {
+		struct tr_io *c = &n->io[i];
+		if (last && (last->proc != c->proc || last->tid != c->tid))
+			last = NULL;
+		if (c->poll)
+			continue;
+		if (last && is_look(c) && !strcmp(last->what, c->what) &&
+		    last->result == c->result) {
+			c->poll = POLL_REPEAT;
+			continue;
+		}
+		last = c;
+	}
+}
+
+void polling_mark(struct tr_node *n)
+{
+	for (size_t i = 0; i < n->nio; i++)
+		n->io[i].poll = n->io[i].failed ? POLL_FAIL : POLL_NONE;
+	mark_attempts(n);
+	mark_retries(n);
+	mark_repeats(n);
+}
