@@ -114,6 +114,7 @@ struct node {
 	int64_t clock_offset;            /* ns to add to the epoch: the session's
 					    reference clock (across hosts) */
 	int has_clock_offset;
+	int server;                      /* --server: a SIGTERM is its planned end */
 	struct cdep *waits, *signals;    /* sorted by seq */
 	size_t nwaits, nsignals;
 };

@@ -41,6 +41,7 @@ struct cnode {
 	char **restr;                /* "--RESOURCE", "VALUE" pairs for its capture */
 	int nrestr;
 	long line;
+	int server;                  /* role="server": stopped once the others exit */
 	/* per pass */
 	pid_t pid;
 	int status;
@@ -148,6 +149,11 @@ static void load(struct cluster *c, const char *file)
 		n->name = prop(e, "name");
 		n->cwd = prop(e, "cwd");
 		n->address = prop(e, "address");
+		char *role = prop(e, "role");
+		if (role && strcmp(role, "server") && strcmp(role, "client"))
+			die_at(2, file, n->line, "role=\"%s\": server or client", role);
+		n->server = role && !strcmp(role, "server");
+		free(role);
 		char *ns = prop(e, "netns");
 		n->netns = ns && (!strcmp(ns, "yes") || !strcmp(ns, "true"));
 		if (ns && !n->netns && strcmp(ns, "no") && strcmp(ns, "false"))
@@ -207,6 +213,12 @@ static void load(struct cluster *c, const char *file)
 	}
 	if (!c->n)
 		die_at(2, file, xmlGetLineNo(root), "no <node> in the cluster");
+	int clients = 0;
+	for (int i = 0; i < c->n; i++)
+		clients += !c->nodes[i].server;
+	if (!clients)
+		die_at(2, file, xmlGetLineNo(root), "every node is a server: nothing would "
+		       "ever stop them (role=\"server\" nodes are stopped once the others exit)");
 	if (c->n > SESS_NODES)
 		die_at(2, file, xmlGetLineNo(root), "more than %d nodes", SESS_NODES);
 	xmlFreeDoc(doc);
@@ -403,7 +415,9 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 		static char period[32], delay[32], hold[32];
 		snprintf(period, sizeof(period), "%d", o->period);
 		snprintf(delay, sizeof(delay), "%.3f", o->delay * 1000);
-		snprintf(hold, sizeof(hold), "%.3f", o->hold_timeout);
+		/* a hold never outlives the pass */
+		snprintf(hold, sizeof(hold), "%.3f", o->hold_timeout < o->timeout ?
+			 o->hold_timeout : o->timeout);
 		args[k++] = "--throttle";
 		args[k++] = (char *)p->throttle;
 		args[k++] = "--period";
@@ -416,6 +430,8 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 		args[k++] = "--watchdog";
 		args[k++] = wd;
 	}
+	if (n->server)
+		args[k++] = "--server";
 	if (o->pcap) {               /* each node's packets beside its trace */
 		static char pcap[128];
 		snprintf(pcap, sizeof(pcap), "--pcap%s%s", o->pcap_iface ? "=" : "",
@@ -491,10 +507,43 @@ static void cleanup(void)
 	made = NULL;
 }
 
-/* Run every node; 0 when all exited with status 0. */
+/* At --timeout: what a hold under way was waiting for. */
+static void say_held(struct cluster *c, struct pass *p, struct session *s, int64_t now)
+{
+	for (int i = 0; i < c->n; i++) {
+		struct sess_node *sn = &s->node[i];
+		int64_t h = sn->hold_start;
+		if (!h)
+			continue;
+		char others[1024] = "";
+		size_t len = 0;
+		for (int k = 0; k < c->n; k++)
+			if (k != i && c->nodes[k].status < 0 && len + 40 < sizeof(others))
+				len += (size_t)snprintf(others + len, sizeof(others) - len, "%s%s",
+							len ? ", " : "", c->nodes[k].name);
+		warnx("%s pass: node %s was holding its %s (after its I/O %llu) for %.1f s: "
+		      "node%s %s neither waited for it nor exited", p->name, c->nodes[i].name,
+		      call_name(sn->hold_call), (unsigned long long)sn->hold_after,
+		      (double)(now - h) / 1e9, strchr(others, ',') ? "s" : "", others);
+	}
+}
+
+/* A node that ended as planned: exit 0, or a server that our SIGTERM
+ * stopped (its capture exits 128 + SIGTERM, having written the trace). */
+static int ended_well(const struct cnode *n, int stopped)
+{
+	int st = n->status;
+
+	if (st == 0)
+		return 1;
+	return n->server && stopped && ((WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM) ||
+					(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM));
+}
+
+/* Run every node; 0 when all ended as planned. */
 static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 {
-	int left = c->n, failed = 0;
+	int left = c->n, failed = 0, stopped = 0;
 	int64_t start = now_ns();
 
 	p->session = xasprintf("%s-%s", c->tag, p->name);
@@ -527,12 +576,24 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 		}
 		if (w < 0 && errno != EINTR)
 			break;
+		/* the clients are done: the servers' turn to stop */
+		int clients = 0;
+		for (int i = 0; i < c->n; i++)
+			clients += !c->nodes[i].server && c->nodes[i].status < 0;
+		if (!clients && !stopped) {
+			stopped = 1;
+			for (int i = 0; i < c->n; i++)
+				if (c->nodes[i].server && c->nodes[i].status < 0)
+					kill(-c->nodes[i].pid, SIGTERM);
+		}
 		if (interrupted || (double)(now_ns() - start) / 1e9 > o->timeout) {
 			for (int i = 0; i < c->n; i++)
 				if (c->nodes[i].status < 0)
 					warnx("%s pass: node %s %s; stopping every node", p->name,
 					      c->nodes[i].name, interrupted ? "interrupted" :
 					      "did not finish in time (--timeout)");
+			if (!interrupted)
+				say_held(c, p, s, now_ns());
 			stop_all(c);
 			failed = 1;
 			break;
@@ -547,7 +608,7 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 	session_close(s);
 	for (int i = 0; i < c->n && !failed; i++) {
 		int st = c->nodes[i].status;
-		if (st != 0) {
+		if (!ended_well(&c->nodes[i], stopped)) {
 			warnx("%s pass: node %s %s %d", p->name, c->nodes[i].name,
 			      WIFSIGNALED(st) ? "was killed by signal" : "exited with status",
 			      WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));

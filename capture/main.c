@@ -38,7 +38,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR, OPT_PCAP,
        OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_KEY_FILE, OPT_RECOVER, OPT_LIST, OPT_SESSION_NODES, OPT_CALLSITES,
        OPT_PROFILE, OPT_SAMPLE_HZ, OPT_SAMPLE_ALLOC, OPT_STACK_DEPTH, OPT_PROFILE_START,
-       OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS, OPT_CLEANUP };
+       OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS, OPT_CLEANUP, OPT_SERVER };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -77,6 +77,7 @@ static const struct optdesc {
 	{ "pcap", 2, OPT_PCAP, "[IFACE]", "also record the node's own packets into NODE.pcap (libpcap)" },
 	{ "pcap-optional", 0, OPT_PCAP_OPTIONAL, NULL, "with --pcap: go on without packets when they cannot be captured" },
 	{ "syscalls", 0, OPT_SYSCALLS, NULL, "also record every system call at the kernel boundary (Syscall User Dispatch)" },
+	{ "server", 0, OPT_SERVER, NULL, "the program serves until stopped: a SIGTERM that ends it is its planned end, and its trace is complete up to there" },
 	{ "cleanup", 0, OPT_CLEANUP, NULL, "remove what killed runs left (namespaces, bridges, veths, /tmp/island-cluster.*, session files) and exit" },
 	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
 	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
@@ -403,7 +404,7 @@ int main(int argc, char **argv)
 	int recover = 0, recover_list = 0;
 	const char *wd_from = NULL, *cluster = NULL, *throttle_nodes = NULL;
 	double wd_factor = 2, cl_timeout = 600;
-	int discover = 0, cleanup = 0;
+	int discover = 0, cleanup = 0, server = 0;
 	const char *passes_dir = NULL;
 	struct netcap_opts nco = { 0 };
 
@@ -484,6 +485,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PCAP_OPTIONAL: nco.optional = 1; break;
 		case OPT_CLEANUP: cleanup = 1; break;
+		case OPT_SERVER: server = 1; break;
 		case OPT_CPU_PERIOD: {
 			char *end;
 			rs.period = strtod(optarg, &end);
@@ -668,6 +670,7 @@ int main(int argc, char **argv)
 	}
 	ro.spool = abs;
 	n.name = node;
+	n.server = server;
 	n.host = host;
 	n.argv = argv + optind;
 	n.argc = argc - optind;

@@ -102,78 +102,144 @@ static int copy_pcaps(const struct pass *base, char **names, int n, const char *
 	return rc;
 }
 
-/* One pass's traces, a node each, I/Os in number order; and per node the
- * numbers of its I/Os that are not polling, in order: passes are compared
- * on these, and a wait found in a pass is moved onto them. */
-struct ptraces {
-	struct tr_node **me;         /* per node */
-	struct tr_node **all;
-	int *nall;
-	uint64_t **kept;             /* per node: seq of the unmarked I/Os */
-	size_t *nkept;
+/*
+ * One pass's traces, a node each, I/Os in number order. Passes are
+ * compared thread by thread (the order in which a node's threads
+ * interleave depends on timing, as polling does): a node's streams are
+ * its threads that have I/Os other than polling, in trace order, each
+ * the list of those I/Os (a run of receives on one descriptor counting as
+ * one). A wait found in a pass is moved onto the same place of the same
+ * stream in the base pass.
+ */
+struct sio {
+	uint64_t seq;
+	size_t place;
+	int64_t off, amt;            /* bytes before it in its place, its bytes */
 };
 
-static int load_pass(struct pass *p, char **names, int n, struct ptraces *t)
+struct stream {
+	struct sio *io;              /* its I/Os, in order */
+	size_t n, cap;
+	size_t *first;               /* per place: its first I/O */
+	size_t nplaces, pcap;
+};
+
+struct pnode {
+	struct tr_node *me;
+	struct tr_node *all;
+	int nall;
+	struct stream *st;
+	size_t nst;
+	int *st_of;                  /* per I/O (number order): its stream, -1 */
+	size_t *pos;                 /* ... and its index there */
+};
+
+static int cmp_int(const void *a, const void *b)
 {
-	t->me = xcalloc((size_t)n, sizeof(*t->me));
-	t->all = xcalloc((size_t)n, sizeof(*t->all));
-	t->nall = xcalloc((size_t)n, sizeof(*t->nall));
-	t->kept = xcalloc((size_t)n, sizeof(*t->kept));
-	t->nkept = xcalloc((size_t)n, sizeof(*t->nkept));
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int is_recv(const struct tr_io *io)
+{
+	const char *sp = strchr(io->what, ' ');
+	return sp && !strncmp(sp, " netrecv ", 9);
+}
+
+static void add(struct stream *st, const struct tr_io *io, const struct tr_io *prev)
+{
+	size_t j = st->n;
+
+	XGROW(st->io, st->cap, j + 1);
+	struct sio *e = &st->io[j];
+	e->seq = io->seq;
+	e->amt = io->amount > 0 ? io->amount : 0;
+	/* a run of receives on one socket or pipe is one place: how the
+	 * bytes arrive in pieces depends on the sender's timing */
+	if (j && prev && is_recv(prev) && is_recv(io) && prev->fd == io->fd) {
+		e->place = e[-1].place;
+		e->off = e[-1].off + e[-1].amt;
+	} else {
+		XGROW(st->first, st->pcap, st->nplaces + 1);
+		st->first[st->nplaces] = j;
+		e->place = st->nplaces++;
+		e->off = 0;
+	}
+	st->n++;
+}
+
+static void make_streams(struct pnode *pn)
+{
+	struct tr_node *m = pn->me;
+	int *thr = xcalloc(m->nio + 1, sizeof(int));
+	size_t nthr = 0;
+
+	for (size_t k = 0; k < m->nio; k++)
+		if (!m->io[k].poll)
+			thr[nthr++] = m->io[k].thr;
+	qsort(thr, nthr, sizeof(int), cmp_int);
+	size_t u = 0;
+	for (size_t k = 0; k < nthr; k++)
+		if (!u || thr[u - 1] != thr[k])
+			thr[u++] = thr[k];
+	pn->nst = u;
+	pn->st = xcalloc(u + 1, sizeof(*pn->st));
+	pn->st_of = xcalloc(m->nio + 1, sizeof(int));
+	pn->pos = xcalloc(m->nio + 1, sizeof(size_t));
+	const struct tr_io **last = xcalloc(u + 1, sizeof(*last));
+	for (size_t k = 0; k < m->nio; k++) {
+		pn->st_of[k] = -1;
+		if (m->io[k].poll)
+			continue;
+		int *hit = bsearch(&m->io[k].thr, thr, u, sizeof(int), cmp_int);
+		size_t s = (size_t)(hit - thr);
+		pn->st_of[k] = (int)s;
+		pn->pos[k] = pn->st[s].n;
+		add(&pn->st[s], &m->io[k], last[s]);
+		last[s] = &m->io[k];
+	}
+	free(last);
+	free(thr);
+}
+
+static int load_pass(struct pass *p, char **names, int n, struct pnode **out)
+{
+	struct pnode *pn = xcalloc((size_t)n, sizeof(*pn));
+
+	*out = pn;
 	for (int i = 0; i < n; i++) {
 		char *f = xasprintf("%s/%s.xml", p->dir, names[i]);
-		int rc = trace_scan(f, &t->all[i], &t->nall[i]);
+		int rc = trace_scan(f, &pn[i].all, &pn[i].nall);
 
-		if (rc == 0 && !(t->me[i] = trace_node(t->all[i], t->nall[i], names[i]))) {
+		if (rc == 0 && !(pn[i].me = trace_node(pn[i].all, pn[i].nall, names[i]))) {
 			warn_at(f, 0, "no node '%s'", names[i]);
 			rc = -1;
 		}
 		free(f);
 		if (rc < 0)
 			return -1;
-		struct tr_node *m = t->me[i];
-		t->kept[i] = xcalloc(m->nio + 1, sizeof(uint64_t));
-		for (size_t k = 0; k < m->nio; k++)
-			if (!m->io[k].poll)
-				t->kept[i][t->nkept[i]++] = m->io[k].seq;
+		make_streams(&pn[i]);
 	}
 	return 0;
 }
 
-static void free_pass(struct ptraces *t, int n)
+static void free_pass(struct pnode *pn, int n)
 {
-	for (int i = 0; t->all && i < n; i++) {
-		trace_scan_free(t->all[i], t->nall[i]);
-		free(t->kept[i]);
+	for (int i = 0; pn && i < n; i++) {
+		trace_scan_free(pn[i].all, pn[i].nall);
+		for (size_t s = 0; s < pn[i].nst; s++) {
+			free(pn[i].st[s].io);
+			free(pn[i].st[s].first);
+		}
+		free(pn[i].st);
+		free(pn[i].st_of);
+		free(pn[i].pos);
 	}
-	free(t->me);
-	free(t->all);
-	free(t->nall);
-	free(t->kept);
-	free(t->nkept);
+	free(pn);
 }
 
-/* Index among the unmarked I/Os: of the first with a number >= seq (up),
- * or of the last with a number <= seq; -1 when there is none. */
-static long kept_index(const uint64_t *kept, size_t n, uint64_t seq, int up)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {                    /* first with kept >= seq */
-		size_t mid = (lo + hi) / 2;
-		if (kept[mid] < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (up)
-		return lo < n ? (long)lo : -1;
-	if (lo < n && kept[lo] == seq)
-		return (long)lo;
-	return lo > 0 ? (long)lo - 1 : -1;
-}
-
-static const struct tr_io *io_of(const struct tr_node *m, uint64_t seq)
+/* Index of the first I/O numbered seq or more; nio when none. */
+static size_t io_index(const struct tr_node *m, uint64_t seq)
 {
 	size_t lo = 0, hi = m->nio;
 
@@ -184,37 +250,96 @@ static const struct tr_io *io_of(const struct tr_node *m, uint64_t seq)
 		else
 			hi = mid;
 	}
-	return lo < m->nio && m->io[lo].seq == seq ? &m->io[lo] : NULL;
+	return lo;
 }
 
-/* The same I/O, polling set aside, in both passes. */
-static int check_same(const char *node, struct pass *base, const struct tr_node *a,
-		      const uint64_t *ka_seq, size_t na, struct pass *p,
-		      const struct tr_node *b, const uint64_t *kb_seq, size_t nb)
+static const struct tr_io *io_of(const struct tr_node *m, uint64_t seq)
 {
-	size_t n = na < nb ? na : nb;
+	size_t k = io_index(m, seq);
+	return k < m->nio && m->io[k].seq == seq ? &m->io[k] : NULL;
+}
 
-	for (size_t i = 0; i <= n; i++) {
-		if (i == n) {
-			if (na == nb)
-				return 0;
-			warnx("node %s issued %zu I/Os (polling set aside) in the %s pass and "
-			      "%zu in the %s pass: the application's I/O is not deterministic",
-			      node, na, base->name, nb, p->name);
-			return -1;
+/* Where I/O seq of a pass goes in the base pass: itself when it is not
+ * polling, else its thread's next such I/O (up: the waiting side; the
+ * node's next one when that thread has none left, a retried process that
+ * ended) or its thread's previous one (the side waited for); 0 when
+ * there is none. */
+static uint64_t to_base(const struct pnode *pn, const struct pnode *base, uint64_t seq,
+			int up)
+{
+	const struct tr_node *m = pn->me;
+	size_t k = io_index(m, seq), f = m->nio;
+
+	if (!up && (k == m->nio || m->io[k].seq != seq)) {
+		if (!k)
+			return 0;
+		k--;
+	}
+	if (k >= m->nio)
+		return 0;
+	int thr = m->io[k].thr;
+	for (size_t i = k;;) {
+		if (pn->st_of[i] >= 0 && up && f == m->nio)
+			f = i;           /* the node's next */
+		if (m->io[i].thr == thr && pn->st_of[i] >= 0) {
+			f = i;
+			break;
 		}
-		char *ka = io_key(io_of(a, ka_seq[i])->what, base->scratch);
-		char *kb = io_key(io_of(b, kb_seq[i])->what, p->scratch);
-		int same = !strcmp(ka, kb);
-		if (!same)
-			warnx("node %s: I/O %llu differs between the %s pass (%s) and the %s "
-			      "pass (I/O %llu, %s): the application's I/O is not deterministic",
-			      node, (unsigned long long)ka_seq[i], base->name, ka, p->name,
-			      (unsigned long long)kb_seq[i], kb);
-		free(ka);
-		free(kb);
-		if (!same)
-			return -1;
+		if (up ? ++i >= m->nio : i-- == 0)
+			break;
+	}
+	if (f == m->nio || (!up && m->io[f].thr != thr))
+		return 0;
+	/* the same place of the same stream; in a run of receives, the
+	 * receive that got the same byte */
+	const struct stream *ps = &pn->st[pn->st_of[f]], *bs = &base->st[pn->st_of[f]];
+	const struct sio *x = &ps->io[pn->pos[f]];
+	if (x->place >= bs->nplaces)
+		return 0;
+	size_t b = bs->first[x->place];
+	while (b + 1 < bs->n && bs->io[b + 1].place == x->place &&
+	       bs->io[b].off + bs->io[b].amt <= x->off)
+		b++;
+	return bs->io[b].seq;
+}
+
+/* The same I/O, polling set aside, thread by thread in both passes. */
+static int check_same(const char *node, struct pass *base, const struct pnode *a,
+		      struct pass *p, const struct pnode *b)
+{
+	if (a->nst != b->nst) {
+		warnx("node %s: %zu threads made I/O (polling set aside) in the %s pass and "
+		      "%zu in the %s pass: the application's I/O is not deterministic",
+		      node, a->nst, base->name, b->nst, p->name);
+		return -1;
+	}
+	for (size_t s = 0; s < a->nst; s++) {
+		const struct stream *x = &a->st[s], *y = &b->st[s];
+		size_t n = x->nplaces < y->nplaces ? x->nplaces : y->nplaces;
+		for (size_t i = 0; i <= n; i++) {
+			if (i == n) {
+				if (x->nplaces == y->nplaces)
+					break;
+				warnx("node %s: its thread %zu issued %zu I/Os (polling set aside) in "
+				      "the %s pass and %zu in the %s pass: the application's I/O "
+				      "is not deterministic", node, s + 1, x->nplaces, base->name,
+				      y->nplaces, p->name);
+				return -1;
+			}
+			uint64_t sa = x->io[x->first[i]].seq, sb = y->io[y->first[i]].seq;
+			char *ka = io_key(io_of(a->me, sa)->what, base->scratch);
+			char *kb = io_key(io_of(b->me, sb)->what, p->scratch);
+			int same = !strcmp(ka, kb);
+			if (!same)
+				warnx("node %s: I/O %llu differs between the %s pass (%s) and the "
+				      "%s pass (I/O %llu, %s): the application's I/O is not "
+				      "deterministic", node, (unsigned long long)sa, base->name, ka,
+				      p->name, (unsigned long long)sb, kb);
+			free(ka);
+			free(kb);
+			if (!same)
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -263,18 +388,17 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 	 * throttled pass found, moved onto the base pass's numbers: the
 	 * waiting side onto its next I/O that is not polling, the side
 	 * waited for onto its last one (both weaker than what was seen) */
-	struct ptraces bt = { 0 };
+	struct pnode *bt = NULL;
 	if (load_pass(base, names, n, &bt) < 0)
 		rc = -1;
 	for (int t = 0; t < nthr && !rc; t++) {
-		struct ptraces pt = { 0 };
+		struct pnode *pt = NULL;
 		if (load_pass(thr[t], names, n, &pt) < 0)
 			rc = -1;
 		for (int i = 0; i < n && !rc; i++)
-			rc = check_same(names[i], base, bt.me[i], bt.kept[i], bt.nkept[i],
-					thr[t], pt.me[i], pt.kept[i], pt.nkept[i]);
+			rc = check_same(names[i], base, &bt[i], thr[t], &pt[i]);
 		for (int i = 0; i < n && !rc; i++) {
-			struct tr_node *me = pt.me[i];
+			struct tr_node *me = pt[i].me;
 			for (size_t k = 0; k < me->nwaits; k++) {
 				struct tr_wait *wt = &me->waits[k];
 				int tn = -1;
@@ -283,23 +407,22 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 						tn = j;
 				if (tn < 0 || tn == i || !wt->xseq)
 					continue;
-				long x = kept_index(pt.kept[i], pt.nkept[i], wt->xseq, 1);
-				long y = kept_index(pt.kept[tn], pt.nkept[tn], wt->tseq, 0);
-				if (x < 0 || y < 0)
+				uint64_t x = to_base(&pt[i], &bt[i], wt->xseq, 1);
+				uint64_t y = to_base(&pt[tn], &bt[tn], wt->tseq, 0);
+				if (!x || !y)
 					continue;    /* nothing left to wait, or for */
 				XGROW(m[i].waits, m[i].cw, m[i].nwaits + 1);
-				m[i].waits[m[i].nwaits++] = (struct cdep){ bt.kept[i][x],
-					xstrdup(wt->tnode), bt.kept[tn][y] };
+				m[i].waits[m[i].nwaits++] = (struct cdep){ x, xstrdup(wt->tnode), y };
 			}
 		}
-		free_pass(&pt, n);
+		free_pass(pt, n);
 	}
 	if (rc) {
-		free_pass(&bt, n);
+		free_pass(bt, n);
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
-		m[i].base = bt.me[i];
+		m[i].base = bt[i].me;
 	/* the waits that stand (one per I/O and node waited for), and a
 	 * signal for each of them on the other side */
 	for (int i = 0; i < n; i++) {
@@ -330,7 +453,7 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 		struct xmlcopy_hooks h = { before_io, io_attrs, after_io, &m[i] };
 		rc = xmlcopy_nodes(outfile_writer(f), m[i].file, &h);
 	}
-	free_pass(&bt, n);
+	free_pass(bt, n);
 	if (xmlcopy_end(f, rc) < 0) {
 		if (rc)
 			warnx("%s: cannot write the merged trace", o->output);

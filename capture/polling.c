@@ -74,11 +74,14 @@ static void mark_attempts(struct tr_node *n)
 }
 
 /* A child that failed, and that its parent then ran again (the same
- * program): it and whatever the parent ran between the two (the sleep of
- * a retry loop) are a retry. */
+ * program): it, whatever the parent ran between the two (the sleep of a
+ * retry loop) and the parent's own I/O meanwhile (finding sleep in the
+ * PATH) are a retry. */
 static void mark_retries(struct tr_node *n)
 {
 	char *retry = xcalloc(n->nprocs + 1, 1);
+	struct { int32_t pid; int64_t from, to; } *span = xcalloc(n->nprocs + 1, sizeof(*span));
+	size_t nspan = 0;
 
 	for (size_t p = 0; p < n->nprocs; p++) {
 		struct tr_proc *a = &n->procs[p];
@@ -94,6 +97,9 @@ static void mark_retries(struct tr_node *n)
 		}
 		if (again == n->nprocs)
 			continue;
+		span[nspan].pid = a->ppid;
+		span[nspan].from = a->end;
+		span[nspan++].to = n->procs[again].start;
 		for (size_t q = 0; q < n->nprocs; q++) {
 			struct tr_proc *b = &n->procs[q];
 			if (b->ppid == a->ppid && b->start >= a->start &&
@@ -101,9 +107,18 @@ static void mark_retries(struct tr_node *n)
 				retry[q] = 1;
 		}
 	}
-	for (size_t i = 0; i < n->nio; i++)
-		if (n->io[i].proc >= 0 && retry[n->io[i].proc] && n->io[i].poll == POLL_NONE)
-			n->io[i].poll = POLL_RETRY;
+	for (size_t i = 0; i < n->nio; i++) {
+		struct tr_io *io = &n->io[i];
+		if (io->proc < 0 || io->poll != POLL_NONE)
+			continue;
+		int mark = retry[io->proc];
+		for (size_t k = 0; k < nspan && !mark; k++)
+			mark = n->procs[io->proc].pid == span[k].pid &&
+			       io->end >= span[k].from && io->end <= span[k].to;
+		if (mark)
+			io->poll = POLL_RETRY;
+	}
+	free(span);
 	free(retry);
 }
 

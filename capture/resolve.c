@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -971,6 +972,24 @@ static void find_gaps(struct node *n)
 	}
 }
 
+/* A server (--server) ends when it is stopped: the threads a SIGTERM
+ * ended were waiting for the next request, and what they did up to
+ * there is all recorded (a record is in the spool once the call
+ * returns), so they are complete up to the stop. */
+static void server_stopped(struct node *n)
+{
+	for (int i = 0; i < n->nprocs; i++) {
+		struct proc *p = &n->procs[i];
+		if (p->status < 0 || !WIFSIGNALED(p->status) || WTERMSIG(p->status) != SIGTERM)
+			continue;
+		p->complete = 1;
+		for (int j = 0; j < p->nthr; j++) {
+			p->thr[j].complete |= p->thr[j].exit == TEXIT_NONE;
+			p->complete &= p->thr[j].complete;
+		}
+	}
+}
+
 void resolve_node(struct node *n)
 {
 	struct resolver rs = { .n = n };
@@ -982,10 +1001,13 @@ void resolve_node(struct node *n)
 		derive_proc(n, &n->procs[i]);
 	}
 	statuses_from_waits(n);
+	if (n->server)
+		server_stopped(n);
 	find_gaps(n);
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
-		if (p->status >= 0 && WIFSIGNALED(p->status))
+		if (p->status >= 0 && WIFSIGNALED(p->status) &&
+		    !(n->server && WTERMSIG(p->status) == SIGTERM))
 			p->complete = 0;
 		if (!p->complete)
 			n->complete = 0;

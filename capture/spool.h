@@ -220,6 +220,8 @@ struct sess_thread {
 	volatile int32_t tid;        /* 0: free */
 	volatile int32_t pid;
 	volatile int64_t since;      /* last I/O completed (or start), mono ns */
+	volatile int64_t wait_since; /* in a call that waits for others (poll,
+					accept, recv...) since, 0 when not */
 };
 
 struct sess_node {

@@ -28,6 +28,7 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 	size_t cap = 0;
 	int64_t last_end = 0;
 	int32_t cur_tid = 0;
+	int cur_thr = -1;
 
 	*nodes = NULL;
 	*nnodes = 0;
@@ -81,6 +82,7 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 				goto fail;
 			}
 			cur_tid = tid ? atoi(tid) : 0;
+			cur_thr++;
 			xmlFree(tid);
 		} else if (cur && !strcmp(el, "wait")) {
 			char *tn = attr(r, "node"), *sq = attr(r, "seq");
@@ -113,6 +115,7 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 				}
 				char *api = attr(r, "api"), *res = attr(r, "res");
 				char *fd = attr(r, "fd"), *result = attr(r, "result");
+				char *amount = attr(r, "amount");
 				char *p = attr(r, "path");
 				if (!p)
 					p = attr(r, "peer");
@@ -126,8 +129,13 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 				cur->io[cur->nio].poll = POLL_NONE;
 				cur->io[cur->nio].proc = (int)cur->nprocs - 1;
 				cur->io[cur->nio].tid = cur_tid;
+				cur->io[cur->nio].thr = cur_thr;
+				cur->io[cur->nio].end = e;
+				cur->io[cur->nio].amount = amount ? strtoll(amount, NULL, 10) : 0;
+				xmlFree(amount);
 				cur->io[cur->nio].fd = fd ? atoi(fd) : -1;
-				cur->io[cur->nio].failed = err != NULL;
+				/* a non-blocking connect under way has not failed */
+				cur->io[cur->nio].failed = err && strcmp(err, "EINPROGRESS");
 				cur->io[cur->nio].result = result ? strtoll(result, NULL, 10) : 0;
 				cur->nio++;
 				xmlFree(fd);

@@ -23,9 +23,12 @@ struct tr_io {
 	int poll;                    /* enum tr_poll */
 	/* what polling.c looks at */
 	int proc;                    /* index in tr_node.procs */
+	int thr;                     /* the node's thread, in trace order */
 	int32_t tid, fd;
 	int failed;
 	int64_t result;              /* the result attribute, or 0 */
+	int64_t end;                 /* ns */
+	int64_t amount;              /* bytes moved (the amount attribute) */
 };
 
 struct tr_proc {

@@ -904,6 +904,8 @@ int trace_write(struct node *n, const char *path, int comp)
 	o_attr(&o, "clock", n->clk.kind == CLOCK_KIND_TSC ? "tsc" : "monotonic");
 	if (n->syscalls)
 		o_attr(&o, "syscalls", n->syscalls_seen ? "kernel" : "unavailable");
+	if (n->server)
+		o_attr(&o, "role", "server");
 	if (n->pcap) {
 		const char *base = strrchr(n->pcap, '/');
 		o_attr_esc(&o, "pcap", base ? base + 1 : n->pcap);

@@ -230,11 +230,16 @@ static void read_io(struct rd *rd)
 	o->timeout = sec_attr(rd, "io", "timeout", 0, -2);
 	o->path = intern(attr(rd, "path"));
 	o->path2 = intern(attr(rd, "path2"));
+	/* a connect's original local address names its connection (net.c) */
+	if (!o->path2 && o->call && !strcmp(o->call->api, "connect"))
+		o->path2 = intern(attr(rd, "local"));
 	o->inpath = intern(attr(rd, "inpath"));
 	o->peer = intern(attr(rd, "peer"));
 	o->flags = intern(attr(rd, "flags"));
 	o->proto = (uint8_t)proto_of(attr(rd, "proto"));
-	o->failed = attr(rd, "errno") != NULL;
+	/* a non-blocking connect under way (EINPROGRESS) goes on to connect */
+	const char *en = attr(rd, "errno");
+	o->failed = en && strcmp(en, "EINPROGRESS");
 	if (o->call && !strncmp(o->call->api, "exec", 4) && o->path && !o->failed)
 		rd->proc->exe = o->path;
 	const char *w = attr(rd, "whence");

@@ -145,10 +145,11 @@ int net_listen_port(struct net *n, int node, int *fdp)
 }
 
 /* ---- before a node runs: who connects to whom ---------------------------
- * The k-th connect to S in a node is the k-th socket of its <sockets>
- * summary with peer S and direction out: that gives the original local
- * address. It is kept in the connect's path2; the accepting node in its
- * node field (-1: outside the trace). */
+ * A connect's original local address is its own local attribute or else,
+ * in traces without one, the k-th connect to S in a node is the k-th
+ * socket of its <sockets> summary with peer S and direction out. It is
+ * kept in the connect's path2; the accepting node in its node field (-1:
+ * outside the trace). A refused attempt takes its summary socket too. */
 
 static int accepts_from(const struct node *n, const char *local)
 {
@@ -175,11 +176,14 @@ static void net_link(struct trace *t, int node, const int *sel)
 			o->node = -1;
 			for (size_t s = 0; s < n->nsocks; s++)
 				if (!used[s] && n->socks[s].dir == 'o' && n->socks[s].peer == o->peer &&
-				    n->socks[s].local && *n->socks[s].local) {
+				    n->socks[s].local && *n->socks[s].local &&
+				    (!o->path2 || !strcmp(o->path2, n->socks[s].local))) {
 					used[s] = 1;
 					o->path2 = n->socks[s].local;
 					break;
 				}
+			if (o->failed)
+				continue;
 			for (size_t k = 0; o->path2 && k < t->nnodes; k++)
 				if (sel[k] && accepts_from(&t->nodes[k], o->path2))
 					o->node = (int)k;

@@ -116,7 +116,11 @@ static int is_probe(int call)
 /* Calls that may release another node: they make data, a connection or
  * a name visible to it. Only these are held, so that a node's start-up
  * (reading its files) costs no holds. */
-enum { REL_NO, REL_YES, REL_CREATE /* open: when creating or truncating */ };
+enum {
+	REL_NO, REL_YES,
+	REL_CREATE,                  /* open: when creating or truncating */
+	REL_IF,                      /* fclose, fflush: a stream with writes */
+};
 
 static unsigned char releases_of(int call)
 {
@@ -124,17 +128,39 @@ static unsigned char releases_of(int call)
 		C_LISTEN, C_CONNECT, C_SHUTDOWN, C_MKDIR, C_MKDIRAT, C_UNLINK,
 		C_UNLINKAT, C_RMDIR, C_RENAME, C_RENAMEAT, C_RENAMEAT2, C_REMOVE,
 		C_LINK, C_LINKAT, C_SYMLINK, C_SYMLINKAT, C_TRUNCATE, C_FTRUNCATE,
-		C_FALLOCATE, C_POSIX_FALLOCATE, C_FCLOSE, C_CREAT,
+		C_FALLOCATE, C_POSIX_FALLOCATE, C_CREAT,
 	};
 
 	if (call == C_OPEN || call == C_OPENAT || call == C_FOPEN || call == C_FREOPEN)
 		return REL_CREATE;
+	if (call == C_FCLOSE || call == C_FFLUSH)
+		return REL_IF;
 	if (call == C_FSYNC || call == C_FDATASYNC || call == C_VMSPLICE_IN)
 		return REL_NO;
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
 		if (yes[i] == call)
 			return REL_YES;
 	return is_io[call] == 2 ? REL_YES : REL_NO;
+}
+
+/* Calls that wait for another node, or for a child or thread of this one
+ * (whose own state is judged too): a thread in one for longer than
+ * WAIT_MIN_NS is waiting, not just passing through a call whose answer is
+ * there already. */
+#define WAIT_MIN_NS 10000000
+static int is_wait(int call)
+{
+	static const unsigned short waits[] = {
+		C_POLL, C_PPOLL, C_SELECT, C_PSELECT, C_EPOLL_WAIT, C_EPOLL_PWAIT,
+		C_ACCEPT, C_RECV, C_RECVFROM, C_RECVMSG, C_RECVMMSG, C_WAITPID,
+		C_WAIT4, C_WAITCALL, C_WAIT3, C_WAITID, C_PTHREAD_JOIN, C_COND_WAIT,
+		C_COND_TIMEDWAIT, C_BARRIER_WAIT, C_SEM_WAIT, C_SEM_TIMEDWAIT,
+	};
+
+	for (size_t i = 0; i < sizeof(waits) / sizeof(waits[0]); i++)
+		if (waits[i] == call)
+			return 1;
+	return 0;
 }
 
 /* Calls that look without changing anything: repeated, they are a poll. */
@@ -204,7 +230,8 @@ static void note_try(const struct rec *r, int64_t now_ns)
  * waits for nothing of ours (no dependency is logged); 0: no.
  * - polling: it tried again (a failed call it had made before, or the
  *   same look) after the hold began and has made no progress since;
- * - idle: no live thread has completed an I/O within the node's maximum
+ * - idle: every live thread is in a call that waits for others (for more
+ *   than WAIT_MIN_NS), or has completed no I/O within the node's maximum
  *   gap, counted from the hold's start at the earliest (our last I/O may
  *   just have released it, which must be given the time to show it). */
 static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
@@ -218,7 +245,9 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
 		if (!__atomic_load_n(&x->th[i].tid, __ATOMIC_ACQUIRE))
 			continue;
 		live++;
-		int64_t since = x->th[i].since;
+		int64_t since = x->th[i].since, w = x->th[i].wait_since;
+		if (w && now_ns - (w > held ? w : held) > WAIT_MIN_NS)
+			continue;
 		if (now_ns - (since > held ? since : held) <= x->max_gap)
 			return 0;
 	}
@@ -317,9 +346,18 @@ static void hold_if_due(struct tstate *t, int call)
 
 void sess_before(struct tstate *t, int call, int64_t a1)
 {
-	if (!me || !me->throttled || call >= C_NCALLS || !releases[call])
+	if (!me || call >= C_NCALLS)
 		return;
-	if (releases[call] == REL_CREATE && !(a1 & (O_CREAT | O_TRUNC)))
+	if (is_wait(call)) {
+		struct sess_thread *s = slot(t);
+		if (s)
+			s->wait_since = mono_ns();
+		return;
+	}
+	if (!me->throttled || !releases[call])
+		return;
+	if ((releases[call] == REL_CREATE && !(a1 & (O_CREAT | O_TRUNC))) ||
+	    (releases[call] == REL_IF && !a1))
 		return;
 	hold_if_due(t, call);
 }
@@ -346,10 +384,13 @@ void sess_before_close(int fd)
  * progress, and log the waits a hold before it found. */
 void sess_record(struct tstate *t, struct rec *r)
 {
+	if (t->sslot)
+		me->th[t->sslot - 1].wait_since = 0;
 	if (r->call >= C_NCALLS || !is_io[r->call])
 		return;
 	int64_t now_ns = mono_ns();
-	int failed = r->err != 0;
+	/* a non-blocking connect under way has not failed */
+	int failed = r->err != 0 && r->err != EINPROGRESS;
 
 	if (failed || is_look(r->call))
 		note_try(r, now_ns);

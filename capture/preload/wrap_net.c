@@ -151,6 +151,7 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len,
 	if (!enter(t))
 		return four ? REAL(accept4)(fd, addr, len, flags)
 			    : REAL(accept)(fd, addr, len);
+	SESS_BEFORE(t, C_ACCEPT, 0);
 	uint64_t t0 = now();
 	r = four ? REAL(accept4)(fd, addr, len, flags) : REAL(accept)(fd, addr, len);
 	int e = errno;
@@ -287,6 +288,7 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags,
 
 	if (!enter(t))
 		return REAL(recvmmsg)(fd, v, n, flags, tmo);
+	SESS_BEFORE(t, C_RECVMMSG, 0);
 	uint64_t t0 = now();
 	int r = REAL(recvmmsg)(fd, v, n, flags, tmo);
 	uint64_t t1 = now();

@@ -64,6 +64,13 @@ static inline void put_stream(struct tstate *t, int call, uint64_t t0,
 	put(t, call, t0, t1, ret, fno(f), a1, a2, failed ? e : 0);
 }
 
+/* A stream that can write (glibc's _IO_NO_WRITES clear): its fclose and
+ * fflush may make data visible, for the causality engine. */
+static int stream_writes(FILE *f)
+{
+	return f && !(f->_flags & 0x0008);
+}
+
 /* fopen's mode as open's O_CREAT and O_TRUNC, for the causality engine */
 static int mode_creates(const char *mode)
 {
@@ -133,7 +140,7 @@ EXPORT int fclose(FILE *f)
 	if (!enter(t))
 		return REAL(fclose)(f);
 	int fd = fno(f);
-	SESS_BEFORE(t, C_FCLOSE, 0);
+	SESS_BEFORE(t, C_FCLOSE, stream_writes(f));
 	uint64_t t0 = now();
 	int r = REAL(fclose)(f);
 	uint64_t t1 = now();
@@ -436,7 +443,7 @@ static int flush(int (*fn)(FILE *), FILE *f)
 
 	if (!enter(t))
 		return fn(f);
-	SESS_BEFORE(t, C_FFLUSH, 0);
+	SESS_BEFORE(t, C_FFLUSH, !f || stream_writes(f));
 	uint64_t t0 = now();
 	int r = fn(f);
 	int e = errno;

@@ -36,6 +36,7 @@ static int64_t until(clockid_t clk, const struct timespec *abs)
 		struct tstate *t_ = &ts;                                   \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
+		SESS_BEFORE(t_, CALL, 0);                                  \
 		int64_t a1_ = (A1);                                        \
 		uint64_t t0_ = now();                                      \
 		int r_ = EXPR;                                             \
@@ -198,6 +199,7 @@ EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		int *sp_ = (STATUS) ? (STATUS) : &st_;                     \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
+		SESS_BEFORE(t_, CALL, 0);                                  \
 		uint64_t t0_ = now();                                      \
 		pid_t r_ = EXPR;                                           \
 		uint64_t t1_ = now();                                      \
@@ -236,6 +238,7 @@ EXPORT int waitid(idtype_t idt, id_t id, siginfo_t *info, int opts)
 
 	if (!enter(t))
 		return REAL(waitid)(idt, id, info, opts);
+	SESS_BEFORE(t, C_WAITID, 0);
 	uint64_t t0 = now();
 	int r = REAL(waitid)(idt, id, info, opts);
 	uint64_t t1 = now();

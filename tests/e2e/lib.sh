@@ -2,6 +2,7 @@
 # temporary directory; ISLAND_ROOT is the repository.
 CAPTURE="$ISLAND_ROOT/bin/island-capture"
 ANALYZE="$ISLAND_ROOT/bin/island-analyze"
+REPLAY="$ISLAND_ROOT/bin/island-replay"
 APPS="$ISLAND_ROOT/build/tests/apps"
 SCHEMA="$ISLAND_ROOT/docs/trace.xsd"
 # median, pseudo_cluster (which uses APPS)
@@ -153,4 +154,43 @@ ns_pseudosync_cluster() {
 		echo "  </node>"
 	done
 	echo '</cluster>'
+}
+
+# Causality on stock programs (issue 17): passes_within X ERR: each
+# throttled pass that the --discover log ERR reports took at most X times
+# the unthrottled pass; on a machine other work keeps busy, only shown.
+passes_within() {
+	line=$(grep 'passes: ' "$2") || fail "no passes line in $2"
+	echo "$line"
+	if pct=$(cpus_busy); then
+		echo "pass times not checked: other work keeps the CPUs busy ($pct %)"
+		return 0
+	fi
+	echo "$line" | sed 's/.*passes: //; s/)$//' | tr ',' '\n' |
+		awk -v x="$1" '$1 == "unthrottled" { u = $2; next }
+			{ t[$1] = $2 } END { for (p in t) if (t[p] > x * u) { print p, t[p], "s >", x, "x", u, "s"; bad = 1 }
+			exit bad }' || fail "a throttled pass took more than $1 x the unthrottled one"
+}
+
+# replay_within PCT TRACE: a causal replay of TRACE keeps every node within
+# PCT % of its captured time (only shown on a busy machine).
+replay_within() {
+	"$REPLAY" -q -o rep.xml "$2" || fail "replay of $2 failed"
+	grep -o '<node name="[^"]*" [^>]*error="[^"]*"' rep.xml | sed 's/ original.*error=/ error=/'
+	if pct=$(cpus_busy); then
+		echo "replay times not checked: other work keeps the CPUs busy ($pct %)"
+		return 0
+	fi
+	sed -n 's/.*<node name="\([^"]*\)" .* error="\(-*[0-9.]*\)".*/\1 \2/p' rep.xml |
+		awk -v m="$1" '{ e = $2 < 0 ? -$2 : $2; if (e > m) { print $1, $2 "%"; bad = 1 } }
+			END { exit bad }' || fail "a node's replay is off by more than $1 %"
+}
+
+# depcheck TRACE KNOWN...: recall and precision (tests/e2e/depcheck.py)
+depcheck() {
+	/usr/bin/python3 "$ISLAND_ROOT/tests/e2e/depcheck.py" "$@" > depcheck.out ||
+		fail "depcheck failed"
+	cat depcheck.out
+	recall=$(sed -n 's/^recall \([0-9.]*\) .*/\1/p' depcheck.out)
+	precision=$(sed -n 's/.* precision \([0-9.]*\) .*/\1/p' depcheck.out)
 }

@@ -1,0 +1,41 @@
+#!/bin/sh
+# --discover on stock programs (issue 17): python3's http.server (a server
+# until stopped: role="server") and a shell loop retrying curl until the
+# server answers, three times. The failed curls, the sleeps between them
+# and their connects are polling: the passes agree without them. Every
+# dependency of the protocol is found (the first connect on the listen,
+# each accept on its connect, each request's recv on its send, the
+# responses' receives on their sends), each throttled pass takes at most
+# 3x the unthrottled one, and the replay keeps each node within 10 %.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+[ -x /usr/bin/python3 ] && command -v curl >/dev/null || { echo "needs /usr/bin/python3 and curl"; exit 77; }
+mkdir sess www
+echo "hello island" > www/f.txt
+cat > http.cluster.xml <<'XML'
+<?xml version="1.0"?>
+<cluster version="1">
+  <node name="srv" role="server" cwd="${DIR}/www"><arg>/usr/bin/python3</arg><arg>-m</arg><arg>http.server</arg><arg>--bind</arg><arg>127.0.0.1</arg><arg>${PORT}</arg></node>
+  <node name="cli" cwd="${SCRATCH}"><arg>/bin/sh</arg><arg>-c</arg><arg>for i in 1 2 3; do until curl -s -o out$i http://127.0.0.1:${PORT}/f.txt; do sleep 0.05; done; done</arg></node>
+</cluster>
+XML
+"$CAPTURE" --cluster http.cluster.xml --discover --timeout 60 --session-dir sess \
+	--passes-dir passes -o http.xml 2> err || { cat err; fail "discover failed"; }
+check_trace http.xml
+grep -q '<trace version="1" [^>]*complete="true">' http.xml || fail "the trace is not complete"
+grep -q '<node name="srv" [^>]*role="server"' http.xml || fail "srv is not marked a server"
+expect_eq "srv stopped" "$(grep -c 'status="signal:SIGTERM" complete="true"' http.xml)" 1
+for i in 1 2 3; do
+	expect_eq "out$i" "$(cat passes/unthrottled/scratch/out$i)" "hello island"
+done
+grep -q 'poll="' http.xml || fail "no polling marked"
+known="cli:connect#1<-srv:listen#1 cli:recv#1<-srv:send#1 cli:recv#last<-srv:send#last"
+for k in 1 2 3; do
+	known="$known srv:accept#$k<-cli:connect#$k srv:recv#$k<-cli:send#$k"
+done
+depcheck http.xml $known
+expect_eq "recall" "$recall" "100.00"
+[ "$(echo "$precision >= 90" | bc)" = 1 ] || fail "precision $precision < 90"
+passes_within 3 err
+replay_within 10 http.xml
+[ -z "$(find sess -type f)" ] || fail "session files left: $(find sess -type f)"
+exit 0

@@ -1,0 +1,67 @@
+"""depcheck TRACE KNOWN...: recall and precision of a discovered trace.
+
+KNOWN is "X:API#K<-T:API#K": node X's K-th API call (counting the I/Os not
+marked poll=) waits for node T's K-th API call; K may be "last". A known
+dependency is found when a wait of X on T sits on X's I/O at or before it,
+on T's I/O at or after it (it implies the known one). A wait is true when,
+in the trace's own run, T's I/O began before X's completed (the program's
+happens-before order as that run showed it: a send may return after the
+receive it released did). Prints "recall R precision
+P waits N" (percent) and, for each known dependency not found, a line.
+"""
+import sys
+import xml.etree.ElementTree as ET
+
+
+def load(path):
+    nodes = {}
+    for node in ET.parse(path).getroot().iter("node"):
+        epoch = float(node.get("epoch"))
+        ios, waits = {}, []
+        for th in node.iter("thread"):
+            pending = []
+            for el in th:
+                if el.tag == "wait":
+                    pending.append((el.get("node"), int(el.get("seq"))))
+                elif el.tag == "io" and el.get("seq"):
+                    seq = int(el.get("seq"))
+                    ios[seq] = (el.get("api"), el.get("poll"),
+                                epoch + float(el.get("start")),
+                                epoch + float(el.get("end")))
+                    waits += [(seq, t, ts) for t, ts in pending]
+                    pending = []
+        nodes[node.get("name")] = (ios, waits)
+    return nodes
+
+
+def nth(nodes, spec):
+    name, rest = spec.split(":")
+    api, k = rest.split("#")
+    ios = nodes[name][0]
+    seqs = [s for s in sorted(ios) if ios[s][0] == api and not ios[s][1]]
+    if not seqs:
+        sys.exit("depcheck: no %s in node %s" % (api, name))
+    return name, seqs[-1] if k == "last" else seqs[int(k) - 1]
+
+
+def main():
+    nodes = load(sys.argv[1])
+    found = [(x, xs, t, ts) for x in nodes for xs, t, ts in nodes[x][1]]
+    missed = []
+    for known in sys.argv[2:]:
+        (x, xs), (t, ts) = (nth(nodes, s) for s in known.split("<-"))
+        if not any(fx == x and ft == t and fxs <= xs and fts >= ts
+                   for fx, fxs, ft, fts in found):
+            missed.append(known)
+    true = sum(1 for x, xs, t, ts in found
+               if ts in nodes[t][0] and xs in nodes[x][0] and
+               nodes[t][0][ts][2] <= nodes[x][0][xs][3])
+    known = len(sys.argv) - 2
+    print("recall %.2f precision %.2f waits %d" % (
+        100.0 * (known - len(missed)) / known if known else 100.0,
+        100.0 * true / len(found) if found else 100.0, len(found)))
+    for m in missed:
+        print("missed " + m)
+
+
+main()
