@@ -21,6 +21,7 @@ struct turn {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int whose;		/* 0: a's turn, 1: b's */
+static int ready;		/* threads started */
 static int rounds, last_fd = -1, reused = 1;
 
 static void *taker(void *arg)
@@ -29,9 +30,16 @@ static void *taker(void *arg)
 	char buf[1000];
 
 	memset(buf, 'x', sizeof(buf));
+	/* both threads have made a call before the first open: under
+	 * island-capture a thread's first call opens its spool file, which
+	 * takes the lowest free number for a moment */
+	pthread_mutex_lock(&mu);
+	ready++;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
 	for (int r = 0; r < rounds; r++) {
 		pthread_mutex_lock(&mu);
-		while (whose != t->me)
+		while (whose != t->me || ready < 2)
 			pthread_cond_wait(&cv, &mu);
 		pthread_mutex_unlock(&mu);
 		int fd = open(t->path, O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -39,8 +47,10 @@ static void *taker(void *arg)
 			perror(t->path);
 			exit(1);
 		}
-		if (last_fd >= 0 && fd != last_fd)
+		if (last_fd >= 0 && fd != last_fd) {
+			fprintf(stderr, "fdreuse: %s got fd %d, not %d\n", t->path, fd, last_fd);
 			reused = 0;
+		}
 		last_fd = fd;
 		for (int i = 0; i < t->writes; i++) {
 			if (write(fd, buf, (size_t)t->size) != t->size) {
