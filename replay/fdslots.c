@@ -202,7 +202,10 @@ static void process_slots(struct walk *w, int p)
 			XGROW(forks, fcap, nforks + 1);
 			struct fork *f = &forks[nforks++];
 			f->o = e->op;
-			f->life = xmalloc((u + 1) * sizeof(*f->life));
+			f->n = 0;
+			for (size_t k = 0; k < u; k++)
+				f->n += live[k];
+			f->life = xmalloc((f->n + 1) * sizeof(*f->life));
 			f->n = 0;
 			for (size_t k = 0; k < u; k++)
 				if (live[k])
