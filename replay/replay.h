@@ -118,7 +118,7 @@ void trace_link(struct trace *t);
  * to slots of the process's descriptor table, one per life of a number
  * that threads could confuse (after trace_link; called by trace_check). */
 void trace_fdslots(struct trace *t);
-/* The trace's fd of a slot (for messages). */
+/* The trace's fd of a slot (messages; stderr's stdio is unbuffered). */
 int slot_tfd(const struct node *n, int slot);
 
 /* ---- the call table (calls.c) ------------------------------------------ */
