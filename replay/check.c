@@ -230,6 +230,7 @@ int trace_check(struct trace *t)
 	struct graph g = { 0 };
 
 	trace_link(t);
+	trace_fdslots(t);
 	build(t, &g);
 
 	size_t *indeg = xcalloc(g.nv + 1, sizeof(size_t));

@@ -7,7 +7,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-/* A traced process: its own descriptor table (trace fd -> replay fd). */
+/* A traced process: its own descriptor table (slot -> replay fd: the ops'
+ * fd fields are slots, one per life of a reused number, see fdslots.c). */
 struct pstate {
 	pthread_mutex_t mu;
 	int *map;
@@ -66,7 +67,7 @@ struct rctx {
 	int64_t waited;		/* WAIT time before the next call: the call's */
 };
 
-/* fd map of the calling thread's process */
+/* fd map of the calling thread's process, by slot (an op's fd field) */
 int fd_get(struct rctx *c, int tfd, const struct op *o);
 void fd_put(struct rctx *c, int tfd, int rfd, int cloexec);
 int fd_take(struct rctx *c, int tfd);

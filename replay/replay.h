@@ -87,6 +87,11 @@ struct node {
 	uint32_t nall;		/* io elements */
 	uint8_t waited;		/* a WAIT names this node: its I/Os are published */
 	uint32_t line;
+	/* descriptor slots (fdslots.c): from slot_base on, the trace's fd
+	 * of each slot given to a reused number */
+	int64_t slot_base;
+	int32_t *slot_tfd;
+	size_t nslot_tfd, slot_tcap;
 };
 
 struct trace {
@@ -109,6 +114,12 @@ int trace_check(struct trace *t);
 /* Links thread and process creation (pthread_create, fork, ...): sets
  * op->child to a thread or process index. Called by trace_check. */
 void trace_link(struct trace *t);
+/* fdslots.c: rewrites the fd fields of every op from the trace's numbers
+ * to slots of the process's descriptor table, one per life of a number
+ * that threads could confuse (after trace_link; called by trace_check). */
+void trace_fdslots(struct trace *t);
+/* The trace's fd of a slot (messages; stderr's stdio is unbuffered). */
+int slot_tfd(const struct node *n, int slot);
 
 /* ---- the call table (calls.c) ------------------------------------------ */
 

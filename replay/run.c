@@ -179,7 +179,7 @@ int64_t stdio_write(struct rctx *c, int tfd, int64_t n)
 {
 	struct pstate *p = &c->ns->ps[c->proc];
 
-	if (tfd == 2 || tfd < 0)
+	if (tfd < 0 || slot_tfd(c->ns->n, tfd) == 2)
 		return n;
 	pthread_mutex_lock(&p->mu);
 	fd_grow(p, tfd);
@@ -712,7 +712,7 @@ static void stuck(struct nstate *ns, int th, const struct op *o, int64_t for_ns)
 		if (o->call->fn == stuck_reasons[i].fn)
 			why = stuck_reasons[i].why;
 	if (o->fd >= 0)
-		snprintf(fd, sizeof(fd), " fd %d", o->fd);
+		snprintf(fd, sizeof(fd), " fd %d", slot_tfd(ns->n, o->fd));
 	warn_at(ns->r->t->file, o->line, "node %s: process %ld (%s), thread %ld: %s%s: "
 		"no progress for %.1f s: %s", ns->n->name, p->pid, exe ? exe + 1 : "?",
 		ns->n->threads[th].tid, o->kind == OP_WAIT ? "WAIT" : o->call ? o->call->api : "?",

@@ -326,6 +326,68 @@ static void test_calls(void)
 	CU_ASSERT_STRING_EQUAL(family_names[FAM_SYNC], "sync");
 }
 
+/* ---- descriptor slots -------------------------------------------------- */
+
+#define W(t, fd) FIO("write", "filewrite", t, "fd=\"" fd "\" amount=\"1\"")
+#define OPEN(t0, t1, fd, path) "<io api=\"open\" res=\"filemeta\" start=\"" t0 "\" end=\"" t1 \
+	"\" fd=\"" fd "\" path=\"" path "\" flags=\"O_WRONLY|O_CREAT\"/>\n"
+#define CLOSE(t, fd) FIO("close", "filemeta", t, "fd=\"" fd "\"")
+
+static void test_fdslots(void)
+{
+	/* thread 1 reuses fd 3 alone; threads 2 and 3 take turns with fd 4
+	 * (3's write starts as its open ends); thread 3 forks a child that
+	 * writes to the fd 4 it inherits; thread 2's pipe ends are 4 and 5,
+	 * and thread 1 opens over 5 while it is open */
+	const char *xml =
+		"<node name=\"a\" epoch=\"1.0\" start=\"0\" end=\"1\">\n"
+		"<process pid=\"1\" ppid=\"0\" cwd=\"/\">\n"
+		"<thread tid=\"1\" start=\"0\" end=\"1\">\n"
+		OPEN("0.010", "0.011", "3", "/s") W("0.012", "3") CLOSE("0.013", "3")
+		OPEN("0.014", "0.015", "3", "/t") W("0.016", "3") CLOSE("0.017", "3")
+		OPEN("0.400", "0.401", "5", "/u")
+		"</thread><thread tid=\"2\" creator=\"1\" start=\"0.05\" end=\"1\">\n"
+		OPEN("0.100", "0.101", "4", "/a") W("0.102", "4") CLOSE("0.103", "4")
+		OPEN("0.300", "0.301", "4", "/a") W("0.302", "4") CLOSE("0.303", "4")
+		FIO("pipe", "netmeta", "0.310", "fd=\"4\" fd2=\"5\" proto=\"pipe\"")
+		"</thread><thread tid=\"3\" creator=\"1\" start=\"0.05\" end=\"1\">\n"
+		OPEN("0.200", "0.201", "4", "/b") W("0.201", "4")
+		FIO("fork", "proc", "0.2012", "child=\"2\"") W("0.202", "4") CLOSE("0.203", "4")
+		"</thread></process>\n"
+		"<process pid=\"2\" ppid=\"1\" cwd=\"/\" start=\"0.2013\" end=\"0.3\">\n"
+		"<thread tid=\"20\" start=\"0.2013\" end=\"0.3\">\n"
+		W("0.250", "4") CLOSE("0.260", "4") OPEN("0.270", "0.271", "4", "/c") W("0.272", "4")
+		"</thread></process><files/><sockets/></node>\n";
+	char path[160];
+	snprintf(path, sizeof(path), "%s/slots.xml", tmp);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fprintf(f, "%s%s</trace>\n", head, xml);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	struct trace *t = trace_load(path);
+	CU_ASSERT_EQUAL_FATAL(trace_check(t), 0);
+	const struct node *n = &t->nodes[0];
+	CU_ASSERT_EQUAL_FATAL(n->nthreads, 4);
+	/* the highest fd is 5: new slots from 6 */
+	CU_ASSERT_EQUAL(n->slot_base, 6);
+	const int want[4][8] = {
+		{ 3, 3, 3, 3, 3, 3, 5 },	/* one thread: its own slot; over a live one: its */
+		{ 4, 4, 4, 7, 7, 7, 7 },	/* after thread 3's life: a new one, kept by the pipe */
+		{ 6, 6, -1, 6, 6 },		/* after thread 2's: new, the write its */
+		{ 6, 6, 6, 6 },			/* the child: its parent's, kept by its one thread */
+	};
+	for (size_t i = 0; i < 4; i++) {
+		const struct thread *th = &n->threads[i];
+		for (size_t j = 0; j < th->nops; j++) {
+			CU_ASSERT_EQUAL(th->ops[j].fd, want[i][j]);
+		}
+	}
+	CU_ASSERT_EQUAL(n->threads[1].ops[6].fd2, 5);
+	CU_ASSERT_EQUAL(slot_tfd(n, 6), 4);
+	CU_ASSERT_EQUAL(slot_tfd(n, 7), 4);
+	CU_ASSERT_EQUAL(slot_tfd(n, 5), 5);
+}
+
 int main(void)
 {
 	progname = "test-replay";
@@ -349,6 +411,7 @@ int main(void)
 	CU_add_test(s, "WAIT cycles are found", test_cycles);
 	CU_add_test(s, "the call table", test_calls);
 	CU_add_test(s, "dummy files: what the trace reads but did not create", test_files);
+	CU_add_test(s, "a reused descriptor number gets a slot per life", test_fdslots);
 	unsigned failed = unit_run("replay");
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
