@@ -7,18 +7,11 @@
 # each accept on its connect, each request's recv on its send, the
 # responses' receives on their sends), each throttled pass takes at most
 # 3x the unthrottled one, and the replay keeps each node within 10 %.
+# The cluster file: traces/http.cluster.xml.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 [ -x /usr/bin/python3 ] && command -v curl >/dev/null || { echo "needs /usr/bin/python3 and curl"; exit 77; }
-mkdir sess www
-echo "hello island" > www/f.txt
-cat > http.cluster.xml <<'XML'
-<?xml version="1.0"?>
-<cluster version="1">
-  <node name="srv" role="server" cwd="${DIR}/www"><arg>/usr/bin/python3</arg><arg>-m</arg><arg>http.server</arg><arg>--bind</arg><arg>127.0.0.1</arg><arg>${PORT}</arg></node>
-  <node name="cli" cwd="${SCRATCH}"><arg>/bin/sh</arg><arg>-c</arg><arg>for i in 1 2 3; do until curl -s -o out$i http://127.0.0.1:${PORT}/f.txt; do sleep 0.05; done; done</arg></node>
-</cluster>
-XML
-"$CAPTURE" --cluster http.cluster.xml --discover --timeout 60 --session-dir sess \
+mkdir sess
+"$CAPTURE" --cluster "$ISLAND_ROOT/traces/http.cluster.xml" --discover --timeout 60 --session-dir sess \
 	--passes-dir passes -o http.xml 2> err || { cat err; fail "discover failed"; }
 check_trace http.xml
 grep -q '<trace version="1" [^>]*complete="true">' http.xml || fail "the trace is not complete"

@@ -10,14 +10,6 @@
 [ -x "$APPS/retryranks" ] || { echo "tests/apps not built"; exit 77; }
 [ -x /usr/bin/python3 ] || { echo "needs /usr/bin/python3"; exit 77; }
 mkdir sess
-{
-	echo '<?xml version="1.0"?>'
-	echo '<cluster version="1">'
-	for r in 0 1 2; do
-		echo "  <node name=\"n$r\"><arg>$APPS/retryranks</arg><arg>\${INDEX}</arg><arg>\${NNODES}</arg><arg>\${PORT}</arg><arg>\${SCRATCH}</arg></node>"
-	done
-	echo '</cluster>'
-} > rr.cluster.xml
 known="n1:connect#1<-n0:listen#1 n2:connect#1<-n0:listen#1"
 for k in 2 3 4 5; do
 	known="$known n0:recv#$((2 * k - 1))<-n1:send#$k n0:recv#$((2 * k))<-n2:send#$k"
@@ -26,7 +18,7 @@ for k in 1 2 3 4; do
 	known="$known n1:recv#$k<-n0:send#$((2 * k - 1)) n2:recv#$k<-n0:send#$((2 * k))"
 done
 for run in 1 2; do
-	"$CAPTURE" --cluster rr.cluster.xml --discover --timeout 60 --session-dir sess \
+	"$CAPTURE" --cluster "$ISLAND_ROOT/traces/retryranks.cluster.xml" --discover --timeout 60 --session-dir sess \
 		--passes-dir passes -o rr.xml 2> err || { cat err; fail "discover failed"; }
 	check_trace rr.xml
 	depcheck rr.xml $known

@@ -1,0 +1,31 @@
+#!/bin/sh
+# A node that polls forever (a shell loop retrying curl against a server
+# that never listens) ends the pass at --timeout with a message naming it,
+# never later (issue 17): every node stopped, nothing left behind, a
+# non-zero exit. The server is a role="server" node: stopped only once the
+# client is done, which never happens here.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+command -v curl >/dev/null || { echo "needs curl"; exit 77; }
+mkdir sess
+cat > poll.cluster.xml <<'XML'
+<?xml version="1.0"?>
+<cluster version="1">
+  <node name="srv" role="server"><arg>sleep</arg><arg>600</arg></node>
+  <node name="cli" cwd="${SCRATCH}"><arg>/bin/sh</arg><arg>-c</arg><arg>until curl -s -o out http://127.0.0.1:${PORT}/; do sleep 0.05; done</arg></node>
+</cluster>
+XML
+start=$(date +%s.%N)
+"$CAPTURE" --cluster poll.cluster.xml --discover --timeout 3 --session-dir sess \
+	-o poll.xml 2> err && fail "a pass that never ends succeeded"
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+cat err
+echo "ended after $secs s"
+grep -q '^island-capture: unthrottled pass: node cli did not finish in time (--timeout); stopping every node$' err ||
+	fail "no message naming the node that did not finish"
+grep -q 'node srv did not finish' err || fail "the server still running is not named"
+# 3 s, then at most 2 s for the nodes to write their traces, and the rest
+[ "$(echo "$secs < 7" | bc)" = 1 ] || fail "ended $secs s after the start, past --timeout 3"
+[ ! -e poll.xml ] || fail "a trace was written for a failed run"
+[ -z "$(find sess -type f)" ] || fail "session files left: $(find sess -type f)"
+pgrep -f "sleep 600" >/dev/null && fail "the server's process was left running"
+exit 0
