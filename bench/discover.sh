@@ -22,8 +22,13 @@ for k in 1 2 3 4; do
 	known_retryranks="$known_retryranks n1:recv#$k<-n0:send#$((2 * k - 1)) n2:recv#$k<-n0:send#$((2 * k))"
 done
 
+known_redis=""
+for k in 1 2 3; do
+	known_redis="$known_redis srv:accept#$k<-cli:connect#$k srv:read#$((2 * k - 1))<-cli:send#$k cli:recv#$k<-srv:write#$k"
+done
+
 printf '%-11s %3s %6s %9s %9s %6s %5s %7s %9s  %s\n' program run passes unthrottl "max pass" ratio deps recall precision "replay error per node"
-for prog in http retryranks; do
+for prog in http redis retryranks; do
 	eval known=\$known_$prog
 	for run in $(seq "$RUNS"); do
 		if ! bin/island-capture --cluster "traces/$prog.cluster.xml" --discover --timeout 120 \

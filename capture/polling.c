@@ -17,7 +17,7 @@
 
 static const char *const names[] = {
 	[POLL_NONE] = "", [POLL_FAIL] = "fail", [POLL_ATTEMPT] = "attempt",
-	[POLL_RETRY] = "retry", [POLL_REPEAT] = "repeat",
+	[POLL_RETRY] = "retry", [POLL_REPEAT] = "repeat", [POLL_KERNEL] = "kernel",
 };
 
 const char *polling_name(int poll)
@@ -143,10 +143,21 @@ static void mark_repeats(struct tr_node *n)
 	}
 }
 
+/* The kernel's own files: what a process reads there (its statistics, a
+ * clock source) says nothing to other nodes, and a timer decides when. */
+static int is_kernel(const struct tr_io *io)
+{
+	const char *p = strchr(io->what, ' ');
+
+	p = p ? strchr(p + 1, ' ') : NULL;
+	return p && (!strncmp(p + 1, "/proc/", 6) || !strncmp(p + 1, "/sys/", 5));
+}
+
 void polling_mark(struct tr_node *n)
 {
 	for (size_t i = 0; i < n->nio; i++)
-		n->io[i].poll = n->io[i].failed ? POLL_FAIL : POLL_NONE;
+		n->io[i].poll = n->io[i].failed ? POLL_FAIL :
+				is_kernel(&n->io[i]) ? POLL_KERNEL : POLL_NONE;
 	mark_attempts(n);
 	mark_retries(n);
 	mark_repeats(n);

@@ -15,6 +15,8 @@ enum tr_poll {
 	POLL_RETRY,                  /* a process that failed and was run again,
 					and what its parent ran between */
 	POLL_REPEAT,                 /* a look repeated with the same result */
+	POLL_KERNEL,                 /* /proc, /sys: the kernel's state, read
+					when a timer or a monitor says */
 };
 
 struct tr_io {

@@ -240,6 +240,7 @@ static void read_io(struct rd *rd)
 	/* a non-blocking connect under way (EINPROGRESS) goes on to connect */
 	const char *en = attr(rd, "errno");
 	o->failed = en && strcmp(en, "EINPROGRESS");
+	o->in_progress = en && !o->failed;
 	if (o->call && !strncmp(o->call->api, "exec", 4) && o->path && !o->failed)
 		rd->proc->exe = o->path;
 	const char *w = attr(rd, "whence");

@@ -163,16 +163,32 @@ static int accepts_from(const struct node *n, const char *local)
 	return 0;
 }
 
+/* A non-blocking connect (EINPROGRESS) makes the connection; the connect
+ * its thread then issues on that descriptor only asks how it went: it
+ * is not issued again (NODE_NONE). */
+#define NODE_NONE (-2)
+
 static void net_link(struct trace *t, int node, const int *sel)
 {
 	struct node *n = &t->nodes[node];
 	size_t *used = xcalloc(n->nsocks + 1, sizeof(size_t));
 
-	for (size_t i = 0; i < n->nthreads; i++)
+	for (size_t i = 0; i < n->nthreads; i++) {
+		int pending = -1;            /* fd of a connect under way */
 		for (size_t j = 0; j < n->threads[i].nops; j++) {
 			struct op *o = &n->threads[i].ops[j];
+			if (o->kind == OP_IO && o->call && o->fd == pending &&
+			    o->call->fn != h_connect && !strcmp(o->call->api, "close"))
+				pending = -1;
 			if (o->kind != OP_IO || !o->call || o->call->fn != h_connect || !o->peer)
 				continue;
+			if (o->fd >= 0 && o->fd == pending) {
+				pending = -1;
+				o->node = NODE_NONE;
+				continue;
+			}
+			if (o->in_progress)
+				pending = o->fd;
 			o->node = -1;
 			for (size_t s = 0; s < n->nsocks; s++)
 				if (!used[s] && n->socks[s].dir == 'o' && n->socks[s].peer == o->peer &&
@@ -188,6 +204,7 @@ static void net_link(struct trace *t, int node, const int *sel)
 				if (sel[k] && accepts_from(&t->nodes[k], o->path2))
 					o->node = (int)k;
 		}
+	}
 	free(used);
 }
 
@@ -458,7 +475,7 @@ static int dial(struct net_node *to)
 
 int h_connect(struct rctx *c, const struct op *o)
 {
-	if (o->failed || o->fd < 0)
+	if (o->failed || o->fd < 0 || o->node == NODE_NONE)
 		return 0;
 	if (o->proto == P_UDP || o->proto == P_UNIX_DGRAM)
 		return 0;	/* a datagram connect only sets the default peer */

@@ -23,6 +23,7 @@ struct op {
 	uint8_t res;		/* enum res */
 	int8_t whence;
 	uint8_t has_offset : 1, has_result : 1, has_amount : 1, failed : 1;
+	uint8_t in_progress : 1;	/* connect: EINPROGRESS (non-blocking) */
 	uint32_t line;		/* line in the trace file */
 	uint32_t seq;		/* io: sequence within its node (1..; 0: not numbered); wait: seq */
 	uint32_t vid;		/* io: 1..node->nall, for the dependency graph */

@@ -1,0 +1,34 @@
+#!/bin/sh
+# --discover on a second stock server (issue 17): redis-server (role
+# "server", with its timer reading /proc at times of its own: set aside as
+# polling) and redis-cli run by a shell, pinging until the server answers,
+# then a set and a get (traces/redis.cluster.xml). Every request's
+# dependencies are found (accept on connect, the request's read on its
+# send, the reply's recv on its write), 90 % of what is found is true,
+# each throttled pass takes at most 3x the unthrottled one, and the
+# replay keeps each node within 10 %.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+command -v redis-server >/dev/null && command -v redis-cli >/dev/null ||
+	{ echo "needs redis-server and redis-cli"; exit 77; }
+[ -x /usr/bin/python3 ] || { echo "needs /usr/bin/python3"; exit 77; }
+mkdir sess
+"$CAPTURE" --cluster "$ISLAND_ROOT/traces/redis.cluster.xml" --discover --timeout 60 \
+	--session-dir sess --passes-dir passes -o redis.xml > out 2> err ||
+	{ cat err; fail "discover failed"; }
+check_trace redis.xml
+grep -q '<trace version="1" [^>]*complete="true">' redis.xml ||
+	{ grep 'complete="false"\|reason' redis.xml; fail "the trace is not complete"; }
+expect_eq "replies" "$(grep -x 'PONG\|OK\|hello' out | tail -3 | tr '\n' ' ')" "PONG OK hello "
+grep -q 'poll="kernel"' redis.xml || fail "the server's /proc reads are not set aside"
+known=""
+for k in 1 2 3; do
+	known="$known srv:accept#$k<-cli:connect#$k srv:read#$((2 * k - 1))<-cli:send#$k"
+	known="$known cli:recv#$k<-srv:write#$k"
+done
+depcheck redis.xml $known
+expect_eq "recall" "$recall" "100.00"
+[ "$(echo "$precision >= 90" | bc)" = 1 ] || fail "precision $precision < 90"
+passes_within 3 err
+replay_within 10 redis.xml
+[ -z "$(find sess -type f)" ] || fail "session files left: $(find sess -type f)"
+exit 0
