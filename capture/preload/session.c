@@ -18,8 +18,8 @@
 struct session *sess;
 static struct sess_node *me;
 static int me_idx;
-static unsigned char releases[C_NCALLS];     /* REL_*, set at sess_init */
-static unsigned char releases_of(int call);
+static unsigned char kind[C_NCALLS];         /* REL_*, K_*: kinds_init() */
+static void kinds_init(void);
 
 #define IO_FILEREAD  1
 #define IO_FILEWRITE 2       /* 2: may release another node */
@@ -54,8 +54,7 @@ void sess_init(const char *path, int idx)
 	sess = p;
 	me = &sess->node[idx];
 	me_idx = idx;
-	for (int c = 0; c < C_NCALLS; c++)
-		releases[c] = releases_of(c);
+	kinds_init();
 }
 
 /* This thread's slot in the node's table, claimed when it starts. */
@@ -105,83 +104,77 @@ void sess_process_gone(void)
 	ts.sslot = 0;
 }
 
-/* The access family probes a file: programs poll readiness with it (the
- * pseudo-apps do), and a poll is not progress for the watchdog. */
-static int is_probe(int call)
-{
-	return call == C_ACCESS || call == C_FACCESSAT || call == C_EUIDACCESS ||
-	       call == C_EACCESS;
-}
-
-/* Calls that may release another node: they make data, a connection or
- * a name visible to it. Only these are held, so that a node's start-up
- * (reading its files) costs no holds. */
+/*
+ * What the engine needs to know of each call, one table (built from these
+ * lists at sess_init) looked up once per call:
+ * REL_*   may the call release another node (only those are held)
+ * K_WAIT  it waits for another node, or for a child or thread of this one
+ *         (whose own state is judged too): a thread in one for longer than
+ *         WAIT_MIN_NS is waiting, not just passing through a call whose
+ *         answer is there already
+ * K_LOOK  it looks without changing anything: repeated, it is a poll
+ * K_BOOK  no progress even when it succeeds (an attempt's socket and its
+ *         close, descriptor bookkeeping, looks)
+ * K_PROBE the access family: not numbered (programs poll readiness with
+ *         it; the pseudo-apps do)
+ */
 enum {
 	REL_NO, REL_YES,
 	REL_CREATE,                  /* open: when creating or truncating */
 	REL_IF,                      /* fclose, fflush: a stream with writes */
+	REL_MASK = 3,
+	K_WAIT = 4, K_LOOK = 8, K_BOOK = 16, K_PROBE = 32,
 };
-
-static unsigned char releases_of(int call)
-{
-	static const unsigned short yes[] = {
-		C_LISTEN, C_CONNECT, C_SHUTDOWN, C_MKDIR, C_MKDIRAT, C_UNLINK,
-		C_UNLINKAT, C_RMDIR, C_RENAME, C_RENAMEAT, C_RENAMEAT2, C_REMOVE,
-		C_LINK, C_LINKAT, C_SYMLINK, C_SYMLINKAT, C_TRUNCATE, C_FTRUNCATE,
-		C_FALLOCATE, C_POSIX_FALLOCATE, C_CREAT,
-	};
-
-	if (call == C_OPEN || call == C_OPENAT || call == C_FOPEN || call == C_FREOPEN)
-		return REL_CREATE;
-	if (call == C_FCLOSE || call == C_FFLUSH)
-		return REL_IF;
-	if (call == C_FSYNC || call == C_FDATASYNC || call == C_VMSPLICE_IN)
-		return REL_NO;
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-		if (yes[i] == call)
-			return REL_YES;
-	return is_io[call] == 2 ? REL_YES : REL_NO;
-}
-
-/* Calls that wait for another node, or for a child or thread of this one
- * (whose own state is judged too): a thread in one for longer than
- * WAIT_MIN_NS is waiting, not just passing through a call whose answer is
- * there already. */
 #define WAIT_MIN_NS 10000000
-static int is_wait(int call)
+
+static const unsigned short rel_yes[] = {
+	C_LISTEN, C_CONNECT, C_SHUTDOWN, C_MKDIR, C_MKDIRAT, C_UNLINK, C_UNLINKAT,
+	C_RMDIR, C_RENAME, C_RENAMEAT, C_RENAMEAT2, C_REMOVE, C_LINK, C_LINKAT,
+	C_SYMLINK, C_SYMLINKAT, C_TRUNCATE, C_FTRUNCATE, C_FALLOCATE,
+	C_POSIX_FALLOCATE, C_CREAT,
+};
+static const unsigned short rel_create[] = { C_OPEN, C_OPENAT, C_FOPEN, C_FREOPEN };
+static const unsigned short rel_if[] = { C_FCLOSE, C_FFLUSH };
+static const unsigned short rel_no[] = { C_FSYNC, C_FDATASYNC, C_VMSPLICE_IN };
+static const unsigned short waits[] = {
+	C_POLL, C_PPOLL, C_SELECT, C_PSELECT, C_EPOLL_WAIT, C_EPOLL_PWAIT, C_ACCEPT,
+	C_RECV, C_RECVFROM, C_RECVMSG, C_RECVMMSG, C_WAITPID, C_WAIT4, C_WAITCALL,
+	C_WAIT3, C_WAITID, C_PTHREAD_JOIN, C_COND_WAIT, C_COND_TIMEDWAIT,
+	C_BARRIER_WAIT, C_SEM_WAIT, C_SEM_TIMEDWAIT,
+};
+static const unsigned short looks[] = {
+	C_STAT, C_LSTAT, C_FSTATAT, C_STATX, C_ACCESS, C_FACCESSAT, C_EUIDACCESS,
+	C_EACCESS, C_READLINK, C_READLINKAT,
+};
+static const unsigned short books[] = {
+	C_SOCKET, C_CLOSE, C_CLOSE_RANGE, C_DUP, C_DUP2, C_DUP3, C_FCNTL, C_LSEEK,
+	C_FSTAT, C_OPENDIR, C_FDOPENDIR, C_CLOSEDIR, C_CHDIR, C_FCHDIR, C_FTELL,
+	C_FTELLO, C_FGETPOS,
+};
+static const unsigned short probes[] = { C_ACCESS, C_FACCESSAT, C_EUIDACCESS, C_EACCESS };
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+static void kinds_init(void)
 {
-	static const unsigned short waits[] = {
-		C_POLL, C_PPOLL, C_SELECT, C_PSELECT, C_EPOLL_WAIT, C_EPOLL_PWAIT,
-		C_ACCEPT, C_RECV, C_RECVFROM, C_RECVMSG, C_RECVMMSG, C_WAITPID,
-		C_WAIT4, C_WAITCALL, C_WAIT3, C_WAITID, C_PTHREAD_JOIN, C_COND_WAIT,
-		C_COND_TIMEDWAIT, C_BARRIER_WAIT, C_SEM_WAIT, C_SEM_TIMEDWAIT,
+	static const struct { const unsigned short *c; size_t n; unsigned char set, clear; } t[] = {
+		{ rel_yes, N(rel_yes), REL_YES, REL_MASK },
+		{ rel_create, N(rel_create), REL_CREATE, REL_MASK },
+		{ rel_if, N(rel_if), REL_IF, REL_MASK },
+		{ rel_no, N(rel_no), REL_NO, REL_MASK },
+		{ waits, N(waits), K_WAIT, 0 },
+		{ looks, N(looks), K_LOOK | K_BOOK, 0 },
+		{ books, N(books), K_BOOK, 0 },
+		{ probes, N(probes), K_PROBE, 0 },
 	};
 
-	for (size_t i = 0; i < sizeof(waits) / sizeof(waits[0]); i++)
-		if (waits[i] == call)
-			return 1;
-	return 0;
+	/* writes and sends release by their class */
+	for (int c = 0; c < C_NCALLS; c++)
+		kind[c] = is_io[c] == 2 ? REL_YES : REL_NO;
+	for (size_t i = 0; i < N(t); i++)
+		for (size_t k = 0; k < t[i].n; k++)
+			kind[t[i].c[k]] = (unsigned char)((kind[t[i].c[k]] & ~t[i].clear) | t[i].set);
 }
-
-/* Calls that look without changing anything: repeated, they are a poll. */
-static int is_look(int call)
-{
-	return call == C_STAT || call == C_LSTAT || call == C_FSTATAT || call == C_STATX ||
-	       call == C_ACCESS || call == C_FACCESSAT || call == C_EUIDACCESS ||
-	       call == C_EACCESS || call == C_READLINK || call == C_READLINKAT;
-}
-
-/* Calls that are no progress even when they succeed: an attempt's socket
- * and its close, descriptor bookkeeping, looks. */
-static int is_bookkeeping(int call)
-{
-	return is_look(call) || call == C_SOCKET || call == C_CLOSE ||
-	       call == C_CLOSE_RANGE || call == C_DUP || call == C_DUP2 ||
-	       call == C_DUP3 || call == C_FCNTL || call == C_LSEEK || call == C_FSTAT ||
-	       call == C_OPENDIR || call == C_FDOPENDIR || call == C_CLOSEDIR ||
-	       call == C_CHDIR || call == C_FCHDIR || call == C_FTELL ||
-	       call == C_FTELLO || call == C_FGETPOS;
-}
+#undef N
 
 /* What identifies a try: the call, its error, and what it named (the
  * path, the peer; the fd otherwise) but not what varies between tries
@@ -348,16 +341,15 @@ void sess_before(struct tstate *t, int call, int64_t a1)
 {
 	if (!me || call >= C_NCALLS)
 		return;
-	if (is_wait(call)) {
+	if (kind[call] & K_WAIT) {
 		struct sess_thread *s = slot(t);
 		if (s)
 			s->wait_since = mono_ns();
 		return;
 	}
-	if (!me->throttled || !releases[call])
-		return;
-	if ((releases[call] == REL_CREATE && !(a1 & (O_CREAT | O_TRUNC))) ||
-	    (releases[call] == REL_IF && !a1))
+	int rel = kind[call] & REL_MASK;
+	if (!me->throttled || rel == REL_NO || (rel == REL_CREATE && !(a1 & (O_CREAT | O_TRUNC))) ||
+	    (rel == REL_IF && !a1))
 		return;
 	hold_if_due(t, call);
 }
@@ -392,9 +384,9 @@ void sess_record(struct tstate *t, struct rec *r)
 	/* a non-blocking connect under way has not failed */
 	int failed = r->err != 0 && r->err != EINPROGRESS;
 
-	if (failed || is_look(r->call))
+	if (failed || (kind[r->call] & K_LOOK))
 		note_try(r, now_ns);
-	if (is_probe(r->call))
+	if (kind[r->call] & K_PROBE)
 		return;
 	/* a held call has its number already */
 	uint64_t k = t->held_seq ? t->held_seq : __atomic_add_fetch(&me->io_seq, 1,
@@ -405,7 +397,7 @@ void sess_record(struct tstate *t, struct rec *r)
 	if (!failed) {
 		if (s)
 			s->since = now_ns;
-		if (!is_bookkeeping(r->call))
+		if (!(kind[r->call] & K_BOOK))
 			me->progress_at = now_ns;
 	}
 }
