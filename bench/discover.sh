@@ -43,7 +43,7 @@ for prog in http redis retryranks; do
 		rec=$(echo "$dc" | awk '{ print $2 }')
 		prec=$(echo "$dc" | awk '{ print $4 }')
 		deps=$(echo "$dc" | awk '{ print $6 }')
-		bin/island-replay -q -o "$tmp/rep.xml" "$tmp/$prog.xml" >/dev/null 2>&1
+		bin/island-replay -q --root "$tmp/root.$prog.$run" -o "$tmp/rep.xml" "$tmp/$prog.xml" >/dev/null 2>&1
 		rep=$(sed -n 's/.*<node name="\([^"]*\)" .* error="\(-*[0-9.]*\)".*/\1 \2%/p' "$tmp/rep.xml" | tr '\n' ' ')
 		printf '%-11s %3s %6s %8ss %8ss %5sx %5s %6s%% %8s%%  %s\n' "$prog" "$run" "$1" "$2" "$3" "$4" \
 			"$deps" "$rec" "$prec" "$rep"

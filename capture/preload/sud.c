@@ -304,6 +304,12 @@ struct ksigaction {
 #define KSA_RESTORER 0x04000000
 
 static struct ksigaction app_sigsys;    /* the application's SIGSYS action */
+/* A handler runs with its sa_mask blocked, and a dispatch SIGSYS that
+ * finds SIGSYS blocked kills the process (the kernel resets the action to
+ * the default): every handler's mask is installed without SIGSYS, and the
+ * mask the application gave is what it reads back. */
+#define SIGSYS_BIT (1ull << (SIGSYS - 1))
+static uint64_t app_mask_sys;           /* per signal: its mask had SIGSYS */
 static int seccomp_told;                /* said once per process image */
 
 /* One line for island-capture to print after the run (the application's
@@ -488,8 +494,11 @@ void sud_note_exec(const char *path, uint64_t t0)
 
 void sud_init(void)
 {
+	/* on the application's alternate stack when it has one: a Go
+	 * goroutine's stack is a few kB and grows only through Go's own
+	 * checks, while its runtime gives every thread a signal stack */
 	struct ksigaction sa = { (void *)sigsys,
-				 SA_SIGINFO | SA_NODEFER | KSA_RESTORER,
+				 SA_SIGINFO | SA_NODEFER | SA_ONSTACK | KSA_RESTORER,
 				 island_restorer, 0 }, old;
 	int e = errno;
 
@@ -513,10 +522,13 @@ void sud_init(void)
 			continue;
 		if (island_sys6(SYS_rt_sigaction, s, 0, (long)&old, 8, 0, 0) < 0)
 			continue;
-		if (old.handler == SIG_DFL || old.handler == SIG_IGN ||
-		    !(old.flags & KSA_RESTORER))
+		if (old.handler == SIG_DFL || old.handler == SIG_IGN)
 			continue;
-		old.restorer = island_restorer_app;
+		if (old.mask & SIGSYS_BIT)
+			app_mask_sys |= 1ull << (s - 1);
+		old.mask &= ~SIGSYS_BIT;
+		if (old.flags & KSA_RESTORER)
+			old.restorer = island_restorer_app;
 		island_sys6(SYS_rt_sigaction, s, (long)&old, 0, 8, 0, 0);
 	}
 	if (sud_arm_thread() < 0) {
@@ -735,13 +747,29 @@ static long do_sigaction(const long *a)
 			*oact = prev;
 		return 0;
 	}
-	if (act && act->handler != SIG_DFL && act->handler != SIG_IGN &&
-	    (act->flags & KSA_RESTORER)) {
+	if (a[0] < 1 || a[0] > 64)
+		return island_sys6(SYS_rt_sigaction, a[0], (long)act, a[2], a[3], 0, 0);
+	uint64_t bit = 1ull << (a[0] - 1);
+	int had = !!(app_mask_sys & bit);
+	if (act) {
 		sa = *act;
-		sa.restorer = island_restorer_app;
+		if (sa.handler != SIG_DFL && sa.handler != SIG_IGN && (sa.flags & KSA_RESTORER))
+			sa.restorer = island_restorer_app;
+		sa.mask &= ~SIGSYS_BIT;
 		act = &sa;
 	}
-	return island_sys6(SYS_rt_sigaction, a[0], (long)act, a[2], a[3], 0, 0);
+	long r = island_sys6(SYS_rt_sigaction, a[0], (long)act, a[2], a[3], 0, 0);
+	if (r < 0)
+		return r;
+	if (oact && had)
+		oact->mask |= SIGSYS_BIT;
+	if (act) {
+		if (((struct ksigaction *)a[1])->mask & SIGSYS_BIT)
+			app_mask_sys |= bit;
+		else
+			app_mask_sys &= ~bit;
+	}
+	return r;
 }
 
 /* rt_sigprocmask: the mask the interrupted code runs with is the one

@@ -7,11 +7,12 @@
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 command -v curl >/dev/null || { echo "needs curl"; exit 77; }
 mkdir sess
-cat > poll.cluster.xml <<'XML'
+nap=6$$                        # a sleep of our own, to look for afterwards
+cat > poll.cluster.xml <<XML
 <?xml version="1.0"?>
 <cluster version="1">
-  <node name="srv" role="server"><arg>sleep</arg><arg>600</arg></node>
-  <node name="cli" cwd="${SCRATCH}"><arg>/bin/sh</arg><arg>-c</arg><arg>until curl -s -o out http://127.0.0.1:${PORT}/; do sleep 0.05; done</arg></node>
+  <node name="srv" role="server"><arg>sleep</arg><arg>$nap</arg></node>
+  <node name="cli" cwd="\${SCRATCH}"><arg>/bin/sh</arg><arg>-c</arg><arg>until curl -s -o out http://127.0.0.1:\${PORT}/; do sleep 0.05; done</arg></node>
 </cluster>
 XML
 start=$(date +%s.%N)
@@ -27,5 +28,5 @@ grep -q 'node srv did not finish' err || fail "the server still running is not n
 [ "$(echo "$secs < 7" | bc)" = 1 ] || fail "ended $secs s after the start, past --timeout 3"
 [ ! -e poll.xml ] || fail "a trace was written for a failed run"
 [ -z "$(find sess -type f)" ] || fail "session files left: $(find sess -type f)"
-pgrep -f "sleep 600" >/dev/null && fail "the server's process was left running"
+pgrep -x -f "sleep $nap" >/dev/null && fail "the server's process was left running"
 exit 0
