@@ -67,6 +67,8 @@ struct tstate {
 	volatile char sel;          /* Syscall User Dispatch selector byte */
 	char sysguard;              /* a kernel-level record is being written */
 	char sud_forked;            /* this fork child's spool is already open */
+	long zp_fault[3];           /* rax, rcx, r11 of a call to page 0 no
+				     * rewrite made (sud.c) */
 	int err;                    /* island-loader: errno of our own code */
 	/* a session's hold before this thread's call (session.c): the
 	 * number reserved for the call, under which the waits were logged */

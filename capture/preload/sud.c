@@ -57,7 +57,7 @@ struct clone_regs {                /* island_clone_vm's layout (sudstub.S) */
 	long r12, r13, r14, r15, newsp;
 };
 long island_clone_vm(struct clone_regs *c);
-extern char island_zp_entry[], island_zp_resys_end[];
+extern char island_zp_entry[], island_zp_resys_end[], island_zp_fault_end[];
 
 int sud_on;
 
@@ -630,21 +630,134 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 	return ret;
 }
 
-/* b: the registers island_zp_entry saved (r9, r8, r10, rdx, rsi, rdi, rax);
- * the result goes in rax's place. 0: not here, the slow way. */
-__attribute__((visibility("hidden"), used)) int zp_fast(long *b);
-int zp_fast(long *b)
-{
-	long nr = b[6];
+/*
+ * The rewritten sites, by the address after their `call *%rax`: with the
+ * page at 0 mapped, a call of a NULL function pointer lands in the slide
+ * too, and must crash as it would have (island_zp_fault), not make a
+ * system call. An open-addressing set, filled before the site is written
+ * and never emptied (a site's code is not expected to be unmapped and
+ * replaced by a `call *%rax` at the same address). Full: no more rewrites.
+ */
+#define ZP_SITES 4096              /* a power of 2 */
+#define ZP_PROBES 64
+static uintptr_t zp_sites[ZP_SITES];
 
+static unsigned zp_hash(uintptr_t ret)
+{
+	return (unsigned)((ret * 0x9e3779b97f4a7c15ull) >> 52) & (ZP_SITES - 1);
+}
+
+static int zp_site_add(uintptr_t ret)
+{
+	unsigned h = zp_hash(ret);
+
+	for (int i = 0; i < ZP_PROBES; i++) {
+		uintptr_t *slot = &zp_sites[(h + i) & (ZP_SITES - 1)], old = 0;
+		if (__atomic_compare_exchange_n(slot, &old, ret, 0, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST) || old == ret)
+			return 1;
+	}
+	return 0;
+}
+
+/* ret: the return address a call to page 0 pushed. Ours when it follows a
+ * rewritten `call *%rax` (ff d0). */
+static int zp_site_ours(uintptr_t ret)
+{
+	unsigned h = zp_hash(ret);
+
+	for (int i = 0; i < ZP_PROBES; i++) {
+		uintptr_t v = __atomic_load_n(&zp_sites[(h + i) & (ZP_SITES - 1)],
+					      __ATOMIC_ACQUIRE);
+		if (v == ret)
+			return ((const unsigned char *)ret)[-2] == 0xff &&
+			       ((const unsigned char *)ret)[-1] == 0xd0;
+		if (!v)
+			return 0;
+	}
+	return 0;
+}
+
+/* What island_zp_entry saved, from its stack pointer up. */
+struct zp_frame {
+	long r9, r8, r10, rdx, rsi, rdi, rax, rcx, r11, rflags;
+	long redzone[16];
+	uintptr_t ret;                 /* pushed by the call to page 0 */
+};
+
+/* The result goes in rax's place. 1: made here; 0: not here, the slow
+ * way; 2: not a rewritten site, a fault (rax, rcx, r11 kept for it). */
+__attribute__((visibility("hidden"), used)) int zp_fast(struct zp_frame *f);
+int zp_fast(struct zp_frame *f)
+{
+	long nr = f->rax;
+	struct tstate *t = &ts;
+
+	if (unlikely(!zp_site_ours(f->ret))) {
+		t->zp_fault[0] = f->rax;
+		t->zp_fault[1] = f->rcx;
+		t->zp_fault[2] = f->r11;
+		return 2;
+	}
 	if (zp_slow_nr(nr))
 		return 0;
-	struct tstate *t = &ts;
 	int e = errno;
-	long a[6] = { b[5], b[4], b[3], b[2], b[1], b[0] };
-	b[6] = plain_call(t, nr, a);
+	long a[6] = { f->rdi, f->rsi, f->rdx, f->r10, f->r8, f->r9 };
+	f->rax = plain_call(t, nr, a);
 	errno = e;
 	return 1;
+}
+
+/* The SIGSEGV of a fault, forced as the kernel forces one: a handler
+ * that is SIG_IGN, or a SIGSEGV the interrupted code blocks, is reset to
+ * the default action (mask: the one its rt_sigreturn restores). Queued
+ * blocked here, it arrives as that rt_sigreturn unblocks it, with the
+ * faulting context. */
+static void segv_force(uint64_t *mask)
+{
+	const uint64_t bit = 1ull << (SIGSEGV - 1);
+	struct ksigaction cur, dfl = { SIG_DFL, 0, 0, 0 };
+	siginfo_t si;
+
+	if (island_sys6(SYS_rt_sigaction, SIGSEGV, 0, (long)&cur, 8, 0, 0) == 0 &&
+	    (cur.handler == SIG_IGN || (*mask & bit))) {
+		island_sys6(SYS_rt_sigaction, SIGSEGV, (long)&dfl, 0, 8, 0, 0);
+		*mask &= ~bit;
+	}
+	uint64_t block = bit;
+	island_sys6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&block, 0, 8, 0, 0);
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGSEGV;
+	si.si_code = SEGV_MAPERR;
+	si.si_addr = NULL;
+	island_sys6(SYS_rt_tgsigqueueinfo, island_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+		    island_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGSEGV, (long)&si, 0, 0);
+}
+
+/* The handler's half of island_zp_fault: the context the jump to page 0
+ * left, its instruction pointer at 0 (where the page would have faulted;
+ * a call to a small non-zero address is also reported at 0). */
+static void zp_fault(ucontext_t *uc)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	struct tstate *t = &ts;
+
+	g[REG_RIP] = 0;
+	g[REG_RAX] = t->zp_fault[0];
+	g[REG_RCX] = t->zp_fault[1];
+	g[REG_R11] = t->zp_fault[2];
+	segv_force((uint64_t *)&uc->uc_sigmask);
+}
+
+/* island_zp_fault in a thread without dispatch (a raw clone that shares
+ * our memory and TLS): no frame to turn into the fault; SIGSEGV, again
+ * each time a handler returns, as a fault that is not fixed repeats. */
+__attribute__((visibility("hidden"), used, noreturn)) void zp_fault_undispatched(void);
+void zp_fault_undispatched(void)
+{
+	for (;;)
+		island_sys6(SYS_tgkill, island_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+			    island_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGSEGV, 0, 0, 0);
 }
 
 /* Rewrite the `syscall` at site into `call *%rax`, through /proc/self/mem
@@ -657,7 +770,8 @@ static void zp_patch(uintptr_t site)
 
 	if (p[0] != 0x0f || p[1] != 0x05 || (site & 63) == 63 ||
 	    (site >= (uintptr_t)island_sud_begin && site < (uintptr_t)island_sud_end) ||
-	    (vdso && site >= vdso && site < vdso + 4 * 4096))
+	    (vdso && site >= vdso && site < vdso + 4 * 4096) ||
+	    !zp_site_add(site + 2))
 		return;
 	long fd = island_sys6(SYS_openat, AT_FDCWD, (long)"/proc/self/mem",
 			      O_RDWR | O_CLOEXEC, 0, 0, 0);
@@ -686,13 +800,14 @@ static void zp_init(void)
 	uint64_t entry = (uint64_t)island_zp_entry;
 	for (int i = 0; i < 512; i++)
 		z[i] = 0x90;      /* nop slide: one entry per call number */
-	z[512] = 0x49;            /* movabs $entry, %r11 */
-	z[513] = 0xbb;
+	/* jmp *0(%rip), the address after it: no register changed (a call
+	 * that is not ours must fault with the application's registers) */
+	z[512] = 0xff;
+	z[513] = 0x25;
+	for (int i = 0; i < 4; i++)
+		z[514 + i] = 0;
 	for (int i = 0; i < 8; i++)
-		z[514 + i] = (unsigned char)(entry >> (8 * i));
-	z[522] = 0x41;            /* jmp *%r11 */
-	z[523] = 0xff;
-	z[524] = 0xe3;
+		z[518 + i] = (unsigned char)(entry >> (8 * i));
 	island_sys6(SYS_mprotect, 0, 4096, PROT_READ | PROT_EXEC, 0, 0, 0);
 	zp_on = 1;
 }
@@ -831,6 +946,10 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 
 	if (si->si_code != SYS_USER_DISPATCH) {
 		forward(sig, si, uctx);
+		return;
+	}
+	if ((char *)g[REG_RIP] == island_zp_fault_end) {
+		zp_fault(uc);            /* no call: the application's fault */
 		return;
 	}
 	int e = errno;
