@@ -587,8 +587,11 @@ static size_t preload_strip(char *v, const char *lib, size_t libl)
 
 /* What the app sees of its environment (getenv, environ) is what it was
  * given: our variables were read by the constructor, and env_fix puts them
- * back into every image the app execs. (/proc/PID/environ, the kernel's
- * copy, still shows them: changing it needs CAP_SYS_RESOURCE.) */
+ * back into every image the app execs. The kernel's copy, which
+ * /proc/PID/environ reads (the memory from the mm's env_start to env_end,
+ * where the strings still are), loses them too: the bytes of each string
+ * taken out, no longer referenced by environ, are set to 0, and so is the
+ * tail our entry leaves past the end of a shortened LD_PRELOAD. */
 static void env_hide(void)
 {
 	size_t libl = strlen(env_preload_lib);
@@ -597,11 +600,19 @@ static void env_hide(void)
 	if (!environ || !libl)
 		return;
 	for (char **r = environ; *r; r++) {
-		if (env_ours(*r))
+		if (env_ours(*r)) {
+			memset(*r, 0, strlen(*r));
 			continue;
-		if (!strncmp(*r, "LD_PRELOAD=", 11) &&
-		    !preload_strip(*r + 11, env_preload_lib, libl))
-			continue;
+		}
+		if (!strncmp(*r, "LD_PRELOAD=", 11)) {
+			size_t was = strlen(*r + 11);
+			size_t left = preload_strip(*r + 11, env_preload_lib, libl);
+			if (!left) {
+				memset(*r, 0, 11 + was);
+				continue;
+			}
+			memset(*r + 11 + left, 0, was - left);
+		}
 		*w++ = *r;
 	}
 	*w = NULL;

@@ -24,4 +24,27 @@ check_trace d.xml
 check_trace p.xml
 [ "$(grep -c "api=\"write\"[^>]*path=\"$PWD/pf\"" p.xml)" -ge 1 ] ||
 	fail "the write of the shell started by popen is not in the trace"
+# /proc/PID/environ, the kernel's copy (the memory between the process's
+# env_start and env_end), shows none of ours either: the strings taken out
+# are set to NULs. The app's own variables stay as they are, in their order,
+# its LD_PRELOAD without what our entry leaves past its end.
+env -i A=1 B=2 "$CAPTURE" -o k.xml -- /bin/cat /proc/self/environ > k.out ||
+	fail "capture of cat /proc/self/environ failed"
+expect_eq "/proc/self/environ under capture" "$(tr '\0' '\n' < k.out | grep -v '^$')" "A=1
+B=2"
+expect_eq "bytes of /proc/self/environ other than NUL, A=1 and B=2" \
+	"$(tr -d '\0' < k.out)" "A=1B=2"
+env -i A=1 LD_PRELOAD="$libc" B=2 "$CAPTURE" -o l.xml -- /bin/cat /proc/self/environ > l.out ||
+	fail "capture of cat /proc/self/environ with LD_PRELOAD failed"
+expect_eq "/proc/self/environ with the app's LD_PRELOAD" \
+	"$(tr '\0' '\n' < l.out | grep -v '^$')" "A=1
+LD_PRELOAD=$libc
+B=2"
+expect_eq "bytes of /proc/self/environ other than NUL, with LD_PRELOAD" \
+	"$(tr -d '\0' < l.out)" "A=1LD_PRELOAD=${libc}B=2"
+# ... and in an image the app execs, where the capture puts them back
+env -i A=1 "$CAPTURE" -o m.xml -- /bin/sh -c '/bin/cat /proc/self/environ' > m.out ||
+	fail "capture of sh -c cat /proc/self/environ failed"
+expect_eq "/proc/self/environ of a child of the app" "$(tr '\0' '\n' < m.out | grep -v '^$')" "A=1
+PWD=$(pwd -P)"
 exit 0
