@@ -84,7 +84,8 @@ enum how { D_NONE = 0, D_RW, D_PRW, D_IOV, D_PIOV, D_OPEN, D_CREAT, D_OPENAT,
 	   D_OPENAT2, D_FD, D_CLOSE_RANGE, D_DUP, D_DUP2, D_FCNTL, D_LSEEK,
 	   D_SENDFILE, D_COPY, D_PATH, D_PATHAT, D_RENAME, D_RENAMEAT, D_SOCKET,
 	   D_SOCKETPAIR, D_PIPE, D_BIND, D_CONNECT, D_ACCEPT, D_MSG, D_MMSG,
-	   D_POLL, D_WAIT, D_EPOLL, D_SLEEP, D_CLOCK_SLEEP, D_WAIT4 };
+	   D_POLL, D_WAIT, D_EPOLL, D_SLEEP, D_CLOCK_SLEEP, D_WAIT4, D_MMAP,
+	   D_UNMAP };
 
 #define NSYS 512
 static const struct { uint16_t call; uint8_t how; } sysdec[NSYS] = {
@@ -125,6 +126,7 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 	size_t rawn = 0;
 	struct sockinfo si;
 	uint64_t ino[2];
+	int32_t pf[2];
 	enum how how = nr >= 0 && nr < NSYS ? (enum how)sysdec[nr].how : D_NONE;
 
 	if (ret < 0 && ret > -4096) {
@@ -220,6 +222,19 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 	case D_SLEEP: a1 = ts_ns((struct timespec *)a[0]); break;
 	case D_CLOCK_SLEEP: a1 = ts_ns((struct timespec *)a[2]); break;
 	case D_WAIT4: a1 = res > 0 && a[1] ? *(int *)a[1] : 0; break;
+	case D_MMAP:
+		/* as the libc wrapper: a file's mapping (fd, length, offset;
+		 * prot and flags in the payload); anonymous memory is not I/O,
+		 * a plain system call */
+		if ((a[3] & MAP_ANONYMOUS) || (int)a[4] < 0) {
+			call = C_SYSCALL;
+			break;
+		}
+		fd = (int)a[4]; a1 = a[1]; a2 = a[5];
+		pf[0] = (int32_t)a[2]; pf[1] = (int32_t)a[3];
+		raw = pf; rawn = sizeof(pf);
+		break;
+	case D_UNMAP: a1 = a[1]; a2 = a[0]; break;   /* munmap, msync */
 	}
 	size_t n1 = p1 ? strnlen(p1, 4095) + 1 : 0;
 	size_t n2 = p2 ? strnlen(p2, 4095) + 1 : 0;
