@@ -562,6 +562,8 @@ void sud_init(void)
  * for the save area). ISLAND_NO_REWRITE=1 turns it off.
  */
 static int zp_on;
+#define ZP_STUB_END 526            /* page 0: slide, stub, high slide, syscall */
+#define ZP_HIGH_RET 4096           /* where the high slide's syscall returns */
 
 /* Calls that need the signal frame (a new stack, a new image, the end of
  * the thread, the signal state): never made on the fast path. */
@@ -823,6 +825,13 @@ static void zp_init(void)
 		z[514 + i] = 0;
 	for (int i = 0; i < 8; i++)
 		z[518 + i] = (unsigned char)(entry >> (8 * i));
+	/* a number past the stub (not a system call of x86-64: the kernel
+	 * says ENOSYS) slides to a `syscall` at the page's end: dispatched,
+	 * the handler makes it the slow way (ZP_HIGH_RET) */
+	for (int i = ZP_STUB_END; i < 4094; i++)
+		z[i] = 0x90;
+	z[4094] = 0x0f;
+	z[4095] = 0x05;
 	island_sys6(SYS_mprotect, 0, 4096, PROT_READ | PROT_EXEC, 0, 0, 0);
 	zp_on = 1;
 }
@@ -971,6 +980,17 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 	long nr = si->si_syscall;
 	if ((char *)g[REG_RIP] == island_zp_resys_end) {
 		/* from the fast path: the site's return address is on the stack */
+		g[REG_RIP] = *(greg_t *)g[REG_RSP];
+		g[REG_RSP] += 8;
+	} else if (g[REG_RIP] == ZP_HIGH_RET && zp_on) {
+		/* a number past the slide, from a rewritten site; or a call to
+		 * page 0 no rewrite made (rcx and r11 are the syscall's) */
+		if (!zp_site_ours((uintptr_t)*(greg_t *)g[REG_RSP])) {
+			g[REG_RIP] = 0;
+			segv_force((uint64_t *)&uc->uc_sigmask);
+			errno = e;
+			return;
+		}
 		g[REG_RIP] = *(greg_t *)g[REG_RSP];
 		g[REG_RSP] += 8;
 	}
