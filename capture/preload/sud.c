@@ -562,8 +562,24 @@ void sud_init(void)
  * for the save area). ISLAND_NO_REWRITE=1 turns it off.
  */
 static int zp_on;
-#define ZP_STUB_END 526            /* page 0: slide, stub, high slide, syscall */
-#define ZP_HIGH_RET 4096           /* where the high slide's syscall returns */
+/*
+ * Page 0 (zp_init), entered at the call number:
+ *   [0, 512)       nops, to the jump
+ *   [512, 518)     jmp *ZP_REL(%rip): island_zp_entry, no register changed
+ *   [518, 2058)    nops, to a `syscall` returning at ZP_PTR
+ *   [2060, 2068)   island_zp_entry's address
+ *   [2068, 4094)   nops, to a `syscall` returning at 4096
+ * A number past the jump is no system call of x86-64 (ENOSYS): the two
+ * `syscall`s outside the allowed region are dispatched, and the handler
+ * makes the call the slow way. ZP_REL's bytes (06 06 00 00) make an entry
+ * inside the jump fault or fail as the kernel would: 513 runs `and
+ * $0x606,%eax` (512: ENOSYS), 514 and 515 an invalid opcode (SIGILL), 516
+ * and 517 a write to page 0 or below 0 (SIGSEGV); 2059 to 2067 land in
+ * the address: not handled.
+ */
+#define ZP_JMP 512
+#define ZP_REL 0x606
+#define ZP_PTR (ZP_JMP + 6 + ZP_REL)
 
 /* Calls that need the signal frame (a new stack, a new image, the end of
  * the thread, the signal state): never made on the fast path. */
@@ -815,21 +831,19 @@ static void zp_init(void)
 	static volatile uintptr_t zero;
 	volatile unsigned char *z = (volatile unsigned char *)zero;
 	uint64_t entry = (uint64_t)island_zp_entry;
-	for (int i = 0; i < 512; i++)
+	for (int i = 0; i < ZP_JMP; i++)
 		z[i] = 0x90;      /* nop slide: one entry per call number */
-	/* jmp *0(%rip), the address after it: no register changed (a call
-	 * that is not ours must fault with the application's registers) */
-	z[512] = 0xff;
-	z[513] = 0x25;
+	/* the layout above ZP_JMP */
+	z[ZP_JMP] = 0xff;
+	z[ZP_JMP + 1] = 0x25;
 	for (int i = 0; i < 4; i++)
-		z[514 + i] = 0;
-	for (int i = 0; i < 8; i++)
-		z[518 + i] = (unsigned char)(entry >> (8 * i));
-	/* a number past the stub (not a system call of x86-64: the kernel
-	 * says ENOSYS) slides to a `syscall` at the page's end: dispatched,
-	 * the handler makes it the slow way (ZP_HIGH_RET) */
-	for (int i = ZP_STUB_END; i < 4094; i++)
+		z[ZP_JMP + 2 + i] = (unsigned char)(ZP_REL >> (8 * i));
+	for (int i = ZP_JMP + 6; i < 4094; i++)
 		z[i] = 0x90;
+	z[ZP_PTR - 2] = 0x0f;
+	z[ZP_PTR - 1] = 0x05;
+	for (int i = 0; i < 8; i++)
+		z[ZP_PTR + i] = (unsigned char)(entry >> (8 * i));
 	z[4094] = 0x0f;
 	z[4095] = 0x05;
 	island_sys6(SYS_mprotect, 0, 4096, PROT_READ | PROT_EXEC, 0, 0, 0);
@@ -982,7 +996,7 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		/* from the fast path: the site's return address is on the stack */
 		g[REG_RIP] = *(greg_t *)g[REG_RSP];
 		g[REG_RSP] += 8;
-	} else if (g[REG_RIP] == ZP_HIGH_RET && zp_on) {
+	} else if ((g[REG_RIP] == ZP_PTR || g[REG_RIP] == 4096) && zp_on) {
 		/* a number past the slide, from a rewritten site; or a call to
 		 * page 0 no rewrite made (rcx and r11 are the syscall's) */
 		if (!zp_site_ours((uintptr_t)*(greg_t *)g[REG_RSP])) {
