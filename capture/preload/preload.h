@@ -345,6 +345,7 @@ struct _IO_FILE *popen_with_env(const char *cmd, const char *mode);
 char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		     char **arr, size_t arrlen);
 extern char env_preload_lib[];
+const char *island_spool_dir(void);
 
 /* Raw system calls: the interposer's own I/O never goes through libc's
  * wrappers, so it is never traced and never touches the app's errno

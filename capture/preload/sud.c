@@ -326,8 +326,8 @@ static int seccomp_told;                /* said once per process image */
 static void sud_warn(const char *msg)
 {
 	char path[600];
-	const char *dir = getenv(ENV_SPOOL);
-	size_t dl = dir ? strlen(dir) : 0, ml = strlen(msg);
+	const char *dir = island_spool_dir();   /* environ no longer has it */
+	size_t dl = strlen(dir), ml = strlen(msg);
 
 	if (!dl || dl + 10 > sizeof(path))
 		return;
@@ -1063,14 +1063,29 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		thread_finish(t, TEXIT_RETURN, 0);
 		ret = island_sys6(nr, a[0], 0, 0, 0, 0, 0);
 		break;
-	case SYS_execve: case SYS_execveat:
+	case SYS_execve: case SYS_execveat: {
+		/* the new image gets our variables back (environ has none:
+		 * env_hide), as the libc wrappers give them (env_fix) */
+		int ei = nr == SYS_execve ? 2 : 3;
+		size_t ne = 0, pl = 0;
+		for (char *const *v = (char *const *)a[ei]; v && *v; v++, ne++)
+			if (!strncmp(*v, "LD_PRELOAD=", 11))
+				pl = strlen(*v);
+		char *fixed[ne + 10], fbuf[pl + strlen(env_preload_lib) + 16], *fb = fbuf;
+		long x[6] = { a[0], a[1], a[2], a[3], a[4], a[5] };
+#ifndef ISLAND_LOADER
+		x[ei] = (long)env_fix((char *const *)a[ei], &fb, sizeof(fbuf), fixed, ne + 10);
+#else
+		(void)fixed; (void)fb;
+#endif
 		if (!inlibc)             /* the libc wrapper did this itself */
 			process_finish(TEXIT_EXEC);
-		if (nr != SYS_execve || !exec_loaded(a, &ret))
-			ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		if (nr != SYS_execve || !exec_loaded(x, &ret))
+			ret = island_sys6(nr, x[0], x[1], x[2], x[3], x[4], x[5]);
 		if (!inlibc)
 			process_unfinish();
 		break;
+	}
 	default:
 		t->sysguard = outer;
 		ret = plain_call(t, nr, a);
