@@ -1066,17 +1066,16 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 	case SYS_execve: case SYS_execveat: {
 		/* the new image gets our variables back (environ has none:
 		 * env_hide), as the libc wrappers give them (env_fix) */
+		long x[6] = { a[0], a[1], a[2], a[3], a[4], a[5] };
+#ifndef ISLAND_LOADER            /* (island-loader: a static program's
+				  * environment keeps them) */
 		int ei = nr == SYS_execve ? 2 : 3;
 		size_t ne = 0, pl = 0;
 		for (char *const *v = (char *const *)a[ei]; v && *v; v++, ne++)
 			if (!strncmp(*v, "LD_PRELOAD=", 11))
 				pl = strlen(*v);
 		char *fixed[ne + 10], fbuf[pl + strlen(env_preload_lib) + 16], *fb = fbuf;
-		long x[6] = { a[0], a[1], a[2], a[3], a[4], a[5] };
-#ifndef ISLAND_LOADER
 		x[ei] = (long)env_fix((char *const *)a[ei], &fb, sizeof(fbuf), fixed, ne + 10);
-#else
-		(void)fixed; (void)fb;
 #endif
 		if (!inlibc)             /* the libc wrapper did this itself */
 			process_finish(TEXIT_EXEC);
