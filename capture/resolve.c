@@ -615,14 +615,16 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 		break;
 	case EFF_MAP:
 		r->obj = (uint32_t)fd_get(f, r->fd);
-		if (ok && r->obj && r->a1 > 0) {
+		/* a system call its libc record stands for (SEQ_DROP, just
+		 * before it): the mapping is that record's to make or undo */
+		if (ok && r->obj && r->a1 > 0 && !(r->seq & SEQ_DROP)) {
 			XGROW(f->map, f->capmap, f->nmap + 1);
 			f->map[f->nmap++] = (struct mapping){ (uint64_t)r->ret,
 				(uint64_t)r->ret + (uint64_t)r->a1, (int)r->obj };
 		}
 		break;
 	case EFF_UNMAP:
-		if (ok)
+		if (ok && !(r->seq & SEQ_DROP))
 			r->obj = (uint32_t)map_remove(f, (uint64_t)r->a2,
 						      (uint64_t)r->a2 + (uint64_t)r->a1);
 		else

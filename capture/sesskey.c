@@ -55,13 +55,27 @@ void sesskey_hex(const uint8_t *b, size_t n, char *out)
 	out[2 * n] = 0;
 }
 
+static int hexdigit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Exactly 2N hex digits (sscanf's %2x took a sign, blanks and one digit
+ * before another character: "0[" was 00, found by the session_auth
+ * fuzzer), then the end, a line end or a blank. */
 int sesskey_unhex(const char *hex, uint8_t *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		if (sscanf(hex + 2 * i, "%2x", &v) != 1 || !hex[2 * i + 1])
+		int hi = hexdigit(hex[2 * i]), lo = hi < 0 ? -1 : hexdigit(hex[2 * i + 1]);
+		if (lo < 0)
 			return -1;
-		b[i] = (uint8_t)v;
+		b[i] = (uint8_t)(hi << 4 | lo);
 	}
 	return hex[2 * n] && hex[2 * n] != '\n' && hex[2 * n] != ' ' ? -1 : 0;
 }

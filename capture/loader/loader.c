@@ -190,6 +190,8 @@ int main(int argc, char **argv, char **envp)
 	for (e = envp; *e; e++)
 		if (strncmp(*e, TARGET_ENV "=", sizeof(TARGET_ENV)))
 			*w++ = (uint64_t)*e;
+		else                    /* /proc/PID/environ: not ours to show */
+			memset(*e, 0, strlen(*e));
 	/* the interposer takes over from us (sud.c), when we have dispatch */
 	static char loaded[] = ENV_LOADED "=1";   /* writable, like the kernel's */
 	if (ientry && sud_on)

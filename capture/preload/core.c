@@ -58,7 +58,14 @@ static pid_t capture_pid;
 static volatile int capture_gone;
 static char env_spool[600], env_clock[32], env_lib[600];
 static char env_session[600], env_session_node[48];
+static char env_loader[600];         /* --syscalls: ISLAND_LOADER=... */
 char env_preload_lib[512];
+
+/* The spool directory, read from the environment by the constructor. */
+const char *island_spool_dir(void)
+{
+	return spool_dir;
+}
 
 /* Thread registry: the spool headers of the live threads of this process,
  * so that the process's end can be stamped on every thread. Headers are
@@ -587,8 +594,11 @@ static size_t preload_strip(char *v, const char *lib, size_t libl)
 
 /* What the app sees of its environment (getenv, environ) is what it was
  * given: our variables were read by the constructor, and env_fix puts them
- * back into every image the app execs. (/proc/PID/environ, the kernel's
- * copy, still shows them: changing it needs CAP_SYS_RESOURCE.) */
+ * back into every image the app execs. The kernel's copy, which
+ * /proc/PID/environ reads (the memory from the mm's env_start to env_end,
+ * where the strings still are), loses them too: the bytes of each string
+ * taken out, no longer referenced by environ, are set to 0, and so is the
+ * tail our entry leaves past the end of a shortened LD_PRELOAD. */
 static void env_hide(void)
 {
 	size_t libl = strlen(env_preload_lib);
@@ -597,11 +607,19 @@ static void env_hide(void)
 	if (!environ || !libl)
 		return;
 	for (char **r = environ; *r; r++) {
-		if (env_ours(*r))
+		if (env_ours(*r)) {
+			memset(*r, 0, strlen(*r));
 			continue;
-		if (!strncmp(*r, "LD_PRELOAD=", 11) &&
-		    !preload_strip(*r + 11, env_preload_lib, libl))
-			continue;
+		}
+		if (!strncmp(*r, "LD_PRELOAD=", 11)) {
+			size_t was = strlen(*r + 11);
+			size_t left = preload_strip(*r + 11, env_preload_lib, libl);
+			if (!left) {
+				memset(*r, 0, 11 + was);
+				continue;
+			}
+			memset(*r + 11 + left, 0, was - left);
+		}
 		*w++ = *r;
 	}
 	*w = NULL;
@@ -678,11 +696,13 @@ CONSTRUCTOR void island_init(void)
 	t->guard = 0;
 	if (getenv(ENV_SYSCALLS)) {
 		sud_wanted = 1;
+		if (getenv(ENV_LOADER))
+			getenv_copy(env_loader, sizeof(env_loader), ENV_LOADER,
+				    getenv(ENV_LOADER));
 		sud_init();
 	}
 #ifndef ISLAND_LOADER
-	if (!sud_wanted && !handoff)
-		env_hide();
+	env_hide();
 #endif
 	errno = e;
 }
@@ -805,7 +825,8 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 static int env_ours(const char *e)
 {
 	static const char *const ours[] = { "ISLAND_SPOOL=", "ISLAND_CLOCK=", "ISLAND_LIB=",
-		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION" };
+		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION",
+		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=" };
 
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (!strncmp(e, ours[i], strlen(ours[i])))
@@ -852,7 +873,7 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	for (char *const *e = envp; *e; e++) {
 		if (!strncmp(*e, pre, sizeof(pre) - 1) || env_ours(*e))
 			continue;
-		if (n + 9 >= arrlen)
+		if (n + 10 >= arrlen)
 			return envp;
 		arr[n++] = *e;
 	}
@@ -864,6 +885,8 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		arr[n++] = (char *)"ISLAND_LIMITS=1";
 	if (sud_wanted)
 		arr[n++] = (char *)"ISLAND_SYSCALLS=1";
+	if (sud_wanted && env_loader[0])
+		arr[n++] = env_loader;
 	if (env_session[0]) {
 		arr[n++] = env_session;
 		arr[n++] = env_session_node;

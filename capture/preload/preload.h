@@ -67,6 +67,8 @@ struct tstate {
 	volatile char sel;          /* Syscall User Dispatch selector byte */
 	char sysguard;              /* a kernel-level record is being written */
 	char sud_forked;            /* this fork child's spool is already open */
+	long zp_fault[3];           /* rax, rcx, r11 of a call to page 0 no
+				     * rewrite made (sud.c) */
 	int err;                    /* island-loader: errno of our own code */
 	/* a session's hold before this thread's call (session.c): the
 	 * number reserved for the call, under which the waits were logged */
@@ -343,6 +345,7 @@ struct _IO_FILE *popen_with_env(const char *cmd, const char *mode);
 char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		     char **arr, size_t arrlen);
 extern char env_preload_lib[];
+const char *island_spool_dir(void);
 
 /* Raw system calls: the interposer's own I/O never goes through libc's
  * wrappers, so it is never traced and never touches the app's errno

@@ -57,7 +57,7 @@ struct clone_regs {                /* island_clone_vm's layout (sudstub.S) */
 	long r12, r13, r14, r15, newsp;
 };
 long island_clone_vm(struct clone_regs *c);
-extern char island_zp_entry[], island_zp_resys_end[];
+extern char island_zp_entry[], island_zp_resys_end[], island_zp_fault_end[];
 
 int sud_on;
 
@@ -84,7 +84,8 @@ enum how { D_NONE = 0, D_RW, D_PRW, D_IOV, D_PIOV, D_OPEN, D_CREAT, D_OPENAT,
 	   D_OPENAT2, D_FD, D_CLOSE_RANGE, D_DUP, D_DUP2, D_FCNTL, D_LSEEK,
 	   D_SENDFILE, D_COPY, D_PATH, D_PATHAT, D_RENAME, D_RENAMEAT, D_SOCKET,
 	   D_SOCKETPAIR, D_PIPE, D_BIND, D_CONNECT, D_ACCEPT, D_MSG, D_MMSG,
-	   D_POLL, D_WAIT, D_EPOLL, D_SLEEP, D_CLOCK_SLEEP, D_WAIT4 };
+	   D_POLL, D_WAIT, D_EPOLL, D_SLEEP, D_CLOCK_SLEEP, D_WAIT4, D_MMAP,
+	   D_UNMAP };
 
 #define NSYS 512
 static const struct { uint16_t call; uint8_t how; } sysdec[NSYS] = {
@@ -125,6 +126,7 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 	size_t rawn = 0;
 	struct sockinfo si;
 	uint64_t ino[2];
+	int32_t pf[2];
 	enum how how = nr >= 0 && nr < NSYS ? (enum how)sysdec[nr].how : D_NONE;
 
 	if (ret < 0 && ret > -4096) {
@@ -220,6 +222,19 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 	case D_SLEEP: a1 = ts_ns((struct timespec *)a[0]); break;
 	case D_CLOCK_SLEEP: a1 = ts_ns((struct timespec *)a[2]); break;
 	case D_WAIT4: a1 = res > 0 && a[1] ? *(int *)a[1] : 0; break;
+	case D_MMAP:
+		/* as the libc wrapper: a file's mapping (fd, length, offset;
+		 * prot and flags in the payload); anonymous memory is not I/O,
+		 * a plain system call */
+		if ((a[3] & MAP_ANONYMOUS) || (int)a[4] < 0) {
+			call = C_SYSCALL;
+			break;
+		}
+		fd = (int)a[4]; a1 = a[1]; a2 = a[5];
+		pf[0] = (int32_t)a[2]; pf[1] = (int32_t)a[3];
+		raw = pf; rawn = sizeof(pf);
+		break;
+	case D_UNMAP: a1 = a[1]; a2 = a[0]; break;   /* munmap, msync */
 	}
 	size_t n1 = p1 ? strnlen(p1, 4095) + 1 : 0;
 	size_t n2 = p2 ? strnlen(p2, 4095) + 1 : 0;
@@ -317,8 +332,8 @@ static int seccomp_told;                /* said once per process image */
 static void sud_warn(const char *msg)
 {
 	char path[600];
-	const char *dir = getenv(ENV_SPOOL);
-	size_t dl = dir ? strlen(dir) : 0, ml = strlen(msg);
+	const char *dir = island_spool_dir();   /* environ no longer has it */
+	size_t dl = strlen(dir), ml = strlen(msg);
 
 	if (!dl || dl + 10 > sizeof(path))
 		return;
@@ -559,6 +574,24 @@ void sud_init(void)
  * for the save area). ISLAND_NO_REWRITE=1 turns it off.
  */
 static int zp_on;
+/*
+ * Page 0 (zp_init), entered at the call number:
+ *   [0, 512)       nops, to the jump
+ *   [512, 518)     jmp *ZP_REL(%rip): island_zp_entry, no register changed
+ *   [518, 2058)    nops, to a `syscall` returning at ZP_PTR
+ *   [2060, 2068)   island_zp_entry's address
+ *   [2068, 4094)   nops, to a `syscall` returning at 4096
+ * A number past the jump is no system call of x86-64 (ENOSYS): the two
+ * `syscall`s outside the allowed region are dispatched, and the handler
+ * makes the call the slow way. ZP_REL's bytes (06 06 00 00) make an entry
+ * inside the jump fault or fail as the kernel would: 513 runs `and
+ * $0x606,%eax` (512: ENOSYS), 514 and 515 an invalid opcode (SIGILL), 516
+ * and 517 a write to page 0 or below 0 (SIGSEGV); 2059 to 2067 land in
+ * the address: not handled.
+ */
+#define ZP_JMP 512
+#define ZP_REL 0x606
+#define ZP_PTR (ZP_JMP + 6 + ZP_REL)
 
 /* Calls that need the signal frame (a new stack, a new image, the end of
  * the thread, the signal state): never made on the fast path. */
@@ -642,21 +675,134 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 	return ret;
 }
 
-/* b: the registers island_zp_entry saved (r9, r8, r10, rdx, rsi, rdi, rax);
- * the result goes in rax's place. 0: not here, the slow way. */
-__attribute__((visibility("hidden"), used)) int zp_fast(long *b);
-int zp_fast(long *b)
-{
-	long nr = b[6];
+/*
+ * The rewritten sites, by the address after their `call *%rax`: with the
+ * page at 0 mapped, a call of a NULL function pointer lands in the slide
+ * too, and must crash as it would have (island_zp_fault), not make a
+ * system call. An open-addressing set, filled before the site is written
+ * and never emptied (a site's code is not expected to be unmapped and
+ * replaced by a `call *%rax` at the same address). Full: no more rewrites.
+ */
+#define ZP_SITES 4096              /* a power of 2 */
+#define ZP_PROBES 64
+static uintptr_t zp_sites[ZP_SITES];
 
+static unsigned zp_hash(uintptr_t ret)
+{
+	return (unsigned)((ret * 0x9e3779b97f4a7c15ull) >> 52) & (ZP_SITES - 1);
+}
+
+static int zp_site_add(uintptr_t ret)
+{
+	unsigned h = zp_hash(ret);
+
+	for (int i = 0; i < ZP_PROBES; i++) {
+		uintptr_t *slot = &zp_sites[(h + i) & (ZP_SITES - 1)], old = 0;
+		if (__atomic_compare_exchange_n(slot, &old, ret, 0, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST) || old == ret)
+			return 1;
+	}
+	return 0;
+}
+
+/* ret: the return address a call to page 0 pushed. Ours when it follows a
+ * rewritten `call *%rax` (ff d0). */
+static int zp_site_ours(uintptr_t ret)
+{
+	unsigned h = zp_hash(ret);
+
+	for (int i = 0; i < ZP_PROBES; i++) {
+		uintptr_t v = __atomic_load_n(&zp_sites[(h + i) & (ZP_SITES - 1)],
+					      __ATOMIC_ACQUIRE);
+		if (v == ret)
+			return ((const unsigned char *)ret)[-2] == 0xff &&
+			       ((const unsigned char *)ret)[-1] == 0xd0;
+		if (!v)
+			return 0;
+	}
+	return 0;
+}
+
+/* What island_zp_entry saved, from its stack pointer up. */
+struct zp_frame {
+	long r9, r8, r10, rdx, rsi, rdi, rax, rcx, r11, rflags;
+	long redzone[16];
+	uintptr_t ret;                 /* pushed by the call to page 0 */
+};
+
+/* The result goes in rax's place. 1: made here; 0: not here, the slow
+ * way; 2: not a rewritten site, a fault (rax, rcx, r11 kept for it). */
+__attribute__((visibility("hidden"), used)) int zp_fast(struct zp_frame *f);
+int zp_fast(struct zp_frame *f)
+{
+	long nr = f->rax;
+	struct tstate *t = &ts;
+
+	if (unlikely(!zp_site_ours(f->ret))) {
+		t->zp_fault[0] = f->rax;
+		t->zp_fault[1] = f->rcx;
+		t->zp_fault[2] = f->r11;
+		return 2;
+	}
 	if (zp_slow_nr(nr))
 		return 0;
-	struct tstate *t = &ts;
 	int e = errno;
-	long a[6] = { b[5], b[4], b[3], b[2], b[1], b[0] };
-	b[6] = plain_call(t, nr, a);
+	long a[6] = { f->rdi, f->rsi, f->rdx, f->r10, f->r8, f->r9 };
+	f->rax = plain_call(t, nr, a);
 	errno = e;
 	return 1;
+}
+
+/* The SIGSEGV of a fault, forced as the kernel forces one: a handler
+ * that is SIG_IGN, or a SIGSEGV the interrupted code blocks, is reset to
+ * the default action (mask: the one its rt_sigreturn restores). Queued
+ * blocked here, it arrives as that rt_sigreturn unblocks it, with the
+ * faulting context. */
+static void segv_force(uint64_t *mask)
+{
+	const uint64_t bit = 1ull << (SIGSEGV - 1);
+	struct ksigaction cur, dfl = { SIG_DFL, 0, 0, 0 };
+	siginfo_t si;
+
+	if (island_sys6(SYS_rt_sigaction, SIGSEGV, 0, (long)&cur, 8, 0, 0) == 0 &&
+	    (cur.handler == SIG_IGN || (*mask & bit))) {
+		island_sys6(SYS_rt_sigaction, SIGSEGV, (long)&dfl, 0, 8, 0, 0);
+		*mask &= ~bit;
+	}
+	uint64_t block = bit;
+	island_sys6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&block, 0, 8, 0, 0);
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGSEGV;
+	si.si_code = SEGV_MAPERR;
+	si.si_addr = NULL;
+	island_sys6(SYS_rt_tgsigqueueinfo, island_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+		    island_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGSEGV, (long)&si, 0, 0);
+}
+
+/* The handler's half of island_zp_fault: the context the jump to page 0
+ * left, its instruction pointer at 0 (where the page would have faulted;
+ * a call to a small non-zero address is also reported at 0). */
+static void zp_fault(ucontext_t *uc)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	struct tstate *t = &ts;
+
+	g[REG_RIP] = 0;
+	g[REG_RAX] = t->zp_fault[0];
+	g[REG_RCX] = t->zp_fault[1];
+	g[REG_R11] = t->zp_fault[2];
+	segv_force((uint64_t *)&uc->uc_sigmask);
+}
+
+/* island_zp_fault in a thread without dispatch (a raw clone that shares
+ * our memory and TLS): no frame to turn into the fault; SIGSEGV, again
+ * each time a handler returns, as a fault that is not fixed repeats. */
+__attribute__((visibility("hidden"), used, noreturn)) void zp_fault_undispatched(void);
+void zp_fault_undispatched(void)
+{
+	for (;;)
+		island_sys6(SYS_tgkill, island_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+			    island_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGSEGV, 0, 0, 0);
 }
 
 /* Rewrite the `syscall` at site into `call *%rax`, through /proc/self/mem
@@ -669,7 +815,8 @@ static void zp_patch(uintptr_t site)
 
 	if (p[0] != 0x0f || p[1] != 0x05 || (site & 63) == 63 ||
 	    (site >= (uintptr_t)island_sud_begin && site < (uintptr_t)island_sud_end) ||
-	    (vdso && site >= vdso && site < vdso + 4 * 4096))
+	    (vdso && site >= vdso && site < vdso + 4 * 4096) ||
+	    !zp_site_add(site + 2))
 		return;
 	long fd = island_sys6(SYS_openat, AT_FDCWD, (long)"/proc/self/mem",
 			      O_RDWR | O_CLOEXEC, 0, 0, 0);
@@ -696,15 +843,21 @@ static void zp_init(void)
 	static volatile uintptr_t zero;
 	volatile unsigned char *z = (volatile unsigned char *)zero;
 	uint64_t entry = (uint64_t)island_zp_entry;
-	for (int i = 0; i < 512; i++)
+	for (int i = 0; i < ZP_JMP; i++)
 		z[i] = 0x90;      /* nop slide: one entry per call number */
-	z[512] = 0x49;            /* movabs $entry, %r11 */
-	z[513] = 0xbb;
+	/* the layout above ZP_JMP */
+	z[ZP_JMP] = 0xff;
+	z[ZP_JMP + 1] = 0x25;
+	for (int i = 0; i < 4; i++)
+		z[ZP_JMP + 2 + i] = (unsigned char)(ZP_REL >> (8 * i));
+	for (int i = ZP_JMP + 6; i < 4094; i++)
+		z[i] = 0x90;
+	z[ZP_PTR - 2] = 0x0f;
+	z[ZP_PTR - 1] = 0x05;
 	for (int i = 0; i < 8; i++)
-		z[514 + i] = (unsigned char)(entry >> (8 * i));
-	z[522] = 0x41;            /* jmp *%r11 */
-	z[523] = 0xff;
-	z[524] = 0xe3;
+		z[ZP_PTR + i] = (unsigned char)(entry >> (8 * i));
+	z[4094] = 0x0f;
+	z[4095] = 0x05;
 	island_sys6(SYS_mprotect, 0, 4096, PROT_READ | PROT_EXEC, 0, 0, 0);
 	zp_on = 1;
 }
@@ -861,10 +1014,25 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		forward(sig, si, uctx);
 		return;
 	}
+	if ((char *)g[REG_RIP] == island_zp_fault_end) {
+		zp_fault(uc);            /* no call: the application's fault */
+		return;
+	}
 	int e = errno;
 	long nr = si->si_syscall;
 	if ((char *)g[REG_RIP] == island_zp_resys_end) {
 		/* from the fast path: the site's return address is on the stack */
+		g[REG_RIP] = *(greg_t *)g[REG_RSP];
+		g[REG_RSP] += 8;
+	} else if ((g[REG_RIP] == ZP_PTR || g[REG_RIP] == 4096) && zp_on) {
+		/* a number past the slide, from a rewritten site; or a call to
+		 * page 0 no rewrite made (rcx and r11 are the syscall's) */
+		if (!zp_site_ours((uintptr_t)*(greg_t *)g[REG_RSP])) {
+			g[REG_RIP] = 0;
+			segv_force((uint64_t *)&uc->uc_sigmask);
+			errno = e;
+			return;
+		}
 		g[REG_RIP] = *(greg_t *)g[REG_RSP];
 		g[REG_RSP] += 8;
 	}
@@ -923,14 +1091,28 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		thread_finish(t, TEXIT_RETURN, 0);
 		ret = island_sys6(nr, a[0], 0, 0, 0, 0, 0);
 		break;
-	case SYS_execve: case SYS_execveat:
+	case SYS_execve: case SYS_execveat: {
+		/* the new image gets our variables back (environ has none:
+		 * env_hide), as the libc wrappers give them (env_fix) */
+		long x[6] = { a[0], a[1], a[2], a[3], a[4], a[5] };
+#ifndef ISLAND_LOADER            /* (island-loader: a static program's
+				  * environment keeps them) */
+		int ei = nr == SYS_execve ? 2 : 3;
+		size_t ne = 0, pl = 0;
+		for (char *const *v = (char *const *)a[ei]; v && *v; v++, ne++)
+			if (!strncmp(*v, "LD_PRELOAD=", 11))
+				pl = strlen(*v);
+		char *fixed[ne + 10], fbuf[pl + strlen(env_preload_lib) + 16], *fb = fbuf;
+		x[ei] = (long)env_fix((char *const *)a[ei], &fb, sizeof(fbuf), fixed, ne + 10);
+#endif
 		if (!inlibc)             /* the libc wrapper did this itself */
 			process_finish(TEXIT_EXEC);
-		if (nr != SYS_execve || !exec_loaded(a, &ret))
-			ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		if (nr != SYS_execve || !exec_loaded(x, &ret))
+			ret = island_sys6(nr, x[0], x[1], x[2], x[3], x[4], x[5]);
 		if (!inlibc)
 			process_unfinish();
 		break;
+	}
 	default:
 		t->sysguard = outer;
 		ret = plain_call(t, nr, a);

@@ -131,17 +131,24 @@ island_clone_vm:
  * into `call *%rax` lands in the page at address 0 (a slide of nops, then
  * a jump here) with the return address on the application's stack. Keep
  * its red zone, save the registers a system call preserves (the vector
- * state too: the C code may use it), let zp_fast make and record the
- * call, and return after the rewritten instruction. When zp_fast cannot
- * make the call here (clone, exec, signals: they need the signal frame),
- * it leaves the number in place and the call goes the slow way, from
- * island_zp_resys, outside the region.
+ * state too: the C code may use it) and rcx, r11 and the flags (a call
+ * that is not from a rewritten site must fault with all of them as they
+ * were), let zp_fast make and record the call, and return after the
+ * rewritten instruction. When zp_fast cannot make the call here (clone,
+ * exec, signals: they need the signal frame), it leaves the number in
+ * place and the call goes the slow way, from island_zp_resys, outside the
+ * region. When the caller is not a rewritten site (the application called
+ * a NULL function pointer), every register is put back as it was and
+ * island_zp_fault turns the call into the SIGSEGV it would have raised.
  */
 	.globl	island_zp_entry
 	.hidden	island_zp_entry
 	.type	island_zp_entry, @function
 island_zp_entry:
 	lea	-128(%rsp), %rsp
+	pushfq
+	push	%r11
+	push	%rcx
 	push	%rax
 	push	%rdi
 	push	%rsi
@@ -166,13 +173,15 @@ island_zp_entry:
 	mov	$-1, %eax
 	mov	$-1, %edx
 	xsave64	(%rsp)
-	lea	16(%rbx), %rdi		/* r9, r8, r10, rdx, rsi, rdi, rax */
+	lea	16(%rbx), %rdi		/* struct zp_frame (sud.c) */
 	call	zp_fast
-	mov	%eax, %ebp		/* 1: made here; 0: the slow way */
+	mov	%eax, %ebp		/* 1: made here; 0: the slow way; 2: a fault */
 	mov	$-1, %eax
 	mov	$-1, %edx
 	xrstor64 (%rsp)
 	mov	%rbx, %rsp
+	cmp	$2, %ebp
+	je	1f
 	mov	%ebp, %r11d
 	pop	%rbp
 	pop	%rbx
@@ -183,10 +192,24 @@ island_zp_entry:
 	pop	%rsi
 	pop	%rdi
 	pop	%rax
-	lea	128(%rsp), %rsp
+	lea	24+128(%rsp), %rsp	/* rcx, r11, flags, the red zone */
 	test	%r11d, %r11d
 	jz	island_zp_resys
 	ret
+1:	pop	%rbp			/* not a rewritten site: as it was */
+	pop	%rbx
+	pop	%r9
+	pop	%r8
+	pop	%r10
+	pop	%rdx
+	pop	%rsi
+	pop	%rdi
+	pop	%rax
+	pop	%rcx
+	pop	%r11
+	popfq
+	lea	128(%rsp), %rsp
+	jmp	island_zp_fault
 	.size	island_zp_entry, .-island_zp_entry
 
 	.globl	island_sud_end
@@ -205,5 +228,20 @@ island_zp_resys:
 	syscall
 island_zp_resys_end:
 	ud2
+
+/* A call to page 0 that no rewrite made, with the application's registers
+ * (rax, rcx and r11 are kept in its thread state by zp_fast): dispatched,
+ * the handler puts them back, the instruction pointer at 0, and queues the
+ * SIGSEGV the call would have raised. rax -1: were dispatch off in this
+ * thread, the call fails (ENOSYS) and zp_fault_undispatched raises it. */
+	.globl	island_zp_fault
+	.hidden	island_zp_fault
+	.globl	island_zp_fault_end
+	.hidden	island_zp_fault_end
+island_zp_fault:
+	mov	$-1, %rax
+	syscall
+island_zp_fault_end:
+	jmp	zp_fault_undispatched
 #endif
 	.section .note.GNU-stack,"",@progbits

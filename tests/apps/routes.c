@@ -8,7 +8,8 @@
  *
  * Routes: libc write/read, raw syscall(SYS_write/SYS_read), a child made
  * by raw clone() (fork-like, no libc fork), mmap + msync (no read or write
- * system call: only its open counts), sendfile, copy_file_range (source
+ * system call: msync writes the bytes it flushes, as the default capture
+ * counts it), sendfile, copy_file_range (source
  * read, destination written), stdio unbuffered (one system call per
  * fwrite/fprintf/fread, as glibc does for _IONBF streams).
  */
@@ -128,6 +129,8 @@ static void mmap_msync(void)
 	memset(m, 'm', 8192);
 	if (msync(m, 8192, MS_SYNC) < 0)
 		die("msync");
+	tr[F_MMAP].writes++;
+	tr[F_MMAP].bwritten += 8192;
 	munmap(m, 8192);
 	close(fd);
 }

@@ -9,7 +9,7 @@ FUZZ_S    ?= 60
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(FUZZ_SAN) \
 	       -fsanitize=fuzzer-no-link -Itests/fuzz -Ianalysis -Ireplay -Icapture
-FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session
+FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session session_auth
 FUZZ_BINS  := $(patsubst %,$(O)/fuzz/%,$(FUZZ_NAMES))
 
 # The objects each harness needs, built apart with clang and sanitizers.
@@ -41,10 +41,11 @@ $(eval $(call fuzzbin,spans,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,pcap,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,trace_replay,$(FUZZ_REPLAY)))
 $(eval $(call fuzzbin,spool,$(FUZZ_CAPTURE)))
-# cluster.c and coordinator.c are compiled into their harness (their
+# cluster.c and coordinator.c are compiled into their harnesses (their
 # parsers are static)
 $(eval $(call fuzzbin,cluster,$(filter-out $(O)/fuzz/obj/capture/cluster.o,$(FUZZ_CAPTURE))))
 $(eval $(call fuzzbin,session,$(filter-out $(O)/fuzz/obj/capture/coordinator.o,$(FUZZ_CAPTURE))))
+$(eval $(call fuzzbin,session_auth,$(filter-out $(O)/fuzz/obj/capture/coordinator.o,$(FUZZ_CAPTURE))))
 
 fuzz-build: $(FUZZ_BINS)
 

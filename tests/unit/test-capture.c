@@ -15,6 +15,7 @@
 #include "util.h"
 #include "outfile.h"
 #include "zstdio.h"
+#include "sesskey.h"
 
 static void check_join(const char *base, const char *p, const char *want)
 {
@@ -405,6 +406,25 @@ static void test_spool_stray_obj(void)
 	rmdir(dir);
 }
 
+/* The hex of the session handshake's nonces and MACs: exactly two hex
+ * digits a byte (the session_auth fuzzer found "0[" read as 00). */
+static void test_sesskey_unhex(void)
+{
+	uint8_t b[2];
+
+	CU_ASSERT(sesskey_unhex("0aFf", b, 2) == 0 && b[0] == 0x0a && b[1] == 0xff);
+	CU_ASSERT(sesskey_unhex("0aff\n", b, 2) == 0);
+	CU_ASSERT(sesskey_unhex("0aff x", b, 2) == 0);
+	CU_ASSERT(sesskey_unhex("0[ff", b, 2) == -1);
+	CU_ASSERT(sesskey_unhex("+aff", b, 2) == -1);
+	CU_ASSERT(sesskey_unhex("-1ff", b, 2) == -1);
+	CU_ASSERT(sesskey_unhex(" aff", b, 2) == -1);
+	CU_ASSERT(sesskey_unhex("0x0a", b, 2) == -1);
+	CU_ASSERT(sesskey_unhex("0af", b, 2) == -1);
+	CU_ASSERT(sesskey_unhex("0affe", b, 2) == -1);
+	CU_ASSERT(sesskey_unhex("0ag0", b, 2) == -1);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -426,5 +446,6 @@ int main(void)
 	CU_add_test(s, "spool_bad_exit", test_spool_bad_exit);
 	CU_add_test(s, "spool_huge_fd", test_spool_huge_fd);
 	CU_add_test(s, "spool_stray_obj", test_spool_stray_obj);
+	CU_add_test(s, "sesskey_unhex", test_sesskey_unhex);
 	return unit_run("capture") ? 1 : 0;
 }
