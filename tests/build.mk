@@ -25,6 +25,16 @@ $(O)/tests/apps/routes-static: tests/apps/routes.c
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $<
 TEST_APPS += $(O)/tests/apps/routes-static
 
+# A Go program (issue 12: static, no libc), when Go is installed; its
+# build cache under build/ so that a rebuild is quick.
+ifneq ($(shell command -v go 2>/dev/null),)
+$(O)/tests/apps/gowrite: tests/apps/go/gowrite.go
+	$(call msg,GO,$<)
+	@mkdir -p $(dir $@)
+	$(Q)GOCACHE=$(abspath $(O))/gocache GO111MODULE=off go build -o $@ $<
+TEST_APPS += $(O)/tests/apps/gowrite
+endif
+
 test-apps: $(TEST_APPS)
 
 test: deps build-all $(TEST_BINS) $(TEST_APPS)

@@ -1,4 +1,3 @@
-#!/bin/sh
 # --discover on stock programs (issue 17): python3's http.server (a server
 # until stopped: role="server") and a shell loop retrying curl until the
 # server answers, three times. The failed curls, the sleeps between them

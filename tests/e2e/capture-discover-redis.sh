@@ -1,4 +1,3 @@
-#!/bin/sh
 # --discover on a second stock server (issue 17): redis-server (role
 # "server", with its timer reading /proc at times of its own: set aside as
 # polling) and redis-cli run by a shell, pinging until the server answers,

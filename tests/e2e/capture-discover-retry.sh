@@ -1,4 +1,3 @@
-#!/bin/sh
 # --discover on ranks that start in random order and retry connect() every
 # 10 ms until rank 0 listens (tests/apps/retryranks.c), then exchange
 # barrier messages and read each other's files (issue 17). However many

@@ -1,4 +1,3 @@
-#!/bin/sh
 # A node that polls forever (a shell loop retrying curl against a server
 # that never listens) ends the pass at --timeout with a message naming it,
 # never later (issue 17): every node stopped, nothing left behind, a
