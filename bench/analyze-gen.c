@@ -1,5 +1,5 @@
 /* analyze-gen: write a synthetic Island trace for the analyzer benchmark.
- *   analyze-gen EVENTS THREADS > trace.xml
+ *   analyze-gen EVENTS THREADS [NODE] > trace.xml
  * EVENTS <io> records spread over THREADS threads of one process, each
  * preceded by its <compute>, a mix of resources, a region every 100 calls
  * and a node stop every 10,000 calls. Deterministic (fixed LCG). */
@@ -38,6 +38,7 @@ int main(int argc, char **argv)
 {
 	long events = argc > 1 ? atol(argv[1]) : 1000000;
 	int threads = argc > 2 ? atoi(argv[2]) : 16;
+	const char *node = argc > 3 ? argv[3] : "bench";
 	long per = events / threads;
 	uint64_t len = (uint64_t)per * 3000 + 1000000;	/* ~3 us per call */
 	char a[32], b[32];
@@ -45,8 +46,8 @@ int main(int argc, char **argv)
 	printf("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	       "<trace version=\"1\" generator=\"analyze-gen\" complete=\"true\">\n");
 	t9(a, len + 1000);
-	printf("  <node name=\"bench\" host=\"bench\" epoch=\"1763798662.000000000\" "
-	       "start=\"0.000000000\" end=\"%s\" clock=\"monotonic\">\n", a);
+	printf("  <node name=\"%s\" host=\"%s\" epoch=\"1763798662.000000000\" ", node, node);
+	printf("start=\"0.000000000\" end=\"%s\" clock=\"monotonic\">\n", a);
 	printf("    <command><arg>bench</arg></command>\n    <stops>\n");
 	for (uint64_t t = 5000000; t + 200000 < len; t += 30000000) {
 		t9(a, t);

@@ -10,3 +10,4 @@ $(ANALYZE_GEN): bench/analyze-gen.c
 
 bench: $(ANALYZE_GEN)
 BENCH_SCRIPTS += bench/analyze-bench.sh
+BENCH_SCRIPTS += bench/scale.sh
