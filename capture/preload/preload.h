@@ -339,6 +339,9 @@ void sockinfo_fill(struct sockinfo *si, int fd, const void *peer, size_t plen);
 pid_t tid_of(unsigned long pthread);
 void registry_note_pthread(struct tstate *t, unsigned long pthread);
 
+/* syscall(SYS_execve / SYS_execveat): an exec like the others (wrap_proc.c) */
+long exec_by_syscall(long nr, const long *a);
+
 /* The environment our children need (core.c), for exec and spawn. */
 /* the real popen, with the capture's variables in environ (wrap_proc.c) */
 struct _IO_FILE *popen_with_env(const char *cmd, const char *mode);

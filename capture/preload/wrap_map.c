@@ -157,9 +157,9 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 
 /*
  * syscall(): the io_uring calls (their operations are not itemised: the
- * writer marks the process incomplete), raw clone children, and raw
- * exits (their end is recorded first). Every other number goes straight
- * through.
+ * writer marks the process incomplete), raw clone children, raw exits
+ * (their end is recorded first) and raw execs (followed, wrap_proc.c).
+ * Every other number goes straight through.
  */
 EXPORT long syscall(long nr, ...)
 {
@@ -171,6 +171,8 @@ EXPORT long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	if (unlikely(nr == SYS_execve || nr == SYS_execveat))
+		return exec_by_syscall(nr, a);
 	/* a raw exit ends us without the destructors that record the end */
 	if (unlikely(nr == SYS_exit_group) && island_on)
 		process_finish(TEXIT_PROCESS);

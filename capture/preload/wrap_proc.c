@@ -163,12 +163,13 @@ static size_t env_count(char *const *envp)
 	return n;
 }
 
-enum exec_how { EXEC_PATH, EXEC_SEARCH, EXEC_FD };
+enum exec_how { EXEC_PATH, EXEC_SEARCH, EXEC_FD, EXEC_AT };
 
 /* Every exec goes through here: record it, end this image's threads,
- * replace the image with our environment; if that fails, carry on. */
-static int do_exec(enum exec_how how, int fd, const char *path,
-		   char *const argv[], char *const envp[])
+ * replace the image with our environment; if that fails, carry on.
+ * EXEC_AT: execveat(fd, path, argv, envp, atflags), by its system call. */
+static int do_exec_at(enum exec_how how, int fd, const char *path,
+		      char *const argv[], char *const envp[], int atflags)
 {
 	size_t n = env_count(envp) + 10;
 	char *arr[n], buf[8192], *bp = buf;
@@ -187,6 +188,8 @@ static int do_exec(enum exec_how how, int fd, const char *path,
 	}
 	if (how == EXEC_FD)
 		ret = REAL(fexecve)(fd, argv, env);
+	else if (how == EXEC_AT)
+		ret = (int)REAL(syscall)(SYS_execveat, fd, path, argv, env, atflags, 0);
 	else if (how == EXEC_SEARCH)
 		ret = REAL(execvpe)(path, argv, env);
 	else
@@ -201,6 +204,23 @@ static int do_exec(enum exec_how how, int fd, const char *path,
 	}
 	errno = e;
 	return ret;
+}
+
+static int do_exec(enum exec_how how, int fd, const char *path,
+		   char *const argv[], char *const envp[])
+{
+	return do_exec_at(how, fd, path, argv, envp, 0);
+}
+
+/* syscall(SYS_execve or SYS_execveat, ...) (wrap_map.c): followed as the
+ * libc calls are, the environment fixed the same way. */
+long exec_by_syscall(long nr, const long *a)
+{
+	if (nr == SYS_execve)
+		return do_exec(EXEC_PATH, -1, (const char *)a[0], (char *const *)a[1],
+			       (char *const *)a[2]);
+	return do_exec_at(EXEC_AT, (int)a[0], (const char *)a[1], (char *const *)a[2],
+			  (char *const *)a[3], (int)a[4]);
 }
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])

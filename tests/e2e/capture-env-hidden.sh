@@ -62,6 +62,14 @@ expect_eq "--syscalls: /proc/self/environ of a child" "$(tr -d '\0' < ce)" "A=1P
 check_trace ss.xml
 [ "$(grep -c "api=\"write\"[^>]*level=\"[a-z|]*kernel\"[^>]*path=\"$PWD/ce\"" ss.xml)" -ge 1 ] ||
 	fail "--syscalls: the write of the shell's child is not in the trace"
+# the same by libc's syscall() in the default mode: followed like execve
+env -i A=1 "$CAPTURE" -o rd.xml -- "$APPS/rawexec" /bin/sh -c 'echo hi > rd; /usr/bin/env' > rd.out ||
+	fail "capture of rawexec failed"
+expect_eq "env after syscall(SYS_execve)" "$(cat rd.out)" "A=1
+PWD=$(pwd -P)"
+[ "$(grep -c "api=\"write\"[^>]*path=\"$PWD/rd\"" rd.xml)" -ge 1 ] ||
+	fail "the write of the image syscall(SYS_execve) started is not in the trace"
+grep -q '<io api="execve"' rd.xml || fail "syscall(SYS_execve) is not recorded as an execve"
 env -i A=1 "$CAPTURE" --syscalls -o rx.xml -- "$APPS/rawexec" /bin/sh -c 'echo hi > rf; /usr/bin/env' > rx.out ||
 	fail "--syscalls capture of rawexec failed"
 expect_eq "--syscalls: env after a raw execve" "$(cat rx.out)" "A=1
