@@ -1,8 +1,9 @@
 /*
- * spinwait DIR NAME: loop until DIR holds NAME, looking for it with
- * opendir/readdir and appending a byte to DIR/spin.PID between looks
- * (every millisecond). It never fails a call nor repeats a look, and
- * makes progress all the time: for the causality engine it never waits
+ * spinwait DIR NAME: after 300 ms, loop until DIR holds NAME, looking for
+ * it with opendir/readdir and appending a byte to DIR/spin.out between
+ * looks (every millisecond). It never fails a call nor repeats a look,
+ * and its progress comes far more often than its longest gap (the 300 ms
+ * before its first I/O): for the causality engine it never waits
  * (tests/e2e/capture-discover-timeout.sh: a hold that nothing releases).
  */
 #include <dirent.h>
@@ -30,7 +31,8 @@ int main(int argc, char **argv)
 
 	if (argc != 3)
 		return 2;
-	snprintf(path, sizeof(path), "%s/spin.%d", argv[1], (int)getpid());
+	snprintf(path, sizeof(path), "%s/spin.out", argv[1]);
+	usleep(300000);
 	while (!present(argv[1], argv[2])) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 		if (fd < 0 || write(fd, "x", 1) != 1)
