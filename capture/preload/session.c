@@ -126,6 +126,7 @@ enum {
 	K_WAIT = 4, K_LOOK = 8, K_BOOK = 16, K_PROBE = 32,
 };
 #define WAIT_MIN_NS 10000000
+#define START_GRACE_NS 1000000000
 
 static const unsigned short rel_yes[] = {
 	C_LISTEN, C_CONNECT, C_SHUTDOWN, C_MKDIR, C_MKDIRAT, C_UNLINK, C_UNLINKAT,
@@ -219,8 +220,8 @@ static void note_try(const struct rec *r, int64_t now_ns)
 }
 
 /* Is node x waiting, at now_ns, for the hold that began at `held`?
- * 1: yes; 2: it has not started within the node's maximum gap, and so
- * waits for nothing of ours (no dependency is logged); 0: no.
+ * 1: yes; 2: it has not started within START_GRACE_NS (or its maximum
+ * gap), and so waits for nothing of ours (no dependency is logged); 0: no.
  * - polling: it tried again (a failed call it had made before, or the
  *   same look) after the hold began and has made no progress since;
  * - idle: every live thread is in a call that waits for others (for more
@@ -247,8 +248,10 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
 	if (live)
 		return 1;
 	/* not started (or between exec and its new image): it waits for
-	 * nothing of ours, but gets the gap a live node gets to show up */
-	return now_ns - held > x->max_gap ? 2 : 0;
+	 * nothing of ours, once it has had the time to show up (its gap, and
+	 * a second at least: a loaded machine starts processes slowly, and a
+	 * node that starts during the hold may well wait for the held call) */
+	return now_ns - held > (x->max_gap > START_GRACE_NS ? x->max_gap : START_GRACE_NS) ? 2 : 0;
 }
 
 /* The node's capture is gone (killed): count the node as exited. */
