@@ -2,7 +2,7 @@
 #include "analyze.h"
 #include "fuzz.h"
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	(void)ctx;
 	(void)t;
@@ -11,9 +11,9 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct reader_ops ops = { .io = on_io };
+	static const struct trace_ops ops = { .io = on_io };
 	char *files[1] = { (char *)fuzz_file("t.xml", data, size) };
-	static struct run run;
+	static struct trace_run run;
 
 	fuzz_fds_mark();
 	if (!setjmp(fuzz_back)) {
