@@ -100,6 +100,8 @@ struct trace_thread {
 #define TRACE_MAXATTR 40
 struct trace_attr {
 	const char *name, *value;
+	int64_t num;		/* a number the validator knows: its value (ns
+				 * for a time; timeout -1: none), else 0 */
 };
 
 /* One <io>; strings are valid during the callback only. Every attribute
@@ -136,8 +138,8 @@ struct trace_socket {
 };
 
 /* A <wait> (before the next io of its thread: do not issue it before
- * node's I/O seq completed) or a <signal> (after the io before it);
- * seq -1 when absent. */
+ * node's I/O seq completed) or a <signal> (after the io before it, seq
+ * 0). */
 struct trace_dep {
 	bool wait;
 	const char *node;

@@ -486,6 +486,7 @@ static void on_io(struct rd *rd)
 
 		io.attr[i].name = n;
 		io.attr[i].value = v;
+		io.attr[i].num = rd->va[i].num;
 		if (n == p[A_START]) {
 			io.start = rd->va[i].num;
 		} else if (n == p[A_END]) {
