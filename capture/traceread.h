@@ -60,8 +60,9 @@ struct tr_node {
 	size_t nprocs, pcap;
 };
 
-/* Read every node of a trace, its polling I/Os marked; -1 with a
- * FILE:LINE message on bad input. */
+/* Read every node of a trace, its polling I/Os marked; -1 with a FILE:
+ * message when it cannot be read; bad input (the trace library's reader)
+ * exits 2 with FILE:LINE. */
 int trace_scan(const char *file, struct tr_node **nodes, int *nnodes);
 void trace_scan_free(struct tr_node *nodes, int nnodes);
 /* Mark a node's polling I/Os (trace order); polling.c. */

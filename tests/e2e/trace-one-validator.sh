@@ -1,26 +1,32 @@
 # One reader, one validator (issue 14): the same bad traces fed to every
-# tool that reads traces (island-analyze, island-replay) are refused by
-# each with exit status 2 and the same one line FILE:LINE: problem on
-# stderr, nothing on stdout, and nothing replayed.
+# tool that reads traces (island-analyze, island-replay, island-capture
+# --watchdog-from) are refused by each with exit status 2 and the same one
+# line FILE:LINE: problem on stderr, nothing on stdout, nothing replayed
+# or captured.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 REPLAY="$ISLAND_ROOT/bin/island-replay"
 B="$ISLAND_ROOT/tests/traces/basic.xml"
 
 # refused NAME 'expected message': every tool refuses NAME alike
 refused() {
-	for tool in "analyze sums" "analyze summary" replay; do
+	for tool in "analyze sums" "analyze summary" replay capture; do
 		case $tool in
 		replay) "$REPLAY" --root "r-$1" "$1" > out.txt 2> err.txt; rc=$? ;;
+		capture) "$CAPTURE" --session "tov$$" --session-dir sess --watchdog-from "$1" \
+				-n node1 -o "c-$1" -- true > out.txt 2> err.txt; rc=$? ;;
 		*) "$ANALYZE" ${tool#analyze } "$1" > out.txt 2> err.txt; rc=$? ;;
 		esac
 		expect_eq "$1, $tool: exit status" "$rc" 2
 		expect_eq "$1, $tool: message" "$(cat err.txt)" "$2"
 		[ -s out.txt ] && fail "$1, $tool: printed on stdout: $(cat out.txt)"
 		[ -e "r-$1" ] && fail "$1, $tool: created its root before refusing"
+		[ -e "c-$1" ] && fail "$1, $tool: captured"
+		[ -z "$(ls sess)" ] || fail "$1, $tool: left $(ls sess) in the session directory"
 	done
 	return 0
 }
 
+mkdir sess
 # the trace they start from is whole: analyze reads it
 "$ANALYZE" sums "$B" > sums.txt 2> err.txt || fail "basic.xml: analyze refused it: $(cat err.txt)"
 
