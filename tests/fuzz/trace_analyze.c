@@ -1,4 +1,5 @@
-/* island-analyze's trace reader (analysis/read.c, SAX) on any bytes. */
+/* The trace library's reader (trace/read.c, SAX) under island-analyze's
+ * filters (analysis/read.c) on any bytes. */
 #include "analyze.h"
 #include "fuzz.h"
 
