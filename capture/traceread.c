@@ -1,11 +1,9 @@
 /* What the capture reads back from its traces (--watchdog-from,
  * --discover): through the trace library's one reader and validator
  * (include/island-trace.h), so a trace another tool refuses is refused
- * here with the same FILE:LINE line (exit status 2). */
+ * here with the same FILE:LINE line. */
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
-#include <unistd.h>
 
 #include "island-trace.h"
 #include "traceread.h"
@@ -118,16 +116,16 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 	struct trace_run run = { 0 };
 	struct scan sc = { 0 };
 	char *files[1] = { (char *)file };
+	int rc;
 
 	*nodes = NULL;
 	*nnodes = 0;
-	/* a pass that left no trace is the caller's to report */
-	if (access(file, R_OK)) {
-		warn_at(file, 0, "cannot open the trace: %s", strerror(errno));
+	rc = trace_read_try(&run, files, 1, &ops, &sc);	/* bad input: its line */
+	trace_run_free(&run);
+	if (rc < 0) {
+		trace_scan_free(sc.nodes, sc.nnodes);
 		return -1;
 	}
-	trace_read(&run, files, 1, &ops, &sc);	/* bad input: exit 2 */
-	trace_run_free(&run);
 	for (int i = 0; i < sc.nnodes; i++)
 		polling_mark(&sc.nodes[i]);
 	*nodes = sc.nodes;

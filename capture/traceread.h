@@ -60,9 +60,8 @@ struct tr_node {
 	size_t nprocs, pcap;
 };
 
-/* Read every node of a trace, its polling I/Os marked; -1 with a FILE:
- * message when it cannot be read; bad input (the trace library's reader)
- * exits 2 with FILE:LINE. */
+/* Read every node of a trace, its polling I/Os marked; -1 with a
+ * FILE:LINE message (the trace library's) on bad input. */
 int trace_scan(const char *file, struct tr_node **nodes, int *nnodes);
 void trace_scan_free(struct tr_node *nodes, int nnodes);
 /* Mark a node's polling I/Os (trace order); polling.c. */

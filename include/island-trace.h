@@ -197,6 +197,10 @@ struct trace_run {
  * so far unless trace_prescan() ran first. */
 void trace_read(struct trace_run *run, char **files, int nfiles,
 		const struct trace_ops *ops, void *ctx);
+/* As trace_read(), but bad input (its line printed all the same) returns
+ * -1 instead of exiting; 0 when every file was read. */
+int trace_read_try(struct trace_run *run, char **files, int nfiles,
+		   const struct trace_ops *ops, void *ctx);
 /* Read only the <node> start tags, to know epochs and the run's span
  * before streaming. */
 void trace_prescan(struct trace_run *run, char **files, int nfiles);

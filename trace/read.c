@@ -11,6 +11,7 @@
 #include "zstdio.h"
 
 #include <errno.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,10 @@ struct rd {
 };
 
 static _Thread_local struct rd *current;	/* for trace_line() */
+/* The parser of the file being read, freed by trace_read_try() when bad
+ * input leaves it mid-document. */
+static _Thread_local xmlParserCtxtPtr active;
+static _Thread_local jmp_buf *try_back;
 
 const char *const trace_res_names[TRACE_RES_N] = {
 	"fileread", "filewrite", "filemeta", "netsend", "netrecv",
@@ -830,6 +835,7 @@ static void parse_one(struct rd *rd)
 	ctxt->_private = rd;
 	ctxt->userData = ctxt;
 	rd->ctxt = ctxt;
+	active = ctxt;
 	current = rd;
 	validate_reset();	/* a new dictionary */
 	for (size_t i = 0; i < NELDEFS; i++)
@@ -858,6 +864,7 @@ static void parse_one(struct rd *rd)
 	ctxt->sax = NULL;
 	xmlFreeParserCtxt(ctxt);
 	rd->ctxt = NULL;
+	active = NULL;
 }
 
 static void reader_init(void)
@@ -902,6 +909,39 @@ void trace_read(struct trace_run *run, char **files, int nfiles,
 		const struct trace_ops *ops, void *ctx)
 {
 	read_all(run, files, nfiles, ops, ctx, false);
+}
+
+static void try_die(int status)
+{
+	longjmp(*try_back, 1);
+}
+
+/* The message is printed by die_at() before its hook runs: the hook
+ * returns here instead of exiting. What the reader allocated for the file
+ * is freed but for its attribute buffer; the run keeps what was read. */
+int trace_read_try(struct trace_run *run, char **files, int nfiles,
+		   const struct trace_ops *ops, void *ctx)
+{
+	void (*old)(int) = die_hook;
+	jmp_buf back;
+
+	try_back = &back;
+	if (setjmp(back)) {
+		current = NULL;
+		if (active) {
+			active->sax = NULL;	/* parse_one's, gone */
+			xmlFreeParserCtxt(active);	/* closes the file */
+			active = NULL;
+		}
+		die_hook = old;
+		try_back = NULL;
+		return -1;
+	}
+	die_hook = try_die;
+	trace_read(run, files, nfiles, ops, ctx);
+	die_hook = old;
+	try_back = NULL;
+	return 0;
 }
 
 /* A first pass that only learns the nodes: their epochs (the run is
