@@ -64,7 +64,7 @@ struct access {
 	bool by_site;
 };
 
-static const char *attr_of(const struct io *io, const char *name)
+static const char *attr_of(const struct trace_io *io, const char *name)
 {
 	for (int i = 0; i < io->nattr; i++)
 		if (!strcmp(io->attr[i].name, name))
@@ -72,7 +72,7 @@ static const char *attr_of(const struct io *io, const char *name)
 	return NULL;
 }
 
-static bool int_of(const struct io *io, const char *name, int64_t *v)
+static bool int_of(const struct trace_io *io, const char *name, int64_t *v)
 {
 	const char *s = attr_of(io, name);
 	char *end;
@@ -190,7 +190,7 @@ static const char *const positioned[] = {
 };
 static const char *const seeks[] = { "lseek", NULL };
 
-static void on_open(struct access *a, struct thread *t, const struct io *io, int64_t fd)
+static void on_open(struct access *a, struct trace_thread *t, const struct trace_io *io, int64_t fd)
 {
 	const char *fl = attr_of(io, "flags");
 	struct afd *d = fd_of(a, t->node->index, t->proc->pid, fd, true);
@@ -249,7 +249,7 @@ static void access_at(struct access *a, struct afile *f, struct afile *c, enum k
 		f->size = off + len;
 }
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct access *a = ctx;
 	int64_t fd, off, v;
@@ -291,9 +291,9 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 		return;
 	}
 	if (!io->path || !io->has_amount ||
-	    (io->res != RES_FILEREAD && io->res != RES_FILEWRITE))
+	    (io->res != TRACE_RES_FILEREAD && io->res != TRACE_RES_FILEWRITE))
 		return;
-	k = io->res == RES_FILEREAD ? K_READ : K_WRITE;
+	k = io->res == TRACE_RES_FILEREAD ? K_READ : K_WRITE;
 	struct afile *f = file_of(a, t->node->index, io->path, NULL);
 	struct afile *c = a->by_site ? file_of(a, t->node->index, io->path,
 					       site_label(t, io->site)) : f;
@@ -319,7 +319,7 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 
 /* --- the table ------------------------------------------------------------ */
 
-static struct run *the_run;
+static struct trace_run *the_run;
 
 static int cmp_file(const void *x, const void *y)
 {
@@ -396,8 +396,8 @@ const struct tabledef access_tables[] = { TABLEDEF("access", cols), { NULL } };
 int report_access(int argc, char **argv)
 {
 	static const char *const by_site[] = { "callsite", NULL };
-	static const struct reader_ops ops = { .io = on_io };
-	struct run run = { 0 };
+	static const struct trace_ops ops = { .io = on_io };
+	struct trace_run run = { 0 };
 	struct access a = { .align = opt.align ? opt.align : 4096 };
 	struct afile *rows;
 	size_t n = 0;

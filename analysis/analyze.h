@@ -8,17 +8,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "island-trace.h"
 #include "util.h"
 
 #define NS 1000000000LL
-
-/* The resource classes of docs/trace-format.md, in that order. */
-enum res {
-	RES_FILEREAD, RES_FILEWRITE, RES_FILEMETA, RES_NETSEND, RES_NETRECV,
-	RES_NETMETA, RES_SLEEP, RES_WAIT, RES_PROC, RES_SYS, RES_N
-};
-extern const char *const res_names[RES_N];
-int res_from_name(const char *s);
 
 /* Time categories of the consumption report; they add up to live. */
 enum cat {
@@ -27,144 +20,22 @@ enum cat {
 };
 extern const char *const cat_names[CAT_N];
 
-struct stop {
-	int64_t start, end;
-};
+struct peers;
 
-struct node {
-	char *name, *host, *file;
-	int index;
-	int64_t epoch, start, end;
-	int64_t off;		/* add to a node time to align it with the run */
-	struct stop *stops;	/* sorted, disjoint */
-	size_t nstops, capstops;
-	double limit[RES_N];	/* rate limits per second from <restrictions>, 0 = none */
-	double cpu_limit;
-	int nthreads, nprocs;
-	char *pcap;		/* its packets (--pcap): the path, resolved against
-				 * the trace's directory, or NULL */
-	char *profile;		/* --profile: its <profile values>, or NULL */
-};
-
-/* --callsites: a <module> of a process. */
-struct module {
-	long id;
-	char *path, *build_id;
-};
-
-struct proc {
-	struct node *node;
-	long pid, ppid;
-	char *exe, *status;
-	int64_t start, end;
-	bool complete;
-	struct module *mods;	/* <module> children, in order */
-	size_t nmods, capmods;
-};
-
-struct thread {
-	struct node *node;
-	struct proc *proc;
-	int index;		/* over the whole run, in reading order */
-	long tid, creator;	/* creator -1 for a main thread */
-	char *name, *exit;
-	int64_t start, end, cpu;
-	bool has_cpu, complete;
-	void *priv;		/* per report */
-};
-
-#define IO_MAXATTR 40
-struct attr {
-	const char *name, *value;
-};
-
-/* One <io>; strings are valid during the callback only. */
-struct io {
-	const char *api, *path, *peer, *proto;
-	const char *inpath;	/* source of sendfile, copy_file_range, splice */
-	const char *err;	/* errno name when the call failed */
-	const char *site;	/* --callsites: "MODULE:0xOFFSET" or "0xADDRESS" */
-	enum res res;
-	int64_t start, end, amount, size, req;
-	int64_t throttle;	/* seconds the capture held it for a rate limit */
-	bool has_amount, has_req, has_throttle, failed;
-	bool libc_only;		/* level="libc": not counted again in totals */
-	int nattr;
-	struct attr attr[IO_MAXATTR];
-};
-
-struct region {
-	long id, parent, depth;
-	const char *label, *error;
-	int64_t start, end;
-};
-
-struct fileinfo {
-	const char *path;
-	int64_t opens, reads, bytes_read, writes, bytes_written, open_at_end;
-};
-
-struct sockinfo {
-	const char *proto, *local, *peer, *direction;
-	int64_t sent, received;
-	bool open_at_end;
-};
-
-/* A <wait> (before the next io of its thread: do not issue it before
- * node's I/O seq completed) or a <signal> (after the io before it). */
-struct depel {
-	bool wait;
-	const char *node;
-	int64_t seq;
-};
-
-/* A profiler snapshot (<sample>); strings valid during the callback. */
-struct sample {
-	int64_t t, cpu, wall, alloc, allocs;
-	uint64_t ptr;		/* kind alloc: what was allocated */
-	const char *kind;	/* timer, call, alloc, end */
-	const char *stack;	/* "M:0xOFF ...", innermost first */
-};
-
-/* Callbacks of the streaming reader; any may be NULL. */
-struct reader_ops {
-	void (*dep)(void *ctx, struct thread *t, const struct depel *d);
-	void (*node)(void *ctx, struct node *n);
-	void (*node_end)(void *ctx, struct node *n);
-	void (*thread)(void *ctx, struct thread *t);
-	void (*thread_end)(void *ctx, struct thread *t);
-	void (*compute)(void *ctx, struct thread *t, int64_t start, int64_t dur);
-	void (*io)(void *ctx, struct thread *t, const struct io *io);
-	void (*region)(void *ctx, struct thread *t, const struct region *r);
-	void (*file)(void *ctx, struct node *n, const struct fileinfo *f);
-	void (*socket)(void *ctx, struct node *n, const struct sockinfo *s);
-	void (*sample)(void *ctx, struct thread *t, const struct sample *s);
-	void (*free)(void *ctx, struct thread *t, int64_t at, uint64_t ptr);
-};
-
-/* Everything the reader keeps: proportional to nodes, processes, threads. */
-struct run {
-	struct node **nodes;
-	size_t nnodes, capnodes;
-	struct proc **procs;
-	size_t nprocs, capprocs;
-	struct thread **threads;
-	size_t nthreads, capthreads;
-	int64_t epoch0;		/* the epoch times are aligned on */
-	int64_t t0, t1;		/* aligned start and end of the run */
-	bool have_epoch0, prescanned, incomplete;
-	struct peers *peers;	/* when set, the reader adds every send and socket */
-};
-
-/* Read the traces in order, calling ops; bad input exits 2 with
- * FILE:LINE: message. Node offsets align on the earliest epoch seen so far
- * unless prescan_epochs() ran first. */
-void read_traces(struct run *run, char **files, int nfiles,
-		 const struct reader_ops *ops, void *ctx);
+/* The analyzer's reading (analysis/read.c): the trace library's reader
+ * (include/island-trace.h) with the filters (--from, --node, ...)
+ * applied to every report's callbacks. Bad input exits 2 with
+ * FILE:LINE: message. Node offsets align on the earliest epoch seen so
+ * far unless prescan() ran first. */
+void read_traces(struct trace_run *run, char **files, int nfiles,
+		 const struct trace_ops *ops, void *ctx);
+/* The same, adding every send and socket to peers (consumption). */
+void read_traces_peers(struct trace_run *run, char **files, int nfiles,
+		       const struct trace_ops *ops, void *ctx, struct peers *peers);
 /* Read only the <node> start tags, to know epochs and the run's span
  * before streaming (export, plot). */
-void prescan(struct run *run, char **files, int nfiles);
-void run_free(struct run *run);
+void prescan(struct trace_run *run, char **files, int nfiles);
+void run_free(struct trace_run *run);
 
 /* A column of a report's table. Its name is the CSV header and the text
  * header, a safe identifier (a DataFrame attribute, an SQL column), and is
@@ -227,12 +98,12 @@ void filter_set_thread(const char *v);
 void filter_set_node(const char *v);
 void filter_set_path(const char *v);
 bool filter_timed(void);
-bool filter_node(const struct node *n);
-bool filter_thread(const struct thread *t);
-bool filter_time(const struct run *run, const struct node *n, int64_t start);
+bool filter_node(const struct trace_node *n);
+bool filter_thread(const struct trace_thread *t);
+bool filter_time(const struct trace_run *run, const struct trace_node *n, int64_t start);
 bool filter_path(const char *path);
-bool filter_file(const struct node *n, const char *path);
-bool filter_io(const struct run *run, const struct thread *t, const struct io *io);
+bool filter_file(const struct trace_node *n, const char *path);
+bool filter_io(const struct trace_run *run, const struct trace_thread *t, const struct trace_io *io);
 void filter_done(void);
 void by_node_or_thread(const char *report);
 
@@ -283,8 +154,8 @@ struct ivl {
 /* Sort and merge in place; returns the new count. */
 size_t ivl_merge(struct ivl *v, size_t n);
 int64_t ivl_union_len(struct ivl *v, size_t n);	/* sorts v */
-size_t stop_first(const struct stop *s, size_t n, int64_t a);
-int64_t ivl_overlap(const struct stop *s, size_t n, int64_t a, int64_t b);
+size_t stop_first(const struct trace_stop *s, size_t n, int64_t a);
+int64_t ivl_overlap(const struct trace_stop *s, size_t n, int64_t a, int64_t b);
 
 /* A compact growing list of disjoint, sorted intervals (delta varints). */
 struct ilist {
@@ -330,7 +201,7 @@ struct ttx_result {
 void ttx_spans(const struct spans *s, struct ttx_result *r);
 void ttx_result_free(struct ttx_result *r);
 
-char **run_comp_names(struct run *run, bool by_node);
+char **run_comp_names(struct trace_run *run, bool by_node);
 bool all_span_files(int argc, char **argv);
 
 /* utilization.c */
@@ -351,9 +222,9 @@ struct acct {
 	cat_sink sink;		/* gets every categorised interval, or NULL */
 	void *arg;
 };
-enum cat io_category(const struct io *io);
-void account_gap(struct acct *a, const struct node *n, int64_t start, int64_t end);
-void account_io(struct acct *a, const struct node *n, const struct io *io,
+enum cat io_category(const struct trace_io *io);
+void account_gap(struct acct *a, const struct trace_node *n, int64_t start, int64_t end);
+void account_io(struct acct *a, const struct trace_node *n, const struct trace_io *io,
 		int64_t start, int64_t end);
 /* Walk a thread's calls in order: gaps are cpu, calls their category;
  * receives are split at the peer's send when peers is set. */
@@ -362,9 +233,9 @@ struct walk {
 	struct acct acct;
 	struct peers *peers;	/* kept by walk_thread */
 };
-void walk_thread(struct walk *w, struct thread *t);
-void walk_io(struct walk *w, struct thread *t, const struct io *io);
-void walk_end(struct walk *w, struct thread *t);
+void walk_thread(struct walk *w, struct trace_thread *t);
+void walk_io(struct walk *w, struct trace_thread *t, const struct trace_io *io);
+void walk_end(struct walk *w, struct trace_thread *t);
 
 /* peers.c: the peers' send times across the traces of a run, to split a
  * receive's wait (consumption). */
@@ -373,9 +244,9 @@ struct peers;
 struct peers *peers_new(void);
 void peers_free(struct peers *p);
 bool peer_is_address(const char *a);
-void peers_send(struct peers *p, const struct node *n, const struct io *io);
-void peers_socket(struct peers *p, const struct node *n, const struct sockinfo *s);
-bool peers_sent(struct peers *p, const struct node *n, const char *peer, int64_t end,
+void peers_send(struct peers *p, const struct trace_node *n, const struct trace_io *io);
+void peers_socket(struct peers *p, const struct trace_node *n, const struct trace_socket *s);
+bool peers_sent(struct peers *p, const struct trace_node *n, const char *peer, int64_t end,
 		int64_t *sent);
 /* All the sends and sockets of the traces, read in a first pass. */
 struct peers *peers_collect(char **files, int nfiles);
@@ -392,8 +263,8 @@ struct rnode {
 };
 struct rtree;
 struct rtree *rtree_new(void);
-void rtree_thread_region(struct rtree *rt, struct thread *t, const struct region *r);
-void rtree_thread_end(struct rtree *rt, struct thread *t);
+void rtree_thread_region(struct rtree *rt, struct trace_thread *t, const struct trace_region *r);
+void rtree_thread_end(struct rtree *rt, struct trace_thread *t);
 struct rnode *rtree_root(struct rtree *rt);
 void rtree_free(struct rtree *rt);
 
@@ -429,11 +300,11 @@ struct sums {
 	int64_t (*node)[SUM_N];
 	int64_t total[SUM_N];
 };
-void sums_collect(char **files, int nfiles, struct run *run, struct sums *s);
+void sums_collect(char **files, int nfiles, struct trace_run *run, struct sums *s);
 void sum_cell(char *buf, size_t n, enum sum k, int64_t v);
-void consumption_collect(char **files, int nfiles, struct run *run,
+void consumption_collect(char **files, int nfiles, struct trace_run *run,
 			 struct consumption **per, struct consumption *all);
-struct rtree *regions_collect(char **files, int nfiles, struct run *run);
+struct rtree *regions_collect(char **files, int nfiles, struct trace_run *run);
 
 /* net.c: the packets beside the calls (--pcap); deps --from trace|net|both. */
 int report_net(int argc, char **argv);
@@ -443,22 +314,22 @@ extern const char *deps_annotate;     /* deps --annotate FILE */
 /* flows.c: the Chrome export's arrows (dependencies, network messages). */
 struct flows;
 struct flows *flows_new(void);
-void flows_io(struct flows *f, const struct thread *t, long pid, const struct io *io);
-void flows_dep(struct flows *f, const struct thread *t, const struct depel *d);
-void flows_socket(struct flows *f, const struct node *n, const struct sockinfo *s);
+void flows_io(struct flows *f, const struct trace_thread *t, long pid, const struct trace_io *io);
+void flows_dep(struct flows *f, const struct trace_thread *t, const struct trace_dep *d);
+void flows_socket(struct flows *f, const struct trace_node *n, const struct trace_socket *s);
 size_t flows_write(struct flows *f, FILE *out);	/* returns the arrows */
 void flows_free(struct flows *f);
 
 /* sites.c: call sites (--callsites) as "function (file:line)", resolved
  * with libdw from the binaries named by the process's <module>s; interned. */
-const char *site_label(const struct thread *t, const char *site);
+const char *site_label(const struct trace_thread *t, const char *site);
 struct frame {
 	const char *func;	/* the function, or binary+0xOFF */
 	const char *label;	/* "function (file:line)" as far as known */
 	const char *module;	/* the binary's path, "" when unknown */
 };
 /* The frame an address of the process stands for (interned strings). */
-const struct frame *site_frame(const struct thread *t, const char *site);
+const struct frame *site_frame(const struct trace_thread *t, const char *site);
 
 /* annotate.c: the traces as one, with dependencies as <wait>/<signal>.
  * A dependency: node x's call that started at xstart (ns, node time)

@@ -35,8 +35,8 @@ struct annot {
 /* The resources of an I/O a session numbers: fileread ... netmeta. */
 static int is_io(const char *res)
 {
-	int r = res ? res_from_name(res) : -1;
-	return r >= 0 && r <= RES_NETMETA;
+	int r = res ? trace_res_from_name(res) : -1;
+	return r >= 0 && r <= TRACE_RES_NETMETA;
 }
 
 static struct anode *anode(struct annot *a, const char *name)

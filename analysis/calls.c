@@ -92,7 +92,7 @@ static void count_error(struct group *g, const char *err)
 	g->errs[g->nerrs++] = (struct errcount){ name, 1 };
 }
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct calls *c = ctx;
 	struct group key = { .api = intern(io->api) }, *g;
@@ -198,10 +198,10 @@ const struct tabledef calls_tables[] = { TABLEDEF("calls", cols), { NULL } };
 
 int report_calls(int argc, char **argv)
 {
-	static const struct reader_ops ops = { .io = on_io };
+	static const struct trace_ops ops = { .io = on_io };
 	const char *hdr[4];
 	int nh = 0;
-	struct run run = { 0 };
+	struct trace_run run = { 0 };
 	struct calls c = { 0 };
 	struct group *rows;
 	size_t n = 0;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 struct side {
-	struct run run;
+	struct trace_run run;
 	struct sums sums;
 	struct consumption all;
 	struct rtree *rt;
@@ -33,7 +33,7 @@ static void collect_paths(struct side *s, const struct rnode *n, const char *pre
 
 static void load(struct side *s, char *file)
 {
-	struct run r1 = { 0 }, r2 = { 0 };
+	struct trace_run r1 = { 0 }, r2 = { 0 };
 
 	memset(s, 0, sizeof(*s));
 	sums_collect(&file, 1, &s->run, &s->sums);

@@ -34,25 +34,25 @@ enum expect {
 static const struct {
 	enum cat cat;
 	enum expect exp;
-} cat_rules[RES_N] = {
-	[RES_FILEREAD]  = { CAT_FILEREAD,  EXP_RATE },
-	[RES_FILEWRITE] = { CAT_FILEWRITE, EXP_RATE },
-	[RES_FILEMETA]  = { CAT_FILEREAD,  EXP_NONE },
-	[RES_NETSEND]   = { CAT_NETSEND,   EXP_RATE },
-	[RES_NETRECV]   = { CAT_NETRECV,   EXP_RATE },
-	[RES_NETMETA]   = { CAT_NETSEND,   EXP_NONE },
-	[RES_SLEEP]     = { CAT_SLEEP,     EXP_REQ },
-	[RES_WAIT]      = { CAT_BLOCKED,   EXP_ALL },
-	[RES_PROC]      = { CAT_CPU,       EXP_NONE },
-	[RES_SYS]       = { CAT_CPU,       EXP_NONE },
+} cat_rules[TRACE_RES_N] = {
+	[TRACE_RES_FILEREAD]  = { CAT_FILEREAD,  EXP_RATE },
+	[TRACE_RES_FILEWRITE] = { CAT_FILEWRITE, EXP_RATE },
+	[TRACE_RES_FILEMETA]  = { CAT_FILEREAD,  EXP_NONE },
+	[TRACE_RES_NETSEND]   = { CAT_NETSEND,   EXP_RATE },
+	[TRACE_RES_NETRECV]   = { CAT_NETRECV,   EXP_RATE },
+	[TRACE_RES_NETMETA]   = { CAT_NETSEND,   EXP_NONE },
+	[TRACE_RES_SLEEP]     = { CAT_SLEEP,     EXP_REQ },
+	[TRACE_RES_WAIT]      = { CAT_BLOCKED,   EXP_ALL },
+	[TRACE_RES_PROC]      = { CAT_CPU,       EXP_NONE },
+	[TRACE_RES_SYS]       = { CAT_CPU,       EXP_NONE },
 };
 
 /* netmeta calls that wait for the peer. */
 static const char *const waiting_netmeta[] = { "accept", "accept4", "connect" };
 
-static bool waits_for_peer(const struct io *io)
+static bool waits_for_peer(const struct trace_io *io)
 {
-	if (io->res != RES_NETMETA)
+	if (io->res != TRACE_RES_NETMETA)
 		return false;
 	for (size_t i = 0; i < sizeof(waiting_netmeta) / sizeof(waiting_netmeta[0]); i++)
 		if (!strcmp(io->api, waiting_netmeta[i]))
@@ -62,17 +62,17 @@ static bool waits_for_peer(const struct io *io)
 
 /* Receives: a recv waits for the peer before it takes data, and so does a
  * wait that names a socket. */
-static bool is_recv(const struct io *io)
+static bool is_recv(const struct trace_io *io)
 {
-	return io->res == RES_NETRECV || (io->res == RES_WAIT && peer_is_address(io->peer));
+	return io->res == TRACE_RES_NETRECV || (io->res == TRACE_RES_WAIT && peer_is_address(io->peer));
 }
 
-enum cat io_category(const struct io *io)
+enum cat io_category(const struct trace_io *io)
 {
 	return waits_for_peer(io) ? CAT_BLOCKED : cat_rules[io->res].cat;
 }
 
-static int64_t expected(const struct node *n, const struct io *io, int64_t dur)
+static int64_t expected(const struct trace_node *n, const struct trace_io *io, int64_t dur)
 {
 	enum expect e = waits_for_peer(io) ? EXP_ALL : cat_rules[io->res].exp;
 
@@ -105,7 +105,7 @@ static void emit(struct acct *a, enum cat c, int64_t s, int64_t e)
 
 /* [start, end] in category c, of which at most `movable` can go to
  * stopped where a stop covers it, earliest stop first. */
-static void split_stops(struct acct *a, const struct node *n, enum cat c,
+static void split_stops(struct acct *a, const struct trace_node *n, enum cat c,
 			int64_t start, int64_t end, int64_t movable)
 {
 	int64_t cur = start;
@@ -130,9 +130,9 @@ static void split_stops(struct acct *a, const struct node *n, enum cat c,
 
 /* The hold a netrecv rate limit put at the end of a receive: expected,
  * like any rate-limited call's. */
-static int64_t recv_hold(const struct node *n, const struct io *io, int64_t dur)
+static int64_t recv_hold(const struct trace_node *n, const struct trace_io *io, int64_t dur)
 {
-	int64_t h = io->res == RES_NETRECV ? expected(n, io, dur) : 0;
+	int64_t h = io->res == TRACE_RES_NETRECV ? expected(n, io, dur) : 0;
 
 	return h < dur ? h : dur;
 }
@@ -146,11 +146,11 @@ static int64_t recv_hold(const struct node *n, const struct io *io, int64_t dur)
  * `hold` of a netrecv limit closes the call and is netrecv, as expected.
  * Without the send time nothing proves a stop delayed the call, so its
  * whole own time is blocked. */
-static void account_recv(struct acct *a, const struct node *n, enum res res, int64_t hold,
+static void account_recv(struct acct *a, const struct trace_node *n, enum trace_res res, int64_t hold,
 			 int64_t start, int64_t end, int64_t sent)
 {
 	int64_t own = end - hold, c = own;
-	enum cat after = res == RES_NETRECV ? CAT_NETRECV : CAT_BLOCKED;
+	enum cat after = res == TRACE_RES_NETRECV ? CAT_NETRECV : CAT_BLOCKED;
 
 	if (sent != NO_SEND)
 		c = sent < start ? start : sent > own ? own : sent;
@@ -159,12 +159,12 @@ static void account_recv(struct acct *a, const struct node *n, enum res res, int
 	emit(a, CAT_NETRECV, own, end);
 }
 
-void account_gap(struct acct *a, const struct node *n, int64_t start, int64_t end)
+void account_gap(struct acct *a, const struct trace_node *n, int64_t start, int64_t end)
 {
 	split_stops(a, n, CAT_CPU, start, end, end - start);
 }
 
-void account_io(struct acct *a, const struct node *n, const struct io *io,
+void account_io(struct acct *a, const struct trace_node *n, const struct trace_io *io,
 		int64_t start, int64_t end)
 {
 	int64_t dur = end - start, over;
@@ -178,7 +178,7 @@ void account_io(struct acct *a, const struct node *n, const struct io *io,
 }
 
 /* Per-thread walk shared by consumption, ttx and utilization. */
-void walk_thread(struct walk *w, struct thread *t)
+void walk_thread(struct walk *w, struct trace_thread *t)
 {
 	struct peers *p = w->peers;
 
@@ -189,7 +189,7 @@ void walk_thread(struct walk *w, struct thread *t)
 
 /* The part [*s, *e] of io inside the thread's life and after the cursor;
  * the gap before it is accounted and the cursor moved past it. */
-static void walk_span(struct walk *w, struct thread *t, const struct io *io,
+static void walk_span(struct walk *w, struct trace_thread *t, const struct trace_io *io,
 		      int64_t *s, int64_t *e)
 {
 	*s = io->start < w->cursor ? w->cursor : io->start;
@@ -201,7 +201,7 @@ static void walk_span(struct walk *w, struct thread *t, const struct io *io,
 		w->cursor = *e;
 }
 
-void walk_io(struct walk *w, struct thread *t, const struct io *io)
+void walk_io(struct walk *w, struct trace_thread *t, const struct trace_io *io)
 {
 	int64_t s, e;
 
@@ -218,7 +218,7 @@ void walk_io(struct walk *w, struct thread *t, const struct io *io)
 	account_io(&w->acct, t->node, io, s, e);
 }
 
-void walk_end(struct walk *w, struct thread *t)
+void walk_end(struct walk *w, struct trace_thread *t)
 {
 	if (t->end > w->cursor)
 		account_gap(&w->acct, t->node, w->cursor, t->end);
@@ -231,8 +231,8 @@ void walk_end(struct walk *w, struct thread *t)
  * the receive after the thread is the same. */
 struct pending {
 	int thread;
-	enum res res;
-	const struct node *node;
+	enum trace_res res;
+	const struct trace_node *node;
 	const char *peer;	/* interned */
 	int64_t start, end, hold;
 	int64_t io_start;	/* as traced, to find its packets */
@@ -247,12 +247,12 @@ struct cons {
 	size_t npend, cappend;
 };
 
-static void on_thread(void *ctx, struct thread *t)
+static void on_thread(void *ctx, struct trace_thread *t)
 {
 	walk_thread(&((struct cons *)ctx)->w, t);
 }
 
-static void defer_recv(struct cons *c, struct thread *t, const struct io *io)
+static void defer_recv(struct cons *c, struct trace_thread *t, const struct trace_io *io)
 {
 	struct pending *p;
 	int64_t s, e;
@@ -270,7 +270,7 @@ static void defer_recv(struct cons *c, struct thread *t, const struct io *io)
 	p->hold = recv_hold(t->node, io, e - s);
 }
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct cons *c = ctx;
 
@@ -285,7 +285,7 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
  * they arrived netrecv again (the transfer into the app), or stopped where
  * a stop of the node covers it: the data was there, the stop delayed the
  * return. part[] is net_recv_split()'s: waited, wire, after. */
-static void account_recv_wire(struct acct *a, const struct node *n, int64_t start,
+static void account_recv_wire(struct acct *a, const struct trace_node *n, int64_t start,
 			      int64_t end, const int64_t part[3])
 {
 	int64_t sent = start + part[0], arrived = sent + part[1];
@@ -313,7 +313,7 @@ static int cmp_wcall(const void *x, const void *y)
 	return c ? c : a->start < b->start ? -1 : a->start > b->start;
 }
 
-static void wire_collect(struct wire *w, struct run *run, char **files, int nfiles)
+static void wire_collect(struct wire *w, struct trace_run *run, char **files, int nfiles)
 {
 	for (size_t i = 0; i < run->nnodes; i++)
 		w->on |= run->nodes[i]->pcap != NULL;
@@ -369,7 +369,7 @@ static void settle_recvs(struct cons *c, struct wire *w)
 	}
 }
 
-static void on_thread_end(void *ctx, struct thread *t)
+static void on_thread_end(void *ctx, struct trace_thread *t)
 {
 	struct cons *c = ctx;
 
@@ -380,20 +380,18 @@ static void on_thread_end(void *ctx, struct thread *t)
 	memcpy(c->per[t->index].cat, c->w.acct.cat, sizeof(c->w.acct.cat));
 }
 
-static const struct reader_ops cons_ops = {
+static const struct trace_ops cons_ops = {
 	.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
 };
 
-void consumption_collect(char **files, int nfiles, struct run *run,
+void consumption_collect(char **files, int nfiles, struct trace_run *run,
 			 struct consumption **per, struct consumption *all)
 {
 	struct cons c = { .peers = peers_new() };
 
 	struct wire w = { 0 };
 
-	run->peers = c.peers;
-	read_traces(run, files, nfiles, &cons_ops, &c);
-	run->peers = NULL;
+	read_traces_peers(run, files, nfiles, &cons_ops, &c, c.peers);
 	wire_collect(&w, run, files, nfiles);
 	settle_recvs(&c, &w);
 	wire_free(&w);
@@ -446,7 +444,7 @@ const struct tabledef consumption_tables[] = { TABLEDEF("consumption", cols), { 
 
 int report_consumption(int argc, char **argv)
 {
-	struct run run = { 0 };
+	struct trace_run run = { 0 };
 	struct consumption *per = NULL, all;
 	struct table *t;
 	char tid[32];
@@ -455,7 +453,7 @@ int report_consumption(int argc, char **argv)
 	t = table_new(&consumption_tables[0]);
 	table_align(t, "lrllrr");
 	for (size_t i = 0; i < run.nthreads; i++) {
-		struct thread *th = run.threads[i];
+		struct trace_thread *th = run.threads[i];
 
 		snprintf(tid, sizeof(tid), "%ld", th->tid);
 		add_rows(t, th->node->name, tid, th->name, &per[i]);

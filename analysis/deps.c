@@ -61,7 +61,7 @@ static int node_index(struct deps *d, const char *name)
 	return (int)d->nnodes++;
 }
 
-static void on_dep(void *ctx, struct thread *t, const struct depel *el)
+static void on_dep(void *ctx, struct trace_thread *t, const struct trace_dep *el)
 {
 	struct deps *d = ctx;
 
@@ -73,7 +73,7 @@ static void on_dep(void *ctx, struct thread *t, const struct depel *el)
 	d->nodes[x].pending++;
 }
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct deps *d = ctx;
 	uint64_t seq = 0;
@@ -387,8 +387,8 @@ static void measure(struct deps *d, struct edge *found, size_t nf, struct edge *
 /* The causality engine's <wait>s. */
 static void from_trace(struct deps *d, char **argv, int argc)
 {
-	static const struct reader_ops ops = { .dep = on_dep, .io = on_io };
-	struct run run = { 0 };
+	static const struct trace_ops ops = { .dep = on_dep, .io = on_io };
+	struct trace_run run = { 0 };
 
 	read_traces(&run, argv, argc, &ops, d);
 	for (size_t k = 0; k < d->ne; k++)

@@ -51,7 +51,7 @@ static void csv_row(const char **v)
 	}
 }
 
-static void csv_place(const char **v, const char *kind, struct thread *t,
+static void csv_place(const char **v, const char *kind, struct trace_thread *t,
 		      char (*b)[32])
 {
 	memset(v, 0, NCOLS * sizeof(*v));
@@ -71,11 +71,11 @@ static void csv_times(const char **v, char (*b)[32], int64_t s, int64_t e)
 	v[7] = fmt_sec(b[4], e - s);
 }
 
-static void csv_thread(void *ctx, struct thread *t)
+static void csv_thread(void *ctx, struct trace_thread *t)
 {
 	const char *v[NCOLS];
 	char b[5][32];
-	struct node *n = t->node;
+	struct trace_node *n = t->node;
 
 	/* A node's stops, once, before its first thread. */
 	if (n->nthreads == 1)
@@ -90,7 +90,7 @@ static void csv_thread(void *ctx, struct thread *t)
 	csv_row(v);
 }
 
-static void csv_compute(void *ctx, struct thread *t, int64_t start, int64_t dur)
+static void csv_compute(void *ctx, struct trace_thread *t, int64_t start, int64_t dur)
 {
 	const char *v[NCOLS];
 	char b[5][32];
@@ -100,7 +100,7 @@ static void csv_compute(void *ctx, struct thread *t, int64_t start, int64_t dur)
 	csv_row(v);
 }
 
-static void csv_io(void *ctx, struct thread *t, const struct io *io)
+static void csv_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	const char *v[NCOLS];
 	char b[5][32];
@@ -116,7 +116,7 @@ static void csv_io(void *ctx, struct thread *t, const struct io *io)
 	csv_row(v);
 }
 
-static void csv_region(void *ctx, struct thread *t, const struct region *r)
+static void csv_region(void *ctx, struct trace_thread *t, const struct trace_region *r)
 {
 	const char *v[NCOLS];
 	char b[8][32];
@@ -136,7 +136,7 @@ static void csv_region(void *ctx, struct thread *t, const struct region *r)
 
 /* Chrome trace-event JSON. */
 static bool first_ev = true;
-static struct proc *last_proc;
+static struct trace_proc *last_proc;
 static int npid;
 
 static void json_str(const char *s)
@@ -198,9 +198,9 @@ static void slice(long pid, long tid, int64_t s, int64_t e, const char *name,
 	json_str(cat);
 }
 
-static void chrome_thread(void *ctx, struct thread *t)
+static void chrome_thread(void *ctx, struct trace_thread *t)
 {
-	struct node *n = t->node;
+	struct trace_node *n = t->node;
 	char *s;
 
 	if (n->nthreads == 1 && n->nstops) {
@@ -271,17 +271,17 @@ static void json_attr(const char *name, const char *value)
 /* The slice's args: the traced process's and thread's own ids first
  * (the JSON pid is a number per process of the run, as pids repeat
  * across nodes). */
-static void args_begin(struct thread *t)
+static void args_begin(struct trace_thread *t)
 {
 	fprintf(out, ",\"args\":{\"pid\":%ld,\"tid\":%ld", t->proc ? t->proc->pid : 0L,
 		t->tid);
 }
 
-static void chrome_io(void *ctx, struct thread *t, const struct io *io)
+static void chrome_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	flows_io(ctx, t, npid, io);
 	slice(npid, t->tid, io->start + t->node->off, io->end + t->node->off,
-	      io->api, res_names[io->res]);
+	      io->api, trace_res_names[io->res]);
 	args_begin(t);
 	for (int i = 0; i < io->nattr; i++) {
 		const char *n = io->attr[i].name;
@@ -295,7 +295,7 @@ static void chrome_io(void *ctx, struct thread *t, const struct io *io)
 	fputs("}}", out);
 }
 
-static void chrome_region(void *ctx, struct thread *t, const struct region *r)
+static void chrome_region(void *ctx, struct trace_thread *t, const struct trace_region *r)
 {
 	slice(npid, t->tid, r->start + t->node->off, r->end + t->node->off,
 	      r->label, "region");
@@ -305,7 +305,7 @@ static void chrome_region(void *ctx, struct thread *t, const struct region *r)
 
 /* --profile snapshots: instant events on the thread's track, named by
  * the innermost function, the stack (outermost first) in args. */
-static void chrome_sample(void *ctx, struct thread *t, const struct sample *sm)
+static void chrome_sample(void *ctx, struct trace_thread *t, const struct trace_sample *sm)
 {
 	char tok[64], *stack = xstrdup("");
 	const char *top = "?", *p = sm->stack;
@@ -342,27 +342,27 @@ static void chrome_sample(void *ctx, struct thread *t, const struct sample *sm)
 	free(stack);
 }
 
-static void chrome_dep(void *ctx, struct thread *t, const struct depel *d)
+static void chrome_dep(void *ctx, struct trace_thread *t, const struct trace_dep *d)
 {
 	flows_dep(ctx, t, d);
 }
 
-static void chrome_socket(void *ctx, struct node *n, const struct sockinfo *s)
+static void chrome_socket(void *ctx, struct trace_node *n, const struct trace_socket *s)
 {
 	flows_socket(ctx, n, s);
 }
 
 int report_export(int argc, char **argv)
 {
-	static const struct reader_ops csv_ops = {
+	static const struct trace_ops csv_ops = {
 		.thread = csv_thread, .compute = csv_compute, .io = csv_io,
 		.region = csv_region,
 	};
-	static const struct reader_ops chrome_ops = {
+	static const struct trace_ops chrome_ops = {
 		.thread = chrome_thread, .io = chrome_io, .region = chrome_region,
 		.dep = chrome_dep, .socket = chrome_socket, .sample = chrome_sample,
 	};
-	struct run run = { 0 };
+	struct trace_run run = { 0 };
 	const char *fmt = opt.format ? opt.format : "csv";
 
 	if (strcmp(fmt, "csv") && strcmp(fmt, "chrome"))

@@ -22,7 +22,7 @@ struct ftab {
 	size_t n, cap;		/* open addressing, cap a power of two */
 	struct table *t;
 	bool from_calls, by_site;
-	struct run *run;
+	struct trace_run *run;
 };
 
 static const char *const open_calls[] = {
@@ -81,7 +81,7 @@ static struct ftime *lookup(struct ftab *f, const char *path, int node, bool add
 	return lookup_site(f, path, NULL, node, add);
 }
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct ftime *ft;
 
@@ -89,19 +89,19 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 		return;
 	ft = lookup_site(ctx, io->path, ((struct ftab *)ctx)->by_site ?
 			 site_label(t, io->site) : NULL, t->node->index, true);
-	if (io->res == RES_FILEREAD)
+	if (io->res == TRACE_RES_FILEREAD)
 		ft->read += io->end - io->start;
-	else if (io->res == RES_FILEWRITE)
+	else if (io->res == TRACE_RES_FILEWRITE)
 		ft->write += io->end - io->start;
 	else
 		ft->meta += io->end - io->start;
 	if (io->failed)
 		return;
 	ft->opens += is_open(io->api);
-	if (io->has_amount && io->res == RES_FILEREAD) {
+	if (io->has_amount && io->res == TRACE_RES_FILEREAD) {
 		ft->reads++;
 		ft->bytes_read += io->amount;
-	} else if (io->has_amount && io->res == RES_FILEWRITE) {
+	} else if (io->has_amount && io->res == TRACE_RES_FILEWRITE) {
 		ft->writes++;
 		ft->bytes_written += io->amount;
 	}
@@ -147,7 +147,7 @@ static void rows_from_calls(struct ftab *ft)
 	free(v);
 }
 
-static void on_file(void *ctx, struct node *n, const struct fileinfo *f)
+static void on_file(void *ctx, struct trace_node *n, const struct trace_file *f)
 {
 	struct ftab *ft = ctx;
 	struct table *t = ft->t;
@@ -183,8 +183,8 @@ const struct tabledef files_tables[] = { TABLEDEF("files", cols), { NULL } };
 int report_files(int argc, char **argv)
 {
 	static const char *const by_site[] = { "callsite", NULL };
-	static const struct reader_ops ops = { .io = on_io, .file = on_file };
-	struct run run = { 0 };
+	static const struct trace_ops ops = { .io = on_io, .file = on_file };
+	struct trace_run run = { 0 };
 	struct ftab ft = { 0 };
 
 	ft.by_site = opt.by && !strcmp(opt.by, "callsite");

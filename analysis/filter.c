@@ -94,18 +94,18 @@ bool filter_timed(void)
 	return filt.has_from || filt.has_to;
 }
 
-bool filter_node(const struct node *n)
+bool filter_node(const struct trace_node *n)
 {
 	return !filt.node || !strcmp(filt.node, n->name);
 }
 
-bool filter_thread(const struct thread *t)
+bool filter_thread(const struct trace_thread *t)
 {
 	return filter_node(t->node) && (!filt.has_tid || t->tid == filt.tid);
 }
 
 /* start: node time; the window is in seconds from the run's start. */
-bool filter_time(const struct run *run, const struct node *n, int64_t start)
+bool filter_time(const struct trace_run *run, const struct trace_node *n, int64_t start)
 {
 	int64_t t = start + n->off - run->t0;
 
@@ -117,7 +117,7 @@ bool filter_path(const char *path)
 	return !filt.path || (path && !fnmatch(filt.path, path, 0));
 }
 
-bool filter_io(const struct run *run, const struct thread *t, const struct io *io)
+bool filter_io(const struct trace_run *run, const struct trace_thread *t, const struct trace_io *io)
 {
 	bool ok = filter_time(run, t->node, io->start) &&
 		  (filter_path(io->path) || (filt.path && filter_path(io->inpath)));
@@ -136,7 +136,7 @@ bool filter_io(const struct run *run, const struct thread *t, const struct io *i
 }
 
 /* A row of a node's <files>: only --node and --path apply. */
-bool filter_file(const struct node *n, const char *path)
+bool filter_file(const struct trace_node *n, const char *path)
 {
 	bool ok = filter_node(n) && filter_path(path);
 

@@ -69,7 +69,7 @@ struct flows *flows_new(void)
 	return xcalloc(1, sizeof(struct flows));
 }
 
-static struct lastio *last_of(struct flows *f, const struct thread *t)
+static struct lastio *last_of(struct flows *f, const struct trace_thread *t)
 {
 	size_t old = f->caplast;
 
@@ -80,7 +80,7 @@ static struct lastio *last_of(struct flows *f, const struct thread *t)
 	return &f->last[t->index];
 }
 
-static int64_t seq_of(const struct io *io)
+static int64_t seq_of(const struct trace_io *io)
 {
 	for (int i = 0; i < io->nattr; i++)
 		if (!strcmp(io->attr[i].name, "seq"))
@@ -88,7 +88,7 @@ static int64_t seq_of(const struct io *io)
 	return 0;
 }
 
-void flows_io(struct flows *f, const struct thread *t, long pid, const struct io *io)
+void flows_io(struct flows *f, const struct trace_thread *t, long pid, const struct trace_io *io)
 {
 	struct lastio *l = last_of(f, t);
 	struct spot at = { pid, t->tid, io->start + t->node->off };
@@ -102,18 +102,18 @@ void flows_io(struct flows *f, const struct thread *t, long pid, const struct io
 	l->seq = seq_of(io);
 	/* the source's arrow leaves at the end of its slice */
 	l->at = (struct spot){ pid, t->tid, io->end + t->node->off };
-	if ((io->res == RES_NETSEND || io->res == RES_NETRECV) && io->amount > 0 &&
+	if ((io->res == TRACE_RES_NETSEND || io->res == TRACE_RES_NETRECV) && io->amount > 0 &&
 	    (!io->proto || !strcmp(io->proto, "tcp")) && peer_is_address(io->peer)) {
 		XGROW(f->net, f->capnet, f->nnet + 1);
 		f->net[f->nnet++] = (struct netcall){
 			.node = t->node->index, .peer = intern(io->peer),
-			.send = io->res == RES_NETSEND, .amount = io->amount,
-			.at = io->res == RES_NETSEND ? l->at : at,
+			.send = io->res == TRACE_RES_NETSEND, .amount = io->amount,
+			.at = io->res == TRACE_RES_NETSEND ? l->at : at,
 		};
 	}
 }
 
-void flows_dep(struct flows *f, const struct thread *t, const struct depel *d)
+void flows_dep(struct flows *f, const struct trace_thread *t, const struct trace_dep *d)
 {
 	struct lastio *l = last_of(f, t);
 
@@ -127,7 +127,7 @@ void flows_dep(struct flows *f, const struct thread *t, const struct depel *d)
 	}
 }
 
-void flows_socket(struct flows *f, const struct node *n, const struct sockinfo *s)
+void flows_socket(struct flows *f, const struct trace_node *n, const struct trace_socket *s)
 {
 	if (strcmp(s->proto, "tcp") || !peer_is_address(s->local) || !peer_is_address(s->peer))
 		return;

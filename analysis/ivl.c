@@ -45,7 +45,7 @@ int64_t ivl_union_len(struct ivl *v, size_t n)
 }
 
 /* First stop ending after a: binary search over sorted disjoint stops. */
-size_t stop_first(const struct stop *s, size_t n, int64_t a)
+size_t stop_first(const struct trace_stop *s, size_t n, int64_t a)
 {
 	size_t lo = 0, hi = n;
 
@@ -61,7 +61,7 @@ size_t stop_first(const struct stop *s, size_t n, int64_t a)
 }
 
 /* Time of [a, b] covered by the stops. */
-int64_t ivl_overlap(const struct stop *s, size_t n, int64_t a, int64_t b)
+int64_t ivl_overlap(const struct trace_stop *s, size_t n, int64_t a, int64_t b)
 {
 	int64_t sum = 0;
 

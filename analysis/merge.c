@@ -23,7 +23,7 @@ static bool same_file(const char *a, const char *b)
 
 int report_merge(int argc, char **argv)
 {
-	struct run run = { 0 };
+	struct trace_run run = { 0 };
 	const char *out = opt.output;
 	int complete = 1;
 	struct outfile *f;

@@ -123,7 +123,7 @@ struct netfd *netfds_set(struct netfds *m, int node, long pid, int fd, int strea
 void netfds_free(struct netfds *m);
 
 struct netrun {
-	struct run run;
+	struct trace_run run;
 	struct netfds fds;
 	struct netnode *nodes;
 	size_t nnodes, capnodes;

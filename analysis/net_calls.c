@@ -41,7 +41,7 @@ static struct netnode *node_get(struct netrun *nr, const char *name, int *idx)
 	return n;
 }
 
-static const char *attr_of(const struct io *io, const char *name)
+static const char *attr_of(const struct trace_io *io, const char *name)
 {
 	for (int i = 0; i < io->nattr; i++)
 		if (!strcmp(io->attr[i].name, name))
@@ -49,9 +49,9 @@ static const char *attr_of(const struct io *io, const char *name)
 	return NULL;
 }
 
-static bool numbered(enum res r)
+static bool numbered(enum trace_res r)
 {
-	return r <= RES_NETMETA;     /* fileread ... netmeta carry a seq */
+	return r <= TRACE_RES_NETMETA;     /* fileread ... netmeta carry a seq */
 }
 
 static int new_stream(struct netrun *nr, int node, long pid, int fd,
@@ -110,12 +110,12 @@ static uint8_t proto_of(const char *name)
 	return 0;
 }
 
-static void add_call(struct netrun *nr, int node, int st, const struct io *io,
+static void add_call(struct netrun *nr, int node, int st, const struct trace_io *io,
 		     uint64_t seq)
 {
 	struct netstream *s = &nr->streams[st];
-	bool opens = io->res == RES_NETMETA;
-	bool recv = io->res == RES_NETRECV || (opens && strcmp(io->api, "connect"));
+	bool opens = io->res == TRACE_RES_NETMETA;
+	bool recv = io->res == TRACE_RES_NETRECV || (opens && strcmp(io->api, "connect"));
 
 	XGROW(nr->calls, nr->capcalls, nr->ncalls + 1);
 	nr->calls[nr->ncalls++] = (struct netcall){
@@ -135,7 +135,7 @@ static void add_call(struct netrun *nr, int node, int st, const struct io *io,
 /* A new socket on pid's fd (socket, accept, connect): its protocol, and
  * a new generation of the number. */
 static struct netfd *fd_opens(struct netrun *nr, int node, long pid, int fd,
-			      const struct io *io, int stream)
+			      const struct trace_io *io, int stream)
 {
 	struct netfd *f = netfds_get(&nr->fds, node, pid, fd);
 	uint32_t gen = f ? f->gen + 1 : 1;
@@ -150,8 +150,8 @@ static struct netfd *fd_opens(struct netrun *nr, int node, long pid, int fd,
 
 /* A data call's stream: TCP, the descriptor's (or the parent's it
  * inherited); UDP, the one of its peer. */
-static int data_stream(struct netrun *nr, int node, struct thread *t, int fd,
-		       struct netfd *f, const struct io *io, const struct pkt_ep *peer)
+static int data_stream(struct netrun *nr, int node, struct trace_thread *t, int fd,
+		       struct netfd *f, const struct trace_io *io, const struct pkt_ep *peer)
 {
 	long pid = t->proc->pid;
 	int st;
@@ -176,8 +176,8 @@ static int data_stream(struct netrun *nr, int node, struct thread *t, int fd,
 
 /* socket, connect and accept open a socket (connect and accept a TCP
  * stream); close ends one; data calls join theirs. */
-static long net_io(struct netrun *nr, int node, struct thread *t,
-		   const struct io *io, uint64_t seq)
+static long net_io(struct netrun *nr, int node, struct trace_thread *t,
+		   const struct trace_io *io, uint64_t seq)
 {
 	const char *fds = attr_of(io, "fd");
 	long pid = t->proc->pid;
@@ -193,13 +193,13 @@ static long net_io(struct netrun *nr, int node, struct thread *t,
 			f->closed = true;
 		return -1;
 	}
-	if (io->res == RES_NETMETA && !strcmp(io->api, "socket")) {
+	if (io->res == TRACE_RES_NETMETA && !strcmp(io->api, "socket")) {
 		fd_opens(nr, node, pid, fd, io, -1);
 		return -1;
 	}
 	if (!io->peer || net_ep_parse(&peer, io->peer))
 		return -1;
-	if (io->res == RES_NETMETA) {
+	if (io->res == TRACE_RES_NETMETA) {
 		bool acc = !strncmp(io->api, "accept", 6);
 		if (!acc && strcmp(io->api, "connect"))
 			return -1;
@@ -210,14 +210,14 @@ static long net_io(struct netrun *nr, int node, struct thread *t,
 		add_call(nr, node, st, io, seq);
 		return (long)nr->ncalls - 1;
 	}
-	if ((io->res != RES_NETSEND && io->res != RES_NETRECV) || io->amount <= 0)
+	if ((io->res != TRACE_RES_NETSEND && io->res != TRACE_RES_NETRECV) || io->amount <= 0)
 		return -1;
 	st = data_stream(nr, node, t, fd, f, io, &peer);
 	add_call(nr, node, st, io, seq);
 	return (long)nr->ncalls - 1;
 }
 
-static void on_node(void *ctx, struct node *n)
+static void on_node(void *ctx, struct trace_node *n)
 {
 	struct rdctx *c = ctx;
 	int idx;
@@ -239,7 +239,7 @@ static void on_node(void *ctx, struct node *n)
 	}
 }
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct rdctx *c = ctx;
 	int node;
@@ -291,7 +291,7 @@ static void number_ios(struct rdctx *c)
 
 void net_read_traces(struct netrun *nr, char **files, int nfiles)
 {
-	static const struct reader_ops ops = { .node = on_node, .io = on_io };
+	static const struct trace_ops ops = { .node = on_node, .io = on_io };
 	struct rdctx c = { .nr = nr };
 
 	read_traces(&nr->run, files, nfiles, &ops, &c);

@@ -65,11 +65,11 @@ bool peer_is_address(const char *a)
 	return a && *a && strcmp(a, "pipe") && strncmp(a, "unix:", 5) && strchr(a, ':');
 }
 
-void peers_send(struct peers *p, const struct node *n, const struct io *io)
+void peers_send(struct peers *p, const struct trace_node *n, const struct trace_io *io)
 {
 	int64_t hold = io->has_throttle ? io->throttle : 0;
 
-	if (io->res != RES_NETSEND || !peer_is_address(io->peer))
+	if (io->res != TRACE_RES_NETSEND || !peer_is_address(io->peer))
 		return;
 	if (hold > io->end - io->start)
 		hold = io->end - io->start;
@@ -81,7 +81,7 @@ void peers_send(struct peers *p, const struct node *n, const struct io *io)
 	p->sorted = false;
 }
 
-void peers_socket(struct peers *p, const struct node *n, const struct sockinfo *s)
+void peers_socket(struct peers *p, const struct trace_node *n, const struct trace_socket *s)
 {
 	if (!peer_is_address(s->local) || !peer_is_address(s->peer))
 		return;
@@ -244,7 +244,7 @@ static bool last_send(const struct peers *p, int node, const char *dest, int64_t
 /* When did the peer `peer` of node n last send to n's call that returned
  * at `end` (both node-relative)? False when the peer's trace is not in the
  * run or the connection is ambiguous. */
-bool peers_sent(struct peers *p, const struct node *n, const char *peer, int64_t end,
+bool peers_sent(struct peers *p, const struct trace_node *n, const char *peer, int64_t end,
 		int64_t *sent)
 {
 	const struct sockrec *mine, *theirs;
@@ -270,11 +270,10 @@ bool peers_sent(struct peers *p, const struct node *n, const char *peer, int64_t
  * wait for the peer's trace to come (plot). */
 struct peers *peers_collect(char **files, int nfiles)
 {
-	struct run tmp = { .peers = peers_new() };
-	struct peers *p = tmp.peers;
+	struct trace_run tmp = { 0 };
+	struct peers *p = peers_new();
 
-	read_traces(&tmp, files, nfiles, NULL, NULL);
-	tmp.peers = NULL;
+	read_traces_peers(&tmp, files, nfiles, NULL, NULL, p);
 	run_free(&tmp);
 	return p;
 }

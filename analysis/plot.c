@@ -43,7 +43,7 @@ struct lane {
 };
 
 struct plot {
-	struct run *run;
+	struct trace_run *run;
 	int w;
 	int64_t t0, span;
 	struct lane *lanes;
@@ -63,7 +63,7 @@ static double xof(const struct plot *p, int64_t t)
 static void sink(void *arg, enum cat c, int64_t s, int64_t e)
 {
 	struct plot *p = arg;
-	struct thread *t = p->run->threads[p->cur];
+	struct trace_thread *t = p->run->threads[p->cur];
 	float *col = p->lanes[p->cur].col;
 	double x0 = xof(p, s + t->node->off), x1 = xof(p, e + t->node->off);
 	double per = (double)p->span / p->w / 1e9;	/* seconds per column */
@@ -81,7 +81,7 @@ static void sink(void *arg, enum cat c, int64_t s, int64_t e)
 	}
 }
 
-static void on_thread(void *ctx, struct thread *t)
+static void on_thread(void *ctx, struct trace_thread *t)
 {
 	struct plot *p = ctx;
 
@@ -95,17 +95,17 @@ static void on_thread(void *ctx, struct thread *t)
 	p->walk.acct.arg = p;
 }
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	walk_io(&((struct plot *)ctx)->walk, t, io);
 }
 
-static void on_thread_end(void *ctx, struct thread *t)
+static void on_thread_end(void *ctx, struct trace_thread *t)
 {
 	walk_end(&((struct plot *)ctx)->walk, t);
 }
 
-static void on_region(void *ctx, struct thread *t, const struct region *r)
+static void on_region(void *ctx, struct trace_thread *t, const struct trace_region *r)
 {
 	struct plot *p = ctx;
 	double x0 = xof(p, r->start + t->node->off), x1 = xof(p, r->end + t->node->off);
@@ -195,11 +195,11 @@ static void draw_lane(FILE *f, const struct plot *p, size_t l, int y)
 
 int report_plot(int argc, char **argv)
 {
-	static const struct reader_ops ops = {
+	static const struct trace_ops ops = {
 		.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
 		.region = on_region,
 	};
-	struct run run = { 0 };
+	struct trace_run run = { 0 };
 	struct plot p = { 0 };
 	FILE *f = stdout;
 	int y, height, *lane_y;
@@ -243,7 +243,7 @@ int report_plot(int argc, char **argv)
 	/* nodes and their stops */
 	y = TOP;
 	for (size_t n = 0; n < run.nnodes; n++) {
-		struct node *nd = run.nodes[n];
+		struct trace_node *nd = run.nodes[n];
 
 		fprintf(f, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">", y + 11);
 		xml_text(f, nd->name);
@@ -257,7 +257,7 @@ int report_plot(int argc, char **argv)
 		}
 		y += NODE_H + 2;
 		for (size_t l = 0; l < p.nlanes; l++) {
-			struct thread *t = run.threads[l];
+			struct trace_thread *t = run.threads[l];
 
 			if (t->node != nd)
 				continue;

@@ -113,7 +113,7 @@ static enum value value_kind(void)
 	die(2, "--value: '%s' is none of cpu, wall, alloc", opt.value);
 }
 
-static int64_t value_of(const struct sample *s)
+static int64_t value_of(const struct trace_sample *s)
 {
 	switch (value_kind()) {
 	case V_CPU: return s->cpu;
@@ -135,7 +135,7 @@ static void add_value(struct table *t, int64_t v)
 
 /* The frames of a snapshot, innermost first; --user-only keeps the user
  * frames (a stack without any keeps its outermost frame). */
-static int frames_of(const struct thread *t, const char *stack, const struct frame **out)
+static int frames_of(const struct trace_thread *t, const char *stack, const struct frame **out)
 {
 	char tok[64];
 	int n = 0;
@@ -260,7 +260,7 @@ struct prof {
 	int64_t total, samples;
 	struct table *t;
 	/* breakdown */
-	int64_t wall, cat_cpu[PC_N], in_calls[RES_N], gaps, stopped, cpu_samples;
+	int64_t wall, cat_cpu[PC_N], in_calls[TRACE_RES_N], gaps, stopped, cpu_samples;
 	/* leaks: live blocks */
 	struct live { uint64_t ptr; const char *site; int64_t bytes; } *live;
 	size_t nlive, caplive;
@@ -269,17 +269,17 @@ struct prof {
 		      int64_t start, end; } *rows;
 	size_t nrows, caprows;
 	bool any_profile, alloc_snaps;
-	struct run *run;
+	struct trace_run *run;
 };
 
-static struct tstate *ts_of(struct thread *t)
+static struct tstate *ts_of(struct trace_thread *t)
 {
 	if (!t->priv)
 		t->priv = xcalloc(1, sizeof(struct tstate));
 	return t->priv;
 }
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct prof *p = ctx;
 
@@ -288,7 +288,7 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 		p->in_calls[io->res] += io->end - io->start;
 }
 
-static void on_compute(void *ctx, struct thread *t, int64_t start, int64_t dur)
+static void on_compute(void *ctx, struct trace_thread *t, int64_t start, int64_t dur)
 {
 	struct prof *p = ctx;
 	int64_t stop;
@@ -301,7 +301,7 @@ static void on_compute(void *ctx, struct thread *t, int64_t start, int64_t dur)
 }
 
 /* timeline: close the frames from depth d on, at time end */
-static void close_from(struct prof *p, struct thread *t, struct tstate *s, int d, int64_t end)
+static void close_from(struct prof *p, struct trace_thread *t, struct tstate *s, int d, int64_t end)
 {
 	for (int i = s->nopen - 1; i >= d; i--) {
 		if (end - s->since[i] >= opt.cutoff_ns) {
@@ -314,7 +314,7 @@ static void close_from(struct prof *p, struct thread *t, struct tstate *s, int d
 		s->nopen = d;
 }
 
-static void on_sample(void *ctx, struct thread *t, const struct sample *sm)
+static void on_sample(void *ctx, struct trace_thread *t, const struct trace_sample *sm)
 {
 	struct prof *p = ctx;
 	struct tstate *s = ts_of(t);
@@ -453,7 +453,7 @@ static void on_sample(void *ctx, struct thread *t, const struct sample *sm)
 	}
 }
 
-static void on_free(void *ctx, struct thread *t, int64_t at, uint64_t ptr)
+static void on_free(void *ctx, struct trace_thread *t, int64_t at, uint64_t ptr)
 {
 	struct prof *p = ctx;
 
@@ -465,12 +465,12 @@ static void on_free(void *ctx, struct thread *t, int64_t at, uint64_t ptr)
 		}
 }
 
-static void on_thread(void *ctx, struct thread *t)
+static void on_thread(void *ctx, struct trace_thread *t)
 {
 	ts_of(t);
 }
 
-static void on_thread_end(void *ctx, struct thread *t)
+static void on_thread_end(void *ctx, struct trace_thread *t)
 {
 	struct prof *p = ctx;
 	struct tstate *s = t->priv;
@@ -528,10 +528,10 @@ static void print_breakdown(struct prof *p)
 	int64_t share[PC_N];
 	char buf[64];
 
-	for (int r = 0; r < RES_N; r++) {
-		if (r == RES_SLEEP || r == RES_WAIT)
+	for (int r = 0; r < TRACE_RES_N; r++) {
+		if (r == TRACE_RES_SLEEP || r == TRACE_RES_WAIT)
 			block += p->in_calls[r];
-		else if (r == RES_PROC)
+		else if (r == TRACE_RES_PROC)
 			os += p->in_calls[r];
 		else
 			io += p->in_calls[r];
@@ -635,7 +635,7 @@ static void print_timeline(struct prof *p)
 	}
 }
 
-static void find_alloc(void *ctx, struct thread *t, const struct sample *sm)
+static void find_alloc(void *ctx, struct trace_thread *t, const struct trace_sample *sm)
 {
 	struct prof *p = ctx;
 
@@ -649,12 +649,12 @@ static const char *const subreports[] = {
 
 int report_profile(int argc, char **argv)
 {
-	static const struct reader_ops ops = {
+	static const struct trace_ops ops = {
 		.thread = on_thread, .thread_end = on_thread_end,
 		.io = on_io, .compute = on_compute, .sample = on_sample, .free = on_free,
 	};
 	struct prof p = { 0 };
-	struct run run = { 0 };
+	struct trace_run run = { 0 };
 	size_t i;
 
 	if (argc < 1)
@@ -676,8 +676,8 @@ int report_profile(int argc, char **argv)
 	p.run = &run;
 	/* allocs: are there allocation snapshots? (one pass over the start) */
 	if (!strcmp(p.report, "allocs")) {
-		struct run pre = { 0 };
-		static const struct reader_ops find = { .sample = find_alloc };
+		struct trace_run pre = { 0 };
+		static const struct trace_ops find = { .sample = find_alloc };
 
 		read_traces(&pre, argv + 1, argc - 1, &find, &p);
 		run_free(&pre);

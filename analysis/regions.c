@@ -38,7 +38,7 @@ struct rnode *rtree_root(struct rtree *rt)
 	return &rt->root;
 }
 
-void rtree_thread_region(struct rtree *rt, struct thread *t, const struct region *r)
+void rtree_thread_region(struct rtree *rt, struct trace_thread *t, const struct trace_region *r)
 {
 	XGROW(rt->v, rt->cap, rt->n + 1);
 	rt->v[rt->n].id = r->id;
@@ -72,7 +72,7 @@ static struct rnode *child(struct rnode *p, const char *label)
 
 /* In id order a parent comes before its children (ids follow
  * island_begin), so each region finds its parent's tree node. */
-void rtree_thread_end(struct rtree *rt, struct thread *t)
+void rtree_thread_end(struct rtree *rt, struct trace_thread *t)
 {
 	rt->root.count++;
 	rt->root.incl += t->end - t->start;
@@ -121,19 +121,19 @@ void rtree_free(struct rtree *rt)
 	free(rt);
 }
 
-static void on_region(void *ctx, struct thread *t, const struct region *r)
+static void on_region(void *ctx, struct trace_thread *t, const struct trace_region *r)
 {
 	rtree_thread_region(ctx, t, r);
 }
 
-static void on_thread_end(void *ctx, struct thread *t)
+static void on_thread_end(void *ctx, struct trace_thread *t)
 {
 	rtree_thread_end(ctx, t);
 }
 
-struct rtree *regions_collect(char **files, int nfiles, struct run *run)
+struct rtree *regions_collect(char **files, int nfiles, struct trace_run *run)
 {
-	static const struct reader_ops ops = {
+	static const struct trace_ops ops = {
 		.region = on_region, .thread_end = on_thread_end,
 	};
 	struct rtree *rt = rtree_new();
@@ -212,7 +212,7 @@ const struct tabledef regions_tables[] = { TABLEDEF("regions", cols), { NULL } }
 
 int report_regions(int argc, char **argv)
 {
-	struct run run = { 0 };
+	struct trace_run run = { 0 };
 	struct rtree *rt = regions_collect(argv, argc, &run);
 	struct table *t = table_new(&regions_tables[0]);
 

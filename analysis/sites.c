@@ -43,7 +43,7 @@ static bool same_build_id(Dwfl_Module *m, const char *want)
 	return !strcmp(hex, want);
 }
 
-static struct bin *bin_of(const struct module *md)
+static struct bin *bin_of(const struct trace_module *md)
 {
 	const char *path = intern(md->path);
 	struct bin *b;
@@ -87,7 +87,7 @@ struct cached {
 };
 
 /* The frame at off in md: function and line when the binary tells. */
-static void resolve(const struct module *md, uint64_t off, struct frame *f)
+static void resolve(const struct trace_module *md, uint64_t off, struct frame *f)
 {
 	struct bin *b = bin_of(md);
 	GElf_Off symoff;
@@ -123,7 +123,7 @@ static void resolve(const struct module *md, uint64_t off, struct frame *f)
 static struct cached *cache;
 static size_t ncache, capcache;
 
-static const struct frame *cached(const struct module *md, uint64_t off)
+static const struct frame *cached(const struct trace_module *md, uint64_t off)
 {
 	const char *path = intern(md->path);
 	size_t h;
@@ -156,10 +156,10 @@ static const struct frame *cached(const struct module *md, uint64_t off)
 	return &cache[h].f;
 }
 
-const struct frame *site_frame(const struct thread *t, const char *site)
+const struct frame *site_frame(const struct trace_thread *t, const char *site)
 {
 	static struct frame none;
-	const struct proc *p = t->proc;
+	const struct trace_proc *p = t->proc;
 	char *end;
 	long id;
 	unsigned long long off;
@@ -179,7 +179,7 @@ const struct frame *site_frame(const struct thread *t, const char *site)
 	return &none;
 }
 
-const char *site_label(const struct thread *t, const char *site)
+const char *site_label(const struct trace_thread *t, const char *site)
 {
 	return site ? site_frame(t, site)->label : "";
 }

@@ -1,7 +1,7 @@
 /* sockets: per socket (or pipe end) usage, from the per-node <sockets>. */
 #include "analyze.h"
 
-static void on_socket(void *ctx, struct node *n, const struct sockinfo *s)
+static void on_socket(void *ctx, struct trace_node *n, const struct trace_socket *s)
 {
 	struct table *t = ctx;
 
@@ -24,8 +24,8 @@ const struct tabledef sockets_tables[] = { TABLEDEF("sockets", cols), { NULL } }
 
 int report_sockets(int argc, char **argv)
 {
-	static const struct reader_ops ops = { .socket = on_socket };
-	struct run run = { 0 };
+	static const struct trace_ops ops = { .socket = on_socket };
+	struct trace_run run = { 0 };
 	struct table *t = table_new(&sockets_tables[0]);
 
 	read_traces(&run, argv, argc, &ops, t);

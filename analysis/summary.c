@@ -5,7 +5,7 @@ struct summary {
 	long files, open_files, sockets, open_sockets;
 };
 
-static void on_file(void *ctx, struct node *n, const struct fileinfo *f)
+static void on_file(void *ctx, struct trace_node *n, const struct trace_file *f)
 {
 	struct summary *s = ctx;
 
@@ -13,7 +13,7 @@ static void on_file(void *ctx, struct node *n, const struct fileinfo *f)
 	s->open_files += f->open_at_end > 0;
 }
 
-static void on_socket(void *ctx, struct node *n, const struct sockinfo *k)
+static void on_socket(void *ctx, struct trace_node *n, const struct trace_socket *k)
 {
 	struct summary *s = ctx;
 
@@ -28,9 +28,9 @@ const struct tabledef summary_tables[] = { TABLEDEF("summary", cols), { NULL } }
 
 int report_summary(int argc, char **argv)
 {
-	static const struct reader_ops ops = { .file = on_file, .socket = on_socket };
+	static const struct trace_ops ops = { .file = on_file, .socket = on_socket };
 	struct summary s = { 0 };
-	struct run run = { 0 };
+	struct trace_run run = { 0 };
 	struct table *t;
 	long live_threads = 0, live_procs = 0;
 

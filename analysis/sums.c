@@ -16,7 +16,7 @@ static const char *const sum_units[SUM_N] = {
 	"bytes", "bytes", "count", "count", "threads", "seconds",
 };
 
-static int64_t *node_sums(struct sums *s, const struct node *n)
+static int64_t *node_sums(struct sums *s, const struct trace_node *n)
 {
 	while (s->nnodes <= (size_t)n->index) {
 		s->node = xrealloc(s->node, (s->nnodes + 1) * sizeof(*s->node));
@@ -27,16 +27,16 @@ static int64_t *node_sums(struct sums *s, const struct node *n)
 
 /* Data calls by res and protocol: which sums an amount goes to. */
 static const struct {
-	enum res res;
+	enum trace_res res;
 	enum sum all, tcp, udp;
 } data_sums[] = {
-	{ RES_FILEREAD,  SUM_FILEREAD,  SUM_N,       SUM_N },
-	{ RES_FILEWRITE, SUM_FILEWRITE, SUM_N,       SUM_N },
-	{ RES_NETSEND,   SUM_NETSEND,   SUM_TCPSEND, SUM_UDPSEND },
-	{ RES_NETRECV,   SUM_NETRECV,   SUM_TCPRECV, SUM_UDPRECV },
+	{ TRACE_RES_FILEREAD,  SUM_FILEREAD,  SUM_N,       SUM_N },
+	{ TRACE_RES_FILEWRITE, SUM_FILEWRITE, SUM_N,       SUM_N },
+	{ TRACE_RES_NETSEND,   SUM_NETSEND,   SUM_TCPSEND, SUM_UDPSEND },
+	{ TRACE_RES_NETRECV,   SUM_NETRECV,   SUM_TCPRECV, SUM_UDPRECV },
 };
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	int64_t *v;
 
@@ -57,7 +57,7 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 	}
 }
 
-static void on_thread(void *ctx, struct thread *t)
+static void on_thread(void *ctx, struct trace_thread *t)
 {
 	int64_t *v = node_sums(ctx, t->node);
 
@@ -65,12 +65,12 @@ static void on_thread(void *ctx, struct thread *t)
 	v[SUM_CPU] += t->cpu;
 }
 
-static void on_file(void *ctx, struct node *n, const struct fileinfo *f)
+static void on_file(void *ctx, struct trace_node *n, const struct trace_file *f)
 {
 	node_sums(ctx, n)[SUM_FILESOPENED] += f->opens;
 }
 
-static void on_socket(void *ctx, struct node *n, const struct sockinfo *k)
+static void on_socket(void *ctx, struct trace_node *n, const struct trace_socket *k)
 {
 	int64_t *v = node_sums(ctx, n);
 
@@ -78,14 +78,14 @@ static void on_socket(void *ctx, struct node *n, const struct sockinfo *k)
 	v[SUM_OUTSOCKETS] += !strcmp(k->direction, "out");
 }
 
-static void on_node(void *ctx, struct node *n)
+static void on_node(void *ctx, struct trace_node *n)
 {
 	node_sums(ctx, n);
 }
 
-void sums_collect(char **files, int nfiles, struct run *run, struct sums *s)
+void sums_collect(char **files, int nfiles, struct trace_run *run, struct sums *s)
 {
-	static const struct reader_ops ops = {
+	static const struct trace_ops ops = {
 		.node = on_node, .io = on_io, .thread = on_thread,
 		.file = on_file, .socket = on_socket,
 	};
@@ -114,7 +114,7 @@ const struct tabledef sums_tables[] = { TABLEDEF("sums", cols), { NULL } };
 
 int report_sums(int argc, char **argv)
 {
-	struct run run = { 0 };
+	struct trace_run run = { 0 };
 	struct sums s;
 	struct table *t;
 	const char **hdr;

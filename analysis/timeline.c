@@ -21,7 +21,7 @@ struct ev {
 struct tl {
 	struct ev *v;
 	size_t n, cap;
-	struct run *run;
+	struct trace_run *run;
 };
 
 static void add(struct tl *tl, enum kind k, int32_t who, int64_t t,
@@ -40,10 +40,10 @@ static void add(struct tl *tl, enum kind k, int32_t who, int64_t t,
 	e->seq = (uint32_t)tl->n++;
 }
 
-static void on_thread(void *ctx, struct thread *t)
+static void on_thread(void *ctx, struct trace_thread *t)
 {
 	struct tl *tl = ctx;
-	struct node *n = t->node;
+	struct trace_node *n = t->node;
 
 	/* The node's stops are known once its first thread begins. */
 	if (n->nthreads == 1)
@@ -53,12 +53,12 @@ static void on_thread(void *ctx, struct thread *t)
 	add(tl, K_CREATE, t->index, t->start, "island_create_thread", -1, false);
 }
 
-static void on_thread_end(void *ctx, struct thread *t)
+static void on_thread_end(void *ctx, struct trace_thread *t)
 {
 	add(ctx, K_DESTROY, t->index, t->end, "island_destroy_thread", -1, false);
 }
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	const char *api = intern(io->api);
 
@@ -89,10 +89,10 @@ const struct tabledef timeline_tables[] = { TABLEDEF("timeline", cols), { NULL }
 
 int report_timeline(int argc, char **argv)
 {
-	static const struct reader_ops ops = {
+	static const struct trace_ops ops = {
 		.thread = on_thread, .thread_end = on_thread_end, .io = on_io,
 	};
-	struct run run = { 0 };
+	struct trace_run run = { 0 };
 	struct tl tl = { 0 };
 	int64_t epoch0 = 0;
 	size_t w[6];
@@ -102,7 +102,7 @@ int report_timeline(int argc, char **argv)
 	read_traces(&run, argv, argc, &ops, &tl);
 	/* Nodes without threads still show their stops. */
 	for (size_t i = 0; i < run.nnodes; i++) {
-		struct node *n = run.nodes[i];
+		struct trace_node *n = run.nodes[i];
 
 		if (n->nthreads == 0)
 			for (size_t k = 0; k < n->nstops; k++)
@@ -113,7 +113,7 @@ int report_timeline(int argc, char **argv)
 	}
 	for (size_t i = 0; i < tl.n; i++) {
 		struct ev *e = &tl.v[i];
-		struct node *n = e->who < 0 ? run.nodes[-1 - e->who] : run.threads[e->who]->node;
+		struct trace_node *n = e->who < 0 ? run.nodes[-1 - e->who] : run.threads[e->who]->node;
 
 		e->t += n->epoch - epoch0;
 	}
@@ -140,8 +140,8 @@ int report_timeline(int argc, char **argv)
 		}
 		for (size_t i = 0; i < tl.n; i++) {
 			struct ev *e = &tl.v[i];
-			struct thread *t = e->who >= 0 ? run.threads[e->who] : NULL;
-			struct node *n = t ? t->node : run.nodes[-1 - e->who];
+			struct trace_thread *t = e->who >= 0 ? run.threads[e->who] : NULL;
+			struct trace_node *n = t ? t->node : run.nodes[-1 - e->who];
 
 			fmt_sec(cell[0], e->t);
 			snprintf(cell[1], 64, "%s", n->name);

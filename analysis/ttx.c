@@ -165,7 +165,7 @@ static void sink(void *arg, enum cat c, int64_t s, int64_t e)
 	ilist_add(&((struct tstate *)arg)->l[c], s, e);
 }
 
-static void on_thread(void *ctx, struct thread *t)
+static void on_thread(void *ctx, struct trace_thread *t)
 {
 	struct tx *x = ctx;
 
@@ -177,17 +177,17 @@ static void on_thread(void *ctx, struct thread *t)
 	x->w.acct.arg = x->cur;
 }
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	walk_io(&((struct tx *)ctx)->w, t, io);
 }
 
-static void on_thread_end(void *ctx, struct thread *t)
+static void on_thread_end(void *ctx, struct trace_thread *t)
 {
 	walk_end(&((struct tx *)ctx)->w, t);
 }
 
-static void free_states(struct run *run)
+static void free_states(struct trace_run *run)
 {
 	for (size_t i = 0; i < run->nthreads; i++) {
 		struct tstate *ts = run->threads[i]->priv;
@@ -203,17 +203,15 @@ static void free_states(struct run *run)
  * collects them while it accounts without them, and the traces are read
  * again only when a connection has both ends in the run (the lone trace
  * of a node, the common case, is read once). */
-static void read_peered(struct run *run, char **argv, int argc)
+static void read_peered(struct trace_run *run, char **argv, int argc)
 {
-	static const struct reader_ops ops = {
+	static const struct trace_ops ops = {
 		.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
 	};
 	struct tx x = { 0 };
 	struct peers *p = peers_new();
 
-	run->peers = p;
-	read_traces(run, argv, argc, &ops, &x);
-	run->peers = NULL;
+	read_traces_peers(run, argv, argc, &ops, &x, p);
 	if (peers_paired(p)) {
 		free_states(run);
 		run_free(run);
@@ -224,7 +222,7 @@ static void read_peered(struct run *run, char **argv, int argc)
 	peers_free(p);
 }
 
-static void ttx_traces(struct run *run, struct ttx_result *r)
+static void ttx_traces(struct trace_run *run, struct ttx_result *r)
 {
 	size_t nt = run->nthreads, nc = opt.by_node ? run->nnodes : nt;
 	struct ilist **lists = xcalloc(nt + 1, sizeof(*lists));
@@ -249,7 +247,7 @@ static void ttx_traces(struct run *run, struct ttx_result *r)
 		free(fill);
 	}
 	for (size_t i = 0; i < nt; i++) {
-		struct thread *t = run->threads[i];
+		struct trace_thread *t = run->threads[i];
 
 		kv[i].key = opt.by_node ? (size_t)t->node->index : i;
 		kv[i].start = t->start + t->node->off;
@@ -286,7 +284,7 @@ static void ttx_traces(struct run *run, struct ttx_result *r)
 }
 
 /* Component names of a run: node, or node:tid:name. */
-char **run_comp_names(struct run *run, bool by_node)
+char **run_comp_names(struct trace_run *run, bool by_node)
 {
 	size_t n = by_node ? run->nnodes : run->nthreads;
 	char **v = xcalloc(n ? n : 1, sizeof(*v));
@@ -324,7 +322,7 @@ int report_ttx(int argc, char **argv)
 		ttx_print(&r, s.comps, s.states);
 		spans_free(&s);
 	} else {
-		struct run run = { 0 };
+		struct trace_run run = { 0 };
 		char **names;
 		size_t n;
 

@@ -73,7 +73,7 @@ static void clip_sink(void *arg, enum cat c, int64_t s, int64_t e)
 		u->in_cpu += b - a;
 }
 
-static void on_thread(void *ctx, struct thread *t)
+static void on_thread(void *ctx, struct trace_thread *t)
 {
 	struct ut *u = ctx;
 
@@ -86,12 +86,12 @@ static void on_thread(void *ctx, struct thread *t)
 	}
 }
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	walk_io(&((struct ut *)ctx)->w, t, io);
 }
 
-static void on_thread_end(void *ctx, struct thread *t)
+static void on_thread_end(void *ctx, struct trace_thread *t)
 {
 	struct ut *u = ctx;
 	int64_t cpu, live = 0;
@@ -147,10 +147,10 @@ int report_utilization(int argc, char **argv)
 		util_spans(&s, opt.cores, opt.span, opt.has_span, &u);
 		spans_free(&s);
 	} else {
-		static const struct reader_ops ops = {
+		static const struct trace_ops ops = {
 			.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
 		};
-		struct run run = { 0 };
+		struct trace_run run = { 0 };
 		struct ut x = { 0 };
 
 		/* No peers: how a receive splits never changes its cpu. */

@@ -67,7 +67,7 @@ CAPTURE_SRCS := $(filter-out capture/preload/%,$(wildcard capture/*.c))
 CAPTURE_OBJS := $(patsubst %.c,$(O)/%.o,$(CAPTURE_SRCS))
 $(CAPTURE_OBJS): CPPFLAGS += -Icapture
 
-bin/island-capture: $(CAPTURE_OBJS) $(COMMON_OBJS)
+bin/island-capture: $(CAPTURE_OBJS) $(TRACE_LIB) $(COMMON_OBJS)
 	$(call msg,LD,$@)
 	@mkdir -p bin
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
@@ -77,7 +77,7 @@ LIB_TARGETS += lib/libisland-capture.so
 
 # Unit tests of the capture's pure functions (everything but main.c).
 $(O)/tests/unit/test-capture: $(O)/tests/unit/test-capture.o \
-		$(filter-out $(O)/capture/main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS)
+		$(filter-out $(O)/capture/main.o,$(CAPTURE_OBJS)) $(TRACE_LIB) $(COMMON_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) $(CUNIT_LIBS) -lpcap -lpthread -lm
 $(O)/tests/unit/test-capture.o: CPPFLAGS += -Icapture

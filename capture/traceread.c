@@ -1,170 +1,136 @@
+/* What the capture reads back from its traces (--watchdog-from,
+ * --discover): through the trace library's one reader and validator
+ * (include/island-trace.h), so a trace another tool refuses is refused
+ * here with the same FILE:LINE line. */
 #include <stdlib.h>
 #include <string.h>
-#include <libxml/xmlreader.h>
 
+#include "island-trace.h"
 #include "traceread.h"
 #include "util.h"
-#include "zstdio.h"
 
-static char *attr(xmlTextReaderPtr r, const char *name)
+struct scan {
+	struct tr_node *nodes, *cur;
+	int nnodes;
+	size_t cap;
+	int64_t last_end;	/* of the thread's last numbered I/O, or its start */
+	int32_t tid;		/* of the thread read */
+	int thr;		/* its index in the file */
+};
+
+static void on_node(void *ctx, struct trace_node *n)
 {
-	return (char *)xmlTextReaderGetAttribute(r, (const xmlChar *)name);
+	struct scan *sc = ctx;
+
+	XGROW(sc->nodes, sc->cap, (size_t)sc->nnodes + 1);
+	sc->cur = &sc->nodes[sc->nnodes++];
+	memset(sc->cur, 0, sizeof(*sc->cur));
+	sc->cur->name = xstrdup(n->name);
+	sc->cur->end = n->end;
 }
 
-static int sec_attr(xmlTextReaderPtr r, const char *name, int64_t *ns)
+static void on_process(void *ctx, struct trace_proc *p)
 {
-	char *v = attr(r, name);
-	int rc = v ? parse_sec(v, ns) : -1;
+	struct tr_node *cur = ((struct scan *)ctx)->cur;
 
-	xmlFree(v);
-	return rc;
+	XGROW(cur->procs, cur->pcap, cur->nprocs + 1);
+	struct tr_proc *pr = &cur->procs[cur->nprocs++];
+	pr->pid = (int32_t)p->pid;
+	pr->ppid = (int32_t)p->ppid;
+	pr->exe = xstrdup(p->exe);
+	pr->ok = !*p->status || !strcmp(p->status, "exit:0");
+	pr->start = p->start;
+	pr->end = p->end;
+}
+
+static void on_thread(void *ctx, struct trace_thread *t)
+{
+	struct scan *sc = ctx;
+
+	sc->last_end = t->start;
+	sc->tid = (int32_t)t->tid;
+	sc->thr = t->index;
+}
+
+static void on_dep(void *ctx, struct trace_thread *t, const struct trace_dep *d)
+{
+	struct tr_node *cur = ((struct scan *)ctx)->cur;
+
+	if (!d->wait)
+		return;
+	XGROW(cur->waits, cur->wcap, cur->nwaits + 1);
+	cur->waits[cur->nwaits++] = (struct tr_wait){ 0, xstrdup(d->node), (uint64_t)d->seq };
+	cur->npending++;
+}
+
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
+{
+	struct scan *sc = ctx;
+	struct tr_node *cur = sc->cur;
+	const char *p = io->path ? io->path : io->peer ? io->peer : "-";
+	const struct trace_attr *seq = NULL, *fd = NULL, *result = NULL, *amount = NULL;
+
+	for (int k = 0; k < io->nattr; k++)
+		if (!strcmp(io->attr[k].name, "seq"))
+			seq = &io->attr[k];
+		else if (!strcmp(io->attr[k].name, "fd"))
+			fd = &io->attr[k];
+		else if (!strcmp(io->attr[k].name, "result"))
+			result = &io->attr[k];
+		else if (!strcmp(io->attr[k].name, "amount"))
+			amount = &io->attr[k];
+	if (!seq)
+		return;		/* not numbered */
+	/* the watchdog counts successes only (a failed call is a try, not
+	 * progress) */
+	if (!io->failed) {
+		if (io->end - sc->last_end > cur->max_gap)
+			cur->max_gap = io->end - sc->last_end;
+		sc->last_end = io->end;
+	}
+	XGROW(cur->io, cur->cap, cur->nio + 1);
+	struct tr_io *x = &cur->io[cur->nio];
+	x->seq = (uint64_t)seq->num;	/* validated: 1.. */
+	for (; cur->npending; cur->npending--)
+		cur->waits[cur->nwaits - cur->npending].xseq = x->seq;
+	x->what = xasprintf("%s %s %s", io->api, trace_res_names[io->res], p);
+	x->poll = POLL_NONE;
+	x->proc = (int)cur->nprocs - 1;
+	x->tid = sc->tid;
+	x->thr = sc->thr;
+	x->end = io->end;
+	x->amount = amount ? amount->num : 0;
+	x->fd = fd ? (int32_t)fd->num : -1;	/* validated: 32 bits */
+	/* a non-blocking connect under way has not failed */
+	x->failed = io->failed && strcmp(io->err, "EINPROGRESS");
+	x->result = result ? result->num : 0;
+	cur->nio++;
 }
 
 int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 {
-	xmlTextReaderPtr r = xmlReaderForFile(file, NULL, XML_PARSE_NONET | XML_PARSE_HUGE);
-	struct tr_node *cur = NULL;
-	int rc, seen_trace = 0;
-	size_t cap = 0;
-	int64_t last_end = 0;
-	int32_t cur_tid = 0;
-	int cur_thr = -1;
+	static const struct trace_ops ops = {
+		.node = on_node, .process = on_process, .thread = on_thread,
+		.dep = on_dep, .io = on_io,
+	};
+	struct trace_run run = { 0 };
+	struct scan sc = { 0 };
+	char *files[1] = { (char *)file };
+	int rc;
 
 	*nodes = NULL;
 	*nnodes = 0;
-	if (!r) {
-		warn_at(file, 0, "cannot open the trace");
+	rc = trace_read_try(&run, files, 1, &ops, &sc);	/* bad input: its line */
+	trace_run_free(&run);
+	if (rc < 0) {
+		trace_scan_free(sc.nodes, sc.nnodes);
 		return -1;
 	}
-	while ((rc = xmlTextReaderRead(r)) == 1) {
-		if (xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT)
-			continue;
-		const char *el = (const char *)xmlTextReaderConstLocalName(r);
-		long line = xmlTextReaderGetParserLineNumber(r);
-		if (!seen_trace) {
-			char *v = attr(r, "version");
-			int ok = !strcmp(el, "trace") && v && !strcmp(v, "1");
-			xmlFree(v);
-			if (!ok) {
-				warn_at(file, line, "not an Island trace of version 1");
-				goto fail;
-			}
-			seen_trace = 1;
-		} else if (!strcmp(el, "node")) {
-			XGROW(*nodes, cap, (size_t)*nnodes + 1);
-			cur = &(*nodes)[(*nnodes)++];
-			memset(cur, 0, sizeof(*cur));
-			char *name = attr(r, "name");
-			cur->name = xstrdup(name ? name : "");
-			xmlFree(name);
-			sec_attr(r, "end", &cur->end);
-		} else if (cur && !strcmp(el, "process")) {
-			char *pid = attr(r, "pid"), *ppid = attr(r, "ppid");
-			char *exe = attr(r, "exe"), *st = attr(r, "status");
-			XGROW(cur->procs, cur->pcap, cur->nprocs + 1);
-			struct tr_proc *pr = &cur->procs[cur->nprocs++];
-			pr->pid = pid ? atoi(pid) : 0;
-			pr->ppid = ppid ? atoi(ppid) : 0;
-			pr->exe = xstrdup(exe ? exe : "");
-			pr->ok = !st || !strcmp(st, "exit:0");
-			pr->start = pr->end = 0;
-			sec_attr(r, "start", &pr->start);
-			sec_attr(r, "end", &pr->end);
-			xmlFree(pid);
-			xmlFree(ppid);
-			xmlFree(exe);
-			xmlFree(st);
-		} else if (cur && !strcmp(el, "thread")) {
-			char *tid = attr(r, "tid");
-			if (sec_attr(r, "start", &last_end) < 0) {
-				xmlFree(tid);
-				warn_at(file, line, "thread without a valid start");
-				goto fail;
-			}
-			cur_tid = tid ? atoi(tid) : 0;
-			cur_thr++;
-			xmlFree(tid);
-		} else if (cur && !strcmp(el, "wait")) {
-			char *tn = attr(r, "node"), *sq = attr(r, "seq");
-			if (!tn || !sq) {
-				warn_at(file, line, "wait without node and seq");
-				xmlFree(tn);
-				xmlFree(sq);
-				goto fail;
-			}
-			XGROW(cur->waits, cur->wcap, cur->nwaits + 1);
-			cur->waits[cur->nwaits++] = (struct tr_wait){ 0, xstrdup(tn),
-							     strtoull(sq, NULL, 10) };
-			cur->npending++;
-			xmlFree(tn);
-			xmlFree(sq);
-		} else if (cur && !strcmp(el, "io")) {
-			int64_t s, e;
-			if (sec_attr(r, "start", &s) < 0 || sec_attr(r, "end", &e) < 0 || e < s) {
-				warn_at(file, line, "io with bad start or end");
-				goto fail;
-			}
-			char *seq = attr(r, "seq"), *err = attr(r, "errno");
-			if (seq) {
-				/* the watchdog counts successes only (a failed
-				 * call is a try, not progress) */
-				if (!err) {
-					if (e - last_end > cur->max_gap)
-						cur->max_gap = e - last_end;
-					last_end = e;
-				}
-				char *api = attr(r, "api"), *res = attr(r, "res");
-				char *fd = attr(r, "fd"), *result = attr(r, "result");
-				char *amount = attr(r, "amount");
-				char *p = attr(r, "path");
-				if (!p)
-					p = attr(r, "peer");
-				XGROW(cur->io, cur->cap, cur->nio + 1);
-				cur->io[cur->nio].seq = strtoull(seq, NULL, 10);
-				for (; cur->npending; cur->npending--)
-					cur->waits[cur->nwaits - cur->npending].xseq =
-						cur->io[cur->nio].seq;
-				cur->io[cur->nio].what = xasprintf("%s %s %s", api ? api : "?",
-								   res ? res : "?", p ? p : "-");
-				cur->io[cur->nio].poll = POLL_NONE;
-				cur->io[cur->nio].proc = (int)cur->nprocs - 1;
-				cur->io[cur->nio].tid = cur_tid;
-				cur->io[cur->nio].thr = cur_thr;
-				cur->io[cur->nio].end = e;
-				cur->io[cur->nio].amount = amount ? strtoll(amount, NULL, 10) : 0;
-				xmlFree(amount);
-				cur->io[cur->nio].fd = fd ? atoi(fd) : -1;
-				/* a non-blocking connect under way has not failed */
-				cur->io[cur->nio].failed = err && strcmp(err, "EINPROGRESS");
-				cur->io[cur->nio].result = result ? strtoll(result, NULL, 10) : 0;
-				cur->nio++;
-				xmlFree(fd);
-				xmlFree(result);
-				xmlFree(api);
-				xmlFree(res);
-				xmlFree(p);
-			}
-			xmlFree(seq);
-			xmlFree(err);
-		}
-	}
-	if (rc < 0 || !seen_trace) {
-		const char *zerr = zstd_input_error();
-
-		warn_at(file, xmlTextReaderGetParserLineNumber(r), "%s",
-			zerr ? zerr : rc < 0 ? "not well-formed XML (or truncated)" : "empty trace");
-		goto fail;
-	}
-	xmlFreeTextReader(r);
-	for (int i = 0; i < *nnodes; i++)
-		polling_mark(&(*nodes)[i]);
+	for (int i = 0; i < sc.nnodes; i++)
+		polling_mark(&sc.nodes[i]);
+	*nodes = sc.nodes;
+	*nnodes = sc.nnodes;
 	return 0;
-fail:
-	xmlFreeTextReader(r);
-	trace_scan_free(*nodes, *nnodes);
-	*nodes = NULL;
-	*nnodes = 0;
-	return -1;
 }
 
 static int cmp_seq(const void *a, const void *b)

@@ -61,7 +61,7 @@ struct tr_node {
 };
 
 /* Read every node of a trace, its polling I/Os marked; -1 with a
- * FILE:LINE message on bad input. */
+ * FILE:LINE message (the trace library's) on bad input. */
 int trace_scan(const char *file, struct tr_node **nodes, int *nnodes);
 void trace_scan_free(struct tr_node *nodes, int nnodes);
 /* Mark a node's polling I/Os (trace order); polling.c. */

@@ -36,10 +36,10 @@ printf '<?xml version="1.0"?>\n<trace generator="x">\n</trace>\n' > nover.xml
 bad nover.xml "nover.xml:2: not an Island trace (<trace> has no version)"
 
 sed 's/trace version="1"/trace version="2"/' "$B" > v2.xml
-bad v2.xml "v2.xml:4: trace version 2 is newer than this island-analyze reads (1)"
+bad v2.xml "v2.xml:4: trace version 2 is newer than this Island reads (1)"
 
 printf '<?xml version="1.0"?>\n<trace version="3"/>\n' > v3.xml
-bad v3.xml "v3.xml:2: trace version 3 is newer than this island-analyze reads (1)"
+bad v3.xml "v3.xml:2: trace version 3 is newer than this Island reads (1)"
 
 head -c 2000 "$B" > cut-in-tag.xml
 bad cut-in-tag.xml "cut-in-tag.xml:30: truncated trace (the document ends before </trace>)"

@@ -31,10 +31,10 @@ printf '%s\n' "$head" '<node name="a">' "$thr" "$(io 1)" '<wait node="a" seq="7"
 expect_reject range 'range.xml:6: <wait> seq 7: node "a" has 2 I/O'
 
 printf '%s\n' "$head" '<node name="a">' "$thr" "$(io 1)" '</thread>' '</trace>' > malformed.xml
-expect_reject malformed 'malformed.xml:7: malformed XML: Opening and ending tag mismatch: process line 4 and trace'
+expect_reject malformed 'malformed.xml:7: not well-formed XML: Opening and ending tag mismatch: process line 4 and trace'
 
 printf '%s\n' '<?xml version="1.0"?>' '<trace version="2" generator="t">' '</trace>' > newer.xml
-expect_reject newer 'newer.xml:2: trace version 2 is not supported (island-replay reads version 1)'
+expect_reject newer 'newer.xml:2: trace version 2 is newer than this Island reads (1)'
 
 printf '%s\n' "$head" '<node name="a">' "$thr" "$(io 1)" '<teleport to="b"/>' "$end" '</trace>' > element.xml
 expect_reject element 'element.xml:6: unknown element <teleport>'

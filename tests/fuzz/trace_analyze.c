@@ -1,8 +1,9 @@
-/* island-analyze's trace reader (analysis/read.c, SAX) on any bytes. */
+/* The trace library's reader (trace/read.c, SAX) under island-analyze's
+ * filters (analysis/read.c) on any bytes. */
 #include "analyze.h"
 #include "fuzz.h"
 
-static void on_io(void *ctx, struct thread *t, const struct io *io)
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	(void)ctx;
 	(void)t;
@@ -11,9 +12,9 @@ static void on_io(void *ctx, struct thread *t, const struct io *io)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct reader_ops ops = { .io = on_io };
+	static const struct trace_ops ops = { .io = on_io };
 	char *files[1] = { (char *)fuzz_file("t.xml", data, size) };
-	static struct run run;
+	static struct trace_run run;
 
 	fuzz_fds_mark();
 	if (!setjmp(fuzz_back)) {

@@ -1,5 +1,5 @@
-/* island-replay's trace loader (replay/load.c, xmlTextReader) and its
- * checks (replay/check.c) on any bytes. */
+/* island-replay's trace loader (replay/load.c: the plan from the trace
+ * library's reader, strict) and its checks (replay/check.c) on any bytes. */
 #include "replay.h"
 #include "fuzz.h"
 

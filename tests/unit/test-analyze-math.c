@@ -23,7 +23,7 @@ static void test_union(void)
 
 static void test_overlap(void)
 {
-	struct stop s[] = { { 10, 20 }, { 30, 40 }, { 50, 60 } };
+	struct trace_stop s[] = { { 10, 20 }, { 30, 40 }, { 50, 60 } };
 
 	CU_ASSERT_EQUAL(ivl_overlap(s, 3, 0, 100), 30);
 	CU_ASSERT_EQUAL(ivl_overlap(s, 3, 15, 35), 10);
@@ -249,10 +249,10 @@ static void test_span_lines(void)
 	CU_ASSERT_FALSE(is_span_file("x.xml.gz"));
 }
 
-static void region(struct rtree *rt, struct thread *t, long id, long parent,
+static void region(struct rtree *rt, struct trace_thread *t, long id, long parent,
 		   const char *label, int64_t a, int64_t b)
 {
-	struct region r = { .id = id, .parent = parent, .label = label, .start = a, .end = b };
+	struct trace_region r = { .id = id, .parent = parent, .label = label, .start = a, .end = b };
 
 	rtree_thread_region(rt, t, &r);
 }
@@ -262,7 +262,7 @@ static void region(struct rtree *rt, struct thread *t, long id, long parent,
 static void test_region_tree(void)
 {
 	struct rtree *rt = rtree_new();
-	struct thread t1 = { .start = 0, .end = 100 }, t2 = { .start = 0, .end = 50 };
+	struct trace_thread t1 = { .start = 0, .end = 100 }, t2 = { .start = 0, .end = 50 };
 	struct rnode *root, *a, *b, *c;
 
 	region(rt, &t1, 2, 1, "b", 10, 20);
@@ -293,12 +293,12 @@ static void test_region_tree(void)
  * without a rate limit all of it (Island's assumption). */
 static void test_consumption_stops(void)
 {
-	struct node n = { 0 };
-	struct stop st[] = { { S(1), S(2) }, { S(5), S(6) }, { S(8), S(9) } };
-	struct thread t = { .node = &n, .start = 0, .end = S(10) };
-	struct io sl = { .api = "nanosleep", .res = RES_SLEEP, .start = S(4),
+	struct trace_node n = { 0 };
+	struct trace_stop st[] = { { S(1), S(2) }, { S(5), S(6) }, { S(8), S(9) } };
+	struct trace_thread t = { .node = &n, .start = 0, .end = S(10) };
+	struct trace_io sl = { .api = "nanosleep", .res = TRACE_RES_SLEEP, .start = S(4),
 			 .end = S(6) + NS / 2, .req = S(2), .has_req = true };
-	struct io wr = { .api = "write", .res = RES_FILEWRITE, .start = S(7) + NS / 2,
+	struct trace_io wr = { .api = "write", .res = TRACE_RES_FILEWRITE, .start = S(7) + NS / 2,
 			 .end = S(8) + NS / 2, .amount = 100, .has_amount = true };
 	struct walk w;
 	int64_t sum = 0;
@@ -317,7 +317,7 @@ static void test_consumption_stops(void)
 	CU_ASSERT_EQUAL(sum, S(10));
 	/* with a rate limit, twice the limit from rest is expected to take a
 	 * second (Repy): the write's second stays filewrite */
-	n.limit[RES_FILEWRITE] = 50;
+	n.limit[TRACE_RES_FILEWRITE] = 50;
 	walk_thread(&w, &t);
 	walk_io(&w, &t, &wr);
 	walk_end(&w, &t);

@@ -12,16 +12,16 @@
 
 /* Node r receives on 10.0.0.1:5000 from node s, 10.0.0.2:40002, whose
  * clock starts 0.5 s later: s-time t is r-time t + 0.5. */
-static struct node r = { .name = "r", .index = 0, .epoch = S(1000) };
-static struct node s = { .name = "s", .index = 1, .epoch = S(1000.5) };
-static struct stop r_stops[] = { { S(1), S(2) } };
+static struct trace_node r = { .name = "r", .index = 0, .epoch = S(1000) };
+static struct trace_node s = { .name = "s", .index = 1, .epoch = S(1000.5) };
+static struct trace_stop r_stops[] = { { S(1), S(2) } };
 
 static struct peers *pair(void)
 {
 	struct peers *p = peers_new();
-	struct sockinfo rs = { .proto = "tcp", .local = "10.0.0.1:5000", .peer = "10.0.0.2:40002" };
-	struct sockinfo ss = { .proto = "tcp", .local = "10.0.0.2:40002", .peer = "10.0.0.1:5000" };
-	struct io send = { .api = "send", .res = RES_NETSEND, .peer = "10.0.0.1:5000",
+	struct trace_socket rs = { .proto = "tcp", .local = "10.0.0.1:5000", .peer = "10.0.0.2:40002" };
+	struct trace_socket ss = { .proto = "tcp", .local = "10.0.0.2:40002", .peer = "10.0.0.1:5000" };
+	struct trace_io send = { .api = "send", .res = TRACE_RES_NETSEND, .peer = "10.0.0.1:5000",
 			   .amount = 10, .has_amount = true };
 
 	peers_socket(p, &r, &rs);
@@ -38,9 +38,9 @@ static struct peers *pair(void)
 }
 
 /* Account one call of a thread of r living [0, 4] s; returns the walk. */
-static struct walk one(struct peers *p, const struct io *io)
+static struct walk one(struct peers *p, const struct trace_io *io)
 {
-	struct thread t = { .node = &r, .start = 0, .end = S(4) };
+	struct trace_thread t = { .node = &r, .start = 0, .end = S(4) };
 	struct walk w = { .peers = p };
 
 	walk_thread(&w, &t);
@@ -82,7 +82,7 @@ static void test_sent(void)
 static void test_split(void)
 {
 	struct peers *p = pair();
-	struct io rv = { .api = "recv", .res = RES_NETRECV, .peer = "10.0.0.2:40002",
+	struct trace_io rv = { .api = "recv", .res = TRACE_RES_NETRECV, .peer = "10.0.0.2:40002",
 			 .start = S(0.5), .end = S(1.5), .amount = 10, .has_amount = true };
 	struct walk w;
 
@@ -102,7 +102,7 @@ static void test_split(void)
 
 	/* a wait that names the socket splits alike, blocked after the send */
 	rv.api = "poll";
-	rv.res = RES_WAIT;
+	rv.res = TRACE_RES_WAIT;
 	w = one(p, &rv);
 	CU_ASSERT_EQUAL(w.acct.cat[CAT_BLOCKED], S(0.7));
 	CU_ASSERT_EQUAL(w.acct.cat[CAT_STOPPED], S(0.8));
@@ -118,8 +118,8 @@ static void test_split(void)
 static void test_skew(void)
 {
 	struct peers *p = pair();
-	struct stop st[] = { { S(2.2), S(2.6) } };
-	struct io rv = { .api = "recv", .res = RES_NETRECV, .peer = "10.0.0.2:40002",
+	struct trace_stop st[] = { { S(2.2), S(2.6) } };
+	struct trace_io rv = { .api = "recv", .res = TRACE_RES_NETRECV, .peer = "10.0.0.2:40002",
 			 .start = S(2), .end = S(2.95), .amount = 10, .has_amount = true };
 	struct walk w;
 
@@ -138,7 +138,7 @@ static void test_skew(void)
 static void test_hold(void)
 {
 	struct peers *p = pair();
-	struct io rv = { .api = "recv", .res = RES_NETRECV, .peer = "10.0.0.2:40002",
+	struct trace_io rv = { .api = "recv", .res = TRACE_RES_NETRECV, .peer = "10.0.0.2:40002",
 			 .start = S(2.5), .end = S(3.5), .amount = 10, .has_amount = true,
 			 .throttle = S(0.2), .has_throttle = true };
 	struct walk w = one(p, &rv);
@@ -158,7 +158,7 @@ static void test_hold(void)
 static void test_ambiguous(void)
 {
 	struct peers *p = pair();
-	struct sockinfo other = { .proto = "tcp", .local = "10.0.0.2:40003", .peer = "10.0.0.1:5000" };
+	struct trace_socket other = { .proto = "tcp", .local = "10.0.0.2:40003", .peer = "10.0.0.1:5000" };
 	int64_t t;
 
 	peers_socket(p, &s, &other);

@@ -248,9 +248,9 @@ static void test_zstd_trace(void)
 {
 	static const char doc[] =
 		"<trace version=\"1\">\n<node name=\"z1\" end=\"2.000000000\">\n"
-		"<process pid=\"1\"><thread tid=\"1\" start=\"0\">\n"
-		"<io seq=\"1\" api=\"write\" res=\"file\" start=\"0.5\" end=\"0.6\"/>\n"
-		"<io seq=\"2\" api=\"read\" res=\"file\" start=\"1.5\" end=\"1.6\"/>\n"
+		"<process pid=\"1\"><thread tid=\"1\" start=\"0\" end=\"2\">\n"
+		"<io seq=\"1\" api=\"write\" res=\"filewrite\" start=\"0.5\" end=\"0.6\"/>\n"
+		"<io seq=\"2\" api=\"read\" res=\"fileread\" start=\"1.5\" end=\"1.6\"/>\n"
 		"</thread></process>\n</node>\n</trace>\n";
 	char dir[] = "/tmp/island-zstd-XXXXXX", path[64], cut[80];
 	struct tr_node *nodes;

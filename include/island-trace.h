@@ -1,0 +1,215 @@
+/*
+ * island-trace.h — the trace library: the model of an Island trace
+ * (docs/trace-format.md) and its one streaming reader, with the one
+ * validator of its values. island-analyze and island-replay read traces
+ * through it and nothing else.
+ *
+ *	static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
+ *	{
+ *		...
+ *	}
+ *	static const struct trace_ops ops = { .io = on_io };
+ *	struct trace_run run = { 0 };
+ *
+ *	trace_read(&run, files, nfiles, &ops, ctx);
+ *	trace_run_free(&run);
+ *
+ * The reader streams (libxml2's SAX2 parser; .gz and .zst are read
+ * transparently): it keeps the nodes, processes and threads, and passes
+ * every event to the callbacks in file order, which is each thread's
+ * order. Bad input is one line "FILE:LINE: problem" on stderr and exit
+ * status 2 (a value out of range, a misplaced element, a truncated or
+ * corrupt file): the same words whichever tool reads the trace.
+ */
+#ifndef ISLAND_TRACE_H
+#define ISLAND_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of the format this library reads. */
+#define TRACE_VERSION 1
+
+/* The resource classes of docs/trace-format.md, in that order. */
+enum trace_res {
+	TRACE_RES_FILEREAD, TRACE_RES_FILEWRITE, TRACE_RES_FILEMETA,
+	TRACE_RES_NETSEND, TRACE_RES_NETRECV, TRACE_RES_NETMETA,
+	TRACE_RES_SLEEP, TRACE_RES_WAIT, TRACE_RES_PROC, TRACE_RES_SYS,
+	TRACE_RES_N
+};
+extern const char *const trace_res_names[TRACE_RES_N];
+/* The class of a name, or -1. */
+int trace_res_from_name(const char *s);
+
+/* Times are int64 nanoseconds: node times from the node's start, epochs
+ * from 1970. */
+struct trace_stop {
+	int64_t start, end;
+};
+
+struct trace_node {
+	char *name, *host, *file;
+	int index;		/* over the whole run, in reading order */
+	int64_t epoch;		/* with its clock_offset added */
+	int64_t start, end;
+	int64_t off;		/* add to a node time to align it with the run */
+	struct trace_stop *stops;	/* sorted, disjoint */
+	size_t nstops, capstops;
+	double limit[TRACE_RES_N];	/* rate limits per second from <restrictions>, 0 = none */
+	double cpu_limit;
+	int nthreads, nprocs;
+	char *pcap;		/* its packets (--pcap): the path, resolved against
+				 * the trace's directory, or NULL */
+	char *profile;		/* --profile: its <profile values>, or NULL */
+};
+
+/* --callsites: a <module> of a process. */
+struct trace_module {
+	long id;
+	char *path, *build_id;
+};
+
+struct trace_proc {
+	struct trace_node *node;
+	long pid, ppid;
+	char *exe, *status, *cwd;	/* "" when absent */
+	char *reason;		/* why it is incomplete, or NULL */
+	int64_t start, end;
+	bool complete;
+	struct trace_module *mods;	/* <module> children, in order */
+	size_t nmods, capmods;
+};
+
+struct trace_thread {
+	struct trace_node *node;
+	struct trace_proc *proc;
+	int index;		/* over the whole run, in reading order */
+	long tid, creator;	/* creator -1 for a main thread */
+	char *name, *exit;
+	int64_t start, end, cpu;
+	bool has_cpu, complete;
+	void *priv;		/* the caller's */
+};
+
+/* Attributes of one element the reader keeps (more is an error). */
+#define TRACE_MAXATTR 40
+struct trace_attr {
+	const char *name, *value;
+	int64_t num;		/* a number the validator knows: its value (ns
+				 * for a time; timeout -1: none), else 0 */
+};
+
+/* One <io>; strings are valid during the callback only. Every attribute
+ * is in attr[], validated (docs/trace-format.md, Ranges). */
+struct trace_io {
+	const char *api, *path, *peer, *proto;
+	const char *inpath;	/* source of sendfile, copy_file_range, splice */
+	const char *err;	/* errno name when the call failed */
+	const char *site;	/* --callsites: "MODULE:0xOFFSET" or "0xADDRESS" */
+	enum trace_res res;
+	int64_t start, end, amount, size, req;
+	int64_t throttle;	/* seconds the capture held it for a rate limit */
+	bool has_amount, has_req, has_throttle, failed;
+	bool libc_only;		/* level="libc": not counted again in totals */
+	int nattr;
+	struct trace_attr attr[TRACE_MAXATTR];
+};
+
+struct trace_region {
+	long id, parent, depth;
+	const char *label, *error;
+	int64_t start, end;
+};
+
+struct trace_file {
+	const char *path;
+	int64_t opens, reads, bytes_read, writes, bytes_written, open_at_end;
+};
+
+struct trace_socket {
+	const char *proto, *local, *peer, *direction;
+	int64_t sent, received;
+	bool open_at_end;
+};
+
+/* A <wait> (before the next io of its thread: do not issue it before
+ * node's I/O seq completed) or a <signal> (after the io before it, seq
+ * 0). */
+struct trace_dep {
+	bool wait;
+	const char *node;
+	int64_t seq;
+};
+
+/* A profiler snapshot (<sample>); strings valid during the callback. */
+struct trace_sample {
+	int64_t t, cpu, wall, alloc, allocs;
+	uint64_t ptr;		/* kind alloc: what was allocated */
+	const char *kind;	/* timer, call, alloc, end */
+	const char *stack;	/* "M:0xOFF ...", innermost first */
+};
+
+/* Callbacks of the streaming reader; any may be NULL. */
+struct trace_ops {
+	void (*node)(void *ctx, struct trace_node *n);
+	void (*node_end)(void *ctx, struct trace_node *n);
+	void (*process)(void *ctx, struct trace_proc *p);
+	void (*thread)(void *ctx, struct trace_thread *t);
+	void (*thread_end)(void *ctx, struct trace_thread *t);
+	void (*compute)(void *ctx, struct trace_thread *t, int64_t start, int64_t dur);
+	void (*io)(void *ctx, struct trace_thread *t, const struct trace_io *io);
+	void (*dep)(void *ctx, struct trace_thread *t, const struct trace_dep *d);
+	void (*region)(void *ctx, struct trace_thread *t, const struct trace_region *r);
+	void (*file)(void *ctx, struct trace_node *n, const struct trace_file *f);
+	void (*socket)(void *ctx, struct trace_node *n, const struct trace_socket *s);
+	void (*sample)(void *ctx, struct trace_thread *t, const struct trace_sample *s);
+	void (*free)(void *ctx, struct trace_thread *t, int64_t at, uint64_t ptr);
+	/* The trace (p NULL: complete="false") or a process (p) was not
+	 * wholly recorded; line is where it says so. */
+	void (*incomplete)(void *ctx, const char *file, long line, const struct trace_proc *p);
+	/* Strict: an element this version does not define, or text inside
+	 * an element, is an error (a replay must not guess); otherwise they
+	 * are skipped (a reader of version 1 ignores what a later writer
+	 * adds). */
+	bool strict;
+};
+
+/* Everything the reader keeps: proportional to nodes, processes, threads. */
+struct trace_run {
+	struct trace_node **nodes;
+	size_t nnodes, capnodes;
+	struct trace_proc **procs;
+	size_t nprocs, capprocs;
+	struct trace_thread **threads;
+	size_t nthreads, capthreads;
+	int64_t epoch0;		/* the epoch times are aligned on */
+	int64_t t0, t1;		/* aligned start and end of the run */
+	bool have_epoch0, prescanned, incomplete;
+};
+
+/* Read the traces in order, calling ops (NULL: none); bad input exits 2
+ * with FILE:LINE: message. Node offsets align on the earliest epoch seen
+ * so far unless trace_prescan() ran first. */
+void trace_read(struct trace_run *run, char **files, int nfiles,
+		const struct trace_ops *ops, void *ctx);
+/* As trace_read(), but bad input (its line printed all the same) returns
+ * -1 instead of exiting; 0 when every file was read. */
+int trace_read_try(struct trace_run *run, char **files, int nfiles,
+		   const struct trace_ops *ops, void *ctx);
+/* Read only the <node> start tags, to know epochs and the run's span
+ * before streaming. */
+void trace_prescan(struct trace_run *run, char **files, int nfiles);
+/* The line of the element whose callback runs (0 outside callbacks). */
+long trace_line(void);
+void trace_run_free(struct trace_run *run);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1005 @@
+/* The one streaming trace reader (include/island-trace.h): libxml2's SAX2
+ * parser (it reads .xml.gz transparently, .zst through common/zstdio.c),
+ * one callback per record, nothing kept per event. Every tool reads
+ * traces through it: the same trace is refused by all with one message.
+ *
+ * SAX rather than xmlTextReader: the reader builds and frees a tree node per
+ * element, which halves the speed on a million-event trace. The SAX context
+ * still gives exact line numbers (the reader's are capped at 65535). */
+#include "island-trace.h"
+#include "util.h"
+#include "zstdio.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+
+#include "validate.h"
+
+#define MAXDEPTH 32
+
+enum el {
+	EL_OTHER, EL_ROOT, EL_TRACE, EL_NODE, EL_RESTRICTIONS, EL_LIMIT, EL_STOPS,
+	EL_STOP, EL_PROCESS, EL_THREAD, EL_COMPUTE, EL_IO, EL_REGION,
+	EL_FILES, EL_FILE, EL_SOCKETS, EL_SOCKET, EL_WAIT, EL_SIGNAL, EL_MODULE,
+	EL_PROFILE, EL_SAMPLE, EL_FREE, EL_COMMAND, EL_ARG
+};
+
+struct rd;
+typedef void (*el_fn)(struct rd *rd);
+
+/* Where each element may appear. Elements not listed, and whatever they
+ * hold, are skipped (a reader of version 1 ignores what it does not
+ * know), unless the reader is strict; a listed element elsewhere is an
+ * error. */
+static const struct eldef {
+	const char *name;
+	enum el el, parent;
+} eldefs[] = {
+	{ "io",           EL_IO,           EL_THREAD },
+	{ "compute",      EL_COMPUTE,      EL_THREAD },
+	{ "region",       EL_REGION,       EL_THREAD },
+	{ "wait",         EL_WAIT,         EL_THREAD },
+	{ "signal",       EL_SIGNAL,       EL_THREAD },
+	{ "thread",       EL_THREAD,       EL_PROCESS },
+	{ "process",      EL_PROCESS,      EL_NODE },
+	{ "module",       EL_MODULE,       EL_PROCESS },
+	{ "profile",      EL_PROFILE,      EL_NODE },
+	{ "sample",       EL_SAMPLE,       EL_THREAD },
+	{ "free",         EL_FREE,         EL_THREAD },
+	{ "node",         EL_NODE,         EL_TRACE },
+	{ "trace",        EL_TRACE,        EL_ROOT },
+	{ "restrictions", EL_RESTRICTIONS, EL_NODE },
+	{ "limit",        EL_LIMIT,        EL_RESTRICTIONS },
+	{ "stops",        EL_STOPS,        EL_NODE },
+	{ "stop",         EL_STOP,         EL_STOPS },
+	{ "files",        EL_FILES,        EL_NODE },
+	{ "file",         EL_FILE,         EL_FILES },
+	{ "sockets",      EL_SOCKETS,      EL_NODE },
+	{ "socket",       EL_SOCKET,       EL_SOCKETS },
+	{ "command",      EL_COMMAND,      EL_NODE },
+	{ "arg",          EL_ARG,          EL_COMMAND },
+};
+
+/* Attribute names the hot path looks for, as the parser's dictionary
+ * pointers: comparing pointers instead of strings. */
+enum { A_API, A_RES, A_START, A_END, A_AMOUNT, A_SIZE, A_REQ, A_ERRNO,
+       A_PATH, A_PEER, A_PROTO, A_INPATH, A_THROTTLE, A_SITE, A_LEVEL, NA };
+static const char *const anames[NA] = {
+	"api", "res", "start", "end", "amount", "size", "req", "errno",
+	"path", "peer", "proto", "inpath", "throttle", "site", "level",
+};
+#define NELDEFS (sizeof(eldefs) / sizeof(eldefs[0]))
+
+struct rd {
+	xmlParserCtxtPtr ctxt;
+	const xmlChar *elptr[NELDEFS], *aptr[NA];
+	const char *file;
+	struct trace_run *run;
+	const struct trace_ops *ops;
+	void *ctx;
+	int depth;
+	enum el stack[MAXDEPTH];
+	bool seen_root, prescan;
+	const char *elname;
+	struct trace_node *node;
+	struct trace_proc *proc;
+	struct trace_thread *thr;
+	int64_t cursor;
+	/* attributes of the current element, values NUL-terminated in buf */
+	int nattr;
+	const char *aname[TRACE_MAXATTR];
+	const char *aval[TRACE_MAXATTR];
+	char *buf;
+	size_t bufcap;
+	struct vtotals *tot;	/* of all the files read together */
+	size_t first_node;	/* the run's first node of this file */
+	struct vattr va[TRACE_MAXATTR];	/* the attributes validated, numbers parsed */
+	/* first parse error */
+	bool err;
+	int errline, errcode;
+	char errmsg[256];
+};
+
+static _Thread_local struct rd *current;	/* for trace_line() */
+/* The parser of the file being read, freed by trace_read_try() when bad
+ * input leaves it mid-document. */
+static _Thread_local xmlParserCtxtPtr active;
+static _Thread_local jmp_buf *try_back;
+
+const char *const trace_res_names[TRACE_RES_N] = {
+	"fileread", "filewrite", "filemeta", "netsend", "netrecv",
+	"netmeta", "sleep", "wait", "proc", "sys",
+};
+
+int trace_res_from_name(const char *s)
+{
+	for (int i = 0; i < TRACE_RES_N; i++)
+		if (!strcmp(s, trace_res_names[i]))
+			return i;
+	return -1;
+}
+
+static long line(struct rd *rd)
+{
+	return rd->ctxt && rd->ctxt->input ? rd->ctxt->input->line : 0;
+}
+
+static void bad(struct rd *rd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+static const char *attr(struct rd *rd, const char *name)
+{
+	for (int i = 0; i < rd->nattr; i++)
+		if (!strcmp(rd->aname[i], name))
+			return rd->aval[i];
+	return NULL;
+}
+
+static const char *need(struct rd *rd, const char *name)
+{
+	const char *v = attr(rd, name);
+
+	if (!v)
+		bad(rd, "<%s> lacks attribute %s", rd->elname, name);
+	return v;
+}
+
+/* Values the validator (common/validate.c) has checked: well-formed and
+ * in range, so that sums of them cannot overflow. */
+static int64_t as_time(struct rd *rd, const char *name, const char *v)
+{
+	int64_t ns = 0;
+
+	parse_sec(v, &ns);
+	return ns;
+}
+
+static int64_t as_int(struct rd *rd, const char *name, const char *v)
+{
+	return strtoll(v, NULL, 10);
+}
+
+static int64_t time_attr(struct rd *rd, const char *name, int64_t dflt)
+{
+	const char *v = attr(rd, name);
+
+	return v ? as_time(rd, name, v) : dflt;
+}
+
+static int64_t int_attr(struct rd *rd, const char *name, int64_t dflt)
+{
+	const char *v = attr(rd, name);
+
+	return v ? as_int(rd, name, v) : dflt;
+}
+
+static char *dup_attr(struct rd *rd, const char *name)
+{
+	const char *v = attr(rd, name);
+
+	return xstrdup(v ? v : "");
+}
+
+static bool bool_attr(struct rd *rd, const char *name, bool dflt)
+{
+	const char *v = attr(rd, name);
+
+	return v ? !strcmp(v, "true") || !strcmp(v, "1") : dflt;
+}
+
+static void on_trace(struct rd *rd)
+{
+	const char *v = attr(rd, "version");
+	char *end;
+	long ver;
+
+	if (!v)
+		bad(rd, "not an Island trace (<trace> has no version)");
+	ver = strtol(v, &end, 10);
+	if (*end || end == v)
+		bad(rd, "not an Island trace (version \"%s\")", v);
+	if (ver > TRACE_VERSION)
+		bad(rd, "trace version %ld is newer than this Island reads (%d)",
+		    ver, TRACE_VERSION);
+	if (ver != TRACE_VERSION)
+		bad(rd, "unknown trace version %ld", ver);
+	if (!bool_attr(rd, "complete", true) && !rd->prescan) {
+		rd->run->incomplete = true;
+		if (rd->ops->incomplete)
+			rd->ops->incomplete(rd->ctx, rd->file, line(rd), NULL);
+	}
+}
+
+/* A node's clock_offset: seconds its host's clock was behind the
+ * session's reference when it joined (island-capture --session HOST:PORT);
+ * epoch + clock_offset aligns it with the other nodes. */
+static int64_t clock_offset(struct rd *rd)
+{
+	const char *v = attr(rd, "clock_offset");
+	int64_t ns;
+
+	if (!v)
+		return 0;
+	parse_sec(v, &ns);	/* validated: within a day */
+	return ns;
+}
+
+static void on_node(struct rd *rd)
+{
+	struct trace_run *run = rd->run;
+	struct trace_node *n = xcalloc(1, sizeof(*n));
+	const char *ep = attr(rd, "epoch"), *pcap = attr(rd, "pcap");
+	const char *slash = strrchr(rd->file, '/');
+
+	/* twice in one trace, as the replay refuses it (across the traces of
+	 * a run, merge says which files) */
+	for (size_t i = rd->first_node; i < run->nnodes; i++)
+		if (!strcmp(run->nodes[i]->name, attr(rd, "name"))) {
+			char msg[256];
+
+			validate_dup_node(run->nodes[i]->name, msg, sizeof(msg));
+			bad(rd, "%s", msg);
+		}
+	n->name = dup_attr(rd, "name");
+	n->host = dup_attr(rd, "host");
+	n->file = xstrdup(rd->file);
+	n->epoch = ep ? as_time(rd, "epoch", ep) : 0;
+	n->epoch += clock_offset(rd);
+	n->start = time_attr(rd, "start", 0);
+	n->end = time_attr(rd, "end", n->start);
+	if (pcap)
+		n->pcap = slash && pcap[0] != '/' ?
+			xasprintf("%.*s/%s", (int)(slash - rd->file), rd->file, pcap) :
+			xstrdup(pcap);
+	if (!run->have_epoch0) {
+		run->epoch0 = n->epoch;
+		run->have_epoch0 = true;
+	}
+	n->off = n->epoch - run->epoch0;
+	n->index = (int)run->nnodes;
+	XGROW(run->nodes, run->capnodes, run->nnodes + 1);
+	run->nodes[run->nnodes++] = n;
+	if (run->nnodes == 1 || n->start + n->off < run->t0)
+		run->t0 = n->start + n->off;
+	if (run->nnodes == 1 || n->end + n->off > run->t1)
+		run->t1 = n->end + n->off;
+	rd->node = n;
+	if (rd->ops->node)
+		rd->ops->node(rd->ctx, n);
+}
+
+static void on_limit(struct rd *rd)
+{
+	const char *res = need(rd, "resource"), *v = need(rd, "value");
+	double x = strtod(v, NULL);
+	int r;
+
+	if (!strcmp(res, "cpu"))
+		rd->node->cpu_limit = x;
+	else if ((r = trace_res_from_name(res)) >= 0)
+		rd->node->limit[r] = x;
+}
+
+static void on_stop(struct rd *rd)
+{
+	struct trace_node *n = rd->node;
+	int64_t start = as_time(rd, "start", need(rd, "start"));
+	int64_t dur = as_time(rd, "dur", need(rd, "dur"));
+
+	XGROW(n->stops, n->capstops, n->nstops + 1);
+	n->stops[n->nstops].start = start;
+	n->stops[n->nstops].end = start + dur;
+	n->nstops++;
+}
+
+static int cmp_stop(const void *a, const void *b)
+{
+	const struct trace_stop *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+/* Stops must be sorted and disjoint for the binary searches of reports:
+ * sorted, then each folded into the one before when they overlap or
+ * touch. */
+static void stops_done(struct trace_node *n)
+{
+	struct trace_stop *v = n->stops;
+	size_t k = 0;
+
+	if (!n->nstops)
+		return;
+	qsort(v, n->nstops, sizeof(*v), cmp_stop);
+	for (size_t i = 1; i < n->nstops; i++) {
+		if (v[i].start <= v[k].end) {
+			if (v[i].end > v[k].end)
+				v[k].end = v[i].end;
+		} else {
+			v[++k] = v[i];
+		}
+	}
+	n->nstops = k + 1;
+}
+
+/* --profile: the node's options, its threads' snapshots and frees. */
+static void on_profile(struct rd *rd)
+{
+	free(rd->node->profile);
+	rd->node->profile = xstrdup(need(rd, "values"));
+}
+
+static uint64_t hex_attr(struct rd *rd, const char *name)
+{
+	const char *v = need(rd, name);
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(v, &end, 16);
+	if (errno || strncmp(v, "0x", 2) || *end)
+		bad(rd, "<%s> %s=\"%s\" is not a hex address", rd->elname, name, v);
+	return x;
+}
+
+static void on_sample(struct rd *rd)
+{
+	struct trace_sample sm = { 0 };
+	const char *v;
+
+	sm.t = as_time(rd, "t", need(rd, "t"));
+	sm.kind = need(rd, "kind");
+	sm.cpu = (v = attr(rd, "cpu")) ? as_time(rd, "cpu", v) : 0;
+	sm.wall = (v = attr(rd, "wall")) ? as_time(rd, "wall", v) : 0;
+	sm.alloc = int_attr(rd, "alloc", 0);
+	sm.allocs = int_attr(rd, "allocs", 0);
+	if (sm.alloc < 0 || sm.allocs < 0)
+		bad(rd, "<sample> has a negative allocation count");
+	sm.ptr = attr(rd, "ptr") ? hex_attr(rd, "ptr") : 0;
+	sm.stack = need(rd, "stack");
+	if (rd->ops->sample)
+		rd->ops->sample(rd->ctx, rd->thr, &sm);
+}
+
+static void on_free(struct rd *rd)
+{
+	int64_t t = as_time(rd, "t", need(rd, "t"));
+	uint64_t ptr = hex_attr(rd, "ptr");
+
+	if (rd->ops->free)
+		rd->ops->free(rd->ctx, rd->thr, t, ptr);
+}
+
+/* --callsites: a module of the process, which io site attributes name. */
+static void on_module(struct rd *rd)
+{
+	struct trace_proc *p = rd->proc;
+	const char *id = need(rd, "id"), *path = need(rd, "path"), *bid = attr(rd, "build_id");
+	char *end;
+	long k = strtol(id, &end, 10);
+
+	if (*end || end == id || k < 1 || k > 1000000)
+		bad(rd, "<module> id=\"%s\" is not a module number", id);
+	XGROW(p->mods, p->capmods, p->nmods + 1);
+	p->mods[p->nmods++] = (struct trace_module){ k, xstrdup(path), bid ? xstrdup(bid) : NULL };
+}
+
+static void on_process(struct rd *rd)
+{
+	struct trace_run *run = rd->run;
+	struct trace_proc *p = xcalloc(1, sizeof(*p));
+
+	if (rd->node->nprocs++ == 0)
+		stops_done(rd->node);
+	p->node = rd->node;
+	p->pid = int_attr(rd, "pid", 0);
+	p->ppid = int_attr(rd, "ppid", 0);
+	p->exe = dup_attr(rd, "exe");
+	p->status = dup_attr(rd, "status");
+	p->cwd = dup_attr(rd, "cwd");
+	p->reason = attr(rd, "reason") ? xstrdup(attr(rd, "reason")) : NULL;
+	p->start = time_attr(rd, "start", 0);
+	p->end = time_attr(rd, "end", p->start);
+	p->complete = bool_attr(rd, "complete", true);
+	XGROW(run->procs, run->capprocs, run->nprocs + 1);
+	run->procs[run->nprocs++] = p;
+	rd->proc = p;
+	/* what the capture could not see */
+	if (p->reason && rd->ops->incomplete)
+		rd->ops->incomplete(rd->ctx, rd->file, line(rd), p);
+	if (rd->ops->process)
+		rd->ops->process(rd->ctx, p);
+}
+
+static void on_thread(struct rd *rd)
+{
+	struct trace_run *run = rd->run;
+	struct trace_thread *t = xcalloc(1, sizeof(*t));
+	const char *cpu = attr(rd, "cpu");
+
+	t->node = rd->node;
+	t->proc = rd->proc;
+	t->index = (int)run->nthreads;
+	t->tid = int_attr(rd, "tid", 0);
+	t->creator = int_attr(rd, "creator", -1);
+	t->name = dup_attr(rd, "name");
+	t->exit = dup_attr(rd, "exit");
+	t->start = as_time(rd, "start", need(rd, "start"));
+	t->end = as_time(rd, "end", need(rd, "end"));
+	if (cpu) {
+		t->cpu = as_time(rd, "cpu", cpu);
+		t->has_cpu = true;
+	}
+	t->complete = bool_attr(rd, "complete", true);
+	rd->node->nthreads++;
+	XGROW(run->threads, run->capthreads, run->nthreads + 1);
+	run->threads[run->nthreads++] = t;
+	rd->thr = t;
+	rd->cursor = t->start;
+	if (rd->ops->thread)
+		rd->ops->thread(rd->ctx, t);
+}
+
+static void on_compute(struct rd *rd)
+{
+	int64_t dur = as_time(rd, "dur", need(rd, "dur"));
+
+	if (rd->ops->compute)
+		rd->ops->compute(rd->ctx, rd->thr, rd->cursor, dur);
+	rd->cursor += dur;
+}
+
+static void on_dep(struct rd *rd, bool wait)
+{
+	struct trace_dep d = { .wait = wait, .node = need(rd, "node"), .seq = 0 };
+
+	if (wait) {
+		d.seq = int_attr(rd, "seq", -1);
+	}
+	if (rd->ops->dep)
+		rd->ops->dep(rd->ctx, rd->thr, &d);
+}
+
+static void on_wait(struct rd *rd)
+{
+	on_dep(rd, true);
+}
+
+static void on_signal(struct rd *rd)
+{
+	on_dep(rd, false);
+}
+
+/* The hot path: one pass over the attributes. */
+static void on_io(struct rd *rd)
+{
+	struct trace_io io;
+	int res = -1;
+
+	memset(&io, 0, offsetof(struct trace_io, attr));
+	for (int i = 0; i < rd->nattr; i++) {
+		const char *n = rd->aname[i], *v = rd->aval[i];
+		const char *const *p = (const char *const *)rd->aptr;
+
+		io.attr[i].name = n;
+		io.attr[i].value = v;
+		io.attr[i].num = rd->va[i].num;
+		if (n == p[A_START]) {
+			io.start = rd->va[i].num;
+		} else if (n == p[A_END]) {
+			io.end = rd->va[i].num;
+		} else if (n == p[A_API]) {
+			io.api = v;
+		} else if (n == p[A_RES]) {
+			res = trace_res_from_name(v);
+		} else if (n == p[A_LEVEL]) {
+			/* --syscalls: seen by libc only, its bytes are in the
+			 * kernel's calls already (trace-format.md) */
+			io.libc_only = !strcmp(v, "libc");
+		} else if (n == p[A_AMOUNT]) {
+			io.amount = rd->va[i].num;
+			io.has_amount = true;
+		} else if (n == p[A_SIZE]) {
+			io.size = rd->va[i].num;
+		} else if (n == p[A_REQ]) {
+			io.req = rd->va[i].num;
+			io.has_req = true;
+		} else if (n == p[A_ERRNO]) {
+			io.failed = true;
+			io.err = v;
+		} else if (n == p[A_PATH]) {
+			io.path = v;
+		} else if (n == p[A_PEER]) {
+			io.peer = v;
+		} else if (n == p[A_PROTO]) {
+			io.proto = v;
+		} else if (n == p[A_INPATH]) {
+			io.inpath = v;
+		} else if (n == p[A_SITE]) {
+			io.site = v;
+		} else if (n == p[A_THROTTLE]) {
+			io.throttle = rd->va[i].num;
+			io.has_throttle = true;
+		}
+	}
+	io.nattr = rd->nattr;
+	io.res = (enum trace_res)res;
+	if (rd->ops->io)
+		rd->ops->io(rd->ctx, rd->thr, &io);
+	rd->cursor = io.end;
+}
+
+static void on_region(struct rd *rd)
+{
+	struct trace_region r;
+
+	r.id = int_attr(rd, "id", 0);
+	r.parent = int_attr(rd, "parent", 0);
+	r.depth = int_attr(rd, "depth", 1);
+	r.label = need(rd, "label");
+	r.error = attr(rd, "error");
+	r.start = as_time(rd, "start", need(rd, "start"));
+	r.end = as_time(rd, "end", need(rd, "end"));
+	if (rd->ops->region)
+		rd->ops->region(rd->ctx, rd->thr, &r);
+}
+
+static void on_file(struct rd *rd)
+{
+	struct trace_file f;
+
+	f.path = need(rd, "path");
+	f.opens = int_attr(rd, "opens", 0);
+	f.reads = int_attr(rd, "reads", 0);
+	f.bytes_read = int_attr(rd, "bytes_read", 0);
+	f.writes = int_attr(rd, "writes", 0);
+	f.bytes_written = int_attr(rd, "bytes_written", 0);
+	f.open_at_end = int_attr(rd, "open_at_end", 0);
+	if (rd->ops->file)
+		rd->ops->file(rd->ctx, rd->node, &f);
+}
+
+static void on_socket(struct rd *rd)
+{
+	struct trace_socket s;
+	const char *v;
+
+	s.proto = (v = attr(rd, "proto")) ? v : "";
+	s.local = (v = attr(rd, "local")) ? v : "";
+	s.peer = (v = attr(rd, "peer")) ? v : "";
+	s.direction = (v = attr(rd, "direction")) ? v : "none";
+	s.sent = int_attr(rd, "sent", 0);
+	s.received = int_attr(rd, "received", 0);
+	s.open_at_end = bool_attr(rd, "open_at_end", false);
+	if (rd->ops->socket)
+		rd->ops->socket(rd->ctx, rd->node, &s);
+}
+
+static const el_fn start_fns[] = {
+	[EL_TRACE] = on_trace, [EL_NODE] = on_node, [EL_LIMIT] = on_limit,
+	[EL_STOP] = on_stop, [EL_PROCESS] = on_process,
+	[EL_THREAD] = on_thread, [EL_COMPUTE] = on_compute, [EL_IO] = on_io,
+	[EL_REGION] = on_region, [EL_FILE] = on_file, [EL_SOCKET] = on_socket,
+	[EL_WAIT] = on_wait, [EL_SIGNAL] = on_signal, [EL_MODULE] = on_module,
+	[EL_PROFILE] = on_profile, [EL_SAMPLE] = on_sample, [EL_FREE] = on_free,
+};
+
+/* A prescan only wants the nodes. */
+static const el_fn prescan_fns[] = {
+	[EL_TRACE] = on_trace, [EL_NODE] = on_node,
+};
+
+static const char *parent_name(enum el el)
+{
+	for (size_t i = 0; i < NELDEFS; i++)
+		if (eldefs[i].el == el)
+			return eldefs[i].name;
+	return "?";
+}
+
+static void sax_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
+		      const xmlChar *uri, int nns, const xmlChar **ns,
+		      int nattr, int ndef, const xmlChar **at)
+{
+	struct rd *rd = ((xmlParserCtxtPtr)ctx)->_private;
+	enum el parent = rd->depth ? rd->stack[rd->depth - 1] : EL_ROOT;
+	enum el el = EL_OTHER;
+	size_t need_buf = 0;
+	const char *n = (const char *)name;
+
+	/* libxml2 still reports a start tag cut short by the end of the
+	 * file; the parse error already recorded is the one to show. */
+	if (rd->err)
+		return;
+	if (rd->depth == 0) {
+		if (strcmp(n, "trace"))
+			bad(rd, "not an Island trace (root element <%s>, expected <trace>)", n);
+		rd->seen_root = true;
+	}
+	for (size_t i = 0; parent != EL_OTHER && i < NELDEFS; i++) {
+		if (name != rd->elptr[i])
+			continue;
+		if (eldefs[i].parent != parent) {
+			char msg[256];
+
+			validate_misplaced(n, parent_name(parent), msg, sizeof(msg));
+			bad(rd, "%s", msg);
+		}
+		el = eldefs[i].el;
+		break;
+	}
+	if (el == EL_OTHER && rd->ops->strict)
+		bad(rd, "unknown element <%s>", n);
+	if (rd->depth >= MAXDEPTH)
+		bad(rd, "elements nested too deep");
+	rd->stack[rd->depth++] = el;
+	if (el == EL_OTHER)
+		return;
+	if ((size_t)el >= (rd->prescan ? sizeof(prescan_fns) : sizeof(start_fns)) / sizeof(el_fn))
+		return;
+	el_fn fn = rd->prescan ? prescan_fns[el] : start_fns[el];
+	if (!fn)
+		return;
+
+	if (nattr > TRACE_MAXATTR)
+		bad(rd, "<%s> has too many attributes", n);
+	for (int i = 0; i < nattr; i++)
+		need_buf += (size_t)(at[i * 5 + 4] - at[i * 5 + 3]) + 1;
+	XGROW(rd->buf, rd->bufcap, need_buf);
+	char *p = rd->buf;
+	for (int i = 0; i < nattr; i++) {
+		size_t len = (size_t)(at[i * 5 + 4] - at[i * 5 + 3]);
+
+		memcpy(p, at[i * 5 + 3], len);
+		p[len] = 0;
+		rd->aname[i] = (const char *)at[i * 5];
+		rd->aval[i] = p;
+		p += len + 1;
+	}
+	rd->nattr = nattr;
+	rd->elname = n;
+	char msg[256];
+	for (int i = 0; i < nattr; i++)
+		rd->va[i] = (struct vattr){ rd->aname[i], rd->aval[i], 0 };
+	if (validate_element(n, rd->va, nattr, rd->tot, msg, sizeof(msg)))
+		bad(rd, "%s", msg);
+	fn(rd);
+}
+
+static void sax_end(void *ctx, const xmlChar *name, const xmlChar *prefix,
+		    const xmlChar *uri)
+{
+	struct rd *rd = ((xmlParserCtxtPtr)ctx)->_private;
+	enum el el;
+
+	if (rd->err || rd->depth == 0)
+		return;
+	el = rd->stack[--rd->depth];
+
+	if (rd->prescan) {
+		if (el == EL_NODE)
+			rd->node = NULL;
+		return;
+	}
+	switch (el) {
+	case EL_THREAD:
+		if (rd->ops->thread_end)
+			rd->ops->thread_end(rd->ctx, rd->thr);
+		rd->thr = NULL;
+		break;
+	case EL_STOPS:
+		stops_done(rd->node);
+		break;
+	case EL_NODE:
+		stops_done(rd->node);
+		if (rd->ops->node_end)
+			rd->ops->node_end(rd->ctx, rd->node);
+		rd->node = NULL;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Strict: text only in <arg> (whitespace between elements aside). */
+static void sax_text(void *ctx, const xmlChar *ch, int len)
+{
+	struct rd *rd = ((xmlParserCtxtPtr)ctx)->_private;
+	enum el el;
+
+	if (rd->err || rd->depth == 0)
+		return;
+	el = rd->stack[rd->depth - 1];
+	if (el == EL_ARG)
+		return;
+	for (int i = 0; i < len; i++)
+		if (ch[i] != ' ' && ch[i] != '\n' && ch[i] != '\t' && ch[i] != '\r')
+			bad(rd, "unexpected text in <%s>", parent_name(el));
+}
+
+static void sax_error(void *ctx, xmlErrorPtr e)
+{
+	struct rd *rd = ((xmlParserCtxtPtr)ctx)->_private;
+	size_t n;
+
+	if (e->level < XML_ERR_ERROR || rd->err)
+		return;
+	rd->err = true;
+	rd->errline = e->line;
+	rd->errcode = e->code;
+	snprintf(rd->errmsg, sizeof(rd->errmsg), "%s", e->message ? e->message : "parse error");
+	n = strlen(rd->errmsg);
+	while (n && (rd->errmsg[n - 1] == '\n' || rd->errmsg[n - 1] == ' '))
+		rd->errmsg[--n] = 0;
+	xmlStopParser(rd->ctxt);
+}
+
+static void quiet(void *ctx, const char *msg, ...)
+{
+}
+
+/* Is an error on `line` due to the file ending early? True when the
+ * (possibly compressed) file does not end with </trace> and the error is
+ * on its last line: libxml2 reports a start tag cut short, or an element
+ * left open, there. */
+static bool truncated_at(const char *file, long line)
+{
+	xmlParserInputBufferPtr in;
+	long lines = 1;
+	char tail[16] = "";
+	size_t nt = 0;
+
+	in = xmlParserInputBufferCreateFilename(file, XML_CHAR_ENCODING_NONE);
+	if (!in)
+		return false;
+	while (xmlParserInputBufferRead(in, 65536) > 0) {
+		const xmlChar *p = xmlBufContent(in->buffer);
+		size_t n = xmlBufUse(in->buffer);
+
+		for (size_t i = 0; i < n; i++) {
+			if (p[i] == '\n')
+				lines++;
+			if (p[i] == ' ' || p[i] == '\n' || p[i] == '\t' || p[i] == '\r')
+				continue;
+			if (nt == sizeof(tail) - 1) {
+				memmove(tail, tail + 1, nt - 1);
+				nt--;
+			}
+			tail[nt++] = (char)p[i];
+			tail[nt] = 0;
+		}
+		xmlBufShrink(in->buffer, n);
+	}
+	xmlFreeParserInputBuffer(in);
+	return line >= lines - 1 && (nt < 8 || strcmp(tail + nt - 8, "</trace>"));
+}
+
+/* Bad input: FILE:LINE: message, exit 2. A bad element on the last line of
+ * a file cut short is the cut's doing, and is reported as such; but not
+ * the root's own start tag (a one-line <trace .../> is whole). */
+static void bad(struct rd *rd, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (rd->depth > 1 && truncated_at(rd->file, line(rd)))
+		die_at(2, rd->file, line(rd),
+		       "truncated trace (the document ends before </trace>)");
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		die(70, "out of memory");
+	va_end(ap);
+	die_at(2, rd->file, line(rd), "%s", msg);
+}
+
+static bool is_gzip(const char *file)
+{
+	unsigned char m[2] = { 0, 0 };
+	FILE *f = fopen(file, "rb");
+
+	if (!f)
+		return false;
+	if (fread(m, 1, 2, f) != 2)
+		m[0] = 0;
+	fclose(f);
+	return m[0] == 0x1f && m[1] == 0x8b;
+}
+
+static void parse_one(struct rd *rd)
+{
+	xmlSAXHandler sax;
+	xmlParserCtxtPtr ctxt;
+
+	if (access(rd->file, R_OK))
+		die_at(2, rd->file, 0, "cannot read: %s", strerror(errno));
+	memset(&sax, 0, sizeof(sax));
+	sax.initialized = XML_SAX2_MAGIC;
+	sax.startElementNs = sax_start;
+	sax.endElementNs = sax_end;
+	sax.serror = sax_error;
+	if (rd->ops->strict && !rd->prescan)
+		sax.characters = sax.cdataBlock = sax_text;
+	ctxt = xmlCreateURLParserCtxt(rd->file, XML_PARSE_NONET | XML_PARSE_NOENT);
+	if (!ctxt)
+		die_at(2, rd->file, 0, "cannot open as XML");
+	xmlFree(ctxt->sax);
+	ctxt->sax = &sax;
+	ctxt->_private = rd;
+	ctxt->userData = ctxt;
+	rd->ctxt = ctxt;
+	active = ctxt;
+	current = rd;
+	validate_reset();	/* a new dictionary */
+	for (size_t i = 0; i < NELDEFS; i++)
+		rd->elptr[i] = xmlDictLookup(ctxt->dict, BAD_CAST eldefs[i].name, -1);
+	for (int i = 0; i < NA; i++)
+		rd->aptr[i] = xmlDictLookup(ctxt->dict, BAD_CAST anames[i], -1);
+	xmlParseDocument(ctxt);
+	current = NULL;
+	if (rd->err) {
+		const char *zerr = zstd_input_error();
+
+		rd->ctxt = NULL;
+		if (zerr)
+			die_at(2, rd->file, rd->errline > 0 ? rd->errline : 1, "%s", zerr);
+		if (!rd->seen_root && is_gzip(rd->file))
+			die_at(2, rd->file, 0, "truncated or corrupt gzip data");
+		if (!rd->seen_root)
+			die_at(2, rd->file, rd->errline, "not an XML document: %s", rd->errmsg);
+		if (truncated_at(rd->file, rd->errline))
+			die_at(2, rd->file, rd->errline,
+			       "truncated trace (the document ends before </trace>)");
+		die_at(2, rd->file, rd->errline, "not well-formed XML: %s", rd->errmsg);
+	}
+	if (!rd->seen_root)
+		die_at(2, rd->file, 1, "not an XML document");
+	ctxt->sax = NULL;
+	xmlFreeParserCtxt(ctxt);
+	rd->ctxt = NULL;
+	active = NULL;
+}
+
+static void reader_init(void)
+{
+	static bool done;
+
+	if (done)
+		return;
+	done = true;
+	xmlInitParser();
+	xmlSetGenericErrorFunc(NULL, quiet);
+}
+
+long trace_line(void)
+{
+	return current ? line(current) : 0;
+}
+
+static void read_all(struct trace_run *run, char **files, int nfiles,
+		     const struct trace_ops *ops, void *ctx, bool pre)
+{
+	static const struct trace_ops none;
+	struct vtotals tot = { 0, 0 };
+	struct rd rd;
+
+	reader_init();
+	for (int i = 0; i < nfiles; i++) {
+		memset(&rd, 0, sizeof(rd));
+		rd.file = files[i];
+		rd.run = run;
+		rd.ops = ops ? ops : &none;
+		rd.ctx = ctx;
+		rd.prescan = pre;
+		rd.tot = &tot;
+		rd.first_node = run->nnodes;
+		parse_one(&rd);
+		free(rd.buf);
+	}
+}
+
+void trace_read(struct trace_run *run, char **files, int nfiles,
+		const struct trace_ops *ops, void *ctx)
+{
+	read_all(run, files, nfiles, ops, ctx, false);
+}
+
+static void try_die(int status)
+{
+	longjmp(*try_back, 1);
+}
+
+/* The message is printed by die_at() before its hook runs: the hook
+ * returns here instead of exiting. What the reader allocated for the file
+ * is freed but for its attribute buffer; the run keeps what was read. */
+int trace_read_try(struct trace_run *run, char **files, int nfiles,
+		   const struct trace_ops *ops, void *ctx)
+{
+	void (*old)(int) = die_hook;
+	jmp_buf back;
+
+	try_back = &back;
+	if (setjmp(back)) {
+		current = NULL;
+		if (active) {
+			active->sax = NULL;	/* parse_one's, gone */
+			xmlFreeParserCtxt(active);	/* closes the file */
+			active = NULL;
+		}
+		die_hook = old;
+		try_back = NULL;
+		return -1;
+	}
+	die_hook = try_die;
+	trace_read(run, files, nfiles, ops, ctx);
+	die_hook = old;
+	try_back = NULL;
+	return 0;
+}
+
+/* A first pass that only learns the nodes: their epochs (the run is
+ * aligned on the earliest) and their spans. */
+void trace_prescan(struct trace_run *run, char **files, int nfiles)
+{
+	struct trace_run tmp;
+
+	memset(&tmp, 0, sizeof(tmp));
+	read_all(&tmp, files, nfiles, NULL, NULL, true);
+	for (size_t i = 0; i < tmp.nnodes; i++)
+		if (i == 0 || tmp.nodes[i]->epoch < run->epoch0)
+			run->epoch0 = tmp.nodes[i]->epoch;
+	run->have_epoch0 = tmp.nnodes > 0;
+	run->t0 = run->t1 = 0;
+	for (size_t i = 0; i < tmp.nnodes; i++) {
+		struct trace_node *n = tmp.nodes[i];
+		int64_t off = n->epoch - run->epoch0;
+
+		if (i == 0 || n->start + off < run->t0)
+			run->t0 = n->start + off;
+		if (i == 0 || n->end + off > run->t1)
+			run->t1 = n->end + off;
+	}
+	trace_run_free(&tmp);
+	run->prescanned = true;
+}
+
+void trace_run_free(struct trace_run *run)
+{
+	for (size_t i = 0; i < run->nnodes; i++) {
+		free(run->nodes[i]->profile);
+		free(run->nodes[i]->name);
+		free(run->nodes[i]->host);
+		free(run->nodes[i]->file);
+		free(run->nodes[i]->pcap);
+		free(run->nodes[i]->stops);
+		free(run->nodes[i]);
+	}
+	for (size_t i = 0; i < run->nprocs; i++) {
+		for (size_t k = 0; k < run->procs[i]->nmods; k++) {
+			free(run->procs[i]->mods[k].path);
+			free(run->procs[i]->mods[k].build_id);
+		}
+		free(run->procs[i]->mods);
+		free(run->procs[i]->exe);
+		free(run->procs[i]->status);
+		free(run->procs[i]->cwd);
+		free(run->procs[i]->reason);
+		free(run->procs[i]);
+	}
+	for (size_t i = 0; i < run->nthreads; i++) {
+		free(run->threads[i]->name);
+		free(run->threads[i]->exit);
+		free(run->threads[i]);
+	}
+	free(run->nodes);
+	free(run->procs);
+	free(run->threads);
+	memset(run, 0, sizeof(*run));
+}
