@@ -992,6 +992,28 @@ static void server_stopped(struct node *n)
 	}
 }
 
+/* A process that exited (its status says so) ended every thread it had:
+ * a thread with no end of its own was ended by that exit, as those the
+ * interposer saw at the exit were (one that started just then, say, a
+ * thread of jemalloc's started by the exit itself, had no time to be). */
+static void ended_by_exit(struct node *n)
+{
+	for (int i = 0; i < n->nprocs; i++) {
+		struct proc *p = &n->procs[i];
+		if (p->status < 0 || !WIFEXITED(p->status))
+			continue;
+		p->complete = 1;
+		for (int j = 0; j < p->nthr; j++) {
+			struct thr *t = &p->thr[j];
+			if (t->exit == TEXIT_NONE) {
+				t->exit = TEXIT_PROCESS;
+				t->complete = 1;
+			}
+			p->complete &= t->complete;
+		}
+	}
+}
+
 void resolve_node(struct node *n)
 {
 	struct resolver rs = { .n = n };
@@ -1003,6 +1025,7 @@ void resolve_node(struct node *n)
 		derive_proc(n, &n->procs[i]);
 	}
 	statuses_from_waits(n);
+	ended_by_exit(n);
 	if (n->server)
 		server_stopped(n);
 	find_gaps(n);
