@@ -742,6 +742,20 @@ static void sax_error(void *ctx, xmlErrorPtr e)
 	xmlStopParser(rd->ctxt);
 }
 
+/* A trace has no DOCTYPE: entities would let a file name other files
+ * (read as root) or expand without bound. */
+static void sax_doctype(void *ctx, const xmlChar *name, const xmlChar *ext,
+			const xmlChar *sys)
+{
+	struct rd *rd = ((xmlParserCtxtPtr)ctx)->_private;
+
+	(void)name;
+	(void)ext;
+	(void)sys;
+	die_at(2, rd->file, line(rd), "a DOCTYPE is not allowed in a trace "
+	       "(entities could read other files)");
+}
+
 static void quiet(void *ctx, const char *msg, ...)
 {
 }
@@ -825,9 +839,10 @@ static void parse_one(struct rd *rd)
 	sax.startElementNs = sax_start;
 	sax.endElementNs = sax_end;
 	sax.serror = sax_error;
+	sax.internalSubset = sax_doctype;
 	if (rd->ops->strict && !rd->prescan)
 		sax.characters = sax.cdataBlock = sax_text;
-	ctxt = xmlCreateURLParserCtxt(rd->file, XML_PARSE_NONET | XML_PARSE_NOENT);
+	ctxt = xmlCreateURLParserCtxt(rd->file, XML_PARSE_NONET);
 	if (!ctxt)
 		die_at(2, rd->file, 0, "cannot open as XML");
 	xmlFree(ctxt->sax);

@@ -42,6 +42,10 @@ refused nandur.xml 'nandur.xml:18: <compute> dur="NaN" is not a number of second
 sed 's/start="0.300000000" end="0.400000000"/start="-0.300000000" end="0.400000000"/' "$B" > negtime.xml
 refused negtime.xml 'negtime.xml:36: <io> start="-0.300000000" is negative'
 
+# entities would read other files (as root): no DOCTYPE at all
+{ head -n 1 "$B"; echo '<!DOCTYPE trace [<!ENTITY e SYSTEM "/etc/passwd">]>'; tail -n +2 "$B"; } > doctype.xml
+refused doctype.xml 'doctype.xml:2: a DOCTYPE is not allowed in a trace (entities could read other files)'
+
 sed 's/trace version="1"/trace version="2"/' "$B" > v2.xml
 refused v2.xml 'v2.xml:4: trace version 2 is newer than this Island reads (1)'
 
