@@ -375,8 +375,9 @@ void sess_before_close(int fd)
 	errno = e;
 }
 
-/* After a record: number it if it is I/O, note the node's tries and
- * progress, and log the waits a hold before it found. */
+/* After a record: the thread is out of its call; number the record if it
+ * is I/O (a held call with the number its hold reserved), and note the
+ * node's tries and progress. */
 void sess_record(struct tstate *t, struct rec *r)
 {
 	if (t->sslot)
