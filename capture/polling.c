@@ -109,15 +109,29 @@ static void mark_retries(struct tr_node *n)
 	}
 	for (size_t i = 0; i < n->nio; i++) {
 		struct tr_io *io = &n->io[i];
-		if (io->proc < 0 || io->poll != POLL_NONE)
-			continue;
-		int mark = retry[io->proc];
-		for (size_t k = 0; k < nspan && !mark; k++)
-			mark = n->procs[io->proc].pid == span[k].pid &&
-			       io->end >= span[k].from && io->end <= span[k].to;
-		if (mark)
+		if (io->proc >= 0 && retry[io->proc] && io->poll == POLL_NONE)
 			io->poll = POLL_RETRY;
 	}
+	/* the parent's own I/O between the tries: a process's I/Os are
+	 * together in trace order, so each span looks at its parent's only */
+	size_t *first = xcalloc(n->nprocs + 1, sizeof(size_t)), *last = xcalloc(n->nprocs + 1, sizeof(size_t));
+	for (size_t i = n->nio; i-- > 0;)
+		if (n->io[i].proc >= 0) {
+			first[n->io[i].proc] = i;
+			if (!last[n->io[i].proc])
+				last[n->io[i].proc] = i + 1;
+		}
+	for (size_t k = 0; k < nspan; k++)
+		for (size_t q = 0; q < n->nprocs; q++) {
+			if (n->procs[q].pid != span[k].pid)
+				continue;
+			for (size_t i = first[q]; i < last[q]; i++)
+				if (n->io[i].proc == (int)q && n->io[i].poll == POLL_NONE &&
+				    n->io[i].end >= span[k].from && n->io[i].end <= span[k].to)
+					n->io[i].poll = POLL_RETRY;
+		}
+	free(first);
+	free(last);
 	free(span);
 	free(retry);
 }

@@ -425,6 +425,62 @@ static void test_sesskey_unhex(void)
 	CU_ASSERT(sesskey_unhex("0ag0", b, 2) == -1);
 }
 
+/* Polling marks (capture/polling.c) on a shell's retry loop: a curl that
+ * failed (its attempt's socket and close, its refused connect), the sleep
+ * and the PATH search between the tries, a repeated look, /proc. */
+static void test_polling(void)
+{
+	static const char doc[] =
+		"<trace version=\"1\">\n<node name=\"cli\" end=\"9\">\n"
+		"<process pid=\"10\" ppid=\"1\" exe=\"/bin/sh\" start=\"0\" end=\"9\" status=\"exit:0\">\n"
+		"<thread tid=\"10\" start=\"0\" end=\"9\">\n"
+		"<io seq=\"1\" api=\"stat\" res=\"filemeta\" start=\"0.1\" end=\"0.1\" path=\"/usr/bin/curl\"/>\n"
+		"<io seq=\"6\" api=\"stat\" res=\"filemeta\" start=\"2.5\" end=\"2.5\" path=\"/usr/bin/sleep\"/>\n"
+		"<io seq=\"9\" api=\"write\" res=\"filewrite\" start=\"8\" end=\"8\" fd=\"1\" amount=\"3\" path=\"/o\"/>\n"
+		"</thread></process>\n"
+		"<process pid=\"11\" ppid=\"10\" exe=\"/usr/bin/curl\" start=\"1\" end=\"2\" status=\"exit:7\">\n"
+		"<thread tid=\"11\" start=\"1\" end=\"2\">\n"
+		"<io seq=\"2\" api=\"open\" res=\"filemeta\" start=\"1.1\" end=\"1.1\" fd=\"3\" path=\"/etc/curlrc\"/>\n"
+		"<io seq=\"3\" api=\"socket\" res=\"netmeta\" start=\"1.2\" end=\"1.2\" fd=\"4\" peer=\"1.2.3.4:80\"/>\n"
+		"<io seq=\"4\" api=\"connect\" res=\"netmeta\" start=\"1.3\" end=\"1.3\" fd=\"4\" peer=\"1.2.3.4:80\" result=\"-1\" errno=\"ECONNREFUSED\"/>\n"
+		"<io seq=\"5\" api=\"close\" res=\"filemeta\" start=\"1.4\" end=\"1.4\" fd=\"4\" peer=\"1.2.3.4:80\"/>\n"
+		"</thread></process>\n"
+		"<process pid=\"12\" ppid=\"10\" exe=\"/usr/bin/sleep\" start=\"3\" end=\"4\" status=\"exit:0\">\n"
+		"<thread tid=\"12\" start=\"3\" end=\"4\"></thread></process>\n"
+		"<process pid=\"13\" ppid=\"10\" exe=\"/usr/bin/curl\" start=\"5\" end=\"7\" status=\"exit:0\">\n"
+		"<thread tid=\"13\" start=\"5\" end=\"7\">\n"
+		"<io seq=\"7\" api=\"stat\" res=\"filemeta\" start=\"5.1\" end=\"5.1\" path=\"/etc\"/>\n"
+		"<io seq=\"8\" api=\"stat\" res=\"filemeta\" start=\"5.2\" end=\"5.2\" path=\"/etc\"/>\n"
+		"<io seq=\"10\" api=\"open\" res=\"filemeta\" start=\"5.3\" end=\"5.3\" fd=\"3\" path=\"/proc/self/stat\"/>\n"
+		"<io seq=\"11\" api=\"connect\" res=\"netmeta\" start=\"5.4\" end=\"5.4\" fd=\"4\" peer=\"1.2.3.4:80\" result=\"-1\" errno=\"EINPROGRESS\"/>\n"
+		"</thread></process>\n</node>\n</trace>\n";
+	/* by seq: 1 none; 2-5 a failed curl run again: 4 fail, 3 and 5 its
+	 * attempt's socket and close, 2 retry; 6 retry (the parent's PATH
+	 * search between the tries); 7 none; 8 repeat; 9 none; 10 kernel;
+	 * 11 none (EINPROGRESS is no failure) */
+	static const char *const want[] = { "", "", "retry", "attempt", "fail", "attempt",
+		"retry", "", "repeat", "", "kernel", "" };
+	char path[] = "/tmp/island-poll-XXXXXX";
+	struct tr_node *nodes, *n;
+	int nn, fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, doc, sizeof(doc) - 1) == (ssize_t)(sizeof(doc) - 1));
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(trace_scan(path, &nodes, &nn), 0);
+	n = trace_node(nodes, nn, "cli");
+	CU_ASSERT_FATAL(n != NULL);
+	CU_ASSERT_EQUAL_FATAL(n->nio, 11);
+	for (size_t i = 0; i < n->nio; i++) {
+		CU_ASSERT_EQUAL(n->io[i].seq, i + 1);
+		if (strcmp(polling_name(n->io[i].poll), want[i + 1]))
+			fprintf(stderr, "seq %zu: %s, want %s\n", i + 1, polling_name(n->io[i].poll), want[i + 1]);
+		CU_ASSERT_STRING_EQUAL(polling_name(n->io[i].poll), want[i + 1]);
+	}
+	trace_scan_free(nodes, nn);
+	unlink(path);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -447,5 +503,6 @@ int main(void)
 	CU_add_test(s, "spool_huge_fd", test_spool_huge_fd);
 	CU_add_test(s, "spool_stray_obj", test_spool_stray_obj);
 	CU_add_test(s, "sesskey_unhex", test_sesskey_unhex);
+	CU_add_test(s, "polling", test_polling);
 	return unit_run("capture") ? 1 : 0;
 }
