@@ -842,7 +842,9 @@ static void parse_one(struct rd *rd)
 	sax.internalSubset = sax_doctype;
 	if (rd->ops->strict && !rd->prescan)
 		sax.characters = sax.cdataBlock = sax_text;
-	ctxt = xmlCreateURLParserCtxt(rd->file, XML_PARSE_NONET);
+	/* NOENT decodes character references in attributes; with no DOCTYPE
+	 * allowed (sax_doctype) no entity can be declared to substitute */
+	ctxt = xmlCreateURLParserCtxt(rd->file, XML_PARSE_NONET | XML_PARSE_NOENT);
 	if (!ctxt)
 		die_at(2, rd->file, 0, "cannot open as XML");
 	xmlFree(ctxt->sax);
