@@ -29,20 +29,57 @@ struct mnode {
 	size_t nwaits, nsignals, cw, cs;
 };
 
-/* What must match between passes: the call, its resource class and the
- * file it named (the pass's scratch directory set aside); socket peers
- * differ from pass to pass (ports), so only their kind counts. */
-static char *io_key(const char *what, const char *scratch)
+/* Open MPI's own files (its session directory $TMPDIR/ompi.HOST.UID/,
+ * the shared-memory segments /dev/shm/vader_segment.HOST.JOB.RANK) are
+ * named after the job's ids, new in every pass: from where such a name
+ * begins, runs of digits are set aside. */
+static const char *ompi_names(const char *path)
 {
-	char api[64], res[32], target[4096] = "";
+	static const char *const marks[] = { "/ompi.", "/vader_segment." };
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		const char *m = strstr(path, marks[i]);
+		if (m)
+			return m;
+	}
+	return NULL;
+}
+
+/* What must match between passes: the call, its resource class and the
+ * file it named (the pass's scratch directory set aside, the pid of its
+ * mpirun and the job's ids in Open MPI's file names: ompi_names);
+ * socket peers differ from pass to pass (ports), so only their kind
+ * counts. */
+static char *io_key(const char *what, const struct pass *p)
+{
+	char api[64], res[32], target[4096] = "", pid[24], out[4200];
 
 	sscanf(what, "%63s %31s %4095[^\n]", api, res, target);
-	size_t sl = strlen(scratch);
-	if (target[0] == '/' && !strncmp(target, scratch, sl))
-		return xasprintf("%s %s ${SCRATCH}%s", api, res, target + sl);
-	if (target[0] == '/')
-		return xasprintf("%s %s %s", api, res, target);
-	return xasprintf("%s %s", api, res);
+	if (target[0] != '/')
+		return xasprintf("%s %s", api, res);
+	size_t sl = strlen(p->scratch), pl = 0, n = 0;
+	const char *t = target;
+	if (!strncmp(t, p->scratch, sl)) {
+		n = (size_t)snprintf(out, sizeof(out), "${SCRATCH}");
+		t += sl;
+	}
+	if (p->mpirun > 0)
+		pl = (size_t)snprintf(pid, sizeof(pid), "%ld", (long)p->mpirun);
+	const char *ids = ompi_names(t);
+	for (; *t && n + 16 < sizeof(out); t++) {
+		int edge = t == target || !(t[-1] >= '0' && t[-1] <= '9');
+		if (ids && t >= ids && *t >= '0' && *t <= '9') {
+			if (edge)
+				out[n++] = '#';
+		} else if (pl && edge && !strncmp(t, pid, pl) && !(t[pl] >= '0' && t[pl] <= '9')) {
+			n += (size_t)snprintf(out + n, sizeof(out) - n, "${MPIRUN}");
+			t += pl - 1;
+		} else {
+			out[n++] = *t;
+		}
+	}
+	out[n] = 0;
+	return xasprintf("%s %s %s", api, res, out);
 }
 
 /* Copy file `from` to `to` (replacing it); 0 or -1 with errno. */
@@ -327,8 +364,8 @@ static int check_same(const char *node, struct pass *base, const struct pnode *a
 				return -1;
 			}
 			uint64_t sa = x->io[x->first[i]].seq, sb = y->io[y->first[i]].seq;
-			char *ka = io_key(io_of(a->me, sa)->what, base->scratch);
-			char *kb = io_key(io_of(b->me, sb)->what, p->scratch);
+			char *ka = io_key(io_of(a->me, sa)->what, base);
+			char *kb = io_key(io_of(b->me, sb)->what, p);
 			int same = !strcmp(ka, kb);
 			if (!same)
 				warnx("node %s: I/O %llu differs between the %s pass (%s) and the "
