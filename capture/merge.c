@@ -144,8 +144,10 @@ static int copy_pcaps(const struct pass *base, char **names, int n, const char *
  * compared thread by thread (the order in which a node's threads
  * interleave depends on timing, as polling does): a node's streams are
  * its threads that have I/Os other than polling, in trace order, each
- * the list of those I/Os (a run of receives on one descriptor counting as
- * one). A wait found in a pass is moved onto the same place of the same
+ * the list of those I/Os (a run of receives, or of reads, on one
+ * descriptor counting as one), its receives apart from its other I/Os: on a socket the two
+ * directions are independent, and whether a thread sends before or after
+ * a message arrives is timing (Open MPI's PMIx thread). A wait found in a pass is moved onto the same place of the same
  * stream in the base pass.
  */
 struct sio {
@@ -183,6 +185,15 @@ static int is_recv(const struct tr_io *io)
 	return sp && !strncmp(sp, " netrecv ", 9);
 }
 
+/* Receives, and reads of a file: how many calls a run of them takes
+ * depends on the sender's timing, or on the file's content then (the
+ * system's /proc files: network interfaces come and go). */
+static int is_read(const struct tr_io *io)
+{
+	const char *sp = strchr(io->what, ' ');
+	return sp && (!strncmp(sp, " netrecv ", 9) || !strncmp(sp, " fileread ", 10));
+}
+
 static void add(struct stream *st, const struct tr_io *io, const struct tr_io *prev)
 {
 	size_t j = st->n;
@@ -192,8 +203,10 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	e->seq = io->seq;
 	e->amt = io->amount > 0 ? io->amount : 0;
 	/* a run of receives on one socket or pipe is one place: how the
-	 * bytes arrive in pieces depends on the sender's timing */
-	if (j && prev && is_recv(prev) && is_recv(io) && prev->fd == io->fd) {
+	 * bytes arrive in pieces depends on the sender's timing; so is a
+	 * run of reads of one file (its content may differ: /proc) */
+	if (j && prev && is_read(prev) && is_read(io) && prev->fd == io->fd &&
+	    is_recv(prev) == is_recv(io)) {
 		e->place = e[-1].place;
 		e->off = e[-1].off + e[-1].amt;
 	} else {
@@ -205,6 +218,12 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	st->n++;
 }
 
+/* A thread's receives are one stream, its other I/Os another. */
+static int stream_key(const struct tr_io *io)
+{
+	return io->thr * 2 + is_recv(io);
+}
+
 static void make_streams(struct pnode *pn)
 {
 	struct tr_node *m = pn->me;
@@ -213,7 +232,7 @@ static void make_streams(struct pnode *pn)
 
 	for (size_t k = 0; k < m->nio; k++)
 		if (!m->io[k].poll)
-			thr[nthr++] = m->io[k].thr;
+			thr[nthr++] = stream_key(&m->io[k]);
 	qsort(thr, nthr, sizeof(int), cmp_int);
 	size_t u = 0;
 	for (size_t k = 0; k < nthr; k++)
@@ -228,7 +247,8 @@ static void make_streams(struct pnode *pn)
 		pn->st_of[k] = -1;
 		if (m->io[k].poll)
 			continue;
-		int *hit = bsearch(&m->io[k].thr, thr, u, sizeof(int), cmp_int);
+		int key = stream_key(&m->io[k]);
+		int *hit = bsearch(&key, thr, u, sizeof(int), cmp_int);
 		size_t s = (size_t)(hit - thr);
 		pn->st_of[k] = (int)s;
 		pn->pos[k] = pn->st[s].n;
@@ -345,8 +365,9 @@ static int check_same(const char *node, struct pass *base, const struct pnode *a
 		      struct pass *p, const struct pnode *b)
 {
 	if (a->nst != b->nst) {
-		warnx("node %s: %zu threads made I/O (polling set aside) in the %s pass and "
-		      "%zu in the %s pass: the application's I/O is not deterministic",
+		warnx("node %s: %zu threads made I/O (polling set aside; receives and other "
+		      "I/O apart) in the %s pass and %zu in the %s pass: the application's I/O "
+		      "is not deterministic",
 		      node, a->nst, base->name, b->nst, p->name);
 		return -1;
 	}
@@ -357,7 +378,7 @@ static int check_same(const char *node, struct pass *base, const struct pnode *a
 			if (i == n) {
 				if (x->nplaces == y->nplaces)
 					break;
-				warnx("node %s: its thread %zu issued %zu I/Os (polling set aside) in "
+				warnx("node %s: its stream %zu issued %zu I/Os (polling set aside) in "
 				      "the %s pass and %zu in the %s pass: the application's I/O "
 				      "is not deterministic", node, s + 1, x->nplaces, base->name,
 				      y->nplaces, p->name);
