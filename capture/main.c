@@ -335,6 +335,30 @@ static const char *mpi_rank_name(void)
 	return NULL;
 }
 
+/* Under mpirun, may this rank's messages to ranks on its host go through
+ * shared memory, with no call we see? Unless Open MPI is told to use
+ * only other transports: the ob1 PML (UCX carries on-node messages in
+ * shared memory too) with a BTL list naming no shared-memory one (vader;
+ * sm and smcuda, its other names). A rank alone on its host has no such
+ * peer. */
+static const char *mpi_unseen(void)
+{
+	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	const char *btl = getenv("OMPI_MCA_btl"), *pml = getenv("OMPI_MCA_pml");
+
+	if (!getenv("OMPI_COMM_WORLD_RANK") || (local && atoi(local) < 2))
+		return NULL;
+	if (!pml || strcmp(pml, "ob1") || !btl || btl[0] == '^')
+		return "shared-memory";
+	char list[256];
+	snprintf(list, sizeof(list), ",%s,", btl);
+	static const char *const shm[] = { ",vader,", ",sm,", ",smcuda," };
+	for (size_t i = 0; i < sizeof(shm) / sizeof(shm[0]); i++)
+		if (strstr(list, shm[i]))
+			return "shared-memory";
+	return NULL;
+}
+
 /* The watchdog's maximum: given, or from an unthrottled trace times the
  * factor (at least 1 ms: below that, scheduling noise looks like
  * blocking), or 0.1 s. */
@@ -681,6 +705,7 @@ int main(int argc, char **argv)
 	ro.spool = abs;
 	n.name = node;
 	n.server = server;
+	n.unseen = mpi_unseen();
 	n.host = host;
 	n.argv = argv + optind;
 	n.argc = argc - optind;
