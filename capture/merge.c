@@ -242,18 +242,24 @@ static void make_streams(struct pnode *pn)
 	pn->st = xcalloc(u + 1, sizeof(*pn->st));
 	pn->st_of = xcalloc(m->nio + 1, sizeof(int));
 	pn->pos = xcalloc(m->nio + 1, sizeof(size_t));
-	const struct tr_io **last = xcalloc(u + 1, sizeof(*last));
+	/* a run of receives is one of its thread's I/Os after another (a
+	 * send between them ends it), whichever stream they go to */
+	int maxthr = 0;
+	for (size_t k = 0; k < m->nio; k++)
+		if (m->io[k].thr > maxthr)
+			maxthr = m->io[k].thr;
+	const struct tr_io **last = xcalloc((size_t)maxthr + 2, sizeof(*last));
 	for (size_t k = 0; k < m->nio; k++) {
 		pn->st_of[k] = -1;
 		if (m->io[k].poll)
 			continue;
-		int key = stream_key(&m->io[k]);
+		int key = stream_key(&m->io[k]), th = m->io[k].thr < 0 ? maxthr + 1 : m->io[k].thr;
 		int *hit = bsearch(&key, thr, u, sizeof(int), cmp_int);
 		size_t s = (size_t)(hit - thr);
 		pn->st_of[k] = (int)s;
 		pn->pos[k] = pn->st[s].n;
-		add(&pn->st[s], &m->io[k], last[s]);
-		last[s] = &m->io[k];
+		add(&pn->st[s], &m->io[k], last[th]);
+		last[th] = &m->io[k];
 	}
 	free(last);
 	free(thr);
