@@ -152,6 +152,8 @@ static int copy_pcaps(const struct pass *base, char **names, int n, const char *
  */
 struct sio {
 	uint64_t seq;
+	int fd, eof;                 /* eof: an end of stream, joined to its
+					descriptor's last receive */
 	size_t place;
 	int64_t off, amt;            /* bytes before it in its place, its bytes */
 };
@@ -205,7 +207,21 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	/* a run of receives on one socket or pipe is one place: how the
 	 * bytes arrive in pieces depends on the sender's timing; so is a
 	 * run of reads of one file (its content may differ: /proc) */
-	if (j && prev && is_read(prev) && is_read(io) && prev->fd == io->fd &&
+	size_t eof = j;
+	/* an end of stream joins the descriptor's last receive: whether a
+	 * thread reads the end before closing its side is timing (Open MPI
+	 * ranks close their connections together in MPI_Finalize) */
+	if (is_recv(io) && io->amount == 0)
+		while (eof > 0 && st->io[eof - 1].fd != io->fd)
+			eof--;
+	e->seq = io->seq;
+	e->fd = io->fd;
+	e->eof = 0;
+	if (eof > 0 && is_recv(io) && io->amount == 0) {
+		e->eof = 1;
+		e->place = st->io[eof - 1].place;
+		e->off = st->io[eof - 1].off + st->io[eof - 1].amt;
+	} else if (j && prev && is_read(prev) && is_read(io) && prev->fd == io->fd &&
 	    is_recv(prev) == is_recv(io)) {
 		e->place = e[-1].place;
 		e->off = e[-1].off + e[-1].amt;
@@ -242,8 +258,9 @@ static void make_streams(struct pnode *pn)
 	pn->st = xcalloc(u + 1, sizeof(*pn->st));
 	pn->st_of = xcalloc(m->nio + 1, sizeof(int));
 	pn->pos = xcalloc(m->nio + 1, sizeof(size_t));
-	/* a run of receives is one of its thread's I/Os after another (a
-	 * send between them ends it), whichever stream they go to */
+	/* a run of receives is one of its thread's I/Os after another (an
+	 * I/O on another descriptor between them ends it), whichever stream
+	 * they go to */
 	int maxthr = 0;
 	for (size_t k = 0; k < m->nio; k++)
 		if (m->io[k].thr > maxthr)
@@ -259,7 +276,11 @@ static void make_streams(struct pnode *pn)
 		pn->st_of[k] = (int)s;
 		pn->pos[k] = pn->st[s].n;
 		add(&pn->st[s], &m->io[k], last[th]);
-		last[th] = &m->io[k];
+		/* a send on the descriptor being received from does not end
+		 * the run: a request written while the answer arrives (PMIx) */
+		if (!(last[th] && is_recv(last[th]) && !is_read(&m->io[k]) &&
+		      last[th]->fd == m->io[k].fd))
+			last[th] = &m->io[k];
 	}
 	free(last);
 	free(thr);
@@ -359,6 +380,12 @@ static uint64_t to_base(const struct pnode *pn, const struct pnode *base, uint64
 	const struct sio *x = &ps->io[pn->pos[f]];
 	if (x->place >= bs->nplaces)
 		return 0;
+	if (x->eof) {                /* the same end of stream, if it was read */
+		for (size_t i = 0; i < bs->n; i++)
+			if (bs->io[i].eof && bs->io[i].place == x->place)
+				return bs->io[i].seq;
+		return 0;
+	}
 	size_t b = bs->first[x->place];
 	while (b + 1 < bs->n && bs->io[b + 1].place == x->place &&
 	       bs->io[b].off + bs->io[b].amt <= x->off)
