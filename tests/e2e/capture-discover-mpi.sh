@@ -8,6 +8,23 @@
 # at most 3x the unthrottled one. Over shared memory (btl vader,self) the
 # messages are no calls: the trace and island-analyze deps say so.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
+# bad <mpi> elements: one line naming file:line, exit 2, before anything runs
+bad() {
+	printf '<cluster version="1">\n%s\n</cluster>\n' "$1" > bad.cluster.xml
+	"$CAPTURE" --cluster bad.cluster.xml -o bad.xml 2> bad.err && fail "accepted: $1"
+	expect_eq "error for $1" "$(cat bad.err)" "$2"
+}
+bad '<mpi np="0"><arg>x</arg></mpi>' \
+	'bad.cluster.xml:2: <mpi np="0">: the number of ranks, 1 to 64'
+bad '<mpi np="2" name="r"><arg>x</arg></mpi>' \
+	'bad.cluster.xml:2: <mpi name=...>: unknown attribute (np, cwd)'
+bad '<mpi np="2"><arg>${NODE}</arg></mpi>' \
+	"bad.cluster.xml:2: '\${NODE}' in <mpi>: every rank runs one command (take the rank from MPI)"
+bad '<mpi np="2"><arg>x</arg></mpi><node name="rank1"><arg>y</arg></node>' \
+	"bad.cluster.xml:2: node 'rank1' is listed twice (an <mpi> job's ranks are rank0, rank1...)"
+bad '<mpi np="2"><arg>x</arg></mpi><mpi np="2"><arg>x</arg></mpi>' \
+	'bad.cluster.xml:2: a second <mpi>: one job per cluster (its ranks are rank0, rank1...)'
+[ ! -e bad.xml ] || fail "a trace was written for a bad cluster file"
 command -v mpirun >/dev/null || { echo "mpirun not installed"; exit 77; }
 [ -x "$APPS/mpiring" ] || { echo "tests/apps/mpi not built (no mpicc)"; exit 77; }
 [ -x /usr/bin/python3 ] || { echo "needs /usr/bin/python3"; exit 77; }
