@@ -208,23 +208,25 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	 * bytes arrive in pieces depends on the sender's timing; so is a
 	 * run of reads of one file (its content may differ: /proc) */
 	size_t eof = j;
-	/* an end of stream joins the descriptor's last receive: whether a
-	 * thread reads the end before closing its side is timing (Open MPI
-	 * ranks close their connections together in MPI_Finalize) */
-	if (is_recv(io) && io->amount == 0)
+	int run = j && prev && is_read(prev) && is_read(io) && prev->fd == io->fd &&
+		  is_recv(prev) == is_recv(io);
+	/* an end of stream read apart from its run joins the descriptor's
+	 * last receive: whether a thread reads the end before closing its
+	 * side is timing (Open MPI ranks close their connections together in
+	 * MPI_Finalize) */
+	if (!run && is_recv(io) && io->amount == 0)
 		while (eof > 0 && st->io[eof - 1].fd != io->fd)
 			eof--;
 	e->seq = io->seq;
 	e->fd = io->fd;
 	e->eof = 0;
-	if (eof > 0 && is_recv(io) && io->amount == 0) {
+	if (run) {
+		e->place = e[-1].place;
+		e->off = e[-1].off + e[-1].amt;
+	} else if (eof > 0 && eof < j && is_recv(io) && io->amount == 0) {
 		e->eof = 1;
 		e->place = st->io[eof - 1].place;
 		e->off = st->io[eof - 1].off + st->io[eof - 1].amt;
-	} else if (j && prev && is_read(prev) && is_read(io) && prev->fd == io->fd &&
-	    is_recv(prev) == is_recv(io)) {
-		e->place = e[-1].place;
-		e->off = e[-1].off + e[-1].amt;
 	} else {
 		XGROW(st->first, st->pcap, st->nplaces + 1);
 		st->first[st->nplaces] = j;
