@@ -396,6 +396,17 @@ static void from_trace(struct deps *d, char **argv, int argc)
 			die(2, "a <wait> of node %s is not followed by an io with a seq",
 			    d->nodes[d->e[k].x].name);
 	seqs_check(d);
+	/* what the engine could not see: said on stderr, the tables stay
+	 * what they are (CSV, JSON) */
+	for (size_t i = 0; i < run.nnodes; i++)
+		if (run.nodes[i]->unseen && !strcmp(run.nodes[i]->unseen, "shared-memory"))
+			warnx("node %s: its MPI messages to ranks on its host may go through "
+			      "shared memory, with no call the capture sees: no dependency "
+			      "through them can be found (unseen=\"shared-memory\")",
+			      run.nodes[i]->name);
+		else if (run.nodes[i]->unseen)
+			warnx("node %s: unseen=\"%s\": dependencies through it cannot be found",
+			      run.nodes[i]->name, run.nodes[i]->unseen);
 	run_free(&run);
 }
 

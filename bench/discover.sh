@@ -27,8 +27,22 @@ for k in 1 2 3; do
 	known_redis="$known_redis srv:accept#$k<-cli:connect#$k srv:read#$((2 * k - 1))<-cli:send#$k cli:recv#$k<-srv:write#$k"
 done
 
+# the Open MPI token ring over TCP: rank r's receive of round k waits for
+# rank r-1's send of round k (the main threads' readv and writev)
+known_mpiring=
+for k in 1 2 3 4; do
+	known_mpiring="$known_mpiring rank1:readv@1#$k<-rank0:writev@1#$k rank2:readv@1#$k<-rank1:writev@1#$k"
+	known_mpiring="$known_mpiring rank0:readv@1#$k<-rank2:writev@1#$k"
+done
+
 printf '%-11s %3s %6s %9s %9s %6s %5s %7s %9s  %s\n' program run passes unthrottl "max pass" ratio deps recall precision "replay error per node"
-for prog in http redis retryranks; do
+progs="http redis retryranks"
+if [ -x build/tests/apps/mpiring ] && command -v mpirun >/dev/null; then
+	progs="$progs mpiring"
+else
+	echo "(mpiring: no mpirun or not built with mpicc: left out)"
+fi
+for prog in $progs; do
 	eval known=\$known_$prog
 	for run in $(seq "$RUNS"); do
 		if ! bin/island-capture --cluster "traces/$prog.cluster.xml" --discover --timeout 120 \

@@ -115,6 +115,8 @@ struct node {
 					    reference clock (across hosts) */
 	int has_clock_offset;
 	int server;                      /* --server: a SIGTERM is its planned end */
+	const char *unseen;              /* what moves between nodes without a
+					    call: "shared-memory" (mpi_unseen) */
 	struct cdep *waits, *signals;    /* sorted by seq */
 	size_t nwaits, nsignals;
 };

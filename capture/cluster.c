@@ -42,6 +42,8 @@ struct cnode {
 	int nrestr;
 	long line;
 	int server;                  /* role="server": stopped once the others exit */
+	int job;                     /* <mpi>: its rank0's index (one mpirun), or -1 */
+	int np;                      /* <mpi>, on rank0: the number of ranks */
 	/* per pass */
 	pid_t pid;
 	int status;
@@ -113,6 +115,94 @@ static int is(xmlNodePtr e, const char *name)
 	return e->type == XML_ELEMENT_NODE && !strcmp((const char *)e->name, name);
 }
 
+/* <arg>, <env> and <restrict> of a <node> or an <mpi> job. */
+static void load_command(const char *file, xmlNodePtr e, struct cnode *n)
+{
+	for (xmlNodePtr a = e->children; a; a = a->next) {
+		if (a->type != XML_ELEMENT_NODE)
+			continue;
+		if (is(a, "arg")) {
+			xmlChar *t = xmlNodeGetContent(a);
+			n->argv = xrealloc(n->argv, sizeof(char *) * (size_t)(n->argc + 2));
+			n->argv[n->argc++] = xstrdup((char *)t);
+			n->argv[n->argc] = NULL;
+			xmlFree(t);
+		} else if (is(a, "env")) {
+			char *k = prop(a, "name"), *v = prop(a, "value");
+			if (!k || !v)
+				die_at(2, file, xmlGetLineNo(a), "<env> needs name and value");
+			if (!env_name(k))
+				die_at(2, file, xmlGetLineNo(a), "<env name=\"%s\">: letters, "
+				       "digits and '_', not a digit first", k);
+			n->env = xrealloc(n->env, sizeof(char *) * (size_t)(n->nenv + 1));
+			n->env[n->nenv++] = xasprintf("%s=%s", k, v);
+			free(k);
+			free(v);
+		} else if (is(a, "restrict")) {
+			char *k = prop(a, "resource"), *v = prop(a, "value");
+			struct restrictions check = { 0 };
+			if (!k || !v)
+				die_at(2, file, xmlGetLineNo(a),
+				       "<restrict> needs resource and value");
+			restrict_set(&check, k, v, file, xmlGetLineNo(a));
+			n->restr = xrealloc(n->restr, sizeof(char *) * (size_t)(n->nrestr + 2));
+			n->restr[n->nrestr++] = xasprintf("--%s", k);
+			n->restr[n->nrestr++] = v;
+			free(k);
+		} else {
+			die_at(2, file, xmlGetLineNo(a),
+			       "unexpected <%s> in <%s> (arg, env, restrict)", a->name, e->name);
+		}
+	}
+}
+
+static struct cnode *add_node(struct cluster *c, xmlNodePtr e)
+{
+	c->nodes = xrealloc(c->nodes, sizeof(*c->nodes) * (size_t)(c->n + 1));
+	struct cnode *n = &c->nodes[c->n++];
+	memset(n, 0, sizeof(*n));
+	n->line = xmlGetLineNo(e);
+	n->job = -1;
+	return n;
+}
+
+/*
+ * <mpi np="N" cwd="DIR"> <arg>...</arg> <env .../> </mpi>: an Open MPI job,
+ * run as one `mpirun -n N island-capture ... -- COMMAND` in every pass; its
+ * ranks are the nodes rank0 .. rankN-1 (each rank's capture names itself
+ * after OMPI_COMM_WORLD_RANK).
+ */
+static void load_mpi(struct cluster *c, const char *file, xmlNodePtr e)
+{
+	char *np = prop(e, "np"), *end = NULL;
+	long k = np ? strtol(np, &end, 10) : 0;
+	long line = xmlGetLineNo(e);
+
+	if (!np || !*np || *end || k < 1 || k > SESS_NODES)
+		die_at(2, file, line, "<mpi np=\"%s\">: the number of ranks, 1 to %d",
+		       np ? np : "", SESS_NODES);
+	free(np);
+	for (xmlAttrPtr a = e->properties; a; a = a->next)
+		if (strcmp((const char *)a->name, "np") && strcmp((const char *)a->name, "cwd"))
+			die_at(2, file, line, "<mpi %s=...>: unknown attribute (np, cwd)", a->name);
+	int first = c->n;
+	struct cnode *r0 = add_node(c, e);
+	r0->cwd = prop(e, "cwd");
+	load_command(file, e, r0);
+	if (!r0->argc)
+		die_at(2, file, line, "<mpi> has no <arg> (the ranks' command)");
+	for (long r = 1; r < k; r++) {
+		struct cnode *n = add_node(c, e);
+		*n = c->nodes[first];    /* the same command: one mpirun */
+	}
+	for (long r = 0; r < k; r++) {
+		struct cnode *n = &c->nodes[first + r];
+		n->name = xasprintf("rank%ld", r);
+		n->job = first;
+		n->np = r ? 0 : (int)k;
+	}
+}
+
 static void load(struct cluster *c, const char *file)
 {
 	xmlDocPtr doc = xmlReadFile(file, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
@@ -140,12 +230,18 @@ static void load(struct cluster *c, const char *file)
 	for (xmlNodePtr e = root->children; e; e = e->next) {
 		if (e->type != XML_ELEMENT_NODE)
 			continue;
+		if (is(e, "mpi")) {
+			for (int i = 0; i < c->n; i++)
+				if (c->nodes[i].job >= 0)
+					die_at(2, file, xmlGetLineNo(e), "a second <mpi>: one job "
+					       "per cluster (its ranks are rank0, rank1...)");
+			load_mpi(c, file, e);
+			continue;
+		}
 		if (!is(e, "node"))
-			die_at(2, file, xmlGetLineNo(e), "unexpected <%s> (expected <node>)", e->name);
-		c->nodes = xrealloc(c->nodes, sizeof(*c->nodes) * (size_t)(c->n + 1));
-		struct cnode *n = &c->nodes[c->n++];
-		memset(n, 0, sizeof(*n));
-		n->line = xmlGetLineNo(e);
+			die_at(2, file, xmlGetLineNo(e), "unexpected <%s> (expected <node> or <mpi>)",
+			       e->name);
+		struct cnode *n = add_node(c, e);
 		n->name = prop(e, "name");
 		n->cwd = prop(e, "cwd");
 		n->address = prop(e, "address");
@@ -162,9 +258,6 @@ static void load(struct cluster *c, const char *file)
 		if (!n->name || !safe_name(n->name, 32))
 			die_at(2, file, n->line, "node name \"%s\": 1 to 32 letters, digits, "
 			       "'_', '-' or '.' (not first)", n->name ? n->name : "");
-		for (int i = 0; i < c->n - 1; i++)
-			if (!strcmp(c->nodes[i].name, n->name))
-				die_at(2, file, n->line, "node '%s' is listed twice", n->name);
 		if (n->address && !ipv4_prefix(n->address))
 			die_at(2, file, n->line, "node '%s': address \"%s\" is not A.B.C.D/LEN "
 			       "(LEN 8 to 30)", n->name, n->address);
@@ -172,47 +265,19 @@ static void load(struct cluster *c, const char *file)
 			die_at(2, file, n->line, "node '%s': netns needs address=\"A.B.C.D/LEN\"",
 			       n->name);
 		c->have_netns |= n->netns;
-		for (xmlNodePtr a = e->children; a; a = a->next) {
-			if (a->type != XML_ELEMENT_NODE)
-				continue;
-			if (is(a, "arg")) {
-				xmlChar *t = xmlNodeGetContent(a);
-				n->argv = xrealloc(n->argv, sizeof(char *) * (size_t)(n->argc + 2));
-				n->argv[n->argc++] = xstrdup((char *)t);
-				n->argv[n->argc] = NULL;
-				xmlFree(t);
-			} else if (is(a, "env")) {
-				char *k = prop(a, "name"), *v = prop(a, "value");
-				if (!k || !v)
-					die_at(2, file, xmlGetLineNo(a), "<env> needs name and value");
-				if (!env_name(k))
-					die_at(2, file, xmlGetLineNo(a), "<env name=\"%s\">: letters, "
-					       "digits and '_', not a digit first", k);
-				n->env = xrealloc(n->env, sizeof(char *) * (size_t)(n->nenv + 1));
-				n->env[n->nenv++] = xasprintf("%s=%s", k, v);
-				free(k);
-				free(v);
-			} else if (is(a, "restrict")) {
-				char *k = prop(a, "resource"), *v = prop(a, "value");
-				struct restrictions check = { 0 };
-				if (!k || !v)
-					die_at(2, file, xmlGetLineNo(a),
-					       "<restrict> needs resource and value");
-				restrict_set(&check, k, v, file, xmlGetLineNo(a));
-				n->restr = xrealloc(n->restr, sizeof(char *) * (size_t)(n->nrestr + 2));
-				n->restr[n->nrestr++] = xasprintf("--%s", k);
-				n->restr[n->nrestr++] = v;
-				free(k);
-			} else {
-				die_at(2, file, xmlGetLineNo(a),
-				       "unexpected <%s> in <node> (arg, env, restrict)", a->name);
-			}
-		}
+		load_command(file, e, n);
 		if (!n->argc)
 			die_at(2, file, n->line, "node '%s' has no <arg> (its command)", n->name);
 	}
 	if (!c->n)
 		die_at(2, file, xmlGetLineNo(root), "no <node> in the cluster");
+	for (int i = 0; i < c->n; i++)
+		for (int k = 0; k < i; k++)
+			if (!strcmp(c->nodes[i].name, c->nodes[k].name))
+				die_at(2, file, c->nodes[i].line, "node '%s' is listed twice%s",
+				       c->nodes[i].name, c->nodes[i].job >= 0 ||
+				       c->nodes[k].job >= 0 ? " (an <mpi> job's ranks are rank0, "
+				       "rank1...)" : "");
 	int clients = 0;
 	for (int i = 0; i < c->n; i++)
 		clients += !c->nodes[i].server;
@@ -255,6 +320,10 @@ static char *subst(struct cluster *c, struct pass *p, int idx, const char *in)
 				die_at(2, c->file, c->nodes[idx].line, "unterminated ${ in '%s'", in);
 			size_t k = (size_t)(end - s - 2);
 			const char *name = s + 2;
+			if (c->nodes[idx].job >= 0 && ((k == 4 && !strncmp(name, "NODE", 4)) ||
+						      (k == 5 && !strncmp(name, "INDEX", 5))))
+				die_at(2, c->file, c->nodes[idx].line, "'%.*s' in <mpi>: every rank "
+				       "runs one command (take the rank from MPI)", (int)k + 3, s);
 			if (k == 4 && !strncmp(name, "NODE", 4))
 				v = c->nodes[idx].name;
 			else if (k == 5 && !strncmp(name, "INDEX", 5))
@@ -396,17 +465,38 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 {
 	struct cnode *n = &c->nodes[i];
 	char *args[64 + n->argc + n->nrestr];
-	int k = 0;
-	char wd[64], out[4096];
+	int k = 0, mpi = n->job >= 0;
+	char wd[64], out[4096], np[16];
 
-	snprintf(out, sizeof(out), "%s/%s.xml", p->dir, n->name);
-	args[k++] = (char *)o->self;
-	args[k++] = "--session";
-	args[k++] = p->session;
-	args[k++] = "-n";
-	args[k++] = n->name;
-	args[k++] = "-o";
-	args[k++] = out;
+	if (mpi && n->job != i) {    /* its rank0 ran the job's mpirun */
+		n->pid = c->nodes[n->job].pid;
+		n->status = -1;
+		return;
+	}
+	if (mpi) {
+		/* one mpirun for every rank: the same capture options for all,
+		 * each rank's capture names itself rankN, writes DIR/rankN.xml
+		 * and finds its watchdog maximum in the unthrottled DIR */
+		snprintf(np, sizeof(np), "%d", n->np);
+		args[k++] = "mpirun";
+		args[k++] = "--oversubscribe";
+		args[k++] = "-n";
+		args[k++] = np;
+		args[k++] = (char *)o->self;
+		args[k++] = "--session";
+		args[k++] = p->session;
+		args[k++] = "--output-dir";
+		args[k++] = p->dir;
+	} else {
+		snprintf(out, sizeof(out), "%s/%s.xml", p->dir, n->name);
+		args[k++] = (char *)o->self;
+		args[k++] = "--session";
+		args[k++] = p->session;
+		args[k++] = "-n";
+		args[k++] = n->name;
+		args[k++] = "-o";
+		args[k++] = out;
+	}
 	if (strcmp(session_dir, "/dev/shm")) {
 		args[k++] = "--session-dir";
 		args[k++] = (char *)session_dir;
@@ -427,8 +517,17 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 		args[k++] = "--hold-timeout";
 		args[k++] = hold;
 		snprintf(wd, sizeof(wd), "%.6f", n->max_gap);
-		args[k++] = "--watchdog";
-		args[k++] = wd;
+		if (mpi) {
+			static char factor[32];
+			snprintf(factor, sizeof(factor), "%g", o->factor);
+			args[k++] = "--watchdog-from";
+			args[k++] = (char *)p->watchdog_dir;
+			args[k++] = "--watchdog-factor";
+			args[k++] = factor;
+		} else {
+			args[k++] = "--watchdog";
+			args[k++] = wd;
+		}
 	}
 	if (n->server)
 		args[k++] = "--server";
@@ -475,12 +574,25 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 			}
 			close(fd);
 		}
+		if (mpi) {
+			/* Open MPI refuses root unless told twice */
+			if (geteuid() == 0) {
+				setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+				setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+			}
+			execvp(args[0], args);
+			fprintf(stderr, "island-capture: node %s: mpirun: %s\n", n->name,
+				strerror(errno));
+			_exit(127);
+		}
 		execv(o->self, args);
 		fprintf(stderr, "island-capture: %s: %s\n", o->self, strerror(errno));
 		_exit(127);
 	}
 	setpgid(pid, pid);
 	n->pid = pid;
+	if (mpi)
+		p->mpirun = pid;
 	n->status = -1;
 }
 
@@ -729,6 +841,7 @@ int cluster_run(struct cluster_opts *o)
 				goto out;
 			char *pname = xasprintf("throttle-%s", tn);
 			struct pass *p = new_pass(&c, basedir, pname, tn);
+			p->watchdog_dir = first->dir;
 			fprintf(stderr, "island-capture: %s: pass throttling %s (period %d)\n",
 				o->file, tn, o->period);
 			if (run_pass(&c, o, p) < 0) {

@@ -18,7 +18,9 @@ struct pass {
 	const char *name;            /* "unthrottled", "throttle-NODE", "run" */
 	const char *throttle;        /* the throttled node, or NULL */
 	char *session, *dir, *scratch;
+	const char *watchdog_dir;    /* throttled: the unthrottled pass's traces */
 	int port;
+	int mpirun;                  /* the pid of its mpirun, 0 without <mpi> */
 	double seconds;
 };
 

@@ -38,7 +38,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR, OPT_PCAP,
        OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_KEY_FILE, OPT_RECOVER, OPT_LIST, OPT_SESSION_NODES, OPT_CALLSITES,
        OPT_PROFILE, OPT_SAMPLE_HZ, OPT_SAMPLE_ALLOC, OPT_STACK_DEPTH, OPT_PROFILE_START,
-       OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS, OPT_CLEANUP, OPT_SERVER };
+       OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS, OPT_CLEANUP, OPT_SERVER, OPT_OUTPUT_DIR };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -49,6 +49,7 @@ static const struct optdesc {
 } optdescs[] = {
 	{ "node", 1, 'n', "NAME", "name of this node (default: the host name)" },
 	{ "output", 1, 'o', "FILE", "trace file (default: NODE.xml, NODE.xml.gz with -z); .gz: gzip, .zst: zstd" },
+	{ "output-dir", 1, OPT_OUTPUT_DIR, "DIR", "write the trace as DIR/NODE.xml (under mpirun: one option for every rank)" },
 	{ "gzip", 0, 'z', NULL, "write the trace gzip-compressed (unless -o names .zst)" },
 	{ "verbose", 0, 'v', NULL, "say what was captured, on stderr" },
 	{ "cpu", 1, OPT_CPU, "SHARE", "give the app at most SHARE of one CPU (e.g. 0.10)" },
@@ -66,7 +67,7 @@ static const struct optdesc {
 	{ "period", 1, OPT_PERIOD, "P", "the throttled node holds every P-th I/O (default 1)" },
 	{ "delay", 1, OPT_DELAY, "MS", "hold each held I/O at least MS milliseconds (default 0)" },
 	{ "watchdog", 1, OPT_WATCHDOG, "S", "a node that completes no I/O for S seconds counts as blocked (default 0.1)" },
-	{ "watchdog-from", 1, OPT_WATCHDOG_FROM, "TRACE", "derive the watchdog maxima from an unthrottled trace" },
+	{ "watchdog-from", 1, OPT_WATCHDOG_FROM, "TRACE", "derive the watchdog maxima from an unthrottled trace (or DIR/NODE.xml)" },
 	{ "watchdog-factor", 1, OPT_WATCHDOG_FACTOR, "F", "times the maxima of --watchdog-from (default 2)" },
 	{ "hold-timeout", 1, OPT_HOLD_TIMEOUT, "S", "release a held I/O after S seconds regardless (default 30)" },
 	{ "cluster", 1, OPT_CLUSTER, "FILE", "run every node of a cluster file (see docs/cluster-format.md)" },
@@ -334,6 +335,30 @@ static const char *mpi_rank_name(void)
 	return NULL;
 }
 
+/* Under mpirun, may this rank's messages to ranks on its host go through
+ * shared memory, with no call we see? Unless Open MPI is told to use
+ * only other transports: the ob1 PML (UCX carries on-node messages in
+ * shared memory too) with a BTL list naming no shared-memory one (vader;
+ * sm and smcuda, its other names). A rank alone on its host has no such
+ * peer. */
+static const char *mpi_unseen(void)
+{
+	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	const char *btl = getenv("OMPI_MCA_btl"), *pml = getenv("OMPI_MCA_pml");
+
+	if (!getenv("OMPI_COMM_WORLD_RANK") || (local && atoi(local) < 2))
+		return NULL;
+	if (!pml || strcmp(pml, "ob1") || !btl || btl[0] == '^')
+		return "shared-memory";
+	char list[256];
+	snprintf(list, sizeof(list), ",%s,", btl);
+	static const char *const shm[] = { ",vader,", ",sm,", ",smcuda," };
+	for (size_t i = 0; i < sizeof(shm) / sizeof(shm[0]); i++)
+		if (strstr(list, shm[i]))
+			return "shared-memory";
+	return NULL;
+}
+
 /* The watchdog's maximum: given, or from an unthrottled trace times the
  * factor (at least 1 ms: below that, scheduling noise looks like
  * blocking), or 0.1 s. */
@@ -342,7 +367,12 @@ static void watchdog_maxima(struct sess_opts *so, const char *from, double facto
 {
 	if (from && so->max_gap < 0) {
 		struct tr_node *nodes, *me;
+		struct stat st;
 		int nn;
+		/* a directory of node traces: the ranks of one mpirun share
+		 * the option, each finds its own trace there */
+		if (stat(from, &st) == 0 && S_ISDIR(st.st_mode))
+			from = xasprintf("%s/%s.xml", from, node);
 		if (trace_scan(from, &nodes, &nn) < 0)
 			exit(2);
 		if (!(me = trace_node(nodes, nn, node)))
@@ -388,7 +418,7 @@ static void print_warnings(const char *dir)
 int main(int argc, char **argv)
 {
 	struct option lopts[NOPTS + 1];
-	const char *node = NULL, *output = NULL, *clock_opt = "auto";
+	const char *node = NULL, *output = NULL, *output_dir = NULL, *clock_opt = "auto";
 	const char *spool_parent = NULL;
 	int gzip = 0, comp, verbose = 0, keep = 0, callsites = 0, c, code = 0;
 	struct prof_opts po = { 0 };
@@ -420,6 +450,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'n': node = optarg; break;
 		case 'o': output = optarg; break;
+		case OPT_OUTPUT_DIR: output_dir = optarg; break;
 		case 'z': gzip = 1; break;
 		case 'v': verbose = 1; break;
 		case OPT_CLOCK: clock_opt = optarg; break;
@@ -565,8 +596,11 @@ int main(int argc, char **argv)
 		node = host;
 	if (!*node || strchr(node, '/'))
 		die(2, "-n: '%s' is not a usable node name", node);
+	if (output && output_dir)
+		die(2, "-o and --output-dir: give one of them");
 	if (!output)
-		output = xasprintf("%s.xml%s", node, gzip ? ".gz" : "");
+		output = xasprintf("%s%s%s.xml%s", output_dir ? output_dir : "",
+				   output_dir ? "/" : "", node, gzip ? ".gz" : "");
 	comp = trace_compress_for(output, gzip);
 	check_program(argv[optind]);
 	check_output(output);
@@ -671,6 +705,7 @@ int main(int argc, char **argv)
 	ro.spool = abs;
 	n.name = node;
 	n.server = server;
+	n.unseen = mpi_unseen();
 	n.host = host;
 	n.argv = argv + optind;
 	n.argc = argc - optind;

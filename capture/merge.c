@@ -29,20 +29,57 @@ struct mnode {
 	size_t nwaits, nsignals, cw, cs;
 };
 
-/* What must match between passes: the call, its resource class and the
- * file it named (the pass's scratch directory set aside); socket peers
- * differ from pass to pass (ports), so only their kind counts. */
-static char *io_key(const char *what, const char *scratch)
+/* Open MPI's own files (its session directory $TMPDIR/ompi.HOST.UID/,
+ * the shared-memory segments /dev/shm/vader_segment.HOST.JOB.RANK) are
+ * named after the job's ids, new in every pass: from where such a name
+ * begins, runs of digits are set aside. */
+static const char *ompi_names(const char *path)
 {
-	char api[64], res[32], target[4096] = "";
+	static const char *const marks[] = { "/ompi.", "/vader_segment." };
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		const char *m = strstr(path, marks[i]);
+		if (m)
+			return m;
+	}
+	return NULL;
+}
+
+/* What must match between passes: the call, its resource class and the
+ * file it named (the pass's scratch directory set aside, the pid of its
+ * mpirun and the job's ids in Open MPI's file names: ompi_names);
+ * socket peers differ from pass to pass (ports), so only their kind
+ * counts. */
+static char *io_key(const char *what, const struct pass *p)
+{
+	char api[64], res[32], target[4096] = "", pid[24], out[4200];
 
 	sscanf(what, "%63s %31s %4095[^\n]", api, res, target);
-	size_t sl = strlen(scratch);
-	if (target[0] == '/' && !strncmp(target, scratch, sl))
-		return xasprintf("%s %s ${SCRATCH}%s", api, res, target + sl);
-	if (target[0] == '/')
-		return xasprintf("%s %s %s", api, res, target);
-	return xasprintf("%s %s", api, res);
+	if (target[0] != '/')
+		return xasprintf("%s %s", api, res);
+	size_t sl = strlen(p->scratch), pl = 0, n = 0;
+	const char *t = target;
+	if (!strncmp(t, p->scratch, sl)) {
+		n = (size_t)snprintf(out, sizeof(out), "${SCRATCH}");
+		t += sl;
+	}
+	if (p->mpirun > 0)
+		pl = (size_t)snprintf(pid, sizeof(pid), "%ld", (long)p->mpirun);
+	const char *ids = ompi_names(t);
+	for (; *t && n + 16 < sizeof(out); t++) {
+		int edge = t == target || !(t[-1] >= '0' && t[-1] <= '9');
+		if (ids && t >= ids && *t >= '0' && *t <= '9') {
+			if (edge)
+				out[n++] = '#';
+		} else if (pl && edge && !strncmp(t, pid, pl) && !(t[pl] >= '0' && t[pl] <= '9')) {
+			n += (size_t)snprintf(out + n, sizeof(out) - n, "${MPIRUN}");
+			t += pl - 1;
+		} else {
+			out[n++] = *t;
+		}
+	}
+	out[n] = 0;
+	return xasprintf("%s %s %s", api, res, out);
 }
 
 /* Copy file `from` to `to` (replacing it); 0 or -1 with errno. */
@@ -107,12 +144,16 @@ static int copy_pcaps(const struct pass *base, char **names, int n, const char *
  * compared thread by thread (the order in which a node's threads
  * interleave depends on timing, as polling does): a node's streams are
  * its threads that have I/Os other than polling, in trace order, each
- * the list of those I/Os (a run of receives on one descriptor counting as
- * one). A wait found in a pass is moved onto the same place of the same
+ * the list of those I/Os (a run of receives, or of reads, on one
+ * descriptor counting as one), its receives apart from its other I/Os: on a socket the two
+ * directions are independent, and whether a thread sends before or after
+ * a message arrives is timing (Open MPI's PMIx thread). A wait found in a pass is moved onto the same place of the same
  * stream in the base pass.
  */
 struct sio {
 	uint64_t seq;
+	int fd, eof;                 /* eof: an end of stream, joined to its
+					descriptor's last receive */
 	size_t place;
 	int64_t off, amt;            /* bytes before it in its place, its bytes */
 };
@@ -146,6 +187,15 @@ static int is_recv(const struct tr_io *io)
 	return sp && !strncmp(sp, " netrecv ", 9);
 }
 
+/* Receives, and reads of a file: how many calls a run of them takes
+ * depends on the sender's timing, or on the file's content then (the
+ * system's /proc files: network interfaces come and go). */
+static int is_read(const struct tr_io *io)
+{
+	const char *sp = strchr(io->what, ' ');
+	return sp && (!strncmp(sp, " netrecv ", 9) || !strncmp(sp, " fileread ", 10));
+}
+
 static void add(struct stream *st, const struct tr_io *io, const struct tr_io *prev)
 {
 	size_t j = st->n;
@@ -155,10 +205,28 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	e->seq = io->seq;
 	e->amt = io->amount > 0 ? io->amount : 0;
 	/* a run of receives on one socket or pipe is one place: how the
-	 * bytes arrive in pieces depends on the sender's timing */
-	if (j && prev && is_recv(prev) && is_recv(io) && prev->fd == io->fd) {
+	 * bytes arrive in pieces depends on the sender's timing; so is a
+	 * run of reads of one file (its content may differ: /proc) */
+	size_t eof = j;
+	int run = j && prev && is_read(prev) && is_read(io) && prev->fd == io->fd &&
+		  is_recv(prev) == is_recv(io);
+	/* an end of stream read apart from its run joins the descriptor's
+	 * last receive: whether a thread reads the end before closing its
+	 * side is timing (Open MPI ranks close their connections together in
+	 * MPI_Finalize) */
+	if (!run && is_recv(io) && io->amount == 0)
+		while (eof > 0 && st->io[eof - 1].fd != io->fd)
+			eof--;
+	e->seq = io->seq;
+	e->fd = io->fd;
+	e->eof = 0;
+	if (run) {
 		e->place = e[-1].place;
 		e->off = e[-1].off + e[-1].amt;
+	} else if (eof > 0 && eof < j && is_recv(io) && io->amount == 0) {
+		e->eof = 1;
+		e->place = st->io[eof - 1].place;
+		e->off = st->io[eof - 1].off + st->io[eof - 1].amt;
 	} else {
 		XGROW(st->first, st->pcap, st->nplaces + 1);
 		st->first[st->nplaces] = j;
@@ -166,6 +234,12 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 		e->off = 0;
 	}
 	st->n++;
+}
+
+/* A thread's receives are one stream, its other I/Os another. */
+static int stream_key(const struct tr_io *io)
+{
+	return io->thr * 2 + is_recv(io);
 }
 
 static void make_streams(struct pnode *pn)
@@ -176,7 +250,7 @@ static void make_streams(struct pnode *pn)
 
 	for (size_t k = 0; k < m->nio; k++)
 		if (!m->io[k].poll)
-			thr[nthr++] = m->io[k].thr;
+			thr[nthr++] = stream_key(&m->io[k]);
 	qsort(thr, nthr, sizeof(int), cmp_int);
 	size_t u = 0;
 	for (size_t k = 0; k < nthr; k++)
@@ -186,17 +260,29 @@ static void make_streams(struct pnode *pn)
 	pn->st = xcalloc(u + 1, sizeof(*pn->st));
 	pn->st_of = xcalloc(m->nio + 1, sizeof(int));
 	pn->pos = xcalloc(m->nio + 1, sizeof(size_t));
-	const struct tr_io **last = xcalloc(u + 1, sizeof(*last));
+	/* a run of receives is one of its thread's I/Os after another (an
+	 * I/O on another descriptor between them ends it), whichever stream
+	 * they go to */
+	int maxthr = 0;
+	for (size_t k = 0; k < m->nio; k++)
+		if (m->io[k].thr > maxthr)
+			maxthr = m->io[k].thr;
+	const struct tr_io **last = xcalloc((size_t)maxthr + 2, sizeof(*last));
 	for (size_t k = 0; k < m->nio; k++) {
 		pn->st_of[k] = -1;
 		if (m->io[k].poll)
 			continue;
-		int *hit = bsearch(&m->io[k].thr, thr, u, sizeof(int), cmp_int);
+		int key = stream_key(&m->io[k]), th = m->io[k].thr < 0 ? maxthr + 1 : m->io[k].thr;
+		int *hit = bsearch(&key, thr, u, sizeof(int), cmp_int);
 		size_t s = (size_t)(hit - thr);
 		pn->st_of[k] = (int)s;
 		pn->pos[k] = pn->st[s].n;
-		add(&pn->st[s], &m->io[k], last[s]);
-		last[s] = &m->io[k];
+		add(&pn->st[s], &m->io[k], last[th]);
+		/* a send on the descriptor being received from does not end
+		 * the run: a request written while the answer arrives (PMIx) */
+		if (!(last[th] && is_recv(last[th]) && !is_read(&m->io[k]) &&
+		      last[th]->fd == m->io[k].fd))
+			last[th] = &m->io[k];
 	}
 	free(last);
 	free(thr);
@@ -296,6 +382,12 @@ static uint64_t to_base(const struct pnode *pn, const struct pnode *base, uint64
 	const struct sio *x = &ps->io[pn->pos[f]];
 	if (x->place >= bs->nplaces)
 		return 0;
+	if (x->eof) {                /* the same end of stream, if it was read */
+		for (size_t i = 0; i < bs->n; i++)
+			if (bs->io[i].eof && bs->io[i].place == x->place)
+				return bs->io[i].seq;
+		return 0;
+	}
 	size_t b = bs->first[x->place];
 	while (b + 1 < bs->n && bs->io[b + 1].place == x->place &&
 	       bs->io[b].off + bs->io[b].amt <= x->off)
@@ -308,8 +400,9 @@ static int check_same(const char *node, struct pass *base, const struct pnode *a
 		      struct pass *p, const struct pnode *b)
 {
 	if (a->nst != b->nst) {
-		warnx("node %s: %zu threads made I/O (polling set aside) in the %s pass and "
-		      "%zu in the %s pass: the application's I/O is not deterministic",
+		warnx("node %s: %zu threads made I/O (polling set aside; receives and other "
+		      "I/O apart) in the %s pass and %zu in the %s pass: the application's I/O "
+		      "is not deterministic",
 		      node, a->nst, base->name, b->nst, p->name);
 		return -1;
 	}
@@ -320,15 +413,15 @@ static int check_same(const char *node, struct pass *base, const struct pnode *a
 			if (i == n) {
 				if (x->nplaces == y->nplaces)
 					break;
-				warnx("node %s: its thread %zu issued %zu I/Os (polling set aside) in "
+				warnx("node %s: its stream %zu issued %zu I/Os (polling set aside) in "
 				      "the %s pass and %zu in the %s pass: the application's I/O "
 				      "is not deterministic", node, s + 1, x->nplaces, base->name,
 				      y->nplaces, p->name);
 				return -1;
 			}
 			uint64_t sa = x->io[x->first[i]].seq, sb = y->io[y->first[i]].seq;
-			char *ka = io_key(io_of(a->me, sa)->what, base->scratch);
-			char *kb = io_key(io_of(b->me, sb)->what, p->scratch);
+			char *ka = io_key(io_of(a->me, sa)->what, base);
+			char *kb = io_key(io_of(b->me, sb)->what, p);
 			int same = !strcmp(ka, kb);
 			if (!same)
 				warnx("node %s: I/O %llu differs between the %s pass (%s) and the "

@@ -18,6 +18,7 @@
 static const char *const names[] = {
 	[POLL_NONE] = "", [POLL_FAIL] = "fail", [POLL_ATTEMPT] = "attempt",
 	[POLL_RETRY] = "retry", [POLL_REPEAT] = "repeat", [POLL_KERNEL] = "kernel",
+	[POLL_WAKEUP] = "wakeup", [POLL_RUNTIME] = "runtime",
 };
 
 const char *polling_name(int poll)
@@ -167,12 +168,69 @@ static int is_kernel(const struct tr_io *io)
 	return p && (!strncmp(p + 1, "/proc/", 6) || !strncmp(p + 1, "/sys/", 5));
 }
 
+/* A read or write of a descriptor that names nothing: the capture never
+ * saw it made, by a call it does not interpose (eventfd, timerfd,
+ * signalfd). Such descriptors stay in their process: Open MPI's progress
+ * engine wakes its own threads through an eventfd, as often as timing
+ * makes it. */
+static int is_wakeup(const struct tr_io *io)
+{
+	static const char *const rw[] = { "read", "write", "readv", "writev" };
+	size_t l = strlen(io->what);
+
+	if (l < 2 || strcmp(io->what + l - 2, " -"))
+		return 0;
+	for (size_t i = 0; i < sizeof(rw) / sizeof(rw[0]); i++)
+		if (api_is(io, rw[i]))
+			return 1;
+	return 0;
+}
+
+/* The path an I/O names, or "" */
+static const char *target_of(const struct tr_io *io)
+{
+	const char *sp = strchr(io->what, ' ');
+	sp = sp ? strchr(sp + 1, ' ') : NULL;
+	return sp ? sp + 1 : "";
+}
+
+/* Open MPI's session directory ($TMPDIR/ompi.HOST.UID/) and shared-memory
+ * segments: the ranks make them together, each directory by whichever
+ * rank comes first (the others' mkdir fails, or is not made), so which
+ * rank's I/O they are depends on timing. */
+static void mark_runtime(struct tr_node *n)
+{
+	for (size_t i = 0; i < n->nio; i++) {
+		const char *t = target_of(&n->io[i]);
+		if (t[0] == '/' && (strstr(t, "/ompi.") || strstr(t, "/vader_segment.")) &&
+		    n->io[i].poll == POLL_NONE)
+			n->io[i].poll = POLL_RUNTIME;
+	}
+}
+
+/* A look at the path of the mkdir just before it in its thread checks
+ * that mkdir's outcome (a `mkdir -p` walk): part of the attempt. */
+static void mark_checks(struct tr_node *n)
+{
+	for (size_t i = 1; i < n->nio; i++) {
+		struct tr_io *c = &n->io[i], *p = &n->io[i - 1];
+		if (c->poll || !is_look(c) || p->proc != c->proc || p->tid != c->tid ||
+		    !(api_is(p, "mkdir") || api_is(p, "mkdirat")))
+			continue;
+		if (!strcmp(target_of(p), target_of(c)))
+			c->poll = POLL_ATTEMPT;
+	}
+}
+
 void polling_mark(struct tr_node *n)
 {
 	for (size_t i = 0; i < n->nio; i++)
 		n->io[i].poll = n->io[i].failed ? POLL_FAIL :
-				is_kernel(&n->io[i]) ? POLL_KERNEL : POLL_NONE;
+				is_kernel(&n->io[i]) ? POLL_KERNEL :
+				is_wakeup(&n->io[i]) ? POLL_WAKEUP : POLL_NONE;
 	mark_attempts(n);
+	mark_checks(n);
+	mark_runtime(n);
 	mark_retries(n);
 	mark_repeats(n);
 }

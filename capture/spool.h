@@ -222,6 +222,8 @@ struct sess_thread {
 	volatile int64_t since;      /* last I/O completed (or start), mono ns */
 	volatile int64_t wait_since; /* in a call that waits for others (poll,
 					accept, recv...) since, 0 when not */
+	volatile int64_t spin_from;  /* empty polls and sleeps since its last */
+	volatile int64_t spin_at;    /* I/O: the first's and the last's end */
 };
 
 struct sess_node {

@@ -17,6 +17,10 @@ enum tr_poll {
 	POLL_REPEAT,                 /* a look repeated with the same result */
 	POLL_KERNEL,                 /* /proc, /sys: the kernel's state, read
 					when a timer or a monitor says */
+	POLL_WAKEUP,                 /* a read or write of a descriptor the
+					capture never saw made (eventfd) */
+	POLL_RUNTIME,                /* Open MPI's own files: whichever rank
+					comes first makes them */
 };
 
 struct tr_io {

@@ -906,6 +906,8 @@ int trace_write(struct node *n, const char *path, int comp)
 		o_attr(&o, "syscalls", n->syscalls_seen ? "kernel" : "unavailable");
 	if (n->server)
 		o_attr(&o, "role", "server");
+	if (n->unseen)
+		o_attr(&o, "unseen", n->unseen);
 	if (n->pcap) {
 		const char *base = strrchr(n->pcap, '/');
 		o_attr_esc(&o, "pcap", base ? base + 1 : n->pcap);

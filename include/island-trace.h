@@ -66,6 +66,8 @@ struct trace_node {
 	char *pcap;		/* its packets (--pcap): the path, resolved against
 				 * the trace's directory, or NULL */
 	char *profile;		/* --profile: its <profile values>, or NULL */
+	char *unseen;		/* unseen="...": what moves between nodes with
+				 * no call (an MPI rank's shared memory), or NULL */
 };
 
 /* --callsites: a <module> of a process. */

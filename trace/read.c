@@ -249,6 +249,8 @@ static void on_node(struct rd *rd)
 		}
 	n->name = dup_attr(rd, "name");
 	n->host = dup_attr(rd, "host");
+	if (attr(rd, "unseen"))
+		n->unseen = dup_attr(rd, "unseen");
 	n->file = xstrdup(rd->file);
 	n->epoch = ep ? as_time(rd, "epoch", ep) : 0;
 	n->epoch += clock_offset(rd);
@@ -995,6 +997,7 @@ void trace_run_free(struct trace_run *run)
 		free(run->nodes[i]->host);
 		free(run->nodes[i]->file);
 		free(run->nodes[i]->pcap);
+		free(run->nodes[i]->unseen);
 		free(run->nodes[i]->stops);
 		free(run->nodes[i]);
 	}

@@ -135,15 +135,16 @@ void sess_thread_start(struct tstate *t);
 void sess_record(struct tstate *t, struct rec *r);
 void sess_thread_gone(struct tstate *t);
 void sess_process_gone(void);
-void sess_before(struct tstate *t, int call, int64_t a1);
+void sess_before(struct tstate *t, int call, int64_t a1, int fd);
 void sess_before_close(int fd);
 
 /* Before a call that may release another node: the throttled node holds
  * it (session.c). Called once the wrapper has entered. */
-#define SESS_BEFORE(T, CALL, A1)                                           \
+#define SESS_BEFORE(T, CALL, A1) SESS_BEFORE_FD(T, CALL, A1, -1)
+#define SESS_BEFORE_FD(T, CALL, A1, FD)                                    \
 	do {                                                               \
 		if (unlikely(sess != NULL))                                \
-			sess_before(T, CALL, (int64_t)(A1));               \
+			sess_before(T, CALL, (int64_t)(A1), (int)(FD));    \
 	} while (0)
 
 /* What else a call record brings (rec_extras bits): --callsites (sites.c)
@@ -287,11 +288,15 @@ struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
  * only for a failed call.
  */
 #define TRACE_CALL(CALL, T, EXPR, FD, A1, A2)                              \
+	TRACE_CALL_ON(CALL, T, EXPR, FD, A1, A2, -1)
+/* ... telling the causality engine the descriptor written (SFD: an
+ * argument, never the result) */
+#define TRACE_CALL_ON(CALL, T, EXPR, FD, A1, A2, SFD)                      \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
-		SESS_BEFORE(t_, CALL, A1);                                 \
+		SESS_BEFORE_FD(t_, CALL, A1, SFD);                         \
 		uint64_t t0_ = now();                                      \
 		T r_ = EXPR;                                               \
 		uint64_t t1_ = now();                                      \

@@ -219,6 +219,42 @@ static void note_try(const struct rec *r, int64_t now_ns)
 	me->sig[__atomic_fetch_add(&me->sig_pos, 1, __ATOMIC_RELAXED) % SESS_SIGS] = sig;
 }
 
+/* A poll, select or epoll_wait that found nothing, or a sleep: a thread
+ * that makes only these for SPIN_MIN_NS, and made one within the last
+ * SPIN_RECENT_NS, is waiting (Open MPI's MPI_Recv polls with a zero
+ * time-out in a loop, its MPI_Init sleeps 100 us at a time: no call
+ * blocks, the thread looks busy). A single long sleep is not a streak. */
+#define SPIN_MIN_NS    2000000
+#define SPIN_RECENT_NS 10000000
+static int is_empty_look(const struct rec *r)
+{
+	switch (r->call) {
+	case C_POLL: case C_PPOLL: case C_SELECT: case C_PSELECT:
+	case C_EPOLL_WAIT: case C_EPOLL_PWAIT:
+		return r->ret == 0 ? 1 : -1;
+	case C_SLEEP: case C_USLEEP: case C_NANOSLEEP: case C_CLOCK_NANOSLEEP:
+		return 1;
+	}
+	return 0;
+}
+
+static void note_spin(struct tstate *t, const struct rec *r)
+{
+	int k = is_empty_look(r);
+	struct sess_thread *s = k ? slot(t) : NULL;
+
+	if (!s)
+		return;
+	if (k < 0) {                 /* it found something: no streak */
+		s->spin_from = 0;
+		return;
+	}
+	int64_t now_ns = mono_ns();
+	if (!s->spin_from || s->spin_at < s->since)
+		s->spin_from = now_ns;
+	s->spin_at = now_ns;
+}
+
 /* Is node x waiting, at now_ns, for the hold that began at `held`?
  * 1: yes; 2: it has not started within START_GRACE_NS (or its maximum
  * gap), and so waits for nothing of ours (no dependency is logged); 0: no.
@@ -242,6 +278,10 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
 		int64_t since = x->th[i].since, w = x->th[i].wait_since;
 		if (w && now_ns - (w > held ? w : held) > WAIT_MIN_NS)
 			continue;
+		int64_t sf = x->th[i].spin_from, sa = x->th[i].spin_at;
+		if (sf && sa >= since && now_ns - sa <= SPIN_RECENT_NS &&
+		    sa - (sf > held ? sf : held) > SPIN_MIN_NS)
+			continue;            /* spinning since the hold began */
 		if (now_ns - (since > held ? since : held) <= x->max_gap)
 			return 0;
 	}
@@ -340,7 +380,17 @@ static void hold_if_due(struct tstate *t, int call)
 		hold(t, call);
 }
 
-void sess_before(struct tstate *t, int call, int64_t a1)
+/* A descriptor of an anonymous inode (eventfd, timerfd, signalfd): what
+ * is written to it stays in the process (Open MPI's progress engine wakes
+ * its own threads so, dozens of times in MPI_Init): never held. */
+static int anon_fd(int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && syscall(SYS_fstat, fd, &st) == 0 && !(st.st_mode & S_IFMT);
+}
+
+void sess_before(struct tstate *t, int call, int64_t a1, int fd)
 {
 	if (!me || call >= C_NCALLS)
 		return;
@@ -354,6 +404,13 @@ void sess_before(struct tstate *t, int call, int64_t a1)
 	if (!me->throttled || rel == REL_NO || (rel == REL_CREATE && !(a1 & (O_CREAT | O_TRUNC))) ||
 	    (rel == REL_IF && !a1))
 		return;
+	if (fd >= 0 && is_io[call] == 2) {
+		int e = errno;
+		int anon = anon_fd(fd);
+		errno = e;
+		if (anon)
+			return;
+	}
 	hold_if_due(t, call);
 }
 
@@ -382,8 +439,12 @@ void sess_record(struct tstate *t, struct rec *r)
 {
 	if (t->sslot)
 		me->th[t->sslot - 1].wait_since = 0;
-	if (r->call >= C_NCALLS || !is_io[r->call])
+	if (r->call >= C_NCALLS)
 		return;
+	if (!is_io[r->call]) {
+		note_spin(t, r);
+		return;
+	}
 	int64_t now_ns = mono_ns();
 	/* a non-blocking connect under way has not failed */
 	int failed = r->err != 0 && r->err != EINPROGRESS;

@@ -153,7 +153,7 @@ EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 
 EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-	TRACE_CALL(C_WRITE, ssize_t, REAL(write)(fd, buf, n), fd, (int64_t)n, -1);
+	TRACE_CALL_ON(C_WRITE, ssize_t, REAL(write)(fd, buf, n), fd, (int64_t)n, -1, fd);
 }
 
 EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
@@ -200,8 +200,8 @@ EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	TRACE_CALL(C_WRITEV, ssize_t, REAL(writev)(fd, iov, cnt), fd,
-		   iovsum(iov, cnt), -1);
+	TRACE_CALL_ON(C_WRITEV, ssize_t, REAL(writev)(fd, iov, cnt), fd,
+		      iovsum(iov, cnt), -1, fd);
 }
 
 EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)

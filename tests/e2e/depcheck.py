@@ -1,7 +1,9 @@
 """depcheck TRACE KNOWN...: recall and precision of a discovered trace.
 
 KNOWN is "X:API#K<-T:API#K": node X's K-th API call (counting the I/Os not
-marked poll=) waits for node T's K-th API call; K may be "last". A known
+marked poll=) waits for node T's K-th API call; K may be "last"; API@N
+counts only the calls of the node's N-th thread (in trace order: 1 is the
+main thread of its first process). A known
 dependency is found when a wait of X on T sits on X's I/O at or before it,
 on T's I/O at or after it (it implies the known one). A wait is true when,
 in the trace's own run, T's I/O began before X's completed (the program's
@@ -18,7 +20,7 @@ def load(path):
     for node in ET.parse(path).getroot().iter("node"):
         epoch = float(node.get("epoch"))
         ios, waits = {}, []
-        for th in node.iter("thread"):
+        for ti, th in enumerate(node.iter("thread")):
             pending = []
             for el in th:
                 if el.tag == "wait":
@@ -27,7 +29,7 @@ def load(path):
                     seq = int(el.get("seq"))
                     ios[seq] = (el.get("api"), el.get("poll"),
                                 epoch + float(el.get("start")),
-                                epoch + float(el.get("end")))
+                                epoch + float(el.get("end")), ti + 1)
                     waits += [(seq, t, ts) for t, ts in pending]
                     pending = []
         nodes[node.get("name")] = (ios, waits)
@@ -37,8 +39,10 @@ def load(path):
 def nth(nodes, spec):
     name, rest = spec.split(":")
     api, k = rest.split("#")
+    api, _, thread = api.partition("@")
     ios = nodes[name][0]
-    seqs = [s for s in sorted(ios) if ios[s][0] == api and not ios[s][1]]
+    seqs = [s for s in sorted(ios) if ios[s][0] == api and not ios[s][1] and
+            (not thread or ios[s][4] == int(thread))]
     if not seqs:
         sys.exit("depcheck: no %s in node %s" % (api, name))
     return name, seqs[-1] if k == "last" else seqs[int(k) - 1]

@@ -1,0 +1,69 @@
+#!/bin/sh
+# --discover on real Open MPI programs (issue 17): a cluster file's <mpi>
+# job runs as one mpirun per pass, its ranks the nodes rank0..rank2.
+# Over TCP (btl tcp,self, pml ob1) the messages are socket calls: the
+# token ring's dependencies (rank r's receive of round k waits for rank
+# r-1's send of round k: the readv and writev of the ranks' main threads)
+# are all found, 90 % of what is found is true, each throttled pass takes
+# at most 3x the unthrottled one. Over shared memory (btl vader,self) the
+# messages are no calls: the trace and island-analyze deps say so.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+# bad <mpi> elements: one line naming file:line, exit 2, before anything runs
+bad() {
+	printf '<cluster version="1">\n%s\n</cluster>\n' "$1" > bad.cluster.xml
+	"$CAPTURE" --cluster bad.cluster.xml -o bad.xml 2> bad.err && fail "accepted: $1"
+	expect_eq "error for $1" "$(cat bad.err)" "$2"
+}
+bad '<mpi np="0"><arg>x</arg></mpi>' \
+	'bad.cluster.xml:2: <mpi np="0">: the number of ranks, 1 to 64'
+bad '<mpi np="2" name="r"><arg>x</arg></mpi>' \
+	'bad.cluster.xml:2: <mpi name=...>: unknown attribute (np, cwd)'
+bad '<mpi np="2"><arg>${NODE}</arg></mpi>' \
+	"bad.cluster.xml:2: '\${NODE}' in <mpi>: every rank runs one command (take the rank from MPI)"
+bad '<mpi np="2"><arg>x</arg></mpi><node name="rank1"><arg>y</arg></node>' \
+	"bad.cluster.xml:2: node 'rank1' is listed twice (an <mpi> job's ranks are rank0, rank1...)"
+bad '<mpi np="2"><arg>x</arg></mpi><mpi np="2"><arg>x</arg></mpi>' \
+	'bad.cluster.xml:2: a second <mpi>: one job per cluster (its ranks are rank0, rank1...)'
+[ ! -e bad.xml ] || fail "a trace was written for a bad cluster file"
+command -v mpirun >/dev/null || { echo "mpirun not installed"; exit 77; }
+[ -x "$APPS/mpiring" ] || { echo "tests/apps/mpi not built (no mpicc)"; exit 77; }
+[ -x /usr/bin/python3 ] || { echo "needs /usr/bin/python3"; exit 77; }
+mkdir sess
+known=
+for k in 1 2 3 4; do
+	known="$known rank1:readv@1#$k<-rank0:writev@1#$k rank2:readv@1#$k<-rank1:writev@1#$k"
+	known="$known rank0:readv@1#$k<-rank2:writev@1#$k"
+done
+"$CAPTURE" --cluster "$ISLAND_ROOT/traces/mpiring.cluster.xml" --discover --timeout 60 \
+	--session-dir sess --passes-dir passes -o ring.xml 2> err || { cat err; fail "discover failed"; }
+check_trace ring.xml
+expect_eq "nodes" "$(grep -o '<node name="[^"]*"' ring.xml | tr '\n' ' ')" \
+	'<node name="rank0" <node name="rank1" <node name="rank2" '
+# the ring ran: rank 0's last token went round 4 times
+expect_eq "rank 0's token" "$(cat passes/unthrottled/scratch/ring.0.4)" 4002
+depcheck ring.xml $known
+expect_eq "recall" "$recall" "100.00"
+[ "$(echo "$precision >= 90" | bc)" = 1 ] || fail "precision $precision < 90"
+passes_within 3 err
+expect_eq "unseen over TCP" "$(grep -c 'unseen=' ring.xml)" 0
+
+# shared memory: the allreduce, one pass
+cat > shm.cluster.xml <<EOS
+<cluster version="1">
+  <mpi np="3">
+    <arg>$APPS/mpiallreduce</arg><arg>3</arg><arg>\${SCRATCH}</arg>
+    <env name="OMPI_MCA_btl" value="vader,self"/>
+    <env name="OMPI_MCA_pml" value="ob1"/>
+  </mpi>
+</cluster>
+EOS
+"$CAPTURE" --cluster shm.cluster.xml --timeout 60 --session-dir sess -o shm.xml 2> err ||
+	{ cat err; fail "shared-memory run failed"; }
+check_trace shm.xml
+expect_eq "unseen over shared memory" "$(grep -c '<node [^>]*unseen="shared-memory"' shm.xml)" 3
+"$ANALYZE" deps shm.xml > deps.out 2> deps.err || fail "deps failed"
+expect_eq "deps says it" "$(cat deps.err)" "$(for r in 0 1 2; do
+	echo "island-analyze: node rank$r: its MPI messages to ranks on its host may go through shared memory, with no call the capture sees: no dependency through them can be found (unseen=\"shared-memory\")"
+done)"
+[ -z "$(find sess -type f)" ] || fail "session files left: $(find sess -type f)"
+exit 0
