@@ -578,6 +578,11 @@ int report_deps(int argc, char **argv)
 	}
 	if (deps_annotate)
 		annotate(&d, d.e, d.ne, argv, argc);
+	for (size_t i = 0; i < d.nnodes; i++) {
+		free(d.nodes[i].io);
+		free(d.nodes[i].rec);
+	}
+	free(d.nodes);
 	free(d.e);
 	free(m.e);
 	free(m.bytes);

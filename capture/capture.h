@@ -169,6 +169,7 @@ const char *sys_name(int nr);
 /* resolve.c */
 int call_kind_equal(int a, int b);
 void resolve_node(struct node *n);
+void resolve_free(struct node *n);
 int res_of(const struct node *n, const struct rec *r);
 int64_t amount_of(const struct rec *r);
 int call_has_amount(int call);

@@ -684,11 +684,13 @@ int main(int argc, char **argv)
 		ro.netcap = &nco;
 	}
 	ro.argv = argv + optind;
-	ro.lib = find_lib();
+	/* kept for the whole run (static: a root for LeakSanitizer) */
+	static char *lib, *prog_found;
+	ro.lib = lib = find_lib();
 	if (ro.syscalls) {
 		/* a static program is started by island-loader, beside the
 		 * interposer */
-		char *prog = program_path(argv[optind]);
+		char *prog = prog_found = program_path(argv[optind]);
 		char *dir = xstrdup(ro.lib);
 		*strrchr(dir, '/') = 0;
 		ro.loader = xasprintf("%s/island-loader", dir);
@@ -775,6 +777,7 @@ int main(int argc, char **argv)
 		warnx("%s: some processes were killed; the trace is marked incomplete",
 		      output);
 	spool_unload(&n);
+	resolve_free(&n);
 	if (keep) {
 		spool_dir = NULL;
 		warnx("spool kept in %s", abs);

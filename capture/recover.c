@@ -259,6 +259,7 @@ int recover_main(const char *spool, const char *parent, int list,
 		return 1;
 	}
 	spool_unload(&n);
+	resolve_free(&n);
 	warnx("%s: recovered from %s (its capture, pid %d, was killed); the trace is "
 	      "marked incomplete", output, spool, (int)in.pid);
 	return 0;

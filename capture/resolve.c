@@ -1014,6 +1014,20 @@ static void ended_by_exit(struct node *n)
 	}
 }
 
+/* What resolve_node made: the node's files and sockets. */
+void resolve_free(struct node *n)
+{
+	for (int i = 0; i < n->nobjs; i++) {
+		free(n->objs[i].name);
+		free(n->objs[i].xname);
+		free(n->objs[i].local);
+		free(n->objs[i].peer);
+	}
+	free(n->objs);
+	n->objs = NULL;
+	n->nobjs = 0;
+}
+
 void resolve_node(struct node *n)
 {
 	struct resolver rs = { .n = n };
