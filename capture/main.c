@@ -118,6 +118,10 @@ static void usage(FILE *f)
 
 /* The interposer lives beside us: ../lib (build tree) or ../lib/island
  * (installed). */
+/* Kept for the whole run: globals (LeakSanitizer's roots; a static that
+ * is only written is optimised away). */
+char *capture_lib, *capture_prog;
+
 static char *find_lib(void)
 {
 	static const char *const rel[] = { "../lib/libisland-capture.so",
@@ -684,13 +688,11 @@ int main(int argc, char **argv)
 		ro.netcap = &nco;
 	}
 	ro.argv = argv + optind;
-	/* kept for the whole run (static: a root for LeakSanitizer) */
-	static char *lib, *prog_found;
-	ro.lib = lib = find_lib();
+	ro.lib = capture_lib = find_lib();
 	if (ro.syscalls) {
 		/* a static program is started by island-loader, beside the
 		 * interposer */
-		char *prog = prog_found = program_path(argv[optind]);
+		char *prog = capture_prog = program_path(argv[optind]);
 		char *dir = xstrdup(ro.lib);
 		*strrchr(dir, '/') = 0;
 		ro.loader = xasprintf("%s/island-loader", dir);
