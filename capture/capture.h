@@ -102,6 +102,8 @@ struct node {
 	int nwait;
 	int complete;
 	const char *reason;              /* why not complete, or NULL */
+	uint64_t lost_threads;           /* threads the arena could not take
+					    (the app closed its descriptor) */
 	int syscalls;                    /* --syscalls: kernel-level records */
 	int syscalls_seen;               /* ... and there are some */
 	const struct restrictions *rs;   /* NULL: none */
@@ -131,6 +133,7 @@ struct cdep {
 
 /* spool_read.c */
 int spool_load(struct node *n, const char *dir);
+struct chunk_hdr **arena_chunks(char *map, size_t size, size_t *nc);
 void spool_unload(struct node *n);
 /* Iterate the records of a thread across its generations. */
 struct rec_iter {

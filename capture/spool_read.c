@@ -1,5 +1,6 @@
-/* Load the spool directory: map every PID.TID.GEN file, group by process
- * and thread, and check each file's header and record chain. */
+/* Load the spool directory: the arena's threads (and any PID.TID.GEN
+ * file), grouped by process and thread, each header and record chain
+ * checked (capture/spool.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,28 +40,34 @@ static struct thr *thr_get(struct proc *p, pid_t tid)
 	return t;
 }
 
-/* Walk the record chain; stop at the first record that is not sane (a
- * crash can only cut the chain, since `used` is written after a record).
- * Returns how many short records it holds. */
-static size_t check_chain(struct spool *s)
+/* Walk a record chain in [p, end); stop at the first record that is not
+ * sane (a crash can only cut the chain, since `used` is written after a
+ * record). Returns where the complete records end; counts short ones. */
+static char *chain_end(const char *name, char *p, char *end, size_t *nshort)
 {
-	char *p = s->recs;
-	size_t nshort = 0;
+	char *start = p;
 
-	while (p + sizeof(struct srec) <= s->end) {
+	while (p + sizeof(struct srec) <= end) {
 		struct rec *r = (struct rec *)p;
 		if (r->len == 0)
 			break;              /* the end of what was written */
 		if ((r->len != sizeof(struct srec) && r->len < sizeof(*r)) ||
-		    (r->len & 7) || p + r->len > s->end) {
+		    (r->len & 7) || p + r->len > end) {
 			warnx("%s: bad record at byte %zu, the rest is ignored",
-			      s->name, (size_t)(p - s->recs));
+			      name, (size_t)(p - start));
 			break;
 		}
-		nshort += r->len == sizeof(struct srec);
+		*nshort += r->len == sizeof(struct srec);
 		p += r->len;
 	}
-	s->end = p;
+	return p;
+}
+
+static size_t check_chain(struct spool *s)
+{
+	size_t nshort = 0;
+
+	s->end = chain_end(s->name, s->recs, s->end, &nshort);
 	return nshort;
 }
 
@@ -92,6 +99,7 @@ static void expand(struct spool *s, size_t nshort)
 		}
 		p += q->len;
 	}
+	free(s->buf);
 	s->buf = buf;
 	s->recs = buf;
 	s->end = o;
@@ -139,6 +147,150 @@ static struct spool *spool_map(const char *dir, const char *name)
 	return s;
 }
 
+static void spool_add(struct node *n, size_t *cap, struct spool *s,
+		      pid_t pid, pid_t tid)
+{
+	struct proc *p = proc_get(n, pid, cap);
+	struct thr *t = thr_get(p, tid);
+
+	t->sp = xrealloc(t->sp, sizeof(*t->sp) * (size_t)(t->nsp + 1));
+	t->sp[t->nsp++] = s;
+}
+
+static int cmp_chunk(const void *a, const void *b)
+{
+	const struct chunk_hdr *x = *(struct chunk_hdr *const *)a;
+	const struct chunk_hdr *y = *(struct chunk_hdr *const *)b;
+
+	if (x->owner != y->owner)
+		return x->owner < y->owner ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The chunks of an arena mapped at map (size bytes), probed at every
+ * ARENA_ALIGN where no chunk was found; *nc of them, by owner and seq. */
+struct chunk_hdr **arena_chunks(char *map, size_t size, size_t *nc)
+{
+	struct chunk_hdr **c = NULL;
+	size_t cap = 0;
+
+	*nc = 0;
+	for (size_t off = ARENA_DATA; off + SPOOL_HDR_SIZE <= size;) {
+		struct chunk_hdr *h = (struct chunk_hdr *)(map + off);
+		if (h->magic != CHUNK_MAGIC || h->size < 2 * SPOOL_HDR_SIZE ||
+		    h->size % ARENA_ALIGN || h->size > size - off ||
+		    h->owner > off || (h->owner == off) != (h->seq == 0)) {
+			off += ARENA_ALIGN;
+			continue;
+		}
+		XGROW(c, cap, *nc + 1);
+		c[(*nc)++] = h;
+		off += h->size;
+	}
+	if (*nc > 1)
+		qsort(c, *nc, sizeof(*c), cmp_chunk);
+	return c;
+}
+
+/* One thread's spool: the records of its chunks c[0..k) in one buffer. */
+static struct spool *arena_spool(const char *path, char *map,
+				 struct chunk_hdr **c, size_t k)
+{
+	struct spool_hdr *h = (struct spool_hdr *)((char *)c[0] + CHUNK_SPOOL_HDR);
+	size_t total = 0, nshort = 0;
+	struct spool *s;
+
+	if (h->magic != SPOOL_MAGIC || h->version != SPOOL_VERSION) {
+		warnx("%s: chunk at byte %llu: not an Island spool of version %d, skipped",
+		      path, (unsigned long long)c[0]->owner, SPOOL_VERSION);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->name = xasprintf("%s@%llu", path, (unsigned long long)c[0]->owner);
+	s->map = xmalloc(sizeof(*h));          /* the header: a copy */
+	memcpy(s->map, h, sizeof(*h));
+	s->h = (struct spool_hdr *)s->map;
+	char **ends = xmalloc(sizeof(*ends) * k);
+	for (size_t i = 0; i < k; i++) {
+		char *p = (char *)c[i] + SPOOL_HDR_SIZE;
+		if (i && c[i]->seq != c[i - 1]->seq + 1) {
+			warnx("%s: chunk %llu of the thread is missing, the rest is ignored",
+			      s->name, (unsigned long long)c[i - 1]->seq + 1);
+			k = i;
+			break;
+		}
+		ends[i] = chain_end(s->name, p, (char *)c[i] + c[i]->size, &nshort);
+		total += (size_t)(ends[i] - p);
+	}
+	s->buf = xmalloc(total ? total : 1);
+	s->recs = s->buf;
+	s->end = s->buf;
+	for (size_t i = 0; i < k; i++) {
+		char *p = (char *)c[i] + SPOOL_HDR_SIZE;
+		memcpy(s->end, p, (size_t)(ends[i] - p));
+		s->end += ends[i] - p;
+	}
+	free(ends);
+	(void)map;
+	if (nshort)
+		expand(s, nshort);
+	return s;
+}
+
+/* The arena of the spool directory (none: 0). */
+static int arena_load(struct node *n, const char *dir, size_t *cap)
+{
+	char *path = xasprintf("%s/" ARENA_FILE, dir);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+
+	if (fd < 0) {
+		int e = errno;
+		free(path);
+		if (e == ENOENT)
+			return 0;
+		warnx("%s/" ARENA_FILE ": unreadable spool file, skipped", dir);
+		return 0;
+	}
+	if (fstat(fd, &st) < 0 || st.st_size < SPOOL_HDR_SIZE) {
+		warnx("%s: unreadable spool file, skipped", path);
+		close(fd);
+		free(path);
+		return 0;
+	}
+	size_t size = (size_t)st.st_size;
+	char *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		warnx("%s: cannot map:", path);
+		free(path);
+		return 0;
+	}
+	const struct arena_hdr *a = (const struct arena_hdr *)map;
+	if (a->magic != ARENA_MAGIC || a->version != SPOOL_VERSION) {
+		warnx("%s: not an Island arena of version %d, skipped", path,
+		      SPOOL_VERSION);
+	} else {
+		size_t nc, i = 0;
+		struct chunk_hdr **c = arena_chunks(map, size, &nc);
+		n->lost_threads += a->lost_threads;
+		while (i < nc) {
+			size_t k = 1;
+			while (i + k < nc && c[i + k]->owner == c[i]->owner)
+				k++;
+			struct spool *s = c[i]->seq == 0 ?
+				arena_spool(path, map, c + i, k) : NULL;
+			if (s)
+				spool_add(n, cap, s, s->h->pid, s->h->tid);
+			i += k;
+		}
+		free(c);
+	}
+	munmap(map, size);
+	free(path);
+	return 0;
+}
+
 static int cmp_gen(const void *a, const void *b)
 {
 	const struct spool *x = *(struct spool *const *)a;
@@ -156,18 +308,15 @@ int spool_load(struct node *n, const char *dir)
 		warnx("%s: cannot read the spool directory:", dir);
 		return -1;
 	}
+	arena_load(n, dir, &cap);
 	while ((e = readdir(d))) {
 		int pid, tid, gen;
 		char extra;
 		if (sscanf(e->d_name, "%d.%d.%d%c", &pid, &tid, &gen, &extra) != 3)
 			continue;
 		struct spool *s = spool_map(dir, e->d_name);
-		if (!s)
-			continue;
-		struct proc *p = proc_get(n, pid, &cap);
-		struct thr *t = thr_get(p, tid);
-		t->sp = xrealloc(t->sp, sizeof(*t->sp) * (size_t)(t->nsp + 1));
-		t->sp[t->nsp++] = s;
+		if (s)
+			spool_add(n, &cap, s, pid, tid);
 	}
 	closedir(d);
 	for (int i = 0; i < n->nprocs; i++)
@@ -184,7 +333,10 @@ void spool_unload(struct node *n)
 		for (int j = 0; j < n->procs[i].nthr; j++) {
 			struct thr *t = &n->procs[i].thr[j];
 			for (int g = 0; g < t->nsp; g++) {
-				munmap(t->sp[g]->map, t->sp[g]->size);
+				if (t->sp[g]->size)
+					munmap(t->sp[g]->map, t->sp[g]->size);
+				else
+					free(t->sp[g]->map);   /* an arena header's copy */
 				free(t->sp[g]->buf);
 				free(t->sp[g]->name);
 				free(t->sp[g]);

@@ -171,7 +171,7 @@ enum exec_how { EXEC_PATH, EXEC_SEARCH, EXEC_FD, EXEC_AT };
 static int do_exec_at(enum exec_how how, int fd, const char *path,
 		      char *const argv[], char *const envp[], int atflags)
 {
-	size_t n = env_count(envp) + 10;
+	size_t n = env_count(envp) + 12;
 	char *arr[n], buf[8192], *bp = buf;
 	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n);
 	struct tstate *t = &ts;
@@ -289,7 +289,7 @@ static int spawn(int search, pid_t *pid, const char *path,
 		 const posix_spawnattr_t *at, char *const argv[],
 		 char *const envp[])
 {
-	size_t n = env_count(envp) + 10;
+	size_t n = env_count(envp) + 12;
 	char *arr[n], buf[8192], *bp = buf;
 	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n);
 	struct tstate *t = &ts;
@@ -332,7 +332,7 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file,
  * of it, put them back for the duration of the call. */
 EXPORT int system(const char *cmd)
 {
-	size_t n = env_count(environ) + 10;
+	size_t n = env_count(environ) + 12;
 	char *arr[n], buf[8192], *bp = buf;
 	char **saved = environ;
 	char *const *env = env_fix(environ, &bp, sizeof(buf), arr, n);
@@ -361,7 +361,7 @@ EXPORT int system(const char *cmd)
  * wrapper (wrap_stream.c) calls this for the real one. */
 FILE *popen_with_env(const char *cmd, const char *mode)
 {
-	size_t n = env_count(environ) + 10;
+	size_t n = env_count(environ) + 12;
 	char *arr[n], buf[8192], *bp = buf;
 	char **saved = environ;
 	char *const *env = env_fix(environ, &bp, sizeof(buf), arr, n);
