@@ -8,17 +8,22 @@
  * SIGSTOP was chosen over cgroup v2's cpu.max: the kernel's throttling
  * cannot be observed stop by stop, and cgroup v2 controllers are often
  * not writable (not on the machines we test on); stop times logged here
- * are exact. The app's processes are found by their spool files; their
+ * are exact. The app's processes are found in the spool's arena; their
  * CPU time is the sum of their threads' schedstat (ns).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
+#include "capture.h"
 #include "monitor.h"
 #include "util.h"
 
@@ -32,6 +37,35 @@ static struct pidcpu *pid_slot(struct monitor *m, pid_t pid)
 	return &m->pids[m->npids++];
 }
 
+/* The processes of the spool's arena: its threads' first chunks. */
+static void scan_arena(struct monitor *m)
+{
+	char *path = xasprintf("%s/" ARENA_FILE, m->spool);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	char *map;
+
+	free(path);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0 || st.st_size < SPOOL_HDR_SIZE ||
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	size_t nc;
+	struct chunk_hdr **c = arena_chunks(map, (size_t)st.st_size, &nc);
+	for (size_t i = 0; i < nc; i++) {
+		const struct spool_hdr *h =
+			(const struct spool_hdr *)((char *)c[i] + CHUNK_SPOOL_HDR);
+		if (c[i]->seq == 0 && h->magic == SPOOL_MAGIC && h->pid > 1)
+			pid_slot(m, h->pid);
+	}
+	free(c);
+	munmap(map, (size_t)st.st_size);
+}
+
 /* Learn new processes from the spool directory. */
 static void scan_pids(struct monitor *m)
 {
@@ -39,6 +73,7 @@ static void scan_pids(struct monitor *m)
 	struct dirent *e;
 
 	pid_slot(m, m->root);
+	scan_arena(m);
 	if (!d)
 		return;
 	while ((e = readdir(d))) {

@@ -8,10 +8,12 @@
  * Why one file: opening a file takes the lowest free descriptor, so a
  * spool opened while the application runs could take the number one of
  * its threads was about to get. Each process image opens the arena once,
- * in its constructor (no application thread runs yet), and moves it to a
- * descriptor at the top of its range (ARENA_FD_TOP); a fork child inherits
- * it. Nothing is opened after that: a thread's spool is chunks of the
- * arena, allocated with an atomic counter in the arena's header.
+ * in its constructor (no application thread runs yet), maps all of it
+ * (ARENA_SPAN, MAP_NORESERVE) and closes it; a fork child inherits the
+ * mapping. No descriptor is held or opened after that: a thread's spool is
+ * chunks of the arena, counted out with an atomic counter in the arena's
+ * header (a thread that finds it full is counted in lost_threads).
+ * island-capture creates the arena before the app starts (arena_hold).
  *
  * Arena layout: a header page (struct arena_hdr), zero-filled up to
  * ARENA_DATA, then chunks at multiples of ARENA_ALIGN. A chunk's first page
@@ -48,8 +50,8 @@
 #define CHUNK_MAGIC    0x4b4e5548434c444eull   /* "NDLCHUNK" */
 #define ARENA_ALIGN    (128u << 10)  /* chunks start and end at multiples */
 #define ARENA_DATA     ARENA_ALIGN   /* the first chunk's offset */
-#define ARENA_FD_TOP   4096          /* the arena's descriptor: below this
-					and below RLIMIT_NOFILE, the highest free */
+#define ARENA_SPAN     (64ull << 30) /* the arena's size (sparse), mapped
+					whole by every process image */
 #define CHUNK_SPOOL_HDR 64           /* struct spool_hdr in a first chunk */
 
 struct arena_hdr {
@@ -59,7 +61,11 @@ struct arena_hdr {
 	volatile uint64_t next;      /* bytes counted out after ARENA_DATA */
 	volatile uint64_t images;    /* process images so far (their gen) */
 	volatile uint64_t lost_threads; /* threads that could not get a chunk
-					   (the app closed the arena's fd) */
+					   (the arena or the file system full) */
+	/* island-capture's robust, process-shared mutex, held while it
+	 * runs: the kernel sets FUTEX_OWNER_DIED in its first word (the
+	 * futex) when island-capture dies. 0: no capture holds it. */
+	uint64_t capture_lock[8];
 };
 
 struct chunk_hdr {

@@ -171,10 +171,14 @@ static int cmp_chunk(const void *a, const void *b)
  * ARENA_ALIGN where no chunk was found; *nc of them, by owner and seq. */
 struct chunk_hdr **arena_chunks(char *map, size_t size, size_t *nc)
 {
+	const struct arena_hdr *a = (const struct arena_hdr *)map;
 	struct chunk_hdr **c = NULL;
 	size_t cap = 0;
 
 	*nc = 0;
+	/* the arena is sparse: only what was counted out */
+	if (size >= sizeof(*a) && a->next < size - ARENA_DATA)
+		size = ARENA_DATA + (size_t)a->next;
 	for (size_t off = ARENA_DATA; off + SPOOL_HDR_SIZE <= size;) {
 		struct chunk_hdr *h = (struct chunk_hdr *)(map + off);
 		if (h->magic != CHUNK_MAGIC || h->size < 2 * SPOOL_HDR_SIZE ||

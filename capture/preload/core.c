@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
+#include <linux/futex.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -52,11 +52,7 @@ static int sud_wanted;               /* --syscalls: children too */
 
 static char spool_dir[512];
 static size_t spool_dir_len;
-/* island-capture's pid (from the spool's node.info; 0: no node.info,
- * never checked): once the capture is gone (SIGKILL, the OOM killer),
- * nobody will read more than the spool holds, so it stops growing. */
-static pid_t capture_pid;
-static volatile int capture_gone;
+static volatile int capture_gone;   /* island-capture died (capture_alive) */
 static char env_spool[600], env_clock[32], env_lib[600], env_image[40];
 static int image_gen;                /* this image's number in the capture */
 static char env_session[600], env_session_node[48];
@@ -156,173 +152,82 @@ pid_t tid_of(unsigned long pthread)
 	return 0;
 }
 
-/* Give the arena blocks for [start, start + len): a write to a mapping
- * beyond what the file system can hold would kill the application with
- * SIGBUS. Where fallocate is not supported, a byte written at the end makes
- * the file long enough (ftruncate could shorten it under another thread's
- * chunk); a sparse file is the best we can do there. */
-static long reserve(long fd, uint64_t start, uint64_t len)
-{
-	long r = SYS(SYS_fallocate, fd, 0, (long)start, (long)len);
-
-	if (r < 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
-		char zero = 0;
-		r = syscall(SYS_pwrite64, fd, &zero, 1L, (long)(start + len - 1));
-		r = r == 1 ? 0 : -1;
-	}
-	return r;
-}
-
 /*
- * Our descriptors: the arena and node.info, opened only where no thread of
- * the application runs (the constructor, a fork child), then moved to the
- * top of the descriptor range, where an application that opens files gets
- * the numbers it would get without us. An application may still close them
- * or dup2 over them: each use first checks that the descriptor is still the
- * file we opened (fstat opens nothing); when it is not, no new chunk is
- * given out, and the threads that need one are counted as lost.
+ * The arena (capture/spool.h) is opened only where no thread of the
+ * application runs (the constructor, a fork child), mapped whole, and
+ * closed at once: an application thread that opens a file gets the number
+ * it would get without us, none of its descriptors is ours to lose to a
+ * close or dup2, and the descriptor limit it meets is its own. A fork
+ * child inherits the mapping; a new image maps the arena again.
  */
-struct ourfd {
-	long fd;
-	dev_t dev;
-	ino_t ino;
-};
-static struct ourfd arena_fd = { -1, 0, 0 }, info_fd = { -1, 0, 0 };
-static struct arena_hdr *arena;
+static char *arena_base;             /* ARENA_SPAN bytes, never unmapped */
+#define arena ((struct arena_hdr *)arena_base)
 
-static int ourfd_ok(const struct ourfd *o)
-{
-	struct stat st;
-
-	return o->fd >= 0 && SYS(SYS_fstat, o->fd, (long)&st, 0, 0) == 0 &&
-	       st.st_dev == o->dev && st.st_ino == o->ino;
-}
-
-/* Move fd to the highest free number below ARENA_FD_TOP and the soft
- * RLIMIT_NOFILE (close-on-exec); -1 and fd closed when none is free. */
-static long fd_to_top(long fd)
-{
-	struct rlimit rl;
-	long top = ARENA_FD_TOP, nfd = -1;
-
-	if (SYS(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl) == 0 &&
-	    rl.rlim_cur < (rlim_t)top)
-		top = (long)rl.rlim_cur;
-	for (long n = top - 1; n > fd && n >= top - 64 && nfd < 0; n--)
-		nfd = SYS(SYS_fcntl, fd, F_DUPFD_CLOEXEC, n, 0);
-	SYS(SYS_close, fd, 0, 0, 0);
-	return nfd;
-}
-
-static void ourfd_open(struct ourfd *o, const char *path, int flags)
-{
-	struct stat st;
-	long fd = SYS(SYS_openat, AT_FDCWD, (long)path,
-		      flags | O_CLOEXEC | O_NOFOLLOW, 0600);
-
-	o->fd = -1;
-	if (fd < 0)
-		return;
-	fd = fd_to_top(fd);
-	if (fd < 0 || SYS(SYS_fstat, fd, (long)&st, 0, 0) < 0) {
-		if (fd >= 0)
-			SYS(SYS_close, fd, 0, 0, 0);
-		return;
-	}
-	o->dev = st.st_dev;
-	o->ino = st.st_ino;
-	o->fd = fd;
-}
-
-static void info_path(char *path)
-{
-	memcpy(path, spool_dir, spool_dir_len);
-	memcpy(path + spool_dir_len, "/node.info", sizeof("/node.info"));
-}
-
-/* At a safe point: open (or check) the arena and node.info. */
 static int arena_attach(void)
 {
 	char path[sizeof(spool_dir) + 16];
+	struct stat st;
+	void *m;
 
-	if (arena && ourfd_ok(&arena_fd))
+	if (arena_base)
 		return 0;
-	if (arena_fd.fd >= 0 && !ourfd_ok(&arena_fd))
-		arena_fd.fd = -1;    /* not ours any more: never close it */
 	memcpy(path, spool_dir, spool_dir_len);
 	memcpy(path + spool_dir_len, "/" ARENA_FILE, sizeof(ARENA_FILE) + 1);
-	ourfd_open(&arena_fd, path, O_RDWR | O_CREAT);
-	if (arena_fd.fd < 0 || reserve(arena_fd.fd, 0, ARENA_DATA) < 0)
+	long fd = SYS(SYS_openat, AT_FDCWD, (long)path,
+		      O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
 		return -1;
-	if (!arena) {        /* never unmapped: a stale pointer stays safe */
-		void *h = mmap(NULL, SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE,
-			       MAP_SHARED, (int)arena_fd.fd, 0);
-		if (h == MAP_FAILED)
-			return -1;
-		arena = h;
-		if (arena->magic != ARENA_MAGIC) {   /* zeroes are a valid start */
-			arena->version = SPOOL_VERSION;
-			__atomic_store_n(&arena->magic, ARENA_MAGIC, __ATOMIC_RELEASE);
-		}
+	/* every process asks for the same size: the file never shrinks */
+	if (SYS(SYS_fstat, fd, (long)&st, 0, 0) < 0 ||
+	    ((uint64_t)st.st_size < ARENA_SPAN &&
+	     SYS(SYS_ftruncate, fd, (long)ARENA_SPAN, 0, 0) < 0)) {
+		SYS(SYS_close, fd, 0, 0, 0);
+		return -1;
 	}
-	if (capture_pid && !ourfd_ok(&info_fd)) {
-		info_path(path);
-		ourfd_open(&info_fd, path, O_RDONLY);
+	m = mmap(NULL, ARENA_SPAN, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_NORESERVE, (int)fd, 0);
+	SYS(SYS_close, fd, 0, 0, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	arena_base = m;
+	if (arena->magic != ARENA_MAGIC) {   /* zeroes are a valid start */
+		arena->version = SPOOL_VERSION;
+		__atomic_store_n(&arena->magic, ARENA_MAGIC, __ATOMIC_RELEASE);
 	}
 	return 0;
 }
 
-/* island-capture's pid, from node.info (read once, in the constructor) */
-static void read_capture_pid(void)
-{
-	char path[sizeof(spool_dir) + 16], buf[512];
-
-	info_path(path);
-	long fd = SYS(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
-	if (fd < 0)
-		return;
-	long n = SYS(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0);
-	SYS(SYS_close, fd, 0, 0, 0);
-	if (n <= 0)
-		return;
-	buf[n] = 0;
-	for (const char *p = buf; *p; p++)
-		if (p[0] == '\n' && p[1] == 'p' && p[2] == 'i' && p[3] == 'd' && p[4] == ' ') {
-			pid_t v = 0;
-			for (p += 5; *p >= '0' && *p <= '9'; p++)
-				v = v * 10 + (*p - '0');
-			capture_pid = v;
-			break;
-		}
-}
-
-/* Checked only when a thread needs a chunk, never per call: island-capture
- * holds a write lock on node.info while it runs (a lock, not kill(pid, 0):
- * the app may be in another PID namespace). Asked through the descriptor
- * opened at a safe point: nothing is opened here. */
+/* Checked only when a thread needs a chunk, never per call, and without a
+ * system call: island-capture holds a robust mutex in the arena's header,
+ * which the kernel marks FUTEX_OWNER_DIED when it dies however it dies
+ * (SIGKILL, the OOM killer). Then nobody will read more than the arena
+ * holds, so it stops growing. A word of 0: no capture holds it (a runner
+ * that made the spool itself), keep recording. */
 static int capture_alive(void)
 {
-	if (capture_gone || !capture_pid)
+	if (capture_gone || !arena_base)
 		return !capture_gone;
-	if (!ourfd_ok(&info_fd))
-		return 1;            /* cannot tell: keep recording */
-	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	if (SYS(SYS_fcntl, info_fd.fd, F_GETLK, (long)&lk, 0) == 0 && lk.l_type == F_UNLCK)
+	uint32_t w = __atomic_load_n((uint32_t *)arena->capture_lock, __ATOMIC_ACQUIRE);
+	if (w & FUTEX_OWNER_DIED)
 		capture_gone = 1;
 	return !capture_gone;
 }
 
-/* Count out a chunk of the arena and give it blocks: its offset, 0 when
- * there is no room or no arena. Smaller when short of space, as long as a
- * record fits. */
+/* Count out a chunk of the arena and give it pages: its offset, 0 when
+ * there is no room. A write to a page the file system cannot back would
+ * kill the application with SIGBUS; MADV_POPULATE_WRITE says so with an
+ * error instead. Smaller when short of space, as long as a record fits. */
 static uint64_t chunk_get(uint64_t *size)
 {
-	if (!arena || !ourfd_ok(&arena_fd))
+	if (!arena_base)
 		return 0;
 	for (;;) {
 		uint64_t off = ARENA_DATA + __atomic_fetch_add(&arena->next, *size,
 							       __ATOMIC_RELAXED);
-		if (reserve(arena_fd.fd, off, *size) == 0)
+		if (off + *size > ARENA_SPAN)
+			return 0;
+		long r = madvise(arena_base + off, *size, MADV_POPULATE_WRITE);
+		if (r == 0 || errno == EINVAL)   /* EINVAL: before Linux 5.14 */
 			return off;
 		if ((*size /= 2) < MIN_WINDOW)
 			return 0;
@@ -338,23 +243,14 @@ static void chunk_stamp(struct chunk_hdr *c, uint64_t size, uint64_t owner,
 	__atomic_store_n(&c->magic, CHUNK_MAGIC, __ATOMIC_RELEASE);
 }
 
-/* Map the records part of the chunk at `off` as the thread's window. */
-static int map_chunk(struct tstate *t, uint64_t off, uint64_t size)
+/* The records part of the chunk at `off` becomes the thread's window. */
+static void use_chunk(struct tstate *t, uint64_t off, uint64_t size)
 {
-	void *w = mmap(NULL, size - SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_POPULATE, (int)arena_fd.fd,
-		       (off_t)(off + SPOOL_HDR_SIZE));
-
-	if (w == MAP_FAILED)
-		return -1;
-	if (t->win)
-		munmap(t->win, t->wlen);
-	t->win = w;
+	t->win = arena_base + off + SPOOL_HDR_SIZE;
 	t->woff = off;
 	t->wlen = size - SPOOL_HDR_SIZE;
-	t->cur = w;
-	t->lim = (char *)w + t->wlen;
-	return 0;
+	t->cur = t->win;
+	t->lim = t->win + t->wlen;
 }
 
 /* The thread's next chunk, twice the last one (small first: a short run
@@ -368,13 +264,9 @@ static int next_chunk(struct tstate *t)
 	uint64_t off = chunk_get(&size);
 	if (!off)
 		return -1;
-	struct chunk_hdr *c = mmap(NULL, SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE,
-				   MAP_SHARED, (int)arena_fd.fd, (off_t)off);
-	if (c == MAP_FAILED)
-		return -1;
-	chunk_stamp(c, size, t->own, ++t->cseq);
-	munmap(c, SPOOL_HDR_SIZE);
-	return map_chunk(t, off, size);
+	chunk_stamp((struct chunk_hdr *)(arena_base + off), size, t->own, ++t->cseq);
+	use_chunk(t, off, size);
+	return 0;
 }
 
 static void comm_self(char out[16])
@@ -387,7 +279,6 @@ static void comm_self(char out[16])
 int spool_open(struct tstate *t)
 {
 	uint64_t size = FIRST_WINDOW, off;
-	char *h;
 
 	if (!island_on || !capture_alive())
 		goto fail;
@@ -396,19 +287,13 @@ int spool_open(struct tstate *t)
 	t->gen = image_gen;
 	off = chunk_get(&size);
 	if (!off) {
-		if (arena)
+		if (arena_base)
 			__atomic_fetch_add(&arena->lost_threads, 1, __ATOMIC_RELAXED);
 		goto fail;
 	}
-	h = mmap(NULL, SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 (int)arena_fd.fd, (off_t)off);
-	if (h == MAP_FAILED)
-		goto fail;
-	t->hdr = (struct spool_hdr *)(h + CHUNK_SPOOL_HDR);
+	t->hdr = (struct spool_hdr *)(arena_base + off + CHUNK_SPOOL_HDR);
 	t->own = off;
 	t->cseq = 0;
-	t->win = NULL;
-	t->wlen = 0;
 	t->hdr->magic = SPOOL_MAGIC;
 	t->hdr->version = SPOOL_VERSION;
 	t->hdr->clock = (uint32_t)clock_kind;
@@ -419,13 +304,11 @@ int spool_open(struct tstate *t)
 	t->hdr->start = (int64_t)now();
 	t->hdr->cpu_ns = -1;
 	comm_self(t->hdr->comm);
-	chunk_stamp((struct chunk_hdr *)h, size, off, 0);
+	chunk_stamp((struct chunk_hdr *)(arena_base + off), size, off, 0);
 	reg_add(t);
 	registry_note_pthread(t, (unsigned long)pthread_self());
 	sess_thread_start(t);
-	t->cur = t->lim = NULL;
-	if (map_chunk(t, off, size) < 0)   /* rec_slow counts what is lost */
-		t->wlen = 0;
+	use_chunk(t, off, size);
 	if (unlikely(prof != NULL)) {
 		prof_thread_start(t);
 		if (t->slot == 0 || !t->creator)	/* an image's first thread */
@@ -778,7 +661,6 @@ CONSTRUCTOR void island_init(void)
 			rec_extras |= EXTRA_SITES;
 	}
 	prof_init(spool_dir, spool_dir_len);
-	read_capture_pid();
 	if (arena_attach() == 0)
 		image_gen = (int)__atomic_fetch_add(&arena->images, 1, __ATOMIC_RELAXED);
 	/* exec'd by a captured process of the same pid (env_fix) */
@@ -857,10 +739,8 @@ void thread_finish(struct tstate *t, int how, int unmap)
 	sess_thread_gone(t);
 	reg_del(t);
 	t->hold |= HOLD_OFF;
-	if (unmap && t->win) {
-		munmap(t->win, t->wlen);
+	if (unmap)                   /* the arena stays mapped */
 		t->win = NULL;
-	}
 	t->cur = t->lim = NULL;
 	errno = e;
 }
