@@ -133,7 +133,15 @@ struct cdep {
 
 /* spool_read.c */
 int spool_load(struct node *n, const char *dir);
-struct chunk_hdr **arena_chunks(char *map, size_t size, size_t *nc);
+/* A chunk of a spool's arena: where, its header, and in a thread's
+ * first chunk the thread's header (capture/spool.h). */
+struct arena_chunk {
+	uint64_t off;
+	struct chunk_hdr c;
+	struct spool_hdr h;
+};
+struct arena_chunk *arena_chunks(int fd, size_t size, struct arena_hdr *a,
+				 size_t *nc);
 void spool_unload(struct node *n);
 /* Iterate the records of a thread across its generations. */
 struct rec_iter {

@@ -20,7 +20,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "capture.h"
@@ -42,28 +41,23 @@ static void scan_arena(struct monitor *m)
 {
 	char *path = xasprintf("%s/" ARENA_FILE, m->spool);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct arena_hdr a;
 	struct stat st;
-	char *map;
+	size_t nc;
 
 	free(path);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) < 0 || st.st_size < SPOOL_HDR_SIZE ||
-	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+	if (fstat(fd, &st) < 0) {
 		close(fd);
 		return;
 	}
+	struct arena_chunk *c = arena_chunks(fd, (size_t)st.st_size, &a, &nc);
 	close(fd);
-	size_t nc;
-	struct chunk_hdr **c = arena_chunks(map, (size_t)st.st_size, &nc);
-	for (size_t i = 0; i < nc; i++) {
-		const struct spool_hdr *h =
-			(const struct spool_hdr *)((char *)c[i] + CHUNK_SPOOL_HDR);
-		if (c[i]->seq == 0 && h->magic == SPOOL_MAGIC && h->pid > 1)
-			pid_slot(m, h->pid);
-	}
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].c.seq == 0 && c[i].h.magic == SPOOL_MAGIC && c[i].h.pid > 1)
+			pid_slot(m, c[i].h.pid);
 	free(c);
-	munmap(map, (size_t)st.st_size);
 }
 
 /* Learn new processes from the spool directory. */

@@ -159,36 +159,47 @@ static void spool_add(struct node *n, size_t *cap, struct spool *s,
 
 static int cmp_chunk(const void *a, const void *b)
 {
-	const struct chunk_hdr *x = *(struct chunk_hdr *const *)a;
-	const struct chunk_hdr *y = *(struct chunk_hdr *const *)b;
+	const struct arena_chunk *x = a, *y = b;
 
-	if (x->owner != y->owner)
-		return x->owner < y->owner ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (x->c.owner != y->c.owner)
+		return x->c.owner < y->c.owner ? -1 : 1;
+	return x->c.seq < y->c.seq ? -1 : x->c.seq > y->c.seq;
 }
 
-/* The chunks of an arena mapped at map (size bytes), probed at every
- * ARENA_ALIGN where no chunk was found; *nc of them, by owner and seq. */
-struct chunk_hdr **arena_chunks(char *map, size_t size, size_t *nc)
+/* The chunks of the arena open at fd (size bytes), by owner and seq,
+ * probed at every ARENA_ALIGN where no chunk was found. Read, never
+ * mapped: a hole of a full tmpfs cannot be mapped in (SIGBUS), but reads
+ * as zeroes. *nc of them; *a the arena's header. */
+struct arena_chunk *arena_chunks(int fd, size_t size, struct arena_hdr *a,
+				 size_t *nc)
 {
-	const struct arena_hdr *a = (const struct arena_hdr *)map;
-	struct chunk_hdr **c = NULL;
+	struct arena_chunk *c = NULL, one;
 	size_t cap = 0;
 
 	*nc = 0;
+	if (pread(fd, a, sizeof(*a), 0) != (ssize_t)sizeof(*a) ||
+	    a->magic != ARENA_MAGIC || a->version != SPOOL_VERSION)
+		return NULL;
 	/* the arena is sparse: only what was counted out */
-	if (size >= sizeof(*a) && a->next < size - ARENA_DATA)
+	if (size > ARENA_DATA && a->next < size - ARENA_DATA)
 		size = ARENA_DATA + (size_t)a->next;
 	for (size_t off = ARENA_DATA; off + SPOOL_HDR_SIZE <= size;) {
-		struct chunk_hdr *h = (struct chunk_hdr *)(map + off);
+		struct chunk_hdr *h = &one.c;
+		size_t want = CHUNK_SPOOL_HDR + sizeof(one.h);
+		char page[CHUNK_SPOOL_HDR + sizeof(one.h)];
+		if (pread(fd, page, want, (off_t)off) != (ssize_t)want)
+			break;
+		memcpy(h, page, sizeof(*h));
+		memcpy(&one.h, page + CHUNK_SPOOL_HDR, sizeof(one.h));
 		if (h->magic != CHUNK_MAGIC || h->size < 2 * SPOOL_HDR_SIZE ||
 		    h->size % ARENA_ALIGN || h->size > size - off ||
 		    h->owner > off || (h->owner == off) != (h->seq == 0)) {
 			off += ARENA_ALIGN;
 			continue;
 		}
+		one.off = off;
 		XGROW(c, cap, *nc + 1);
-		c[(*nc)++] = h;
+		c[(*nc)++] = one;
 		off += h->size;
 	}
 	if (*nc > 1)
@@ -197,102 +208,85 @@ struct chunk_hdr **arena_chunks(char *map, size_t size, size_t *nc)
 }
 
 /* One thread's spool: the records of its chunks c[0..k) in one buffer. */
-static struct spool *arena_spool(const char *path, char *map,
-				 struct chunk_hdr **c, size_t k)
+static struct spool *arena_spool(const char *path, int fd,
+				 struct arena_chunk *c, size_t k)
 {
-	struct spool_hdr *h = (struct spool_hdr *)((char *)c[0] + CHUNK_SPOOL_HDR);
+	const struct spool_hdr *h = &c[0].h;
 	size_t total = 0, nshort = 0;
 	struct spool *s;
 
 	if (h->magic != SPOOL_MAGIC || h->version != SPOOL_VERSION) {
 		warnx("%s: chunk at byte %llu: not an Island spool of version %d, skipped",
-		      path, (unsigned long long)c[0]->owner, SPOOL_VERSION);
+		      path, (unsigned long long)c[0].off, SPOOL_VERSION);
 		return NULL;
 	}
 	s = xcalloc(1, sizeof(*s));
-	s->name = xasprintf("%s@%llu", path, (unsigned long long)c[0]->owner);
+	s->name = xasprintf("%s@%llu", path, (unsigned long long)c[0].off);
 	s->map = xmalloc(sizeof(*h));          /* the header: a copy */
 	memcpy(s->map, h, sizeof(*h));
 	s->h = (struct spool_hdr *)s->map;
-	char **ends = xmalloc(sizeof(*ends) * k);
 	for (size_t i = 0; i < k; i++) {
-		char *p = (char *)c[i] + SPOOL_HDR_SIZE;
-		if (i && c[i]->seq != c[i - 1]->seq + 1) {
+		size_t len = (size_t)c[i].c.size - SPOOL_HDR_SIZE;
+		if (i && c[i].c.seq != c[i - 1].c.seq + 1) {
 			warnx("%s: chunk %llu of the thread is missing, the rest is ignored",
-			      s->name, (unsigned long long)c[i - 1]->seq + 1);
-			k = i;
+			      s->name, (unsigned long long)c[i - 1].c.seq + 1);
 			break;
 		}
-		ends[i] = chain_end(s->name, p, (char *)c[i] + c[i]->size, &nshort);
-		total += (size_t)(ends[i] - p);
+		s->buf = xrealloc(s->buf, total + len);
+		char *p = s->buf + total;
+		if (pread(fd, p, len, (off_t)(c[i].off + SPOOL_HDR_SIZE)) != (ssize_t)len) {
+			warnx("%s: cannot read chunk %llu:", s->name,
+			      (unsigned long long)c[i].c.seq);
+			break;
+		}
+		total += (size_t)(chain_end(s->name, p, p + len, &nshort) - p);
 	}
-	s->buf = xmalloc(total ? total : 1);
+	s->buf = xrealloc(s->buf, total ? total : 1);
 	s->recs = s->buf;
-	s->end = s->buf;
-	for (size_t i = 0; i < k; i++) {
-		char *p = (char *)c[i] + SPOOL_HDR_SIZE;
-		memcpy(s->end, p, (size_t)(ends[i] - p));
-		s->end += ends[i] - p;
-	}
-	free(ends);
-	(void)map;
+	s->end = s->buf + total;
 	if (nshort)
 		expand(s, nshort);
 	return s;
 }
 
-/* The arena of the spool directory (none: 0). */
-static int arena_load(struct node *n, const char *dir, size_t *cap)
+/* The arena of the spool directory, if any. */
+static void arena_load(struct node *n, const char *dir, size_t *cap)
 {
 	char *path = xasprintf("%s/" ARENA_FILE, dir);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct arena_hdr a;
 	struct stat st;
+	size_t nc, i = 0;
 
-	if (fd < 0) {
-		int e = errno;
+	if (fd < 0 && errno == ENOENT) {
 		free(path);
-		if (e == ENOENT)
-			return 0;
-		warnx("%s/" ARENA_FILE ": unreadable spool file, skipped", dir);
-		return 0;
+		return;
 	}
-	if (fstat(fd, &st) < 0 || st.st_size < SPOOL_HDR_SIZE) {
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < SPOOL_HDR_SIZE) {
 		warnx("%s: unreadable spool file, skipped", path);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		free(path);
-		return 0;
+		return;
 	}
-	size_t size = (size_t)st.st_size;
-	char *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		warnx("%s: cannot map:", path);
-		free(path);
-		return 0;
-	}
-	const struct arena_hdr *a = (const struct arena_hdr *)map;
-	if (a->magic != ARENA_MAGIC || a->version != SPOOL_VERSION) {
+	struct arena_chunk *c = arena_chunks(fd, (size_t)st.st_size, &a, &nc);
+	if (a.magic != ARENA_MAGIC || a.version != SPOOL_VERSION)
 		warnx("%s: not an Island arena of version %d, skipped", path,
 		      SPOOL_VERSION);
-	} else {
-		size_t nc, i = 0;
-		struct chunk_hdr **c = arena_chunks(map, size, &nc);
-		n->lost_threads += a->lost_threads;
-		while (i < nc) {
-			size_t k = 1;
-			while (i + k < nc && c[i + k]->owner == c[i]->owner)
-				k++;
-			struct spool *s = c[i]->seq == 0 ?
-				arena_spool(path, map, c + i, k) : NULL;
-			if (s)
-				spool_add(n, cap, s, s->h->pid, s->h->tid);
-			i += k;
-		}
-		free(c);
+	else
+		n->lost_threads += a.lost_threads;
+	while (i < nc) {
+		size_t k = 1;
+		while (i + k < nc && c[i + k].c.owner == c[i].c.owner)
+			k++;
+		struct spool *s = c[i].c.seq == 0 ? arena_spool(path, fd, c + i, k) : NULL;
+		if (s)
+			spool_add(n, cap, s, s->h->pid, s->h->tid);
+		i += k;
 	}
-	munmap(map, size);
+	free(c);
+	close(fd);
 	free(path);
-	return 0;
 }
 
 static int cmp_gen(const void *a, const void *b)
