@@ -226,7 +226,8 @@ static uint64_t chunk_get(uint64_t *size)
 							       __ATOMIC_RELAXED);
 		if (off + *size > ARENA_SPAN)
 			return 0;
-		long r = madvise(arena_base + off, *size, MADV_POPULATE_WRITE);
+		long r = syscall(SYS_madvise, arena_base + off, (long)*size,
+				 (long)MADV_POPULATE_WRITE);
 		if (r == 0 || errno == EINVAL)   /* EINVAL: before Linux 5.14 */
 			return off;
 		if ((*size /= 2) < MIN_WINDOW)
