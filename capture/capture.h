@@ -102,6 +102,8 @@ struct node {
 	int nwait;
 	int complete;
 	const char *reason;              /* why not complete, or NULL */
+	uint64_t lost_threads;           /* threads the arena could not take
+					    (the app closed its descriptor) */
 	int syscalls;                    /* --syscalls: kernel-level records */
 	int syscalls_seen;               /* ... and there are some */
 	const struct restrictions *rs;   /* NULL: none */
@@ -131,6 +133,15 @@ struct cdep {
 
 /* spool_read.c */
 int spool_load(struct node *n, const char *dir);
+/* A chunk of a spool's arena: where, its header, and in a thread's
+ * first chunk the thread's header (capture/spool.h). */
+struct arena_chunk {
+	uint64_t off;
+	struct chunk_hdr c;
+	struct spool_hdr h;
+};
+struct arena_chunk *arena_chunks(int fd, size_t size, struct arena_hdr *a,
+				 size_t *nc);
 void spool_unload(struct node *n);
 /* Iterate the records of a thread across its generations. */
 struct rec_iter {

@@ -766,6 +766,10 @@ int main(int argc, char **argv)
 		warnx("%s: %llu records lost: the spool directory %s filled up "
 		      "(choose another with --spool-dir); the trace is marked incomplete",
 		      output, (unsigned long long)lost, spool_parent);
+	if (n.lost_threads)
+		warnx("%s: %llu threads were not recorded: the application closed the "
+		      "capture's descriptor; the trace is marked incomplete", output,
+		      (unsigned long long)n.lost_threads);
 	int killed = 0;
 	for (int i = 0; i < n.nprocs; i++) {
 		if (n.procs[i].reason)

@@ -8,17 +8,21 @@
  * SIGSTOP was chosen over cgroup v2's cpu.max: the kernel's throttling
  * cannot be observed stop by stop, and cgroup v2 controllers are often
  * not writable (not on the machines we test on); stop times logged here
- * are exact. The app's processes are found by their spool files; their
+ * are exact. The app's processes are found in the spool's arena; their
  * CPU time is the sum of their threads' schedstat (ns).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
+#include "capture.h"
 #include "monitor.h"
 #include "util.h"
 
@@ -32,6 +36,30 @@ static struct pidcpu *pid_slot(struct monitor *m, pid_t pid)
 	return &m->pids[m->npids++];
 }
 
+/* The processes of the spool's arena: its threads' first chunks. */
+static void scan_arena(struct monitor *m)
+{
+	char *path = xasprintf("%s/" ARENA_FILE, m->spool);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct arena_hdr a;
+	struct stat st;
+	size_t nc;
+
+	free(path);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return;
+	}
+	struct arena_chunk *c = arena_chunks(fd, (size_t)st.st_size, &a, &nc);
+	close(fd);
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].c.seq == 0 && c[i].h.magic == SPOOL_MAGIC && c[i].h.pid > 1)
+			pid_slot(m, c[i].h.pid);
+	free(c);
+}
+
 /* Learn new processes from the spool directory. */
 static void scan_pids(struct monitor *m)
 {
@@ -39,6 +67,7 @@ static void scan_pids(struct monitor *m)
 	struct dirent *e;
 
 	pid_slot(m, m->root);
+	scan_arena(m);
 	if (!d)
 		return;
 	while ((e = readdir(d))) {

@@ -7,10 +7,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,6 +63,44 @@ int recover_note(const char *spool, const struct node *n)
 		warnx("%s:", path);
 	free(path);
 	return rc;                   /* fd kept: the lock lives with us */
+}
+
+/*
+ * The spool's arena (capture/spool.h), made before the app starts, with
+ * our robust mutex in its header held for as long as we run: when we die,
+ * however we die, the kernel marks the mutex's owner dead, and the
+ * interposer stops filling a spool nobody will read.
+ */
+int arena_hold(const char *spool)
+{
+	static pthread_mutexattr_t ma;
+	char *path = xasprintf("%s/" ARENA_FILE, spool);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	struct arena_hdr *a;
+
+	_Static_assert(sizeof(pthread_mutex_t) <= sizeof(a->capture_lock), "mutex fits");
+	if (fd < 0 || ftruncate(fd, (off_t)ARENA_SPAN) < 0 ||
+	    (a = mmap(NULL, SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      fd, 0)) == MAP_FAILED) {
+		warnx("%s:", path);
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return -1;
+	}
+	close(fd);
+	free(path);
+	a->version = SPOOL_VERSION;
+	a->magic = ARENA_MAGIC;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+	if (pthread_mutex_init((pthread_mutex_t *)a->capture_lock, &ma) ||
+	    pthread_mutex_lock((pthread_mutex_t *)a->capture_lock)) {
+		warnx("%s: cannot hold the arena's mutex", spool);
+		return -1;
+	}
+	return 0;                    /* mapped and held until we exit */
 }
 
 struct info {

@@ -11,6 +11,9 @@ struct node;
  * clock, all a later --recover needs besides the records. */
 int recover_note(const char *spool, const struct node *n);
 
+/* Create SPOOL/arena and hold its mutex while we run (capture/spool.h). */
+int arena_hold(const char *spool);
+
 /* --recover [SPOOL] -o OUTPUT (SPOOL NULL: the newest abandoned spool of
  * ours under PARENT), or with LIST the abandoned spools. Exit status. */
 int recover_main(const char *spool, const char *parent, int list,

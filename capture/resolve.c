@@ -1051,6 +1051,8 @@ void resolve_node(struct node *n)
 		if (!p->complete)
 			n->complete = 0;
 	}
+	if (n->lost_threads)        /* threads with no record at all */
+		n->complete = 0;
 	if (n->nprocs > 1)	/* qsort(NULL, 0) is undefined (fuzz: spool) */
 		qsort(n->procs, (size_t)n->nprocs, sizeof(*n->procs), cmp_proc);
 	free(rs.pmap);

@@ -1,15 +1,39 @@
 /*
  * Spool files: what the interposer writes while the application runs, and
- * the trace writer reads after it exits. One file per thread and process
- * image, named PID.TID.GEN in the session's spool directory, memory-mapped
- * and shared, so that records survive a crash or SIGKILL of the application.
+ * the trace writer reads after it exits. All the processes of a capture
+ * share one file, the arena ("arena" in the session's spool directory),
+ * memory-mapped and shared, so that records survive a crash or SIGKILL of
+ * the application.
  *
- * Layout: a header page, then records back to back in zero-filled space.
+ * Why one file: opening a file takes the lowest free descriptor, so a
+ * spool opened while the application runs could take the number one of
+ * its threads was about to get. Each process image opens the arena once,
+ * in its constructor (no application thread runs yet), maps all of it
+ * (ARENA_SPAN, MAP_NORESERVE) and closes it; a fork child inherits the
+ * mapping. No descriptor is held or opened after that: a thread's spool is
+ * chunks of the arena, counted out with an atomic counter in the arena's
+ * header (a thread that finds it full is counted in lost_threads).
+ * island-capture creates the arena before the app starts (arena_hold).
+ *
+ * Arena layout: a header page (struct arena_hdr), zero-filled up to
+ * ARENA_DATA, then chunks at multiples of ARENA_ALIGN. A chunk's first page
+ * starts with struct chunk_hdr; a thread's first chunk (seq 0, owner = its
+ * own offset) holds the thread's struct spool_hdr at CHUNK_SPOOL_HDR of that
+ * page. Records fill the chunk from its second page on, back to back in
+ * zero-filled space; a record that does not fit goes to the thread's next
+ * chunk (seq + 1), and the rest of the chunk stays zero. Space counted out
+ * but never given a chunk header (a process killed in between, a full file
+ * system) stays zero: a reader probes every ARENA_ALIGN for the next chunk.
+ *
  * A record is a fixed part (struct rec) and an optional payload, its total
  * length rounded up to 8 bytes, or a short record (struct srec) for the
  * common call whose values fit it. Its len is stored last, so the chain of
- * complete records ends at the first len of 0, even after a crash or
- * SIGKILL; hdr.used is a hint brought up to date now and then.
+ * complete records of a chunk ends at the first len of 0, even after a
+ * crash or SIGKILL; hdr.used is a hint brought up to date now and then.
+ *
+ * A thread's spool may also be a file of its own, PID.TID.GEN, laid out as
+ * a struct spool_hdr page and then records (the layout before version 3;
+ * the reader still takes it).
  */
 #ifndef ISLAND_SPOOL_H
 #define ISLAND_SPOOL_H
@@ -18,8 +42,38 @@
 #include <sys/socket.h>
 
 #define SPOOL_MAGIC    0x4c4f4f5053444e4cull   /* "LNDSPOOL" */
-#define SPOOL_VERSION  2
+#define SPOOL_VERSION  3
 #define SPOOL_HDR_SIZE 4096
+
+#define ARENA_FILE     "arena"
+#define ARENA_MAGIC    0x414e455241444e4cull   /* "LNDARENA" */
+#define CHUNK_MAGIC    0x4b4e5548434c444eull   /* "NDLCHUNK" */
+#define ARENA_ALIGN    (128u << 10)  /* chunks start and end at multiples */
+#define ARENA_DATA     ARENA_ALIGN   /* the first chunk's offset */
+#define ARENA_SPAN     (64ull << 30) /* the arena's size (sparse), mapped
+					whole by every process image */
+#define CHUNK_SPOOL_HDR 64           /* struct spool_hdr in a first chunk */
+
+struct arena_hdr {
+	uint64_t magic;              /* written by whoever opens it first */
+	uint32_t version;            /* SPOOL_VERSION */
+	uint32_t pad;
+	volatile uint64_t next;      /* bytes counted out after ARENA_DATA */
+	volatile uint64_t images;    /* process images so far (their gen) */
+	volatile uint64_t lost_threads; /* threads that could not get a chunk
+					   (the arena or the file system full) */
+	/* island-capture's robust, process-shared mutex, held while it
+	 * runs: the kernel sets FUTEX_OWNER_DIED in its first word (the
+	 * futex) when island-capture dies. 0: no capture holds it. */
+	uint64_t capture_lock[8];
+};
+
+struct chunk_hdr {
+	uint64_t magic;              /* CHUNK_MAGIC, written last */
+	uint64_t size;               /* bytes, header page included */
+	uint64_t owner;              /* offset of the thread's first chunk */
+	uint64_t seq;                /* 0 first, then 1, 2, ... */
+};
 
 enum spool_clock { CLOCK_KIND_MONO = 0, CLOCK_KIND_TSC = 1 };
 
@@ -36,12 +90,14 @@ struct spool_hdr {
 	uint64_t magic;
 	uint32_t version;
 	uint32_t clock;              /* enum spool_clock */
-	int32_t  pid, tid, gen;
+	int32_t  pid, tid;
+	int32_t  gen;                /* the image's number in the capture:
+					later images of a pid have larger ones */
 	int32_t  creator;            /* tid that created the thread, 0 if none */
 	int64_t  start;              /* clock units */
 	char     comm[16];           /* name at start */
 	/* written while running */
-	volatile uint64_t used;      /* bytes of records after the header */
+	volatile uint64_t used;      /* bytes of records in the current chunk */
 	volatile uint64_t lost;      /* records dropped (spool could not grow) */
 	/* written when the thread ends */
 	volatile int64_t  end;       /* clock units, 0 = not observed */
@@ -274,6 +330,7 @@ struct session {
 #define ENV_CLOCK  "ISLAND_CLOCK"     /* "tsc" or "mono" */
 #define ENV_LIB    "ISLAND_LIB"       /* absolute path of the interposer */
 #define ENV_LIMITS "ISLAND_LIMITS"    /* "1" when the spool holds a limits page */
+#define ENV_IMAGE  "ISLAND_IMAGE"     /* pid of the process that exec'd */
 #define CALLSITES_FILE "callsites"    /* in the spool directory: --callsites */
 
 /*

@@ -1,5 +1,6 @@
-/* Load the spool directory: map every PID.TID.GEN file, group by process
- * and thread, and check each file's header and record chain. */
+/* Load the spool directory: the arena's threads (and any PID.TID.GEN
+ * file), grouped by process and thread, each header and record chain
+ * checked (capture/spool.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,28 +40,34 @@ static struct thr *thr_get(struct proc *p, pid_t tid)
 	return t;
 }
 
-/* Walk the record chain; stop at the first record that is not sane (a
- * crash can only cut the chain, since `used` is written after a record).
- * Returns how many short records it holds. */
-static size_t check_chain(struct spool *s)
+/* Walk a record chain in [p, end); stop at the first record that is not
+ * sane (a crash can only cut the chain, since `used` is written after a
+ * record). Returns where the complete records end; counts short ones. */
+static char *chain_end(const char *name, char *p, char *end, size_t *nshort)
 {
-	char *p = s->recs;
-	size_t nshort = 0;
+	char *start = p;
 
-	while (p + sizeof(struct srec) <= s->end) {
+	while (p + sizeof(struct srec) <= end) {
 		struct rec *r = (struct rec *)p;
 		if (r->len == 0)
 			break;              /* the end of what was written */
 		if ((r->len != sizeof(struct srec) && r->len < sizeof(*r)) ||
-		    (r->len & 7) || p + r->len > s->end) {
+		    (r->len & 7) || p + r->len > end) {
 			warnx("%s: bad record at byte %zu, the rest is ignored",
-			      s->name, (size_t)(p - s->recs));
+			      name, (size_t)(p - start));
 			break;
 		}
-		nshort += r->len == sizeof(struct srec);
+		*nshort += r->len == sizeof(struct srec);
 		p += r->len;
 	}
-	s->end = p;
+	return p;
+}
+
+static size_t check_chain(struct spool *s)
+{
+	size_t nshort = 0;
+
+	s->end = chain_end(s->name, s->recs, s->end, &nshort);
 	return nshort;
 }
 
@@ -92,6 +99,7 @@ static void expand(struct spool *s, size_t nshort)
 		}
 		p += q->len;
 	}
+	free(s->buf);
 	s->buf = buf;
 	s->recs = buf;
 	s->end = o;
@@ -139,6 +147,148 @@ static struct spool *spool_map(const char *dir, const char *name)
 	return s;
 }
 
+static void spool_add(struct node *n, size_t *cap, struct spool *s,
+		      pid_t pid, pid_t tid)
+{
+	struct proc *p = proc_get(n, pid, cap);
+	struct thr *t = thr_get(p, tid);
+
+	t->sp = xrealloc(t->sp, sizeof(*t->sp) * (size_t)(t->nsp + 1));
+	t->sp[t->nsp++] = s;
+}
+
+static int cmp_chunk(const void *a, const void *b)
+{
+	const struct arena_chunk *x = a, *y = b;
+
+	if (x->c.owner != y->c.owner)
+		return x->c.owner < y->c.owner ? -1 : 1;
+	return x->c.seq < y->c.seq ? -1 : x->c.seq > y->c.seq;
+}
+
+/* The chunks of the arena open at fd (size bytes), by owner and seq,
+ * probed at every ARENA_ALIGN where no chunk was found. Read, never
+ * mapped: a hole of a full tmpfs cannot be mapped in (SIGBUS), but reads
+ * as zeroes. *nc of them; *a the arena's header. */
+struct arena_chunk *arena_chunks(int fd, size_t size, struct arena_hdr *a,
+				 size_t *nc)
+{
+	struct arena_chunk *c = NULL, one;
+	size_t cap = 0;
+
+	*nc = 0;
+	if (pread(fd, a, sizeof(*a), 0) != (ssize_t)sizeof(*a) ||
+	    a->magic != ARENA_MAGIC || a->version != SPOOL_VERSION)
+		return NULL;
+	/* the arena is sparse: only what was counted out */
+	if (size > ARENA_DATA && a->next < size - ARENA_DATA)
+		size = ARENA_DATA + (size_t)a->next;
+	for (size_t off = ARENA_DATA; off + SPOOL_HDR_SIZE <= size;) {
+		struct chunk_hdr *h = &one.c;
+		size_t want = CHUNK_SPOOL_HDR + sizeof(one.h);
+		char page[CHUNK_SPOOL_HDR + sizeof(one.h)];
+		if (pread(fd, page, want, (off_t)off) != (ssize_t)want)
+			break;
+		memcpy(h, page, sizeof(*h));
+		memcpy(&one.h, page + CHUNK_SPOOL_HDR, sizeof(one.h));
+		if (h->magic != CHUNK_MAGIC || h->size < 2 * SPOOL_HDR_SIZE ||
+		    h->size % ARENA_ALIGN || h->size > size - off ||
+		    h->owner > off || (h->owner == off) != (h->seq == 0)) {
+			off += ARENA_ALIGN;
+			continue;
+		}
+		one.off = off;
+		XGROW(c, cap, *nc + 1);
+		c[(*nc)++] = one;
+		off += h->size;
+	}
+	if (*nc > 1)
+		qsort(c, *nc, sizeof(*c), cmp_chunk);
+	return c;
+}
+
+/* One thread's spool: the records of its chunks c[0..k) in one buffer. */
+static struct spool *arena_spool(const char *path, int fd,
+				 struct arena_chunk *c, size_t k)
+{
+	const struct spool_hdr *h = &c[0].h;
+	size_t total = 0, nshort = 0;
+	struct spool *s;
+
+	if (h->magic != SPOOL_MAGIC || h->version != SPOOL_VERSION) {
+		warnx("%s: chunk at byte %llu: not an Island spool of version %d, skipped",
+		      path, (unsigned long long)c[0].off, SPOOL_VERSION);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->name = xasprintf("%s@%llu", path, (unsigned long long)c[0].off);
+	s->map = xmalloc(sizeof(*h));          /* the header: a copy */
+	memcpy(s->map, h, sizeof(*h));
+	s->h = (struct spool_hdr *)s->map;
+	for (size_t i = 0; i < k; i++) {
+		size_t len = (size_t)c[i].c.size - SPOOL_HDR_SIZE;
+		if (i && c[i].c.seq != c[i - 1].c.seq + 1) {
+			warnx("%s: chunk %llu of the thread is missing, the rest is ignored",
+			      s->name, (unsigned long long)c[i - 1].c.seq + 1);
+			break;
+		}
+		s->buf = xrealloc(s->buf, total + len);
+		char *p = s->buf + total;
+		if (pread(fd, p, len, (off_t)(c[i].off + SPOOL_HDR_SIZE)) != (ssize_t)len) {
+			warnx("%s: cannot read chunk %llu:", s->name,
+			      (unsigned long long)c[i].c.seq);
+			break;
+		}
+		total += (size_t)(chain_end(s->name, p, p + len, &nshort) - p);
+	}
+	s->buf = xrealloc(s->buf, total ? total : 1);
+	s->recs = s->buf;
+	s->end = s->buf + total;
+	if (nshort)
+		expand(s, nshort);
+	return s;
+}
+
+/* The arena of the spool directory, if any. */
+static void arena_load(struct node *n, const char *dir, size_t *cap)
+{
+	char *path = xasprintf("%s/" ARENA_FILE, dir);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct arena_hdr a;
+	struct stat st;
+	size_t nc, i = 0;
+
+	if (fd < 0 && errno == ENOENT) {
+		free(path);
+		return;
+	}
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < SPOOL_HDR_SIZE) {
+		warnx("%s: unreadable spool file, skipped", path);
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return;
+	}
+	struct arena_chunk *c = arena_chunks(fd, (size_t)st.st_size, &a, &nc);
+	if (a.magic != ARENA_MAGIC || a.version != SPOOL_VERSION)
+		warnx("%s: not an Island arena of version %d, skipped", path,
+		      SPOOL_VERSION);
+	else
+		n->lost_threads += a.lost_threads;
+	while (i < nc) {
+		size_t k = 1;
+		while (i + k < nc && c[i + k].c.owner == c[i].c.owner)
+			k++;
+		struct spool *s = c[i].c.seq == 0 ? arena_spool(path, fd, c + i, k) : NULL;
+		if (s)
+			spool_add(n, cap, s, s->h->pid, s->h->tid);
+		i += k;
+	}
+	free(c);
+	close(fd);
+	free(path);
+}
+
 static int cmp_gen(const void *a, const void *b)
 {
 	const struct spool *x = *(struct spool *const *)a;
@@ -156,18 +306,15 @@ int spool_load(struct node *n, const char *dir)
 		warnx("%s: cannot read the spool directory:", dir);
 		return -1;
 	}
+	arena_load(n, dir, &cap);
 	while ((e = readdir(d))) {
 		int pid, tid, gen;
 		char extra;
 		if (sscanf(e->d_name, "%d.%d.%d%c", &pid, &tid, &gen, &extra) != 3)
 			continue;
 		struct spool *s = spool_map(dir, e->d_name);
-		if (!s)
-			continue;
-		struct proc *p = proc_get(n, pid, &cap);
-		struct thr *t = thr_get(p, tid);
-		t->sp = xrealloc(t->sp, sizeof(*t->sp) * (size_t)(t->nsp + 1));
-		t->sp[t->nsp++] = s;
+		if (s)
+			spool_add(n, &cap, s, pid, tid);
 	}
 	closedir(d);
 	for (int i = 0; i < n->nprocs; i++)
@@ -184,7 +331,10 @@ void spool_unload(struct node *n)
 		for (int j = 0; j < n->procs[i].nthr; j++) {
 			struct thr *t = &n->procs[i].thr[j];
 			for (int g = 0; g < t->nsp; g++) {
-				munmap(t->sp[g]->map, t->sp[g]->size);
+				if (t->sp[g]->size)
+					munmap(t->sp[g]->map, t->sp[g]->size);
+				else
+					free(t->sp[g]->map);   /* an arena header's copy */
 				free(t->sp[g]->buf);
 				free(t->sp[g]->name);
 				free(t->sp[g]);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <linux/futex.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -51,12 +52,9 @@ static int sud_wanted;               /* --syscalls: children too */
 
 static char spool_dir[512];
 static size_t spool_dir_len;
-/* island-capture's pid (from the spool's node.info; 0: no node.info,
- * never checked): once the capture is gone (SIGKILL, the OOM killer),
- * nobody will read more than the spool holds, so it stops growing. */
-static pid_t capture_pid;
-static volatile int capture_gone;
-static char env_spool[600], env_clock[32], env_lib[600];
+static volatile int capture_gone;   /* island-capture died (capture_alive) */
+static char env_spool[600], env_clock[32], env_lib[600], env_image[40];
+static int image_gen;                /* this image's number in the capture */
 static char env_session[600], env_session_node[48];
 static char env_loader[600];         /* --syscalls: ISLAND_LOADER=... */
 char env_preload_lib[512];
@@ -154,117 +152,121 @@ pid_t tid_of(unsigned long pthread)
 	return 0;
 }
 
-static void spool_name(char *buf, pid_t pid, pid_t tid, int gen)
-{
-	char *p = buf;
+/*
+ * The arena (capture/spool.h) is opened only where no thread of the
+ * application runs (the constructor, a fork child), mapped whole, and
+ * closed at once: an application thread that opens a file gets the number
+ * it would get without us, none of its descriptors is ours to lose to a
+ * close or dup2, and the descriptor limit it meets is its own. A fork
+ * child inherits the mapping; a new image maps the arena again.
+ */
+static char *arena_base;             /* ARENA_SPAN bytes, never unmapped */
+#define arena ((struct arena_hdr *)arena_base)
 
-	memcpy(p, spool_dir, spool_dir_len);
-	p += spool_dir_len;
-	*p++ = '/';
-	p = utoa(p, (unsigned long)pid);
-	*p++ = '.';
-	p = utoa(p, (unsigned long)tid);
-	*p++ = '.';
-	utoa(p, (unsigned long)gen);
-}
-
-/* Give the spool file blocks up to `size`: a write to a mapping beyond
- * what the file system can hold would kill the application with SIGBUS.
- * Where fallocate is not supported, a sparse file is the best we can do. */
-static long reserve(long fd, uint64_t start, uint64_t len)
-{
-	/* only the new range: from 0 each time would walk the whole file
-	 * at every window, quadratic in the spool's size */
-	long r = SYS(SYS_fallocate, fd, 0, (long)start, (long)len);
-
-	if (r < 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
-		r = SYS(SYS_ftruncate, fd, (long)(start + len), 0, 0);
-	return r;
-}
-
-/* Map the window that holds file offset `off` (page-aligned down), after
- * making sure the file has blocks for it: a write to a mapping beyond what
- * the file system can hold would kill the application with SIGBUS. */
-static void read_capture_pid(void)
-{
-	char path[sizeof(spool_dir) + 16], buf[512];
-
-	memcpy(path, spool_dir, spool_dir_len);
-	memcpy(path + spool_dir_len, "/node.info", sizeof("/node.info"));
-	long fd = SYS(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
-	if (fd < 0)
-		return;
-	long n = SYS(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0);
-	SYS(SYS_close, fd, 0, 0, 0);
-	if (n <= 0)
-		return;
-	buf[n] = 0;
-	for (const char *p = buf; *p; p++)
-		if (p[0] == '\n' && p[1] == 'p' && p[2] == 'i' && p[3] == 'd' && p[4] == ' ') {
-			pid_t v = 0;
-			for (p += 5; *p >= '0' && *p <= '9'; p++)
-				v = v * 10 + (*p - '0');
-			capture_pid = v;
-			break;
-		}
-}
-
-/* Checked only when a window moves or a thread starts, never per call:
- * island-capture holds a write lock on node.info while it runs (a lock,
- * not kill(pid, 0): the app may be in another PID namespace). */
-static int capture_alive(void)
+static int arena_attach(void)
 {
 	char path[sizeof(spool_dir) + 16];
+	struct stat st;
+	void *m;
 
-	if (capture_gone || !capture_pid)
-		return !capture_gone;
+	if (arena_base)
+		return 0;
 	memcpy(path, spool_dir, spool_dir_len);
-	memcpy(path + spool_dir_len, "/node.info", sizeof("/node.info"));
-	long fd = SYS(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+	memcpy(path + spool_dir_len, "/" ARENA_FILE, sizeof(ARENA_FILE) + 1);
+	long fd = SYS(SYS_openat, AT_FDCWD, (long)path,
+		      O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return 1;            /* cannot tell: keep recording */
-	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	if (SYS(SYS_fcntl, fd, F_GETLK, (long)&lk, 0) == 0 && lk.l_type == F_UNLCK)
-		capture_gone = 1;
+		return -1;
+	/* every process asks for the same size: the file never shrinks */
+	if (SYS(SYS_fstat, fd, (long)&st, 0, 0) < 0 ||
+	    ((uint64_t)st.st_size < ARENA_SPAN &&
+	     SYS(SYS_ftruncate, fd, (long)ARENA_SPAN, 0, 0) < 0)) {
+		SYS(SYS_close, fd, 0, 0, 0);
+		return -1;
+	}
+	m = mmap(NULL, ARENA_SPAN, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_NORESERVE, (int)fd, 0);
 	SYS(SYS_close, fd, 0, 0, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	arena_base = m;
+	if (arena->magic != ARENA_MAGIC) {   /* zeroes are a valid start */
+		arena->version = SPOOL_VERSION;
+		__atomic_store_n(&arena->magic, ARENA_MAGIC, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+/* Checked only when a thread needs a chunk, never per call, and without a
+ * system call: island-capture holds a robust mutex in the arena's header,
+ * which the kernel marks FUTEX_OWNER_DIED when it dies however it dies
+ * (SIGKILL, the OOM killer). Then nobody will read more than the arena
+ * holds, so it stops growing. A word of 0: no capture holds it (a runner
+ * that made the spool itself), keep recording. */
+static int capture_alive(void)
+{
+	if (capture_gone || !arena_base)
+		return !capture_gone;
+	uint32_t w = __atomic_load_n((uint32_t *)arena->capture_lock, __ATOMIC_ACQUIRE);
+	if (w & FUTEX_OWNER_DIED)
+		capture_gone = 1;
 	return !capture_gone;
 }
 
-static int map_window(struct tstate *t, uint64_t off)
+/* Count out a chunk of the arena and give it pages: its offset, 0 when
+ * there is no room. A write to a page the file system cannot back would
+ * kill the application with SIGBUS; MADV_POPULATE_WRITE says so with an
+ * error instead. Smaller when short of space, as long as a record fits. */
+static uint64_t chunk_get(uint64_t *size)
 {
-	char path[600];
-	uint64_t start = off & ~(uint64_t)4095;
-	/* small first, doubling: a short run or thread zeroes little */
-	uint64_t len = t->wlen ? t->wlen * 2 : FIRST_WINDOW;
-
-	if (len > WINDOW)
-		len = WINDOW;
-	long fd;
-	void *w;
-
-	spool_name(path, t->pid, t->tid, t->gen);
-	fd = SYS(SYS_openat, AT_FDCWD, (long)path, O_RDWR | O_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	/* short of space: smaller windows, as long as a record fits */
-	while (reserve(fd, start, len) < 0) {
-		if ((len /= 2) < MIN_WINDOW) {
-			SYS(SYS_close, fd, 0, 0, 0);
-			return -1;
-		}
+	if (!arena_base)
+		return 0;
+	for (;;) {
+		uint64_t off = ARENA_DATA + __atomic_fetch_add(&arena->next, *size,
+							       __ATOMIC_RELAXED);
+		if (off + *size > ARENA_SPAN)
+			return 0;
+		long r = syscall(SYS_madvise, arena_base + off, (long)*size,
+				 (long)MADV_POPULATE_WRITE);
+		if (r == 0 || errno == EINVAL)   /* EINVAL: before Linux 5.14 */
+			return off;
+		if ((*size /= 2) < MIN_WINDOW)
+			return 0;
 	}
-	w = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-		 (int)fd, (off_t)start);
-	SYS(SYS_close, fd, 0, 0, 0);
-	if (w == MAP_FAILED)
+}
+
+static void chunk_stamp(struct chunk_hdr *c, uint64_t size, uint64_t owner,
+			uint64_t seq)
+{
+	c->size = size;
+	c->owner = owner;
+	c->seq = seq;
+	__atomic_store_n(&c->magic, CHUNK_MAGIC, __ATOMIC_RELEASE);
+}
+
+/* The records part of the chunk at `off` becomes the thread's window. */
+static void use_chunk(struct tstate *t, uint64_t off, uint64_t size)
+{
+	t->win = arena_base + off + SPOOL_HDR_SIZE;
+	t->woff = off;
+	t->wlen = size - SPOOL_HDR_SIZE;
+	t->cur = t->win;
+	t->lim = t->win + t->wlen;
+}
+
+/* The thread's next chunk, twice the last one (small first: a short run
+ * or thread zeroes little), up to WINDOW. */
+static int next_chunk(struct tstate *t)
+{
+	uint64_t size = t->wlen ? (t->wlen + SPOOL_HDR_SIZE) * 2 : FIRST_WINDOW;
+
+	if (size > WINDOW)
+		size = WINDOW;
+	uint64_t off = chunk_get(&size);
+	if (!off)
 		return -1;
-	if (t->win)
-		munmap(t->win, t->wlen);
-	t->win = w;
-	t->woff = start;
-	t->wlen = len;
-	t->cur = (char *)w + (off - start);
-	t->lim = (char *)w + len;
+	chunk_stamp((struct chunk_hdr *)(arena_base + off), size, t->own, ++t->cseq);
+	use_chunk(t, off, size);
 	return 0;
 }
 
@@ -274,39 +276,25 @@ static void comm_self(char out[16])
 	SYS(SYS_prctl, PR_GET_NAME, (long)out, 0, 0);
 }
 
-/* Create this thread's spool file (PID.TID.GEN, the first free GEN: an exec
- * continues a thread in a new generation). */
+/* Start this thread's spool: its first chunk of the arena. */
 int spool_open(struct tstate *t)
 {
-	char path[600];
-	long fd = -1;
-	void *h;
+	uint64_t size = FIRST_WINDOW, off;
 
 	if (!island_on || !capture_alive())
 		goto fail;
 	t->pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
 	t->tid = (pid_t)SYS(SYS_gettid, 0, 0, 0, 0);
-	for (t->gen = 0; t->gen < 1000; t->gen++) {
-		spool_name(path, t->pid, t->tid, t->gen);
-		fd = SYS(SYS_openat, AT_FDCWD, (long)path,
-			 O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (fd < 0)
-		goto fail;
-	if (reserve(fd, 0, SPOOL_HDR_SIZE) < 0) {
-		SYS(SYS_close, fd, 0, 0, 0);
+	t->gen = image_gen;
+	off = chunk_get(&size);
+	if (!off) {
+		if (arena_base)
+			__atomic_fetch_add(&arena->lost_threads, 1, __ATOMIC_RELAXED);
 		goto fail;
 	}
-	h = mmap(NULL, SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 (int)fd, 0);
-	SYS(SYS_close, fd, 0, 0, 0);
-	if (h == MAP_FAILED)
-		goto fail;
-	t->hdr = h;
-	t->win = NULL;
-	t->wlen = 0;
+	t->hdr = (struct spool_hdr *)(arena_base + off + CHUNK_SPOOL_HDR);
+	t->own = off;
+	t->cseq = 0;
 	t->hdr->magic = SPOOL_MAGIC;
 	t->hdr->version = SPOOL_VERSION;
 	t->hdr->clock = (uint32_t)clock_kind;
@@ -317,12 +305,11 @@ int spool_open(struct tstate *t)
 	t->hdr->start = (int64_t)now();
 	t->hdr->cpu_ns = -1;
 	comm_self(t->hdr->comm);
+	chunk_stamp((struct chunk_hdr *)(arena_base + off), size, off, 0);
 	reg_add(t);
 	registry_note_pthread(t, (unsigned long)pthread_self());
 	sess_thread_start(t);
-	t->woff = SPOOL_HDR_SIZE;    /* where the first record will go */
-	t->cur = t->lim = NULL;
-	map_window(t, SPOOL_HDR_SIZE);   /* if full already, rec_slow counts */
+	use_chunk(t, off, size);
 	if (unlikely(prof != NULL)) {
 		prof_thread_start(t);
 		if (t->slot == 0 || !t->creator)	/* an image's first thread */
@@ -345,8 +332,8 @@ struct rec *rec_slow(struct tstate *t, size_t len)
 			goto out;
 	}
 	if (t->cur + len > t->lim) {
-		uint64_t off = t->win ? t->woff + (uint64_t)(t->cur - t->win) : t->woff;
-		t->hdr->used = off - SPOOL_HDR_SIZE;
+		if (t->win)
+			t->hdr->used = (uint64_t)(t->cur - t->win);
 		/* The spool is full: count what is dropped, and try again
 		 * only now and then (space may be freed), not on every call. */
 		if (t->hdr->lost && (t->hdr->lost & 0xfff)) {
@@ -358,7 +345,7 @@ struct rec *rec_slow(struct tstate *t, size_t len)
 			t->cur = t->lim = NULL;
 			goto out;
 		}
-		if (map_window(t, off) < 0) {
+		if (next_chunk(t) < 0) {
 			t->hdr->lost++;
 			goto out;
 		}
@@ -675,7 +662,11 @@ CONSTRUCTOR void island_init(void)
 			rec_extras |= EXTRA_SITES;
 	}
 	prof_init(spool_dir, spool_dir_len);
-	read_capture_pid();
+	if (arena_attach() == 0)
+		image_gen = (int)__atomic_fetch_add(&arena->images, 1, __ATOMIC_RELAXED);
+	/* exec'd by a captured process of the same pid (env_fix) */
+	const char *img = getenv(ENV_IMAGE);
+	int execd = img && (pid_t)dec(img) == (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
 	if (getenv(ENV_SESSION) && getenv(ENV_SESSION_NODE)) {
 		getenv_copy(env_session, sizeof(env_session), ENV_SESSION,
 			    getenv(ENV_SESSION));
@@ -689,7 +680,7 @@ CONSTRUCTOR void island_init(void)
 	t->slot = -1;
 	t->guard = 1;
 	if (spool_open(t) == 0) {
-		record_proc(t, t->gen > 0 && !handoff ? ORIGIN_EXEC : ORIGIN_NEW, 0,
+		record_proc(t, execd && !handoff ? ORIGIN_EXEC : ORIGIN_NEW, 0,
 			    (uint64_t)t->hdr->start);
 		record_fds(t);
 	}
@@ -744,15 +735,13 @@ void thread_finish(struct tstate *t, int how, int unmap)
 	if (unlikely(prof != NULL))
 		prof_thread_end(t);
 	if (t->win)
-		t->hdr->used = t->woff + (uint64_t)(t->cur - t->win) - SPOOL_HDR_SIZE;
+		t->hdr->used = (uint64_t)(t->cur - t->win);
 	hdr_finish(t->hdr, t->tid, 1, how);
 	sess_thread_gone(t);
 	reg_del(t);
 	t->hold |= HOLD_OFF;
-	if (unmap && t->win) {
-		munmap(t->win, t->wlen);
+	if (unmap)                   /* the arena stays mapped */
 		t->win = NULL;
-	}
 	t->cur = t->lim = NULL;
 	errno = e;
 }
@@ -814,6 +803,9 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	t->creator = 0;
 	t->sslot = 0;
 	t->guard = 1;
+	/* one thread: a safe point to open again what the parent lost */
+	if (arena_attach() == 0)
+		image_gen = (int)__atomic_fetch_add(&arena->images, 1, __ATOMIC_RELAXED);
 	if (spool_open(t) == 0) {
 		t->hdr->start = (int64_t)t0;
 		record_proc(t, ORIGIN_FORK, parent_tid, t0);
@@ -826,7 +818,7 @@ static int env_ours(const char *e)
 {
 	static const char *const ours[] = { "ISLAND_SPOOL=", "ISLAND_CLOCK=", "ISLAND_LIB=",
 		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION",
-		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=" };
+		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=", "ISLAND_IMAGE=" };
 
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (!strncmp(e, ours[i], strlen(ours[i])))
@@ -873,7 +865,7 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	for (char *const *e = envp; *e; e++) {
 		if (!strncmp(*e, pre, sizeof(pre) - 1) || env_ours(*e))
 			continue;
-		if (n + 10 >= arrlen)
+		if (n + 12 >= arrlen)
 			return envp;
 		arr[n++] = *e;
 	}
@@ -881,6 +873,10 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	arr[n++] = env_spool;
 	arr[n++] = env_clock;
 	arr[n++] = env_lib;
+	/* the image exec'd next knows it continues this pid */
+	memcpy(env_image, ENV_IMAGE "=", sizeof(ENV_IMAGE));
+	utoa(env_image + sizeof(ENV_IMAGE), (unsigned long)SYS(SYS_getpid, 0, 0, 0, 0));
+	arr[n++] = env_image;
 	if (limits)
 		arr[n++] = (char *)"ISLAND_LIMITS=1";
 	if (sud_wanted)

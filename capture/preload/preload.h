@@ -54,8 +54,11 @@ struct tstate {
 	int guard;                  /* inside a recorded call */
 	int hold;                   /* HOLD_* */
 	struct spool_hdr *hdr;
-	char *win;                  /* record window: file bytes [woff, woff+wlen) */
+	char *win;                  /* record window: the records part of the
+				       arena chunk at woff, wlen bytes */
 	uint64_t woff, wlen;
+	uint64_t own;               /* offset of the thread's first chunk */
+	uint64_t cseq;              /* the window's chunk: its seq */
 	pid_t pid, tid;
 	int gen;
 	int slot;                   /* index in the thread registry, -1 none */

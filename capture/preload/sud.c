@@ -1102,8 +1102,8 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		for (char *const *v = (char *const *)a[ei]; v && *v; v++, ne++)
 			if (!strncmp(*v, "LD_PRELOAD=", 11))
 				pl = strlen(*v);
-		char *fixed[ne + 10], fbuf[pl + strlen(env_preload_lib) + 16], *fb = fbuf;
-		x[ei] = (long)env_fix((char *const *)a[ei], &fb, sizeof(fbuf), fixed, ne + 10);
+		char *fixed[ne + 12], fbuf[pl + strlen(env_preload_lib) + 16], *fb = fbuf;
+		x[ei] = (long)env_fix((char *const *)a[ei], &fb, sizeof(fbuf), fixed, ne + 12);
 #endif
 		if (!inlibc)             /* the libc wrapper did this itself */
 			process_finish(TEXIT_EXEC);

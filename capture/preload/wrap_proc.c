@@ -15,7 +15,33 @@ struct tramp {
 	void *(*fn)(void *);
 	void *arg;
 	pid_t creator;
+	int busy;                /* a pool slot in use */
 };
+
+/* Trampolines come from a pool, not malloc: a thread's first malloc or
+ * free makes glibc set up an arena for it, which opens
+ * /sys/devices/system/cpu/online, a descriptor the app's threads did
+ * not take natively (tests/e2e/capture-fds-unchanged). */
+#define TRAMPS 1024
+static struct tramp tramps[TRAMPS];
+static unsigned tramp_next;
+
+static struct tramp *tramp_get(void)
+{
+	for (int k = 0; k < TRAMPS; k++) {
+		unsigned i = __atomic_fetch_add(&tramp_next, 1, __ATOMIC_RELAXED) % TRAMPS;
+		int none = 0;
+		if (__atomic_compare_exchange_n(&tramps[i].busy, &none, 1, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return &tramps[i];
+	}
+	return NULL;             /* as many threads starting at once */
+}
+
+static void tramp_put(struct tramp *tr)
+{
+	__atomic_store_n(&tr->busy, 0, __ATOMIC_RELEASE);
+}
 
 static void tramp_cancelled(void *unused)
 {
@@ -27,7 +53,7 @@ static void *tramp_start(void *p)
 	struct tramp tr = *(struct tramp *)p;
 	void *ret;
 
-	free(p);
+	tramp_put(p);
 	ts.creator = tr.creator;
 	ts.guard = 1;
 	if (ts.hdr)          /* --syscalls: opened by the thread's first call */
@@ -52,7 +78,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 
 	if (!enter(t))
 		return REAL(pthread_create)(th, attr, fn, arg);
-	tr = malloc(sizeof(*tr));
+	tr = tramp_get();
 	if (!tr) {
 		leave(t);
 		return REAL(pthread_create)(th, attr, fn, arg);
@@ -65,7 +91,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	uint64_t t1 = now();
 	int e = errno;
 	if (r)
-		free(tr);
+		tramp_put(tr);
 	put(t, C_PTHREAD_CREATE, t0, t1, r, -1, 0, 0, r);
 	leave(t);
 	errno = e;
@@ -171,7 +197,7 @@ enum exec_how { EXEC_PATH, EXEC_SEARCH, EXEC_FD, EXEC_AT };
 static int do_exec_at(enum exec_how how, int fd, const char *path,
 		      char *const argv[], char *const envp[], int atflags)
 {
-	size_t n = env_count(envp) + 10;
+	size_t n = env_count(envp) + 12;
 	char *arr[n], buf[8192], *bp = buf;
 	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n);
 	struct tstate *t = &ts;
@@ -289,7 +315,7 @@ static int spawn(int search, pid_t *pid, const char *path,
 		 const posix_spawnattr_t *at, char *const argv[],
 		 char *const envp[])
 {
-	size_t n = env_count(envp) + 10;
+	size_t n = env_count(envp) + 12;
 	char *arr[n], buf[8192], *bp = buf;
 	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n);
 	struct tstate *t = &ts;
@@ -332,7 +358,7 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file,
  * of it, put them back for the duration of the call. */
 EXPORT int system(const char *cmd)
 {
-	size_t n = env_count(environ) + 10;
+	size_t n = env_count(environ) + 12;
 	char *arr[n], buf[8192], *bp = buf;
 	char **saved = environ;
 	char *const *env = env_fix(environ, &bp, sizeof(buf), arr, n);
@@ -361,7 +387,7 @@ EXPORT int system(const char *cmd)
  * wrapper (wrap_stream.c) calls this for the real one. */
 FILE *popen_with_env(const char *cmd, const char *mode)
 {
-	size_t n = env_count(environ) + 10;
+	size_t n = env_count(environ) + 12;
 	char *arr[n], buf[8192], *bp = buf;
 	char **saved = environ;
 	char *const *env = env_fix(environ, &bp, sizeof(buf), arr, n);

@@ -1,9 +1,9 @@
 /*
  * emfile: opens /dev/null until the descriptors run out (EMFILE), then
  * creates a thread and forks a child, each of which sleeps 1 ms, and
- * waits for them; then closes what it opened. Neither the thread nor the
- * child can get a spool: the capture must say so, not mark the trace
- * complete. Prints how many descriptors it opened.
+ * waits for them; then closes what it opened. The capture must not change
+ * how many it opens, and needs no descriptor to record the thread and the
+ * child. Prints how many descriptors it opened.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -6,16 +6,18 @@
 : | "$CAPTURE" -n net "$APPS/netpair" > out.txt || fail "netpair failed"
 expect_eq "output" "$(cat out.txt)" "netpair: ok"
 check_trace net.xml
+# (in the order the processes started: the parent's, then the child's
+# accepted connection)
 got=$(sed -n '/<sockets>/,/<\/sockets>/p' net.xml | sed -E 's/:[0-9]+"/:P"/g')
 want='  <sockets>
     <socket proto="tcp" local="127.0.0.1:P" peer="" sent="0" received="0" direction="none" open_at_end="true"/>
     <socket proto="udp" local="127.0.0.1:P" peer="" sent="1000" received="1000" direction="none" open_at_end="true"/>
     <socket proto="pipe" local="" peer="" sent="4" received="4" direction="none" open_at_end="true"/>
-    <socket proto="tcp" local="127.0.0.1:P" peer="127.0.0.1:P" sent="1000" received="10000" direction="in" open_at_end="false"/>
     <socket proto="tcp" local="127.0.0.1:P" peer="127.0.0.1:P" sent="10000" received="1000" direction="out" open_at_end="false"/>
     <socket proto="udp" local="0.0.0.0:P" peer="" sent="1000" received="1000" direction="none" open_at_end="false"/>
     <socket proto="unix-stream" local="" peer="" sent="300" received="0" direction="none" open_at_end="true"/>
     <socket proto="unix-stream" local="" peer="" sent="0" received="300" direction="none" open_at_end="true"/>
+    <socket proto="tcp" local="127.0.0.1:P" peer="127.0.0.1:P" sent="1000" received="10000" direction="in" open_at_end="false"/>
   </sockets>'
 expect_eq "sockets" "$got" "$want"
 # data calls on sockets and pipes are network traffic, with their peer

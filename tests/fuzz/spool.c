@@ -1,5 +1,5 @@
-/* A spool file (capture/spool_read.c: the record chain, short records
- * expanded) and what the trace writer makes of its records
+/* A spool file and an arena (capture/spool_read.c: chunks, the record
+ * chain, short records expanded) and what the trace writer makes of its records
  * (capture/resolve.c, capture/writer.c), as after a crash: any bytes. */
 #include "capture.h"
 #include "spool.h"
@@ -12,6 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int clocked;
 
 	fuzz_file("1.1.0", data, size);
+	fuzz_file(ARENA_FILE, data, size);      /* the same bytes as an arena */
 	snprintf(out, sizeof(out), "%s/t.xml", fuzz_dir());
 	memset(&n, 0, sizeof(n));
 	if (!clocked) {		/* calibrated once: a mapping of our own clock */

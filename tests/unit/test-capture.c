@@ -241,6 +241,78 @@ static void test_spool_short(void)
 	rmdir(dir);
 }
 
+/* An arena (spool.h) of two threads: thread 7's records in two chunks
+ * with another thread's chunk between them and a hole counted out but
+ * never stamped (a process killed there), its first chunk ending early
+ * (a record that did not fit went to the next); thread 8 cut by a crash.
+ * Each reads back as one chain, in order. */
+static void arena_put(int fd, uint64_t off, uint64_t size, uint64_t owner,
+		      uint64_t seq, const struct spool_hdr *h, const void *recs,
+		      size_t n)
+{
+	struct chunk_hdr c = { CHUNK_MAGIC, size, owner, seq };
+
+	CU_ASSERT(pwrite(fd, &c, sizeof(c), (off_t)off) == (ssize_t)sizeof(c));
+	if (h)
+		CU_ASSERT(pwrite(fd, h, sizeof(*h), (off_t)(off + CHUNK_SPOOL_HDR)) ==
+			  (ssize_t)sizeof(*h));
+	CU_ASSERT(pwrite(fd, recs, n, (off_t)(off + SPOOL_HDR_SIZE)) == (ssize_t)n);
+}
+
+static void test_arena(void)
+{
+	char dir[] = "/tmp/island-spool-XXXXXX", path[64];
+	struct arena_hdr a = { .magic = ARENA_MAGIC, .version = SPOOL_VERSION,
+			       .next = 5 * ARENA_ALIGN, .lost_threads = 1 };
+	struct spool_hdr h7 = { .magic = SPOOL_MAGIC, .version = SPOOL_VERSION,
+				.pid = 7, .tid = 7 }, h8 = h7;
+	struct srec q[3];
+	const uint64_t c0 = ARENA_DATA, c1 = c0 + ARENA_ALIGN,
+		       c2 = c0 + 3 * ARENA_ALIGN;   /* c0 + 2: the hole */
+
+	h8.tid = 8;
+	for (int i = 0; i < 3; i++)
+		q[i] = (struct srec){ .t0 = 1000u * (i + 1), .fd = 3, .ret = i,
+				      .call = C_WRITE, .len = sizeof(q[0]) };
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/" ARENA_FILE, dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(ftruncate(fd, ARENA_DATA + 8 * ARENA_ALIGN) == 0);
+	CU_ASSERT(pwrite(fd, &a, sizeof(a), 0) == (ssize_t)sizeof(a));
+	arena_put(fd, c0, ARENA_ALIGN, c0, 0, &h7, q, 2 * sizeof(q[0]));
+	q[2].len = 0;                           /* thread 8: cut before its len */
+	arena_put(fd, c1, ARENA_ALIGN, c1, 0, &h8, q + 1, 2 * sizeof(q[0]));
+	q[2].len = sizeof(q[0]);
+	arena_put(fd, c2, 2 * ARENA_ALIGN, c0, 1, NULL, q + 2, sizeof(q[0]));
+	close(fd);
+
+	struct node n = { 0 };
+	struct rec_iter it;
+	struct rec *r;
+	CU_ASSERT_FATAL(spool_load(&n, dir) == 0);
+	CU_ASSERT(n.lost_threads == 1);
+	CU_ASSERT_FATAL(n.nprocs == 1 && n.procs[0].nthr == 2);
+	for (int t = 0; t < 2; t++) {
+		struct thr *th = &n.procs[0].thr[t];
+		int want[3] = { 0, 1, 2 }, nwant = 3, k = 0;
+		if (th->tid == 8) {
+			want[0] = 1;
+			nwant = 1;
+		}
+		rec_iter_init(&it, th);
+		while ((r = rec_next(&it)) && k < 3) {
+			CU_ASSERT(r->call == C_WRITE && r->ret == want[k] &&
+				  r->t0 == 1000u * (uint64_t)(want[k] + 1));
+			k++;
+		}
+		CU_ASSERT(k == nwant && r == NULL);
+	}
+	spool_unload(&n);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* A trace written through the zstd writer reads back through the
  * registered zstd input (traceread: --watchdog-from, the cluster merge);
  * the same stream cut short is refused. */
@@ -489,6 +561,7 @@ int main(void)
 		return 2;
 	s = CU_add_suite("capture", NULL, NULL);
 	CU_add_test(s, "path_join", test_path_join);
+	CU_add_test(s, "arena", test_arena);
 	CU_add_test(s, "fmt_sockaddr", test_sockaddr);
 	CU_add_test(s, "attr_escape", test_escape);
 	CU_add_test(s, "fmt_oflags", test_oflags);
