@@ -1,5 +1,7 @@
 // gowrite DIR: a Go program (statically linked, its runtime makes the
-// system calls: no libc) for tests/e2e/capture-syscalls-go.sh. Four
+// system calls: no libc), the reproducer of a known limit of --syscalls
+// (docs/island-capture.md: Go programs). Build it with
+// `go build -o gowrite tests/apps/go/gowrite.go` (Debian golang-go). Four
 // goroutines each write their own file, 10 writes of 1000*(g+1) bytes;
 // the program prints its own truth, "DIR/gG.dat BYTES" per file.
 package main
