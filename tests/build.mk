@@ -25,6 +25,18 @@ $(O)/tests/apps/routes-static: tests/apps/routes.c
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $<
 TEST_APPS += $(O)/tests/apps/routes-static
 
+# Open MPI programs (tests/apps/mpi/*.c), built with mpicc when there is
+# one; their tests skip (exit 77) without them.
+MPICC ?= mpicc
+ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
+MPI_APPS := $(patsubst tests/apps/mpi/%.c,$(O)/tests/apps/%,$(wildcard tests/apps/mpi/*.c))
+$(O)/tests/apps/mpi%: tests/apps/mpi/mpi%.c
+	$(call msg,MPICC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(MPICC) -O2 -g -std=gnu11 -Wall -o $@ $<
+TEST_APPS += $(MPI_APPS)
+endif
+
 test-apps: $(TEST_APPS)
 
 test: deps build-all $(TEST_BINS) $(TEST_APPS)
