@@ -64,7 +64,7 @@ static const struct optdesc {
 	{ "key-file", 1, OPT_KEY_FILE, "FILE", "--session HOST:PORT: the session's shared key (default ~/.config/island/session.key)" },
 	{ "session-nodes", 1, OPT_SESSION_NODES, "N", "the session has N nodes: a throttled node waits until all are known" },
 	{ "throttle", 1, OPT_THROTTLE, "NODE", "in a session: throttle NODE to discover who waits for it" },
-	{ "period", 1, OPT_PERIOD, "P", "the throttled node holds every P-th I/O (default 1)" },
+	{ "period", 1, OPT_PERIOD, "P", "the throttled node holds every P-th call that may release another node (default 1)" },
 	{ "delay", 1, OPT_DELAY, "MS", "hold each held I/O at least MS milliseconds (default 0)" },
 	{ "watchdog", 1, OPT_WATCHDOG, "S", "a node that completes no I/O for S seconds counts as blocked (default 0.1)" },
 	{ "watchdog-from", 1, OPT_WATCHDOG_FROM, "TRACE", "derive the watchdog maxima from an unthrottled trace (or DIR/NODE.xml)" },
