@@ -3,37 +3,13 @@
 # for the engine (issue 17): per program, RUNS discoveries, each pass's
 # time against the unthrottled pass (the run's own time), the passes
 # needed, the dependencies found, recall and precision against the
-# program's known dependencies (tests/e2e/depcheck.py), and the causal
-# replay's error per node.
+# program's known dependencies (traces/PROGRAM.deps, checked by
+# tests/e2e/depcheck.py), and the causal replay's error per node.
 #   RUNS=3 bench/discover.sh
 cd "$(dirname "$0")/.." || exit 2
 RUNS=${RUNS:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-# the dependencies each program's logic implies (as in its e2e test)
-known_http="cli:connect#1<-srv:listen#1 cli:recv#1<-srv:send#1 cli:recv#last<-srv:send#last"
-for k in 1 2 3; do known_http="$known_http srv:accept#$k<-cli:connect#$k srv:recv#$k<-cli:send#$k"; done
-known_retryranks="n1:connect#1<-n0:listen#1 n2:connect#1<-n0:listen#1"
-for k in 2 3 4 5; do
-	known_retryranks="$known_retryranks n0:recv#$((2 * k - 1))<-n1:send#$k n0:recv#$((2 * k))<-n2:send#$k"
-done
-for k in 1 2 3 4; do
-	known_retryranks="$known_retryranks n1:recv#$k<-n0:send#$((2 * k - 1)) n2:recv#$k<-n0:send#$((2 * k))"
-done
-
-known_redis=""
-for k in 1 2 3; do
-	known_redis="$known_redis srv:accept#$k<-cli:connect#$k srv:read#$((2 * k - 1))<-cli:send#$k cli:recv#$k<-srv:write#$k"
-done
-
-# the Open MPI token ring over TCP: rank r's receive of round k waits for
-# rank r-1's send of round k (the main threads' readv and writev)
-known_mpiring=
-for k in 1 2 3 4; do
-	known_mpiring="$known_mpiring rank1:readv@1#$k<-rank0:writev@1#$k rank2:readv@1#$k<-rank1:writev@1#$k"
-	known_mpiring="$known_mpiring rank0:readv@1#$k<-rank2:writev@1#$k"
-done
 
 printf '%-11s %3s %6s %9s %9s %6s %5s %7s %9s  %s\n' program run passes unthrottl "max pass" ratio deps recall precision "replay error per node"
 progs="http redis retryranks"
@@ -43,7 +19,7 @@ else
 	echo "(mpiring: no mpirun or not built with mpicc: left out)"
 fi
 for prog in $progs; do
-	eval known=\$known_$prog
+	known=$(grep -v "^#" "traces/$prog.deps")
 	for run in $(seq "$RUNS"); do
 		if ! bin/island-capture --cluster "traces/$prog.cluster.xml" --discover --timeout 120 \
 			-o "$tmp/$prog.xml" >/dev/null 2>"$tmp/err"; then

@@ -974,39 +974,39 @@ static void find_gaps(struct node *n)
 	}
 }
 
-/* A server (--server) ends when it is stopped: the threads a SIGTERM
- * ended were waiting for the next request, and what they did up to
- * there is all recorded (a record is in the spool once the call
- * returns), so they are complete up to the stop. */
-static void server_stopped(struct node *n)
+/* Did the process end as planned? 1: it exited (its status says so);
+ * 2: a server (--server) stopped by SIGTERM; 0: neither. */
+static int planned_end(const struct node *n, int status)
 {
-	for (int i = 0; i < n->nprocs; i++) {
-		struct proc *p = &n->procs[i];
-		if (p->status < 0 || !WIFSIGNALED(p->status) || WTERMSIG(p->status) != SIGTERM)
-			continue;
-		p->complete = 1;
-		for (int j = 0; j < p->nthr; j++) {
-			p->thr[j].complete |= p->thr[j].exit == TEXIT_NONE;
-			p->complete &= p->thr[j].complete;
-		}
-	}
+	if (status < 0)
+		return 0;
+	if (WIFEXITED(status))
+		return 1;
+	return n->server && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM ? 2 : 0;
 }
 
-/* A process that exited (its status says so) ended every thread it had:
- * a thread with no end of its own was ended by that exit, as those the
- * interposer saw at the exit were (one that started just then, say, a
- * thread of jemalloc's started by the exit itself, had no time to be). */
-static void ended_by_exit(struct node *n)
+/*
+ * A process that ended as planned ended every thread it had, and what
+ * they did up to there is recorded (a record is in the spool once the
+ * call returns): a thread with no end of its own is complete. One that
+ * an exit ended was ended by the exit, as those the interposer saw at
+ * the exit were (one started just then, a jemalloc thread started by the
+ * exit itself, had no time to be); one that a server's SIGTERM ended was
+ * waiting for the next request.
+ */
+static void planned_ends(struct node *n)
 {
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
-		if (p->status < 0 || !WIFEXITED(p->status))
+		int how = planned_end(n, p->status);
+		if (!how)
 			continue;
 		p->complete = 1;
 		for (int j = 0; j < p->nthr; j++) {
 			struct thr *t = &p->thr[j];
 			if (t->exit == TEXIT_NONE) {
-				t->exit = TEXIT_PROCESS;
+				if (how == 1)
+					t->exit = TEXIT_PROCESS;
 				t->complete = 1;
 			}
 			p->complete &= t->complete;
@@ -1039,14 +1039,11 @@ void resolve_node(struct node *n)
 		derive_proc(n, &n->procs[i]);
 	}
 	statuses_from_waits(n);
-	ended_by_exit(n);
-	if (n->server)
-		server_stopped(n);
+	planned_ends(n);
 	find_gaps(n);
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
-		if (p->status >= 0 && WIFSIGNALED(p->status) &&
-		    !(n->server && WTERMSIG(p->status) == SIGTERM))
+		if (p->status >= 0 && WIFSIGNALED(p->status) && !planned_end(n, p->status))
 			p->complete = 0;
 		if (!p->complete)
 			n->complete = 0;

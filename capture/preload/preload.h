@@ -139,7 +139,6 @@ void sess_record(struct tstate *t, struct rec *r);
 void sess_thread_gone(struct tstate *t);
 void sess_process_gone(void);
 void sess_before(struct tstate *t, int call, int64_t a1, int fd);
-void sess_before_close(int fd);
 
 /* Before a call that may release another node: the throttled node holds
  * it (session.c). Called once the wrapper has entered. */

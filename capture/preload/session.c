@@ -122,8 +122,10 @@ enum {
 	REL_NO, REL_YES,
 	REL_CREATE,                  /* open: when creating or truncating */
 	REL_IF,                      /* fclose, fflush: a stream with writes */
-	REL_MASK = 3,
-	K_WAIT = 4, K_LOOK = 8, K_BOOK = 16, K_PROBE = 32,
+	REL_PEER,                    /* close: of a socket or pipe (the peer's
+					end of file) */
+	REL_MASK = 7,
+	K_WAIT = 8, K_LOOK = 16, K_BOOK = 32, K_PROBE = 64,
 };
 #define WAIT_MIN_NS 10000000
 #define START_GRACE_NS 1000000000
@@ -136,6 +138,7 @@ static const unsigned short rel_yes[] = {
 };
 static const unsigned short rel_create[] = { C_OPEN, C_OPENAT, C_FOPEN, C_FREOPEN };
 static const unsigned short rel_if[] = { C_FCLOSE, C_FFLUSH };
+static const unsigned short rel_peer[] = { C_CLOSE };
 static const unsigned short rel_no[] = { C_FSYNC, C_FDATASYNC, C_VMSPLICE_IN };
 static const unsigned short waits[] = {
 	C_POLL, C_PPOLL, C_SELECT, C_PSELECT, C_EPOLL_WAIT, C_EPOLL_PWAIT, C_ACCEPT,
@@ -161,6 +164,7 @@ static void kinds_init(void)
 		{ rel_yes, N(rel_yes), REL_YES, REL_MASK },
 		{ rel_create, N(rel_create), REL_CREATE, REL_MASK },
 		{ rel_if, N(rel_if), REL_IF, REL_MASK },
+		{ rel_peer, N(rel_peer), REL_PEER, REL_MASK },
 		{ rel_no, N(rel_no), REL_NO, REL_MASK },
 		{ waits, N(waits), K_WAIT, 0 },
 		{ looks, N(looks), K_LOOK | K_BOOK, 0 },
@@ -380,14 +384,15 @@ static void hold_if_due(struct tstate *t, int call)
 		hold(t, call);
 }
 
-/* A descriptor of an anonymous inode (eventfd, timerfd, signalfd): what
- * is written to it stays in the process (Open MPI's progress engine wakes
- * its own threads so, dozens of times in MPI_Init): never held. */
-static int anon_fd(int fd)
+/* The type of fd (S_IFMT bits, 0 for an anonymous inode), -1 if none. */
+static int fd_type(int fd)
 {
 	struct stat st;
+	int e = errno, type = fd >= 0 && syscall(SYS_fstat, fd, &st) == 0 ?
+			      (int)(st.st_mode & S_IFMT) : -1;
 
-	return fd >= 0 && syscall(SYS_fstat, fd, &st) == 0 && !(st.st_mode & S_IFMT);
+	errno = e;
+	return type;
 }
 
 void sess_before(struct tstate *t, int call, int64_t a1, int fd)
@@ -404,32 +409,16 @@ void sess_before(struct tstate *t, int call, int64_t a1, int fd)
 	if (!me->throttled || rel == REL_NO || (rel == REL_CREATE && !(a1 & (O_CREAT | O_TRUNC))) ||
 	    (rel == REL_IF && !a1))
 		return;
-	if (fd >= 0 && is_io[call] == 2) {
-		int e = errno;
-		int anon = anon_fd(fd);
-		errno = e;
-		if (anon)
+	/* what the descriptor is decides: a close releases a peer only for a
+	 * socket or a pipe; what is written to an anonymous inode (eventfd,
+	 * timerfd: Open MPI's progress engine wakes its own threads so, dozens
+	 * of times in MPI_Init) stays in the process */
+	if (rel == REL_PEER || (fd >= 0 && is_io[call] == 2)) {
+		int type = fd_type(fd);
+		if (rel == REL_PEER ? type != S_IFSOCK && type != S_IFIFO : type == 0)
 			return;
 	}
 	hold_if_due(t, call);
-}
-
-/* close releases a peer when it closes a socket or a pipe (its end of
- * file); called before the wrapper enters, so it checks the guard. */
-void sess_before_close(int fd)
-{
-	struct tstate *t = &ts;
-	struct stat st;
-	int e = errno;
-
-	if (!me || !me->throttled || (t->guard | t->hold) || !island_on)
-		return;
-	if (syscall(SYS_fstat, fd, &st) == 0 && (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode))) {
-		t->guard = 1;
-		hold_if_due(t, C_CLOSE);
-		t->guard = 0;
-	}
-	errno = e;
 }
 
 /* After a record: the thread is out of its call; number the record if it

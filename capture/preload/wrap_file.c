@@ -94,9 +94,7 @@ EXPORT int creat64(const char *path, mode_t mode)
 
 EXPORT int close(int fd)
 {
-	if (unlikely(sess != NULL))
-		sess_before_close(fd);
-	TRACE_CALL(C_CLOSE, int, REAL(close)(fd), fd, 0, 0);
+	TRACE_CALL_ON(C_CLOSE, int, REAL(close)(fd), fd, 0, 0, fd);
 }
 
 EXPORT int close_range(unsigned int first, unsigned int last, int flags)

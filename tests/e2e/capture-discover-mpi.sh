@@ -29,11 +29,6 @@ command -v mpirun >/dev/null || { echo "mpirun not installed"; exit 77; }
 [ -x "$APPS/mpiring" ] || { echo "tests/apps/mpi not built (no mpicc)"; exit 77; }
 [ -x /usr/bin/python3 ] || { echo "needs /usr/bin/python3"; exit 77; }
 mkdir sess
-known=
-for k in 1 2 3 4; do
-	known="$known rank1:readv@1#$k<-rank0:writev@1#$k rank2:readv@1#$k<-rank1:writev@1#$k"
-	known="$known rank0:readv@1#$k<-rank2:writev@1#$k"
-done
 "$CAPTURE" --cluster "$ISLAND_ROOT/traces/mpiring.cluster.xml" --discover --timeout 60 \
 	--session-dir sess --passes-dir passes -o ring.xml 2> err || { cat err; fail "discover failed"; }
 check_trace ring.xml
@@ -41,9 +36,7 @@ expect_eq "nodes" "$(grep -o '<node name="[^"]*"' ring.xml | tr '\n' ' ')" \
 	'<node name="rank0" <node name="rank1" <node name="rank2" '
 # the ring ran: rank 0's last token went round 4 times
 expect_eq "rank 0's token" "$(cat passes/unthrottled/scratch/ring.0.4)" 4002
-depcheck ring.xml $known
-expect_eq "recall" "$recall" "100.00"
-[ "$(echo "$precision >= 90" | bc)" = 1 ] || fail "precision $precision < 90"
+discovered ring.xml mpiring
 passes_within 3 err
 expect_eq "unseen over TCP" "$(grep -c 'unseen=' ring.xml)" 0
 

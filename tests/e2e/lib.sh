@@ -186,6 +186,14 @@ replay_within() {
 			END { exit bad }' || fail "a node's replay is off by more than $1 %"
 }
 
+# discovered TRACE PROGRAM: every dependency of traces/PROGRAM.deps found
+# in TRACE (recall 100 %), and at least 90 % of what was found true
+discovered() {
+	depcheck "$1" $(grep -v '^#' "$ISLAND_ROOT/traces/$2.deps")
+	expect_eq "recall" "$recall" "100.00"
+	[ "$(echo "$precision >= 90" | bc)" = 1 ] || fail "precision $precision < 90"
+}
+
 # depcheck TRACE KNOWN...: recall and precision (tests/e2e/depcheck.py)
 depcheck() {
 	/usr/bin/python3 "$ISLAND_ROOT/tests/e2e/depcheck.py" "$@" > depcheck.out ||
