@@ -162,8 +162,9 @@ int main(int argc, char **argv, char **envp)
 	island_exe = path;
 	if (!island_new_state())
 		fail(path, "cannot map the capture's thread state");
-	uint64_t t0 = now();
+	/* the clock is chosen by island_init: read it after */
 	island_init();
+	uint64_t t0 = now();
 	if (sud_on)
 		sud_note_exec(path, t0);
 	/* from here on every system call outside sudstub.S is dispatched:

@@ -14,6 +14,13 @@ mkdir d
 	fail "capture: $(cat cap.err)"
 check_trace r.xml
 grep -q 'syscalls="kernel"' r.xml || fail "no kernel-level records"
+# the loader's execve record on either clock (it was stamped before the
+# clock was chosen: -207 s on a TSC machine just booted)
+for c in tsc monotonic; do
+	"$CAPTURE" --syscalls --clock $c -o clk.xml -- /bin/true || fail "capture --clock $c"
+	check_trace clk.xml
+	grep -q 'api="execve" res="proc" start="0\.' clk.xml || fail "--clock $c: execve at $(grep -o 'api="execve" [^>]*' clk.xml)"
+done
 [ "$(wc -l < truth.csv)" = 9 ] || fail "routes printed $(wc -l < truth.csv) files, want 9"
 "$ANALYZE" files --csv r.xml | awk -F, -v d="$PWD/d/" 'index($2, d) == 1 {
 	print $2 "," $3 "," $4 "," $5 "," $7 "," $8 "," $11 }' | sort > got.csv
