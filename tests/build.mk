@@ -39,8 +39,13 @@ endif
 
 test-apps: $(TEST_APPS)
 
-test: deps build-all $(TEST_BINS) $(TEST_APPS)
+# make again once the packages are in: what this makefile probes when it
+# is read (mpicc, pkg-config) must see them on a fresh machine
+test: deps
+	$(Q)$(MAKE) --no-print-directory test-run
+
+test-run: build-all $(TEST_BINS) $(TEST_APPS)
 	$(Q)tests/run $(TEST_BINS)
 
-.PHONY: test-apps
+.PHONY: test-apps test-run
 include tests/fuzz/fuzz.mk
