@@ -44,8 +44,21 @@ static int is_look(const struct tr_io *io)
 	return 0;
 }
 
-/* socket ... close of one descriptor, where every call between failed:
- * the attempt's own socket and close are polling too. */
+/* Setting a descriptor up (non-blocking, options) does not use it. */
+static int is_setup(const struct tr_io *io)
+{
+	static const char *const setup[] = { "fcntl", "setsockopt", "getsockopt",
+		"ioctl", "fstat" };
+
+	for (size_t i = 0; i < sizeof(setup) / sizeof(setup[0]); i++)
+		if (api_is(io, setup[i]))
+			return 1;
+	return 0;
+}
+
+/* socket ... close of one descriptor, where every call between failed
+ * or only set it up: the attempt's own socket and close are polling too
+ * (redis-cli's refused connect, tried again at once in one process). */
 static void mark_attempts(struct tr_node *n)
 {
 	for (size_t i = 0; i < n->nio; i++) {
@@ -68,7 +81,7 @@ static void mark_attempts(struct tr_node *n)
 			}
 			if (c->failed)
 				tried = 1;
-			else
+			else if (!is_setup(c))
 				ok = 0;      /* the socket was used */
 		}
 	}

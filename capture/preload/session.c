@@ -127,7 +127,7 @@ enum {
 	REL_MASK = 7,
 	K_WAIT = 8, K_LOOK = 16, K_BOOK = 32, K_PROBE = 64,
 };
-#define WAIT_MIN_NS 10000000
+#define WAIT_MIN_NS 2000000
 #define START_GRACE_NS 1000000000
 
 static const unsigned short rel_yes[] = {
