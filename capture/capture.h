@@ -117,6 +117,8 @@ struct node {
 					    reference clock (across hosts) */
 	int has_clock_offset;
 	int server;                      /* --server: a SIGTERM is its planned end */
+	int has_stopped;                 /* a SIGTERM was passed on to the app ... */
+	int64_t stopped;                 /* ... at this time, ns */
 	const char *unseen;              /* what moves between nodes without a
 					    call: "shared-memory" (mpi_unseen) */
 	struct cdep *waits, *signals;    /* sorted by seq */

@@ -18,7 +18,7 @@
 static const char *const names[] = {
 	[POLL_NONE] = "", [POLL_FAIL] = "fail", [POLL_ATTEMPT] = "attempt",
 	[POLL_RETRY] = "retry", [POLL_REPEAT] = "repeat", [POLL_KERNEL] = "kernel",
-	[POLL_WAKEUP] = "wakeup", [POLL_RUNTIME] = "runtime",
+	[POLL_WAKEUP] = "wakeup", [POLL_RUNTIME] = "runtime", [POLL_STOPPED] = "stopped",
 };
 
 const char *polling_name(int poll)
@@ -81,8 +81,9 @@ static void mark_attempts(struct tr_node *n)
 			}
 			if (c->failed)
 				tried = 1;
-			else if (!is_setup(c))
-				ok = 0;      /* the socket was used */
+			else if (!is_setup(c) && !(api_is(c, "connect") && c->result < 0))
+				ok = 0;      /* the socket was used (a connect
+						in progress is not yet) */
 		}
 	}
 }
@@ -238,7 +239,8 @@ static void mark_checks(struct tr_node *n)
 void polling_mark(struct tr_node *n)
 {
 	for (size_t i = 0; i < n->nio; i++)
-		n->io[i].poll = n->io[i].failed ? POLL_FAIL :
+		n->io[i].poll = n->stopped >= 0 && n->io[i].end > n->stopped ? POLL_STOPPED :
+				n->io[i].failed ? POLL_FAIL :
 				is_kernel(&n->io[i]) ? POLL_KERNEL :
 				is_wakeup(&n->io[i]) ? POLL_WAKEUP : POLL_NONE;
 	mark_attempts(n);

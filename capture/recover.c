@@ -126,6 +126,15 @@ static char *unhex_arg(const char *h)
 	return s;
 }
 
+static void info_free(struct info *in)
+{
+	for (int i = 0; i < in->argc; i++)
+		free(in->argv[i]);
+	free(in->argv);
+	in->argv = NULL;
+	in->argc = 0;
+}
+
 /* 0 when DIR/node.info reads; -1 (quietly, unless LOUD) when not */
 static int read_info(const char *dir, struct info *in, int loud)
 {
@@ -181,6 +190,7 @@ static int read_info(const char *dir, struct info *in, int loud)
 	if (!ok || !in->pid || !in->name[0]) {
 		if (loud)
 			warnx("%s: not the node.info of an island-capture spool", path);
+		info_free(in);
 		free(path);
 		return -1;
 	}
@@ -245,7 +255,8 @@ int recover_main(const char *spool, const char *parent, int list,
 			    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
 				continue;
 			char *dir = xasprintf("%s/%s", parent, e->d_name);
-			if (read_info(dir, &in, 0) == 0 && abandoned(dir)) {
+			int got = read_info(dir, &in, 0) == 0;
+			if (got && abandoned(dir)) {
 				long long size;
 				double age;
 				spool_size_age(dir, &size, &age);
@@ -258,17 +269,23 @@ int recover_main(const char *spool, const char *parent, int list,
 					best_t = st.st_mtime;
 				}
 			}
+			if (got)
+				info_free(&in);
 			free(dir);
 		}
 		closedir(d);
-		if (list)
+		if (list) {
+			free(best);
 			return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+		}
 		if (!best)
 			die(2, "--recover: no abandoned spool of ours in %s", parent);
 		spool = best;
 	}
-	if (read_info(spool, &in, 1) < 0)
+	if (read_info(spool, &in, 1) < 0) {
+		free(best);
 		return 2;
+	}
 	if (!abandoned(spool))
 		die(2, "--recover %s: its island-capture (pid %d) still runs", spool, (int)in.pid);
 
@@ -286,21 +303,28 @@ int recover_main(const char *spool, const char *parent, int list,
 	n.end = (int64_t)(time(NULL) - age) * 1000000000LL - n.clk.real0;
 	if (n.end < 0)
 		n.end = 0;
-	if (spool_load(&n, spool) < 0)
+	if (spool_load(&n, spool) < 0) {
+		info_free(&in);
+		free(best);
 		return 2;
+	}
 	resolve_node(&n);
 	for (int i = 0; i < n.nprocs; i++)      /* records may follow the last change seen */
 		if (n.procs[i].end > n.end)
 			n.end = n.procs[i].end;
 	n.complete = 0;
 	n.reason = "capture-killed";
+	int rc = 0;
 	if (trace_write(&n, output, comp) < 0) {
 		warnx("the records are kept in %s", spool);
-		return 1;
+		rc = 1;
+	} else {
+		warnx("%s: recovered from %s (its capture, pid %d, was killed); the trace "
+		      "is marked incomplete", output, spool, (int)in.pid);
 	}
 	spool_unload(&n);
 	resolve_free(&n);
-	warnx("%s: recovered from %s (its capture, pid %d, was killed); the trace is "
-	      "marked incomplete", output, spool, (int)in.pid);
-	return 0;
+	info_free(&in);
+	free(best);
+	return rc;
 }

@@ -22,8 +22,16 @@
 
 static volatile pid_t app_pid;
 
+/* CLOCK_MONOTONIC ns of the first SIGTERM passed on, 0 none */
+static volatile int64_t stop_mono;
+
 static void forward(int sig)
 {
+	if (sig == SIGTERM && !stop_mono) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		stop_mono = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+	}
 	if (app_pid > 0)
 		kill(app_pid, sig);
 }
@@ -169,6 +177,10 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	if (o->rs && o->rs->cpu > 0)
 		monitor_stop(&mon);
 	n->end = now_ns() - n->clk.mono0;
+	if (stop_mono) {
+		n->has_stopped = 1;
+		n->stopped = stop_mono - n->clk.mono0;
+	}
 	clock_end(&n->clk);
 	if (nc)
 		netcap_stop(nc, &n->clk);     /* its filter needs the clock */

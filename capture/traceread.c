@@ -27,6 +27,7 @@ static void on_node(void *ctx, struct trace_node *n)
 	memset(sc->cur, 0, sizeof(*sc->cur));
 	sc->cur->name = xstrdup(n->name);
 	sc->cur->end = n->end;
+	sc->cur->stopped = n->stopped;
 }
 
 static void on_process(void *ctx, struct trace_proc *p)

@@ -21,6 +21,9 @@ enum tr_poll {
 					capture never saw made (eventfd) */
 	POLL_RUNTIME,                /* Open MPI's own files: whichever rank
 					comes first makes them */
+	POLL_STOPPED,                /* ended after the node was told to stop
+					(a server's SIGTERM): when it comes is
+					ours, which call it interrupts timing */
 };
 
 struct tr_io {
@@ -58,6 +61,7 @@ struct tr_node {
 	int64_t max_gap;             /* longest time between two I/O completions
 					of a thread (or its start and first I/O), ns */
 	int64_t end;                 /* ns */
+	int64_t stopped;             /* a SIGTERM passed on to it, ns; -1 never */
 	struct tr_io *io;            /* in trace order until trace_node() */
 	size_t nio, cap;
 	struct tr_proc *procs;

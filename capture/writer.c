@@ -906,6 +906,8 @@ int trace_write(struct node *n, const char *path, int comp)
 		o_attr(&o, "syscalls", n->syscalls_seen ? "kernel" : "unavailable");
 	if (n->server)
 		o_attr(&o, "role", "server");
+	if (n->has_stopped)
+		o_attr_sec(&o, "stopped", n->stopped);
 	if (n->unseen)
 		o_attr(&o, "unseen", n->unseen);
 	if (n->pcap) {

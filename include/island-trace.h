@@ -68,6 +68,8 @@ struct trace_node {
 	char *profile;		/* --profile: its <profile values>, or NULL */
 	char *unseen;		/* unseen="...": what moves between nodes with
 				 * no call (an MPI rank's shared memory), or NULL */
+	int64_t stopped;	/* when a SIGTERM was passed on to it, node
+				 * time; -1 never */
 };
 
 /* --callsites: a <module> of a process. */

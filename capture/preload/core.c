@@ -87,7 +87,7 @@ static long raw_syscall_n(long nr, long a, long b, long c, long d)
 	return syscall(nr, a, b, c, d);
 }
 
-static char *utoa(char *p, unsigned long v)
+char *utoa(char *p, unsigned long v)
 {
 	char tmp[24];
 	int n = 0;

@@ -162,6 +162,9 @@ void sites_describe_all(struct tstate *t);
 
 /* --profile (profile.c) */
 extern struct prof_ctl *prof;
+/* v in decimal at p, NUL-terminated; returns the end (core.c) */
+char *utoa(char *p, unsigned long v);
+
 void prof_init(const char *dir, size_t dirlen);
 void prof_thread_start(struct tstate *t);
 void prof_thread_end(struct tstate *t);

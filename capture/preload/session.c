@@ -259,6 +259,35 @@ static void note_spin(struct tstate *t, const struct rec *r)
 	s->spin_at = now_ns;
 }
 
+/* The kernel's word on a thread that has been in a waiting call long
+ * enough: asleep in it (1), or woken and not yet run (0: a connection
+ * made just before the hold, on a machine too busy to schedule the
+ * server at once, would otherwise be taken for a wait on us). 1 when it
+ * cannot tell (a node of another host, a thread gone). */
+static int asleep(const struct sess_node *x, int32_t pid, int32_t tid)
+{
+	char path[64] = "/proc/", buf[512], *p;
+
+	if (x->remote)
+		return 1;
+	p = utoa(path + 6, (unsigned long)pid);
+	memcpy(p, "/task/", 6);
+	p = utoa(p + 6, (unsigned long)tid);
+	memcpy(p, "/stat", 6);
+	int e = errno, fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno = e, 1;
+	long n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	syscall(SYS_close, fd);
+	errno = e;
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	/* "tid (comm) S ...": comm may hold spaces and parentheses */
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] != 'R';
+}
+
 /* Is node x waiting, at now_ns, for the hold that began at `held`?
  * 1: yes; 2: it has not started within START_GRACE_NS (or its maximum
  * gap), and so waits for nothing of ours (no dependency is logged); 0: no.
@@ -280,7 +309,8 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
 			continue;
 		live++;
 		int64_t since = x->th[i].since, w = x->th[i].wait_since;
-		if (w && now_ns - (w > held ? w : held) > WAIT_MIN_NS)
+		if (w && now_ns - (w > held ? w : held) > WAIT_MIN_NS &&
+		    asleep(x, x->th[i].pid, x->th[i].tid))
 			continue;
 		int64_t sf = x->th[i].spin_from, sa = x->th[i].spin_at;
 		if (sf && sa >= since && now_ns - sa <= SPIN_RECENT_NS &&

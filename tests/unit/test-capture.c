@@ -527,17 +527,18 @@ static void test_polling(void)
 		"<io seq=\"11\" api=\"connect\" res=\"netmeta\" start=\"5.4\" end=\"5.4\" fd=\"4\" peer=\"1.2.3.4:80\" result=\"-1\" errno=\"EINPROGRESS\"/>\n"
 		"<io seq=\"12\" api=\"socket\" res=\"netmeta\" start=\"5.5\" end=\"5.5\" fd=\"5\" peer=\"1.2.3.4:80\"/>\n"
 		"<io seq=\"13\" api=\"fcntl\" res=\"filemeta\" start=\"5.6\" end=\"5.6\" fd=\"5\" peer=\"1.2.3.4:80\"/>\n"
-		"<io seq=\"14\" api=\"connect\" res=\"netmeta\" start=\"5.7\" end=\"5.7\" fd=\"5\" peer=\"1.2.3.4:80\" result=\"-1\" errno=\"ECONNREFUSED\"/>\n"
-		"<io seq=\"15\" api=\"close\" res=\"filemeta\" start=\"5.8\" end=\"5.8\" fd=\"5\" peer=\"1.2.3.4:80\"/>\n"
+		"<io seq=\"14\" api=\"connect\" res=\"netmeta\" start=\"5.65\" end=\"5.65\" fd=\"5\" peer=\"1.2.3.4:80\" result=\"-1\" errno=\"EINPROGRESS\"/>\n"
+		"<io seq=\"15\" api=\"connect\" res=\"netmeta\" start=\"5.7\" end=\"5.7\" fd=\"5\" peer=\"1.2.3.4:80\" result=\"-1\" errno=\"ECONNREFUSED\"/>\n"
+		"<io seq=\"16\" api=\"close\" res=\"filemeta\" start=\"5.8\" end=\"5.8\" fd=\"5\" peer=\"1.2.3.4:80\"/>\n"
 		"</thread></process>\n</node>\n</trace>\n";
 	/* by seq: 1 none; 2-5 a failed curl run again: 4 fail, 3 and 5 its
 	 * attempt's socket and close, 2 retry; 6 retry (the parent's PATH
 	 * search between the tries); 7 none; 8 repeat; 9 none; 10 kernel;
 	 * 11 none (EINPROGRESS is no failure); 12-15 an attempt within the
-	 * curl that worked (redis-cli's): its socket, set up (13 none) and
-	 * refused, and its close */
+	 * curl that worked (redis-cli's): its socket, set up (13 none), its
+	 * connect in progress (14 none) then refused, and its close */
 	static const char *const want[] = { "", "", "retry", "attempt", "fail", "attempt",
-		"retry", "", "repeat", "", "kernel", "", "attempt", "", "fail", "attempt" };
+		"retry", "", "repeat", "", "kernel", "", "attempt", "", "", "fail", "attempt" };
 	char path[] = "/tmp/island-poll-XXXXXX";
 	struct tr_node *nodes, *n;
 	int nn, fd = mkstemp(path);
@@ -548,7 +549,7 @@ static void test_polling(void)
 	CU_ASSERT_EQUAL_FATAL(trace_scan(path, &nodes, &nn), 0);
 	n = trace_node(nodes, nn, "cli");
 	CU_ASSERT_FATAL(n != NULL);
-	CU_ASSERT_EQUAL_FATAL(n->nio, 15);
+	CU_ASSERT_EQUAL_FATAL(n->nio, 16);
 	for (size_t i = 0; i < n->nio; i++) {
 		CU_ASSERT_EQUAL(n->io[i].seq, i + 1);
 		if (strcmp(polling_name(n->io[i].poll), want[i + 1]))
