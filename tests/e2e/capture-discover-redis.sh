@@ -22,6 +22,12 @@ grep -q '<trace version="1" [^>]*complete="true">' redis.xml ||
 	{ grep 'complete="false"\|reason' redis.xml; fail "the trace is not complete"; }
 expect_eq "replies" "$(grep -x 'PONG\|OK\|hello' out | tail -3 | tr '\n' ' ')" "PONG OK hello "
 grep -q 'poll="kernel"' redis.xml || fail "the server's /proc reads are not set aside"
+# the server's stop is in its trace, and what it did once told to stop
+# (its SIGTERM log lines, its shutdown) is set aside: which call the
+# signal interrupts is timing
+grep -q '<node name="srv" [^>]*role="server" stopped="[0-9.]*"' redis.xml ||
+	fail "the server's node says not when it was stopped"
+grep -q 'poll="stopped"' redis.xml || fail "the server's shutdown is not set aside"
 discovered redis.xml redis
 passes_within 3 err
 "$REPLAY" -q -o rep.xml redis.xml || fail "the replay of redis.xml failed"
