@@ -754,7 +754,7 @@ int main(int argc, char **argv)
 		warnx("%s: %d processes, %ld threads -> %s%s", node, n.nprocs,
 		      threads, output, n.complete ? "" : " (incomplete)");
 	}
-	if (!n.nprocs)
+	if (!n.nprocs && !n.unmapped_images)
 		warnx("%s: nothing was recorded: is %s statically linked? (the capture "
 		      "interposes on libc's dynamic symbols; --syscalls records static "
 		      "programs)", output, argv[optind]);
@@ -766,6 +766,10 @@ int main(int argc, char **argv)
 		warnx("%s: %llu records lost: the spool directory %s filled up "
 		      "(choose another with --spool-dir); the trace is marked incomplete",
 		      output, (unsigned long long)lost, spool_parent);
+	if (n.unmapped_images)
+		warnx("%s: %llu process images were not recorded: they could not map the "
+		      "capture's arena (a limit of address space, ulimit -v?); the trace is "
+		      "marked incomplete", output, (unsigned long long)n.unmapped_images);
 	if (n.lost_threads)
 		warnx("%s: %llu threads were not recorded: the application closed the "
 		      "capture's descriptor; the trace is marked incomplete", output,

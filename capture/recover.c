@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +72,20 @@ int recover_note(const char *spool, const struct node *n)
  * however we die, the kernel marks the mutex's owner dead, and the
  * interposer stops filling a spool nobody will read.
  */
+/* The arena's size: every image of the app maps it whole, so under a
+ * limit of address space (ulimit -v, which the app inherits) a quarter of
+ * that limit, not 64 GiB that no mmap would grant. */
+static uint64_t arena_span(void)
+{
+	struct rlimit rl;
+	uint64_t span = ARENA_SPAN;
+
+	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 4 < span)
+		span = rl.rlim_cur / 4 / ARENA_ALIGN * ARENA_ALIGN;
+	return span < ARENA_SPAN_MIN ? ARENA_SPAN_MIN : span;
+}
+
 int arena_hold(const char *spool)
 {
 	static pthread_mutexattr_t ma;
@@ -79,7 +94,8 @@ int arena_hold(const char *spool)
 	struct arena_hdr *a;
 
 	_Static_assert(sizeof(pthread_mutex_t) <= sizeof(a->capture_lock), "mutex fits");
-	if (fd < 0 || ftruncate(fd, (off_t)ARENA_SPAN) < 0 ||
+	_Static_assert(sizeof(struct arena_hdr) <= SPOOL_HDR_SIZE, "header fits");
+	if (fd < 0 || ftruncate(fd, (off_t)arena_span()) < 0 ||
 	    (a = mmap(NULL, SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      fd, 0)) == MAP_FAILED) {
 		warnx("%s:", path);

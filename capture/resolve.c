@@ -1050,6 +1050,10 @@ void resolve_node(struct node *n)
 	}
 	if (n->lost_threads)        /* threads with no record at all */
 		n->complete = 0;
+	if (n->unmapped_images) {   /* processes with none */
+		n->complete = 0;
+		n->reason = "address-space";
+	}
 	if (n->nprocs > 1)	/* qsort(NULL, 0) is undefined (fuzz: spool) */
 		qsort(n->procs, (size_t)n->nprocs, sizeof(*n->procs), cmp_proc);
 	free(rs.pmap);

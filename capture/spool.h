@@ -50,8 +50,11 @@
 #define CHUNK_MAGIC    0x4b4e5548434c444eull   /* "NDLCHUNK" */
 #define ARENA_ALIGN    (128u << 10)  /* chunks start and end at multiples */
 #define ARENA_DATA     ARENA_ALIGN   /* the first chunk's offset */
-#define ARENA_SPAN     (64ull << 30) /* the arena's size (sparse), mapped
-					whole by every process image */
+#define ARENA_SPAN     (64ull << 30) /* the arena's size at most (sparse),
+					mapped whole by every process image:
+					less under a limit of address space
+					(ulimit -v), the file's size says */
+#define ARENA_SPAN_MIN (16ull << 20)
 #define CHUNK_SPOOL_HDR 64           /* struct spool_hdr in a first chunk */
 
 struct arena_hdr {
@@ -66,6 +69,9 @@ struct arena_hdr {
 	 * runs: the kernel sets FUTEX_OWNER_DIED in its first word (the
 	 * futex) when island-capture dies. 0: no capture holds it. */
 	uint64_t capture_lock[8];
+	volatile uint64_t unmapped;  /* process images that could not map the
+					arena (their address space limited):
+					nothing of theirs is recorded */
 };
 
 struct chunk_hdr {

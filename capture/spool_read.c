@@ -273,8 +273,10 @@ static void arena_load(struct node *n, const char *dir, size_t *cap)
 	if (a.magic != ARENA_MAGIC || a.version != SPOOL_VERSION)
 		warnx("%s: not an Island arena of version %d, skipped", path,
 		      SPOOL_VERSION);
-	else
+	else {
 		n->lost_threads += a.lost_threads;
+		n->unmapped_images += a.unmapped;
+	}
 	while (i < nc) {
 		size_t k = 1;
 		while (i + k < nc && c[i + k].c.owner == c[i].c.owner)

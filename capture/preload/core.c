@@ -160,7 +160,8 @@ pid_t tid_of(unsigned long pthread)
  * close or dup2, and the descriptor limit it meets is its own. A fork
  * child inherits the mapping; a new image maps the arena again.
  */
-static char *arena_base;             /* ARENA_SPAN bytes, never unmapped */
+static char *arena_base;             /* arena_span bytes, never unmapped */
+static uint64_t arena_span;
 #define arena ((struct arena_hdr *)arena_base)
 
 static int arena_attach(void)
@@ -177,18 +178,32 @@ static int arena_attach(void)
 		      O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -1;
-	/* every process asks for the same size: the file never shrinks */
+	/* its size is island-capture's choice (arena_hold): the file never
+	 * shrinks, and one made here (no capture made it) takes the most */
 	if (SYS(SYS_fstat, fd, (long)&st, 0, 0) < 0 ||
-	    ((uint64_t)st.st_size < ARENA_SPAN &&
+	    ((uint64_t)st.st_size < SPOOL_HDR_SIZE &&
 	     SYS(SYS_ftruncate, fd, (long)ARENA_SPAN, 0, 0) < 0)) {
 		SYS(SYS_close, fd, 0, 0, 0);
 		return -1;
 	}
-	m = mmap(NULL, ARENA_SPAN, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_NORESERVE, (int)fd, 0);
-	SYS(SYS_close, fd, 0, 0, 0);
-	if (m == MAP_FAILED)
+	uint64_t span = (uint64_t)st.st_size < SPOOL_HDR_SIZE ? ARENA_SPAN :
+			(uint64_t)st.st_size;
+	m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+		 (int)fd, 0);
+	if (m == MAP_FAILED) {
+		/* say so in the header, so that the trace does not claim
+		 * to be complete without this image */
+		struct arena_hdr *h = mmap(NULL, SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE,
+					   MAP_SHARED, (int)fd, 0);
+		if (h != MAP_FAILED) {
+			__atomic_fetch_add(&h->unmapped, 1, __ATOMIC_RELAXED);
+			munmap(h, SPOOL_HDR_SIZE);
+		}
+		SYS(SYS_close, fd, 0, 0, 0);
 		return -1;
+	}
+	SYS(SYS_close, fd, 0, 0, 0);
+	arena_span = span;
 	arena_base = m;
 	if (arena->magic != ARENA_MAGIC) {   /* zeroes are a valid start */
 		arena->version = SPOOL_VERSION;
@@ -224,7 +239,7 @@ static uint64_t chunk_get(uint64_t *size)
 	for (;;) {
 		uint64_t off = ARENA_DATA + __atomic_fetch_add(&arena->next, *size,
 							       __ATOMIC_RELAXED);
-		if (off + *size > ARENA_SPAN)
+		if (off + *size > arena_span)
 			return 0;
 		long r = syscall(SYS_madvise, arena_base + off, (long)*size,
 				 (long)MADV_POPULATE_WRITE);
