@@ -401,8 +401,9 @@ static void from_trace(struct deps *d, char **argv, int argc)
 	for (size_t i = 0; i < run.nnodes; i++)
 		if (run.nodes[i]->unseen && !strcmp(run.nodes[i]->unseen, "shared-memory"))
 			warnx("node %s: its MPI messages to ranks on its host may go through "
-			      "shared memory, with no call the capture sees: no dependency "
-			      "through them can be found (unseen=\"shared-memory\")",
+			      "shared memory, with no call the capture sees: what they order is "
+			      "found between the ranks' own calls (files, sockets), never "
+			      "as a message's send and receive (unseen=\"shared-memory\")",
 			      run.nodes[i]->name);
 		else if (run.nodes[i]->unseen)
 			warnx("node %s: unseen=\"%s\": dependencies through it cannot be found",
