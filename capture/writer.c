@@ -105,70 +105,76 @@ static inline void o_need(struct out *o, size_t k)
 	}
 }
 
-static inline void o_str(struct out *o, const char *s)
+static inline void o_mem(struct out *o, const char *s, size_t l)
 {
-	size_t l = strlen(s);
 	o_need(o, l);
 	memcpy(o->b + o->n, s, l);
 	o->n += l;
 }
 
-static inline void o_int(struct out *o, int64_t v)
+static inline void o_str(struct out *o, const char *s)
+{
+	o_mem(o, s, strlen(s));
+}
+
+/* a literal: its length known when compiled (the writer spends most of
+ * its time on names and quotes, a million records a second) */
+#define o_lit(o, s) o_mem(o, "" s, sizeof(s) - 1)
+
+/* digits of u at p, right-aligned in tmp first; returns the end */
+static inline char *put_u64(char *p, uint64_t u)
 {
 	char tmp[24];
 	int k = 0;
-	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
 
-	o_need(o, 24);
-	if (v < 0)
-		o->b[o->n++] = '-';
 	do {
 		tmp[k++] = (char)('0' + u % 10);
 		u /= 10;
 	} while (u);
 	while (k)
-		o->b[o->n++] = tmp[--k];
+		*p++ = tmp[--k];
+	return p;
 }
 
+static inline void o_int(struct out *o, int64_t v)
+{
+	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+
+	o_need(o, 24);
+	if (v < 0)
+		o->b[o->n++] = '-';
+	o->n = (size_t)(put_u64(o->b + o->n, u) - o->b);
+}
+
+/* seconds with 9 decimals, as fmt_sec writes them, straight into the
+ * buffer */
 static inline void o_sec(struct out *o, int64_t ns)
 {
-	char buf[32];
-	o_str(o, fmt_sec(buf, ns));
+	uint64_t u = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+	uint64_t f = u % 1000000000u;
+
+	o_need(o, 32);
+	char *p = o->b + o->n;
+	if (ns < 0)
+		*p++ = '-';
+	p = put_u64(p, u / 1000000000u);
+	*p++ = '.';
+	for (int i = 8; i >= 0; i--) {
+		p[i] = (char)('0' + f % 10);
+		f /= 10;
+	}
+	o->n = (size_t)(p + 9 - o->b);
 }
 
-static void o_attr(struct out *o, const char *name, const char *val)
-{
-	o_str(o, " ");
-	o_str(o, name);
-	o_str(o, "=\"");
-	o_str(o, val);
-	o_str(o, "\"");
-}
-
-static void o_attr_int(struct out *o, const char *name, int64_t v)
-{
-	o_str(o, " ");
-	o_str(o, name);
-	o_str(o, "=\"");
-	o_int(o, v);
-	o_str(o, "\"");
-}
-
-static void o_attr_sec(struct out *o, const char *name, int64_t ns)
-{
-	o_str(o, " ");
-	o_str(o, name);
-	o_str(o, "=\"");
-	o_sec(o, ns);
-	o_str(o, "\"");
-}
-
-static void o_attr_esc(struct out *o, const char *name, const char *raw)
-{
-	char *e = attr_escape(raw);
-	o_attr(o, name, e);
-	free(e);
-}
+/* name="value": NAME is a literal, so that ` name="` is one copy */
+#define o_attr(o, name, val) \
+	do { o_lit(o, " " name "=\""); o_str(o, val); o_lit(o, "\""); } while (0)
+#define o_attr_int(o, name, v) \
+	do { o_lit(o, " " name "=\""); o_int(o, v); o_lit(o, "\""); } while (0)
+#define o_attr_sec(o, name, ns) \
+	do { o_lit(o, " " name "=\""); o_sec(o, ns); o_lit(o, "\""); } while (0)
+#define o_attr_esc(o, name, raw) \
+	do { char *e_ = attr_escape(raw); o_attr(o, name, e_); free(e_); } while (0)
 
 /* --- symbolic values ---------------------------------------------------- */
 
@@ -291,14 +297,14 @@ static void write_modules(struct out *o)
 	char buf[64];
 
 	for (size_t k = 0; k < nmods; k++) {
-		o_str(o, "    <module");
+		o_lit(o, "    <module");
 		o_attr_int(o, "id", (int64_t)k + 1);
 		o_attr_esc(o, "path", mods[k].path);
 		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)mods[k].bias);
 		o_attr(o, "bias", buf);
 		if (mods[k].build_id[0])
 			o_attr_esc(o, "build_id", mods[k].build_id);
-		o_str(o, "/>\n");
+		o_lit(o, "/>\n");
 	}
 }
 
@@ -332,7 +338,7 @@ static void write_sample(struct out *o, struct node *n, const struct rec *r)
 	int64_t t0 = clock_ns(&n->clk, r->t0), prev = clock_ns(&n->clk, r->t1);
 	char buf[64];
 
-	o_str(o, "      <sample");
+	o_lit(o, "      <sample");
 	o_attr_sec(o, "t", t0 > 0 ? t0 : 0);
 	o_attr(o, "kind", kinds[r->fd >= 0 && r->fd <= SAMPLE_END ? r->fd : 0]);
 	o_attr_sec(o, "cpu", r->a1 > 0 ? r->a1 : 0);
@@ -346,14 +352,14 @@ static void write_sample(struct out *o, struct node *n, const struct rec *r)
 		o_attr(o, "ptr", buf);
 		i = 1;
 	}
-	o_str(o, " stack=\"");
+	o_lit(o, " stack=\"");
 	for (size_t k = i; k < nw; k++) {
 		fmt_addr(buf, sizeof(buf), w[k]);
 		if (k > i)
-			o_str(o, " ");
+			o_lit(o, " ");
 		o_str(o, buf);
 	}
-	o_str(o, "\"/>\n");
+	o_lit(o, "\"/>\n");
 }
 
 static void write_free(struct out *o, struct node *n, const struct rec *r)
@@ -361,11 +367,11 @@ static void write_free(struct out *o, struct node *n, const struct rec *r)
 	char buf[64];
 	int64_t t0 = clock_ns(&n->clk, r->t0);
 
-	o_str(o, "      <free");
+	o_lit(o, "      <free");
 	o_attr_sec(o, "t", t0 > 0 ? t0 : 0);
 	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)r->a1);
 	o_attr(o, "ptr", buf);
-	o_str(o, "/>\n");
+	o_lit(o, "/>\n");
 }
 
 /* --syscalls: which level saw the call (levels.c). */
@@ -391,11 +397,11 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	char buf[256];
 	int kernel_only = (r->seq & SEQ_KERNEL) && !(r->seq & SEQ_LIBC);
 
-	o_str(o, "      <io api=\"");
+	o_lit(o, "      <io api=\"");
 	o_str(o, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c));
-	o_str(o, "\" res=\"");
+	o_lit(o, "\" res=\"");
 	o_str(o, res_names[res_of(n, r)]);
-	o_str(o, "\"");
+	o_lit(o, "\"");
 	o_attr_sec(o, "start", t0);
 	o_attr_sec(o, "end", t1);
 	if (n->syscalls)
@@ -594,7 +600,7 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		     c == C_EPOLL_WAIT || c == C_EPOLL_PWAIT) && r->ret >= 0)
 			o_attr_int(o, "count", r->ret);
 	}
-	o_str(o, "/>\n");
+	o_lit(o, "/>\n");
 }
 
 struct region {
@@ -606,7 +612,7 @@ struct region {
 static void write_region(struct out *o, struct region *g, int64_t end,
 			 const char *error)
 {
-	o_str(o, "      <region");
+	o_lit(o, "      <region");
 	o_attr_int(o, "id", g->id);
 	o_attr_int(o, "parent", g->parent);
 	o_attr_int(o, "depth", g->depth);
@@ -615,14 +621,14 @@ static void write_region(struct out *o, struct region *g, int64_t end,
 	o_attr_sec(o, "end", end);
 	if (error)
 		o_attr(o, "error", error);
-	o_str(o, "/>\n");
+	o_lit(o, "/>\n");
 }
 
 static void write_compute(struct out *o, int64_t dur)
 {
-	o_str(o, "      <compute dur=\"");
+	o_lit(o, "      <compute dur=\"");
 	o_sec(o, dur < 0 ? 0 : dur);
-	o_str(o, "\"/>\n");
+	o_lit(o, "\"/>\n");
 }
 
 /* The dependencies on I/O `seq` (sorted arrays, several per I/O). */
@@ -643,7 +649,7 @@ static void write_deps(struct out *o, const struct cdep *d, size_t nd,
 		o_attr_esc(o, "node", d[lo].other);
 		if (wait)
 			o_attr_int(o, "seq", (int64_t)d[lo].oseq);
-		o_str(o, "/>\n");
+		o_lit(o, "/>\n");
 	}
 }
 
@@ -658,7 +664,7 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 	int next_id = 1;
 	char *name = attr_escape(t->name);
 
-	o_str(o, "    <thread");
+	o_lit(o, "    <thread");
 	o_attr_int(o, "tid", t->tid);
 	o_attr(o, "name", name);
 	if (t->creator)
@@ -671,7 +677,7 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 	o_attr(o, "complete", t->complete ? "true" : "false");
 	if (t->lost)
 		o_attr_int(o, "lost", (int64_t)t->lost);
-	o_str(o, ">\n");
+	o_lit(o, ">\n");
 	free(name);
 
 	rec_iter_init(&it, t);
@@ -751,7 +757,7 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 		free(g->label);
 	}
 	free(stack);
-	o_str(o, "    </thread>\n");
+	o_lit(o, "    </thread>\n");
 }
 
 static void write_proc(struct out *o, struct node *n, struct proc *p)
@@ -759,7 +765,7 @@ static void write_proc(struct out *o, struct node *n, struct proc *p)
 	char st[64];
 
 	fmt_status(st, sizeof(st), p->status);
-	o_str(o, "  <process");
+	o_lit(o, "  <process");
 	o_attr_int(o, "pid", p->pid);
 	o_attr_int(o, "ppid", p->ppid);
 	o_attr_esc(o, "exe", p->exe ? p->exe : "");
@@ -770,7 +776,7 @@ static void write_proc(struct out *o, struct node *n, struct proc *p)
 	o_attr(o, "complete", p->complete ? "true" : "false");
 	if (p->reason)
 		o_attr_esc(o, "reason", p->reason);
-	o_str(o, ">\n");
+	o_lit(o, ">\n");
 	nmods = 0;
 	if (n->callsites || n->profile) {
 		collect_modules(p);
@@ -778,17 +784,17 @@ static void write_proc(struct out *o, struct node *n, struct proc *p)
 	}
 	for (int i = 0; i < p->nthr; i++)
 		write_thread(o, n, p, &p->thr[i]);
-	o_str(o, "  </process>\n");
+	o_lit(o, "  </process>\n");
 }
 
 static void write_summaries(struct out *o, struct node *n)
 {
-	o_str(o, "  <files>\n");
+	o_lit(o, "  <files>\n");
 	for (int i = 0; i < n->nobjs; i++) {
 		struct obj *b = &n->objs[i];
 		if (b->kind != OBJ_FILE || !b->listed)
 			continue;
-		o_str(o, "    <file");
+		o_lit(o, "    <file");
 		o_attr(o, "path", b->xname);
 		o_attr_int(o, "opens", (int64_t)b->opens);
 		o_attr_int(o, "reads", (int64_t)b->reads);
@@ -796,14 +802,14 @@ static void write_summaries(struct out *o, struct node *n)
 		o_attr_int(o, "writes", (int64_t)b->writes);
 		o_attr_int(o, "bytes_written", (int64_t)b->bytes_written);
 		o_attr_int(o, "open_at_end", b->open_fds > 0 ? b->open_fds : 0);
-		o_str(o, "/>\n");
+		o_lit(o, "/>\n");
 	}
-	o_str(o, "  </files>\n  <sockets>\n");
+	o_lit(o, "  </files>\n  <sockets>\n");
 	for (int i = 0; i < n->nobjs; i++) {
 		struct obj *b = &n->objs[i];
 		if ((b->kind != OBJ_SOCKET && b->kind != OBJ_PIPE) || !b->listed)
 			continue;
-		o_str(o, "    <socket");
+		o_lit(o, "    <socket");
 		o_attr(o, "proto", b->proto[0] ? b->proto : "other");
 		o_attr(o, "local", b->local ? b->local : "");
 		o_attr(o, "peer", b->peer ? b->peer : "");
@@ -811,9 +817,9 @@ static void write_summaries(struct out *o, struct node *n)
 		o_attr_int(o, "received", (int64_t)b->bytes_read);
 		o_attr(o, "direction", b->direction);
 		o_attr(o, "open_at_end", b->open_fds > 0 ? "true" : "false");
-		o_str(o, "/>\n");
+		o_lit(o, "/>\n");
 	}
-	o_str(o, "  </sockets>\n");
+	o_lit(o, "  </sockets>\n");
 }
 
 /* A plain decimal (xs:decimal: no exponent), without trailing zeros. */
@@ -832,35 +838,35 @@ static void write_restrictions(struct out *o, struct node *n)
 	char buf[64];
 
 	if (n->rs) {
-		o_str(o, "  <restrictions>\n");
+		o_lit(o, "  <restrictions>\n");
 		if (n->rs->cpu > 0) {
 			fmt_decimal(buf, sizeof(buf), n->rs->cpu);
-			o_str(o, "    <limit resource=\"cpu\" value=\"");
+			o_lit(o, "    <limit resource=\"cpu\" value=\"");
 			o_str(o, buf);
-			o_str(o, "\"/>\n");
+			o_lit(o, "\"/>\n");
 		}
 		for (int i = 0; i < LIM_N; i++) {
 			if (n->rs->rate[i] <= 0)
 				continue;
 			fmt_decimal(buf, sizeof(buf), n->rs->rate[i]);
-			o_str(o, "    <limit resource=\"");
+			o_lit(o, "    <limit resource=\"");
 			o_str(o, limit_names[i]);
-			o_str(o, "\" value=\"");
+			o_lit(o, "\" value=\"");
 			o_str(o, buf);
-			o_str(o, "\"/>\n");
+			o_lit(o, "\"/>\n");
 		}
-		o_str(o, "  </restrictions>\n");
+		o_lit(o, "  </restrictions>\n");
 	}
 	if (n->stops) {
 		struct stop st;
-		o_str(o, "  <stops>\n");
+		o_lit(o, "  <stops>\n");
 		for (size_t i = 0; stoplog_get(n->stops, i, &st) == 0; i++) {
-			o_str(o, "    <stop");
+			o_lit(o, "    <stop");
 			o_attr_sec(o, "start", st.start);
 			o_attr_sec(o, "dur", st.dur);
-			o_str(o, "/>\n");
+			o_lit(o, "/>\n");
 		}
-		o_str(o, "  </stops>\n");
+		o_lit(o, "  </stops>\n");
 	}
 }
 
@@ -886,7 +892,7 @@ int trace_write(struct node *n, const char *path, int comp)
 	o_attr(&o, "complete", complete ? "true" : "false");
 	if (n->reason)
 		o_attr(&o, "reason", n->reason);
-	o_str(&o, ">\n<node");
+	o_lit(&o, ">\n<node");
 	o_attr_esc(&o, "name", n->name);
 	o_attr_esc(&o, "host", n->host);
 	snprintf(buf, sizeof(buf), "%lld.%09lld", (long long)(n->clk.real0 / 1000000000),
@@ -914,28 +920,28 @@ int trace_write(struct node *n, const char *path, int comp)
 		const char *base = strrchr(n->pcap, '/');
 		o_attr_esc(&o, "pcap", base ? base + 1 : n->pcap);
 	}
-	o_str(&o, ">\n  <command>");
+	o_lit(&o, ">\n  <command>");
 	for (int i = 0; i < n->argc; i++) {
 		char *e = attr_escape(n->argv[i]);
-		o_str(&o, "<arg>");
+		o_lit(&o, "<arg>");
 		o_str(&o, e);
-		o_str(&o, "</arg>");
+		o_lit(&o, "</arg>");
 		free(e);
 	}
-	o_str(&o, "</command>\n");
+	o_lit(&o, "</command>\n");
 	write_restrictions(&o, n);
 	if (n->profile) {
-		o_str(&o, "  <profile");
+		o_lit(&o, "  <profile");
 		o_attr(&o, "values", prof_values_name(n->profile));
 		o_attr_int(&o, "hz", n->profile_hz);
 		if (n->profile_alloc)
 			o_attr_int(&o, "alloc_every", n->profile_alloc);
-		o_str(&o, "/>\n");
+		o_lit(&o, "/>\n");
 	}
 	for (int i = 0; i < n->nprocs; i++)
 		write_proc(&o, n, &n->procs[i]);
 	write_summaries(&o, n);
-	o_str(&o, "</node>\n</trace>\n");
+	o_lit(&o, "</node>\n</trace>\n");
 	o_flush(&o);
 	free(o.b);
 	/* the write's own errno, EIO when only the writer knows */
