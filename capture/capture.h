@@ -121,6 +121,7 @@ struct node {
 	int server;                      /* --server: a SIGTERM is its planned end */
 	int has_stopped;                 /* a SIGTERM was passed on to the app ... */
 	int64_t stopped;                 /* ... at this time, ns */
+	int mpi_rank;                    /* its rank under mpirun, -1 none */
 	const char *unseen;              /* what moves between nodes without a
 					    call: "shared-memory" (mpi_unseen) */
 	struct cdep *waits, *signals;    /* sorted by seq */

@@ -710,6 +710,7 @@ int main(int argc, char **argv)
 	n.name = node;
 	n.server = server;
 	n.unseen = mpi_unseen();
+	n.mpi_rank = getenv("OMPI_COMM_WORLD_RANK") ? atoi(getenv("OMPI_COMM_WORLD_RANK")) : -1;
 	n.host = host;
 	n.argv = argv + optind;
 	n.argc = argc - optind;

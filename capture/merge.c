@@ -156,6 +156,8 @@ struct sio {
 					descriptor's last receive */
 	size_t place;
 	int64_t off, amt;            /* bytes before it in its place, its bytes */
+	int moves;                   /* a send or a receive to or from another
+					node: its place is the bytes (add) */
 };
 
 struct stream {
@@ -173,6 +175,9 @@ struct pnode {
 	size_t nst;
 	int *st_of;                  /* per I/O (number order): its stream, -1 */
 	size_t *pos;                 /* ... and its index there */
+	int *chan;                   /* ... and its peer: 1 + the node at the
+					other end of its socket, 0 none */
+	int nchan;                   /* nodes + 1 */
 };
 
 static int cmp_int(const void *a, const void *b)
@@ -196,7 +201,8 @@ static int is_read(const struct tr_io *io)
 	return sp && (!strncmp(sp, " netrecv ", 9) || !strncmp(sp, " fileread ", 10));
 }
 
-static void add(struct stream *st, const struct tr_io *io, const struct tr_io *prev)
+static void add(struct stream *st, const struct tr_io *io, const struct tr_io *prev,
+		int peer)
 {
 	size_t j = st->n;
 
@@ -210,6 +216,13 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	size_t eof = j;
 	int run = j && prev && is_read(prev) && is_read(io) && prev->fd == io->fd &&
 		  is_recv(prev) == is_recv(io);
+	/* what a thread sends to, or receives from, one other node is one
+	 * run of bytes: how many calls carry them is the peers' timing (an
+	 * MPI rank's progress engine reads what has come, writes what the
+	 * socket takes), which interleave with its other peers' is too */
+	int moves = peer && (is_recv(io) || !strncmp(strchr(io->what, ' '), " netsend ", 9));
+	if (moves && j && st->io[j - 1].moves)
+		run = 1;
 	/* an end of stream read apart from its run joins the descriptor's
 	 * last receive: whether a thread reads the end before closing its
 	 * side is timing (Open MPI ranks close their connections together in
@@ -220,6 +233,7 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	e->seq = io->seq;
 	e->fd = io->fd;
 	e->eof = 0;
+	e->moves = moves;
 	if (run) {
 		e->place = e[-1].place;
 		e->off = e[-1].off + e[-1].amt;
@@ -236,10 +250,32 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	st->n++;
 }
 
-/* A thread's receives are one stream, its other I/Os another. */
-static int stream_key(const struct tr_io *io)
+/* A thread's receives are one stream, its other I/Os another, and each
+ * of the two again one per node at the other end of a socket: in what
+ * order a thread serves its peers is timing (an MPI rank's connections
+ * come up as its progress engine sees them), what it exchanges with
+ * each is not. */
+static int stream_key(const struct pnode *pn, size_t k)
 {
-	return io->thr * 2 + is_recv(io);
+	const struct tr_io *io = &pn->me->io[k];
+
+	return (io->thr * pn->nchan + pn->chan[k]) * 2 + is_recv(io);
+}
+
+/* The peer I/O k of node i names: 1 + the node whose socket has that
+ * address as its own, 0 when none (a file, a pipe, a host outside). */
+static int peer_node(const struct pnode *pn, int n, int i, size_t k)
+{
+	const char *t = strchr(pn[i].me->io[k].what, ' ');
+
+	t = t ? strchr(t + 1, ' ') : NULL;
+	if (!t || t[1] == '/' || !strchr(t + 1, ':'))
+		return 0;
+	for (int j = 0; j < n; j++)
+		for (size_t l = 0; j != i && l < pn[j].me->nlocals; l++)
+			if (!strcmp(pn[j].me->locals[l], t + 1))
+				return j + 1;
+	return 0;
 }
 
 static void make_streams(struct pnode *pn)
@@ -250,7 +286,7 @@ static void make_streams(struct pnode *pn)
 
 	for (size_t k = 0; k < m->nio; k++)
 		if (!m->io[k].poll)
-			thr[nthr++] = stream_key(&m->io[k]);
+			thr[nthr++] = stream_key(pn, k);
 	qsort(thr, nthr, sizeof(int), cmp_int);
 	size_t u = 0;
 	for (size_t k = 0; k < nthr; k++)
@@ -272,12 +308,12 @@ static void make_streams(struct pnode *pn)
 		pn->st_of[k] = -1;
 		if (m->io[k].poll)
 			continue;
-		int key = stream_key(&m->io[k]), th = m->io[k].thr < 0 ? maxthr + 1 : m->io[k].thr;
+		int key = stream_key(pn, k), th = m->io[k].thr < 0 ? maxthr + 1 : m->io[k].thr;
 		int *hit = bsearch(&key, thr, u, sizeof(int), cmp_int);
 		size_t s = (size_t)(hit - thr);
 		pn->st_of[k] = (int)s;
 		pn->pos[k] = pn->st[s].n;
-		add(&pn->st[s], &m->io[k], last[th]);
+		add(&pn->st[s], &m->io[k], last[th], pn->chan[k]);
 		/* a send on the descriptor being received from does not end
 		 * the run: a request written while the answer arrives (PMIx) */
 		if (!(last[th] && is_recv(last[th]) && !is_read(&m->io[k]) &&
@@ -304,6 +340,13 @@ static int load_pass(struct pass *p, char **names, int n, struct pnode **out)
 		free(f);
 		if (rc < 0)
 			return -1;
+	}
+	/* every node's sockets known: whose is each peer */
+	for (int i = 0; i < n; i++) {
+		pn[i].nchan = n + 1;
+		pn[i].chan = xcalloc(pn[i].me->nio + 1, sizeof(int));
+		for (size_t k = 0; k < pn[i].me->nio; k++)
+			pn[i].chan[k] = peer_node(pn, n, i, k);
 		make_streams(&pn[i]);
 	}
 	return 0;
@@ -320,6 +363,7 @@ static void free_pass(struct pnode *pn, int n)
 		free(pn[i].st);
 		free(pn[i].st_of);
 		free(pn[i].pos);
+		free(pn[i].chan);
 	}
 	free(pn);
 }
@@ -395,10 +439,53 @@ static uint64_t to_base(const struct pnode *pn, const struct pnode *base, uint64
 	return bs->io[b].seq;
 }
 
+/* "its thread N's receives from NODE" and the like, into buf */
+static const char *stream_name(const struct pnode *pn, const struct stream *st,
+			       char **names, char *buf, size_t len)
+{
+	size_t k = io_index(pn->me, st->io[0].seq);
+	const struct tr_io *io = &pn->me->io[k];
+	int c = pn->chan[k];
+
+	snprintf(buf, len, "its thread %d's %s%s%s", io->thr + 1,
+		 is_recv(io) ? "receives" : "other I/O",
+		 c ? (is_recv(io) ? " from " : " with ") : "", c ? names[c - 1] : "");
+	return buf;
+}
+
+/* the last I/O of a stream's place i */
+static const struct sio *place_last(const struct stream *st, size_t i)
+{
+	size_t k = i + 1 < st->nplaces ? st->first[i + 1] : st->n;
+
+	while (k > st->first[i] + 1 && st->io[k - 1].place != i)
+		k--;             /* an end of stream joined to an earlier place */
+	return &st->io[k - 1];
+}
+
+/* the numbers of a stream's places' first I/Os, the first few */
+static const char *stream_seqs(const struct stream *st, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < st->nplaces && n + 24 < len; i++) {
+		if (i == 8) {
+			snprintf(buf + n, len - n, " ...");
+			break;
+		}
+		n += (size_t)snprintf(buf + n, len - n, "%sI/O %llu", i ? ", " : "",
+				      (unsigned long long)st->io[st->first[i]].seq);
+	}
+	return buf;
+}
+
 /* The same I/O, polling set aside, thread by thread in both passes. */
-static int check_same(const char *node, struct pass *base, const struct pnode *a,
+static int check_same(char **names, int me, struct pass *base, const struct pnode *a,
 		      struct pass *p, const struct pnode *b)
 {
+	const char *node = names[me];
+
 	if (a->nst != b->nst) {
 		warnx("node %s: %zu threads made I/O (polling set aside; receives and other "
 		      "I/O apart) in the %s pass and %zu in the %s pass: the application's I/O "
@@ -413,10 +500,26 @@ static int check_same(const char *node, struct pass *base, const struct pnode *a
 			if (i == n) {
 				if (x->nplaces == y->nplaces)
 					break;
-				warnx("node %s: its stream %zu issued %zu I/Os (polling set aside) in "
-				      "the %s pass and %zu in the %s pass: the application's I/O "
-				      "is not deterministic", node, s + 1, x->nplaces, base->name,
-				      y->nplaces, p->name);
+				char what[256], da[256], db[256];
+				warnx("node %s: %s issued %zu I/Os (polling set aside) in the %s "
+				      "pass (%s) and %zu in the %s pass (%s): the application's I/O "
+				      "is not deterministic", node,
+				      stream_name(a, x, names, what, sizeof(what)), x->nplaces,
+				      base->name, stream_seqs(x, da, sizeof(da)), y->nplaces,
+				      p->name, stream_seqs(y, db, sizeof(db)));
+				return -1;
+			}
+			const struct sio *la = place_last(x, i), *lb = place_last(y, i);
+			if (la->moves && lb->moves && la->off + la->amt != lb->off + lb->amt) {
+				char what[256];
+				warnx("node %s: %s moved %lld bytes at I/O %llu of the %s pass "
+				      "and %lld at I/O %llu of the %s pass: the application's "
+				      "I/O is not deterministic", node,
+				      stream_name(a, x, names, what, sizeof(what)),
+				      (long long)(la->off + la->amt),
+				      (unsigned long long)x->io[x->first[i]].seq, base->name,
+				      (long long)(lb->off + lb->amt),
+				      (unsigned long long)y->io[y->first[i]].seq, p->name);
 				return -1;
 			}
 			uint64_t sa = x->io[x->first[i]].seq, sb = y->io[y->first[i]].seq;
@@ -489,7 +592,7 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 		if (load_pass(thr[t], names, n, &pt) < 0)
 			rc = -1;
 		for (int i = 0; i < n && !rc; i++)
-			rc = check_same(names[i], base, &bt[i], thr[t], &pt[i]);
+			rc = check_same(names, i, base, &bt[i], thr[t], &pt[i]);
 		for (int i = 0; i < n && !rc; i++) {
 			struct tr_node *me = pt[i].me;
 			for (size_t k = 0; k < me->nwaits; k++) {

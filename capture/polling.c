@@ -222,6 +222,74 @@ static void mark_runtime(struct tr_node *n)
 	}
 }
 
+/* An address "HOST:PORT" or "[V6]:PORT" (not a path, a pipe or "-") */
+static int is_address(const char *t)
+{
+	return t[0] != '/' && strchr(t, ':') && strcmp(t, "pipe");
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct tr_io *x = *(const struct tr_io *const *)a, *y = *(const struct tr_io *const *)b;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* An MPI rank's connections: Open MPI connects two ranks on the first
+ * message between them, and which of the two connects and which accepts
+ * (both, at times, and one connection is closed), and when, is timing.
+ * Their setting up is the runtime's: the calls that make a socket, and
+ * its first send and first receive (the TCP BTL's handshake, each side's
+ * process name, read whole). The messages stay (merge.c compares them
+ * peer by peer). */
+static void mark_connections(struct tr_node *n)
+{
+	static const char *const setup[] = { "socket", "connect", "accept", "accept4",
+		"fcntl", "setsockopt", "getsockopt", "getsockname", "getpeername",
+		"bind", "close", "shutdown" };
+	enum { SEND = 1, RECV = 2 };
+
+	if (!n->mpi || !n->nio)
+		return;
+	int32_t maxfd = 0;
+	const struct tr_io **o = xcalloc(n->nio, sizeof(*o));
+	for (size_t i = 0; i < n->nio; i++) {
+		o[i] = &n->io[i];
+		if (n->io[i].fd > maxfd && n->io[i].fd < 65536)
+			maxfd = n->io[i].fd;
+	}
+	/* in the order they completed: a connection's first send may be
+	 * made by another thread than its accept */
+	qsort(o, n->nio, sizeof(*o), by_seq);
+	size_t w = (size_t)maxfd + 1;
+	unsigned char *fresh = xcalloc((n->nprocs + 1) * w, 1);
+	for (size_t i = 0; i < n->nio; i++) {
+		struct tr_io *io = (struct tr_io *)o[i];
+		if (!is_address(target_of(io)) || io->fd < 0 || io->fd > maxfd || io->proc < 0)
+			continue;
+		unsigned char *f = &fresh[(size_t)io->proc * w + (size_t)io->fd];
+		size_t k = 0;
+		while (k < sizeof(setup) / sizeof(setup[0]) && !api_is(io, setup[k]))
+			k++;
+		if (k < sizeof(setup) / sizeof(setup[0])) {
+			if (!io->poll)
+				io->poll = POLL_RUNTIME;
+			*f = api_is(io, "close") ? 0 :
+			     api_is(io, "socket") || api_is(io, "accept") ||
+			     api_is(io, "accept4") ? SEND | RECV : *f;
+			continue;
+		}
+		int bit = strstr(io->what, " netsend ") ? SEND :
+			  strstr(io->what, " netrecv ") ? RECV : 0;
+		if (bit && (*f & bit) && !io->failed) {
+			*f &= (unsigned char)~bit;
+			if (!io->poll)
+				io->poll = POLL_RUNTIME;
+		}
+	}
+	free(fresh);
+	free(o);
+}
+
 /* A look at the path of the mkdir just before it in its thread checks
  * that mkdir's outcome (a `mkdir -p` walk): part of the attempt. */
 static void mark_checks(struct tr_node *n)
@@ -246,6 +314,7 @@ void polling_mark(struct tr_node *n)
 	mark_attempts(n);
 	mark_checks(n);
 	mark_runtime(n);
+	mark_connections(n);
 	mark_retries(n);
 	mark_repeats(n);
 }

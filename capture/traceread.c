@@ -28,6 +28,7 @@ static void on_node(void *ctx, struct trace_node *n)
 	sc->cur->name = xstrdup(n->name);
 	sc->cur->end = n->end;
 	sc->cur->stopped = n->stopped;
+	sc->cur->mpi = n->mpi_rank >= 0;
 }
 
 static void on_process(void *ctx, struct trace_proc *p)
@@ -71,6 +72,12 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	const char *p = io->path ? io->path : io->peer ? io->peer : "-";
 	const struct trace_attr *seq = NULL, *fd = NULL, *result = NULL, *amount = NULL;
 
+	for (int k = 0; k < io->nattr; k++)
+		if (!strcmp(io->attr[k].name, "local") && strncmp(io->attr[k].value, "0.0.0.0:", 8) &&
+		    (!io->failed || !strcmp(io->err, "EINPROGRESS"))) {
+			XGROW(cur->locals, cur->lcap, cur->nlocals + 1);
+			cur->locals[cur->nlocals++] = xstrdup(io->attr[k].value);
+		}
 	for (int k = 0; k < io->nattr; k++)
 		if (!strcmp(io->attr[k].name, "seq"))
 			seq = &io->attr[k];
@@ -162,6 +169,9 @@ void trace_scan_free(struct tr_node *nodes, int nnodes)
 		for (size_t k = 0; k < nodes[i].nprocs; k++)
 			free(nodes[i].procs[k].exe);
 		free(nodes[i].procs);
+		for (size_t k = 0; k < nodes[i].nlocals; k++)
+			free(nodes[i].locals[k]);
+		free(nodes[i].locals);
 		free(nodes[i].name);
 	}
 	free(nodes);

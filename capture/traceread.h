@@ -62,6 +62,11 @@ struct tr_node {
 					of a thread (or its start and first I/O), ns */
 	int64_t end;                 /* ns */
 	int64_t stopped;             /* a SIGTERM passed on to it, ns; -1 never */
+	int mpi;                     /* an MPI rank */
+	char **locals;               /* its sockets' own addresses (connect's and
+					accept's local=): who is at the other end
+					of another node's socket */
+	size_t nlocals, lcap;
 	struct tr_io *io;            /* in trace order until trace_node() */
 	size_t nio, cap;
 	struct tr_proc *procs;

@@ -914,6 +914,8 @@ int trace_write(struct node *n, const char *path, int comp)
 		o_attr(&o, "role", "server");
 	if (n->has_stopped)
 		o_attr_sec(&o, "stopped", n->stopped);
+	if (n->mpi_rank >= 0)
+		o_attr_int(&o, "mpi_rank", n->mpi_rank);
 	if (n->unseen)
 		o_attr(&o, "unseen", n->unseen);
 	if (n->pcap) {

@@ -68,6 +68,7 @@ struct trace_node {
 	char *profile;		/* --profile: its <profile values>, or NULL */
 	char *unseen;		/* unseen="...": what moves between nodes with
 				 * no call (an MPI rank's shared memory), or NULL */
+	int mpi_rank;		/* its rank under mpirun, -1 none */
 	int64_t stopped;	/* when a SIGTERM was passed on to it, node
 				 * time; -1 never */
 };

@@ -257,6 +257,7 @@ static void on_node(struct rd *rd)
 	n->start = time_attr(rd, "start", 0);
 	n->end = time_attr(rd, "end", n->start);
 	n->stopped = attr(rd, "stopped") ? time_attr(rd, "stopped", n->start) : -1;
+	n->mpi_rank = attr(rd, "mpi_rank") ? atoi(attr(rd, "mpi_rank")) : -1;	/* validated */
 	if (pcap)
 		n->pcap = slash && pcap[0] != '/' ?
 			xasprintf("%.*s/%s", (int)(slash - rd->file), rd->file, pcap) :

@@ -41,6 +41,7 @@ static const struct vrule rules[] = {
 	{ "node",    "end",           V_TIME,    OPT, 0, 0, 0, 'e' },
 	{ "node",    "clock_offset",  V_OFFSET,  OPT, 0, 0, 0, 0 },
 	{ "node",    "stopped",       V_TIME,    OPT, 0, 0, 0, 0 },
+	{ "node",    "mpi_rank",      V_INT,     OPT, 0, INT32_MAX, 0, 0 },
 	{ "limit",   "resource",      V_STR,     NEED, 0, 0, 0, 0 },
 	{ "limit",   "value",         V_RATE,    NEED, 0, 0, 0, 0 },
 	{ "stop",    "start",         V_TIME,    NEED, 0, 0, 0, 's' },

@@ -3,7 +3,8 @@
 KNOWN is "X:API#K<-T:API#K": node X's K-th API call (counting the I/Os not
 marked poll=) waits for node T's K-th API call; K may be "last"; API@N
 counts only the calls of the node's N-th thread (in trace order: 1 is the
-main thread of its first process). A known
+main thread of its first process); API@N/P (or API/P) only those on a
+socket whose other end is node P's (its connect's or accept's local=). A known
 dependency is found when a wait of X on T sits on X's I/O at or before it,
 on T's I/O at or after it (it implies the known one). A wait is true when,
 in the trace's own run, T's I/O began before X's completed (the program's
@@ -16,10 +17,12 @@ import xml.etree.ElementTree as ET
 
 
 def load(path):
-    nodes = {}
+    nodes, locals_ = {}, {}
     for node in ET.parse(path).getroot().iter("node"):
         epoch = float(node.get("epoch"))
         ios, waits = {}, []
+        locals_[node.get("name")] = set(
+            io.get("local") for io in node.iter("io") if io.get("local"))
         for ti, th in enumerate(node.iter("thread")):
             pending = []
             for el in th:
@@ -29,20 +32,25 @@ def load(path):
                     seq = int(el.get("seq"))
                     ios[seq] = (el.get("api"), el.get("poll"),
                                 epoch + float(el.get("start")),
-                                epoch + float(el.get("end")), ti + 1)
+                                epoch + float(el.get("end")), ti + 1,
+                                el.get("peer"))
                     waits += [(seq, t, ts) for t, ts in pending]
                     pending = []
         nodes[node.get("name")] = (ios, waits)
+    for name in nodes:
+        nodes[name] = nodes[name] + (locals_,)
     return nodes
 
 
 def nth(nodes, spec):
     name, rest = spec.split(":")
     api, k = rest.split("#")
+    api, _, peer = api.partition("/")
     api, _, thread = api.partition("@")
-    ios = nodes[name][0]
+    ios, locals_ = nodes[name][0], nodes[name][2]
     seqs = [s for s in sorted(ios) if ios[s][0] == api and not ios[s][1] and
-            (not thread or ios[s][4] == int(thread))]
+            (not thread or ios[s][4] == int(thread)) and
+            (not peer or ios[s][5] in locals_.get(peer, ()))]
     if not seqs:
         sys.exit("depcheck: no %s in node %s" % (api, name))
     return name, seqs[-1] if k == "last" else seqs[int(k) - 1]
