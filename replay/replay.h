@@ -52,6 +52,9 @@ struct thread {
 	int proc;		/* index in node->procs */
 	int started_by;		/* set by link: 1 when an op starts it */
 	uint32_t line;
+	int64_t cpu;		/* CPU time it used, -1 when unknown */
+	int64_t computing;	/* sum of its compute phases */
+	double spin;		/* share of each compute phase spun (load.c) */
 };
 
 struct process {
@@ -76,6 +79,7 @@ struct sock_sum {		/* <sockets><socket/> */
 
 struct node {
 	const char *name;
+	const char *host;	/* "" when unknown */
 	int64_t epoch;		/* ns since 1970 */
 	int64_t start, end;
 	struct process *procs;

@@ -45,8 +45,10 @@ static void issue_at(int64_t t)
  * The end is a deadline, so a spin preempted midway still ends on time; a
  * spin preempted at its deadline ends late, and the next phase pays that
  * back: the recorded phases already hold the original's preemptions, so a
- * loaded machine would otherwise count them twice. */
-static void compute(struct rctx *c, int64_t ns)
+ * loaded machine would otherwise count them twice. A thread that was
+ * provably blocked part of its phases (share < 1, see spin_shares in
+ * load.c) sleeps that part first, then spins to the same deadline. */
+static void compute(struct rctx *c, int64_t ns, double share)
 {
 	if (ns <= 0 || opt.compute == COMP_NONE)
 		return;
@@ -64,6 +66,8 @@ static void compute(struct rctx *c, int64_t ns)
 		c->late = now_ns() - end;
 		return;
 	}
+	if (share < 1)
+		sleep_until(end - (int64_t)((double)ns * share));
 	volatile uint64_t x = 0;
 	while ((t = now_ns()) < end)
 		for (int i = 0; i < 64; i++)
@@ -367,7 +371,7 @@ int h_spawn(struct rctx *c, const struct op *o)
 	/* a fork's time is its parent's: the kernel copying the process
 	 * (vfork's is the child's, and recorded as nothing) */
 	if (opt.mode == MODE_CAUSAL || opt.mode == MODE_THINK)
-		compute(c, (int64_t)((double)o->dur / opt.speed));
+		compute(c, (int64_t)((double)o->dur / opt.speed), 1);
 	return 0;
 }
 
@@ -442,7 +446,7 @@ int h_waitpid(struct rctx *c, const struct op *o)
 int h_spent(struct rctx *c, const struct op *o)
 {
 	if (opt.mode == MODE_CAUSAL || opt.mode == MODE_THINK)
-		compute(c, (int64_t)((double)o->dur / opt.speed));
+		compute(c, (int64_t)((double)o->dur / opt.speed), 1);
 	return 0;
 }
 
@@ -510,7 +514,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		switch (o->kind) {
 		case OP_COMPUTE:
 			if (computes)
-				compute(c, (int64_t)((double)o->dur / opt.speed));
+				compute(c, (int64_t)((double)o->dur / opt.speed), th->spin);
 			continue;
 		case OP_WAIT:
 			/* a wait that blocked absorbed any lateness; its time

@@ -5,10 +5,11 @@
 # dependencies are found (accept on connect, the request's read on its
 # send, the reply's recv on its write), 90 % of what is found is true,
 # each throttled pass takes at most 3x the unthrottled one, and the
-# dependencies found replay (every call, no failure). Not asserted: the
-# replay's time. The client node lasts some 70 ms, and its replay is
-# 10 to 33 % long on a quiet machine (its connections' calls and its
-# processes' start-up: issue 17, item 5, open); the numbers are printed.
+# dependencies found replay (every call, no failure) with each node
+# within 10 % of its time. The client node lasts some 65 ms; the server's
+# three bio threads, 100 ms each in pthread_cond_wait, spun whole phases
+# and starved it on two cores (7 to 39 % long) until the replay spun only
+# what their host's CPU time allows (docs/island-replay.md, Modes).
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 command -v redis-server >/dev/null && command -v redis-cli >/dev/null ||
 	{ echo "needs redis-server and redis-cli"; exit 77; }
@@ -30,8 +31,7 @@ grep -q '<node name="srv" [^>]*role="server" stopped="[0-9.]*"' redis.xml ||
 grep -q 'poll="stopped"' redis.xml || fail "the server's shutdown is not set aside"
 discovered redis.xml redis
 passes_within 3 err
-"$REPLAY" -q -o rep.xml redis.xml || fail "the replay of redis.xml failed"
-grep -o '<node name="[^"]*" [^>]*failed="[0-9]*"' rep.xml | sed 's/ original.*error=/ error=/'
+replay_within 10 redis.xml
 grep -q '<node [^>]* failed="[1-9]' rep.xml && fail "calls failed in the replay"
 [ -z "$(find sess -type f)" ] || fail "session files left: $(find sess -type f)"
 exit 0

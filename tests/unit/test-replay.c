@@ -388,6 +388,67 @@ static void test_fdslots(void)
 	CU_ASSERT_EQUAL(slot_tfd(n, 5), 5);
 }
 
+/* ---- spin shares ------------------------------------------------------- */
+
+/* A thread of node NAME on HOST from T0 to T1 that computes DUR with CPU
+ * (NULL: not known). */
+static void spin_node(FILE *f, const char *name, const char *host, const char *thr)
+{
+	fprintf(f, "<node name=\"%s\" host=\"%s\" epoch=\"1.0\" start=\"0\" end=\"1\">\n"
+		"<process pid=\"1\" ppid=\"0\" cwd=\"/\">%s</process><files/><sockets/></node>\n",
+		name, host, thr);
+}
+
+#define THR(tid, t0, t1, cpu, dur) "<thread tid=\"" tid "\" " \
+	"start=\"" t0 "\" end=\"" t1 "\"" cpu "><compute dur=\"" dur "\"/></thread>\n"
+#define CPU(x) " cpu=\"" x "\""
+
+static struct trace *spin_trace(const char *a, const char *b, const char *c)
+{
+	char path[160];
+	static int n;
+
+	snprintf(path, sizeof(path), "%s/spin%d.xml", tmp, n++);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(head, f);
+	spin_node(f, "a", "h", a);
+	spin_node(f, "b", "h", b);
+	spin_node(f, "c", "other", c);
+	fputs("</trace>\n", f);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	return trace_load(path);
+}
+
+static void test_spin_shares(void)
+{
+	/* a's thread 2 computes 100 ms on 1 ms of CPU: beside it ran a's
+	 * thread 1 (10 ms) and b's thread 5 (4 ms) on its host; b's thread
+	 * 6 ended before it started, c is on another host */
+	struct trace *t = spin_trace(
+		THR("1", "0", "1", CPU("0.010"), "0.005")
+		THR("2", "0.1", "0.2", CPU("0.001"), "0.100"),
+		THR("5", "0.15", "0.3", CPU("0.004"), "0.001")
+		THR("6", "0", "0.05", CPU("0.500"), "0.050"),
+		THR("9", "0", "1", CPU("0.500"), "0.900"));
+	CU_ASSERT_DOUBLE_EQUAL(t->nodes[0].threads[0].spin, 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(t->nodes[0].threads[1].spin, 0.015 / 0.100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(t->nodes[1].threads[0].spin, 1, 1e-9);
+	/* c's thread computed more than its CPU while nothing else ran on
+	 * its host: blocked the rest */
+	CU_ASSERT_DOUBLE_EQUAL(t->nodes[2].threads[0].spin, 0.5 / 0.9, 1e-9);
+	/* others' CPU enough to have kept it waiting for a core: whole */
+	t = spin_trace(THR("1", "0", "1", CPU("0.050"), "0.100"),
+		       THR("5", "0", "1", CPU("0.060"), "0.001"), THR("9", "0", "1", "", "0.9"));
+	CU_ASSERT_DOUBLE_EQUAL(t->nodes[0].threads[0].spin, 1, 1e-9);
+	/* a thread beside it whose CPU is not known: whole */
+	t = spin_trace(THR("1", "0", "1", CPU("0.001"), "0.100"),
+		       THR("5", "0", "1", "", "0.001"), THR("9", "0", "1", "", "0.9"));
+	CU_ASSERT_DOUBLE_EQUAL(t->nodes[0].threads[0].spin, 1, 1e-9);
+	/* its own CPU not known: whole */
+	CU_ASSERT_DOUBLE_EQUAL(t->nodes[2].threads[0].spin, 1, 1e-9);
+}
+
 int main(void)
 {
 	progname = "test-replay";
@@ -412,6 +473,7 @@ int main(void)
 	CU_add_test(s, "the call table", test_calls);
 	CU_add_test(s, "dummy files: what the trace reads but did not create", test_files);
 	CU_add_test(s, "a reused descriptor number gets a slot per life", test_fdslots);
+	CU_add_test(s, "a thread spins what its host's CPU time allows", test_spin_shares);
 	unsigned failed = unit_run("replay");
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
