@@ -540,6 +540,19 @@ static int check_same(char **names, int me, struct pass *base, const struct pnod
 	return 0;
 }
 
+/* Does the base pass's own run allow node x's I/O xs to have waited for
+ * node t's I/O ts (ts began before xs ended)? A node found waiting in a
+ * throttled pass is logged at its next I/O, whichever thread or peer it
+ * is for (an MPI rank reads what has come from any peer); moved onto the
+ * base pass, such a wait may point back in time there, and two of them
+ * make a cycle no replay can run. */
+static int base_order(const struct pnode *x, uint64_t xs, const struct pnode *t, uint64_t ts)
+{
+	const struct tr_io *a = io_of(x->me, xs), *b = io_of(t->me, ts);
+
+	return a && b && t->me->epoch + b->start <= x->me->epoch + a->end;
+}
+
 static void write_deps(xmlTextWriterPtr w, struct cdep *d, size_t n, uint64_t seq,
 		       int wait)
 {
@@ -607,6 +620,8 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 				uint64_t y = to_base(&pt[tn], &bt[tn], wt->tseq, 0);
 				if (!x || !y)
 					continue;    /* nothing left to wait, or for */
+				if (!base_order(&bt[i], x, &bt[tn], y))
+					continue;    /* false in the base pass's own run */
 				XGROW(m[i].waits, m[i].cw, m[i].nwaits + 1);
 				m[i].waits[m[i].nwaits++] = (struct cdep){ x, xstrdup(wt->tnode), y };
 			}

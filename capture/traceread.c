@@ -28,6 +28,7 @@ static void on_node(void *ctx, struct trace_node *n)
 	sc->cur->name = xstrdup(n->name);
 	sc->cur->end = n->end;
 	sc->cur->stopped = n->stopped;
+	sc->cur->epoch = n->epoch;
 	sc->cur->mpi = n->mpi_rank >= 0;
 }
 
@@ -106,6 +107,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	x->proc = (int)cur->nprocs - 1;
 	x->tid = sc->tid;
 	x->thr = sc->thr;
+	x->start = io->start;
 	x->end = io->end;
 	x->amount = amount ? amount->num : 0;
 	x->fd = fd ? (int32_t)fd->num : -1;	/* validated: 32 bits */

@@ -36,7 +36,7 @@ struct tr_io {
 	int32_t tid, fd;
 	int failed;
 	int64_t result;              /* the result attribute, or 0 */
-	int64_t end;                 /* ns */
+	int64_t start, end;          /* ns, node time */
 	int64_t amount;              /* bytes moved (the amount attribute) */
 };
 
@@ -62,6 +62,7 @@ struct tr_node {
 					of a thread (or its start and first I/O), ns */
 	int64_t end;                 /* ns */
 	int64_t stopped;             /* a SIGTERM passed on to it, ns; -1 never */
+	int64_t epoch;               /* its start, ns since 1970 (aligned) */
 	int mpi;                     /* an MPI rank */
 	char **locals;               /* its sockets' own addresses (connect's and
 					accept's local=): who is at the other end
