@@ -10,3 +10,23 @@ $(TRACE_LIB): $(TRACE_OBJS)
 	$(call msg,AR,$@)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# The library as make install puts it: the reader with the helpers it
+# needs (common/util.c, common/zstdio.c) in one object whose only global
+# symbols are the trace_* of include/island-trace.h, so that a program
+# linking it keeps its own die() or xcalloc().
+TRACE_PUB := $(O)/pub/libisland-trace.a
+$(O)/pub/island-trace.o: $(TRACE_OBJS) $(O)/common/util.o $(O)/common/zstdio.o
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(LD) -r -o $@.tmp $^ && \
+		objcopy --wildcard --keep-global-symbol='trace_*' $@.tmp $@ && rm -f $@.tmp
+
+$(TRACE_PUB): $(O)/pub/island-trace.o
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $<
+
+# its pkg-config file, for this PREFIX
+$(O)/island-trace.pc: include/island-trace.pc.in FORCE
+	@mkdir -p $(dir $@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@.tmp && mv $@.tmp $@

@@ -911,6 +911,9 @@ static void read_all(struct trace_run *run, char **files, int nfiles,
 	struct vtotals tot = { 0, 0 };
 	struct rd rd;
 
+	zstd_input_register();	/* .zst traces read like any other, for any
+				   program that links the library */
+
 	reader_init();
 	for (int i = 0; i < nfiles; i++) {
 		memset(&rd, 0, sizeof(rd));

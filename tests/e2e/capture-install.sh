@@ -49,6 +49,22 @@ cc $(pkg-config --cflags island) -o marks marks.c $(pkg-config --libs island) ||
 "$I/bin/island-capture" -n m -o marks.xml ./marks || fail "capture of marks failed"
 grep -q '<region [^>]*label="phase"' marks.xml || fail "the region of a program built with pkg-config was not captured"
 
+# the trace library: a program of one's own reads traces as the tools do,
+# plain or compressed, and gets the library's one-line error on bad input;
+# nothing but the trace_* API is exported (its own die() stays its own)
+expect_eq "pkg-config island-trace --cflags" "$(pkg-config --cflags island-trace | sed "s/ *$//")" "-I$I/include"
+cc $(pkg-config --cflags island-trace) -o tracecount "$ISLAND_ROOT/tests/e2e/tracecount.c" \
+	$(pkg-config --static --libs island-trace) || fail "cc against the trace library failed"
+"$I/bin/island-capture" -n c -o cat.xml sh -c 'cat /etc/hostname > /dev/null' || fail "capture of cat failed"
+"$I/bin/island-capture" -n c -o cat.xml.zst sh -c 'cat /etc/hostname > /dev/null' || fail "capture of cat to .zst failed"
+want="nodes 1 threads $(grep -c '<thread ' cat.xml) io $(grep -c '<io ' cat.xml)"
+expect_eq "tracecount cat.xml" "$(./tracecount cat.xml)" "$want"
+expect_eq "tracecount cat.xml.zst" "$(./tracecount cat.xml.zst | sed 's/ io [0-9]*//')" "$(echo "$want" | sed 's/ io [0-9]*//')"
+printf '<trace version="1">\n<node name="n" end="-1"/>\n</trace>\n' > bad.xml
+./tracecount bad.xml 2> bad.err && fail "tracecount accepted a bad trace"
+grep -q '^.*bad.xml:2: ' bad.err || fail "no FILE:LINE error: $(cat bad.err)"
+expect_eq "exported" "$(nm -g --defined-only "$I/lib/libisland-trace.a" | awk 'NF == 3 && $3 !~ /^trace_/' | wc -l)" 0
+
 # bash completion: reports, options, tables, option values
 cat > comp.bash <<'EOC'
 . "$1"
