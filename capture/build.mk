@@ -1,4 +1,12 @@
-# capture/: the interposer (lib/libisland-capture.so) and island-capture.
+# capture/: the interposer (lib/libisland-capture.so) and island-capture,
+# a folder per job (capture/README.md): preload/ the interposer, loader/
+# the way into static programs, run/ the command and the app's run,
+# spool/ from the spool to the node's model, writer/ the trace, session/
+# nodes meeting and holding, discover/ the passes compared and merged,
+# cluster/ the cluster runner and its namespaces, packets/ --pcap. The
+# model they share is at the top: capture.h, spool.h, calls.def,
+# syscalls.def.
+CAPTURE_DIRS := run spool writer session discover cluster packets
 
 PRELOAD_SRCS := $(wildcard capture/preload/*.c)
 PRELOAD_OBJS := $(patsubst %.c,$(O)/%.pic.o,$(PRELOAD_SRCS)) $(O)/capture/preload/vfork.pic.o \
@@ -32,14 +40,14 @@ lib/libisland-capture.so: $(PRELOAD_OBJS)
 	$(Q)$(CC) -shared -fPIC -Wl,-z,now -Wl,-z,nodelete -o $@ $^ -ldl -lpthread
 
 # The kernel's system call names (for --syscalls), from its own header.
-$(O)/capture/sysnames.h: GNUmakefile capture/build.mk
+$(O)/capture/spool/sysnames.h: GNUmakefile capture/build.mk
 	$(call msg,GEN,$@)
 	@mkdir -p $(dir $@)
 	$(Q)echo '#include <asm/unistd.h>' | $(CC) -dM -E -x c - | \
 		awk '$$1 == "#define" && $$2 ~ /^__NR_/ && $$3 ~ /^[0-9]+$$/ { \
 			printf "[%s] = \"%s\",\n", $$3, substr($$2, 6) }' > $@.tmp && mv $@.tmp $@
-$(O)/capture/sysnames.o: $(O)/capture/sysnames.h
-$(O)/capture/sysnames.o: CPPFLAGS += -I$(O)/capture
+$(O)/capture/spool/sysnames.o: $(O)/capture/spool/sysnames.h
+$(O)/capture/spool/sysnames.o: CPPFLAGS += -I$(O)/capture/spool
 
 # island-loader: the way into static programs (--syscalls), a static-pie
 # with the interposer's core built in (thread state behind %gs).
@@ -63,9 +71,10 @@ lib/island-loader: $(LOADER_OBJS)
 LIB_TARGETS += lib/island-loader
 -include $(LOADER_OBJS:.o=.d)
 
-CAPTURE_SRCS := $(filter-out capture/preload/%,$(wildcard capture/*.c))
+CAPTURE_SRCS := $(foreach d,$(CAPTURE_DIRS),$(wildcard capture/$(d)/*.c))
 CAPTURE_OBJS := $(patsubst %.c,$(O)/%.o,$(CAPTURE_SRCS))
-$(CAPTURE_OBJS): CPPFLAGS += -Icapture
+CAPTURE_INC  := -Icapture $(addprefix -Icapture/,$(CAPTURE_DIRS))
+$(CAPTURE_OBJS): CPPFLAGS += $(CAPTURE_INC)
 
 bin/island-capture: $(CAPTURE_OBJS) $(TRACE_LIB) $(COMMON_OBJS)
 	$(call msg,LD,$@)
@@ -77,8 +86,8 @@ LIB_TARGETS += lib/libisland-capture.so
 
 # Unit tests of the capture's pure functions (everything but main.c).
 $(O)/tests/unit/test-capture: $(O)/tests/unit/test-capture.o \
-		$(filter-out $(O)/capture/main.o,$(CAPTURE_OBJS)) $(TRACE_LIB) $(COMMON_OBJS)
+		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(TRACE_LIB) $(COMMON_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) $(CUNIT_LIBS) -lpcap -lpthread -lm
-$(O)/tests/unit/test-capture.o: CPPFLAGS += -Icapture
+$(O)/tests/unit/test-capture.o: CPPFLAGS += $(CAPTURE_INC)
 TEST_BINS += $(O)/tests/unit/test-capture

@@ -1,6 +1,6 @@
-/* The cluster file reader (capture/cluster.c's load(), static: the file
+/* The cluster file reader (capture/cluster/cluster.c's load(), static: the file
  * is compiled in here) on any bytes. */
-#include "../../capture/cluster.c"
+#include "../../capture/cluster/cluster.c"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

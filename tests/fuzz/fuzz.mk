@@ -8,7 +8,7 @@ FUZZ_CC   ?= $(shell command -v clang-14 2>/dev/null || command -v clang 2>/dev/
 FUZZ_S    ?= 60
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(FUZZ_SAN) \
-	       -fsanitize=fuzzer-no-link -Itests/fuzz -Ianalysis -Ireplay -Icapture
+	       -fsanitize=fuzzer-no-link -Itests/fuzz -Ianalysis -Ireplay $(CAPTURE_INC)
 FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session session_auth
 FUZZ_BINS  := $(patsubst %,$(O)/fuzz/%,$(FUZZ_NAMES))
 
@@ -18,12 +18,12 @@ FUZZ_COMMON  := $(call fuzzobj,$(patsubst $(O)/%.o,%.c,$(COMMON_OBJS)))
 FUZZ_TRACE   := $(call fuzzobj,$(TRACE_SRCS))
 FUZZ_ANALYZE := $(call fuzzobj,$(filter-out analysis/main.c,$(ANALYZE_SRCS))) $(FUZZ_TRACE) $(FUZZ_COMMON)
 FUZZ_REPLAY  := $(call fuzzobj,$(filter-out replay/main.c,$(REPLAY_SRCS))) $(FUZZ_TRACE) $(FUZZ_COMMON)
-FUZZ_CAPTURE := $(call fuzzobj,$(filter-out capture/main.c,$(CAPTURE_SRCS))) $(FUZZ_TRACE) $(FUZZ_COMMON)
+FUZZ_CAPTURE := $(call fuzzobj,$(filter-out capture/run/main.c,$(CAPTURE_SRCS))) $(FUZZ_TRACE) $(FUZZ_COMMON)
 FUZZ_LIBS    := $(XML_LIBS) $(ANALYZE_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
 
-# the system call names capture/sysnames.c includes are generated
-$(O)/fuzz/obj/capture/sysnames.o: $(O)/capture/sysnames.h
-$(O)/fuzz/obj/capture/sysnames.o: CPPFLAGS += -I$(O)/capture
+# the system call names capture/spool/sysnames.c includes are generated
+$(O)/fuzz/obj/capture/spool/sysnames.o: $(O)/capture/spool/sysnames.h
+$(O)/fuzz/obj/capture/spool/sysnames.o: CPPFLAGS += -I$(O)/capture/spool
 
 $(O)/fuzz/obj/%.o: %.c
 	$(call msg,FUZZCC,$<)
@@ -44,9 +44,9 @@ $(eval $(call fuzzbin,trace_replay,$(FUZZ_REPLAY)))
 $(eval $(call fuzzbin,spool,$(FUZZ_CAPTURE)))
 # cluster.c and coordinator.c are compiled into their harnesses (their
 # parsers are static)
-$(eval $(call fuzzbin,cluster,$(filter-out $(O)/fuzz/obj/capture/cluster.o,$(FUZZ_CAPTURE))))
-$(eval $(call fuzzbin,session,$(filter-out $(O)/fuzz/obj/capture/coordinator.o,$(FUZZ_CAPTURE))))
-$(eval $(call fuzzbin,session_auth,$(filter-out $(O)/fuzz/obj/capture/coordinator.o,$(FUZZ_CAPTURE))))
+$(eval $(call fuzzbin,cluster,$(filter-out $(O)/fuzz/obj/capture/cluster/cluster.o,$(FUZZ_CAPTURE))))
+$(eval $(call fuzzbin,session,$(filter-out $(O)/fuzz/obj/capture/session/coordinator.o,$(FUZZ_CAPTURE))))
+$(eval $(call fuzzbin,session_auth,$(filter-out $(O)/fuzz/obj/capture/session/coordinator.o,$(FUZZ_CAPTURE))))
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -1,10 +1,10 @@
 /* The session protocol as an agent receives it from the coordinator
- * (capture/coordinator.c's on_line(), static: the file is compiled in
+ * (capture/session/coordinator.c's on_line(), static: the file is compiled in
  * here): lines of STATE, GONE and DEP into a session's shared state. The
  * harness splits the input into lines as agent_run() does. The protocol
  * is being changed (authenticated sessions, issue 13 item 5): this fuzzes
  * the parser of today's messages. */
-#include "../../capture/coordinator.c"
+#include "../../capture/session/coordinator.c"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

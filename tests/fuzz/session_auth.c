@@ -1,4 +1,4 @@
-/* The session handshake (capture/coordinator.c, compiled in: its parsers
+/* The session handshake (capture/session/coordinator.c, compiled in: its parsers
  * are static), both sides, fed the input:
  *  - the coordinator: each line of the input as a client's first line
  *    (authenticate(): AUTH name anonce mac); and a well-formed AUTH
@@ -10,7 +10,7 @@
  *  - the hex of nonces and MACs (sesskey_unhex()): what it accepts is 64
  *    hex digits that sesskey_hex() gives back, nothing else.
  * A property that does not hold aborts, as a crash would. */
-#include "../../capture/coordinator.c"
+#include "../../capture/session/coordinator.c"
 #include "fuzz.h"
 
 #include <ctype.h>

@@ -1,6 +1,6 @@
-/* A spool file and an arena (capture/spool_read.c: chunks, the record
+/* A spool file and an arena (capture/spool/spool_read.c: chunks, the record
  * chain, short records expanded) and what the trace writer makes of its records
- * (capture/resolve.c, capture/writer.c), as after a crash: any bytes. */
+ * (capture/spool/resolve.c, capture/writer/writer.c), as after a crash: any bytes. */
 #include "capture.h"
 #include "spool.h"
 #include "fuzz.h"

@@ -497,7 +497,7 @@ static void test_sesskey_unhex(void)
 	CU_ASSERT(sesskey_unhex("0ag0", b, 2) == -1);
 }
 
-/* Polling marks (capture/polling.c) on a shell's retry loop: a curl that
+/* Polling marks (capture/discover/polling.c) on a shell's retry loop: a curl that
  * failed (its attempt's socket and close, its refused connect), the sleep
  * and the PATH search between the tries, a repeated look, /proc. */
 static void test_polling(void)
