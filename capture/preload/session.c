@@ -263,13 +263,22 @@ static void note_spin(struct tstate *t, const struct rec *r)
  * enough: asleep in it (1), or woken and not yet run (0: a connection
  * made just before the hold, on a machine too busy to schedule the
  * server at once, would otherwise be taken for a wait on us). 1 when it
- * cannot tell (a node of another host, a thread gone). */
-static int asleep(const struct sess_node *x, int32_t pid, int32_t tid)
+ * cannot tell (a node of another host, a thread gone). Reading it takes
+ * a descriptor for a few microseconds, in the held thread of a throttled
+ * pass: asked once per waiting call (asleep_at), so that a thread of the
+ * held process opening a file in that instant is unlikely to get
+ * another number than it would have. */
+static int64_t asleep_at[SESS_NODES][SESS_THREADS];  /* wait_since found asleep */
+
+static int asleep(const struct sess_node *x, int i)
 {
 	char path[64] = "/proc/", buf[512], *p;
+	size_t xi = (size_t)(x - sess->node);
+	int64_t w = x->th[i].wait_since;
 
-	if (x->remote)
+	if (x->remote || (xi < SESS_NODES && asleep_at[xi][i] == w))
 		return 1;
+	int32_t pid = x->th[i].pid, tid = x->th[i].tid;
 	p = utoa(path + 6, (unsigned long)pid);
 	memcpy(p, "/task/", 6);
 	p = utoa(p + 6, (unsigned long)tid);
@@ -285,7 +294,11 @@ static int asleep(const struct sess_node *x, int32_t pid, int32_t tid)
 	buf[n] = 0;
 	/* "tid (comm) S ...": comm may hold spaces and parentheses */
 	p = strrchr(buf, ')');
-	return !p || p[1] != ' ' || p[2] != 'R';
+	if (p && p[1] == ' ' && p[2] == 'R')
+		return 0;
+	if (xi < SESS_NODES)
+		asleep_at[xi][i] = w;
+	return 1;
 }
 
 /* Is node x waiting, at now_ns, for the hold that began at `held`?
@@ -310,7 +323,7 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
 		live++;
 		int64_t since = x->th[i].since, w = x->th[i].wait_since;
 		if (w && now_ns - (w > held ? w : held) > WAIT_MIN_NS &&
-		    asleep(x, x->th[i].pid, x->th[i].tid))
+		    asleep(x, i))
 			continue;
 		int64_t sf = x->th[i].spin_from, sa = x->th[i].spin_at;
 		if (sf && sa >= since && now_ns - sa <= SPIN_RECENT_NS &&
