@@ -16,10 +16,10 @@ $(O)/tests/unit/test-net%.o: CPPFLAGS += -Ianalysis
 TEST_BINS += $(NET_TESTS)
 .SECONDARY: $(patsubst %,%.o,$(NET_TESTS))
 
-# --pcap's exact filter lives in capture/: its test links the capture's
+# --pcap's exact filter lives in capture/packets/: its test links the capture's
 # objects instead (an explicit rule, over the pattern above).
 $(O)/tests/unit/test-net-filter: $(O)/tests/unit/test-net-filter.o \
-		$(filter-out $(O)/capture/main.o,$(CAPTURE_OBJS)) $(TRACE_LIB) $(COMMON_OBJS)
+		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(TRACE_LIB) $(COMMON_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread $(CUNIT_LIBS) -lm
-$(O)/tests/unit/test-net-filter.o: CPPFLAGS += -Icapture
+$(O)/tests/unit/test-net-filter.o: CPPFLAGS += $(CAPTURE_INC)
