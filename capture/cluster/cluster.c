@@ -748,6 +748,32 @@ static struct pass *new_pass(struct cluster *c, const char *base, const char *na
 
 /* --- the runner ------------------------------------------------------------ */
 
+static void free_strv(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* An <mpi> job's ranks share rank 0's command, environment and cwd. */
+static void cluster_free(struct cluster *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		struct cnode *n = &c->nodes[i];
+		free(n->name);
+		if (n->job >= 0 && n->job != i)
+			continue;
+		free(n->cwd);
+		free(n->address);
+		free_strv(n->argv, n->argc);
+		free_strv(n->env, n->nenv);
+		free_strv(n->restr, n->nrestr);
+	}
+	free(c->nodes);
+	free(c->dir);
+	free(c->tag);
+}
+
 int cluster_run(struct cluster_opts *o)
 {
 	struct cluster c = { 0 };
@@ -863,6 +889,7 @@ out:
 	if (o->keep)
 		fprintf(stderr, "island-capture: the passes' traces are kept in %s\n", basedir);
 	cleanup();
+	cluster_free(&c);
 	if (interrupted)
 		rc = 128 + interrupted;
 	return rc;

@@ -52,7 +52,8 @@ void netsocks_index(struct netsocks *s)
 {
 	size_t n = 0;
 
-	qsort(s->v, s->n, sizeof(*s->v), cmp_sock);
+	if (s->n)                /* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(s->v, s->n, sizeof(*s->v), cmp_sock);
 	for (size_t i = 0; i < s->n; i++)        /* the same socket, recorded again */
 		if (!n || cmp_sock(&s->v[n - 1], &s->v[i]))
 			s->v[n++] = s->v[i];
@@ -67,7 +68,7 @@ static int has_tuple(const struct netsocks *s, uint8_t proto, const struct pkt_e
 	struct netsock key = { .proto = proto, .has_local = 1, .has_peer = 1,
 			       .local = *l, .peer = *p };
 
-	if (pkt_ip_any(l->ip))
+	if (pkt_ip_any(l->ip) || !s->nconn)
 		return 0;
 	return bsearch(&key, s->v, s->nconn, sizeof(*s->v), cmp_sock) != NULL;
 }

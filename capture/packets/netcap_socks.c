@@ -175,7 +175,8 @@ void netsocks_load(struct netsocks *s, const char *spool, const struct clockmap 
 			l.nfds = l.nrs = 0;      /* descriptors are per process */
 			for (int j = 0; j < n.procs[i].nthr; j++)
 				load_thread(&l, &n.procs[i].thr[j]);
-			qsort(l.rs, l.nrs, sizeof(*l.rs), cmp_rawsend);
+			if (l.nrs)  /* qsort(NULL, 0) is undefined (UBSan) */
+				qsort(l.rs, l.nrs, sizeof(*l.rs), cmp_rawsend);
 			keep_unbound(&l);
 		}
 		spool_unload(&n);

@@ -789,6 +789,10 @@ int main(int argc, char **argv)
 		      output);
 	spool_unload(&n);
 	resolve_free(&n);
+	if (n.stops) {
+		stoplog_free(n.stops);
+		free(n.stops);
+	}
 	if (keep) {
 		spool_dir = NULL;
 		warnx("spool kept in %s", abs);

@@ -76,6 +76,17 @@ size_t stoplog_find(const struct stoplog *l, int64_t t)
 	return lo;
 }
 
+/* Its memory and descriptor, the file left (a kept spool keeps it). */
+void stoplog_free(struct stoplog *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->mem);
+	free(l->path);
+	memset(l, 0, sizeof(*l));
+	l->fd = -1;
+}
+
 void stoplog_close(struct stoplog *l)
 {
 	if (l->fd >= 0) {

@@ -29,5 +29,6 @@ int stoplog_get(const struct stoplog *l, size_t i, struct stop *s);
 /* Index of the first stop that ends after t (count if none). */
 size_t stoplog_find(const struct stoplog *l, int64_t t);
 void stoplog_close(struct stoplog *l);
+void stoplog_free(struct stoplog *l);
 
 #endif

@@ -351,6 +351,11 @@ void spool_unload(struct node *n)
 	free(n->procs);
 	n->procs = NULL;
 	n->nprocs = 0;
+	free(n->wpid);           /* the statuses run.c collected */
+	free(n->wstatus);
+	n->wpid = NULL;
+	n->wstatus = NULL;
+	n->nwait = 0;
 }
 
 void rec_iter_init(struct rec_iter *it, struct thr *t)
