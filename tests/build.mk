@@ -44,6 +44,12 @@ test-apps: $(TEST_APPS)
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-run
 
+# ASAN=1: any ASan or UBSan report fails its test; LeakSanitizer is off
+# (the tools keep what they read until they exit, as the fuzzers do)
+ifeq ($(ASAN),1)
+test-run: export ASAN_OPTIONS := detect_leaks=0:$(ASAN_OPTIONS)
+test-run: export UBSAN_OPTIONS := halt_on_error=1:print_stacktrace=1:$(UBSAN_OPTIONS)
+endif
 test-run: build-all $(TEST_BINS) $(TEST_APPS)
 	$(Q)tests/run $(TEST_BINS)
 
