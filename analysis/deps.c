@@ -343,8 +343,10 @@ static void measure(struct deps *d, struct edge *found, size_t nf, struct edge *
 	size_t correct = 0, implied = 0, near = 0;
 
 	/* vc_build sorts its edges: keep the callers' order */
-	memcpy(fc, found, nf * sizeof(*fc));
-	memcpy(tc, truth, nt * sizeof(*tc));
+	if (nf)                  /* memcpy from NULL is undefined, even of 0 */
+		memcpy(fc, found, nf * sizeof(*fc));
+	if (nt)
+		memcpy(tc, truth, nt * sizeof(*tc));
 	vc_build(&tv, d, tc, nt);
 	vc_build(&fv, d, fc, nf);
 	for (size_t k = 0; k < nf; k++)

@@ -208,7 +208,8 @@ static size_t net_messages(struct flows *f, FILE *out, long id)
 	size_t n = 0, nrecv = 0;
 
 	set_offsets(f);
-	qsort(f->net, f->nnet, sizeof(*f->net), cmp_netcall);
+	if (f->nnet)             /* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(f->net, f->nnet, sizeof(*f->net), cmp_netcall);
 	while (nrecv < f->nnet && !f->net[nrecv].send)
 		nrecv++;
 	for (size_t i = 0; i < nrecv; i++) {

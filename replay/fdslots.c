@@ -175,7 +175,8 @@ static void process_slots(struct walk *w, int p)
 			if (th->ops[j].kind == OP_IO)
 				op_events(w, &th->ops[j], (uint32_t)k, &last);
 	}
-	qsort(w->ev, w->nev, sizeof(*w->ev), by_key);
+	if (w->nev)              /* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(w->ev, w->nev, sizeof(*w->ev), by_key);
 
 	/* the numbers, and the life each holds now (-1: none; live or closed) */
 	w->ntfds = 0;

@@ -245,7 +245,8 @@ size_t cdep_normalise(struct cdep *d, size_t n)
 {
 	size_t k = 0;
 
-	qsort(d, n, sizeof(*d), cmp_cdep);
+	if (n)                   /* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(d, n, sizeof(*d), cmp_cdep);
 	for (size_t i = 0; i < n; i++) {
 		if (k && d[k - 1].seq == d[i].seq && !strcmp(d[k - 1].other, d[i].other)) {
 			free(d[i].other);

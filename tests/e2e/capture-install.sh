@@ -53,7 +53,9 @@ grep -q '<region [^>]*label="phase"' marks.xml || fail "the region of a program 
 # plain or compressed, and gets the library's one-line error on bad input;
 # nothing but the trace_* API is exported (its own die() stays its own)
 expect_eq "pkg-config island-trace --cflags" "$(pkg-config --cflags island-trace | sed "s/ *$//")" "-I$I/include"
-cc $(pkg-config --cflags island-trace) -o tracecount "$ISLAND_ROOT/tests/e2e/tracecount.c" \
+# (built with ASAN=1, the library holds sanitized code: so must the program)
+san=$(ldd "$I/bin/island-capture" | grep -q libasan && echo "-fsanitize=address,undefined")
+cc $san $(pkg-config --cflags island-trace) -o tracecount "$ISLAND_ROOT/tests/e2e/tracecount.c" \
 	$(pkg-config --static --libs island-trace) || fail "cc against the trace library failed"
 "$I/bin/island-capture" -n c -o cat.xml sh -c 'cat /etc/hostname > /dev/null' || fail "capture of cat failed"
 "$I/bin/island-capture" -n c -o cat.xml.zst sh -c 'cat /etc/hostname > /dev/null' || fail "capture of cat to .zst failed"
