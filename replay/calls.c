@@ -76,11 +76,12 @@ static struct call calls[] = {
 	{ "wait3", h_waitpid, FAM_OTHER }, { "wait4", h_waitpid, FAM_OTHER },
 	{ "waitid", h_waitpid, FAM_OTHER }, { "pclose", h_waitpid, FAM_OTHER },
 	/* shared-memory synchronisation inside a node: the replay's own
-	 * threads do not share the app's locks, so these are not reissued */
-	{ "pthread_mutex_lock", h_nop, FAM_OTHER }, { "pthread_cond_wait", h_nop, FAM_OTHER },
-	{ "pthread_cond_timedwait", h_nop, FAM_OTHER },
-	{ "pthread_barrier_wait", h_nop, FAM_OTHER }, { "sem_wait", h_nop, FAM_OTHER },
-	{ "sem_timedwait", h_nop, FAM_OTHER },
+	 * threads do not share the app's locks, so these are not reissued;
+	 * one that another thread's call ended waits for that call (h_wake) */
+	{ "pthread_mutex_lock", h_wake, FAM_OTHER }, { "pthread_cond_wait", h_wake, FAM_OTHER },
+	{ "pthread_cond_timedwait", h_wake, FAM_OTHER },
+	{ "pthread_barrier_wait", h_wake, FAM_OTHER }, { "sem_wait", h_wake, FAM_OTHER },
+	{ "sem_timedwait", h_wake, FAM_OTHER },
 	/* life cycle */
 	{ "pthread_create", h_thread, FAM_OTHER },
 	{ "fork", h_spawn, FAM_OTHER }, { "vfork", h_spawn, FAM_OTHER },
@@ -147,6 +148,11 @@ const struct call *call_lookup(const char *api, int res)
 	if (res >= 0 && res < (int)(sizeof(by_res) / sizeof(*by_res)) && by_res[res].fn)
 		return &by_res[res];
 	return NULL;
+}
+
+int call_thread_wait(const struct call *c)
+{
+	return c && c->fn == h_wake;
 }
 
 /* A socket read is network time even when the call is read(). */

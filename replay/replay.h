@@ -35,6 +35,12 @@ struct op {
 	int64_t amount, size, offset, result, req, timeout;
 	int64_t child;
 	int32_t target;		/* after trace_link: thread or process index */
+	/* a wait on another thread of its process (load.c, trace_wakers):
+	 * that thread's index + 1 (0: none), the op whose end preceded the
+	 * wait's end, and how long before it */
+	int32_t waker;
+	uint32_t wake_op;
+	int64_t wake_lag;
 	const struct call *call;	/* NULL: not replayable, skipped */
 	const char *path, *path2, *inpath, *peer, *flags;
 	uint8_t proto;
@@ -142,6 +148,9 @@ enum { STDIO_NONE, STDIO_WRITE, STDIO_READ, STDIO_FLUSH };
 int call_stdio(const struct call *c);
 
 const struct call *call_lookup(const char *api, int res);
+/* A wait on a lock, condition, semaphore or barrier shared by the
+ * process's threads: another thread of it ends the wait. */
+int call_thread_wait(const struct call *c);
 enum family op_family(const struct op *o);
 
 /* ---- sandbox.c: every path of the trace lives under the root ------------ */

@@ -326,6 +326,35 @@ int h_nop(struct rctx *c, const struct op *o)
 	return 0;
 }
 
+/* A wait of the process's own: the waiting is done before the call
+ * (wake_wait), which is then nothing to reissue. */
+int h_wake(struct rctx *c, const struct op *o)
+{
+	return 0;
+}
+
+/* A call another thread of the process let go on (trace_wakers in
+ * load.c) goes on when the replay of that thread's call has ended, and
+ * as long after as originally. Only causal mode waits for anybody. */
+static void wake_wait(struct rctx *c, const struct op *o)
+{
+	struct nstate *ns = c->ns;
+
+	if (!o->waker || opt.mode != MODE_CAUSAL)
+		return;
+	struct tstate *w = &ns->ts[o->waker - 1];
+	pthread_mutex_lock(&ns->mu);
+	ns->wake_waiters++;
+	while (w->launched && !w->finished && !w->op_done[o->wake_op] &&
+	       !sync_stopped(ns->r->sync))
+		pthread_cond_wait(&ns->cv, &ns->mu);
+	ns->wake_waiters--;
+	int64_t done = w->launched ? w->op_done[o->wake_op] : 0;
+	pthread_mutex_unlock(&ns->mu);
+	if (done)
+		sleep_until(done + (int64_t)((double)o->wake_lag / opt.speed));
+}
+
 /* A child starts as long after its creating call began as it did
  * originally (a new thread or process is not instantly running; system()
  * returns only when its shell is done). */
@@ -573,6 +602,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			c->moved = 0;
 			ts->at = o;
 			ts->since = t;
+			wake_wait(c, o);
 			int rc = o->call->fn(c, o);
 			ts->since = 0;
 			/* the time the limit holds the call is the call's, as in the capture */
@@ -589,6 +619,12 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		c->waited = 0;
 		c->calls++;
 		sync_done(r->sync, r->node, o->seq);
+		ts->op_done[i] = c->mark ? c->mark : now_ns();
+		if (ns->wake_waiters) {
+			pthread_mutex_lock(&ns->mu);
+			pthread_cond_broadcast(&ns->cv);
+			pthread_mutex_unlock(&ns->mu);
+		}
 	}
 }
 
@@ -839,6 +875,8 @@ int run_node(struct node_run *r)
 	pthread_cond_init(&ns.wdcv, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&ns.stmu, NULL);
+	for (size_t i = 0; i < n->nthreads; i++)
+		ns.ts[i].op_done = xcalloc(n->threads[i].nops + 1, sizeof(*ns.ts[i].op_done));
 	for (size_t p = 0; p < n->nprocs; p++) {
 		pthread_mutex_init(&ns.ps[p].mu, NULL);
 		ns.ps[p].nthreads = (int)n->procs[p].nthreads;
@@ -880,6 +918,8 @@ int run_node(struct node_run *r)
 	for (size_t i = 0; i < n->nthreads; i++)
 		if (ns.ts[i].launched)
 			pthread_join(ns.ts[i].pt, NULL);
+	for (size_t i = 0; i < n->nthreads; i++)
+		free((void *)ns.ts[i].op_done);
 	if (opt.stall > 0) {
 		pthread_mutex_lock(&ns.mu);
 		ns.over = 1;

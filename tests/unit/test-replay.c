@@ -449,6 +449,75 @@ static void test_spin_shares(void)
 	CU_ASSERT_DOUBLE_EQUAL(t->nodes[2].threads[0].spin, 1, 1e-9);
 }
 
+/* ---- waits ended by another thread; busy waits -------------------------- */
+
+static struct trace *proc_trace(const char *threads)
+{
+	char path[160];
+	static int n;
+
+	snprintf(path, sizeof(path), "%s/wake%d.xml", tmp, n++);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fprintf(f, "%s<node name=\"a\" host=\"h\" epoch=\"1.0\" start=\"0\" end=\"1\">\n"
+		"<process pid=\"1\" ppid=\"0\" cwd=\"/\">%s</process>\n"
+		"<process pid=\"2\" ppid=\"0\" cwd=\"/\"><thread tid=\"3\" start=\"0\" end=\"1\">"
+		"<io api=\"stat\" res=\"filemeta\" start=\"0.049\" end=\"0.0495\" path=\"/o\"/>"
+		"</thread></process><files/><sockets/></node></trace>\n", head, threads);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	return trace_load(path);
+}
+
+/* the index of the op of TH that starts at START (ns) */
+static uint32_t op_at(const struct thread *th, int64_t start)
+{
+	for (size_t i = 0; i < th->nops; i++)
+		if (th->ops[i].kind == OP_IO && th->ops[i].start == start)
+			return (uint32_t)i;
+	CU_FAIL("no op at that time");
+	return UINT32_MAX;
+}
+
+#define MS(x) ((int64_t)(x) * 1000000)
+#define IO(api, res, t0, t1, more) "<io api=\"" api "\" res=\"" res "\" start=\"" t0 "\" end=\"" t1 "\"" more "/>"
+
+static void test_wakers(void)
+{
+	struct trace *t = proc_trace(
+		"<thread tid=\"1\" start=\"0\" end=\"1\">"
+		IO("pthread_cond_wait", "wait", "0.010", "0.050", "")
+		IO("write", "filewrite", "0.060", "0.061", " fd=\"5\" amount=\"8\" size=\"8\"")
+		IO("pthread_mutex_lock", "wait", "0.080", "0.081", "")
+		IO("pthread_cond_timedwait", "wait", "0.090", "0.100", " result=\"-1\" errno=\"ETIMEDOUT\"")
+		"</thread>"
+		"<thread tid=\"2\" start=\"0\" end=\"1\">"
+		IO("stat", "filemeta", "0.020", "0.030", " path=\"/x\"")
+		IO("stat", "filemeta", "0.040", "0.045", " path=\"/x\"")
+		IO("stat", "filemeta", "0.046", "0.052", " path=\"/x\"")
+		IO("read", "fileread", "0.070", "0.071", " fd=\"5\" amount=\"8\" size=\"8\"")
+		IO("read", "fileread", "0.095", "0.096", " fd=\"6\" amount=\"8\" size=\"8\"")
+		IO("stat", "filemeta", "0.0995", "0.0998", " path=\"/x\"")
+		"</thread>");
+	const struct thread *a = &t->nodes[0].threads[0], *b = &t->nodes[0].threads[1];
+
+	/* the wait: the other thread's call that ended last inside it (not
+	 * the one still running at its end, nor another process's) */
+	const struct op *w = &a->ops[op_at(a, MS(10))];
+	CU_ASSERT_EQUAL(w->waker, 2);
+	CU_ASSERT_EQUAL(w->wake_op, op_at(b, MS(40)));
+	CU_ASSERT_EQUAL(w->wake_lag, MS(5));
+	/* the read of a descriptor that names nothing: the write to it */
+	const struct op *r = &b->ops[op_at(b, MS(70))];
+	CU_ASSERT_EQUAL(r->waker, 1);
+	CU_ASSERT_EQUAL(r->wake_op, op_at(a, MS(60)));
+	CU_ASSERT_EQUAL(r->wake_lag, MS(9));
+	/* nobody's call ended inside the lock's wait; nobody wrote fd 6;
+	 * a wait that timed out was woken by its timer */
+	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(80))].waker, 0);
+	CU_ASSERT_EQUAL(b->ops[op_at(b, MS(95))].waker, 0);
+	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(90))].waker, 0);
+}
+
 int main(void)
 {
 	progname = "test-replay";
@@ -474,6 +543,7 @@ int main(void)
 	CU_add_test(s, "dummy files: what the trace reads but did not create", test_files);
 	CU_add_test(s, "a reused descriptor number gets a slot per life", test_fdslots);
 	CU_add_test(s, "a thread spins what its host's CPU time allows", test_spin_shares);
+	CU_add_test(s, "a wait ends when another thread's call did", test_wakers);
 	unsigned failed = unit_run("replay");
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
