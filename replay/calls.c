@@ -155,6 +155,11 @@ int call_thread_wait(const struct call *c)
 	return c && c->fn == h_wake;
 }
 
+int call_poll(const struct call *c)
+{
+	return c && c->fn == h_poll;
+}
+
 /* A socket read is network time even when the call is read(). */
 enum family op_family(const struct op *o)
 {

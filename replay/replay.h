@@ -41,6 +41,9 @@ struct op {
 	int32_t waker;
 	uint32_t wake_op;
 	int64_t wake_lag;
+	/* the first poll of a busy wait (load.c, trace_busywaits): the
+	 * index + 1 of its last poll (0: none), and of the receive after it */
+	uint32_t busy_end, busy_recv;
 	const struct call *call;	/* NULL: not replayable, skipped */
 	const char *path, *path2, *inpath, *peer, *flags;
 	uint8_t proto;
@@ -151,6 +154,8 @@ const struct call *call_lookup(const char *api, int res);
 /* A wait on a lock, condition, semaphore or barrier shared by the
  * process's threads: another thread of it ends the wait. */
 int call_thread_wait(const struct call *c);
+/* poll, select, epoll_wait and their kin */
+int call_poll(const struct call *c);
 enum family op_family(const struct op *o);
 
 /* ---- sandbox.c: every path of the trace lives under the root ------------ */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -513,6 +514,13 @@ int h_poll(struct rctx *c, const struct op *o)
 {
 	if (opt.mode == MODE_AFAP || opt.mode == MODE_TIMED)
 		return 0;
+	/* A zero timeout never slept: its time (half a microsecond) was the
+	 * kernel's, as a call's that cannot be reissued. As a sleep, each
+	 * cost a wake-up, 20-50 us on a VM: Open MPI's MPI_Recv busy-polls
+	 * so, and the token ring's 10,000 such polls a rank made it replay
+	 * 10 to 25 % long. */
+	if (o->count == 0 && o->timeout == 0)
+		return h_spent(c, o);
 	if (o->count != 0) {
 		const struct op *n = next_call(c, o);
 		if (opt.mode != MODE_CAUSAL || !n || n->res != RES_NETRECV || n->failed ||
@@ -549,6 +557,51 @@ static void stat_add(struct nstate *ns, struct rctx *c)
 	}
 	ns->st->unwritten += (uint64_t)c->unwritten;
 	pthread_mutex_unlock(&ns->stmu);
+}
+
+/* A busy wait (trace_busywaits in load.c) polls, as the original did,
+ * the descriptor its receive reads until there is something to read, and
+ * is then over: it spins as long as the data takes to come here, not as
+ * many times as it polled there (each replayed poll costs more than the
+ * original's, and the loop ran on long after the data had come). From a
+ * sink, whose data is there at once, it lasts its original time: the
+ * outside peer's. Returns the index of its last poll, or i when it is
+ * replayed call by call (its descriptor not open yet). */
+static size_t busy_wait(struct rctx *c, const struct thread *th, size_t i)
+{
+	const struct op *o = &th->ops[i], *last = &th->ops[o->busy_end - 1];
+	int fd = fd_get(c, th->ops[o->busy_recv - 1].fd, NULL);
+	struct tstate *ts = &c->ns->ts[c->th];
+
+	if (fd < 0)
+		return i;
+	int64_t t = c->mark ? c->mark : now_ns();
+	ts->at = o;
+	ts->since = t;
+	if (net_is_sink(fd)) {
+		compute(c, (int64_t)((double)(last->start + last->dur - o->start) / opt.speed), 1);
+	} else {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		while (poll(&p, 1, 100) == 0 && !sync_stopped(c->ns->r->sync))
+			;
+		c->late = 0;
+	}
+	ts->since = 0;
+	c->mark = now_ns();
+	for (size_t k = i; k < o->busy_end; k++) {
+		const struct op *p = &th->ops[k];
+		if (p->kind != OP_IO)
+			continue;
+		enum family f = op_family(p);
+		c->fam[f].calls++;
+		c->fam[f].orig_ns += p->dur;
+		c->calls++;
+		sync_done(c->ns->r->sync, c->ns->r->node, p->seq);
+		ts->op_done[k] = c->mark;
+	}
+	c->fam[op_family(o)].repl_ns += c->mark - t + c->waited;
+	c->waited = 0;
+	return o->busy_end - 1;
 }
 
 static void run_ops(struct rctx *c, const struct thread *th)
@@ -588,6 +641,18 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		if (opt.mode == MODE_TIMED) {
 			issue_at(r->t0_ns + r->offset_ns + (int64_t)((double)o->start / opt.speed));
 			c->mark = 0;
+		}
+		if (o->busy_end && opt.mode == MODE_CAUSAL) {
+			size_t last = busy_wait(c, th, i);
+			if (last != i) {
+				i = last;
+				if (ns->wake_waiters) {
+					pthread_mutex_lock(&ns->mu);
+					pthread_cond_broadcast(&ns->cv);
+					pthread_mutex_unlock(&ns->mu);
+				}
+				continue;
+			}
 		}
 
 		enum family f = op_family(o);

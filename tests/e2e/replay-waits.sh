@@ -66,4 +66,68 @@ replay_within 10 peer.xml
 check_trace cond.xml
 replay_within 10 cond.xml
 
+# 3. 4,000 polls with a zero timeout, 0.5 us each, 10 us apart, and 20 ms
+# of work: as sleeps each cost a wake-up, the node replayed several times
+# too long.
+{
+	echo "$head"
+	node spin 0.060000000
+	thread 1 0.060000000
+	awk 'BEGIN { t = 0.001
+		for (k = 0; k < 4000; k++) {
+			printf "<compute dur=\"0.000009500\"/>\n"; t += 0.0000095
+			printf "<io api=\"poll\" res=\"wait\" start=\"%.9f\" end=\"%.9f\" timeout=\"0.000000000\" count=\"0\"/>\n", t, t + 0.0000005
+			t += 0.0000005
+		}
+		printf "<compute dur=\"%.9f\"/>\n", 0.06 - t }'
+	echo '</thread></process><files/><sockets/></node></trace>'
+} > zero.xml
+check_trace zero.xml
+replay_within 10 zero.xml
+
+# 4. Node b polls with a zero timeout, 10 us apart, until node a's 4 bytes
+# come, 49 ms later: b's replay waits for them, without spinning, rather
+# than poll as many times as it did (each poll replayed costs more, and
+# ran on after the data had come).
+{
+	echo "$head"
+	node a 0.051000000 20
+	thread 20 0.051000000
+	io socket netmeta 0.000100000 0.000110000 'fd="3" proto="tcp"'
+	io connect netmeta 0.000500000 0.001000000 'fd="3" peer="10.0.0.2:5000" proto="tcp"'
+	io nanosleep sleep 0.001000000 0.050000000 'req="0.049000000"'
+	io send netsend 0.050000000 0.050100000 'fd="3" amount="4" size="4" peer="10.0.0.2:5000" proto="tcp"'
+	io close filemeta 0.050200000 0.050300000 'fd="3" peer="10.0.0.2:5000"'
+	echo '<compute dur="0.000700000"/>'
+	echo '</thread></process><files/><sockets>'
+	echo '<socket proto="tcp" local="10.0.0.1:40001" peer="10.0.0.2:5000" sent="4" received="0" direction="out" open_at_end="false"/>'
+	echo '</sockets></node>'
+	node b 0.051000000 30
+	thread 30 0.051000000
+	io socket netmeta 0.000100000 0.000110000 'fd="3" proto="tcp"'
+	io bind netmeta 0.000120000 0.000130000 'fd="3" proto="tcp"'
+	io listen netmeta 0.000140000 0.000150000 'fd="3" proto="tcp"'
+	io accept netmeta 0.000160000 0.001000000 'fd="4" peer="10.0.0.1:40001" proto="tcp"'
+	awk 'BEGIN { t = 0.001
+		for (k = 0; k < 4900; k++) {
+			printf "<compute dur=\"0.000009500\"/>\n"; t += 0.0000095
+			printf "<io api=\"poll\" res=\"wait\" start=\"%.9f\" end=\"%.9f\" timeout=\"0.000000000\" count=\"0\"/>\n", t, t + 0.0000005
+			t += 0.0000005
+		}
+		printf "<compute dur=\"%.9f\"/>\n", 0.0501 - t
+		printf "<io api=\"poll\" res=\"wait\" start=\"0.050100000\" end=\"0.050100500\" timeout=\"0.000000000\" count=\"1\"/>\n"
+		printf "<io api=\"recv\" res=\"netrecv\" start=\"0.050101000\" end=\"0.050102000\" fd=\"4\" amount=\"4\" size=\"4\" peer=\"10.0.0.1:40001\" proto=\"tcp\"/>\n"
+		printf "<compute dur=\"0.000898000\"/>\n" }'
+	echo '</thread></process><files/><sockets>'
+	echo '<socket proto="tcp" local="0.0.0.0:5000" peer="" sent="0" received="0" direction="none" open_at_end="false"/>'
+	echo '<socket proto="tcp" local="10.0.0.2:5000" peer="10.0.0.1:40001" sent="0" received="4" direction="in" open_at_end="false"/>'
+	echo '</sockets></node></trace>'
+} > busy.xml
+check_trace busy.xml
+/usr/bin/time -f '%U %S' -o cpu.txt "$REPLAY" -q -o busy-rep.xml busy.xml || fail "replay of busy.xml failed"
+grep -o '<node name="[^"]*" [^>]*error="[^"]*"' busy-rep.xml | sed 's/ original.*error=/ error=/'
+cpu=$(awk '{ printf "%d\n", ($1 + $2) * 1000 }' cpu.txt)
+echo "replay CPU time: $cpu ms"
+[ "$cpu" -lt 30 ] || fail "the busy wait spun: the replay used $cpu ms of CPU (the original's polling 49 ms)"
+replay_within 10 busy.xml
 exit 0

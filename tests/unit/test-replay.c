@@ -518,6 +518,35 @@ static void test_wakers(void)
 	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(90))].waker, 0);
 }
 
+static void test_busywaits(void)
+{
+#define POLL(t0, t1, tmo, n) IO("poll", "wait", t0, t1, " timeout=\"" tmo "\" count=\"" n "\"")
+	struct trace *t = proc_trace(
+		"<thread tid=\"1\" start=\"0\" end=\"1\">"
+		POLL("0.010", "0.011", "0", "0") "<compute dur=\"0.001\"/>"
+		POLL("0.012", "0.013", "0", "0") "<compute dur=\"0.001\"/>"
+		POLL("0.014", "0.015", "0", "1") "<compute dur=\"0.001\"/>"
+		IO("readv", "netrecv", "0.016", "0.017", " fd=\"4\" amount=\"26\" size=\"100\" peer=\"10.0.0.2:1\" proto=\"tcp\"")
+		/* not followed by a receive */
+		POLL("0.020", "0.021", "0", "0")
+		POLL("0.022", "0.023", "0", "1")
+		IO("write", "netsend", "0.024", "0.025", " fd=\"4\" amount=\"26\" size=\"26\" peer=\"10.0.0.2:1\" proto=\"tcp\"")
+		/* a poll that waited is no busy wait */
+		POLL("0.030", "0.031", "0", "0")
+		POLL("0.032", "0.040", "1.0", "1")
+		IO("read", "netrecv", "0.041", "0.042", " fd=\"4\" amount=\"26\" size=\"26\" peer=\"10.0.0.2:1\" proto=\"tcp\"")
+		"</thread>");
+	const struct thread *a = &t->nodes[0].threads[0];
+	const struct op *o = &a->ops[op_at(a, MS(10))];
+
+	CU_ASSERT_EQUAL(o->busy_end, op_at(a, MS(14)) + 1);
+	CU_ASSERT_EQUAL(o->busy_recv, op_at(a, MS(16)) + 1);
+	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(12))].busy_end, 0);
+	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(20))].busy_end, 0);
+	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(30))].busy_end, 0);
+#undef POLL
+}
+
 int main(void)
 {
 	progname = "test-replay";
@@ -544,6 +573,7 @@ int main(void)
 	CU_add_test(s, "a reused descriptor number gets a slot per life", test_fdslots);
 	CU_add_test(s, "a thread spins what its host's CPU time allows", test_spin_shares);
 	CU_add_test(s, "a wait ends when another thread's call did", test_wakers);
+	CU_add_test(s, "a busy wait waits for its receive's data", test_busywaits);
 	unsigned failed = unit_run("replay");
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
