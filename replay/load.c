@@ -394,10 +394,10 @@ static void spin_shares(struct trace *t)
 	}
 }
 
-/* Who ended a wait on a lock, condition, semaphore or barrier of the
- * process: the replay cannot reissue it (its threads do not share the
- * application's memory), and as a no-op the waiting thread runs ahead of
- * the thread that woke it. MPI's main thread sits 43 ms in
+/* Who ended a wait on a condition or barrier of the process: the replay
+ * cannot reissue it (its threads do not share the application's memory),
+ * and as a no-op the waiting thread runs ahead of the thread that woke
+ * it. MPI's main thread sits 43 ms in
  * pthread_cond_wait while its progress thread gets the daemon's fence
  * answer; skipped, the rank ended 45 % early. Replayed as its original
  * length, every wait counts time its waker already spent elsewhere (+15
@@ -408,8 +408,11 @@ static void spin_shares(struct trace *t)
  * that call has ended, and as long after (the waker's work between the
  * two). Every such link points back in the original's time (ends before
  * the wait's end, strictly), so no two waits can wait for each other. A
- * wait that no other thread's call ended inside of (a lock held by a
- * computing thread, a short wait) stays a no-op. */
+ * wait that no other thread's call ended inside of stays a no-op; so do
+ * locks and semaphores (calls.c). A read of a descriptor that names
+ * nothing (an eventfd: the capture did not see it made, and the replay
+ * reads /dev/null) was let go by the last write to it of another thread
+ * of the process, before the read. */
 static int anon_read(const struct op *o)
 {
 	return o->kind == OP_IO && o->res == RES_FILEREAD && o->fd >= 0 && !o->path &&

@@ -151,8 +151,8 @@ enum { STDIO_NONE, STDIO_WRITE, STDIO_READ, STDIO_FLUSH };
 int call_stdio(const struct call *c);
 
 const struct call *call_lookup(const char *api, int res);
-/* A wait on a lock, condition, semaphore or barrier shared by the
- * process's threads: another thread of it ends the wait. */
+/* A wait on a condition or barrier shared by the process's threads:
+ * another thread of it ends the wait. */
 int call_thread_wait(const struct call *c);
 /* poll, select, epoll_wait and their kin */
 int call_poll(const struct call *c);
