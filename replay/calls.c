@@ -165,6 +165,16 @@ int call_poll(const struct call *c)
 	return c && c->fn == h_poll;
 }
 
+int call_opens(const struct call *c)
+{
+	return c && c->fn == h_open && strcmp(c->api, "opendir");
+}
+
+int call_removes(const struct call *c)
+{
+	return c && c->fn == h_unlink;
+}
+
 /* A socket read is network time even when the call is read(). */
 enum family op_family(const struct op *o)
 {

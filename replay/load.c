@@ -394,6 +394,90 @@ static void spin_shares(struct trace *t)
 	}
 }
 
+/* A file that nodes of one host share keeps its original order of making,
+ * use and removal: an open that does not create the file found it made
+ * by another node (Open MPI's shared-memory segments: rank 0 creates
+ * /dev/shm/vader_segment.*, the other ranks open it, told through their
+ * daemon, outside the trace), and waits for the last creating open of it
+ * by another node that ended before it began; a removal waits for the
+ * last call of another node on that path that ended before it began.
+ * Discovery sets such setting up aside (poll="runtime": which rank comes
+ * first is timing), so no WAIT orders them, and a rank that came first
+ * here failed its open with ENOENT. Added as WAITs, before the call. */
+static int creates(const struct op *o)
+{
+	const char *f = o->flags;
+
+	if (!strcmp(o->call->api, "creat"))
+		return 1;
+	if (!f)
+		return 0;
+	return strncmp(f, "O_", 2) ? f[0] == 'w' || f[0] == 'a' : strstr(f, "O_CREAT") != NULL;
+}
+
+struct fuse { int node; const char *path; int64_t end; uint32_t seq; int creates; };
+
+static void trace_file_order(struct trace *t)
+{
+	struct fuse *u = NULL;
+	size_t nu = 0, cap = 0;
+
+	for (size_t k = 0; k < t->nnodes; k++)
+		for (size_t a = 0; a < t->nodes[k].nthreads; a++) {
+			const struct thread *th = &t->nodes[k].threads[a];
+			for (size_t i = 0; i < th->nops; i++) {
+				const struct op *o = &th->ops[i];
+				if (o->kind != OP_IO || !o->path || !o->seq || o->failed || !o->call)
+					continue;
+				XGROW(u, cap, nu + 1);
+				u[nu++] = (struct fuse){ (int)k, o->path, t->nodes[k].epoch + o->start + o->dur,
+							 o->seq, call_opens(o->call) && creates(o) };
+			}
+		}
+	for (size_t k = 0; k < t->nnodes; k++) {
+		struct node *n = &t->nodes[k];
+		for (size_t a = 0; a < n->nthreads; a++) {
+			struct thread *th = &n->threads[a];
+			for (size_t i = 0; i < th->nops; i++) {
+				struct op *o = &th->ops[i];
+				if (o->kind != OP_IO || !o->path || o->failed || !o->call)
+					continue;
+				int opens = call_opens(o->call) && !creates(o), removes = call_removes(o->call);
+				if (!opens && !removes)
+					continue;
+				int64_t s = n->epoch + o->start, best = INT64_MIN;
+				const struct fuse *w = NULL;
+				for (size_t j = 0; j < nu; j++)
+					if (u[j].node != (int)k && u[j].path == o->path && u[j].end < s &&
+					    u[j].end > best && (removes || u[j].creates) &&
+					    !(*n->host && *t->nodes[u[j].node].host &&
+					      strcmp(n->host, t->nodes[u[j].node].host))) {
+						best = u[j].end;
+						w = &u[j];
+					}
+				if (!w)
+					continue;
+				XGROW(th->ops, th->cap, th->nops + 1);
+				memmove(&th->ops[i + 1], &th->ops[i], (th->nops - i) * sizeof(*th->ops));
+				th->nops++;
+				struct op *wt = &th->ops[i];
+				memset(wt, 0, sizeof(*wt));
+				wt->kind = OP_WAIT;
+				wt->line = wt[1].line;
+				wt->fd = wt->oldfd = wt->fd2 = wt->infd = -1;
+				wt->child = -1;
+				wt->target = -1;
+				wt->whence = -1;
+				wt->node = w->node;
+				wt->seq = w->seq;
+				t->nodes[w->node].waited = 1;
+				i++;
+			}
+		}
+	}
+	free(u);
+}
+
 /* Who ended a wait on a condition or barrier of the process: the replay
  * cannot reissue it (its threads do not share the application's memory),
  * and as a no-op the waiting thread runs ahead of the thread that woke
@@ -541,6 +625,7 @@ struct trace *trace_load(const char *file)
 	pend = NULL;
 	npend = pendcap = 0;
 	spin_shares(rd.t);
+	trace_file_order(rd.t);
 	trace_wakers(rd.t);
 	trace_busywaits(rd.t);
 	return rd.t;

@@ -156,6 +156,9 @@ const struct call *call_lookup(const char *api, int res);
 int call_thread_wait(const struct call *c);
 /* poll, select, epoll_wait and their kin */
 int call_poll(const struct call *c);
+/* opens a file (open, openat, creat, fopen...); removes one (unlink...) */
+int call_opens(const struct call *c);
+int call_removes(const struct call *c);
 enum family op_family(const struct op *o);
 
 /* ---- sandbox.c: every path of the trace lives under the root ------------ */

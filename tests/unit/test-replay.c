@@ -550,6 +550,46 @@ static void test_busywaits(void)
 #undef POLL
 }
 
+/* A file nodes of one host share keeps its order of making, use and
+ * removal (node c, on another host, has a file of its own). */
+static void test_file_order(void)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/files.xml", tmp);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(head, f);
+	spin_node(f, "a", "h", "<thread tid=\"1\" start=\"0\" end=\"1\">"
+		  IO("open", "filemeta", "0.010", "0.011", " fd=\"3\" path=\"/dev/shm/s\" flags=\"O_RDWR|O_CREAT\" seq=\"1\"")
+		  IO("unlink", "filemeta", "0.020", "0.021", " path=\"/dev/shm/s\" seq=\"2\"")
+		  "</thread>");
+	spin_node(f, "b", "h", "<thread tid=\"1\" start=\"0\" end=\"1\">"
+		  IO("open", "filemeta", "0.012", "0.013", " fd=\"3\" path=\"/dev/shm/s\" flags=\"O_RDWR\" seq=\"1\"")
+		  "</thread>");
+	spin_node(f, "c", "other", "<thread tid=\"1\" start=\"0\" end=\"1\">"
+		  IO("open", "filemeta", "0.012", "0.013", " fd=\"3\" path=\"/dev/shm/s\" flags=\"O_RDWR\" seq=\"1\"")
+		  "</thread>");
+	fputs("</trace>\n", f);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	struct trace *t = trace_load(path);
+	const struct thread *a = &t->nodes[0].threads[0], *b = &t->nodes[1].threads[0];
+	uint32_t i = op_at(b, MS(12));
+
+	/* b's open waits for a's create, a's unlink for b's open */
+	CU_ASSERT_FATAL(i > 0);
+	CU_ASSERT_EQUAL(b->ops[i - 1].kind, OP_WAIT);
+	CU_ASSERT_EQUAL(b->ops[i - 1].node, 0);
+	CU_ASSERT_EQUAL(b->ops[i - 1].seq, 1);
+	i = op_at(a, MS(20));
+	CU_ASSERT_EQUAL(a->ops[i - 1].kind, OP_WAIT);
+	CU_ASSERT_EQUAL(a->ops[i - 1].node, 1);
+	CU_ASSERT_EQUAL(a->ops[i - 1].seq, 1);
+	/* a's create waits for nobody; c is on another host */
+	CU_ASSERT_EQUAL(op_at(a, MS(10)), 0);
+	CU_ASSERT_EQUAL(op_at(&t->nodes[2].threads[0], MS(12)), 0);
+}
+
 int main(void)
 {
 	progname = "test-replay";
@@ -577,6 +617,7 @@ int main(void)
 	CU_add_test(s, "a thread spins what its host's CPU time allows", test_spin_shares);
 	CU_add_test(s, "a wait ends when another thread's call did", test_wakers);
 	CU_add_test(s, "a busy wait waits for its receive's data", test_busywaits);
+	CU_add_test(s, "a file nodes share keeps its order", test_file_order);
 	unsigned failed = unit_run("replay");
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
