@@ -91,8 +91,10 @@ char *xbuf(struct rctx *c, int64_t n);
  * sink stays a sink), and a close that forgets what it was */
 int rfd_dup(int rfd);
 int rfd_close(int rfd);
-/* rfd is a sink: its peer is outside the replay (net.c) */
+/* rfd is a sink: its peer is outside the replay (net.c); a datagram
+ * socket, whose receives are not waited for */
 int net_is_sink(int rfd);
+int net_is_dgram(int rfd);
 int map_path(struct rctx *c, const char *path, char *buf, size_t len);
 void thread_launch(struct nstate *ns, int th, int64_t delay);
 void replay_warn(struct rctx *c, const struct op *o, const char *what);

@@ -566,14 +566,15 @@ static void stat_add(struct nstate *ns, struct rctx *c)
  * original's, and the loop ran on long after the data had come). From a
  * sink, whose data is there at once, it lasts its original time: the
  * outside peer's. Returns the index of its last poll, or i when it is
- * replayed call by call (its descriptor not open yet). */
+ * replayed call by call: its descriptor is not open yet, or takes
+ * datagrams, which are not waited for (their sender may be outside). */
 static size_t busy_wait(struct rctx *c, const struct thread *th, size_t i)
 {
 	const struct op *o = &th->ops[i], *last = &th->ops[o->busy_end - 1];
 	int fd = fd_get(c, th->ops[o->busy_recv - 1].fd, NULL);
 	struct tstate *ts = &c->ns->ts[c->th];
 
-	if (fd < 0)
+	if (fd < 0 || net_is_dgram(fd))
 		return i;
 	int64_t t = c->mark ? c->mark : now_ns();
 	ts->at = o;

@@ -3,7 +3,8 @@
 # ends, after that thread's poll waited for a peer outside the trace (an
 # MPI rank's main thread in MPI_Finalize while its progress thread gets the
 # daemon's answer); zero-timeout polls (MPI_Recv polls so); and a busy wait,
-# zero-timeout polls until a receive's data came from another node.
+# zero-timeout polls until a receive's data came from another node (or a
+# datagram from outside).
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 
 head='<?xml version="1.0" encoding="UTF-8"?>
@@ -130,4 +131,30 @@ cpu=$(awk '{ printf "%d\n", ($1 + $2) * 1000 }' cpu.txt)
 echo "replay CPU time: $cpu ms"
 [ "$cpu" -lt 30 ] || fail "the busy wait spun: the replay used $cpu ms of CPU (the original's polling 49 ms)"
 replay_within 10 busy.xml
+
+# 5. The same polls before a datagram from outside the trace: datagram
+# receives are not waited for (their sender may be outside), nor is the
+# busy wait before one; waiting for it, the replay hung until the
+# watchdog gave up.
+{
+	echo "$head"
+	node udp 0.051000000
+	thread 1 0.051000000
+	io socket netmeta 0.000100000 0.000110000 'fd="3" proto="udp"'
+	awk 'BEGIN { t = 0.001
+		for (k = 0; k < 4900; k++) {
+			printf "<compute dur=\"0.000009500\"/>\n"; t += 0.0000095
+			printf "<io api=\"poll\" res=\"wait\" start=\"%.9f\" end=\"%.9f\" timeout=\"0.000000000\" count=\"0\"/>\n", t, t + 0.0000005
+			t += 0.0000005
+		}
+		printf "<compute dur=\"%.9f\"/>\n", 0.0501 - t
+		printf "<io api=\"poll\" res=\"wait\" start=\"0.050100000\" end=\"0.050100500\" timeout=\"0.000000000\" count=\"1\"/>\n"
+		printf "<io api=\"recvfrom\" res=\"netrecv\" start=\"0.050101000\" end=\"0.050102000\" fd=\"3\" amount=\"10\" size=\"512\" peer=\"203.0.113.9:53\" proto=\"udp\"/>\n"
+		printf "<compute dur=\"0.000898000\"/>\n" }'
+	echo '</thread></process><files/><sockets>'
+	echo '<socket proto="udp" local="0.0.0.0:40002" peer="203.0.113.9:53" sent="0" received="10" direction="none" open_at_end="false"/>'
+	echo '</sockets></node></trace>'
+} > udp.xml
+check_trace udp.xml
+"$REPLAY" --stall 2 -q -o udp-rep.xml udp.xml || fail "the busy wait before a datagram hung"
 exit 0
