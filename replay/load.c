@@ -417,11 +417,20 @@ static int creates(const struct op *o)
 
 struct fuse { int node; const char *path; int64_t end; uint32_t seq; int creates; };
 
+static int by_path(const void *a, const void *b)
+{
+	const struct fuse *x = a, *y = b;
+
+	return x->path != y->path ? (x->path < y->path ? -1 : 1) : 0;
+}
+
 static void trace_file_order(struct trace *t)
 {
 	struct fuse *u = NULL;
 	size_t nu = 0, cap = 0;
 
+	if (t->nnodes < 2)
+		return;
 	for (size_t k = 0; k < t->nnodes; k++)
 		for (size_t a = 0; a < t->nodes[k].nthreads; a++) {
 			const struct thread *th = &t->nodes[k].threads[a];
@@ -434,6 +443,8 @@ static void trace_file_order(struct trace *t)
 							 o->seq, call_opens(o->call) && creates(o) };
 			}
 		}
+	if (u)
+		qsort(u, nu, sizeof(*u), by_path);	/* paths are interned */
 	for (size_t k = 0; k < t->nnodes; k++) {
 		struct node *n = &t->nodes[k];
 		for (size_t a = 0; a < n->nthreads; a++) {
@@ -446,9 +457,15 @@ static void trace_file_order(struct trace *t)
 				if (!opens && !removes)
 					continue;
 				int64_t s = n->epoch + o->start, best = INT64_MIN;
-				const struct fuse *w = NULL;
-				for (size_t j = 0; j < nu; j++)
-					if (u[j].node != (int)k && u[j].path == o->path && u[j].end < s &&
+				const struct fuse *w = NULL, key = { .path = o->path };
+				const struct fuse *f = u ? bsearch(&key, u, nu, sizeof(*u), by_path) : NULL;
+				size_t lo = f ? (size_t)(f - u) : nu, hi = lo;
+				while (lo > 0 && u[lo - 1].path == o->path)
+					lo--;
+				while (hi < nu && u[hi].path == o->path)
+					hi++;
+				for (size_t j = lo; j < hi; j++)
+					if (u[j].node != (int)k && u[j].end < s &&
 					    u[j].end > best && (removes || u[j].creates) &&
 					    !(*n->host && *t->nodes[u[j].node].host &&
 					      strcmp(n->host, t->nodes[u[j].node].host))) {
