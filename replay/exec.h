@@ -31,6 +31,8 @@ struct tstate {
 	/* for the watchdog: the call or WAIT being replayed, since when */
 	_Atomic int64_t since;
 	const struct op *_Atomic at;
+	/* when each of its ops ended here (0: not yet), for h_wake */
+	_Atomic int64_t *op_done;
 };
 
 struct nstate {			/* one replayed node */
@@ -39,7 +41,9 @@ struct nstate {			/* one replayed node */
 	struct pstate *ps;
 	struct tstate *ts;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;	/* a thread or process finished */
+	pthread_cond_t cv;	/* a thread or process finished; an op ended
+				 * while wake_waiters */
+	_Atomic int wake_waiters;
 	pthread_cond_t wdcv;	/* the watchdog's tick, and its end */
 	int over;		/* the node is done: the watchdog ends */
 	int finished;
@@ -87,6 +91,10 @@ char *xbuf(struct rctx *c, int64_t n);
  * sink stays a sink), and a close that forgets what it was */
 int rfd_dup(int rfd);
 int rfd_close(int rfd);
+/* rfd is a sink: its peer is outside the replay (net.c); a datagram
+ * socket, whose receives are not waited for */
+int net_is_sink(int rfd);
+int net_is_dgram(int rfd);
 int map_path(struct rctx *c, const char *path, char *buf, size_t len);
 void thread_launch(struct nstate *ns, int th, int64_t delay);
 void replay_warn(struct rctx *c, const struct op *o, const char *what);
@@ -97,7 +105,7 @@ void reader_gone(struct rctx *c);
 
 /* handlers: 0 done, -1 failed (errno set) */
 #define H(x) int x(struct rctx *c, const struct op *o)
-H(h_nop); H(h_spent); H(h_open); H(h_close); H(h_fflush);
+H(h_nop); H(h_spent); H(h_wake); H(h_open); H(h_close); H(h_fflush);
 H(h_read); H(h_write); H(h_seek); H(h_sync);
 H(h_stat); H(h_trunc); H(h_mkdir); H(h_rmdir); H(h_unlink); H(h_rename);
 H(h_dup); H(h_copy); H(h_sleep); H(h_poll); H(h_join); H(h_waitpid);

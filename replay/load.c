@@ -394,6 +394,213 @@ static void spin_shares(struct trace *t)
 	}
 }
 
+/* A file that nodes of one host share keeps its original order of making,
+ * use and removal: an open that does not create the file found it made
+ * by another node (Open MPI's shared-memory segments: rank 0 creates
+ * /dev/shm/vader_segment.*, the other ranks open it, told through their
+ * daemon, outside the trace), and waits for the last creating open of it
+ * by another node that ended before it began; a removal waits for the
+ * last call of another node on that path that ended before it began.
+ * Discovery sets such setting up aside (poll="runtime": which rank comes
+ * first is timing), so no WAIT orders them, and a rank that came first
+ * here failed its open with ENOENT. Added as WAITs, before the call. */
+static int creates(const struct op *o)
+{
+	const char *f = o->flags;
+
+	if (!strcmp(o->call->api, "creat"))
+		return 1;
+	if (!f)
+		return 0;
+	return strncmp(f, "O_", 2) ? f[0] == 'w' || f[0] == 'a' : strstr(f, "O_CREAT") != NULL;
+}
+
+struct fuse { int node; const char *path; int64_t end; uint32_t seq; int creates; };
+
+static int by_path(const void *a, const void *b)
+{
+	const struct fuse *x = a, *y = b;
+
+	return x->path != y->path ? (x->path < y->path ? -1 : 1) : 0;
+}
+
+static void trace_file_order(struct trace *t)
+{
+	struct fuse *u = NULL;
+	size_t nu = 0, cap = 0;
+
+	if (t->nnodes < 2)
+		return;
+	for (size_t k = 0; k < t->nnodes; k++)
+		for (size_t a = 0; a < t->nodes[k].nthreads; a++) {
+			const struct thread *th = &t->nodes[k].threads[a];
+			for (size_t i = 0; i < th->nops; i++) {
+				const struct op *o = &th->ops[i];
+				if (o->kind != OP_IO || !o->path || !o->seq || o->failed || !o->call)
+					continue;
+				XGROW(u, cap, nu + 1);
+				u[nu++] = (struct fuse){ (int)k, o->path, t->nodes[k].epoch + o->start + o->dur,
+							 o->seq, call_opens(o->call) && creates(o) };
+			}
+		}
+	if (u)
+		qsort(u, nu, sizeof(*u), by_path);	/* paths are interned */
+	for (size_t k = 0; k < t->nnodes; k++) {
+		struct node *n = &t->nodes[k];
+		for (size_t a = 0; a < n->nthreads; a++) {
+			struct thread *th = &n->threads[a];
+			for (size_t i = 0; i < th->nops; i++) {
+				struct op *o = &th->ops[i];
+				if (o->kind != OP_IO || !o->path || o->failed || !o->call)
+					continue;
+				int opens = call_opens(o->call) && !creates(o), removes = call_removes(o->call);
+				if (!opens && !removes)
+					continue;
+				int64_t s = n->epoch + o->start, best = INT64_MIN;
+				const struct fuse *w = NULL, key = { .path = o->path };
+				const struct fuse *f = u ? bsearch(&key, u, nu, sizeof(*u), by_path) : NULL;
+				size_t lo = f ? (size_t)(f - u) : nu, hi = lo;
+				while (lo > 0 && u[lo - 1].path == o->path)
+					lo--;
+				while (hi < nu && u[hi].path == o->path)
+					hi++;
+				for (size_t j = lo; j < hi; j++)
+					if (u[j].node != (int)k && u[j].end < s &&
+					    u[j].end > best && (removes || u[j].creates) &&
+					    !(*n->host && *t->nodes[u[j].node].host &&
+					      strcmp(n->host, t->nodes[u[j].node].host))) {
+						best = u[j].end;
+						w = &u[j];
+					}
+				if (!w)
+					continue;
+				XGROW(th->ops, th->cap, th->nops + 1);
+				memmove(&th->ops[i + 1], &th->ops[i], (th->nops - i) * sizeof(*th->ops));
+				th->nops++;
+				struct op *wt = &th->ops[i];
+				memset(wt, 0, sizeof(*wt));
+				wt->kind = OP_WAIT;
+				wt->line = wt[1].line;
+				wt->fd = wt->oldfd = wt->fd2 = wt->infd = -1;
+				wt->child = -1;
+				wt->target = -1;
+				wt->whence = -1;
+				wt->node = w->node;
+				wt->seq = w->seq;
+				t->nodes[w->node].waited = 1;
+				i++;
+			}
+		}
+	}
+	free(u);
+}
+
+/* Who ended a wait on a condition or barrier of the process: the replay
+ * cannot reissue it (its threads do not share the application's memory),
+ * and as a no-op the waiting thread runs ahead of the thread that woke
+ * it. MPI's main thread sits 43 ms in
+ * pthread_cond_wait while its progress thread gets the daemon's fence
+ * answer; skipped, the rank ended 45 % early. Replayed as its original
+ * length, every wait counts time its waker already spent elsewhere (+15
+ * to +74 %). The waker is another thread of the process, and it was not
+ * blocked when it woke the waiter: the call of another thread that ended
+ * last before the wait did, and after it began, is taken as what the
+ * waker did just before waking it, and the wait ends when the replay of
+ * that call has ended, and as long after (the waker's work between the
+ * two). Every such link points back in the original's time (ends before
+ * the wait's end, strictly), so no two waits can wait for each other. A
+ * wait that no other thread's call ended inside of stays a no-op; so do
+ * locks and semaphores (calls.c). A read of a descriptor that names
+ * nothing (an eventfd: the capture did not see it made, and the replay
+ * reads /dev/null) was let go by the last write to it of another thread
+ * of the process, before the read. */
+static int anon_read(const struct op *o)
+{
+	return o->kind == OP_IO && o->res == RES_FILEREAD && o->fd >= 0 && !o->path &&
+	       !o->peer && !o->proto && o->has_amount && o->amount > 0;
+}
+
+static void trace_wakers(struct trace *t)
+{
+	for (size_t k = 0; k < t->nnodes; k++) {
+		struct node *n = &t->nodes[k];
+		for (size_t a = 0; a < n->nthreads; a++) {
+			struct thread *ta = &n->threads[a];
+			for (size_t i = 0; i < ta->nops; i++) {
+				struct op *w = &ta->ops[i];
+				int anon = anon_read(w);
+				if (w->kind != OP_IO || w->failed ||
+				    !(anon || (call_thread_wait(w->call) && w->dur > 0)))
+					continue;
+				/* a read: the write before it; a wait: the
+				 * last call that ended inside it */
+				int64_t s = anon ? INT64_MIN : w->start, e = anon ? w->start : w->start + w->dur;
+				int64_t best = INT64_MIN;
+				for (size_t b = 0; b < n->nthreads; b++) {
+					const struct thread *tb = &n->threads[b];
+					if (b == a || tb->proc != ta->proc)
+						continue;
+					for (size_t j = 0; j < tb->nops; j++) {
+						const struct op *o = &tb->ops[j];
+						if (o->kind != OP_IO || o->start > e ||
+						    (anon && !(o->res == RES_FILEWRITE && o->fd == w->fd && !o->failed)))
+							continue;
+						int64_t end = o->start + o->dur;
+						if (end >= s && end < e && end > best) {
+							best = end;
+							w->waker = (int32_t)b + 1;
+							w->wake_op = (uint32_t)j;
+							w->wake_lag = e - end;
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+/* A busy wait: polls with a zero timeout that found nothing, the thread's
+ * work between them, and the one that found data, which the thread's next
+ * call then receives (Open MPI's MPI_Recv: 5,000 to 10,000 polls a rank
+ * in a token ring). How many times it polled is timing; what it waited
+ * for is that data. Marked on its first poll (run_ops replays it). */
+static int zero_poll(const struct op *o)
+{
+	return o->kind == OP_IO && call_poll(o->call) && o->timeout == 0 && !o->failed;
+}
+
+static void trace_busywaits(struct trace *t)
+{
+	for (size_t k = 0; k < t->nnodes; k++) {
+		struct node *n = &t->nodes[k];
+		for (size_t a = 0; a < n->nthreads; a++) {
+			struct thread *th = &n->threads[a];
+			for (size_t i = 0; i < th->nops; i++) {
+				if (!zero_poll(&th->ops[i]) || th->ops[i].count != 0)
+					continue;
+				size_t j = i + 1;
+				while (j < th->nops && (th->ops[j].kind == OP_COMPUTE ||
+							(zero_poll(&th->ops[j]) && th->ops[j].count == 0)))
+					j++;
+				if (j >= th->nops || !zero_poll(&th->ops[j]) || th->ops[j].count <= 0) {
+					i = j - 1;
+					continue;
+				}
+				size_t r = j + 1;
+				while (r < th->nops && th->ops[r].kind != OP_IO)
+					r++;
+				const struct op *rv = r < th->nops ? &th->ops[r] : NULL;
+				if (rv && (rv->res == RES_NETRECV || rv->res == RES_FILEREAD) && rv->fd >= 0 &&
+				    !rv->failed && rv->has_amount && rv->amount > 0) {
+					th->ops[i].busy_end = (uint32_t)j + 1;
+					th->ops[i].busy_recv = (uint32_t)r + 1;
+				}
+				i = j;
+			}
+		}
+	}
+}
+
 struct trace *trace_load(const char *file)
 {
 	static const struct trace_ops ops = {
@@ -435,5 +642,8 @@ struct trace *trace_load(const char *file)
 	pend = NULL;
 	npend = pendcap = 0;
 	spin_shares(rd.t);
+	trace_file_order(rd.t);
+	trace_wakers(rd.t);
+	trace_busywaits(rd.t);
 	return rd.t;
 }

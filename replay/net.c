@@ -321,6 +321,16 @@ static int sink_inject(int fd)
 	return fd < MAXFD ? rfds[fd].inject - 1 : -1;
 }
 
+int net_is_sink(int fd)
+{
+	return fd >= 0 && sink_inject(fd) >= 0;
+}
+
+int net_is_dgram(int fd)
+{
+	return fd >= 0 && sock_type(fd) == SOCK_DGRAM;
+}
+
 int h_socket(struct rctx *c, const struct op *o)
 {
 	int type = o->proto == P_UDP || o->proto == P_UNIX_DGRAM ? SOCK_DGRAM : SOCK_STREAM;

@@ -35,6 +35,15 @@ struct op {
 	int64_t amount, size, offset, result, req, timeout;
 	int64_t child;
 	int32_t target;		/* after trace_link: thread or process index */
+	/* a wait on another thread of its process (load.c, trace_wakers):
+	 * that thread's index + 1 (0: none), the op whose end preceded the
+	 * wait's end, and how long before it */
+	int32_t waker;
+	uint32_t wake_op;
+	int64_t wake_lag;
+	/* the first poll of a busy wait (load.c, trace_busywaits): the
+	 * index + 1 of its last poll (0: none), and of the receive after it */
+	uint32_t busy_end, busy_recv;
 	const struct call *call;	/* NULL: not replayable, skipped */
 	const char *path, *path2, *inpath, *peer, *flags;
 	uint8_t proto;
@@ -142,6 +151,14 @@ enum { STDIO_NONE, STDIO_WRITE, STDIO_READ, STDIO_FLUSH };
 int call_stdio(const struct call *c);
 
 const struct call *call_lookup(const char *api, int res);
+/* A wait on a condition or barrier shared by the process's threads:
+ * another thread of it ends the wait. */
+int call_thread_wait(const struct call *c);
+/* poll, select, epoll_wait and their kin */
+int call_poll(const struct call *c);
+/* opens a file (open, openat, creat, fopen...); removes one (unlink...) */
+int call_opens(const struct call *c);
+int call_removes(const struct call *c);
 enum family op_family(const struct op *o);
 
 /* ---- sandbox.c: every path of the trace lives under the root ------------ */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -326,6 +327,35 @@ int h_nop(struct rctx *c, const struct op *o)
 	return 0;
 }
 
+/* A wait of the process's own: the waiting is done before the call
+ * (wake_wait), which is then nothing to reissue. */
+int h_wake(struct rctx *c, const struct op *o)
+{
+	return 0;
+}
+
+/* A call another thread of the process let go on (trace_wakers in
+ * load.c) goes on when the replay of that thread's call has ended, and
+ * as long after as originally. Only causal mode waits for anybody. */
+static void wake_wait(struct rctx *c, const struct op *o)
+{
+	struct nstate *ns = c->ns;
+
+	if (!o->waker || opt.mode != MODE_CAUSAL)
+		return;
+	struct tstate *w = &ns->ts[o->waker - 1];
+	pthread_mutex_lock(&ns->mu);
+	ns->wake_waiters++;
+	while (w->launched && !w->finished && !w->op_done[o->wake_op] &&
+	       !sync_stopped(ns->r->sync))
+		pthread_cond_wait(&ns->cv, &ns->mu);
+	ns->wake_waiters--;
+	int64_t done = w->launched ? w->op_done[o->wake_op] : 0;
+	pthread_mutex_unlock(&ns->mu);
+	if (done)
+		sleep_until(done + (int64_t)((double)o->wake_lag / opt.speed));
+}
+
 /* A child starts as long after its creating call began as it did
  * originally (a new thread or process is not instantly running; system()
  * returns only when its shell is done). */
@@ -461,12 +491,42 @@ int h_sleep(struct rctx *c, const struct op *o)
 	return 0;
 }
 
+/* The thread's next call after o, skipping compute phases and WAITs. */
+static const struct op *next_call(struct rctx *c, const struct op *o)
+{
+	const struct thread *th = &c->ns->n->threads[c->th];
+
+	for (const struct op *n = o + 1; n < th->ops + th->nops; n++)
+		if (n->kind == OP_IO)
+			return n;
+	return NULL;
+}
+
 /* A poll that timed out was a sleep; one that saw data is replaced by the
- * blocking call that follows it. */
+ * blocking call that follows it. Except when that call receives from a
+ * sink: the sink has the bytes at once, so the receive does not block,
+ * and what the poll waited for was the outside peer's answer (an MPI
+ * rank's progress thread polls 43 ms for its daemon's fence reply).
+ * That latency is the peer's, not the replay's to drop: in causal mode
+ * such a poll lasts its original time, as a call answered by the sink
+ * does (net.c). WAITs between the poll and the receive still hold it. */
 int h_poll(struct rctx *c, const struct op *o)
 {
-	if (opt.mode == MODE_AFAP || opt.mode == MODE_TIMED || o->count != 0)
+	if (opt.mode == MODE_AFAP || opt.mode == MODE_TIMED)
 		return 0;
+	/* A zero timeout never slept: its time (half a microsecond) was the
+	 * kernel's, as a call's that cannot be reissued. As a sleep, each
+	 * cost a wake-up, 20-50 us on a VM: Open MPI's MPI_Recv busy-polls
+	 * so, and the token ring's 10,000 such polls a rank made it replay
+	 * 10 to 25 % long. */
+	if (o->count == 0 && o->timeout == 0)
+		return h_spent(c, o);
+	if (o->count != 0) {
+		const struct op *n = next_call(c, o);
+		if (opt.mode != MODE_CAUSAL || !n || n->res != RES_NETRECV || n->failed ||
+		    !net_is_sink(fd_get(c, n->fd, NULL)))
+			return 0;
+	}
 	sleep_ns((int64_t)((double)o->dur / opt.speed));
 	return 0;
 }
@@ -497,6 +557,52 @@ static void stat_add(struct nstate *ns, struct rctx *c)
 	}
 	ns->st->unwritten += (uint64_t)c->unwritten;
 	pthread_mutex_unlock(&ns->stmu);
+}
+
+/* A busy wait (trace_busywaits in load.c) polls, as the original did,
+ * the descriptor its receive reads until there is something to read, and
+ * is then over: it spins as long as the data takes to come here, not as
+ * many times as it polled there (each replayed poll costs more than the
+ * original's, and the loop ran on long after the data had come). From a
+ * sink, whose data is there at once, it lasts its original time: the
+ * outside peer's. Returns the index of its last poll, or i when it is
+ * replayed call by call: its descriptor is not open yet, or takes
+ * datagrams, which are not waited for (their sender may be outside). */
+static size_t busy_wait(struct rctx *c, const struct thread *th, size_t i)
+{
+	const struct op *o = &th->ops[i], *last = &th->ops[o->busy_end - 1];
+	int fd = fd_get(c, th->ops[o->busy_recv - 1].fd, NULL);
+	struct tstate *ts = &c->ns->ts[c->th];
+
+	if (fd < 0 || net_is_dgram(fd))
+		return i;
+	int64_t t = c->mark ? c->mark : now_ns();
+	ts->at = o;
+	ts->since = t;
+	if (net_is_sink(fd)) {
+		compute(c, (int64_t)((double)(last->start + last->dur - o->start) / opt.speed), 1);
+	} else {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		while (poll(&p, 1, 100) == 0 && !sync_stopped(c->ns->r->sync))
+			;
+		c->late = 0;
+	}
+	ts->since = 0;
+	c->mark = now_ns();
+	for (size_t k = i; k < o->busy_end; k++) {
+		const struct op *p = &th->ops[k];
+		if (p->kind != OP_IO)
+			continue;
+		enum family f = op_family(p);
+		c->fam[f].calls++;
+		c->fam[f].orig_ns += p->dur;
+		c->calls++;
+		sync_done(c->ns->r->sync, c->ns->r->node, p->seq);
+		ts->op_done[k] = c->mark;
+	}
+	c->fam[op_family(o)].repl_ns += c->mark - t + c->waited;
+	c->waited = 0;
+	return o->busy_end - 1;
 }
 
 static void run_ops(struct rctx *c, const struct thread *th)
@@ -537,6 +643,18 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			issue_at(r->t0_ns + r->offset_ns + (int64_t)((double)o->start / opt.speed));
 			c->mark = 0;
 		}
+		if (o->busy_end && opt.mode == MODE_CAUSAL) {
+			size_t last = busy_wait(c, th, i);
+			if (last != i) {
+				i = last;
+				if (ns->wake_waiters) {
+					pthread_mutex_lock(&ns->mu);
+					pthread_cond_broadcast(&ns->cv);
+					pthread_mutex_unlock(&ns->mu);
+				}
+				continue;
+			}
+		}
 
 		enum family f = op_family(o);
 		c->fam[f].calls++;
@@ -550,6 +668,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			c->moved = 0;
 			ts->at = o;
 			ts->since = t;
+			wake_wait(c, o);
 			int rc = o->call->fn(c, o);
 			ts->since = 0;
 			/* the time the limit holds the call is the call's, as in the capture */
@@ -566,6 +685,12 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		c->waited = 0;
 		c->calls++;
 		sync_done(r->sync, r->node, o->seq);
+		ts->op_done[i] = c->mark ? c->mark : now_ns();
+		if (ns->wake_waiters) {
+			pthread_mutex_lock(&ns->mu);
+			pthread_cond_broadcast(&ns->cv);
+			pthread_mutex_unlock(&ns->mu);
+		}
 	}
 }
 
@@ -816,6 +941,8 @@ int run_node(struct node_run *r)
 	pthread_cond_init(&ns.wdcv, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&ns.stmu, NULL);
+	for (size_t i = 0; i < n->nthreads; i++)
+		ns.ts[i].op_done = xcalloc(n->threads[i].nops + 1, sizeof(*ns.ts[i].op_done));
 	for (size_t p = 0; p < n->nprocs; p++) {
 		pthread_mutex_init(&ns.ps[p].mu, NULL);
 		ns.ps[p].nthreads = (int)n->procs[p].nthreads;
@@ -857,6 +984,8 @@ int run_node(struct node_run *r)
 	for (size_t i = 0; i < n->nthreads; i++)
 		if (ns.ts[i].launched)
 			pthread_join(ns.ts[i].pt, NULL);
+	for (size_t i = 0; i < n->nthreads; i++)
+		free((void *)ns.ts[i].op_done);
 	if (opt.stall > 0) {
 		pthread_mutex_lock(&ns.mu);
 		ns.over = 1;

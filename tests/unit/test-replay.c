@@ -449,6 +449,147 @@ static void test_spin_shares(void)
 	CU_ASSERT_DOUBLE_EQUAL(t->nodes[2].threads[0].spin, 1, 1e-9);
 }
 
+/* ---- waits ended by another thread; busy waits -------------------------- */
+
+static struct trace *proc_trace(const char *threads)
+{
+	char path[160];
+	static int n;
+
+	snprintf(path, sizeof(path), "%s/wake%d.xml", tmp, n++);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fprintf(f, "%s<node name=\"a\" host=\"h\" epoch=\"1.0\" start=\"0\" end=\"1\">\n"
+		"<process pid=\"1\" ppid=\"0\" cwd=\"/\">%s</process>\n"
+		"<process pid=\"2\" ppid=\"0\" cwd=\"/\"><thread tid=\"3\" start=\"0\" end=\"1\">"
+		"<io api=\"stat\" res=\"filemeta\" start=\"0.049\" end=\"0.0495\" path=\"/o\"/>"
+		"</thread></process><files/><sockets/></node></trace>\n", head, threads);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	return trace_load(path);
+}
+
+/* the index of the op of TH that starts at START (ns) */
+static uint32_t op_at(const struct thread *th, int64_t start)
+{
+	for (size_t i = 0; i < th->nops; i++)
+		if (th->ops[i].kind == OP_IO && th->ops[i].start == start)
+			return (uint32_t)i;
+	CU_FAIL("no op at that time");
+	return UINT32_MAX;
+}
+
+#define MS(x) ((int64_t)(x) * 1000000)
+#define IO(api, res, t0, t1, more) "<io api=\"" api "\" res=\"" res "\" start=\"" t0 "\" end=\"" t1 "\"" more "/>"
+
+static void test_wakers(void)
+{
+	struct trace *t = proc_trace(
+		"<thread tid=\"1\" start=\"0\" end=\"1\">"
+		IO("pthread_cond_wait", "wait", "0.010", "0.050", "")
+		IO("write", "filewrite", "0.060", "0.061", " fd=\"5\" amount=\"8\" size=\"8\"")
+		IO("pthread_cond_wait", "wait", "0.080", "0.081", "")
+		IO("pthread_mutex_lock", "wait", "0.0994", "0.0999", "")
+		IO("pthread_cond_timedwait", "wait", "0.090", "0.100", " result=\"-1\" errno=\"ETIMEDOUT\"")
+		"</thread>"
+		"<thread tid=\"2\" start=\"0\" end=\"1\">"
+		IO("stat", "filemeta", "0.020", "0.030", " path=\"/x\"")
+		IO("stat", "filemeta", "0.040", "0.045", " path=\"/x\"")
+		IO("stat", "filemeta", "0.046", "0.052", " path=\"/x\"")
+		IO("read", "fileread", "0.070", "0.071", " fd=\"5\" amount=\"8\" size=\"8\"")
+		IO("read", "fileread", "0.095", "0.096", " fd=\"6\" amount=\"8\" size=\"8\"")
+		IO("stat", "filemeta", "0.0995", "0.0998", " path=\"/x\"")
+		"</thread>");
+	const struct thread *a = &t->nodes[0].threads[0], *b = &t->nodes[0].threads[1];
+
+	/* the wait: the other thread's call that ended last inside it (not
+	 * the one still running at its end, nor another process's) */
+	const struct op *w = &a->ops[op_at(a, MS(10))];
+	CU_ASSERT_EQUAL(w->waker, 2);
+	CU_ASSERT_EQUAL(w->wake_op, op_at(b, MS(40)));
+	CU_ASSERT_EQUAL(w->wake_lag, MS(5));
+	/* the read of a descriptor that names nothing: the write to it */
+	const struct op *r = &b->ops[op_at(b, MS(70))];
+	CU_ASSERT_EQUAL(r->waker, 1);
+	CU_ASSERT_EQUAL(r->wake_op, op_at(a, MS(60)));
+	CU_ASSERT_EQUAL(r->wake_lag, MS(9));
+	/* nobody's call ended inside the second wait; nobody wrote fd 6;
+	 * a wait that timed out was woken by its timer; a lock may not
+	 * have waited at all */
+	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(80))].waker, 0);
+	CU_ASSERT_EQUAL(a->ops[op_at(a, 99400000)].waker, 0);
+	CU_ASSERT_EQUAL(b->ops[op_at(b, MS(95))].waker, 0);
+	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(90))].waker, 0);
+}
+
+static void test_busywaits(void)
+{
+#define POLL(t0, t1, tmo, n) IO("poll", "wait", t0, t1, " timeout=\"" tmo "\" count=\"" n "\"")
+	struct trace *t = proc_trace(
+		"<thread tid=\"1\" start=\"0\" end=\"1\">"
+		POLL("0.010", "0.011", "0", "0") "<compute dur=\"0.001\"/>"
+		POLL("0.012", "0.013", "0", "0") "<compute dur=\"0.001\"/>"
+		POLL("0.014", "0.015", "0", "1") "<compute dur=\"0.001\"/>"
+		IO("readv", "netrecv", "0.016", "0.017", " fd=\"4\" amount=\"26\" size=\"100\" peer=\"10.0.0.2:1\" proto=\"tcp\"")
+		/* not followed by a receive */
+		POLL("0.020", "0.021", "0", "0")
+		POLL("0.022", "0.023", "0", "1")
+		IO("write", "netsend", "0.024", "0.025", " fd=\"4\" amount=\"26\" size=\"26\" peer=\"10.0.0.2:1\" proto=\"tcp\"")
+		/* a poll that waited is no busy wait */
+		POLL("0.030", "0.031", "0", "0")
+		POLL("0.032", "0.040", "1.0", "1")
+		IO("read", "netrecv", "0.041", "0.042", " fd=\"4\" amount=\"26\" size=\"26\" peer=\"10.0.0.2:1\" proto=\"tcp\"")
+		"</thread>");
+	const struct thread *a = &t->nodes[0].threads[0];
+	const struct op *o = &a->ops[op_at(a, MS(10))];
+
+	CU_ASSERT_EQUAL(o->busy_end, op_at(a, MS(14)) + 1);
+	CU_ASSERT_EQUAL(o->busy_recv, op_at(a, MS(16)) + 1);
+	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(12))].busy_end, 0);
+	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(20))].busy_end, 0);
+	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(30))].busy_end, 0);
+#undef POLL
+}
+
+/* A file nodes of one host share keeps its order of making, use and
+ * removal (node c, on another host, has a file of its own). */
+static void test_file_order(void)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/files.xml", tmp);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(head, f);
+	spin_node(f, "a", "h", "<thread tid=\"1\" start=\"0\" end=\"1\">"
+		  IO("open", "filemeta", "0.010", "0.011", " fd=\"3\" path=\"/dev/shm/s\" flags=\"O_RDWR|O_CREAT\" seq=\"1\"")
+		  IO("unlink", "filemeta", "0.020", "0.021", " path=\"/dev/shm/s\" seq=\"2\"")
+		  "</thread>");
+	spin_node(f, "b", "h", "<thread tid=\"1\" start=\"0\" end=\"1\">"
+		  IO("open", "filemeta", "0.012", "0.013", " fd=\"3\" path=\"/dev/shm/s\" flags=\"O_RDWR\" seq=\"1\"")
+		  "</thread>");
+	spin_node(f, "c", "other", "<thread tid=\"1\" start=\"0\" end=\"1\">"
+		  IO("open", "filemeta", "0.012", "0.013", " fd=\"3\" path=\"/dev/shm/s\" flags=\"O_RDWR\" seq=\"1\"")
+		  "</thread>");
+	fputs("</trace>\n", f);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	struct trace *t = trace_load(path);
+	const struct thread *a = &t->nodes[0].threads[0], *b = &t->nodes[1].threads[0];
+	uint32_t i = op_at(b, MS(12));
+
+	/* b's open waits for a's create, a's unlink for b's open */
+	CU_ASSERT_FATAL(i > 0);
+	CU_ASSERT_EQUAL(b->ops[i - 1].kind, OP_WAIT);
+	CU_ASSERT_EQUAL(b->ops[i - 1].node, 0);
+	CU_ASSERT_EQUAL(b->ops[i - 1].seq, 1);
+	i = op_at(a, MS(20));
+	CU_ASSERT_EQUAL(a->ops[i - 1].kind, OP_WAIT);
+	CU_ASSERT_EQUAL(a->ops[i - 1].node, 1);
+	CU_ASSERT_EQUAL(a->ops[i - 1].seq, 1);
+	/* a's create waits for nobody; c is on another host */
+	CU_ASSERT_EQUAL(op_at(a, MS(10)), 0);
+	CU_ASSERT_EQUAL(op_at(&t->nodes[2].threads[0], MS(12)), 0);
+}
+
 int main(void)
 {
 	progname = "test-replay";
@@ -474,6 +615,9 @@ int main(void)
 	CU_add_test(s, "dummy files: what the trace reads but did not create", test_files);
 	CU_add_test(s, "a reused descriptor number gets a slot per life", test_fdslots);
 	CU_add_test(s, "a thread spins what its host's CPU time allows", test_spin_shares);
+	CU_add_test(s, "a wait ends when another thread's call did", test_wakers);
+	CU_add_test(s, "a busy wait waits for its receive's data", test_busywaits);
+	CU_add_test(s, "a file nodes share keeps its order", test_file_order);
 	unsigned failed = unit_run("replay");
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
