@@ -459,6 +459,13 @@ static void stop_all(struct cluster *c)
 	kill_all(c, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
+	/* an app whose capture died first is no child of ours: its group
+	 * is empty once it is gone (a second at most: SIGKILL is quick) */
+	until = now_ns() + 1000000000;
+	for (int i = 0; i < c->n; i++)
+		while (c->nodes[i].pid > 0 && kill(-c->nodes[i].pid, 0) == 0 &&
+		       now_ns() < until)
+			sleep_ns(5000000);
 }
 
 static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int i)

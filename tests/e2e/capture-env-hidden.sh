@@ -10,10 +10,16 @@ check_trace a.xml
 "$CAPTURE" -o b.xml -- env > b.out || fail "capture of env failed"
 expect_eq "our variables in env's output" \
 	"$(grep -c -e '^ISLAND_SPOOL=' -e '^ISLAND_CLOCK=' -e '^ISLAND_LIB=' -e '^LD_PRELOAD=' b.out)" "0"
-# the app's own LD_PRELOAD stays, without ours
+# the app's own LD_PRELOAD stays, without ours (not with ASAN=1: a
+# library preloaded ahead of ASan's runtime breaks its interceptors in
+# island-capture itself, realpath() fails)
 libc=$(ldd /bin/sh | awk '/libc\.so/ { print $3 }')
-LD_PRELOAD="$libc" "$CAPTURE" -o c.xml -- env > c.out || fail "capture with LD_PRELOAD failed"
-expect_eq "the app's LD_PRELOAD" "$(grep '^LD_PRELOAD=' c.out)" "LD_PRELOAD=$libc"
+if ldd "$CAPTURE" | grep -q libasan; then
+	echo "LD_PRELOAD part skipped: island-capture built with ASAN=1"
+else
+	LD_PRELOAD="$libc" "$CAPTURE" -o c.xml -- env > c.out || fail "capture with LD_PRELOAD failed"
+	expect_eq "the app's LD_PRELOAD" "$(grep '^LD_PRELOAD=' c.out)" "LD_PRELOAD=$libc"
+fi
 # a child exec'd with an empty environment is captured
 "$CAPTURE" -o d.xml -- env -i /bin/sh -c 'echo hi > f' || fail "capture of env -i sh failed"
 check_trace d.xml

@@ -120,13 +120,25 @@ $b" | awk '{ t = 0; for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6 }
 		END { printf "%d\n", used * 100; exit !(used > 0.5) }'
 }
 
+# untimed: true when timing checks are noise, and why: other work keeps
+# the CPUs busy, or the tools are built with sanitizers (ASAN=1: the
+# replayer's own cost per call grows tenfold)
+untimed() {
+	if ldd "$ISLAND_ROOT/bin/island-replay" 2>/dev/null | grep -q libasan; then
+		echo "the tools are built with ASAN=1"
+		return 0
+	fi
+	pct=$(cpus_busy) && { echo "other work keeps the CPUs busy ($pct %)"; return 0; }
+	return 1
+}
+
 # Replay tests: timing_ok REPORT...: the median run error of the reports is within 25 %;
 # on a machine whose CPUs other work keeps busy the timing is only shown
 timing_ok() {
 	e=$(for r in "$@"; do sed -n 's/.*<run .* error="\(-*[0-9.]*\)".*/\1/p' "$r"; done | median)
 	echo "replay error: $e % (median of $#)"
-	if pct=$(cpus_busy); then
-		echo "timing not checked: other work keeps the CPUs busy ($pct %)"
+	if why=$(untimed); then
+		echo "timing not checked: $why"
 		return 0
 	fi
 	awk -v e="$e" 'BEGIN { exit !(e >= -25 && e <= 25) }' || fail "run time error $e % beyond 25 %"
@@ -162,8 +174,8 @@ ns_pseudosync_cluster() {
 passes_within() {
 	line=$(grep 'passes: ' "$2") || fail "no passes line in $2"
 	echo "$line"
-	if pct=$(cpus_busy); then
-		echo "pass times not checked: other work keeps the CPUs busy ($pct %)"
+	if why=$(untimed); then
+		echo "pass times not checked: $why"
 		return 0
 	fi
 	echo "$line" | sed 's/.*passes: //; s/)$//' | tr ',' '\n' |
@@ -177,8 +189,8 @@ passes_within() {
 replay_within() {
 	"$REPLAY" -q -o rep.xml "$2" || fail "replay of $2 failed"
 	grep -o '<node name="[^"]*" [^>]*error="[^"]*"' rep.xml | sed 's/ original.*error=/ error=/'
-	if pct=$(cpus_busy); then
-		echo "replay times not checked: other work keeps the CPUs busy ($pct %)"
+	if why=$(untimed); then
+		echo "replay times not checked: $why"
 		return 0
 	fi
 	sed -n 's/.*<node name="\([^"]*\)" .* error="\(-*[0-9.]*\)".*/\1 \2/p' rep.xml |
