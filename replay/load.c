@@ -524,8 +524,14 @@ static void trace_wakers(struct trace *t)
 {
 	for (size_t k = 0; k < t->nnodes; k++) {
 		struct node *n = &t->nodes[k];
+		/* per other thread, its first op not yet passed: a thread's
+		 * ops follow each other in time, and so do the waits of
+		 * thread a, so each list is walked once per thread a (it was
+		 * every list for every wait) */
+		size_t *cur = xcalloc(n->nthreads + 1, sizeof(size_t));
 		for (size_t a = 0; a < n->nthreads; a++) {
 			struct thread *ta = &n->threads[a];
+			memset(cur, 0, n->nthreads * sizeof(size_t));
 			for (size_t i = 0; i < ta->nops; i++) {
 				struct op *w = &ta->ops[i];
 				int anon = anon_read(w);
@@ -540,22 +546,32 @@ static void trace_wakers(struct trace *t)
 					const struct thread *tb = &n->threads[b];
 					if (b == a || tb->proc != ta->proc)
 						continue;
-					for (size_t j = 0; j < tb->nops; j++) {
+					while (cur[b] < tb->nops && (tb->ops[cur[b]].kind != OP_IO ||
+								      tb->ops[cur[b]].start <= e))
+						cur[b]++;
+					/* back from there: the last call that ended
+					 * before e (ends grow along a thread) */
+					for (size_t j = cur[b]; j-- > 0;) {
 						const struct op *o = &tb->ops[j];
-						if (o->kind != OP_IO || o->start > e ||
-						    (anon && !(o->res == RES_FILEWRITE && o->fd == w->fd && !o->failed)))
+						if (o->kind != OP_IO)
 							continue;
 						int64_t end = o->start + o->dur;
-						if (end >= s && end < e && end > best) {
-							best = end;
-							w->waker = (int32_t)b + 1;
-							w->wake_op = (uint32_t)j;
-							w->wake_lag = e - end;
-						}
+						if (end >= e)
+							continue;
+						if (end < s || end <= best)
+							break;
+						if (anon && !(o->res == RES_FILEWRITE && o->fd == w->fd && !o->failed))
+							continue;
+						best = end;
+						w->waker = (int32_t)b + 1;
+						w->wake_op = (uint32_t)j;
+						w->wake_lag = e - end;
+						break;
 					}
 				}
 			}
 		}
+		free(cur);
 	}
 }
 
