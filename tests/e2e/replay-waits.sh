@@ -129,7 +129,11 @@ check_trace busy.xml
 grep -o '<node name="[^"]*" [^>]*error="[^"]*"' busy-rep.xml | sed 's/ original.*error=/ error=/'
 cpu=$(awk '{ printf "%d\n", ($1 + $2) * 1000 }' cpu.txt)
 echo "replay CPU time: $cpu ms"
-[ "$cpu" -lt 30 ] || fail "the busy wait spun: the replay used $cpu ms of CPU (the original's polling 49 ms)"
+if why=$(untimed); then
+	echo "CPU time not checked: $why"
+else
+	[ "$cpu" -lt 30 ] || fail "the busy wait spun: the replay used $cpu ms of CPU (the original's polling 49 ms)"
+fi
 replay_within 10 busy.xml
 
 # 5. The same polls before a datagram from outside the trace: datagram
