@@ -201,6 +201,12 @@ static int is_read(const struct tr_io *io)
 	return sp && (!strncmp(sp, " netrecv ", 9) || !strncmp(sp, " fileread ", 10));
 }
 
+/* a send or a receive: bytes that go to or come from a peer */
+static int moves(const struct tr_io *io)
+{
+	return is_recv(io) || strstr(io->what, " netsend ") != NULL;
+}
+
 static void add(struct stream *st, const struct tr_io *io, const struct tr_io *prev,
 		int peer)
 {
@@ -220,8 +226,8 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	 * run of bytes: how many calls carry them is the peers' timing (an
 	 * MPI rank's progress engine reads what has come, writes what the
 	 * socket takes), which interleave with its other peers' is too */
-	int moves = peer && (is_recv(io) || !strncmp(strchr(io->what, ' '), " netsend ", 9));
-	if (moves && j && st->io[j - 1].moves)
+	int bytes = peer && moves(io);
+	if (bytes && j && st->io[j - 1].moves)
 		run = 1;
 	/* an end of stream read apart from its run joins the descriptor's
 	 * last receive: whether a thread reads the end before closing its
@@ -233,7 +239,7 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	e->seq = io->seq;
 	e->fd = io->fd;
 	e->eof = 0;
-	e->moves = moves;
+	e->moves = bytes;
 	if (run) {
 		e->place = e[-1].place;
 		e->off = e[-1].off + e[-1].amt;
@@ -250,16 +256,19 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	st->n++;
 }
 
-/* A thread's receives are one stream, its other I/Os another, and each
- * of the two again one per node at the other end of a socket: in what
- * order a thread serves its peers is timing (an MPI rank's connections
- * come up as its progress engine sees them), what it exchanges with
- * each is not. */
+/* A thread's receives are one stream, its other I/Os another; what the
+ * node sends to, or receives from, each other node is one stream more,
+ * whichever thread made the call: in what order a thread serves its
+ * peers is timing (an MPI rank's connections come up as its progress
+ * engine sees them), and so is which thread reads what has come (its
+ * main thread in MPI_Recv, or its progress thread); what it exchanges
+ * with each is not. */
 static int stream_key(const struct pnode *pn, size_t k)
 {
 	const struct tr_io *io = &pn->me->io[k];
+	int whose = pn->chan[k] && moves(io) ? -1 : io->thr;
 
-	return (io->thr * pn->nchan + pn->chan[k]) * 2 + is_recv(io);
+	return (whose * pn->nchan + pn->chan[k]) * 2 + is_recv(io);
 }
 
 /* The peer I/O k of node i names: 1 + the node whose socket has that
@@ -447,9 +456,26 @@ static const char *stream_name(const struct pnode *pn, const struct stream *st,
 	const struct tr_io *io = &pn->me->io[k];
 	int c = pn->chan[k];
 
-	snprintf(buf, len, "its thread %d's %s%s%s", io->thr + 1,
-		 is_recv(io) ? "receives" : "other I/O",
-		 c ? (is_recv(io) ? " from " : " with ") : "", c ? names[c - 1] : "");
+	if (c && moves(io))
+		snprintf(buf, len, "its %s %s", is_recv(io) ? "receives from" : "sends to",
+			 names[c - 1]);
+	else
+		snprintf(buf, len, "its thread %d's %s%s%s", io->thr + 1,
+			 is_recv(io) ? "receives" : "other I/O",
+			 c ? (is_recv(io) ? " from " : " with ") : "", c ? names[c - 1] : "");
+	return buf;
+}
+
+/* the names of a pass's streams, "; " between them */
+static const char *stream_list(const struct pnode *pn, char **names, char *buf, size_t len)
+{
+	size_t n = 0;
+	char one[256];
+
+	buf[0] = 0;
+	for (size_t s = 0; s < pn->nst && n + 8 < len; s++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", s ? "; " : "",
+				      stream_name(pn, &pn->st[s], names, one, sizeof(one)));
 	return buf;
 }
 
@@ -487,10 +513,13 @@ static int check_same(char **names, int me, struct pass *base, const struct pnod
 	const char *node = names[me];
 
 	if (a->nst != b->nst) {
-		warnx("node %s: %zu threads made I/O (polling set aside; receives and other "
-		      "I/O apart) in the %s pass and %zu in the %s pass: the application's I/O "
-		      "is not deterministic",
-		      node, a->nst, base->name, b->nst, p->name);
+		char la[1024], lb[1024];
+		warnx("node %s: %zu streams of I/O (polling set aside: a thread's "
+		      "receives, its other I/O, what the node sends to and receives "
+		      "from each other node) in the %s pass (%s) and %zu in the %s pass "
+		      "(%s): the application's I/O is not deterministic", node, a->nst,
+		      base->name, stream_list(a, names, la, sizeof(la)), b->nst, p->name,
+		      stream_list(b, names, lb, sizeof(lb)));
 		return -1;
 	}
 	for (size_t s = 0; s < a->nst; s++) {

@@ -239,8 +239,10 @@ static int by_seq(const void *a, const void *b)
  * (both, at times, and one connection is closed), and when, is timing.
  * Their setting up is the runtime's: the calls that make a socket, and
  * its first send and first receive (the TCP BTL's handshake, each side's
- * process name, read whole). The messages stay (merge.c compares them
- * peer by peer). */
+ * process name, read whole); so is their end: ranks close their
+ * connections together in MPI_Finalize, and whether one reads its peer's
+ * end of stream before closing its own is timing. The messages stay
+ * (merge.c compares them peer by peer). */
 static void mark_connections(struct tr_node *n)
 {
 	static const char *const setup[] = { "socket", "connect", "accept", "accept4",
@@ -280,6 +282,11 @@ static void mark_connections(struct tr_node *n)
 		}
 		int bit = strstr(io->what, " netsend ") ? SEND :
 			  strstr(io->what, " netrecv ") ? RECV : 0;
+		if (bit == RECV && io->amount == 0 && !io->failed) {
+			if (!io->poll)
+				io->poll = POLL_RUNTIME;     /* an end of stream */
+			continue;
+		}
 		if (bit && (*f & bit) && !io->failed) {
 			*f &= (unsigned char)~bit;
 			if (!io->poll)

@@ -86,6 +86,21 @@ replay_within 10 cond.xml
 check_trace zero.xml
 replay_within 10 zero.xml
 
+
+# busy ATTRS: 4900 zero-timeout polls that find nothing, 10 us apart, from
+# 1 ms to 50.1 ms, then one that finds data and the receive ATTRS says
+busy() {
+	awk -v rx="$1" 'BEGIN { t = 0.001
+		for (k = 0; k < 4900; k++) {
+			printf "<compute dur=\"0.000009500\"/>\n"; t += 0.0000095
+			printf "<io api=\"poll\" res=\"wait\" start=\"%.9f\" end=\"%.9f\" timeout=\"0.000000000\" count=\"0\"/>\n", t, t + 0.0000005
+			t += 0.0000005
+		}
+		printf "<compute dur=\"%.9f\"/>\n", 0.0501 - t
+		printf "<io api=\"poll\" res=\"wait\" start=\"0.050100000\" end=\"0.050100500\" timeout=\"0.000000000\" count=\"1\"/>\n"
+		printf "<io %s/>\n", rx
+		printf "<compute dur=\"0.000898000\"/>\n" }'
+}
 # 4. Node b polls with a zero timeout, 10 us apart, until node a's 4 bytes
 # come, 49 ms later: b's replay waits for them, without spinning, rather
 # than poll as many times as it did (each poll replayed costs more, and
@@ -109,16 +124,7 @@ replay_within 10 zero.xml
 	io bind netmeta 0.000120000 0.000130000 'fd="3" proto="tcp"'
 	io listen netmeta 0.000140000 0.000150000 'fd="3" proto="tcp"'
 	io accept netmeta 0.000160000 0.001000000 'fd="4" peer="10.0.0.1:40001" proto="tcp"'
-	awk 'BEGIN { t = 0.001
-		for (k = 0; k < 4900; k++) {
-			printf "<compute dur=\"0.000009500\"/>\n"; t += 0.0000095
-			printf "<io api=\"poll\" res=\"wait\" start=\"%.9f\" end=\"%.9f\" timeout=\"0.000000000\" count=\"0\"/>\n", t, t + 0.0000005
-			t += 0.0000005
-		}
-		printf "<compute dur=\"%.9f\"/>\n", 0.0501 - t
-		printf "<io api=\"poll\" res=\"wait\" start=\"0.050100000\" end=\"0.050100500\" timeout=\"0.000000000\" count=\"1\"/>\n"
-		printf "<io api=\"recv\" res=\"netrecv\" start=\"0.050101000\" end=\"0.050102000\" fd=\"4\" amount=\"4\" size=\"4\" peer=\"10.0.0.1:40001\" proto=\"tcp\"/>\n"
-		printf "<compute dur=\"0.000898000\"/>\n" }'
+	busy 'api="recv" res="netrecv" start="0.050101000" end="0.050102000" fd="4" amount="4" size="4" peer="10.0.0.1:40001" proto="tcp"'
 	echo '</thread></process><files/><sockets>'
 	echo '<socket proto="tcp" local="0.0.0.0:5000" peer="" sent="0" received="0" direction="none" open_at_end="false"/>'
 	echo '<socket proto="tcp" local="10.0.0.2:5000" peer="10.0.0.1:40001" sent="0" received="4" direction="in" open_at_end="false"/>'
@@ -145,16 +151,7 @@ replay_within 10 busy.xml
 	node udp 0.051000000
 	thread 1 0.051000000
 	io socket netmeta 0.000100000 0.000110000 'fd="3" proto="udp"'
-	awk 'BEGIN { t = 0.001
-		for (k = 0; k < 4900; k++) {
-			printf "<compute dur=\"0.000009500\"/>\n"; t += 0.0000095
-			printf "<io api=\"poll\" res=\"wait\" start=\"%.9f\" end=\"%.9f\" timeout=\"0.000000000\" count=\"0\"/>\n", t, t + 0.0000005
-			t += 0.0000005
-		}
-		printf "<compute dur=\"%.9f\"/>\n", 0.0501 - t
-		printf "<io api=\"poll\" res=\"wait\" start=\"0.050100000\" end=\"0.050100500\" timeout=\"0.000000000\" count=\"1\"/>\n"
-		printf "<io api=\"recvfrom\" res=\"netrecv\" start=\"0.050101000\" end=\"0.050102000\" fd=\"3\" amount=\"10\" size=\"512\" peer=\"203.0.113.9:53\" proto=\"udp\"/>\n"
-		printf "<compute dur=\"0.000898000\"/>\n" }'
+	busy 'api="recvfrom" res="netrecv" start="0.050101000" end="0.050102000" fd="3" amount="10" size="512" peer="203.0.113.9:53" proto="udp"'
 	echo '</thread></process><files/><sockets>'
 	echo '<socket proto="udp" local="0.0.0.0:40002" peer="203.0.113.9:53" sent="0" received="10" direction="none" open_at_end="false"/>'
 	echo '</sockets></node></trace>'
