@@ -21,7 +21,7 @@ for i in 1 2 3; do
 done
 grep -q 'poll="' http.xml || fail "no polling marked"
 discovered http.xml http
-passes_within 3 err
+passes_within 3 err "$ISLAND_ROOT/traces/http.cluster.xml"
 replay_within 10 http.xml
 [ -z "$(find sess -type f)" ] || fail "session files left: $(find sess -type f)"
 exit 0

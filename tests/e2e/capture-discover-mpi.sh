@@ -41,7 +41,7 @@ expect_eq "rank 0's token" "$(cat passes/unthrottled/scratch/ring.0.4)" 4002
 # (precision was 75-100 % while a thread counted as waiting on time alone:
 # false waits in MPI_Init; 98-100 % since the kernel must have it asleep)
 discovered ring.xml mpiring
-passes_within 3 err
+passes_within 3 err "$ISLAND_ROOT/traces/mpiring.cluster.xml"
 expect_eq "unseen over TCP" "$(grep -c 'unseen=' ring.xml)" 0
 grep -q '<node name="rank2" [^>]*mpi_rank="2"' ring.xml || fail "rank2's node has no mpi_rank"
 
@@ -58,7 +58,7 @@ for app in mpiallreduce mpihalo; do
 	grep -q 'poll="runtime"' $app.xml || fail "$app: no connection set aside"
 	echo "$app:"
 	discovered $app.xml $app
-	passes_within 3 err
+	passes_within 3 err "$ISLAND_ROOT/traces/$app.cluster.xml"
 done
 
 # shared memory: the allreduce discovered. Its messages are no calls

@@ -30,7 +30,7 @@ grep -q '<node name="srv" [^>]*role="server" stopped="[0-9.]*"' redis.xml ||
 	fail "the server's node says not when it was stopped"
 grep -q 'poll="stopped"' redis.xml || fail "the server's shutdown is not set aside"
 discovered redis.xml redis
-passes_within 3 err
+passes_within 3 err "$ISLAND_ROOT/traces/redis.cluster.xml"
 replay_within 10 redis.xml
 grep -q '<node [^>]* failed="[1-9]' rep.xml && fail "calls failed in the replay"
 [ -z "$(find sess -type f)" ] || fail "session files left: $(find sess -type f)"
