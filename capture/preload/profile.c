@@ -291,8 +291,20 @@ static void allocated(void *p, size_t n)
 
 	if (!p)
 		return;
+	/* the bytes and the count together: a tick between the two wrote a
+	 * snapshot with one and not the other, and reset both (one of
+	 * alloc_small's 1000 allocations was lost so, its count going to a
+	 * snapshot of no bytes); under the guard, a tick is taken when it
+	 * ends (as in a recorded call) */
+	int g = t->guard;
+	t->guard = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ps.alloc_bytes += n;
 	ps.alloc_count++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->guard = g;
+	if (!g && t->prof_pending && !ps.busy)
+		prof_flush(t);
 	if (!prof->alloc_every || !prof->on || t->guard || ps.busy || !t->hdr)
 		return;
 	if (ps.alloc_bytes < (uint64_t)prof->alloc_every)

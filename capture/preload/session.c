@@ -39,6 +39,9 @@ static const unsigned char is_io[C_NCALLS] = {
 #undef CALL
 };
 
+/* An MPI rank (under mpirun): its runtime's connections are set aside */
+static int mpi_rank;
+
 void sess_init(const char *path, int idx)
 {
 	long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
@@ -46,6 +49,7 @@ void sess_init(const char *path, int idx)
 
 	if (fd < 0 || idx < 0 || idx >= SESS_NODES)
 		return;
+	mpi_rank = getenv("OMPI_COMM_WORLD_RANK") != NULL;
 	p = mmap(NULL, sizeof(struct session), PROT_READ | PROT_WRITE, MAP_SHARED,
 		 (int)fd, 0);
 	syscall(SYS_close, fd);
@@ -451,6 +455,12 @@ void sess_before(struct tstate *t, int call, int64_t a1, int fd)
 	int rel = kind[call] & REL_MASK;
 	if (!me->throttled || rel == REL_NO || (rel == REL_CREATE && !(a1 & (O_CREAT | O_TRUNC))) ||
 	    (rel == REL_IF && !a1))
+		return;
+	/* an MPI rank's connections come and go as its runtime decides, and
+	 * the merge sets their making and closing aside (poll="runtime"):
+	 * holding them found nothing and cost 2 ms each, 243 of a token
+	 * ring's 339 holds; its messages are held */
+	if (mpi_rank && (call == C_CONNECT || call == C_SHUTDOWN || rel == REL_PEER))
 		return;
 	/* what the descriptor is decides: a close releases a peer only for a
 	 * socket or a pipe; what is written to an anonymous inode (eventfd,
