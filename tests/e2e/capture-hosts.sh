@@ -4,7 +4,7 @@
 # dependencies reach the other's trace; the coordinator leaves with them.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 mkdir hostA hostB data
-port=$(( 30000 + $$ % 20000 ))
+port=$(free_ports 8)
 app=$(( port + 1 ))
 node() { # NAME INDEX DIR
 	"$CAPTURE" --session "127.0.0.1:$port" --session-nodes 2 --session-dir "$3" -n "$1" -o "$1.xml" \

@@ -8,7 +8,7 @@
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 command -v mpirun >/dev/null || { echo "mpirun not installed"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-port=$(( 30000 + $$ % 20000 ))
+port=$(free_ports 8)
 mkdir data
 cat > rank.sh <<EOS
 r=\$OMPI_COMM_WORLD_RANK

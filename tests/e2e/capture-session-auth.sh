@@ -6,7 +6,7 @@
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 export XDG_CONFIG_HOME="$PWD/cfg"        # a fresh key, made by the first node
 mkdir hostA hostB hostC data
-port=$(( 30000 + ($$ * 7) % 20000 ))
+port=$(free_ports 8)
 app=$(( port + 1 ))
 node() { # NAME INDEX DIR
 	"$CAPTURE" --session "127.0.0.1:$port" --session-nodes 2 --session-dir "$3" -n "$1" -o "$1.xml" \

@@ -11,7 +11,8 @@ node() { # SESSION NAME INDEX DIR PORT [OPTIONS...]
 	"$CAPTURE" $SD --session "$s" -n "$n" -o "$d/$n.xml" "$@" -- \
 		"$APPS/pseudosync" "$n" "$i" 2 127.0.0.1 "$port" "$d" 3
 }
-free_port() { echo $(( 20000 + ($$ + $1) % 20000 )); }
+ports=$(free_ports 16)
+free_port() { echo $(( ports + $1 )); }
 
 # session a throttles n1; session b, at the same time and with the same
 # node names, is unthrottled

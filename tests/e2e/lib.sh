@@ -120,6 +120,26 @@ $b" | awk '{ t = 0; for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6 }
 		END { printf "%d\n", used * 100; exit !(used > 0.5) }'
 }
 
+# free_ports K: the first of K consecutive TCP/UDP ports that no socket
+# uses now, below the kernel's ephemeral range (outgoing connections of
+# other tests, and their TIME_WAITs, take ports from 32768 up: a port
+# picked there from the pid made a listen fail now and then), tried from
+# a place the script's pid chooses
+free_ports() {
+	k=${1:-1} i=0
+	lo=20000 hi=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+	[ "$hi" -gt $((lo + 1000)) ] || hi=32768
+	while [ $i -lt 500 ]; do
+		p=$(( lo + ($$ * 7 + i * 131) % (hi - lo - k) )) j=0
+		while [ $j -lt "$k" ] && [ -z "$(ss -Htanu "sport = :$((p + j))" 2>/dev/null)" ]; do
+			j=$((j + 1))
+		done
+		[ $j -eq "$k" ] && { echo $p; return 0; }
+		i=$((i + 1))
+	done
+	fail "no $k free ports"
+}
+
 # untimed: true when timing checks are noise, and why: other work keeps
 # the CPUs busy, or the tools are built with sanitizers (ASAN=1: the
 # replayer's own cost per call grows tenfold)

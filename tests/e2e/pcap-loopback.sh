@@ -6,7 +6,7 @@
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 command -v tcpdump >/dev/null || { echo "tcpdump is not installed"; exit 77; }
 need_pcap
-PORT=$((20000 + $$ % 20000))
+PORT=$(free_ports 8)
 
 "$CAPTURE" --pcap -n srv -o srv.xml -- "$APPS/msgs" server 127.0.0.1 $PORT 20 ready > srv.out &
 spid=$!

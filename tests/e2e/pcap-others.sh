@@ -5,7 +5,7 @@
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 command -v tcpdump >/dev/null || { echo "tcpdump is not installed"; exit 77; }
 need_pcap
-P=$((20000 + $$ % 20000))
+P=$(free_ports 8)
 Q=$((P + 1))
 
 # other processes' traffic, until told to stop; one line per pair done

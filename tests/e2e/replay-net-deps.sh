@@ -4,7 +4,7 @@
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 REPLAY="$ISLAND_ROOT/bin/island-replay"
 need_pcap
-PORT=$((20000 + ($$ + 7) % 20000))
+PORT=$(free_ports 8)
 "$CAPTURE" --pcap -n srv -o srv.xml -- "$APPS/msgs" server 127.0.0.1 $PORT 10 ready > srv.out &
 spid=$!
 wait_ready ready $spid

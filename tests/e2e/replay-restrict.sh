@@ -24,7 +24,7 @@ grep -q '<wait ' t.xml || fail "no WAIT discovered"
 # the real restricted run: n1 under island-capture --filewrite, the others
 # plain; each node's run time measured around it
 mkdir scratch
-port=$((20000 + $$ % 20000))
+port=$(free_ports 16)
 now() { date +%s.%N; }
 for i in 0 1 2 3; do
 	if [ $i = 1 ]; then
