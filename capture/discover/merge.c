@@ -275,14 +275,13 @@ static int stream_key(const struct pnode *pn, size_t k)
  * address as its own, 0 when none (a file, a pipe, a host outside). */
 static int peer_node(const struct pnode *pn, int n, int i, size_t k)
 {
-	const char *t = strchr(pn[i].me->io[k].what, ' ');
+	const char *t = tr_target(&pn[i].me->io[k]);
 
-	t = t ? strchr(t + 1, ' ') : NULL;
-	if (!t || t[1] == '/' || !strchr(t + 1, ':'))
+	if (!tr_is_address(t))
 		return 0;
 	for (int j = 0; j < n; j++)
 		for (size_t l = 0; j != i && l < pn[j].me->nlocals; l++)
-			if (!strcmp(pn[j].me->locals[l], t + 1))
+			if (!strcmp(pn[j].me->locals[l], t))
 				return j + 1;
 	return 0;
 }

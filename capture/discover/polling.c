@@ -201,7 +201,7 @@ static int is_wakeup(const struct tr_io *io)
 }
 
 /* The path an I/O names, or "" */
-static const char *target_of(const struct tr_io *io)
+const char *tr_target(const struct tr_io *io)
 {
 	const char *sp = strchr(io->what, ' ');
 	sp = sp ? strchr(sp + 1, ' ') : NULL;
@@ -215,7 +215,7 @@ static const char *target_of(const struct tr_io *io)
 static void mark_runtime(struct tr_node *n)
 {
 	for (size_t i = 0; i < n->nio; i++) {
-		const char *t = target_of(&n->io[i]);
+		const char *t = tr_target(&n->io[i]);
 		if (t[0] == '/' && (strstr(t, "/ompi.") || strstr(t, "/vader_segment.")) &&
 		    n->io[i].poll == POLL_NONE)
 			n->io[i].poll = POLL_RUNTIME;
@@ -223,7 +223,7 @@ static void mark_runtime(struct tr_node *n)
 }
 
 /* An address "HOST:PORT" or "[V6]:PORT" (not a path, a pipe or "-") */
-static int is_address(const char *t)
+int tr_is_address(const char *t)
 {
 	return t[0] != '/' && strchr(t, ':') && strcmp(t, "pipe");
 }
@@ -266,7 +266,7 @@ static void mark_connections(struct tr_node *n)
 	unsigned char *fresh = xcalloc((n->nprocs + 1) * w, 1);
 	for (size_t i = 0; i < n->nio; i++) {
 		struct tr_io *io = (struct tr_io *)o[i];
-		if (!is_address(target_of(io)) || io->fd < 0 || io->fd > maxfd || io->proc < 0)
+		if (!tr_is_address(tr_target(io)) || io->fd < 0 || io->fd > maxfd || io->proc < 0)
 			continue;
 		unsigned char *f = &fresh[(size_t)io->proc * w + (size_t)io->fd];
 		size_t k = 0;
@@ -306,7 +306,7 @@ static void mark_checks(struct tr_node *n)
 		if (c->poll || !is_look(c) || p->proc != c->proc || p->tid != c->tid ||
 		    !(api_is(p, "mkdir") || api_is(p, "mkdirat")))
 			continue;
-		if (!strcmp(target_of(p), target_of(c)))
+		if (!strcmp(tr_target(p), tr_target(c)))
 			c->poll = POLL_ATTEMPT;
 	}
 }

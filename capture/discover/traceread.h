@@ -80,6 +80,10 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes);
 void trace_scan_free(struct tr_node *nodes, int nnodes);
 /* Mark a node's polling I/Os (trace order); polling.c. */
 void polling_mark(struct tr_node *n);
+/* The path or peer an I/O names ("" none), and whether it is an address
+ * "HOST:PORT" (polling.c). */
+const char *tr_target(const struct tr_io *io);
+int tr_is_address(const char *t);
 /* Name of a mark, for the trace's poll attribute ("" for none). */
 const char *polling_name(int poll);
 struct tr_node *trace_node(struct tr_node *nodes, int nnodes, const char *name);

@@ -21,6 +21,17 @@ io() { # API RES START END [MORE]
 	echo "<io api=\"$1\" res=\"$2\" start=\"$3\" end=\"$4\" $5/>"
 }
 
+# ask: a thread asks a peer outside the trace (a sink in the replay),
+# whose answer takes 59 ms, in a poll before the receive
+ask() {
+	io socket netmeta 0.000100000 0.000110000 'fd="3" proto="tcp"'
+	io connect netmeta 0.000120000 0.001100000 'fd="3" peer="203.0.113.7:80" proto="tcp"'
+	io send netsend 0.001200000 0.001300000 'fd="3" amount="10" size="10" peer="203.0.113.7:80" proto="tcp"'
+	io poll wait 0.001300000 0.060000000 'timeout="1.000000000" count="1"'
+	io recv netrecv 0.060000000 0.060100000 'fd="3" amount="4" size="4" peer="203.0.113.7:80" proto="tcp"'
+	echo '<compute dur="0.000100000"/>'
+}
+
 # 1. A thread asks a peer outside the trace (a sink in the replay), whose
 # answer takes 59 ms, in a poll before the receive: replayed as nothing,
 # the poll left the node 97 % short.
@@ -28,12 +39,7 @@ io() { # API RES START END [MORE]
 	echo "$head"
 	node peer 0.060200000
 	thread 2 0.060200000
-	io socket netmeta 0.000100000 0.000110000 'fd="3" proto="tcp"'
-	io connect netmeta 0.000120000 0.001100000 'fd="3" peer="203.0.113.7:80" proto="tcp"'
-	io send netsend 0.001200000 0.001300000 'fd="3" amount="10" size="10" peer="203.0.113.7:80" proto="tcp"'
-	io poll wait 0.001300000 0.060000000 'timeout="1.000000000" count="1"'
-	io recv netrecv 0.060000000 0.060100000 'fd="3" amount="4" size="4" peer="203.0.113.7:80" proto="tcp"'
-	echo '<compute dur="0.000100000"/>'
+	ask
 	echo '</thread></process><files/><sockets>'
 	echo '<socket proto="tcp" local="10.0.0.1:40000" peer="203.0.113.7:80" sent="10" received="4" direction="out" open_at_end="false"/>'
 	echo '</sockets></node></trace>'
@@ -54,12 +60,7 @@ replay_within 10 peer.xml
 	echo '<compute dur="0.030500000"/>'
 	echo '</thread>'
 	thread 2 0.060200000
-	io socket netmeta 0.000100000 0.000110000 'fd="3" proto="tcp"'
-	io connect netmeta 0.000120000 0.001100000 'fd="3" peer="203.0.113.7:80" proto="tcp"'
-	io send netsend 0.001200000 0.001300000 'fd="3" amount="10" size="10" peer="203.0.113.7:80" proto="tcp"'
-	io poll wait 0.001300000 0.060000000 'timeout="1.000000000" count="1"'
-	io recv netrecv 0.060000000 0.060100000 'fd="3" amount="4" size="4" peer="203.0.113.7:80" proto="tcp"'
-	echo '<compute dur="0.000100000"/>'
+	ask
 	echo '</thread></process><files/><sockets>'
 	echo '<socket proto="tcp" local="10.0.0.1:40000" peer="203.0.113.7:80" sent="10" received="4" direction="out" open_at_end="false"/>'
 	echo '</sockets></node></trace>'
