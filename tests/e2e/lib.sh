@@ -217,18 +217,25 @@ passes_within() {
 			exit bad }' || fail "a throttled pass took more than $1 x the run's own time"
 }
 
-# replay_within PCT TRACE: a causal replay of TRACE keeps every node within
-# PCT % of its captured time (only shown on a busy machine).
+# replay_within PCT TRACE: causal replays of TRACE keep every node within
+# PCT % of its captured time: the median of three replays, since one
+# replay of a 0.1 s run varies by a tenth with what else runs (only shown
+# on a busy machine).
 replay_within() {
-	"$REPLAY" -q -o rep.xml "$2" || fail "replay of $2 failed"
-	grep -o '<node name="[^"]*" [^>]*error="[^"]*"' rep.xml | sed 's/ original.*error=/ error=/'
+	for k in 1 2 3; do
+		"$REPLAY" -q -o rep$k.xml "$2" || fail "replay of $2 failed"
+		grep -o '<node name="[^"]*" [^>]*error="[^"]*"' rep$k.xml | sed 's/ original.*error=/ error=/'
+	done
 	if why=$(untimed); then
 		echo "replay times not checked: $why"
 		return 0
 	fi
-	sed -n 's/.*<node name="\([^"]*\)" .* error="\(-*[0-9.]*\)".*/\1 \2/p' rep.xml |
-		awk -v m="$1" '{ e = $2 < 0 ? -$2 : $2; if (e > m) { print $1, $2 "%"; bad = 1 } }
-			END { exit bad }' || fail "a node's replay is off by more than $1 %"
+	for n in $(sed -n 's/.*<node name="\([^"]*\)" .* error=.*/\1/p' rep1.xml); do
+		e=$(sed -n "s/.*<node name=\"$n\" .* error=\"\(-*[0-9.]*\)\".*/\1/p" rep1.xml rep2.xml rep3.xml | median)
+		echo "$n: median error $e %"
+		awk -v e="$e" -v m="$1" 'BEGIN { exit !(e >= -m && e <= m) }' ||
+			fail "node $n's replay is off by $e % (more than $1 %)"
+	done
 }
 
 # discovered TRACE PROGRAM: every dependency of traces/PROGRAM.deps found
