@@ -145,6 +145,7 @@ extern const struct tabledef summary_tables[], calls_tables[], access_tables[], 
 
 /* Number formatting for reports. */
 char *fmt_secs(char *buf, size_t n, int64_t ns);	/* "1.000733" */
+char *fmt_nsecs(char *buf, size_t n, int64_t ns);	/* "1.000733042" */
 char *fmt_pct(char *buf, size_t n, double num, double den); /* "35.82" */
 
 /* ivl.c: interval math. */

@@ -153,6 +153,13 @@ static int cmp_err(const void *x, const void *y)
 	return a->n != b->n ? (a->n < b->n) - (a->n > b->n) : strcmp(a->name, b->name);
 }
 
+/* Calls take from 100 ns up: CSV (--csv, -o DIR) to the nanosecond, the
+ * text table to the microsecond. */
+static char *secs(char *buf, size_t n, int64_t ns)
+{
+	return opt.csv || opt.output ? fmt_nsecs(buf, n, ns) : fmt_secs(buf, n, ns);
+}
+
 static void add_row(struct table *t, enum by by, struct group *g)
 {
 	static const double q[] = { 0.50, 0.90, 0.99 };
@@ -178,11 +185,11 @@ static void add_row(struct table *t, enum by by, struct group *g)
 	table_add(t, errs);
 	free(errs);
 	table_addf(t, "%lld", (long long)g->bytes);
-	table_add(t, fmt_secs(buf, sizeof(buf), g->lat.total));
-	table_add(t, fmt_secs(buf, sizeof(buf), g->lat.total / (int64_t)g->lat.count));
+	table_add(t, secs(buf, sizeof(buf), g->lat.total));
+	table_add(t, secs(buf, sizeof(buf), g->lat.total / (int64_t)g->lat.count));
 	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
-		table_add(t, fmt_secs(buf, sizeof(buf), hist_quantile(&g->lat, q[i])));
-	table_add(t, fmt_secs(buf, sizeof(buf), g->lat.max));
+		table_add(t, secs(buf, sizeof(buf), hist_quantile(&g->lat, q[i])));
+	table_add(t, secs(buf, sizeof(buf), g->lat.max));
 }
 
 /* The key columns (per --by) are optional: table_with() names them. */

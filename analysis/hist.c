@@ -19,15 +19,16 @@ static int chunk_of(uint64_t v, int *idx)
 	return e - 7;
 }
 
-/* The midpoint of a bucket, as a value. */
+/* The midpoint of a bucket, as a value: chunk k holds [2^(k+7), 2^(k+8))
+ * in buckets [(128 + idx) << k, +2^k), as chunk_of() takes them. */
 static int64_t mid_of(int chunk, int idx)
 {
 	int64_t lo, width;
 
 	if (chunk == 0)
 		return idx;
-	width = (int64_t)1 << (chunk - 1);	/* 2^(e-7), e = chunk + 7 */
-	lo = ((int64_t)(HIST_SUB + idx)) << (chunk - 1);
+	width = (int64_t)1 << chunk;
+	lo = ((int64_t)(HIST_SUB + idx)) << chunk;
 	return lo + width / 2;
 }
 

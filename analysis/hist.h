@@ -1,9 +1,10 @@
 /* hist: latency histograms with HdrHistogram-style log-linear buckets:
  * exact below 256 ns, then 128 buckets per power of two. A percentile is
  * reported as its bucket's midpoint, clamped to the exact minimum and
- * maximum, so it is within 1/256 (0.39 %) of the true nearest-rank value,
- * and p50 <= p90 <= p99 <= max always holds. Memory: 1 KiB per power of
- * two a group's values reach (a few KiB for a typical call). */
+ * maximum: exact below 256 ns, otherwise within half a bucket, 1/256
+ * (0.39 %) of the true nearest-rank value; p50 <= p90 <= p99 <= max
+ * always holds. Memory: 1 KiB per power of two a group's values reach (a
+ * few KiB for a typical call). */
 #ifndef ISLAND_HIST_H
 #define ISLAND_HIST_H
 

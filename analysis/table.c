@@ -379,6 +379,18 @@ char *fmt_secs(char *buf, size_t n, int64_t ns)
 	return buf;
 }
 
+/* Seconds to the nanosecond, for CSV that is read by programs (calls: a
+ * write to /dev/null takes 120 ns, 0.000000 to the microsecond). */
+char *fmt_nsecs(char *buf, size_t n, int64_t ns)
+{
+	bool neg = ns < 0;
+	uint64_t u = neg ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+
+	snprintf(buf, n, "%s%" PRIu64 ".%09" PRIu64, neg && u ? "-" : "",
+		 u / 1000000000, u % 1000000000);
+	return buf;
+}
+
 /* A percentage with two decimals; "-" when the whole is zero. */
 char *fmt_pct(char *buf, size_t n, double num, double den)
 {
