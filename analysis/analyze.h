@@ -85,9 +85,11 @@ extern struct opts opt;
  * reader to every report. */
 struct filter {
 	bool active, warned, has_from, has_to, has_tid;
+	bool rows_not_calls;	/* sockets, regions: filter_rows_not_calls() */
 	int64_t from, to;	/* ns from the run's start */
 	long tid;
 	const char *node, *path;
+	const char *what;	/* examined: "call", "file", ... */
 	char **calls;
 	size_t ncalls, capcalls, examined, matched;
 };
@@ -103,9 +105,14 @@ bool filter_thread(const struct trace_thread *t);
 bool filter_time(const struct trace_run *run, const struct trace_node *n, int64_t start);
 bool filter_path(const char *path);
 bool filter_file(const struct trace_node *n, const char *path);
+bool filter_socket(const struct trace_node *n);
+bool filter_region(const struct trace_run *run, const struct trace_thread *t,
+		   const struct trace_region *r);
+/* The report's rows are sockets or regions, not calls: --path and --call
+ * (for sockets also --from, --to, --thread) select none of them. */
+void filter_rows_not_calls(void);
 bool filter_io(const struct trace_run *run, const struct trace_thread *t, const struct trace_io *io);
-void filter_done(void);
-void by_node_or_thread(const char *report);
+void filter_done(const struct trace_run *run, bool offered);
 
 /* table.c: an aligned text table or CSV. Cells are copied. */
 struct table;

@@ -5,8 +5,13 @@
  *   --from S, --to S          calls, computes and regions whose start lies
  *                             in [S, S') seconds from the run's start;
  *   --path GLOB, --call LIST  calls (and, for --path, the <files> rows).
- * A filter that matches no call is not an error: the report prints an
- * empty table and the reader one warning line. */
+ * sockets and regions print rows that are not calls: a socket's row
+ * totals a node's whole run, so only --node selects sockets; --path and
+ * --call select no region.
+ * A filter that matches nothing is not an error: the report prints an
+ * empty table and the reader one warning line, naming the --node or
+ * --thread that matched no node or thread, else what the report examined
+ * (calls, files, regions, sockets) that no filter let through. */
 #include "analyze.h"
 
 #include <fnmatch.h>
@@ -94,6 +99,29 @@ bool filter_timed(void)
 	return filt.has_from || filt.has_to;
 }
 
+/* Count one item the report was offered, for filter_done()'s warning;
+ * calls are named first, they are what the filters are about. */
+static bool seen(const char *what, bool ok)
+{
+	if (!filt.what || !strcmp(what, "call"))
+		filt.what = what;
+	filt.examined++;
+	filt.matched += ok;
+	return ok;
+}
+
+/* The filters that select calls: a row that totals calls (a socket) or
+ * is no call (a region) cannot satisfy them. */
+static bool selects_calls(void)
+{
+	return filt.path || filt.ncalls;
+}
+
+void filter_rows_not_calls(void)
+{
+	filt.rows_not_calls = true;
+}
+
 bool filter_node(const struct trace_node *n)
 {
 	return !filt.node || !strcmp(filt.node, n->name);
@@ -130,9 +158,7 @@ bool filter_io(const struct trace_run *run, const struct trace_thread *t, const 
 				break;
 		ok = i < filt.ncalls;
 	}
-	filt.examined++;
-	filt.matched += ok;
-	return ok;
+	return seen("call", ok);
 }
 
 /* A row of a node's <files>: only --node and --path apply. */
@@ -140,25 +166,64 @@ bool filter_file(const struct trace_node *n, const char *path)
 {
 	bool ok = filter_node(n) && filter_path(path);
 
-	if (filt.path) {
-		filt.examined++;
-		filt.matched += ok;
-	}
-	return ok;
+	return filt.path ? seen("file", ok) : ok;
 }
 
-/* Once, after the traces were read. */
-void filter_done(void)
+/* A row of a node's <sockets>: the whole run's totals of its calls. In
+ * the sockets report a filter of calls, times or threads selects none;
+ * elsewhere (summary, sums) only --node applies. */
+bool filter_socket(const struct trace_node *n)
 {
-	if (filt.active && filt.examined && !filt.matched && !filt.warned) {
-		filt.warned = true;
+	bool calls = selects_calls() || filter_timed() || filt.has_tid;
+
+	if (!filt.rows_not_calls || !calls)
+		return filter_node(n);
+	return seen("socket", false);
+}
+
+bool filter_region(const struct trace_run *run, const struct trace_thread *t,
+		   const struct trace_region *r)
+{
+	bool ok = filter_thread(t) && filter_time(run, t->node, r->start);
+
+	if (filt.rows_not_calls && selects_calls())
+		return seen("region", false);
+	return filter_timed() ? seen("region", ok) : ok;
+}
+
+static bool has_node(const struct trace_run *run)
+{
+	for (size_t i = 0; i < run->nnodes; i++)
+		if (filter_node(run->nodes[i]))
+			return true;
+	return false;
+}
+
+static bool has_thread(const struct trace_run *run)
+{
+	for (size_t i = 0; i < run->nthreads; i++)
+		if (filter_thread(run->threads[i]))
+			return true;
+	return false;
+}
+
+/* Once, after the traces were read: one line for the first filter that
+ * matched nothing. offered: the report takes calls (a call filter over a
+ * trace without calls matched none either). */
+void filter_done(const struct trace_run *run, bool offered)
+{
+	if (!filt.active || filt.warned)
+		return;
+	if (filt.node && !has_node(run))
+		warnx("warning: --node %s matched no node", filt.node);
+	else if (filt.has_tid && !has_thread(run))
+		warnx("warning: --thread %ld matched no thread%s%s", filt.tid,
+		      filt.node ? " of node " : "", filt.node ? filt.node : "");
+	else if (filt.examined && !filt.matched)
+		warnx("warning: no %s matched the filters", filt.what);
+	else if (!filt.examined && offered && (selects_calls() || filter_timed()))
 		warnx("warning: no call matched the filters");
-	}
-}
-
-/* sums and ttx split by node or by thread only. */
-void by_node_or_thread(const char *report)
-{
-	if (opt.by && strcmp(opt.by, "node") && strcmp(opt.by, "thread"))
-		die(2, "%s: --by %s: only node or thread", report, opt.by);
+	else
+		return;
+	filt.warned = true;
 }

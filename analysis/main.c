@@ -15,26 +15,27 @@ static const struct report {
 	const char *name;
 	report_fn fn;
 	const struct tabledef *tables;
+	const char *by;		/* the --by keys it takes, '|'-separated; NULL none */
 	const char *help;
 } reports[] = {
-	{ "summary",     report_summary,     summary_tables,     "nodes, processes, threads, files, sockets" },
-	{ "calls",       report_calls,       calls_tables,       "per call (--by node|thread|file|callsite): count, errors, bytes, latency total, mean, p50, p90, p99, max" },
-	{ "access",      report_access,      access_tables,      "per file: Darshan's access-pattern counters, size histograms, common sizes" },
-	{ "sums",        report_sums,        sums_tables,        "totals per resource (--by node)" },
-	{ "timeline",    report_timeline,    timeline_tables,    "every returned call in time order (--starts); holds the calls in memory" },
-	{ "consumption", report_consumption, consumption_tables, "per thread: seconds and % of live time per category; holds the network sends and receives" },
-	{ "files",       report_files,       files_tables,       "per file usage" },
-	{ "sockets",     report_sockets,     sockets_tables,     "per socket usage" },
-	{ "ttx",         report_ttx,         ttx_tables,         "TTC, TTX and overlap-aware totals per state (--by node; span files)" },
-	{ "utilization", report_utilization, utilization_tables, "app / system / idle share of --cores N over the run or --span S" },
-	{ "regions",     report_regions,     regions_tables,     "the region tree (--depth, --label, --children-of)" },
-	{ "compare",     report_compare,     compare_tables,     "two traces side by side, and the resource to add first: compare A B" },
-	{ "export",      report_export,      export_tables,      "--format csv|chrome: every event, or trace-event JSON" },
-	{ "plot",        report_plot,        NULL,               "an SVG timeline (-o FILE, --width PX); holds one pixel column per lane" },
-	{ "net",         report_net,         net_tables,         "tables connections, calls, messages: the packets beside the calls (--pcap); holds the calls" },
-	{ "profile",     report_profile,     profile_tables,     "profile REPORT: raw, inclusive, callers, breakdown, timeline, allocs, leaks (--profile traces; tables named after the reports)" },
-	{ "merge",       report_merge,       NULL,               "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
-	{ "deps",        report_deps,        deps_tables,        "tables waits, messages, measures: the dependencies (--from, --dot, --truth); holds the I/O numbers" },
+	{ "summary",     report_summary,     summary_tables,     NULL, "nodes, processes, threads, files, sockets" },
+	{ "calls",       report_calls,       calls_tables,       "call|node|thread|file|callsite", "per call: count, errors, bytes, latency total, mean, p50, p90, p99, max" },
+	{ "access",      report_access,      access_tables,      "callsite", "per file: Darshan's access-pattern counters, size histograms, common sizes" },
+	{ "sums",        report_sums,        sums_tables,        "node|thread", "totals per resource" },
+	{ "timeline",    report_timeline,    timeline_tables,    NULL, "every returned call in time order (--starts); holds the calls in memory" },
+	{ "consumption", report_consumption, consumption_tables, NULL, "per thread: seconds and % of live time per category; holds the network sends and receives" },
+	{ "files",       report_files,       files_tables,       "callsite", "per file usage" },
+	{ "sockets",     report_sockets,     sockets_tables,     NULL, "per socket usage" },
+	{ "ttx",         report_ttx,         ttx_tables,         "node|thread", "TTC, TTX and overlap-aware totals per state (span files too)" },
+	{ "utilization", report_utilization, utilization_tables, NULL, "app / system / idle share of --cores N over the run or --span S" },
+	{ "regions",     report_regions,     regions_tables,     NULL, "the region tree (--depth, --label, --children-of)" },
+	{ "compare",     report_compare,     compare_tables,     NULL, "two traces side by side, and the resource to add first: compare A B" },
+	{ "export",      report_export,      export_tables,      NULL, "--format csv|chrome: every event, or trace-event JSON" },
+	{ "plot",        report_plot,        NULL,               NULL, "an SVG timeline (-o FILE, --width PX); holds one pixel column per lane" },
+	{ "net",         report_net,         net_tables,         NULL, "tables connections, calls, messages: the packets beside the calls (--pcap); holds the calls" },
+	{ "profile",     report_profile,     profile_tables,     NULL, "profile REPORT: raw, inclusive, callers, breakdown, timeline, allocs, leaks (--profile traces; tables named after the reports)" },
+	{ "merge",       report_merge,       NULL,               NULL, "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
+	{ "deps",        report_deps,        deps_tables,        NULL, "tables waits, messages, measures: the dependencies (--from trace|net|both, --dot, --truth); holds the I/O numbers" },
 };
 #define NREPORTS (sizeof(reports) / sizeof(reports[0]))
 static const struct report *rep;
@@ -96,14 +97,31 @@ static void set_by(const char *name, const char *v, void *field)
 	opt.by_node = !strcmp(v, "node");
 }
 
-/* --from: a time (seconds from the run's start) for every report, or
- * deps' source of edges (trace, net, both). */
+/* --from: a time (seconds from the run's start) for every report; for
+ * deps also its source of edges (trace, net, both), which no other
+ * report takes. */
 static void set_from(const char *name, const char *v, void *field)
 {
-	if (!strcmp(v, "trace") || !strcmp(v, "net") || !strcmp(v, "both"))
+	bool source = !strcmp(v, "trace") || !strcmp(v, "net") || !strcmp(v, "both");
+
+	if (source && rep && !strcmp(rep->name, "deps"))
 		deps_from = v;
+	else if (source)
+		die(2, "--from %s: only deps takes trace, net or both; for %s --from is a number of seconds",
+		    v, rep ? rep->name : "this report");
 	else
 		filter_set_time(false, v);
+}
+
+/* Whether the report takes --by key. */
+static bool takes_by(const struct report *r, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = r->by; p && *p; p += strcspn(p, "|"), p += *p == '|')
+		if (strcspn(p, "|") == n && !strncmp(p, key, n))
+			return true;
+	return false;
 }
 
 static void set_to(const char *name, const char *v, void *field)
@@ -218,7 +236,7 @@ static const struct optdef {
 } optdefs[] = {
 	{ "csv",         0,   NULL,   "print the table as CSV with a header row (the first table, or --table's)", set_flag, &opt.csv },
 	{ "table",       0,   "NAME", "only the table NAME (net, deps: several tables; see --list-columns)", set_str, &opt.table },
-	{ "by",          0,   "KEY",  "sums, ttx: node (instead of per thread); calls: node, thread, file, callsite or call (default); files, access: callsite (--callsites traces)", set_by, NULL },
+	{ "by",          0,   "KEY",  "split the rows by KEY; the keys each report takes are listed with it above", set_by, NULL },
 	{ "starts",      0,   NULL,   "timeline: also the \"start call\" lines",  set_flag,  &opt.starts },
 	{ "depth",       0,   "N",    "regions: down to depth N",                  set_depth, &opt.depth },
 	{ "label",       0,   "L",    "regions: the subtrees of regions labelled L", set_str, &opt.label },
@@ -261,7 +279,8 @@ static void usage(FILE *f)
 		"sends and receives, ttx and plot the sends: plot reads the traces\n"
 		"twice, ttx when a connection has both ends in them.\n\nReports:\n");
 	for (size_t i = 0; i < NREPORTS; i++)
-		fprintf(f, "  %-12s %s\n", reports[i].name, reports[i].help);
+		fprintf(f, "  %-12s %s%s%s\n", reports[i].name, reports[i].help,
+			reports[i].by ? "; --by " : "", reports[i].by ? reports[i].by : "");
 	fprintf(f, "\nOptions:\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		char buf[64];
@@ -321,6 +340,11 @@ int main(int argc, char **argv)
 	}
 	if (!rep)
 		die(2, "no report given (try --help)");
+	if (opt.by && !takes_by(rep, opt.by)) {
+		if (rep->by)
+			die(2, "%s: --by %s: only %s", rep->name, opt.by, rep->by);
+		die(2, "%s: --by %s: the report takes no --by", rep->name, opt.by);
+	}
 	opt.tables = rep->tables;
 	if (opt.table && !table_find(rep->tables, opt.table)) {
 		char *names = xstrdup("");

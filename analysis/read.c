@@ -76,7 +76,7 @@ static void f_region(void *ctx, struct trace_thread *t, const struct trace_regio
 {
 	struct filtered *f = ctx;
 
-	if (filter_thread(t) && filter_time(f->run, t->node, r->start))
+	if (filter_region(f->run, t, r))
 		f->ops->region(f->ctx, t, r);
 }
 
@@ -94,7 +94,7 @@ static void f_socket(void *ctx, struct trace_node *n, const struct trace_socket 
 
 	if (f->peers)
 		peers_socket(f->peers, n, s);
-	if (f->ops->socket && filter_node(n))
+	if (f->ops->socket && filter_socket(n))
 		f->ops->socket(f->ctx, n, s);
 }
 
@@ -147,7 +147,7 @@ void read_traces_peers(struct trace_run *run, char **files, int nfiles,
 	w.sample = f.ops->sample ? f_sample : NULL;
 	w.free = f.ops->free ? f_free : NULL;
 	trace_read(run, files, nfiles, &w, &f);
-	filter_done();
+	filter_done(run, f.ops->io != NULL);
 }
 
 void read_traces(struct trace_run *run, char **files, int nfiles,

@@ -213,8 +213,11 @@ const struct tabledef regions_tables[] = { TABLEDEF("regions", cols), { NULL } }
 int report_regions(int argc, char **argv)
 {
 	struct trace_run run = { 0 };
-	struct rtree *rt = regions_collect(argv, argc, &run);
+	struct rtree *rt;
 	struct table *t = table_new(&regions_tables[0]);
+
+	filter_rows_not_calls();
+	rt = regions_collect(argv, argc, &run);
 
 	if (rt->errors)
 		warnx("warning: %ld region%s not closed properly (error=unclosed or mismatch)",

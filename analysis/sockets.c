@@ -28,6 +28,7 @@ int report_sockets(int argc, char **argv)
 	struct trace_run run = { 0 };
 	struct table *t = table_new(&sockets_tables[0]);
 
+	filter_rows_not_calls();
 	read_traces(&run, argv, argc, &ops, t);
 	table_emit(t);
 	run_free(&run);

@@ -120,8 +120,6 @@ int report_sums(int argc, char **argv)
 	const char **hdr;
 	char buf[64];
 
-	by_node_or_thread("sums");
-
 	sums_collect(argv, argc, &run, &s);
 	hdr = xcalloc(run.nnodes + 1, sizeof(*hdr));
 	for (size_t i = 0; i < run.nnodes; i++)

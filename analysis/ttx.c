@@ -312,7 +312,6 @@ int report_ttx(int argc, char **argv)
 {
 	struct ttx_result r;
 
-	by_node_or_thread("ttx");
 	if (all_span_files(argc, argv)) {
 		struct spans s = { 0 };
 

@@ -102,7 +102,16 @@ usage() {
 usage "island-analyze: unknown report 'sum' (try --help)" sum "$B"
 usage "island-analyze: sums: no trace given" sums
 usage "island-analyze: --by: 'proc' is none of node, thread, file, call, callsite" sums --by proc "$B"
-usage "island-analyze: sums: --by file: only node or thread" sums --by file "$B"
+usage "island-analyze: sums: --by file: only node|thread" sums --by file "$B"
+# each report takes the --by keys it splits by, no other (these were ignored)
+usage "island-analyze: access: --by thread: only callsite" access --by thread "$B"
+usage "island-analyze: files: --by thread: only callsite" files --by thread "$B"
+usage "island-analyze: summary: --by thread: the report takes no --by" summary --by thread "$B"
+usage "island-analyze: timeline: --by thread: the report takes no --by" timeline --by thread "$B"
+usage "island-analyze: ttx: --by call: only node|thread" ttx --by call "$B"
+# --from trace|net|both is deps' alone; elsewhere --from is seconds
+usage "island-analyze: --from net: only deps takes trace, net or both; for calls --from is a number of seconds" calls --from net "$B"
+usage "island-analyze: --from: 'soon' is not a number of seconds" deps --from soon "$B"
 usage "island-analyze: --from: 'soon' is not a number of seconds" calls --from soon "$B"
 usage "island-analyze: --thread: 'x' is not a thread id" calls --thread x "$B"
 usage "island-analyze: utilization: say how many cores were provided (--cores N)" utilization "$B"

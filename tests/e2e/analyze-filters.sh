@@ -41,4 +41,39 @@ expect_eq "sums --node" "$got" 4300
 # files with a filter on calls: the counts come from the selected calls
 got=$("$ANALYZE" files --csv --call write n1.xml n2.xml | awk -F, 'NR > 1 { print $1, $3, $7, $8, $11 }')
 expect_eq "files --call write" "$got" "$(printf '%s\n' "n1 0 2000 128000 " "n1 0 2000 128000 " "n2 0 4 4000 ")"
+
+# every filter that matches nothing: exit 0, the empty table, one warning
+# line (--node and --thread said nothing; sockets and regions ignored
+# --path and --call)
+# nomatch 'warning' REPORT ARGS...: the table has its header (and, for
+# regions, the root ALL) only
+nomatch() {
+	want=$1 rows=1
+	shift
+	[ "$1" = regions ] && rows=2
+	rc=0; "$ANALYZE" "$@" --csv > nm.csv 2> nm.err || rc=$?
+	expect_eq "$* status" "$rc" 0
+	expect_eq "$* rows" "$(wc -l < nm.csv)" "$rows"
+	expect_eq "$* warning" "$(cat nm.err)" "island-analyze: warning: $want"
+}
+nomatch "--node nosuch matched no node" calls --node nosuch n1.xml n2.xml
+nomatch "--node nosuch matched no node" files --node nosuch n1.xml n2.xml
+nomatch "--thread 12345678 matched no thread" calls --thread 12345678 n1.xml n2.xml
+nomatch "--thread $tid matched no thread of node n2" calls --node n2 --thread "$tid" n1.xml n2.xml
+nomatch "--thread 12345678 matched no thread" regions --thread 12345678 n1.xml
+nomatch "no call matched the filters" calls --thread "$tid" --from 1000 n1.xml
+nomatch "no call matched the filters" files --path '/no/such/*' n1.xml n2.xml
+nomatch "no call matched the filters" calls --call unlink n1.xml n2.xml
+T=$ISLAND_ROOT/tests/traces
+nomatch "no socket matched the filters" sockets --path '*' $T/basic.xml
+nomatch "no socket matched the filters" sockets --call write $T/basic.xml
+nomatch "no socket matched the filters" sockets --from 0 $T/basic.xml
+nomatch "--node nosuch matched no node" sockets --node nosuch $T/basic.xml
+nomatch "no region matched the filters" regions --path '*' $T/basic.xml
+nomatch "no region matched the filters" regions --call write $T/basic.xml
+nomatch "no region matched the filters" regions --from 1000 $T/basic.xml
+# and a filter that matches keeps quiet
+"$ANALYZE" sockets --node node1 $T/basic.xml > s.out 2> s.err
+expect_eq "sockets --node rows" "$(wc -l < s.out)" 3
+expect_eq "sockets --node quiet" "$(cat s.err)" ""
 echo ok

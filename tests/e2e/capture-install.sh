@@ -79,10 +79,13 @@ c island-replay --mode ""
 c island-capture --pcap-
 c island-analyze --list-columns ac
 c island-analyze calls --by ""
+c island-analyze sums --by ""
+c island-analyze deps --from ""
+c island-analyze calls --from ""
 EOC
 bash comp.bash "$I/share/bash-completion/completions/island-analyze" > comp.out || fail "completion failed"
 printf '%s\n' net --table "waits messages measures" --mode "causal think timed afap" --pcap-optional \
-	access "node thread file callsite call" > comp.want
+	access "call node thread file callsite" "node thread" "trace net both" "" > comp.want
 diff -u comp.want comp.out || fail "completion differs"
 
 # uninstall: nothing left
