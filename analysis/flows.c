@@ -20,6 +20,7 @@ struct spot {			/* one end of an arrow: a call's slice */
 struct src {			/* a call another waits for */
 	const char *node;	/* interned */
 	int64_t seq;
+	size_t order;		/* in reading order: the first of equals wins */
 	struct spot at;
 };
 
@@ -34,7 +35,8 @@ struct netcall {
 	const char *peer;	/* interned */
 	bool send;
 	int64_t amount, off;	/* off: first byte in the stream, set later */
-	struct spot at;
+	struct spot at;		/* a send: its end; a receive: its start */
+	int64_t end;		/* a receive: its end, aligned ns */
 };
 
 struct sock {
@@ -109,6 +111,7 @@ void flows_io(struct flows *f, const struct trace_thread *t, long pid, const str
 			.node = t->node->index, .peer = intern(io->peer),
 			.send = io->res == TRACE_RES_NETSEND, .amount = io->amount,
 			.at = io->res == TRACE_RES_NETSEND ? l->at : at,
+			.end = io->end + t->node->off,
 		};
 	}
 }
@@ -123,7 +126,8 @@ void flows_dep(struct flows *f, const struct trace_thread *t, const struct trace
 		l->wseq = d->seq;
 	} else if (l->have && l->seq) {
 		XGROW(f->srcs, f->capsrcs, f->nsrcs + 1);
-		f->srcs[f->nsrcs++] = (struct src){ intern(t->node->name), l->seq, l->at };
+		f->srcs[f->nsrcs] = (struct src){ intern(t->node->name), l->seq, f->nsrcs, l->at };
+		f->nsrcs++;
 	}
 }
 
@@ -247,25 +251,69 @@ static size_t net_messages(struct flows *f, FILE *out, long id)
 
 		if (s->node == theirs->node && s->peer == theirs->peer &&
 		    r->off < s->off + s->amount) {
-			emit(out, id++, &s->at, &r->at, "message");
+			/* A blocking receive starts before the send: the arrow
+			 * ends when the bytes were sent, not back in time,
+			 * kept inside the receive's slice (clocks of two hosts
+			 * may still disagree). */
+			struct spot at = r->at;
+
+			if (s->at.ts > at.ts)
+				at.ts = s->at.ts < r->end ? s->at.ts : r->end;
+			emit(out, id++, &s->at, &at, "message");
 			n++;
 		}
 	}
 	return n;
 }
 
+/* Sources by (node, seq), the first read first among equals. */
+static int cmp_src(const void *x, const void *y)
+{
+	const struct src *a = x, *b = y;
+
+	if (a->node != b->node)
+		return a->node < b->node ? -1 : 1;
+	if (a->seq != b->seq)
+		return (a->seq > b->seq) - (a->seq < b->seq);
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+/* The first source of the wait d, or NULL. */
+static const struct src *src_of(const struct flows *f, const struct dst *d)
+{
+	struct src key = { .node = d->node, .seq = d->seq, .order = 0 };
+	size_t lo = 0, hi = f->nsrcs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_src(&f->srcs[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->nsrcs && f->srcs[lo].node == d->node && f->srcs[lo].seq == d->seq)
+		return &f->srcs[lo];
+	return NULL;
+}
+
+/* The waits find their signals by binary search: a nested loop was
+ * O(waits x signals). */
 size_t flows_write(struct flows *f, FILE *out)
 {
 	long id = 1;
 	size_t n = 0;
 
-	for (size_t i = 0; i < f->ndsts; i++)
-		for (size_t k = 0; k < f->nsrcs; k++)
-			if (f->srcs[k].node == f->dsts[i].node && f->srcs[k].seq == f->dsts[i].seq) {
-				emit(out, id++, &f->srcs[k].at, &f->dsts[i].at, "dependency");
-				n++;
-				break;
-			}
+	if (f->nsrcs)		/* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(f->srcs, f->nsrcs, sizeof(*f->srcs), cmp_src);
+	for (size_t i = 0; i < f->ndsts; i++) {
+		const struct src *s = src_of(f, &f->dsts[i]);
+
+		if (s) {
+			emit(out, id++, &s->at, &f->dsts[i].at, "dependency");
+			n++;
+		}
+	}
 	return n + net_messages(f, out, id + 1000000);
 }
 
