@@ -21,6 +21,28 @@ static bool same_file(const char *a, const char *b)
 	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* Nodes that carry no clock_offset are on their own host's clock: fine
+ * on one host (the session coordinator's, the reference), not on two. */
+static void warn_clocks(const struct trace_run *run)
+{
+	const struct trace_node *a = NULL;
+
+	for (size_t i = 0; i < run->nnodes; i++) {
+		const struct trace_node *n = run->nodes[i];
+
+		if (n->has_clock_offset || !n->host)
+			continue;
+		if (!a) {
+			a = n;
+		} else if (strcmp(a->host, n->host)) {
+			warnx("merge: warning: nodes %s (host %s) and %s (host %s) have no clock_offset: "
+			      "their times are on two hosts' clocks, not aligned (capture the ranks with --session)",
+			      a->name, a->host, n->name, n->host);
+			return;
+		}
+	}
+}
+
 int report_merge(int argc, char **argv)
 {
 	struct trace_run run = { 0 };
@@ -41,6 +63,7 @@ int report_merge(int argc, char **argv)
 			if (!strcmp(run.nodes[i]->name, run.nodes[k]->name))
 				die(2, "merge: node \"%s\" is in %s and in %s: name the ranks apart (-n)",
 				    run.nodes[i]->name, run.nodes[k]->file, run.nodes[i]->file);
+	warn_clocks(&run);
 	for (int i = 0; i < argc; i++)
 		complete &= xmlcopy_complete(argv[i]) != 0;
 	/* written aside, renamed when whole: never a half trace under its name

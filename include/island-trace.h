@@ -71,6 +71,8 @@ struct trace_node {
 	int mpi_rank;		/* its rank under mpirun, -1 none */
 	int64_t stopped;	/* when a SIGTERM was passed on to it, node
 				 * time; -1 never */
+	bool has_clock_offset;	/* its epoch is on the session's reference
+				 * clock, not only its host's */
 };
 
 /* --callsites: a <module> of a process. */

@@ -254,6 +254,7 @@ static void on_node(struct rd *rd)
 	n->file = xstrdup(rd->file);
 	n->epoch = ep ? as_time(rd, "epoch", ep) : 0;
 	n->epoch += clock_offset(rd);
+	n->has_clock_offset = attr(rd, "clock_offset") != NULL;
 	n->start = time_attr(rd, "start", 0);
 	n->end = time_attr(rd, "end", n->start);
 	n->stopped = attr(rd, "stopped") ? time_attr(rd, "stopped", n->start) : -1;

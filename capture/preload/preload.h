@@ -174,13 +174,15 @@ void prof_flush(struct tstate *t);
  * into the wrapper, so that the return address is the wrapper's. */
 static inline __attribute__((always_inline)) int enter(struct tstate *t)
 {
-	if (likely(!(t->guard | t->hold) && island_on)) {
+	if (likely(!(t->guard | t->hold) && island_on))
 		t->guard = 1;
-		if (unlikely(rec_extras & EXTRA_SITES))
-			t->site = __builtin_return_address(0);
-		return 1;
-	}
-	return enter_slow(t);
+	else if (!enter_slow(t))
+		return 0;
+	/* here too after enter_slow: the first call of a vfork parent that
+	 * resumed kept the site of the call before */
+	if (unlikely(rec_extras & EXTRA_SITES))
+		t->site = __builtin_return_address(0);
+	return 1;
 }
 
 static inline void leave(struct tstate *t)

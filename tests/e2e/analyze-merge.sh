@@ -27,6 +27,19 @@ expect_eq "output is an input" "$rc" 2
 rc=0; "$ANALYZE" merge rank0.xml 2>err || rc=$?
 expect_eq "no -o" "$(cat err)" "island-analyze: merge: say where to write the merged trace (-o FILE)"
 
+# two hosts and no clock_offset: merged, with a warning; one host, or the
+# other host's node aligned, no warning
+sed 's/<node name="rank1" host="[^"]*"/<node name="rank1" host="elsewhere"/' rank1.xml > rank1h.xml
+grep -q 'host="elsewhere"' rank1h.xml || fail "no host attribute in rank1.xml"
+h0=$(sed -n 's/.*<node name="rank0" host="\([^"]*\)".*/\1/p' rank0.xml)
+"$ANALYZE" merge -o runh.xml rank0.xml rank1h.xml 2> err || fail "merge of two hosts"
+expect_eq "two hosts warning" "$(cat err)" "island-analyze: merge: warning: nodes rank0 (host $h0) and rank1 (host elsewhere) have no clock_offset: their times are on two hosts' clocks, not aligned (capture the ranks with --session)"
+sed 's/<node name="rank1"/<node name="rank1" clock_offset="0.000100000"/' rank1h.xml > rank1ho.xml
+"$ANALYZE" merge -o runho.xml rank0.xml rank1ho.xml 2> err || fail "merge of two aligned hosts"
+expect_eq "aligned hosts: no warning" "$(cat err)" ""
+"$ANALYZE" merge -o run1.xml rank0.xml rank1.xml 2> err || fail "merge of one host"
+expect_eq "one host: no warning" "$(cat err)" ""
+
 # clock_offset: rank1's clock was 1.5 s ahead; its events move 1.5 s back
 # against rank0's (epoch + clock_offset)
 first() { "$ANALYZE" export --format chrome "$1" | python3 -c 'import json, sys

@@ -24,6 +24,12 @@ expect_eq "files by call site" "$got" "$(printf '%s\n' "other_writes 400" "small
 expect_eq "access by call site: seq_reads add up" \
 	"$("$ANALYZE" access --csv --by callsite a.xml | awk -F, 'NR > 1 { n += $10 } END { print n }')" 5
 
+# a vfork parent's first call after it resumes: its own site (it kept the
+# site of the vfork's caller)
+"$CAPTURE" --callsites -n n1 -o vf.xml -- "$APPS/vforksite"
+got=$("$ANALYZE" calls --csv --by callsite --call write vf.xml | awk -F, 'NR > 1 { sub(/[.( ].*/, "", $1); print $1, $3 }' | sort)
+expect_eq "first call after vfork" "$got" "$(printf '%s\n' "after_vfork 1" "more_writes 2")"
+
 mkdir root
 "$ISLAND_ROOT/bin/island-replay" --root root -m afap cs.xml > replay.out 2>&1 || fail "replay: $(cat replay.out)"
 
