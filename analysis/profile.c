@@ -690,13 +690,21 @@ int report_profile(int argc, char **argv)
 		p.any_profile |= run.nodes[k]->profile != NULL;
 	if (!p.any_profile)
 		warnx("warning: no trace was captured with --profile: no snapshots");
-	if (!strcmp(p.report, "leaks")) {
-		bool exact = false;
+	/* the exact allocation report needs a snapshot of every allocation
+	 * (--sample-alloc 1); otherwise counters go to the next snapshot */
+	for (size_t k = 0; k < run.nnodes; k++) {
+		struct trace_node *n = run.nodes[k];
 
-		for (size_t k = 0; k < run.nnodes; k++)
-			exact |= run.nodes[k]->profile && strstr(run.nodes[k]->profile, "alloc");
-		if (exact && !p.samples)
-			warnx("warning: leaks needs every allocation sampled (--sample-alloc 1)");
+		if (!n->profile || (strstr(n->profile, "alloc") && n->profile_alloc_every == 1))
+			continue;
+		if (!strcmp(p.report, "leaks"))
+			die(2, "profile leaks: node %s was captured without --sample-alloc 1: "
+			    "live blocks need the site of every allocation", n->name);
+		if (!strcmp(p.report, "allocs") && strstr(n->profile, "alloc")) {
+			warnx("warning: node %s was captured without --sample-alloc 1: its "
+			      "bytes go to the function of the next snapshot (approximate)", n->name);
+			break;
+		}
 	}
 	if (!strcmp(p.report, "inclusive"))
 		print_inclusive(&p);

@@ -54,6 +54,11 @@ struct thr {
 	pid_t creator;
 	uint64_t lost;
 	int created_matched;         /* already named by a pthread_create */
+	/* --profile: a thread running when its process ended: what its
+	 * last snapshot would have carried (spool_hdr's prof_*) */
+	int tail;
+	int64_t tail_since, tail_cpu;        /* ns */
+	int64_t tail_alloc, tail_allocs;
 };
 
 struct proc {

@@ -339,6 +339,7 @@ static void on_profile(struct rd *rd)
 {
 	free(rd->node->profile);
 	rd->node->profile = xstrdup(need(rd, "values"));
+	rd->node->profile_alloc_every = int_attr(rd, "alloc_every", 0);
 }
 
 static uint64_t hex_attr(struct rd *rd, const char *name)

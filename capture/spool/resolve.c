@@ -764,6 +764,16 @@ static void derive_thread(struct node *n, struct thr *t)
 	if (t->end < t->start)
 		t->end = t->start;
 	t->cpu = t->complete ? last->cpu_ns : -1;
+	/* the interposer wrote no last snapshot (prof_tail) for a thread
+	 * its process's end found running */
+	if (n->profile && last->prof_last && t->cpu >= 0 &&
+	    (t->exit == TEXIT_PROCESS || t->exit == TEXIT_EXEC)) {
+		t->tail = 1;
+		t->tail_since = clock_ns(&n->clk, (uint64_t)last->prof_last);
+		t->tail_cpu = t->cpu > last->prof_last_cpu ? t->cpu - last->prof_last_cpu : 0;
+		t->tail_alloc = (int64_t)last->prof_alloc;
+		t->tail_allocs = (int64_t)last->prof_allocs;
+	}
 	memcpy(t->name, last->comm_end[0] ? last->comm_end : last->comm, 16);
 	t->name[16] = 0;
 	for (int g = 0; g < t->nsp; g++)
