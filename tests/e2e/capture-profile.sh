@@ -75,6 +75,20 @@ within "linger, its tail included" "$(incl lgi.csv linger)" 0.045 0.055
 within "blocking" "$(awk -F, '$1 == "thread blocking" { print $2 }' bd.csv)" 0.27 0.33
 awk -F, 'NR > 1 && $1 !~ /^total/ { s += $2 } $1 ~ /^total/ { t = $2 } END { d = s - t; if (d < 0) d = -d; exit !(d <= 0.01 * t) }' bd.csv ||
 	fail "breakdown does not add up: $(cat bd.csv)"
+# --categories: the sleeper's waits (call snapshots) are thread blocking,
+# not user code
+"$ANALYZE" profile inclusive --csv --categories --value wall p.xml > cat.csv
+within "blocking by category" "$(incl cat.csv 'thread blocking')" 0.27 0.33
+# the breakdown keeps to --from/--to: the first 0.1 s of one or two threads
+within "breakdown in the first 0.1 s" "$("$ANALYZE" profile breakdown --csv --to 0.1 p.xml | awk -F, '$1 ~ /^total/ { print $2 }')" 0.1 0.2
+# stopped by restrictions (--cpu): as the consumption report accounts it,
+# in calls too (the sleeps' overrun), and --categories the same
+"$CAPTURE" --cpu 0.5 --profile=cpu,wall -n r1 -o rs.xml -- "$APPS/profiled"
+stopped=$("$ANALYZE" consumption --csv rs.xml | awk -F, '$1 == "ALL" && $4 == "stopped" { print $5 }')
+within "stopped at 50 % of a CPU" "$stopped" 0.1 5
+expect_eq "breakdown's stopped" "$("$ANALYZE" profile breakdown --csv rs.xml | awk -F, '$1 == "stopped by restrictions" { print $2 }')" "$stopped"
+"$ANALYZE" profile inclusive --csv --categories --value wall rs.xml > rcat.csv
+expect_eq "stopped by category" "$(incl rcat.csv 'stopped by restrictions')" "$stopped"
 # folded stacks for flamegraph tools: caller1;burn about 150000 us
 "$ANALYZE" profile raw --format folded p.xml > folded.txt
 within "folded caller1;burn" "$(awk '/;caller1;burn / { s += $NF } END { print s / 1e6 }' folded.txt)" 0.135 0.165
