@@ -67,7 +67,12 @@ within "bytes: alloc_small + alloc_big + leak, and libc's few" "$(sums plain.xml
 "$CAPTURE" --profile -o lg.xml -- "$APPS/profiled" linger
 "$ANALYZE" profile raw --csv lg.xml > lg.csv
 lt=$(awk -F, '$9 ~ /;lingerer/ { print $2; exit }' lg.csv)
-expect_eq "the lingerer's last snapshot" "$(awk -F, -v t="$lt" '$2 == t && $4 == "end" { print $7 "," $8 }' lg.csv)" "7000,7"
+st=$(awk -F, '$9 ~ /;second/ { print $2; exit }' lg.csv)
+# its wait in pause() until the exit (0.5 s or more) is its tail's
+within "the lingerer's tail" "$(awk -F, -v t="$lt" '$2 == t && $4 == "end" { print $6 }' lg.csv)" 0.3 100
+# its 7 x 1000 B (whichever snapshot took them), less what a thread's
+# start allocates (the second thread's, which allocates nothing else)
+expect_eq "the lingerer's allocations" "$(awk -F, -v t="$lt" -v s="$st" '$2 == t { b += $7; n += $8 } $2 == s { b -= $7; n -= $8 } END { print b "," n }' lg.csv)" "7000,7"
 "$ANALYZE" profile inclusive --csv lg.xml > lgi.csv
 within "linger, its tail included" "$(incl lgi.csv linger)" 0.045 0.055
 # the breakdown adds up to the threads' wall time; sleeping is blocking
