@@ -818,6 +818,16 @@ int report_profile(int argc, char **argv)
 		p.any_profile |= run.nodes[k]->profile != NULL;
 	if (!p.any_profile)
 		warnx("warning: no trace was captured with --profile: no snapshots");
+	{
+		size_t un = 0, first = 0;
+
+		for (size_t k = 0; k < run.nprocs; k++)
+			if (run.procs[k]->unprofiled && filter_node(run.procs[k]->node) && !un++)
+				first = k;
+		if (un)
+			warnx("warning: %zu process%s not profiled (%ld: %s)", un, un > 1 ? "es" : "",
+			      run.procs[first]->pid, run.procs[first]->unprofiled);
+	}
 	/* the exact allocation report needs a snapshot of every allocation
 	 * (--sample-alloc 1); otherwise counters go to the next snapshot */
 	for (size_t k = 0; k < run.nnodes; k++) {

@@ -70,6 +70,7 @@ struct proc {
 	int status;                  /* wait status, -1 unknown */
 	int complete;
 	char *reason;                /* what the capture could not see, or NULL */
+	const char *unprofiled;      /* --profile: why it has no snapshots, or NULL */
 };
 
 /* Objects the descriptors refer to (node-wide: files by path, sockets and

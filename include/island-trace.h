@@ -85,6 +85,7 @@ struct trace_proc {
 	long pid, ppid;
 	char *exe, *status, *cwd;	/* "" when absent */
 	char *reason;		/* why it is incomplete, or NULL */
+	char *unprofiled;	/* --profile: why it has no snapshots, or NULL */
 	int64_t start, end;
 	bool complete;
 	struct trace_module *mods;	/* <module> children, in order */

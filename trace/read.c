@@ -411,6 +411,7 @@ static void on_process(struct rd *rd)
 	p->status = dup_attr(rd, "status");
 	p->cwd = dup_attr(rd, "cwd");
 	p->reason = attr(rd, "reason") ? xstrdup(attr(rd, "reason")) : NULL;
+	p->unprofiled = attr(rd, "unprofiled") ? xstrdup(attr(rd, "unprofiled")) : NULL;
 	p->start = time_attr(rd, "start", 0);
 	p->end = time_attr(rd, "end", p->start);
 	p->complete = bool_attr(rd, "complete", true);
@@ -1017,6 +1018,7 @@ void trace_run_free(struct trace_run *run)
 		free(run->procs[i]->status);
 		free(run->procs[i]->cwd);
 		free(run->procs[i]->reason);
+		free(run->procs[i]->unprofiled);
 		free(run->procs[i]);
 	}
 	for (size_t i = 0; i < run->nthreads; i++) {

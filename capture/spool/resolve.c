@@ -919,7 +919,7 @@ static void find_gaps(struct node *n)
 
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
-		int created = 0, started = 0, uring = 0;
+		int created = 0, started = 0, uring = 0, modules = 0;
 
 		for (int j = 0; j < p->nthr; j++) {
 			struct thr *t = &p->thr[j];
@@ -938,6 +938,9 @@ static void find_gaps(struct node *n)
 				pid_t child = 0;
 
 				switch (r->call) {
+				case REC_MODULE:
+					modules = 1;
+					break;
 				case C_PTHREAD_CREATE:
 					created += r->ret == 0;
 					break;
@@ -981,6 +984,11 @@ static void find_gaps(struct node *n)
 		}
 		if (uring)
 			add_reason(p, "io_uring operations are not itemised");
+		/* the profiler describes an image's modules when its first
+		 * thread starts: an image without is one it never ran in */
+		if (n->profile && !modules)
+			p->unprofiled = "the profiler could not run in it (a static "
+					"program, run by island-loader)";
 	}
 }
 

@@ -817,6 +817,8 @@ static void write_proc(struct out *o, struct node *n, struct proc *p)
 	o_attr(o, "complete", p->complete ? "true" : "false");
 	if (p->reason)
 		o_attr_esc(o, "reason", p->reason);
+	if (p->unprofiled)
+		o_attr_esc(o, "unprofiled", p->unprofiled);
 	o_lit(o, ">\n");
 	nmods = 0;
 	if (n->callsites || n->profile) {

@@ -136,6 +136,16 @@ else
 	echo "perf record does not run here: not compared"
 fi
 
+# a static program (--syscalls runs it by island-loader) has no profiler:
+# the trace says so and the reports warn in one line; a dynamic one under
+# --syscalls is profiled
+mkdir sd
+"$CAPTURE" --profile --syscalls -o st.xml -- "$APPS/routes-static" "$PWD/sd" > /dev/null
+check_trace st.xml
+"$ANALYZE" profile inclusive st.xml 2> st.err > /dev/null
+expect_eq "static: not profiled" "$(sed 's/([0-9]*:/(PID:/' st.err)" "island-analyze: warning: 2 processes not profiled (PID: the profiler could not run in it (a static program, run by island-loader))"
+expect_eq "profiled: no warning" "$(grep -c unprofiled p.xml)" 0
+
 # the replay takes a profiled trace (and has no use for the snapshots)
 mkdir root
 "$ISLAND_ROOT/bin/island-replay" --root root -m afap p.xml > replay.out 2>&1 || fail "replay: $(cat replay.out)"
