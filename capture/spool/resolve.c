@@ -987,8 +987,9 @@ static void find_gaps(struct node *n)
 		/* the profiler describes an image's modules when its first
 		 * thread starts: an image without is one it never ran in */
 		if (n->profile && !modules)
-			p->unprofiled = "the profiler could not run in it (a static "
-					"program, run by island-loader)";
+			p->unprofiled = "the profiler did not run in it (no modules "
+					"described: a static program, run by island-loader, "
+					"has no profiler)";
 	}
 }
 

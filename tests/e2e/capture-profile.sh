@@ -143,7 +143,7 @@ mkdir sd
 "$CAPTURE" --profile --syscalls -o st.xml -- "$APPS/routes-static" "$PWD/sd" > /dev/null
 check_trace st.xml
 "$ANALYZE" profile inclusive st.xml 2> st.err > /dev/null
-expect_eq "static: not profiled" "$(sed 's/([0-9]*:/(PID:/' st.err)" "island-analyze: warning: 2 processes not profiled (PID: the profiler could not run in it (a static program, run by island-loader))"
+expect_eq "static: not profiled" "$(sed 's/([0-9]*:/(PID:/' st.err)" "island-analyze: warning: 2 processes not profiled (PID: the profiler did not run in it (no modules described: a static program, run by island-loader, has no profiler))"
 expect_eq "profiled: no warning" "$(grep -c unprofiled p.xml)" 0
 
 # the replay takes a profiled trace (and has no use for the snapshots)
