@@ -64,6 +64,20 @@ static const char *const pcat_names[PC_N] = {
 	"user code", "libc/system code", "memory management", "unknown code",
 };
 
+/* The breakdown's categories of the time in calls and stops, as
+ * analysis/consumption.c accounts it: enum cat to these. */
+enum bcat { BC_IO, BC_OS, BC_BLOCK, BC_STOP, BC_N };
+static const char *const bcat_names[BC_N] = {
+	"I/O", "other OS calls", "thread blocking", "stopped by restrictions",
+};
+static const enum bcat bcat_of[CAT_N] = {
+	[CAT_CPU] = BC_OS,	/* in a call: res proc, or a raw syscall() */
+	[CAT_SLEEP] = BC_BLOCK, [CAT_BLOCKED] = BC_BLOCK,
+	[CAT_FILEREAD] = BC_IO, [CAT_FILEWRITE] = BC_IO,
+	[CAT_NETSEND] = BC_IO, [CAT_NETRECV] = BC_IO,
+	[CAT_STOPPED] = BC_STOP,
+};
+
 #define MAXFRAMES 130
 
 /* --- frames and their categories ------------------------------------------ */
@@ -246,6 +260,13 @@ static struct acc *sorted(struct accs *m, int col, size_t *n)
 
 struct tstate {
 	int64_t last_io_end;	/* a snapshot before it was taken in a call */
+	int64_t last_io_start;
+	int64_t call_cat[BC_N];	/* --categories: the last call's time */
+	/* breakdown: the thread's walk (consumption.c) */
+	struct walk w;
+	struct prof *p;
+	struct trace_thread *t;
+	int64_t io_start;	/* the call being accounted, or INT64_MAX */
 	/* timeline: the open frames, outermost first */
 	const char **open;
 	int64_t *since;
@@ -259,8 +280,13 @@ struct prof {
 	struct accs funcs, pairs;
 	int64_t total, samples;
 	struct table *t;
-	/* breakdown */
-	int64_t wall, cat_cpu[PC_N], in_calls[TRACE_RES_N], gaps, stopped, cpu_samples;
+	/* breakdown: wall in the window; outside calls, running (gaps);
+	 * in calls and stops by category; the CPU snapshots by code */
+	int64_t wall, gaps, bc[BC_N], cat_cpu[PC_N], cpu_samples;
+	bool windowed;
+	bool has_from, has_to;
+	int64_t from, to;
+	struct peers *peers;
 	/* leaks: live blocks */
 	struct live { uint64_t ptr; const char *site; int64_t bytes; } *live;
 	size_t nlive, caplive;
@@ -279,25 +305,69 @@ static struct tstate *ts_of(struct trace_thread *t)
 	return t->priv;
 }
 
+/* breakdown: --from/--to as node times */
+static void window_of(const struct prof *p, const struct trace_thread *t, int64_t *lo, int64_t *hi)
+{
+	int64_t base = p->run->t0 - t->node->off;
+
+	*lo = p->has_from ? base + p->from : INT64_MIN;
+	*hi = p->has_to ? base + p->to : INT64_MAX;
+}
+
+static bool in_window(const struct prof *p, const struct trace_thread *t, int64_t at)
+{
+	int64_t lo, hi;
+
+	if (!p->windowed)
+		return true;
+	window_of(p, t, &lo, &hi);
+	return at >= lo && at < hi;
+}
+
+/* Clipped to the window */
+static int64_t clip(const struct prof *p, const struct trace_thread *t, int64_t s, int64_t e)
+{
+	int64_t lo, hi;
+
+	if (p->windowed) {
+		window_of(p, t, &lo, &hi);
+		s = s < lo ? lo : s;
+		e = e > hi ? hi : e;
+	}
+	return e > s ? e - s : 0;
+}
+
+/* Every interval consumption.c accounts for the thread. */
+static void bd_sink(void *arg, enum cat c, int64_t start, int64_t end)
+{
+	struct tstate *s = arg;
+	int64_t d = clip(s->p, s->t, start, end);
+
+	if (c == CAT_CPU && start < s->io_start)
+		s->p->gaps += d;	/* outside calls */
+	else
+		s->p->bc[bcat_of[c]] += d;
+}
+
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct prof *p = ctx;
+	struct tstate *s = ts_of(t);
 
-	ts_of(t)->last_io_end = io->end;
-	if (!strcmp(p->report, "breakdown"))
-		p->in_calls[io->res] += io->end - io->start;
-}
+	s->last_io_end = io->end;
+	s->last_io_start = io->start;
+	if (!strcmp(p->report, "breakdown")) {
+		s->io_start = io->start;
+		walk_io(&s->w, t, io);
+		s->io_start = INT64_MAX;
+	} else if (opt.categories) {
+		struct acct a = { .sink = NULL };
 
-static void on_compute(void *ctx, struct trace_thread *t, int64_t start, int64_t dur)
-{
-	struct prof *p = ctx;
-	int64_t stop;
-
-	if (strcmp(p->report, "breakdown"))
-		return;
-	stop = ivl_overlap(t->node->stops, t->node->nstops, start, start + dur);
-	p->gaps += dur - stop;
-	p->stopped += stop;
+		account_io(&a, t->node, io, io->start, io->end);
+		memset(s->call_cat, 0, sizeof(s->call_cat));
+		for (int c = 0; c < CAT_N; c++)
+			s->call_cat[bcat_of[c]] += a.cat[c];
+	}
 }
 
 /* timeline: close the frames from depth d on, at time end */
@@ -314,23 +384,20 @@ static void close_from(struct prof *p, struct trace_thread *t, struct tstate *s,
 		s->nopen = d;
 }
 
-static void on_sample(void *ctx, struct trace_thread *t, const struct trace_sample *sm)
+/* One snapshot's value v, under the keys k (innermost first) of its
+ * frames f. */
+static void sample_one(struct prof *p, struct trace_thread *t, struct tstate *s,
+		       const struct trace_sample *sm, const struct frame **f,
+		       const char **k, int n, int64_t v)
 {
-	struct prof *p = ctx;
-	struct tstate *s = ts_of(t);
-	const struct frame *f[MAXFRAMES];
-	int n = frames_of(t, sm->stack, f);
-	int64_t v = value_of(sm);
 	char buf[64];
 
-	p->samples++;
-	p->total += v;
 	if (!strcmp(p->report, "raw")) {
 		if (opt.format && !strcmp(opt.format, "folded")) {
 			if (!n || v <= 0)
 				return;
 			for (int i = n - 1; i >= 0; i--)
-				printf("%s%s", key_of(f[i]), i ? ";" : "");
+				printf("%s%s", k[i], i ? ";" : "");
 			/* flamegraph tools take integers: us, or bytes */
 			printf(" %lld\n", (long long)(value_kind() == V_ALLOC ? v : v / 1000));
 			return;
@@ -338,7 +405,7 @@ static void on_sample(void *ctx, struct trace_thread *t, const struct trace_samp
 		char *st = xstrdup("");
 
 		for (int i = n - 1; i >= 0; i--) {
-			char *x = xasprintf("%s%s%s", st, key_of(f[i]), i ? ";" : "");
+			char *x = xasprintf("%s%s%s", st, k[i], i ? ";" : "");
 			free(st);
 			st = x;
 		}
@@ -360,19 +427,18 @@ static void on_sample(void *ctx, struct trace_thread *t, const struct trace_samp
 
 		if (!n)
 			return;
-		struct acc *a = acc_get(&p->funcs, key_of(f[0]), NULL);
+		struct acc *a = acc_get(&p->funcs, k[0], NULL);
 
 		a->v[1] += v;		/* exclusive: the innermost frame */
 		for (int i = 0; i < n; i++) {
-			const char *k = key_of(f[i]);
 			int j;
 
-			for (j = 0; j < ns && seen[j] != k; j++)
+			for (j = 0; j < ns && seen[j] != k[i]; j++)
 				;
 			if (j < ns)
 				continue;	/* recursion: once per snapshot */
-			seen[ns++] = k;
-			a = acc_get(&p->funcs, k, NULL);
+			seen[ns++] = k[i];
+			a = acc_get(&p->funcs, k[i], NULL);
 			a->v[0] += v;
 			a->n++;
 			a->module = opt.categories ? "" : f[i]->module;
@@ -381,18 +447,19 @@ static void on_sample(void *ctx, struct trace_thread *t, const struct trace_samp
 	}
 	if (!strcmp(p->report, "callers")) {
 		for (int i = 0; i < n; i++) {
-			const char *callee = key_of(f[i]);
-			const char *caller = i + 1 < n ? key_of(f[i + 1]) : intern("");
+			const char *callee = k[i];
+			const char *caller = i + 1 < n ? k[i + 1] : intern("");
 
 			acc_get(&p->pairs, caller, callee)->v[0] += v;
-			if (!i || callee != key_of(f[i - 1]))
+			if (!i || callee != k[i - 1])
 				acc_get(&p->funcs, callee, NULL)->v[0] += v;
 		}
 		return;
 	}
 	if (!strcmp(p->report, "breakdown")) {
 		/* the CPU outside calls, split by the snapshots taken there */
-		if (strcmp(sm->kind, "call") && sm->t > s->last_io_end && n) {
+		if (strcmp(sm->kind, "call") && sm->t > s->last_io_end && n &&
+		    in_window(p, t, sm->t)) {
 			p->cat_cpu[category(f[0])] += sm->cpu;
 			p->cpu_samples += sm->cpu;
 		}
@@ -414,7 +481,7 @@ static void on_sample(void *ctx, struct trace_thread *t, const struct trace_samp
 		size = sm->alloc / sm->allocs;	/* exact with --sample-alloc 1 */
 		while (size > class_max[c])
 			c++;
-		struct acc *a = acc_get(&p->pairs, key_of(f[0]), intern(class_names[c]));
+		struct acc *a = acc_get(&p->pairs, k[0], intern(class_names[c]));
 
 		a->v[0] += sm->alloc;
 		a->v[1] += sm->allocs;
@@ -436,7 +503,7 @@ static void on_sample(void *ctx, struct trace_thread *t, const struct trace_samp
 		int d = 0;
 		int64_t from = sm->t - sm->wall;
 
-		while (d < n && d < s->nopen && s->open[d] == key_of(f[n - 1 - d]))
+		while (d < n && d < s->nopen && s->open[d] == k[n - 1 - d])
 			d++;
 		close_from(p, t, s, d, s->last_t ? s->last_t : sm->t);
 		if ((size_t)n > s->capopen) {
@@ -445,12 +512,56 @@ static void on_sample(void *ctx, struct trace_thread *t, const struct trace_samp
 			s->since = xrealloc(s->since, s->capopen * sizeof(*s->since));
 		}
 		for (int i = d; i < n; i++) {
-			s->open[i] = key_of(f[n - 1 - i]);
+			s->open[i] = k[n - 1 - i];
 			s->since[i] = from > t->start ? from : t->start;
 		}
 		s->nopen = n;
 		s->last_t = sm->t;
 	}
+}
+
+/* --categories, --value wall: a snapshot after a recorded call has the
+ * call's time under the call's breakdown category (as the breakdown
+ * accounts it: stops inside it are stopped), and any snapshot the node's
+ * stops outside calls under stopped; the rest under its code. */
+static void on_sample(void *ctx, struct trace_thread *t, const struct trace_sample *sm)
+{
+	struct prof *p = ctx;
+	struct tstate *s = ts_of(t);
+	const struct frame *f[MAXFRAMES + 1];
+	const char *k[MAXFRAMES + 1];
+	int n = frames_of(t, sm->stack, f + 1);
+	int64_t v = value_of(sm);
+
+	for (int i = 0; i < n; i++)
+		k[i + 1] = key_of(f[i + 1]);
+	bool split = false;
+
+	p->samples++;
+	p->total += v;
+	if (opt.categories && value_kind() == V_WALL && n) {
+		int64_t bc[BC_N] = { 0 }, from = sm->t - sm->wall, to = sm->t;
+
+		if (!strcmp(sm->kind, "call") && s->last_io_end == sm->t) {
+			memcpy(bc, s->call_cat, sizeof(bc));
+			to = s->last_io_start > from ? s->last_io_start : from;
+		}
+		bc[BC_STOP] += ivl_overlap(t->node->stops, t->node->nstops, from, to);
+		f[0] = f[1];
+		split = true;
+		for (int c = 0; c < BC_N; c++) {
+			int64_t w = bc[c] < v ? bc[c] : v;
+
+			if (w <= 0)
+				continue;
+			k[0] = bcat_names[c];
+			sample_one(p, t, s, sm, f, k, n + 1, w);
+			v -= w;
+		}
+		memset(s->call_cat, 0, sizeof(s->call_cat));
+	}
+	if (!split || v > 0)
+		sample_one(p, t, s, sm, f + 1, k + 1, n, v);
 }
 
 static void on_free(void *ctx, struct trace_thread *t, int64_t at, uint64_t ptr)
@@ -467,7 +578,16 @@ static void on_free(void *ctx, struct trace_thread *t, int64_t at, uint64_t ptr)
 
 static void on_thread(void *ctx, struct trace_thread *t)
 {
-	ts_of(t);
+	struct prof *p = ctx;
+	struct tstate *s = ts_of(t);
+
+	s->p = p;
+	s->t = t;
+	s->io_start = INT64_MAX;
+	s->w.peers = p->peers;
+	walk_thread(&s->w, t);
+	s->w.acct.sink = bd_sink;
+	s->w.acct.arg = s;
 }
 
 static void on_thread_end(void *ctx, struct trace_thread *t)
@@ -475,8 +595,10 @@ static void on_thread_end(void *ctx, struct trace_thread *t)
 	struct prof *p = ctx;
 	struct tstate *s = t->priv;
 
-	if (!strcmp(p->report, "breakdown"))
-		p->wall += t->end - t->start;
+	if (s && !strcmp(p->report, "breakdown")) {
+		walk_end(&s->w, t);
+		p->wall += clip(p, t, t->start, t->end);
+	}
 	if (s && !strcmp(p->report, "timeline"))
 		close_from(p, t, s, 0, s->last_t ? s->last_t : t->end);
 	if (s) {
@@ -524,35 +646,25 @@ static void print_callers(struct prof *p)
 
 static void print_breakdown(struct prof *p)
 {
-	int64_t io = 0, os = 0, block = 0, rest;
 	int64_t share[PC_N];
 	char buf[64];
 
-	for (int r = 0; r < TRACE_RES_N; r++) {
-		if (r == TRACE_RES_SLEEP || r == TRACE_RES_WAIT)
-			block += p->in_calls[r];
-		else if (r == TRACE_RES_PROC)
-			os += p->in_calls[r];
-		else
-			io += p->in_calls[r];
-	}
 	/* the time outside calls, by the categories of its snapshots */
-	rest = p->gaps;
 	for (int c = 0; c < PC_N; c++)
 		share[c] = p->cpu_samples ? (int64_t)((double)p->gaps * (double)p->cat_cpu[c] /
 						      (double)p->cpu_samples) : 0;
 	if (!p->cpu_samples)
-		share[PC_UNKNOWN] = rest;
+		share[PC_UNKNOWN] = p->gaps;
 	p->t = table_new(&profile_tables[PT_BREAKDOWN]);
 	const struct { const char *name; int64_t v; } rows[] = {
 		{ "user code", share[PC_USER] },
 		{ "libc/system code", share[PC_SYSTEM] },
 		{ "memory management", share[PC_MEMORY] },
 		{ "unknown code", share[PC_UNKNOWN] },
-		{ "I/O", io },
-		{ "other OS calls", os },
-		{ "thread blocking", block },
-		{ "stopped by restrictions", p->stopped },
+		{ bcat_names[BC_IO], p->bc[BC_IO] },
+		{ bcat_names[BC_OS], p->bc[BC_OS] },
+		{ bcat_names[BC_BLOCK], p->bc[BC_BLOCK] },
+		{ bcat_names[BC_STOP], p->bc[BC_STOP] },
 		{ "total (threads' wall time)", p->wall },
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -651,7 +763,7 @@ int report_profile(int argc, char **argv)
 {
 	static const struct trace_ops ops = {
 		.thread = on_thread, .thread_end = on_thread_end,
-		.io = on_io, .compute = on_compute, .sample = on_sample, .free = on_free,
+		.io = on_io, .sample = on_sample, .free = on_free,
 	};
 	struct prof p = { 0 };
 	struct trace_run run = { 0 };
@@ -685,18 +797,52 @@ int report_profile(int argc, char **argv)
 	if (!strcmp(p.report, "raw") && !opt.format) {
 		p.t = table_new(&profile_tables[PT_RAW]);
 	}
-	read_traces(&run, argv + 1, argc - 1, &ops, &p);
+	if (!strcmp(p.report, "breakdown")) {
+		/* the window clips the calls and stops that cross it: the
+		 * reader's time filter (by start) is ours here */
+		p.peers = peers_new();
+		if (filter_timed()) {
+			prescan(&run, argv + 1, argc - 1);
+			p.windowed = true;
+			p.has_from = filt.has_from;
+			p.has_to = filt.has_to;
+			p.from = filt.from;
+			p.to = filt.to;
+			filt.has_from = filt.has_to = false;
+		}
+	}
+	read_traces_peers(&run, argv + 1, argc - 1, &ops, &p, p.peers);
+	if (p.peers)
+		peers_free(p.peers);
 	for (size_t k = 0; k < run.nnodes; k++)
 		p.any_profile |= run.nodes[k]->profile != NULL;
 	if (!p.any_profile)
 		warnx("warning: no trace was captured with --profile: no snapshots");
-	if (!strcmp(p.report, "leaks")) {
-		bool exact = false;
+	{
+		size_t un = 0, first = 0;
 
-		for (size_t k = 0; k < run.nnodes; k++)
-			exact |= run.nodes[k]->profile && strstr(run.nodes[k]->profile, "alloc");
-		if (exact && !p.samples)
-			warnx("warning: leaks needs every allocation sampled (--sample-alloc 1)");
+		for (size_t k = 0; k < run.nprocs; k++)
+			if (run.procs[k]->unprofiled && filter_node(run.procs[k]->node) && !un++)
+				first = k;
+		if (un)
+			warnx("warning: %zu process%s not profiled (%ld: %s)", un, un > 1 ? "es" : "",
+			      run.procs[first]->pid, run.procs[first]->unprofiled);
+	}
+	/* the exact allocation report needs a snapshot of every allocation
+	 * (--sample-alloc 1); otherwise counters go to the next snapshot */
+	for (size_t k = 0; k < run.nnodes; k++) {
+		struct trace_node *n = run.nodes[k];
+
+		if (!n->profile || (strstr(n->profile, "alloc") && n->profile_alloc_every == 1))
+			continue;
+		if (!strcmp(p.report, "leaks"))
+			die(2, "profile leaks: node %s was captured without --sample-alloc 1: "
+			    "live blocks need the site of every allocation", n->name);
+		if (!strcmp(p.report, "allocs") && strstr(n->profile, "alloc")) {
+			warnx("warning: node %s was captured without --sample-alloc 1: its "
+			      "bytes go to the function of the next snapshot (approximate)", n->name);
+			break;
+		}
 	}
 	if (!strcmp(p.report, "inclusive"))
 		print_inclusive(&p);

@@ -54,6 +54,11 @@ struct thr {
 	pid_t creator;
 	uint64_t lost;
 	int created_matched;         /* already named by a pthread_create */
+	/* --profile: a thread running when its process ended: what its
+	 * last snapshot would have carried (spool_hdr's prof_*) */
+	int tail;
+	int64_t tail_since, tail_cpu;        /* ns */
+	int64_t tail_alloc, tail_allocs;
 };
 
 struct proc {
@@ -65,6 +70,7 @@ struct proc {
 	int status;                  /* wait status, -1 unknown */
 	int complete;
 	char *reason;                /* what the capture could not see, or NULL */
+	const char *unprofiled;      /* --profile: why it has no snapshots, or NULL */
 };
 
 /* Objects the descriptors refer to (node-wide: files by path, sockets and

@@ -111,6 +111,14 @@ struct spool_hdr {
 	volatile int32_t  exit;      /* enum thread_exit */
 	int32_t  pad;
 	char     comm_end[16];       /* name at end */
+	/* --profile: what the thread's next snapshot would carry, kept here
+	 * (not in TLS) so that the writer can make the tail of a thread
+	 * still running when its process ended a last snapshot */
+	volatile int64_t  prof_last;     /* clock units of the last snapshot,
+					    0: no tail to write */
+	volatile int64_t  prof_last_cpu; /* thread CPU ns then */
+	volatile uint64_t prof_alloc;    /* bytes allocated since */
+	volatile uint64_t prof_allocs;   /* allocations since */
 };
 
 /* The fixed part of every record: 64 bytes, a cache line. call and len
@@ -182,7 +190,8 @@ enum call_id {
 	                        [pointer allocated (SAMPLE_ALLOC)] then the
 	                        return addresses, innermost first */
 	REC_FREE,            /* --profile with every allocation sampled: a1
-	                        the pointer freed */
+	                        the pointer freed (realloc(p, 0) too), also
+	                        while profiling is switched off */
 	REC_KREAD,           /* before a stdio read call's record: ret the
 	                        bytes the kernel read for it (kernel_amount) */
 };

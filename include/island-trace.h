@@ -66,6 +66,7 @@ struct trace_node {
 	char *pcap;		/* its packets (--pcap): the path, resolved against
 				 * the trace's directory, or NULL */
 	char *profile;		/* --profile: its <profile values>, or NULL */
+	int64_t profile_alloc_every;	/* --sample-alloc: bytes, 0 none */
 	char *unseen;		/* unseen="...": what moves between nodes with
 				 * no call (an MPI rank's shared memory), or NULL */
 	int mpi_rank;		/* its rank under mpirun, -1 none */
@@ -86,6 +87,7 @@ struct trace_proc {
 	long pid, ppid;
 	char *exe, *status, *cwd;	/* "" when absent */
 	char *reason;		/* why it is incomplete, or NULL */
+	char *unprofiled;	/* --profile: why it has no snapshots, or NULL */
 	int64_t start, end;
 	bool complete;
 	struct trace_module *mods;	/* <module> children, in order */

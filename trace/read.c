@@ -340,6 +340,7 @@ static void on_profile(struct rd *rd)
 {
 	free(rd->node->profile);
 	rd->node->profile = xstrdup(need(rd, "values"));
+	rd->node->profile_alloc_every = int_attr(rd, "alloc_every", 0);
 }
 
 static uint64_t hex_attr(struct rd *rd, const char *name)
@@ -411,6 +412,7 @@ static void on_process(struct rd *rd)
 	p->status = dup_attr(rd, "status");
 	p->cwd = dup_attr(rd, "cwd");
 	p->reason = attr(rd, "reason") ? xstrdup(attr(rd, "reason")) : NULL;
+	p->unprofiled = attr(rd, "unprofiled") ? xstrdup(attr(rd, "unprofiled")) : NULL;
 	p->start = time_attr(rd, "start", 0);
 	p->end = time_attr(rd, "end", p->start);
 	p->complete = bool_attr(rd, "complete", true);
@@ -1017,6 +1019,7 @@ void trace_run_free(struct trace_run *run)
 		free(run->procs[i]->status);
 		free(run->procs[i]->cwd);
 		free(run->procs[i]->reason);
+		free(run->procs[i]->unprofiled);
 		free(run->procs[i]);
 	}
 	for (size_t i = 0; i < run->nthreads; i++) {

@@ -46,6 +46,11 @@ void prof_thread_end(struct tstate *t)
 	(void)t;
 }
 
+void prof_tail(struct tstate *t)
+{
+	(void)t;
+}
+
 void prof_flush(struct tstate *t)
 {
 	t->prof_pending = 0;

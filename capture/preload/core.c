@@ -768,10 +768,18 @@ void process_finish(int how)
 	int e = errno;
 	struct tstate *self = &ts;
 
+	/* --profile: this thread's tail is a last snapshot; the others'
+	 * counters stay in their headers for the writer, unless profiling
+	 * is off now */
+	if (unlikely(prof != NULL) && self->hdr && !(self->hold & HOLD_OFF) &&
+	    self->hdr->exit == TEXIT_NONE)	/* once: exit, then exit_group */
+		prof_tail(self);
 	for (int i = 0; i < REG_MAX; i++) {
 		struct spool_hdr *h = __atomic_load_n(&reg_hdr[i], __ATOMIC_ACQUIRE);
 		if (!h)
 			continue;
+		if (prof && !prof->on)
+			h->prof_last = 0;
 		hdr_finish(h, reg_tid[i], h == self->hdr, how);
 	}
 	sess_process_gone();

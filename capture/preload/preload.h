@@ -168,6 +168,7 @@ char *utoa(char *p, unsigned long v);
 void prof_init(const char *dir, size_t dirlen);
 void prof_thread_start(struct tstate *t);
 void prof_thread_end(struct tstate *t);
+void prof_tail(struct tstate *t);
 void prof_flush(struct tstate *t);
 
 /* May this call be recorded? Sets the guard when it may. Always inlined

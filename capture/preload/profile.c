@@ -44,7 +44,6 @@ struct pstate {
 	int has_timer, busy, npend, pkind;
 	uint64_t plast;			/* the previous snapshot (clock units) */
 	int64_t last_cpu;
-	uint64_t alloc_bytes, alloc_count;	/* since the last snapshot */
 	int64_t pcpu;
 	uint64_t pt;
 	uintptr_t pstack[MAXDEPTH];
@@ -141,6 +140,18 @@ static int stack_here(uintptr_t *out)
 	return unwind_fp(0, (uintptr_t)__builtin_frame_address(0), out, depth);
 }
 
+/* The thread's next snapshot counts from here: kept in its spool header
+ * too, whence the writer takes the tail of a thread still running when
+ * its process ends. */
+static void prof_mark(struct tstate *t, uint64_t at, int64_t cpu)
+{
+	ps.plast = at;
+	ps.last_cpu = cpu;
+	t->hdr->prof_alloc = t->hdr->prof_allocs = 0;
+	t->hdr->prof_last_cpu = cpu;
+	t->hdr->prof_last = (int64_t)at;
+}
+
 /* Write a snapshot (the guard is ours, or the record comes from leave). */
 static void put_sample(struct tstate *t, int kind, uint64_t at, int64_t cpu,
 		       const uintptr_t *stack, int n, uintptr_t allocated)
@@ -156,16 +167,15 @@ static void put_sample(struct tstate *t, int kind, uint64_t at, int64_t cpu,
 	r = rec_reserve(t, sizeof(*r) + k * 8);
 	if (!r) {
 		ps.plast = at;
+		t->hdr->prof_last = (int64_t)at;
 		return;
 	}
 	rec_fill(r, REC_SAMPLE, at, ps.plast ? ps.plast : (uint64_t)t->hdr->start,
-		 (int64_t)ps.alloc_bytes, kind, cpu - ps.last_cpu, 0, 0);
-	r->seq = ps.alloc_count;
+		 (int64_t)t->hdr->prof_alloc, kind, cpu - ps.last_cpu, 0, 0);
+	r->seq = t->hdr->prof_allocs;
 	memcpy(REC_PAYLOAD(r), words, k * 8);
 	rec_commit(t, &r->len, sizeof(*r) + k * 8);
-	ps.plast = at;
-	ps.last_cpu = cpu;
-	ps.alloc_bytes = ps.alloc_count = 0;
+	prof_mark(t, at, cpu);
 }
 
 static void on_tick(int sig, siginfo_t *si, void *ucv)
@@ -176,9 +186,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 	if (si->si_code != SI_TIMER || !prof || !t->hdr || ps.busy || !ps.has_timer)
 		goto out;
 	if (!prof->on) {	/* off: the next snapshot starts from here */
-		ps.plast = now();
-		ps.last_cpu = thread_cpu();
-		ps.alloc_bytes = ps.alloc_count = 0;
+		prof_mark(t, now(), thread_cpu());
 		goto out;
 	}
 	ps.busy = 1;
@@ -289,7 +297,9 @@ static void allocated(void *p, size_t n)
 {
 	struct tstate *t = &ts;
 
-	if (!p)
+	/* what the program allocates while profiled: not what libunwind
+	 * allocates for us (busy) */
+	if (!p || !t->hdr || !prof->on || ps.busy)
 		return;
 	/* the bytes and the count together: a tick between the two wrote a
 	 * snapshot with one and not the other, and reset both (one of
@@ -299,15 +309,15 @@ static void allocated(void *p, size_t n)
 	int g = t->guard;
 	t->guard = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	ps.alloc_bytes += n;
-	ps.alloc_count++;
+	t->hdr->prof_alloc += n;
+	t->hdr->prof_allocs++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->guard = g;
 	if (!g && t->prof_pending && !ps.busy)
 		prof_flush(t);
 	if (!prof->alloc_every || !prof->on || t->guard || ps.busy || !t->hdr)
 		return;
-	if (ps.alloc_bytes < (uint64_t)prof->alloc_every)
+	if (t->hdr->prof_alloc < (uint64_t)prof->alloc_every)
 		return;
 	uintptr_t st[MAXDEPTH];
 	int e = errno, k;
@@ -358,10 +368,15 @@ EXPORT void *realloc(void *old, size_t n)
 		return p;
 	}
 	p = next_realloc(old, n);
-	if (unlikely(prof_alloc) && n && p) {
-		if (old && prof->alloc_every == 1)
+	if (unlikely(prof_alloc)) {
+		int e = errno;
+
+		/* moved, or realloc(p, 0): old is gone (not when it failed) */
+		if (old && (p || !n) && prof->alloc_every == 1)
 			prof_free(old);
-		allocated(p, n);
+		if (n && p)
+			allocated(p, n);
+		errno = e;
 	}
 	return p;
 }
@@ -403,13 +418,14 @@ EXPORT void *memalign(size_t align, size_t n)
 }
 
 /* With every allocation sampled, frees are recorded too: what is live at
- * the end, by the site that allocated it. */
+ * the end, by the site that allocated it. Also while profiling is off: a
+ * block allocated while on and freed while off is not live. */
 void prof_free(void *p)
 {
 	struct tstate *t = &ts;
 	struct rec *r;
 
-	if (!p || !prof->on || t->guard || !t->hdr)
+	if (!p || t->guard || ps.busy || !t->hdr)
 		return;
 	t->guard = 1;
 	if ((r = rec_reserve(t, sizeof(*r)))) {
@@ -448,8 +464,7 @@ void prof_thread_start(struct tstate *t)
 	if (!prof)
 		return;
 	ps = (struct pstate){ 0 };
-	ps.plast = (uint64_t)t->hdr->start;
-	ps.last_cpu = thread_cpu();
+	prof_mark(t, (uint64_t)t->hdr->start, thread_cpu());
 	if (!pthread_getattr_np(pthread_self(), &a)) {
 		if (!pthread_attr_getstack(&a, &base, &size)) {
 			ps.stk_lo = (uintptr_t)base;
@@ -475,30 +490,39 @@ void prof_thread_start(struct tstate *t)
 	ps.has_timer = 1;
 }
 
-void prof_thread_end(struct tstate *t)
+/* The thread's last snapshot, for its tail: at its end, or when its
+ * process ends (exit, exec) while it runs. The timer stays: an exec that
+ * fails goes on. */
+void prof_tail(struct tstate *t)
 {
 	uintptr_t st[MAXDEPTH];
 	int n, g = t->guard;
 
 	if (!prof || !t->hdr)
 		return;
-	if (ps.has_timer) {
-		ps.has_timer = 0;
-		timer_delete(ps.timer);
-	}
 	if (t->prof_pending)
 		prof_flush(t);
 	t->guard = 1;
 	sites_describe_all(t);	/* modules loaded since the start */
+	if (prof->on && !ps.busy) {
+		ps.busy = 1;
+		n = stack_here(st);
+		put_sample(t, SAMPLE_END, now(), thread_cpu(), st, n, 0);
+		ps.busy = 0;
+	}
+	t->hdr->prof_last = 0;	/* written: no tail left for the writer */
 	t->guard = g;
-	if (!prof->on || ps.busy)
+}
+
+void prof_thread_end(struct tstate *t)
+{
+	if (!prof || !t->hdr)
 		return;
-	ps.busy = 1;
-	t->guard = 1;
-	n = stack_here(st);
-	put_sample(t, SAMPLE_END, now(), thread_cpu(), st, n, 0);
-	t->guard = g;
-	ps.busy = 0;
+	if (ps.has_timer) {
+		ps.has_timer = 0;
+		timer_delete(ps.timer);
+	}
+	prof_tail(t);
 }
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)

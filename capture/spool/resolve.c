@@ -764,6 +764,16 @@ static void derive_thread(struct node *n, struct thr *t)
 	if (t->end < t->start)
 		t->end = t->start;
 	t->cpu = t->complete ? last->cpu_ns : -1;
+	/* the interposer wrote no last snapshot (prof_tail) for a thread
+	 * its process's end found running */
+	if (n->profile && last->prof_last && t->cpu >= 0 &&
+	    (t->exit == TEXIT_PROCESS || t->exit == TEXIT_EXEC)) {
+		t->tail = 1;
+		t->tail_since = clock_ns(&n->clk, (uint64_t)last->prof_last);
+		t->tail_cpu = t->cpu > last->prof_last_cpu ? t->cpu - last->prof_last_cpu : 0;
+		t->tail_alloc = (int64_t)last->prof_alloc;
+		t->tail_allocs = (int64_t)last->prof_allocs;
+	}
 	memcpy(t->name, last->comm_end[0] ? last->comm_end : last->comm, 16);
 	t->name[16] = 0;
 	for (int g = 0; g < t->nsp; g++)
@@ -909,7 +919,7 @@ static void find_gaps(struct node *n)
 
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
-		int created = 0, started = 0, uring = 0;
+		int created = 0, started = 0, uring = 0, modules = 0;
 
 		for (int j = 0; j < p->nthr; j++) {
 			struct thr *t = &p->thr[j];
@@ -928,6 +938,9 @@ static void find_gaps(struct node *n)
 				pid_t child = 0;
 
 				switch (r->call) {
+				case REC_MODULE:
+					modules = 1;
+					break;
 				case C_PTHREAD_CREATE:
 					created += r->ret == 0;
 					break;
@@ -971,6 +984,12 @@ static void find_gaps(struct node *n)
 		}
 		if (uring)
 			add_reason(p, "io_uring operations are not itemised");
+		/* the profiler describes an image's modules when its first
+		 * thread starts: an image without is one it never ran in */
+		if (n->profile && !modules)
+			p->unprofiled = "the profiler did not run in it (no modules "
+					"described: a static program, run by island-loader, "
+					"has no profiler)";
 	}
 }
 

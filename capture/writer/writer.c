@@ -330,36 +330,73 @@ static void write_site(struct out *o, const struct rec *site)
 }
 
 /* --profile: <sample> (a snapshot) and <free> (every allocation sampled). */
-static void write_sample(struct out *o, struct node *n, const struct rec *r)
+static void put_sample_el(struct out *o, struct node *n, int64_t t0, int64_t prev,
+			  int kind, int64_t cpu, int64_t alloc, int64_t allocs,
+			  const uint64_t *ptr, const uint64_t *w, size_t nw)
 {
 	static const char *const kinds[] = { "timer", "call", "alloc", "end" };
-	const uint64_t *w = (const uint64_t *)REC_PAYLOAD(r);
-	size_t nw = REC_PAYLOAD_LEN(r) / 8, i = 0;
-	int64_t t0 = clock_ns(&n->clk, r->t0), prev = clock_ns(&n->clk, r->t1);
 	char buf[64];
 
 	o_lit(o, "      <sample");
 	o_attr_sec(o, "t", t0 > 0 ? t0 : 0);
-	o_attr(o, "kind", kinds[r->fd >= 0 && r->fd <= SAMPLE_END ? r->fd : 0]);
-	o_attr_sec(o, "cpu", r->a1 > 0 ? r->a1 : 0);
+	o_attr(o, "kind", kinds[kind >= 0 && kind <= SAMPLE_END ? kind : 0]);
+	o_attr_sec(o, "cpu", cpu > 0 ? cpu : 0);
 	o_attr_sec(o, "wall", t0 > prev ? t0 - prev : 0);
 	if (n->profile & PV_ALLOC) {
-		o_attr_int(o, "alloc", r->ret);
-		o_attr_int(o, "allocs", (int64_t)r->seq);
+		o_attr_int(o, "alloc", alloc);
+		o_attr_int(o, "allocs", allocs);
 	}
-	if (r->fd == SAMPLE_ALLOC && nw) {
-		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)w[0]);
+	if (ptr) {
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)*ptr);
 		o_attr(o, "ptr", buf);
-		i = 1;
 	}
 	o_lit(o, " stack=\"");
-	for (size_t k = i; k < nw; k++) {
+	for (size_t k = 0; k < nw; k++) {
 		fmt_addr(buf, sizeof(buf), w[k]);
-		if (k > i)
+		if (k)
 			o_lit(o, " ");
 		o_str(o, buf);
 	}
 	o_lit(o, "\"/>\n");
+}
+
+/* The stack of a snapshot record, and its pointer allocated (kind alloc). */
+static const uint64_t *sample_stack(const struct rec *r, size_t *nw, const uint64_t **ptr)
+{
+	const uint64_t *w = (const uint64_t *)REC_PAYLOAD(r);
+
+	*nw = REC_PAYLOAD_LEN(r) / 8;
+	*ptr = NULL;
+	if (r->fd == SAMPLE_ALLOC && *nw) {
+		*ptr = w;
+		(*nw)--;
+		return w + 1;
+	}
+	return w;
+}
+
+static void write_sample(struct out *o, struct node *n, const struct rec *r)
+{
+	const uint64_t *ptr, *w;
+	size_t nw;
+
+	w = sample_stack(r, &nw, &ptr);
+	put_sample_el(o, n, clock_ns(&n->clk, r->t0), clock_ns(&n->clk, r->t1), r->fd,
+		      r->a1, r->ret, (int64_t)r->seq, ptr, w, nw);
+}
+
+/* A thread its process's end found running: its tail, with the stack of
+ * its last snapshot (where it was, as far as the profile knows). */
+static void write_tail(struct out *o, struct node *n, const struct thr *t,
+		       const struct rec *last)
+{
+	const uint64_t *ptr, *w = NULL;
+	size_t nw = 0;
+
+	if (last)
+		w = sample_stack(last, &nw, &ptr);
+	put_sample_el(o, n, t->end, t->tail_since, SAMPLE_END, t->tail_cpu,
+		      t->tail_alloc, t->tail_allocs, NULL, w, nw);
 }
 
 static void write_free(struct out *o, struct node *n, const struct rec *r)
@@ -662,6 +699,7 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 	struct region *stack = NULL;
 	size_t depth = 0, cap = 0;
 	int next_id = 1;
+	const struct rec *last_sample = NULL;
 	char *name = attr_escape(t->name);
 
 	o_lit(o, "    <thread");
@@ -720,6 +758,7 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 		}
 		if (r->call == REC_SAMPLE) {
 			write_sample(o, n, r);
+			last_sample = r;
 			continue;
 		}
 		if (r->call == REC_FREE) {
@@ -749,6 +788,8 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 		prev = t1 > prev ? t1 : prev;
 	}
 	write_compute(o, t->end - prev);
+	if (t->tail)
+		write_tail(o, n, t, last_sample);
 	while (depth) {
 		struct region *g = &stack[--depth];
 		warnx("%s: pid %d tid %d: region \"%s\" still open at the thread's end",
@@ -776,6 +817,8 @@ static void write_proc(struct out *o, struct node *n, struct proc *p)
 	o_attr(o, "complete", p->complete ? "true" : "false");
 	if (p->reason)
 		o_attr_esc(o, "reason", p->reason);
+	if (p->unprofiled)
+		o_attr_esc(o, "unprofiled", p->unprofiled);
 	o_lit(o, ">\n");
 	nmods = 0;
 	if (n->callsites || n->profile) {
