@@ -338,6 +338,8 @@ struct frame {
 };
 /* The frame an address of the process stands for (interned strings). */
 const struct frame *site_frame(const struct trace_thread *t, const char *site);
+/* --binaries DIR: where else to look for binaries, by build id */
+void sites_binaries(const char *dir);
 
 /* annotate.c: the traces as one, with dependencies as <wait>/<signal>.
  * A dependency: node x's call that started at xstart (ns, node time)

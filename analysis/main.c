@@ -179,6 +179,11 @@ static void set_span(const char *name, const char *v, void *field)
 	opt.has_span = true;
 }
 
+static void set_binaries(const char *name, const char *v, void *field)
+{
+	sites_binaries(v);
+}
+
 static void set_within(const char *name, const char *v, void *field)
 {
 	char *end;
@@ -261,6 +266,7 @@ static const struct optdef {
 	{ "call",        0,   "NAMES", "only these calls (comma-separated api names)", set_call, NULL },
 	{ "annotate",    0,   "FILE", "deps --from net: also write the traces as one trace with the message edges as <wait>/<signal> (island-replay)", set_str, &deps_annotate },
 	{ "within",      0,   "P",    "deps: also recall to within P I/Os (the sampling period)", set_within, NULL },
+	{ "binaries",    0,   "DIR",  "profile, callsites: binaries not where the trace says (or another build there) are looked up by build id under DIR (recursively; may be given again) and in /usr/lib/debug/.build-id", set_binaries, NULL },
 	{ "list-columns", 0,  NULL,   "print REPORT TABLE COLUMN KIND for every column (of REPORT, if given)", list_columns, NULL },
 	{ "help",        'h', NULL,   "this help",                                 help,      NULL },
 	{ "version",     'V', NULL,   "print the version",                         version,   NULL },

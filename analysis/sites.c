@@ -2,16 +2,24 @@
  * module's load bias: an address in the binary's own terms), as the
  * function and source line that made the call, resolved with libdw from
  * the binary the process's <module> names. Traces stay small and can be
- * read on another machine that has the binaries. The return address is
- * the instruction after the call: the line is looked up one byte before.
- * A binary that cannot be opened, or whose build id is not the one
- * recorded, is named in one warning line and its sites are shown as
- * module+0xOFFSET. Memory: one Dwfl per binary, one label per site. */
+ * read on another machine that has the binaries: when the recorded path
+ * is missing or holds another build, the binary is looked up by its build
+ * id, in /usr/lib/debug/.build-id and in the --binaries directories. The
+ * return address is the instruction after the call: the line is looked up
+ * one byte before. A binary found nowhere is named in one warning line and
+ * its sites are shown as module+0xOFFSET. Memory: one Dwfl per binary, one
+ * label per site. */
 #include "analyze.h"
 
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct bin {
 	const char *path;	/* interned */
@@ -26,6 +34,95 @@ static const Dwfl_Callbacks callbacks = {
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
+
+/* --binaries: the directories, and once read, their ELF files by build id */
+static const char **bdirs;
+static size_t nbdirs, capbdirs;
+struct byid {
+	char *id, *path;
+};
+static struct byid *byids;
+static size_t nbyids, capbyids;
+static bool indexed;
+
+void sites_binaries(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		die(2, "--binaries: '%s' is not a directory", dir);
+	XGROW(bdirs, capbdirs, nbdirs + 1);
+	bdirs[nbdirs++] = dir;
+}
+
+/* The GNU build id of the ELF file at path, in hex, or NULL. */
+static char *file_build_id(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char magic[4], *hex = NULL;
+	const void *id;
+	Elf *e;
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	if (read(fd, magic, 4) != 4 || memcmp(magic, ELFMAG, 4) ||
+	    !(e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		close(fd);
+		return NULL;
+	}
+	n = dwelf_elf_gnu_build_id(e, &id);
+	if (n > 0 && n <= 64) {
+		hex = xcalloc(1, 2 * (size_t)n + 1);
+		for (ssize_t i = 0; i < n; i++)
+			snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)id)[i]);
+	}
+	elf_end(e);
+	close(fd);
+	return hex;
+}
+
+static int index_one(const char *path, const struct stat *st, int kind, struct FTW *ftw)
+{
+	char *id;
+
+	if (kind != FTW_F || !S_ISREG(st->st_mode) || st->st_size < 64)
+		return 0;
+	if ((id = file_build_id(path))) {
+		XGROW(byids, capbyids, nbyids + 1);
+		byids[nbyids++] = (struct byid){ id, xstrdup(path) };
+	}
+	return 0;
+}
+
+/* A file with build id `id`: /usr/lib/debug/.build-id/xx/rest.debug,
+ * else one under a --binaries directory (searched once, on the first
+ * binary not where the trace says). NULL: none. */
+static const char *find_by_build_id(const char *id)
+{
+	char *dbg;
+
+	if (!id || strlen(id) < 4)
+		return NULL;
+	dbg = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+	if (!access(dbg, R_OK)) {
+		const char *p = intern(dbg);
+
+		free(dbg);
+		return p;
+	}
+	free(dbg);
+	if (!indexed) {
+		indexed = true;
+		elf_version(EV_CURRENT);
+		for (size_t i = 0; i < nbdirs; i++)
+			nftw(bdirs[i], index_one, 16, FTW_PHYS);
+	}
+	for (size_t i = 0; i < nbyids; i++)
+		if (!strcmp(byids[i].id, id))
+			return byids[i].path;
+	return NULL;
+}
 
 static bool same_build_id(Dwfl_Module *m, const char *want)
 {
@@ -43,6 +140,24 @@ static bool same_build_id(Dwfl_Module *m, const char *want)
 	return !strcmp(hex, want);
 }
 
+static bool open_bin(struct bin *b, const char *file)
+{
+	b->dwfl = dwfl_begin(&callbacks);
+	if (b->dwfl) {
+		b->mod = dwfl_report_elf(b->dwfl, file, file, -1, 0, false);
+		dwfl_report_end(b->dwfl, NULL, NULL);
+	}
+	return b->mod != NULL;
+}
+
+static void close_bin(struct bin *b)
+{
+	if (b->dwfl)
+		dwfl_end(b->dwfl);
+	b->dwfl = NULL;
+	b->mod = NULL;
+}
+
 static struct bin *bin_of(const struct trace_module *md)
 {
 	const char *path = intern(md->path);
@@ -56,19 +171,22 @@ static struct bin *bin_of(const struct trace_module *md)
 	*b = (struct bin){ .path = path };
 	if (!strncmp(path, "linux-vdso", 10) || !strncmp(path, "linux-gate", 10))
 		return b;	/* the kernel's: no file to read */
-	b->dwfl = dwfl_begin(&callbacks);
-	if (b->dwfl) {
-		b->mod = dwfl_report_elf(b->dwfl, path, path, -1, 0, false);
-		dwfl_report_end(b->dwfl, NULL, NULL);
-	}
-	if (!b->mod)
-		warnx("warning: %s: cannot read it (%s): its call sites are shown as offsets",
-		      path, dwfl_errmsg(-1));
+	const char *why = NULL, *other;
+
+	if (!open_bin(b, path))
+		why = xasprintf("cannot read it (%s)", dwfl_errmsg(-1));
 	else if (!same_build_id(b->mod, md->build_id)) {
-		warnx("warning: %s: not the binary that was captured (another build id): "
-		      "its call sites are shown as offsets", path);
-		b->mod = NULL;
+		why = xasprintf("not the binary that was captured (another build id)");
+		close_bin(b);
 	}
+	if (why && (other = find_by_build_id(md->build_id)) &&
+	    (!open_bin(b, other) || !same_build_id(b->mod, md->build_id)))
+		close_bin(b);
+	if (why && !b->mod)
+		warnx("warning: %s: %s, and no file with its build id %s: its call sites "
+		      "are shown as offsets", path, why, md->build_id && *md->build_id ?
+		      "was found (/usr/lib/debug/.build-id, --binaries)" : "is known");
+	free((char *)why);
 	return b;
 }
 

@@ -12,9 +12,10 @@ PRELOAD_SRCS := $(wildcard capture/preload/*.c)
 PRELOAD_OBJS := $(patsubst %.c,$(O)/%.pic.o,$(PRELOAD_SRCS)) $(O)/capture/preload/vfork.pic.o \
 	$(O)/capture/preload/sudstub.pic.o
 # The interposer runs inside other programs: no sanitizers, only its
-# wrappers exported, its TLS in the static block (initial-exec).
+# wrappers exported, its TLS in the static block (initial-exec), its
+# frames walkable by frame pointers (the profiler skips them so).
 PRELOAD_CFLAGS := -O2 -g -std=gnu11 $(WARN) -MMD -MP -fPIC -fvisibility=hidden \
-	-fno-stack-protector -ftls-model=initial-exec -Icapture
+	-fno-stack-protector -ftls-model=initial-exec -fno-omit-frame-pointer -Icapture
 ifeq ($(DEBUG),1)
 PRELOAD_CFLAGS += -O0
 endif

@@ -121,6 +121,7 @@ struct node {
 	int callsites;                   /* --callsites: REC_SITE records */
 	int profile, profile_hz;         /* --profile: PV_* values, 0 = off */
 	int64_t profile_alloc;           /* --sample-alloc bytes, 0 = off */
+	const struct prof_ctl *profile_ctl;  /* its control page: how ticks came */
 	int64_t clock_offset;            /* ns to add to the epoch: the session's
 					    reference clock (across hosts) */
 	int has_clock_offset;

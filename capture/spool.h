@@ -367,6 +367,9 @@ struct prof_ctl {
 	int32_t capture_pid;         /* island-capture's pid (--control) */
 	int32_t pad;
 	volatile uint64_t switches;  /* times `on` changed */
+	/* threads whose ticks came from a task-clock perf event, and from
+	 * a CPU-clock timer (the event refused): <profile sampler> */
+	volatile uint32_t by_event, by_timer;
 };
 #define ENV_SESSION "ISLAND_SESSION"  /* session file, and ... */
 #define ENV_SYSCALLS "ISLAND_SYSCALLS"  /* "1": record at the kernel boundary */

@@ -25,6 +25,14 @@ $(O)/tests/apps/routes-static: tests/apps/routes.c
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $<
 TEST_APPS += $(O)/tests/apps/routes-static
 
+# The profiler's program of known shape, built with frame pointers: the
+# walk by frame pointers (ISLAND_UNWIND=fp) in tests/e2e/capture-profile.sh.
+$(O)/tests/apps/profiled-fp: tests/apps/profiled.c tests/apps/cpuburn.h
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -fno-omit-frame-pointer -o $@ $< -lpthread
+TEST_APPS += $(O)/tests/apps/profiled-fp
+
 # Open MPI programs (tests/apps/mpi/*.c), built with mpicc when there is
 # one; their tests skip (exit 77) without them.
 MPICC ?= mpicc

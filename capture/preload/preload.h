@@ -159,6 +159,7 @@ void rec_extra(struct tstate *t, int call, uint64_t t0, uint64_t t1);
 void site_put(struct tstate *t);
 void sites_fork_child(void);
 void sites_describe_all(struct tstate *t);
+int sites_known(uintptr_t a);
 
 /* --profile (profile.c) */
 extern struct prof_ctl *prof;

@@ -3,15 +3,20 @@
  * the return addresses on the stack, the thread CPU and wall time since
  * its previous snapshot and the bytes allocated since. Snapshots are
  * taken
- *  - every 1/hz s of the thread's CPU time, by a per-thread CPU-clock
- *    timer (timer_create, SIGEV_THREAD_ID): a thread that waits uses no
- *    CPU and gets no signal;
+ *  - every 1/hz s of the thread's CPU time, by a per-thread task-clock
+ *    perf event (perf_event_open, its overflow signalled to the thread):
+ *    a thread that waits uses no CPU and gets no signal. Where the event
+ *    is refused (perf_event_paranoid, seccomp, containers), a CPU-clock
+ *    POSIX timer (timer_create, SIGEV_THREAD_ID) instead, which fires at
+ *    most at the kernel's tick (CONFIG_HZ, 250/s say): the trace's
+ *    <profile sampler> says which;
  *  - with `wall`, at the end of a recorded call longer than 1/hz: the
  *    time a thread waited is exact and has the stack it waited with;
  *  - with --sample-alloc N, after every N bytes a thread allocates;
  *  - at the thread's end, for the tail.
- * Stacks are unwound with libunwind (loaded when profiling is on), or by
- * frame pointers within the thread's stack when it is missing. A signal
+ * Stacks are walked by frame pointers, the walk kept when it is plausible
+ * (unwind_fp), else unwound with libunwind (loaded when profiling is on);
+ * ISLAND_UNWIND=fp|libunwind forces one. A signal
  * that lands while the thread records a call keeps its stack aside and
  * the wrapper writes it when it leaves: records are never interleaved.
  * Counters of malloc & co. are exact (TLS adds), never sampled.
@@ -20,6 +25,7 @@
 #include <fcntl.h>
 #include <libunwind.h>
 #include <link.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -39,9 +45,16 @@ static uintptr_t self_lo, self_hi;	/* our own code: frames to skip */
  * themselves (setitimer, gperftools, Go) own SIGPROF. */
 #define PROF_SIG (SIGRTMIN + 10)
 
+/* How a thread's ticks come */
+enum { TICK_NONE, TICK_TIMER, TICK_EVENT };
+/* ISLAND_UNWIND */
+enum { UNWIND_AUTO, UNWIND_FP, UNWIND_LIBUNWIND };
+static int unwind_mode;
+
 struct pstate {
 	timer_t timer;
-	int has_timer, busy, npend, pkind;
+	void *event;			/* TICK_EVENT: the event's page */
+	int tick, busy, npend, pkind;
 	uint64_t plast;			/* the previous snapshot (clock units) */
 	int64_t last_cpu;
 	int64_t pcpu;
@@ -82,23 +95,46 @@ static int unwind_cursor(unw_cursor_t *c, uintptr_t *out, int max)
 }
 
 /* Frame pointers: each frame's rbp holds the caller's rbp, then the
- * return address; followed only within the thread's stack. */
-static int unwind_fp(uintptr_t ip, uintptr_t bp, uintptr_t *out, int max)
+ * return address. The walk is plausible when every address lies in a
+ * module described so far, each frame lies above the last within the
+ * thread's stack, and it ends at the outermost frame (a saved rbp of 0,
+ * as _start and clone leave it) or at the depth limit: code built without
+ * frame pointers, whose rbp holds anything, fails it. A frame of such
+ * code that leaves rbp alone is not seen (its caller follows the callee
+ * directly): ISLAND_UNWIND=libunwind for a program that has many. Our
+ * own leading frames are left out. */
+static int unwind_fp(uintptr_t ip, uintptr_t bp, uintptr_t sp, uintptr_t *out,
+		     int max, int *plausible)
 {
-	int n = 0;
+	uintptr_t lo = sp > ps.stk_lo ? sp : ps.stk_lo;
+	int n = 0, ok = 1;
 
-	if (ip)
-		out[n++] = ip;
-	while (n < max && bp >= ps.stk_lo && bp + 16 <= ps.stk_hi && !(bp & 7)) {
-		uintptr_t next = ((uintptr_t *)bp)[0], ret = ((uintptr_t *)bp)[1];
+	*plausible = 0;
+	if (ip) {
+		ok = sites_known(ip);
+		if (ip < self_lo || ip >= self_hi)
+			out[n++] = ip;
+	}
+	while (n < max) {
+		uintptr_t next, ret;
 
-		if (!ret)
-			break;
-		out[n++] = ret;
+		if (bp < lo || bp + 16 > ps.stk_hi || (bp & 7))
+			return n;
+		next = ((uintptr_t *)bp)[0];
+		ret = ((uintptr_t *)bp)[1];
+		if (!ret || !sites_known(ret))
+			return n;
+		if (n || ret < self_lo || ret >= self_hi)
+			out[n++] = ret;
+		if (!next) {	/* the outermost frame */
+			*plausible = ok;
+			return n;
+		}
 		if (next <= bp)
-			break;
+			return n;
 		bp = next;
 	}
+	*plausible = ok;
 	return n;
 }
 
@@ -107,23 +143,37 @@ static int stack_of_signal(ucontext_t *uc, uintptr_t *out)
 {
 	unw_cursor_t c;
 
+#if defined(__x86_64__)
+	if (unwind_mode != UNWIND_LIBUNWIND || !u_init_local2) {
+		int ok, n = unwind_fp((uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
+				      (uintptr_t)uc->uc_mcontext.gregs[REG_RBP],
+				      (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
+				      out, depth, &ok);
+
+		if (ok || unwind_mode == UNWIND_FP || !u_init_local2)
+			return n;
+	}
+#endif
 	if (u_init_local2 && u_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0)
 		return unwind_cursor(&c, out, depth);
-#if defined(__x86_64__)
-	return unwind_fp((uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
-			 (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], out, depth);
-#else
 	return 0;
-#endif
 }
 
-/* The stack here, without our own frames. */
+/* The stack here, without our own frames (the interposer keeps frame
+ * pointers: capture/build.mk). */
 static int stack_here(uintptr_t *out)
 {
 	unw_context_t uc;
 	unw_cursor_t c;
 
-	if (u_getcontext && u_getcontext(&uc) == 0 && u_init_local(&c, &uc) == 0) {
+	if (unwind_mode != UNWIND_LIBUNWIND || !u_getcontext) {
+		uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+		int ok, n = unwind_fp(0, fp, fp, out, depth, &ok);
+
+		if (ok || unwind_mode == UNWIND_FP || !u_getcontext)
+			return n;
+	}
+	if (u_getcontext(&uc) == 0 && u_init_local(&c, &uc) == 0) {
 		int n = 0;
 		unw_word_t ip;
 
@@ -137,7 +187,7 @@ static int stack_here(uintptr_t *out)
 		} while (n < depth && u_step(&c) > 0);
 		return n;
 	}
-	return unwind_fp(0, (uintptr_t)__builtin_frame_address(0), out, depth);
+	return 0;
 }
 
 /* The thread's next snapshot counts from here: kept in its spool header
@@ -183,7 +233,10 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 	struct tstate *t = &ts;
 	int e = errno;
 
-	if (si->si_code != SI_TIMER || !prof || !t->hdr || ps.busy || !ps.has_timer)
+	if (!(si->si_code == SI_TIMER && ps.tick == TICK_TIMER) &&
+	    !(si->si_code == POLL_IN && ps.tick == TICK_EVENT))
+		goto out;
+	if (!prof || !t->hdr || ps.busy)
 		goto out;
 	if (!prof->on) {	/* off: the next snapshot starts from here */
 		prof_mark(t, now(), thread_cpu());
@@ -453,10 +506,68 @@ EXPORT void free(void *p)
 
 /* --- life cycle ---------------------------------------------------------- */
 
-void prof_thread_start(struct tstate *t)
+/* Ticks by a task-clock perf event of this thread, its overflows
+ * signalled to it (F_SETOWN_EX, F_SETSIG: one signal each, with no ring
+ * buffer). The event lives as long as its page is mapped: the descriptor
+ * is closed at once, the program never sees it, and neither a fork child
+ * (the page is not copied) nor a new image keeps it. */
+static int event_start(struct tstate *t)
+{
+	struct perf_event_attr a;
+	struct f_owner_ex own = { F_OWNER_TID, t->tid };
+	long fd = -1;
+	void *m;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = (uint64_t)period_ns;
+	a.exclude_hv = 1;
+	/* the CPU spent in the kernel counts either way; without leave to
+	 * look at it (perf_event_paranoid 2) ticks that fall there are lost */
+	for (int k = 0; k < 2 && fd < 0; k++) {
+		a.exclude_kernel = (unsigned)k;
+		fd = raw_syscall(SYS_perf_event_open, (long)&a, 0, -1, -1,
+				 PERF_FLAG_FD_CLOEXEC, 0);
+	}
+	if (fd < 0)
+		return -1;
+	if (raw_syscall(SYS_fcntl, fd, F_SETSIG, PROF_SIG, 0, 0, 0) < 0 ||
+	    raw_syscall(SYS_fcntl, fd, F_SETOWN_EX, (long)&own, 0, 0, 0) < 0 ||
+	    raw_syscall(SYS_fcntl, fd, F_SETFL, O_ASYNC, 0, 0, 0) < 0 ||
+	    (m = mmap(NULL, (size_t)getpagesize(), PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+		raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+		return -1;
+	}
+	raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+	ps.event = m;
+	return 0;
+}
+
+static int timer_start(struct tstate *t)
 {
 	struct sigevent ev;
 	struct itimerspec it;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = PROF_SIG;
+	ev._sigev_un._tid = t->tid;
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &ps.timer))
+		return -1;
+	it.it_interval.tv_sec = 0;
+	it.it_interval.tv_nsec = period_ns;
+	it.it_value = it.it_interval;
+	if (timer_settime(ps.timer, 0, &it, NULL)) {
+		timer_delete(ps.timer);
+		return -1;
+	}
+	return 0;
+}
+
+void prof_thread_start(struct tstate *t)
+{
 	pthread_attr_t a;
 	void *base;
 	size_t size;
@@ -474,20 +585,13 @@ void prof_thread_start(struct tstate *t)
 	}
 	if (!(prof->values & (PV_CPU | PV_WALL)) || prof->hz <= 0)
 		return;
-	memset(&ev, 0, sizeof(ev));
-	ev.sigev_notify = SIGEV_THREAD_ID;
-	ev.sigev_signo = PROF_SIG;
-	ev._sigev_un._tid = t->tid;
-	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &ps.timer))
-		return;
-	it.it_interval.tv_sec = 0;
-	it.it_interval.tv_nsec = period_ns;
-	it.it_value = it.it_interval;
-	if (timer_settime(ps.timer, 0, &it, NULL)) {
-		timer_delete(ps.timer);
-		return;
+	if (event_start(t) == 0) {
+		ps.tick = TICK_EVENT;
+		__atomic_add_fetch(&prof->by_event, 1, __ATOMIC_RELAXED);
+	} else if (timer_start(t) == 0) {
+		ps.tick = TICK_TIMER;
+		__atomic_add_fetch(&prof->by_timer, 1, __ATOMIC_RELAXED);
 	}
-	ps.has_timer = 1;
 }
 
 /* The thread's last snapshot, for its tail: at its end, or when its
@@ -518,10 +622,13 @@ void prof_thread_end(struct tstate *t)
 {
 	if (!prof || !t->hdr)
 		return;
-	if (ps.has_timer) {
-		ps.has_timer = 0;
+	int tick = ps.tick;
+
+	ps.tick = TICK_NONE;	/* a tick still on its way is dropped */
+	if (tick == TICK_TIMER)
 		timer_delete(ps.timer);
-	}
+	else if (tick == TICK_EVENT)
+		munmap(ps.event, (size_t)getpagesize());
 	prof_tail(t);
 }
 
@@ -551,6 +658,7 @@ void prof_init(const char *dir, size_t dirlen)
 	struct sigaction sa;
 	long fd;
 	void *h, *m;
+	const char *u;
 
 	if (dirlen + sizeof(PROFILE_FILE) + 2 > sizeof(path))
 		return;
@@ -570,6 +678,12 @@ void prof_init(const char *dir, size_t dirlen)
 	if (period_ns >= 1000000000LL)
 		period_ns = 999999999;
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&prof_init);
+	if ((u = getenv("ISLAND_UNWIND"))) {	/* island-capture checked it */
+		if (!strcmp(u, "fp"))
+			unwind_mode = UNWIND_FP;
+		else if (!strcmp(u, "libunwind"))
+			unwind_mode = UNWIND_LIBUNWIND;
+	}
 	if ((h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL))) {
 		u_getcontext = (int (*)(unw_context_t *))dlsym(h, "_Ux86_64_getcontext");
 		u_init_local = (int (*)(unw_cursor_t *, unw_context_t *))dlsym(h, "_ULx86_64_init_local");

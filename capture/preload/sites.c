@@ -179,6 +179,18 @@ static int all_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* Does a lie in a module described so far? (From a signal handler too:
+ * no lock, the entries are published before the count.) */
+int sites_known(uintptr_t a)
+{
+	int n = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < n; i++)
+		if (a >= mods[i].lo && a < mods[i].hi)
+			return 1;
+	return 0;
+}
+
 void sites_describe_all(struct tstate *t)
 {
 	dl_iterate_phdr(all_cb, t);

@@ -632,7 +632,7 @@ int main(int argc, char **argv)
 		n.callsites = 1;
 	}
 	if (po.enabled) {
-		prof_page(&po, abs);
+		n.profile_ctl = prof_page(&po, abs);
 		n.profile = po.values;
 		n.profile_hz = po.hz;
 		n.profile_alloc = po.alloc_every;

@@ -258,10 +258,15 @@ int prof_finish(struct prof_opts *p, int have_program)
 	}
 	if ((p->set & ~(1u << PO_SAVE)) && !p->enabled)
 		die(2, "--sample-hz, --sample-alloc, --stack-depth and --profile-start go with --profile");
+	/* read by the interposer, which cannot say it is wrong */
+	const char *u = getenv("ISLAND_UNWIND");
+
+	if (p->enabled && u && strcmp(u, "fp") && strcmp(u, "libunwind") && strcmp(u, "auto"))
+		die(2, "ISLAND_UNWIND: '%s' is none of fp, libunwind, auto", u);
 	return 0;
 }
 
-void prof_page(const struct prof_opts *p, const char *spool)
+struct prof_ctl *prof_page(const struct prof_opts *p, const char *spool)
 {
 	char *path = xasprintf("%s/%s", spool, PROFILE_FILE);
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -281,6 +286,7 @@ void prof_page(const struct prof_opts *p, const char *spool)
 	c->capture_pid = (int32_t)getpid();
 	__atomic_store_n(&c->magic, PROF_MAGIC, __ATOMIC_RELEASE);
 	free(path);		/* the mapping stays: --control finds it in our maps */
+	return c;
 }
 
 /* The control page a process maps: the first ".../profile" mapping of a

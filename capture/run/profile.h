@@ -25,7 +25,7 @@ void prof_option(struct prof_opts *p, int which, const char *value);
 int prof_finish(struct prof_opts *p, int have_program);
 /* The control page in the spool directory; kept mapped by island-capture
  * so that --control finds it by our pid too. */
-void prof_page(const struct prof_opts *p, const char *spool);
+struct prof_ctl *prof_page(const struct prof_opts *p, const char *spool);
 /* island-capture --control PID on|off: exits. */
 int prof_control(const char *pid, const char *state);
 /* What the trace says of the profile: "cpu,wall,alloc" etc. */

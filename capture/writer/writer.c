@@ -399,6 +399,45 @@ static void write_tail(struct out *o, struct node *n, const struct thr *t,
 		      t->tail_alloc, t->tail_allocs, NULL, w, nw);
 }
 
+/* How the ticks came (sampler) and at what rate they really came: timer
+ * snapshots per second of the CPU time all snapshots account for. A
+ * CPU-clock timer fires at most at the kernel's tick, whatever --sample-hz
+ * asked. */
+static void write_sampler(struct out *o, struct node *n)
+{
+	static const char *const names[] = { NULL, "task-clock", "cpu-timer",
+					     "task-clock,cpu-timer" };
+	const struct prof_ctl *c = n->profile_ctl;
+	uint64_t ticks = 0;
+	int64_t cpu = 0;
+	int how = c ? (c->by_event != 0) | (c->by_timer != 0) << 1 : 0;
+
+	if (!names[how])
+		return;
+	o_attr(o, "sampler", names[how]);
+	for (int i = 0; i < n->nprocs; i++)
+		for (int j = 0; j < n->procs[i].nthr; j++) {
+			struct rec_iter it;
+			struct rec *r;
+
+			rec_iter_init(&it, &n->procs[i].thr[j]);
+			while ((r = rec_next(&it)))
+				if (r->call == REC_SAMPLE) {
+					ticks += r->fd == SAMPLE_TIMER;
+					cpu += r->a1 > 0 ? r->a1 : 0;
+				}
+		}
+	if (cpu < 10000000)	/* 10 ms: less says little */
+		return;
+	int64_t rate = (int64_t)((double)ticks * 1e9 / (double)cpu + 0.5);
+
+	o_attr_int(o, "rate", rate);
+	if (c->by_timer && rate < n->profile_hz * 9 / 10)
+		warnx("%s: --sample-hz %d: snapshots came at %lld a CPU second "
+		      "(perf_event_open refused: a CPU-clock timer, at the kernel's tick)",
+		      n->name, n->profile_hz, (long long)rate);
+}
+
 static void write_free(struct out *o, struct node *n, const struct rec *r)
 {
 	char buf[64];
@@ -981,6 +1020,7 @@ int trace_write(struct node *n, const char *path, int comp)
 		o_attr_int(&o, "hz", n->profile_hz);
 		if (n->profile_alloc)
 			o_attr_int(&o, "alloc_every", n->profile_alloc);
+		write_sampler(&o, n);
 		o_lit(&o, "/>\n");
 	}
 	for (int i = 0; i < n->nprocs; i++)

@@ -37,12 +37,31 @@ mkdir root
 "$CAPTURE" -n n1 -o plain.xml -- ./callmix
 expect_eq "sites without --callsites" "$(grep -c ' site=\|<module' plain.xml)" 0
 
-# the binary gone, or stripped: offsets in the module, one warning line
-rm callmix
+# the binary gone (moved to another directory, as on another machine), or
+# stripped: offsets in the module, one warning line
+mkdir -p moved/sub
+mv callmix moved/sub/renamed
+cp "$APPS/access" moved/callmix	# its name, another build id: not it
 "$ANALYZE" calls --csv --by callsite --call write cs.xml > gone.csv 2> gone.err
 expect_eq "missing binary warning" "$(wc -l < gone.err)" 1
-grep -q "^island-analyze: warning: $PWD/callmix: cannot read it" gone.err || fail "$(cat gone.err)"
+expect_eq "missing binary warning" "$(cat gone.err)" "island-analyze: warning: $PWD/callmix: cannot read it (No such file or directory), and no file with its build id was found (/usr/lib/debug/.build-id, --binaries): its call sites are shown as offsets"
 expect_eq "missing binary rows" "$(awk -F, 'NR > 1 { sub(/\+0x[0-9a-f]*$/, "", $1); print $1, $3 }' gone.csv | sort | tr '\n' ' ')" "callmix 400 callmix 600 "
+# --binaries DIR: found by its build id under DIR, whatever its name
+"$ANALYZE" calls --csv --by callsite --call write --binaries moved cs.xml > found.csv 2> found.err
+expect_eq "found by build id: warnings" "$(cat found.err)" ""
+expect_eq "found by build id" "$(awk -F, 'NR > 1 { sub(/[.( ].*/, "", $1); print $1, $2, $3 }' found.csv | sort)" \
+	"$(printf '%s\n' "other_writes write 400" "small_writes write 600")"
+# the recorded path holding another build: looked up by build id too
+cp "$APPS/access" callmix
+"$ANALYZE" calls --csv --by callsite --call write --binaries moved cs.xml > other.csv 2> other.err
+expect_eq "another build at the path: warnings" "$(cat other.err)" ""
+expect_eq "another build at the path" "$(awk -F, 'NR > 1 { sub(/[.( ].*/, "", $1); print $1, $3 }' other.csv | sort | tr '\n' ' ')" "other_writes 400 small_writes 600 "
+"$ANALYZE" calls --csv --by callsite --call write cs.xml > /dev/null 2> other.err
+expect_eq "another build, not found" "$(cat other.err)" "island-analyze: warning: $PWD/callmix: not the binary that was captured (another build id), and no file with its build id was found (/usr/lib/debug/.build-id, --binaries): its call sites are shown as offsets"
+rc=0; "$ANALYZE" calls --binaries nosuch cs.xml > bad.out 2>&1 || rc=$?
+expect_eq "--binaries nosuch: status" $rc 2
+expect_eq "--binaries nosuch" "$(cat bad.out)" "island-analyze: --binaries: 'nosuch' is not a directory"
+rm callmix
 cp "$APPS/callmix" ./callmix && strip ./callmix
 "$CAPTURE" --callsites -n n1 -o st.xml -- ./callmix
 "$ANALYZE" calls --csv --by callsite --call write st.xml > st.csv 2> st.err

@@ -9,7 +9,7 @@ export HOME="$PWD"	# named sets go to $HOME/.config/island
 
 "$CAPTURE" --profile --sample-alloc 1 -n n1 -o p.xml -- "$APPS/profiled"
 check_trace p.xml
-grep -q '<profile values="cpu,wall,alloc" hz="997" alloc_every="1"/>' p.xml || fail "no <profile>"
+grep -q '<profile values="cpu,wall,alloc" hz="997" alloc_every="1" sampler=' p.xml || fail "no <profile>"
 # the program's own calls only: not libunwind's (it checks memory through
 # a pipe) nor the profiler's
 expect_eq "calls recorded" "$(sed -n 's/.*<io api="\([a-z_]*\)".*/\1/p' p.xml | sort | uniq -c | awk '{ print $2 "x" $1 }' | tr '\n' ' ')" \
@@ -25,6 +25,56 @@ within "caller1" "$(incl cpu.csv caller1)" 0.135 0.165
 within "caller2" "$(incl cpu.csv caller2)" 0.045 0.055
 within "spin_main" "$(incl cpu.csv spin_main)" 0.108 0.132
 within "spin_thread" "$(incl cpu.csv spin_thread)" 0.072 0.088
+# the same with the walk by frame pointers forced (a build with them) and
+# with libunwind forced: the same shape either way
+for u in fp libunwind; do
+	ISLAND_UNWIND=$u "$CAPTURE" --profile=cpu,wall -o u$u.xml -- "$APPS/profiled-fp"
+	"$ANALYZE" profile inclusive --csv u$u.xml > u$u.csv
+	within "$u: burn" "$(incl u$u.csv burn)" 0.180 0.220
+	within "$u: caller1" "$(incl u$u.csv caller1)" 0.135 0.165
+	within "$u: caller2" "$(incl u$u.csv caller2)" 0.045 0.055
+	within "$u: spin_main" "$(incl u$u.csv spin_main)" 0.108 0.132
+	within "$u: spin_thread" "$(incl u$u.csv spin_thread)" 0.072 0.088
+	"$ANALYZE" profile inclusive --csv --value wall u$u.xml > uw$u.csv
+	within "$u: sleeper's wall" "$(incl uw$u.csv sleeper)" 0.270 0.330
+	"$ANALYZE" profile callers --csv u$u.xml > uc$u.csv
+	within "$u: caller1 -> burn" "$(awk -F, '$1 == "caller1" && $2 == "burn" { print $3 }' uc$u.csv)" 0.135 0.165
+done
+# a program without frame pointers: forced, the walk sees the innermost
+# frame only; left to choose, libunwind takes over
+ISLAND_UNWIND=fp "$CAPTURE" --profile=cpu -o nofp.xml -- "$APPS/profiled"
+expect_eq "fp without frame pointers: callers" "$("$ANALYZE" profile inclusive --csv nofp.xml | grep -c '^caller1,')" 0
+rc=0; ISLAND_UNWIND=bogus "$CAPTURE" --profile -o x.xml -- true > bad.out 2>&1 || rc=$?
+expect_eq "bad ISLAND_UNWIND: status" $rc 2
+expect_eq "bad ISLAND_UNWIND" "$(cat bad.out)" "island-capture: ISLAND_UNWIND: 'bogus' is none of fp, libunwind, auto"
+
+# the rate asked is the rate had: 0.4 s of CPU at 997 Hz is 398.8
+# snapshots, at 100 Hz 40 (+-15 %), in a main thread, a second thread, a
+# fork child and an exec'd image (each starts its own task-clock event)
+for hz in 997 100; do
+	"$CAPTURE" --profile=cpu --sample-hz $hz -o rate$hz.xml -- "$APPS/profrate" 400
+	if grep -q 'sampler="cpu-timer"' rate$hz.xml; then
+		echo "perf_event_open is refused here: the rate is the kernel tick's, not checked"
+		break
+	fi
+	grep -q "<profile values=\"cpu\" hz=\"$hz\" sampler=\"task-clock\" rate=\"" rate$hz.xml ||
+		fail "rate$hz.xml: $(grep '<profile' rate$hz.xml)"
+	"$ANALYZE" profile inclusive --csv rate$hz.xml > rate$hz.csv
+	for f in rate_main rate_thread rate_child rate_exec; do
+		within "$f's snapshots at $hz Hz" "$(awk -F, -v f=$f '$1 == f { print $6 }' rate$hz.csv)" \
+			"$(echo "$hz * 0.4 * 0.85" | bc)" "$(echo "$hz * 0.4 * 1.15" | bc)"
+	done
+done
+# perf_event_open refused (seccomp): a CPU-clock timer instead, and the
+# trace and a warning say at what rate it really sampled
+"$APPS/noperf" "$CAPTURE" --profile=cpu -n n1 -o norate.xml -- "$APPS/profrate" 400 2> norate.err
+grep -q '<profile values="cpu" hz="997" sampler="cpu-timer" rate="' norate.xml ||
+	fail "norate.xml: $(grep '<profile' norate.xml)"
+rate=$(sed -n 's/.*<profile .* rate="\([0-9]*\)".*/\1/p' norate.xml)
+counted=$("$ANALYZE" profile raw --csv norate.xml | awk -F, '$4 == "timer" { n++ } NR > 1 { c += $5 } END { printf "%.0f", n / c }')
+within "the trace's rate $rate against the snapshots counted" "$counted" "$(echo "$rate - 2" | bc)" "$(echo "$rate + 2" | bc)"
+expect_eq "the timer's warning" "$(sed 's/ at [0-9]* a CPU/ at N a CPU/' norate.err)" \
+	"island-capture: n1: --sample-hz 997: snapshots came at N a CPU second (perf_event_open refused: a CPU-clock timer, at the kernel's tick)"
 # several runs add up (the same trace twice: twice the value)
 cp p.xml p2.xml
 "$ANALYZE" profile inclusive --csv p.xml p2.xml > twice.csv
@@ -170,9 +220,9 @@ within "waiting (off until --control)" "$(incl ctl.csv waiting)" 0 0.1
 "$CAPTURE" --profile=cpu --sample-hz 500 --profile-save fast 2> save.err
 grep -q "profile set 'fast' saved in $PWD/.config/island/profiles" save.err || fail "$(cat save.err)"
 "$CAPTURE" --profile=@fast -o s.xml -- true
-grep -q '<profile values="cpu" hz="500"/>' s.xml || fail "@fast: $(grep '<profile' s.xml)"
+grep -q '<profile values="cpu" hz="500" sampler=' s.xml || fail "@fast: $(grep '<profile' s.xml)"
 "$CAPTURE" --profile=@fast --sample-hz 200 -o s2.xml -- true
-grep -q '<profile values="cpu" hz="200"/>' s2.xml || fail "the command line over the set"
+grep -q '<profile values="cpu" hz="200" sampler=' s2.xml || fail "the command line over the set"
 
 # bad input
 bad() { rc=0; "$@" > bad.out 2>&1 || rc=$?; expect_eq "$* status" "$rc" 2; }
