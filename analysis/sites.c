@@ -222,16 +222,21 @@ static void resolve(const struct trace_module *md, uint64_t off, struct frame *f
 		if (ln)
 			file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
 	}
+	/* a versioned symbol's name is the function's (__libc_start_main,
+	 * not __libc_start_main@@GLIBC_2.34): one row, as perf shows it */
+	int fnlen = fn ? (int)strcspn(fn, "@") : 0;
 	if (fn && file)
-		s = xasprintf("%s (%s:%d)", fn, base_name(file), line);
+		s = xasprintf("%.*s (%s:%d)", fnlen, fn, base_name(file), line);
 	else if (fn)
-		s = xasprintf("%s+0x%llx (%s)", fn, (unsigned long long)symoff, base_name(md->path));
+		s = xasprintf("%.*s+0x%llx (%s)", fnlen, fn, (unsigned long long)symoff, base_name(md->path));
 	else
 		s = xasprintf("%s+0x%llx", base_name(md->path), (unsigned long long)off);
 	f->label = intern(s);
 	free(s);
 	if (fn) {
-		f->func = intern(fn);
+		s = xasprintf("%.*s", fnlen, fn);
+		f->func = intern(s);
+		free(s);
 	} else {
 		s = xasprintf("%s+0x%llx", base_name(md->path), (unsigned long long)off);
 		f->func = intern(s);

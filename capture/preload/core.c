@@ -648,10 +648,15 @@ CONSTRUCTOR void island_init(void)
 	real_resolve();
 	/* started by island-loader, whose handler recorded the dynamic
 	 * loader's calls so far: our own calls from here on are not the
-	 * application's, so dispatch is ours first (sud.c) */
+	 * application's, so dispatch is ours first, and off until sud_init
+	 * (sud.c) */
 	int handoff = getenv(ENV_SYSCALLS) && getenv(ENV_LOADED);
-	if (handoff)
-		sud_arm_thread();
+	if (handoff) {
+		sud_take_over();
+#ifndef ISLAND_LOADER
+		sites_from_loader = 1;
+#endif
+	}
 	if (!dir || dir[0] != '/' || strlen(dir) >= sizeof(spool_dir) - 64)
 		return;
 	strcpy(spool_dir, dir);

@@ -373,6 +373,8 @@ long raw_syscall(long nr, long a, long b, long c, long d, long e, long f);
 extern int sud_on;
 void sud_init(void);
 int sud_arm_thread(void);
+void sud_take_over(void);
+extern int sites_from_loader;	/* sites.c: the main program's path from AT_EXECFN */
 void sud_note_exec(const char *path, uint64_t t0);
 
 #endif

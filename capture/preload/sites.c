@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "preload.h"
 
@@ -81,6 +82,8 @@ static int find_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+int sites_from_loader;		/* set by island_init */
+
 static void describe(struct tstate *t, uintptr_t addr)
 {
 	struct found f = { .addr = addr };
@@ -104,6 +107,11 @@ static void describe(struct tstate *t, uintptr_t addr)
 	}
 	__atomic_store_n(&mod_lock, 0, __ATOMIC_RELEASE);
 	path = f.path;
+	/* the main program, started by island-loader (--syscalls): its
+	 * /proc/self/exe is the loader, the kernel's AT_EXECFN the program
+	 * (the loader puts its real path there) */
+	if ((!path || !path[0]) && sites_from_loader)
+		path = (const char *)getauxval(AT_EXECFN);
 	if (!path || !path[0]) {	/* the main program */
 		long l = raw_syscall(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe",
 				     (long)exe, sizeof(exe) - 1, 0, 0);

@@ -284,6 +284,18 @@ int sud_arm_thread(void)
 	return 0;
 }
 
+/* Started by island-loader: its handler sees every call until ours is
+ * installed (sud_init), and its calls of the kernel lie outside our
+ * region, so each would trap again into it, without end (a stack
+ * overflow: the profiler's dlopen of libunwind made such calls). Armed
+ * here on our region with the selector at ALLOW, nothing is dispatched
+ * until sud_init blocks: the calls in between are the capture's own. */
+void sud_take_over(void)
+{
+	if (sud_arm_thread() == 0)
+		ts.sel = SEL_ALLOW;
+}
+
 /* A new thread, on its own stack and TLS, before its first instruction. */
 static void sud_thread_start(void)
 {

@@ -25,6 +25,15 @@ within "caller1" "$(incl cpu.csv caller1)" 0.135 0.165
 within "caller2" "$(incl cpu.csv caller2)" 0.045 0.055
 within "spin_main" "$(incl cpu.csv spin_main)" 0.108 0.132
 within "spin_thread" "$(incl cpu.csv spin_thread)" 0.072 0.088
+# with --syscalls (island-loader starts the program, the interposer takes
+# dispatch over from it): the program ran (the profiler's dlopen of
+# libunwind trapped into the loader's handler without end: SIGSEGV), and
+# its frames are named after it, not after the loader (/proc/self/exe)
+"$CAPTURE" --syscalls --profile=cpu -o sys.xml -- "$APPS/profiled" || fail "--syscalls --profile failed"
+check_trace sys.xml
+"$ANALYZE" profile inclusive --csv sys.xml > sys.csv
+within "--syscalls: burn" "$(incl sys.csv burn)" 0.180 0.220
+expect_eq "--syscalls: burn's module" "$(awk -F, '$1 == "burn" { print $7 }' sys.csv)" "$APPS/profiled"
 # the same with the walk by frame pointers forced (a build with them) and
 # with libunwind forced: the same shape either way
 for u in fp libunwind; do
