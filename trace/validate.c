@@ -121,12 +121,14 @@ struct span {
 static struct {
 	const char *el;
 	struct span s;
-} span_cache[8];
+} span_cache[64];		/* open addressing, filled at most half */
+static size_t span_cached;
 static struct {
 	const char *name;
 	size_t from;		/* the element's span */
 	const struct vrule *r;	/* NULL: no rule there (path on an io) */
-} rule_cache[128];
+} rule_cache[256];		/* open addressing, filled at most half */
+static size_t rule_cached;
 
 /* dictionary strings sit bytes apart: mix all of the pointer's bits */
 static unsigned slot(const void *p, int bits)
@@ -137,17 +139,22 @@ static unsigned slot(const void *p, int bits)
 void validate_reset(void)
 {
 	memset(span_cache, 0, sizeof(span_cache));
+	span_cached = 0;
 	memset(rule_cache, 0, sizeof(rule_cache));
+	rule_cached = 0;
 }
 
 static struct span span_of(const char *el)
 {
-	unsigned h = slot(el, 3);
+	unsigned h = slot(el, 6);
 	struct span s = { 0, 0, 0, false };
 	size_t i = 0;
 
-	if (span_cache[h].el == el)
-		return span_cache[h].s;
+	/* probed, not direct-mapped: <io> and <compute> sharing a slot (as
+	 * the heap's addresses fall) would look up 70 rules each time */
+	for (; span_cache[h].el; h = (h + 1) & 63)
+		if (span_cache[h].el == el)
+			return span_cache[h].s;
 	while (i < NRULES && strcmp(rules[i].el, el))
 		i++;
 	s.from = s.to = i;
@@ -157,25 +164,33 @@ static struct span span_of(const char *el)
 		s.to++;
 	}
 	s.timed = strcmp(el, "node") && strcmp(el, "process");
-	span_cache[h].el = el;
-	span_cache[h].s = s;
+	if (span_cached < 32) {
+		span_cache[h].el = el;
+		span_cache[h].s = s;
+		span_cached++;
+	}
 	return s;
 }
 
 static const struct vrule *rule_of(struct span s, const char *name)
 {
-	unsigned h = slot(name, 7);
+	unsigned h = slot(name, 8);
 	const struct vrule *r = NULL;
 
+	for (; rule_cache[h].name; h = (h + 1) & 255)
+		if (rule_cache[h].name == name && rule_cache[h].from == s.from)
+			return rule_cache[h].r;
 	/* a name has at most one rule per element */
-	if (rule_cache[h].name == name && rule_cache[h].from == s.from)
-		return rule_cache[h].r;
 	for (size_t i = s.from; i < s.to && !r; i++)
 		if (rules[i].name[0] == name[0] && !strcmp(rules[i].name, name))
 			r = &rules[i];
-	rule_cache[h].name = name;
-	rule_cache[h].from = s.from;
-	rule_cache[h].r = r;
+	/* past half full (a trace of many unknown names): not kept */
+	if (rule_cached < 128) {
+		rule_cache[h].name = name;
+		rule_cache[h].from = s.from;
+		rule_cache[h].r = r;
+		rule_cached++;
+	}
 	return r;
 }
 
