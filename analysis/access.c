@@ -22,7 +22,8 @@
  *     writes together), and the accesses (and their bytes) that start at
  *     an offset that is not a multiple of --align (default 4096).
  * An access at an unknown offset counts in reads/writes and the sizes
- * only. Memory: one entry per file, descriptor, open file and distinct
+ * only. With --syscalls, the system calls are the accesses (a libc-only
+ * element is not counted again). Memory: one entry per file, descriptor, open file and distinct
  * size. */
 #include "analyze.h"
 
@@ -457,7 +458,10 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	enum kind k;
 	bool known = false;
 
-	if (io->failed || !t->proc)
+	/* --syscalls: a stdio call seen by libc only has its system calls
+	 * (the flushes, refills and lseeks) as elements of their own: the
+	 * positions and bytes are theirs */
+	if (io->failed || io->libc_only || !t->proc)
 		return;
 	e = effect_of(a, io->api);
 	if (e == E_TRUNC) {

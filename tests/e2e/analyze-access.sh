@@ -40,4 +40,13 @@ cmp -s got.csv p.csv || fail "--path on the only file changed the table"
 "$ANALYZE" access --csv s.xml | sed -n 2p > s.csv
 expect_eq "stdio row" "$(cat s.csv)" "n1,$PWD/y.dat,9,7,1000,600,3,3,4,5,12,1100,8,1,0,0,0,0,0,0,0,0,7,0,0,0,0,0,0,0,0,0,100,13,50,2,200,1,,"
 expect_eq "stdio rows" "$("$ANALYZE" access --csv s.xml | wc -l)" 2
+
+# --syscalls: the system calls are the accesses (glibc's flushes, refills
+# and lseeks); the stdio calls (level="libc") are not counted again: the
+# 600 bytes are written once, by the kernel-level writes (they were 1100,
+# in 11 writes, fwrite's and write's both)
+"$CAPTURE" --syscalls -n n1 -o k.xml -- "$APPS/accstdio" y.dat
+kw=$(grep "path=\"$PWD/y.dat\"" k.xml | grep '<io api="write"' | grep -vc 'level="libc"')
+"$ANALYZE" access --csv k.xml | grep ",$PWD/y.dat," | cut -d, -f4,6 > k.csv
+expect_eq "--syscalls writes, bytes written" "$(cat k.csv)" "$kw,600"
 echo ok
