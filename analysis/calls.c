@@ -95,7 +95,7 @@ static void count_error(struct group *g, const char *err)
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct calls *c = ctx;
-	struct group key = { .api = intern(io->api) }, *g;
+	struct group key = { .api = io->api }, *g;	/* one pointer per name */
 
 	switch (c->by) {
 	case BY_CALL:

@@ -2,9 +2,13 @@
  *   analyze-gen EVENTS THREADS [NODE] > trace.xml
  * EVENTS <io> records spread over THREADS threads of one process, each
  * preceded by its <compute>, a mix of resources, a region every 100 calls
- * and a node stop every 10,000 calls. Deterministic (fixed LCG). */
+ * and a node stop every 10,000 calls. Each thread first opens its own
+ * output stream and input descriptor, then writes, reads and seeks them
+ * (lseek with its result, fseek from the current position), so that
+ * access follows positions. Deterministic (fixed LCG). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <stdint.h>
 #include <inttypes.h>
 
@@ -21,18 +25,23 @@ static void t9(char *b, uint64_t ns)
 	sprintf(b, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
 }
 
+/* fd: 'w' the thread's output stream, 'r' its input descriptor (each
+ * thread opens its own at its start: access follows their positions) */
 static const struct {
 	const char *api, *res, *extra;
 	int amount;
+	char fd;
 } calls[] = {
-	{ "write", "filewrite", " fd=\"3\" path=\"/tmp/bench.out\"", 1 },
-	{ "read", "fileread", " fd=\"4\" path=\"/tmp/bench.in\"", 1 },
-	{ "send", "netsend", " fd=\"5\" peer=\"127.0.0.1:5000\" proto=\"tcp\"", 1 },
-	{ "recv", "netrecv", " fd=\"5\" peer=\"127.0.0.1:5000\" proto=\"tcp\"", 1 },
-	{ "lseek", "filemeta", " fd=\"4\" whence=\"SEEK_SET\" offset=\"0\"", 0 },
-	{ "poll", "wait", " timeout=\"1.000000000\" count=\"1\"", 0 },
-	{ "nanosleep", "sleep", " req=\"0.000010000\"", 0 },
+	{ "fwrite", "filewrite", " path=\"/tmp/bench.out\"", 1, 'w' },
+	{ "read", "fileread", " path=\"/tmp/bench.in\"", 1, 'r' },
+	{ "send", "netsend", " fd=\"5\" peer=\"127.0.0.1:5000\" proto=\"tcp\"", 1, 0 },
+	{ "recv", "netrecv", " fd=\"5\" peer=\"127.0.0.1:5000\" proto=\"tcp\"", 1, 0 },
+	{ "lseek", "filemeta", " whence=\"SEEK_SET\" path=\"/tmp/bench.in\"", 0, 'r' },
+	{ "fseek", "filemeta", " whence=\"SEEK_CUR\" path=\"/tmp/bench.out\"", 0, 'w' },
+	{ "poll", "wait", " timeout=\"1.000000000\" count=\"1\"", 0, 0 },
+	{ "nanosleep", "sleep", " req=\"0.000010000\"", 0, 0 },
 };
+#define NCALLS (sizeof(calls) / sizeof(calls[0]))
 
 int main(int argc, char **argv)
 {
@@ -61,6 +70,7 @@ int main(int argc, char **argv)
 
 		long n = per + (th < events % threads);
 		long depth = 0, rid = 0, open_id = 0;
+		uint64_t wpos = 0;	/* the output stream's position */
 		uint64_t rstart = 0;
 
 		/* the thread's end is known after its calls: buffer them */
@@ -72,7 +82,8 @@ int main(int argc, char **argv)
 			return 1;
 		for (long i = 0; i < n; i++) {
 			uint64_t gap = 500 + rnd(1000), dur = 300 + rnd(2000);
-			unsigned c = rnd(7);
+			unsigned c = rnd(NCALLS);
+			int wfd = 6 + 2 * th, rfd = 7 + 2 * th;
 
 			if (i % 100 == 0 && !depth) {
 				rid++;
@@ -85,10 +96,36 @@ int main(int argc, char **argv)
 			now += gap;
 			t9(a, now);
 			t9(b, now + dur);
+			if (i < 2) {	/* the thread's files first */
+				fprintf(f, "        <io api=\"%s\" res=\"filemeta\" start=\"%s\" "
+					"end=\"%s\" fd=\"%d\" path=\"/tmp/bench.%s\" flags=\"%s\"/>\n",
+					i ? "open" : "fopen", a, b, i ? rfd : wfd, i ? "in" : "out",
+					i ? "O_RDONLY" : "w");
+				now += dur;
+				continue;
+			}
 			fprintf(f, "        <io api=\"%s\" res=\"%s\" start=\"%s\" end=\"%s\"",
 			       calls[c].api, calls[c].res, a, b);
-			if (calls[c].amount)
-				fprintf(f, " amount=\"%u\" size=\"4096\"", rnd(4097));
+			if (calls[c].amount) {
+				unsigned amount = rnd(4097);
+
+				fprintf(f, " amount=\"%u\" size=\"4096\"", amount);
+				if (calls[c].fd == 'w')
+					wpos += amount;
+			}
+			if (calls[c].fd)
+				fprintf(f, " fd=\"%d\"", calls[c].fd == 'w' ? wfd : rfd);
+			if (!strcmp(calls[c].api, "lseek")) {
+				unsigned off = rnd(1u << 20);
+
+				fprintf(f, " offset=\"%u\" result=\"%u\"", off, off);
+			} else if (!strcmp(calls[c].api, "fseek")) {
+				/* back into what was written, never before 0 */
+				uint64_t back = rnd(4097) % (wpos + 1);
+
+				fprintf(f, " offset=\"-%" PRIu64 "\"", back);
+				wpos -= back;
+			}
 			fprintf(f, "%s/>\n", calls[c].extra);
 			now += dur;
 			if (depth && i % 100 == 99) {

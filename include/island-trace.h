@@ -110,11 +110,15 @@ struct trace_thread {
 struct trace_attr {
 	const char *name, *value;
 	int64_t num;		/* a number the validator knows: its value (ns
-				 * for a time; timeout -1: none), else 0 */
+				 * for a time; timeout -1: none; res: its
+				 * enum trace_res), else 0 */
 };
 
-/* One <io>; strings are valid during the callback only. Every attribute
- * is in attr[], validated (docs/trace-format.md, Ranges). */
+/* One <io>; strings are valid during the callback only, but api, which
+ * is one pointer per name for the reading thread's life (a report may
+ * key on it, or cache what it knows of a call by it). Every attribute
+ * is in attr[], validated (docs/trace-format.md, Ranges); the ones below
+ * are also parsed out. */
 struct trace_io {
 	const char *api, *path, *peer, *proto;
 	const char *inpath;	/* source of sendfile, copy_file_range, splice */
@@ -125,6 +129,11 @@ struct trace_io {
 	int64_t throttle;	/* seconds the capture held it for a rate limit */
 	bool has_amount, has_req, has_throttle, failed;
 	bool libc_only;		/* level="libc": not counted again in totals */
+	/* descriptors and positions: fd, oldfd (dup*), offset, result,
+	 * whence and flags as written, each when present */
+	int64_t fd, oldfd, offset, result;
+	bool has_fd, has_oldfd, has_offset, has_result;
+	const char *whence, *flags;
 	int nattr;
 	struct trace_attr attr[TRACE_MAXATTR];
 };

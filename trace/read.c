@@ -70,16 +70,25 @@ static const struct eldef {
 /* Attribute names the hot path looks for, as the parser's dictionary
  * pointers: comparing pointers instead of strings. */
 enum { A_API, A_RES, A_START, A_END, A_AMOUNT, A_SIZE, A_REQ, A_ERRNO,
-       A_PATH, A_PEER, A_PROTO, A_INPATH, A_THROTTLE, A_SITE, A_LEVEL, NA };
+       A_PATH, A_PEER, A_PROTO, A_INPATH, A_THROTTLE, A_SITE, A_LEVEL,
+       A_FD, A_OLDFD, A_OFFSET, A_RESULT, A_WHENCE, A_FLAGS, A_DUR, NA };
 static const char *const anames[NA] = {
 	"api", "res", "start", "end", "amount", "size", "req", "errno",
 	"path", "peer", "proto", "inpath", "throttle", "site", "level",
+	"fd", "oldfd", "offset", "result", "whence", "flags", "dur",
 };
 #define NELDEFS (sizeof(eldefs) / sizeof(eldefs[0]))
+/* anames' dictionary pointers -> their index: one probe per attribute
+ * rather than a compare with each name */
+#define AMAP 64
 
 struct rd {
 	xmlParserCtxtPtr ctxt;
 	const xmlChar *elptr[NELDEFS], *aptr[NA];
+	struct {
+		const xmlChar *name;
+		int a;
+	} amap[AMAP];
 	const char *file;
 	struct trace_run *run;
 	const struct trace_ops *ops;
@@ -455,9 +464,24 @@ static void on_thread(struct rd *rd)
 		rd->ops->thread(rd->ctx, t);
 }
 
+static int a_index(struct rd *rd, const char *name)
+{
+	unsigned h = (unsigned)(((uintptr_t)name * 0x9E3779B97F4A7C15ull) >> 58);
+
+	for (; rd->amap[h].name; h = (h + 1) & (AMAP - 1))
+		if (rd->amap[h].name == (const xmlChar *)name)
+			return rd->amap[h].a;
+	return -1;
+}
+
 static void on_compute(struct rd *rd)
 {
-	int64_t dur = as_time(rd, "dur", need(rd, "dur"));
+	int64_t dur = 0;
+
+	/* validated: dur is there, and its only attribute */
+	for (int i = 0; i < rd->nattr; i++)
+		if (rd->aname[i] == (const char *)rd->aptr[A_DUR])
+			dur = rd->va[i].num;
 
 	if (rd->ops->compute)
 		rd->ops->compute(rd->ctx, rd->thr, rd->cursor, dur);
@@ -485,60 +509,111 @@ static void on_signal(struct rd *rd)
 	on_dep(rd, false);
 }
 
+/* api names, one copy each for the thread's life (trace_io.api). */
+static _Thread_local struct {
+	char **v;
+	size_t n, cap;
+} apis;
+
+static const char *api_name(const char *s)
+{
+	size_t h = 2166136261u, i;
+
+	for (const char *p = s; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	if (apis.n * 2 >= apis.cap) {
+		size_t nc = apis.cap ? apis.cap * 2 : 256;
+		char **nv = xcalloc(nc, sizeof(*nv));
+
+		for (i = 0; i < apis.cap; i++) {
+			size_t g = 2166136261u;
+
+			if (!apis.v[i])
+				continue;
+			for (const char *p = apis.v[i]; *p; p++)
+				g = (g ^ (unsigned char)*p) * 16777619u;
+			for (g &= nc - 1; nv[g]; g = (g + 1) & (nc - 1))
+				;
+			nv[g] = apis.v[i];
+		}
+		free(apis.v);
+		apis.v = nv;
+		apis.cap = nc;
+	}
+	for (i = h & (apis.cap - 1); apis.v[i]; i = (i + 1) & (apis.cap - 1))
+		if (!strcmp(apis.v[i], s))
+			return apis.v[i];
+	apis.n++;
+	return apis.v[i] = xstrdup(s);
+}
+
 /* The hot path: one pass over the attributes. */
 static void on_io(struct rd *rd)
 {
 	struct trace_io io;
-	int res = -1;
 
 	memset(&io, 0, offsetof(struct trace_io, attr));
+	io.res = (enum trace_res)-1;
 	for (int i = 0; i < rd->nattr; i++) {
-		const char *n = rd->aname[i], *v = rd->aval[i];
-		const char *const *p = (const char *const *)rd->aptr;
+		const char *v = rd->aval[i];
+		int64_t num = rd->va[i].num;
 
-		io.attr[i].name = n;
+		io.attr[i].name = rd->aname[i];
 		io.attr[i].value = v;
-		io.attr[i].num = rd->va[i].num;
-		if (n == p[A_START]) {
-			io.start = rd->va[i].num;
-		} else if (n == p[A_END]) {
-			io.end = rd->va[i].num;
-		} else if (n == p[A_API]) {
-			io.api = v;
-		} else if (n == p[A_RES]) {
-			res = trace_res_from_name(v);
-		} else if (n == p[A_LEVEL]) {
+		io.attr[i].num = num;
+		switch (a_index(rd, rd->aname[i])) {
+		case A_START: io.start = num; break;
+		case A_END: io.end = num; break;
+		case A_API: io.api = api_name(v); break;
+		case A_RES: io.res = (enum trace_res)num; break;	/* validated */
+		case A_LEVEL:
 			/* --syscalls: seen by libc only, its bytes are in the
 			 * kernel's calls already (trace-format.md) */
 			io.libc_only = !strcmp(v, "libc");
-		} else if (n == p[A_AMOUNT]) {
-			io.amount = rd->va[i].num;
+			break;
+		case A_AMOUNT:
+			io.amount = num;
 			io.has_amount = true;
-		} else if (n == p[A_SIZE]) {
-			io.size = rd->va[i].num;
-		} else if (n == p[A_REQ]) {
-			io.req = rd->va[i].num;
+			break;
+		case A_SIZE: io.size = num; break;
+		case A_REQ:
+			io.req = num;
 			io.has_req = true;
-		} else if (n == p[A_ERRNO]) {
+			break;
+		case A_ERRNO:
 			io.failed = true;
 			io.err = v;
-		} else if (n == p[A_PATH]) {
-			io.path = v;
-		} else if (n == p[A_PEER]) {
-			io.peer = v;
-		} else if (n == p[A_PROTO]) {
-			io.proto = v;
-		} else if (n == p[A_INPATH]) {
-			io.inpath = v;
-		} else if (n == p[A_SITE]) {
-			io.site = v;
-		} else if (n == p[A_THROTTLE]) {
-			io.throttle = rd->va[i].num;
+			break;
+		case A_PATH: io.path = v; break;
+		case A_PEER: io.peer = v; break;
+		case A_PROTO: io.proto = v; break;
+		case A_INPATH: io.inpath = v; break;
+		case A_SITE: io.site = v; break;
+		case A_THROTTLE:
+			io.throttle = num;
 			io.has_throttle = true;
+			break;
+		case A_FD:
+			io.fd = num;
+			io.has_fd = true;
+			break;
+		case A_OLDFD:
+			io.oldfd = num;
+			io.has_oldfd = true;
+			break;
+		case A_OFFSET:
+			io.offset = num;
+			io.has_offset = true;
+			break;
+		case A_RESULT:
+			io.result = num;
+			io.has_result = true;
+			break;
+		case A_WHENCE: io.whence = v; break;
+		case A_FLAGS: io.flags = v; break;
 		}
 	}
 	io.nattr = rd->nattr;
-	io.res = (enum trace_res)res;
 	if (rd->ops->io)
 		rd->ops->io(rd->ctx, rd->thr, &io);
 	rd->cursor = io.end;
@@ -864,8 +939,17 @@ static void parse_one(struct rd *rd)
 	validate_reset();	/* a new dictionary */
 	for (size_t i = 0; i < NELDEFS; i++)
 		rd->elptr[i] = xmlDictLookup(ctxt->dict, BAD_CAST eldefs[i].name, -1);
-	for (int i = 0; i < NA; i++)
+	memset(rd->amap, 0, sizeof(rd->amap));
+	for (int i = 0; i < NA; i++) {
+		unsigned h;
+
 		rd->aptr[i] = xmlDictLookup(ctxt->dict, BAD_CAST anames[i], -1);
+		h = (unsigned)(((uintptr_t)rd->aptr[i] * 0x9E3779B97F4A7C15ull) >> 58);
+		while (rd->amap[h].name)
+			h = (h + 1) & (AMAP - 1);
+		rd->amap[h].name = rd->aptr[i];
+		rd->amap[h].a = i;
+	}
 	xmlParseDocument(ctxt);
 	current = NULL;
 	if (rd->err) {

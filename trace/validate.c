@@ -114,17 +114,21 @@ static const char *const res_names[] = {
  * (one pointer per name) until validate_reset(). */
 struct span {
 	size_t from, to;
+	uint64_t need;		/* its required rules, by index in the span */
 	bool timed;		/* its end - start counts to the durations */
 };
 
 static struct {
 	const char *el;
 	struct span s;
-} span_cache[8];
+} span_cache[64];		/* open addressing, filled at most half */
+static size_t span_cached;
 static struct {
 	const char *name;
-	const struct vrule *r;
-} rule_cache[128];
+	size_t from;		/* the element's span */
+	const struct vrule *r;	/* NULL: no rule there (path on an io) */
+} rule_cache[256];		/* open addressing, filled at most half */
+static size_t rule_cached;
 
 /* dictionary strings sit bytes apart: mix all of the pointer's bits */
 static unsigned slot(const void *p, int bits)
@@ -135,43 +139,59 @@ static unsigned slot(const void *p, int bits)
 void validate_reset(void)
 {
 	memset(span_cache, 0, sizeof(span_cache));
+	span_cached = 0;
 	memset(rule_cache, 0, sizeof(rule_cache));
+	rule_cached = 0;
 }
 
 static struct span span_of(const char *el)
 {
-	unsigned h = slot(el, 3);
-	struct span s = { 0, 0, false };
+	unsigned h = slot(el, 6);
+	struct span s = { 0, 0, 0, false };
 	size_t i = 0;
 
-	if (span_cache[h].el == el)
-		return span_cache[h].s;
+	/* probed, not direct-mapped: <io> and <compute> sharing a slot (as
+	 * the heap's addresses fall) would look up 70 rules each time */
+	for (; span_cache[h].el; h = (h + 1) & 63)
+		if (span_cache[h].el == el)
+			return span_cache[h].s;
 	while (i < NRULES && strcmp(rules[i].el, el))
 		i++;
 	s.from = s.to = i;
-	while (s.to < NRULES && !strcmp(rules[s.to].el, el))
+	while (s.to < NRULES && !strcmp(rules[s.to].el, el)) {
+		if (rules[s.to].need)
+			s.need |= 1ull << (s.to - s.from);
 		s.to++;
+	}
 	s.timed = strcmp(el, "node") && strcmp(el, "process");
-	span_cache[h].el = el;
-	span_cache[h].s = s;
+	if (span_cached < 32) {
+		span_cache[h].el = el;
+		span_cache[h].s = s;
+		span_cached++;
+	}
 	return s;
 }
 
 static const struct vrule *rule_of(struct span s, const char *name)
 {
-	unsigned h = slot(name, 7);
-	const struct vrule *r = rule_cache[h].r;
+	unsigned h = slot(name, 8);
+	const struct vrule *r = NULL;
 
-	/* a name has one rule per element: this element's, or another's */
-	if (rule_cache[h].name == name && r >= &rules[s.from] && r < &rules[s.to])
-		return r;
-	for (size_t i = s.from; i < s.to; i++)
-		if (rules[i].name[0] == name[0] && !strcmp(rules[i].name, name)) {
-			rule_cache[h].name = name;
-			rule_cache[h].r = &rules[i];
-			return &rules[i];
-		}
-	return NULL;
+	for (; rule_cache[h].name; h = (h + 1) & 255)
+		if (rule_cache[h].name == name && rule_cache[h].from == s.from)
+			return rule_cache[h].r;
+	/* a name has at most one rule per element */
+	for (size_t i = s.from; i < s.to && !r; i++)
+		if (rules[i].name[0] == name[0] && !strcmp(rules[i].name, name))
+			r = &rules[i];
+	/* past half full (a trace of many unknown names): not kept */
+	if (rule_cached < 128) {
+		rule_cache[h].name = name;
+		rule_cache[h].from = s.from;
+		rule_cache[h].r = r;
+		rule_cached++;
+	}
+	return r;
 }
 
 /* The message for a number out of its range. */
@@ -225,8 +245,23 @@ static int check_value(const struct vrule *r, const char *v, int64_t *ns, char *
 	case V_TIMEOUT:
 		return check_time(r, v, ns, msg, len);
 	case V_INT: {
-		long long x;
+		long long x = 0;
+		const char *p = v + (*v == '-');
+		int nd = 0;
 
+		/* the common case, up to 18 digits, without strtoll's locale
+		 * and errno; anything else as strtoll says */
+		for (; *p >= '0' && *p <= '9' && nd < 18; p++, nd++)
+			x = x * 10 + (*p - '0');
+		if (nd && !*p) {
+			x = *v == '-' ? -x : x;
+			if (x < r->min || x > r->max) {
+				out_of_range(r, v, msg, len);
+				return -1;
+			}
+			*ns = x;
+			return 0;
+		}
 		errno = 0;
 		x = strtoll(v, &end, 10);
 		if (end == v || *end) {
@@ -265,8 +300,10 @@ static int check_value(const struct vrule *r, const char *v, int64_t *ns, char *
 		return 0;
 	case V_RES:
 		for (size_t i = 0; i < sizeof(res_names) / sizeof(*res_names); i++)
-			if (v[0] == res_names[i][0] && !strcmp(v, res_names[i]))
+			if (v[0] == res_names[i][0] && !strcmp(v, res_names[i])) {
+				*ns = (int64_t)i;	/* the reader's trace_res */
 				return 0;
+			}
 		snprintf(msg, len, "<%s> has unknown %s=\"%s\"", r->el, r->name, v);
 		return -1;
 	}
@@ -327,7 +364,7 @@ int validate_element(const char *el, struct vattr *a, int n,
 		case 'p': parent = ns; break;
 		}
 	}
-	for (size_t k = s.from; k < s.to; k++)
+	for (size_t k = s.from; (seen & s.need) != s.need && k < s.to; k++)
 		if (rules[k].need && !(seen & (1ull << (k - s.from)))) {
 			snprintf(msg, len, "<%s> lacks attribute %s", el, rules[k].name);
 			return -1;

@@ -25,7 +25,8 @@
 
 struct vattr {
 	const char *name, *value;
-	int64_t num;	/* set by the validator: a time's ns, an integer */
+	int64_t num;	/* set by the validator: a time's ns, an integer, a
+			 * res's index in trace_res_names */
 };
 
 /* What a whole trace adds up to: durations (io, compute, region, stop,

@@ -1,7 +1,8 @@
 # island-analyze access: Darshan's counters on a known pattern (tests/apps/
 # access.c): 4 consecutive writes of 1000 B, pwrites of 100 B at 9000,
 # 8000, 7000; 3 consecutive reads of 512 B, reads of 256 B at 2048, 4096,
-# 6144 after lseeks. Every counter and bucket is stated here.
+# 6144 after lseeks; then the same through stdio, dup, O_APPEND and a
+# forked child (accstdio.c). Every counter and bucket is stated here.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 
 "$CAPTURE" -n n1 -o a.xml -- "$APPS/access" x.dat
@@ -20,4 +21,32 @@ expect_eq "unaligned to 1000" "$(cat al)" "5 1792"
 # the same counters whatever the other filters leave of the file
 "$ANALYZE" access --csv --path '*/x.dat' a.xml > p.csv
 cmp -s got.csv p.csv || fail "--path on the only file changed the table"
+
+# Every call that moves a position (tests/apps/accstdio.c), on y.dat:
+# fwrite 100 at 0 and 100; fseek SEEK_SET 1000: at 1000; SEEK_CUR -600:
+# at 500; SEEK_END (the size, 1100, known since "w+"): at 1100; ftell
+# 1200 moves nothing; rewind: fread 200 at 0; fgetpos; fread 100 at 200;
+# fsetpos back: fread 100 at 200. O_APPEND: write 50 at 1200 and, through
+# a dup, 50 at 1250. Another open and a dup: read 100 at 0, through the
+# dup 100 at 100 (one position), pread at 1000 moves nothing: read 100 at
+# 200. A forked child reads 100 on the inherited descriptor (unknown
+# offset), lseeks to 300 and reads 100 there.
+# writes 7 (600 B): consecutive at 100, 1200, 1250; sequential those and
+# 1000, 1100. reads 9 (1000 B), 8 at a known offset: consecutive at 200
+# (the second fread), 100 (through the dup) and 300 (the child's, after its
+# lseek); sequential those and 1000. Unaligned: every
+# known access but the three at 0, 12 of 1100 B.
+"$CAPTURE" -n n1 -o s.xml -- "$APPS/accstdio" y.dat
+"$ANALYZE" access --csv s.xml | sed -n 2p > s.csv
+expect_eq "stdio row" "$(cat s.csv)" "n1,$PWD/y.dat,9,7,1000,600,3,3,4,5,12,1100,8,1,0,0,0,0,0,0,0,0,7,0,0,0,0,0,0,0,0,0,100,13,50,2,200,1,,"
+expect_eq "stdio rows" "$("$ANALYZE" access --csv s.xml | wc -l)" 2
+
+# --syscalls: the system calls are the accesses (glibc's flushes, refills
+# and lseeks); the stdio calls (level="libc") are not counted again: the
+# 600 bytes are written once, by the kernel-level writes (they were 1100,
+# in 11 writes, fwrite's and write's both)
+"$CAPTURE" --syscalls -n n1 -o k.xml -- "$APPS/accstdio" y.dat
+kw=$(grep "path=\"$PWD/y.dat\"" k.xml | grep '<io api="write"' | grep -vc 'level="libc"')
+"$ANALYZE" access --csv k.xml | grep ",$PWD/y.dat," | cut -d, -f4,6 > k.csv
+expect_eq "--syscalls writes, bytes written" "$(cat k.csv)" "$kw,600"
 echo ok
