@@ -251,4 +251,18 @@ expect_eq "allocs, approximate" "$(cat approx.err)" "island-analyze: warning: no
 "$CAPTURE" -o plain.xml -- true
 "$ANALYZE" profile inclusive plain.xml 2> none.err > /dev/null
 expect_eq "no profile" "$(cat none.err)" "island-analyze: warning: no trace was captured with --profile: no snapshots"
+
+# bad input: a program with no symbols and no frame pointers still gives
+# addresses in named modules; a binary gone at analysis time is one
+# warning line, not an error
+mkdir bare
+cp "$APPS/profiled" bare/prog && strip bare/prog
+"$CAPTURE" --profile=cpu -o bare.xml -- bare/prog
+"$ANALYZE" profile inclusive --csv bare.xml > bare.csv 2> bare.err || fail "stripped: $(cat bare.err)"
+expect_eq "stripped: no warning" "$(cat bare.err)" ""
+grep -q "^prog+0x[0-9a-f]*,.*,$PWD/bare/prog\$" bare.csv || fail "stripped: no prog+0xOFF row: $(head -5 bare.csv)"
+rm bare/prog
+"$ANALYZE" profile inclusive --csv bare.xml > gone.csv 2> gone.err || fail "binary gone: $(cat gone.err)"
+expect_eq "binary gone: one warning" "$(cat gone.err)" "island-analyze: warning: $PWD/bare/prog: cannot read it (No such file or directory), and no file with its build id was found (/usr/lib/debug/.build-id, --binaries): its call sites are shown as offsets"
+grep -q "^prog+0x[0-9a-f]*," gone.csv || fail "binary gone: no offsets"
 echo ok
