@@ -90,6 +90,7 @@ struct filter {
 	long tid;
 	const char *node, *path;
 	const char *what;	/* examined: "call", "file", ... */
+	const char *unfit;	/* a filter the rows cannot take (filter_done says) */
 	char **calls;
 	size_t ncalls, capcalls, examined, matched;
 };

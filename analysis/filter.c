@@ -178,6 +178,9 @@ bool filter_socket(const struct trace_node *n)
 
 	if (!filt.rows_not_calls || !calls)
 		return filter_node(n);
+	filt.unfit = "a socket's row is its whole run's totals: --call, --path, "
+		     "--thread, --from and --to select none (calls --by file and flows "
+		     "take them)";
 	return seen("socket", false);
 }
 
@@ -186,8 +189,10 @@ bool filter_region(const struct trace_run *run, const struct trace_thread *t,
 {
 	bool ok = filter_thread(t) && filter_time(run, t->node, r->start);
 
-	if (filt.rows_not_calls && selects_calls())
+	if (filt.rows_not_calls && selects_calls()) {
+		filt.unfit = "a region is not a call: --call and --path select none";
 		return seen("region", false);
+	}
 	return filter_timed() ? seen("region", ok) : ok;
 }
 
@@ -219,6 +224,8 @@ void filter_done(const struct trace_run *run, bool offered)
 	else if (filt.has_tid && !has_thread(run))
 		warnx("warning: --thread %ld matched no thread%s%s", filt.tid,
 		      filt.node ? " of node " : "", filt.node ? filt.node : "");
+	else if (filt.examined && !filt.matched && filt.unfit)
+		warnx("warning: %s", filt.unfit);
 	else if (filt.examined && !filt.matched)
 		warnx("warning: no %s matched the filters", filt.what);
 	else if (!filt.examined && offered && (selects_calls() || filter_timed()))

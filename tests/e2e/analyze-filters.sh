@@ -65,12 +65,12 @@ nomatch "no call matched the filters" calls --thread "$tid" --from 1000 n1.xml
 nomatch "no call matched the filters" files --path '/no/such/*' n1.xml n2.xml
 nomatch "no call matched the filters" calls --call unlink n1.xml n2.xml
 T=$ISLAND_ROOT/tests/traces
-nomatch "no socket matched the filters" sockets --path '*' $T/basic.xml
-nomatch "no socket matched the filters" sockets --call write $T/basic.xml
-nomatch "no socket matched the filters" sockets --from 0 $T/basic.xml
+nomatch "a socket's row is its whole run's totals: --call, --path, --thread, --from and --to select none (calls --by file and flows take them)" sockets --path '*' $T/basic.xml
+nomatch "a socket's row is its whole run's totals: --call, --path, --thread, --from and --to select none (calls --by file and flows take them)" sockets --call write $T/basic.xml
+nomatch "a socket's row is its whole run's totals: --call, --path, --thread, --from and --to select none (calls --by file and flows take them)" sockets --from 0 $T/basic.xml
 nomatch "--node nosuch matched no node" sockets --node nosuch $T/basic.xml
-nomatch "no region matched the filters" regions --path '*' $T/basic.xml
-nomatch "no region matched the filters" regions --call write $T/basic.xml
+nomatch "a region is not a call: --call and --path select none" regions --path '*' $T/basic.xml
+nomatch "a region is not a call: --call and --path select none" regions --call write $T/basic.xml
 nomatch "no region matched the filters" regions --from 1000 $T/basic.xml
 # and a filter that matches keeps quiet
 "$ANALYZE" sockets --node node1 $T/basic.xml > s.out 2> s.err
