@@ -15,6 +15,7 @@
 
 const char *progname = "island";
 void (*die_hook)(int status);
+_Thread_local void (*die_cleanup)(void);
 
 static void vmsg(const char *fmt, va_list ap)
 {
@@ -35,6 +36,8 @@ void die(int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(fmt, ap);
 	va_end(ap);
+	if (die_cleanup)
+		die_cleanup();
 	if (die_hook)
 		die_hook(status);
 	exit(status);
@@ -81,6 +84,8 @@ void die_at(int status, const char *file, long line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vat(file, line, fmt, ap);
 	va_end(ap);
+	if (die_cleanup)
+		die_cleanup();
 	if (die_hook)
 		die_hook(status);
 	exit(status);

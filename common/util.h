@@ -12,6 +12,10 @@ extern const char *progname;
 /* Called by die() and die_at() before they exit, when set: the fuzzing
  * harnesses (tests/fuzz/) go back to the next input instead. */
 extern void (*die_hook)(int status);
+/* Called by die() and die_at() in this thread, after the message and
+ * before die_hook or exit: the trace reader stops and joins its parsing
+ * thread there (trace/read.c). */
+extern _Thread_local void (*die_cleanup)(void);
 
 /* Print "PROG: message" (plus ": strerror(errno)" when the format ends in
  * ':') and exit with status. */

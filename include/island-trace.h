@@ -212,7 +212,11 @@ struct trace_run {
 
 /* Read the traces in order, calling ops (NULL: none); bad input exits 2
  * with FILE:LINE: message. Node offsets align on the earliest epoch seen
- * so far unless trace_prescan() ran first. */
+ * so far unless trace_prescan() ran first. The callbacks run in the
+ * calling thread; a file of 1 MiB or more is parsed meanwhile in a
+ * second thread (ISLAND_READER_THREADS=1: not), which the reader stops
+ * before it returns or exits: a callback may exit, but not longjmp out of
+ * the reader. */
 void trace_read(struct trace_run *run, char **files, int nfiles,
 		const struct trace_ops *ops, void *ctx);
 /* As trace_read(), but bad input (its line printed all the same) returns

@@ -1,0 +1,90 @@
+# The trace reader parses a file of 1 MiB or more in a second thread
+# (trace/read.c; ISLAND_READER_THREADS=1 keeps it in one): the same
+# reports, and on bad input the same one line FILE:LINE at the same
+# point, from the analyzer (skipping) and the replay (strict), whether
+# the error is the parser's, the validator's or the reader's; and a
+# program reading with trace_read_try() is left with no thread and no
+# descriptor of a refused trace.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+B="$ISLAND_ROOT/tests/traces/basic.xml"
+
+# basic.xml with 60000 more reads in its main thread (lines 17 to 60016),
+# 7 MB (more than the reader's blocks in flight, 4 MiB: the parser
+# waits); BAD replaces the read on line LINE, TEXT goes before it
+big() {
+	awk -v line="${2:-0}" -v bad="$3" -v text="$4" '
+	{ print }
+	NR == 16 { for (i = 17; i <= 60016; i++) {
+		if (i == line && text != "") print text
+		if (i == line && bad != "") print bad
+		else print "        <io api=\"read\" res=\"fileread\" start=\"0.100000000\" end=\"0.100000000\" amount=\"1\" size=\"1\" fd=\"3\" path=\"/data/in.txt\"/>"
+	} }' "$B" > "$1"
+}
+
+big good.xml
+[ "$(wc -c < good.xml)" -gt 1048576 ] || fail "good.xml is under 1 MiB: not read in two threads"
+"$ANALYZE" calls --csv good.xml > calls2.txt || fail "analyze calls good.xml failed"
+ISLAND_READER_THREADS=1 "$ANALYZE" calls --csv good.xml > calls1.txt || fail "analyze calls good.xml failed in one thread"
+expect_eq "reads in two threads" "$(awk -F, '$1 == "read" { print $2, $5 }' calls2.txt)" "60001 64096"
+cmp -s calls1.txt calls2.txt || fail "calls differ between one and two threads: $(diff calls1.txt calls2.txt | head -5)"
+
+# refused FILE 'analyzer message' 'replay message': both tools, in one
+# thread and two
+refused() {
+	for n in 1 2; do
+		ISLAND_READER_THREADS=$n "$ANALYZE" sums "$1" > out.txt 2> err.txt
+		expect_eq "$1, analyze, $n threads: exit status" "$?" 2
+		expect_eq "$1, analyze, $n threads: message" "$(cat err.txt)" "$2"
+		[ -s out.txt ] && fail "$1, analyze: printed on stdout: $(cat out.txt)"
+		ISLAND_READER_THREADS=$n "$REPLAY" --root "r-$1" "$1" > out.txt 2> err.txt
+		expect_eq "$1, replay, $n threads: exit status" "$?" 2
+		expect_eq "$1, replay, $n threads: message" "$(cat err.txt)" "$3"
+		[ -e "r-$1" ] && fail "$1, replay: created its root before refusing"
+	done
+	return 0
+}
+
+# the validator's, near the end (the parser well ahead of the reader)
+big badres.xml 19000 '        <io api="read" res="nope" start="0.1" end="0.1"/>'
+refused badres.xml 'badres.xml:19000: <io> has unknown res="nope"' 'badres.xml:19000: <io> has unknown res="nope"'
+# the reader's, early (the parser stopped while it waits for a block)
+big misplaced.xml 100 '        <node name="n2"/>'
+refused misplaced.xml 'misplaced.xml:100: <node> is misplaced (inside <thread>)' \
+	'misplaced.xml:100: <node> is misplaced (inside <thread>)'
+# the parser's: the events before it are read first, then its line
+big notwf.xml 15000 '        <io api="read" res=fileread/>'
+refused notwf.xml 'notwf.xml:15000: not well-formed XML: AttValue: " or '"'"' expected' \
+	'notwf.xml:15000: not well-formed XML: AttValue: " or '"'"' expected'
+# strict: text between elements is the replay's error, not the analyzer's
+big text.xml 12000 '' 'hello'
+for n in 1 2; do
+	ISLAND_READER_THREADS=$n "$ANALYZE" calls --csv text.xml > calls.txt || fail "analyze refused text.xml ($n threads)"
+	expect_eq "text.xml, analyze, $n threads" "$(awk -F, '$1 == "read" { print $2, $5 }' calls.txt)" "60001 64096"
+	ISLAND_READER_THREADS=$n "$REPLAY" --root r-text "text.xml" > out.txt 2> err.txt
+	expect_eq "text.xml, replay, $n threads: exit status" "$?" 2
+	expect_eq "text.xml, replay, $n threads: message" "$(cat err.txt)" "text.xml:12001: unexpected text in <thread>"
+done
+# cut short in the middle of a tag
+head -c 1500000 good.xml > cut.xml
+refused cut.xml 'cut.xml:12009: truncated trace (the document ends before </trace>)' \
+	'cut.xml:12009: truncated trace (the document ends before </trace>)'
+# a DOCTYPE, before any element
+{ head -n 1 good.xml; echo '<!DOCTYPE trace [<!ENTITY e SYSTEM "/etc/passwd">]>'; tail -n +2 good.xml; } > doctype.xml
+refused doctype.xml 'doctype.xml:2: a DOCTYPE is not allowed in a trace (entities could read other files)' \
+	'doctype.xml:2: a DOCTYPE is not allowed in a trace (entities could read other files)'
+
+# trace_read_try() (the capture's --discover): refused, refused, read;
+# no parsing thread nor file left behind
+san=$(ldd "$CAPTURE" | grep -q libasan && echo "-fsanitize=address,undefined")
+cc $san -I"$ISLAND_ROOT/include" -o tracetry "$ISLAND_ROOT/tests/e2e/tracetry.c" \
+	"$ISLAND_ROOT/build/libisland-trace.a" "$ISLAND_ROOT/build/common/util.o" \
+	"$ISLAND_ROOT/build/common/zstdio.o" $(pkg-config --libs libxml-2.0 libzstd) -lz -lpthread ||
+	fail "cc against the trace library failed"
+./tracetry misplaced.xml notwf.xml good.xml > try.txt 2> try.err
+expect_eq "tracetry" "$(cat try.txt)" "misplaced.xml: refused
+notwf.xml: refused
+good.xml: 60012 io
+threads 1 fds 0"
+expect_eq "tracetry messages" "$(cat try.err)" 'misplaced.xml:100: <node> is misplaced (inside <thread>)
+notwf.xml:15000: not well-formed XML: AttValue: " or '"'"' expected'
+exit 0
