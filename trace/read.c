@@ -554,6 +554,17 @@ static const char *api_name(const char *s)
 	return apis.v[i] = xstrdup(s);
 }
 
+/* An io's numbers that come with a has_ flag: where each goes. */
+struct number {
+	uint16_t val, has;	/* offsets in struct trace_io; has 0: none */
+};
+#define NUMBER(a, f) [a] = { offsetof(struct trace_io, f), offsetof(struct trace_io, has_##f) }
+static const struct number numbers[NA] = {
+	NUMBER(A_AMOUNT, amount), NUMBER(A_REQ, req), NUMBER(A_THROTTLE, throttle),
+	NUMBER(A_FD, fd), NUMBER(A_OLDFD, oldfd), NUMBER(A_OFFSET, offset),
+	NUMBER(A_RESULT, result),
+};
+
 /* The hot path: one pass over the attributes. */
 static void on_io(struct rd *rd)
 {
@@ -568,7 +579,14 @@ static void on_io(struct rd *rd)
 		io.attr[i].name = rd->aname[i];
 		io.attr[i].value = v;
 		io.attr[i].num = num;
-		switch (a_index(rd, rd->aname[i])) {
+		int a = a_index(rd, rd->aname[i]);
+
+		if (a >= 0 && a < NA && numbers[a].has) {
+			*(int64_t *)((char *)&io + numbers[a].val) = num;
+			*(bool *)((char *)&io + numbers[a].has) = true;
+			continue;
+		}
+		switch (a) {
 		case A_START: io.start = num; break;
 		case A_END: io.end = num; break;
 		case A_API: io.api = api_name(v); break;
@@ -578,15 +596,7 @@ static void on_io(struct rd *rd)
 			 * kernel's calls already (trace-format.md) */
 			io.libc_only = !strcmp(v, "libc");
 			break;
-		case A_AMOUNT:
-			io.amount = num;
-			io.has_amount = true;
-			break;
 		case A_SIZE: io.size = num; break;
-		case A_REQ:
-			io.req = num;
-			io.has_req = true;
-			break;
 		case A_ERRNO:
 			io.failed = true;
 			io.err = v;
@@ -596,26 +606,6 @@ static void on_io(struct rd *rd)
 		case A_PROTO: io.proto = v; break;
 		case A_INPATH: io.inpath = v; break;
 		case A_SITE: io.site = v; break;
-		case A_THROTTLE:
-			io.throttle = num;
-			io.has_throttle = true;
-			break;
-		case A_FD:
-			io.fd = num;
-			io.has_fd = true;
-			break;
-		case A_OLDFD:
-			io.oldfd = num;
-			io.has_oldfd = true;
-			break;
-		case A_OFFSET:
-			io.offset = num;
-			io.has_offset = true;
-			break;
-		case A_RESULT:
-			io.result = num;
-			io.has_result = true;
-			break;
 		case A_WHENCE: io.whence = v; break;
 		case A_FLAGS: io.flags = v; break;
 		}
