@@ -45,7 +45,8 @@ static void issue_at(int64_t t)
  * the spinner (3 ms here). The phase's end stays its deadline. The
  * original's phases hold the time its threads waited for a core; spun
  * whole, three MPI ranks' start-up phases on two cores kept each other
- * from their calls: the token ring replayed 5-16 % long, 0-2 % with it. */
+ * from their calls: a token ring trace replayed 2-14 % long, -2..+1.4 %
+ * with it. */
 #define YIELD_NS 100000
 
 /* Spinning loads the CPU as the application did: for the whole phase, as
