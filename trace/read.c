@@ -832,20 +832,28 @@ static void sax_text(void *ctx, const xmlChar *ch, int len)
 		el_text(((xmlParserCtxtPtr)ctx)->_private);
 }
 
+/* A parse error as the message will show it: its line, its code, its
+ * text without the trailing newline. */
+static void keep_error(const xmlError *e, int *line, int *code, char *msg, size_t len)
+{
+	size_t n;
+
+	*line = e->line;
+	*code = e->code;
+	snprintf(msg, len, "%s", e->message ? e->message : "parse error");
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		msg[--n] = 0;
+}
+
 static void sax_error(void *ctx, xmlErrorPtr e)
 {
 	struct rd *rd = ((xmlParserCtxtPtr)ctx)->_private;
-	size_t n;
 
 	if (e->level < XML_ERR_ERROR || rd->err)
 		return;
 	rd->err = true;
-	rd->errline = e->line;
-	rd->errcode = e->code;
-	snprintf(rd->errmsg, sizeof(rd->errmsg), "%s", e->message ? e->message : "parse error");
-	n = strlen(rd->errmsg);
-	while (n && (rd->errmsg[n - 1] == '\n' || rd->errmsg[n - 1] == ' '))
-		rd->errmsg[--n] = 0;
+	keep_error(e, &rd->errline, &rd->errcode, rd->errmsg, sizeof(rd->errmsg));
 	xmlStopParser(rd->ctxt);
 }
 
@@ -1133,17 +1141,11 @@ static void p_text(void *ctx, const xmlChar *ch, int len)
 static void p_error(void *ctx, xmlErrorPtr e)
 {
 	struct pipe *p = ((xmlParserCtxtPtr)ctx)->_private;
-	size_t n;
 
 	if (e->level < XML_ERR_ERROR || p->err || p->halted)
 		return;
 	p->err = true;
-	p->errline = e->line;
-	p->errcode = e->code;
-	snprintf(p->errmsg, sizeof(p->errmsg), "%s", e->message ? e->message : "parse error");
-	n = strlen(p->errmsg);
-	while (n && (p->errmsg[n - 1] == '\n' || p->errmsg[n - 1] == ' '))
-		p->errmsg[--n] = 0;
+	keep_error(e, &p->errline, &p->errcode, p->errmsg, sizeof(p->errmsg));
 	p_halt(p);
 }
 
