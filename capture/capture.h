@@ -122,6 +122,8 @@ struct node {
 	int profile, profile_hz;         /* --profile: PV_* values, 0 = off */
 	int64_t profile_alloc;           /* --sample-alloc bytes, 0 = off */
 	const struct prof_ctl *profile_ctl;  /* its control page: how ticks came */
+	uint64_t profile_ticks;          /* timer snapshots, and the CPU time of */
+	int64_t profile_cpu;             /* all snapshots (resolve.c, find_gaps) */
 	int64_t clock_offset;            /* ns to add to the epoch: the session's
 					    reference clock (across hosts) */
 	int has_clock_offset;

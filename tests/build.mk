@@ -38,7 +38,7 @@ TEST_APPS += $(O)/tests/apps/profiled-fp
 MPICC ?= mpicc
 ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
 MPI_APPS := $(patsubst tests/apps/mpi/%.c,$(O)/tests/apps/%,$(wildcard tests/apps/mpi/*.c))
-$(O)/tests/apps/mpi%: tests/apps/mpi/mpi%.c
+$(O)/tests/apps/mpi%: tests/apps/mpi/mpi%.c tests/apps/mpi/rankfile.h
 	$(call msg,MPICC,$<)
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) -O2 -g -std=gnu11 -Wall -o $@ $<

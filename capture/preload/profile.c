@@ -366,11 +366,11 @@ static void allocated(void *p, size_t n)
 	t->hdr->prof_allocs++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->guard = g;
-	if (!g && t->prof_pending && !ps.busy)
-		prof_flush(t);
-	if (!prof->alloc_every || !prof->on || t->guard || ps.busy || !t->hdr)
+	if (g)
 		return;
-	if (t->hdr->prof_alloc < (uint64_t)prof->alloc_every)
+	if (t->prof_pending)
+		prof_flush(t);
+	if (!prof->alloc_every || t->hdr->prof_alloc < (uint64_t)prof->alloc_every)
 		return;
 	uintptr_t st[MAXDEPTH];
 	int e = errno, k;

@@ -941,6 +941,10 @@ static void find_gaps(struct node *n)
 				case REC_MODULE:
 					modules = 1;
 					break;
+				case REC_SAMPLE:	/* the rate of <profile> */
+					n->profile_ticks += r->fd == SAMPLE_TIMER;
+					n->profile_cpu += r->a1 > 0 ? r->a1 : 0;
+					break;
 				case C_PTHREAD_CREATE:
 					created += r->ret == 0;
 					break;

@@ -408,28 +408,14 @@ static void write_sampler(struct out *o, struct node *n)
 	static const char *const names[] = { NULL, "task-clock", "cpu-timer",
 					     "task-clock,cpu-timer" };
 	const struct prof_ctl *c = n->profile_ctl;
-	uint64_t ticks = 0;
-	int64_t cpu = 0;
 	int how = c ? (c->by_event != 0) | (c->by_timer != 0) << 1 : 0;
 
 	if (!names[how])
 		return;
 	o_attr(o, "sampler", names[how]);
-	for (int i = 0; i < n->nprocs; i++)
-		for (int j = 0; j < n->procs[i].nthr; j++) {
-			struct rec_iter it;
-			struct rec *r;
-
-			rec_iter_init(&it, &n->procs[i].thr[j]);
-			while ((r = rec_next(&it)))
-				if (r->call == REC_SAMPLE) {
-					ticks += r->fd == SAMPLE_TIMER;
-					cpu += r->a1 > 0 ? r->a1 : 0;
-				}
-		}
-	if (cpu < 10000000)	/* 10 ms: less says little */
+	if (n->profile_cpu < 10000000)	/* 10 ms: less says little */
 		return;
-	int64_t rate = (int64_t)((double)ticks * 1e9 / (double)cpu + 0.5);
+	int64_t rate = (int64_t)((double)n->profile_ticks * 1e9 / (double)n->profile_cpu + 0.5);
 
 	o_attr_int(o, "rate", rate);
 	if (c->by_timer && rate < n->profile_hz * 9 / 10)

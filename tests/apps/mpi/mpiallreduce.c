@@ -2,11 +2,9 @@
  * adds its value into an MPI_Allreduce and writes the sum to
  * DIR/sum.RANK.ROUND: every rank's round k ends after every rank's
  * contribution to round k. */
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
-#include <mpi.h>
+
+#include "rankfile.h"
 
 int main(int argc, char **argv)
 {
@@ -31,14 +29,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mpiallreduce: round %d: sum %ld, want %ld\n", k, sum, want);
 			MPI_Abort(MPI_COMM_WORLD, 1);
 		}
-		char path[4096], buf[64];
-		int n = snprintf(buf, sizeof(buf), "%ld\n", sum), fd;
-		snprintf(path, sizeof(path), "%s/sum.%d.%d", argv[2], rank, k);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0 || write(fd, buf, (size_t)n) != n || close(fd) < 0) {
-			perror(path);
-			MPI_Abort(MPI_COMM_WORLD, 1);
-		}
+		char text[64];
+		snprintf(text, sizeof(text), "%ld\n", sum);
+		rank_file(argv[2], "sum", rank, k, text);
 	}
 	MPI_Finalize();
 	return 0;

@@ -4,11 +4,9 @@
  * last rank no right one) and writes its strip's sum to DIR/halo.RANK.ROUND:
  * a rank's round k needs its neighbours' round k edges, never the far
  * ranks'. */
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
-#include <mpi.h>
+
+#include "rankfile.h"
 
 #define CELLS 1024
 
@@ -40,14 +38,9 @@ int main(int argc, char **argv)
 		double sum = 0;
 		for (int i = 1; i <= CELLS; i++)
 			sum += strip[i];
-		char path[4096], buf[64];
-		int n = snprintf(buf, sizeof(buf), "%.6f\n", sum), fd;
-		snprintf(path, sizeof(path), "%s/halo.%d.%d", argv[2], rank, k);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0 || write(fd, buf, (size_t)n) != n || close(fd) < 0) {
-			perror(path);
-			MPI_Abort(MPI_COMM_WORLD, 1);
-		}
+		char text[64];
+		snprintf(text, sizeof(text), "%.6f\n", sum);
+		rank_file(argv[2], "halo", rank, k, text);
 	}
 	MPI_Finalize();
 	return 0;

@@ -4,23 +4,9 @@
  * of round k waits for rank r-1's send of round k, whatever the transport
  * carries the messages. Rank 0 sends first and the others receive first,
  * so that the token goes round and every receive really waits. */
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
-#include <mpi.h>
 
-static int write_file(const char *dir, int rank, int round, int token)
-{
-	char path[4096], buf[64];
-	int fd, n = snprintf(buf, sizeof(buf), "%d\n", token);
-
-	snprintf(path, sizeof(path), "%s/ring.%d.%d", dir, rank, round);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, buf, (size_t)n) != n || close(fd) < 0)
-		return perror(path), -1;
-	return 0;
-}
+#include "rankfile.h"
 
 int main(int argc, char **argv)
 {
@@ -45,8 +31,9 @@ int main(int argc, char **argv)
 			token++;
 			MPI_Send(&token, 1, MPI_INT, next, k, MPI_COMM_WORLD);
 		}
-		if (write_file(argv[2], rank, k, token) < 0)
-			MPI_Abort(MPI_COMM_WORLD, 1);
+		char text[64];
+		snprintf(text, sizeof(text), "%d\n", token);
+		rank_file(argv[2], "ring", rank, k, text);
 	}
 	if (rank == 0 && token != rounds * 1000 + size - 1) {
 		fprintf(stderr, "mpiring: token %d, want %d\n", token, rounds * 1000 + size - 1);
