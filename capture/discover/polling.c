@@ -57,8 +57,10 @@ static int is_setup(const struct tr_io *io)
 }
 
 /* socket ... close of one descriptor, where every call between failed
- * or only set it up: the attempt's own socket and close are polling too
- * (redis-cli's refused connect, tried again at once in one process). */
+ * or only set it up: the whole attempt is polling, its socket, set-up,
+ * connect in progress and close too (redis-cli's refused connect, tried
+ * again at once in one process: a pass with one such attempt more had
+ * its fcntl calls more). */
 static void mark_attempts(struct tr_node *n)
 {
 	for (size_t i = 0; i < n->nio; i++) {
@@ -66,6 +68,7 @@ static void mark_attempts(struct tr_node *n)
 		if (!api_is(s, "socket") || s->failed || s->fd < 0)
 			continue;
 		int tried = 0, ok = 1;
+		size_t end = 0;      /* the close's index */
 		for (size_t k = i + 1; k < n->nio && ok; k++) {
 			struct tr_io *c = &n->io[k];
 			if (c->proc != s->proc || c->tid != s->tid)
@@ -73,10 +76,7 @@ static void mark_attempts(struct tr_node *n)
 			if (c->fd != s->fd)
 				continue;
 			if (api_is(c, "close")) {
-				if (tried) {
-					s->poll = POLL_ATTEMPT;
-					c->poll = POLL_ATTEMPT;
-				}
+				end = k;
 				break;
 			}
 			if (c->failed)
@@ -85,6 +85,12 @@ static void mark_attempts(struct tr_node *n)
 				ok = 0;      /* the socket was used (a connect
 						in progress is not yet) */
 		}
+		if (!end || !tried)
+			continue;
+		for (size_t j = i; j <= end; j++)
+			if (n->io[j].fd == s->fd && n->io[j].proc == s->proc &&
+			    n->io[j].tid == s->tid && n->io[j].poll == POLL_NONE)
+				n->io[j].poll = POLL_ATTEMPT;
 	}
 }
 
