@@ -25,6 +25,13 @@ $(O)/tests/apps/routes-static: tests/apps/routes.c
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $<
 TEST_APPS += $(O)/tests/apps/routes-static
 
+# What a program sees of itself, dynamic and static (capture-syscalls.sh)
+$(O)/tests/apps/selfexe-static: tests/apps/selfexe.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $<
+TEST_APPS += $(O)/tests/apps/selfexe-static
+
 # The profiler's program of known shape, built with frame pointers: the
 # walk by frame pointers (ISLAND_UNWIND=fp) in tests/e2e/capture-profile.sh.
 $(O)/tests/apps/profiled-fp: tests/apps/profiled.c tests/apps/cpuburn.h

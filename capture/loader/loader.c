@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "../preload/preload.h"
@@ -26,8 +27,6 @@
 #define PAGE 4096ul
 #define DOWN(x) ((x) & ~(PAGE - 1))
 #define UP(x) (((x) + PAGE - 1) & ~(PAGE - 1))
-
-extern const char *island_exe;
 
 static void fail(const char *path, const char *what)
 {
@@ -160,6 +159,10 @@ int main(int argc, char **argv, char **envp)
 	uintptr_t bias = map_program(path, fd, &eh, ph);
 	close(fd);
 	island_exe = path;
+	/* the kernel named this task after us: the program's name, as its
+	 * exec would have given it (the base of the path it was run by) */
+	const char *base = strrchr(target, '/');
+	prctl(PR_SET_NAME, (unsigned long)(base ? base + 1 : target), 0, 0, 0);
 	if (!island_new_state())
 		fail(path, "cannot map the capture's thread state");
 	/* the clock is chosen by island_init: read it after */

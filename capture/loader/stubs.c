@@ -51,6 +51,20 @@ void prof_tail(struct tstate *t)
 	(void)t;
 }
 
+void prof_exec_stop(struct tstate *t)
+{
+	(void)t;
+}
+
+void prof_fork_child(void)
+{
+}
+
+void prof_exec_resume(struct tstate *t)
+{
+	(void)t;
+}
+
 void prof_flush(struct tstate *t)
 {
 	t->prof_pending = 0;

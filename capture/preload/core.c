@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <linux/futex.h>
 #include <sys/stat.h>
@@ -17,13 +18,16 @@
 #include "preload.h"
 #include "real.h"
 
+/* the program island-loader runs (its real path): the kernel's
+ * /proc/self/exe is the loader's (sud.c makes it the program's) */
+const char *island_exe;
+
 #ifndef ISLAND_LOADER
 __thread struct tstate ts __attribute__((tls_model("initial-exec")));
 #define CONSTRUCTOR __attribute__((constructor))
 #else
 #define CONSTRUCTOR
 void real_resolve(void) {}
-const char *island_exe;              /* the program island-loader runs */
 
 /* A thread's state, found through %gs (see preload.h). */
 struct tstate *island_new_state(void)
@@ -549,10 +553,8 @@ static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
 	l = SYS(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe", (long)exe,
 		sizeof(exe) - 1);
 	exe[l > 0 ? l : 0] = 0;
-#ifdef ISLAND_LOADER
 	if (island_exe)
 		strncpy(exe, island_exe, sizeof(exe) - 1);
-#endif
 	if (SYS(SYS_getcwd, (long)cwd, sizeof(cwd), 0, 0) < 0)
 		cwd[0] = 0;
 	el = strlen(exe) + 1;
@@ -653,9 +655,7 @@ CONSTRUCTOR void island_init(void)
 	int handoff = getenv(ENV_SYSCALLS) && getenv(ENV_LOADED);
 	if (handoff) {
 		sud_take_over();
-#ifndef ISLAND_LOADER
-		sites_from_loader = 1;
-#endif
+		island_exe = (const char *)getauxval(AT_EXECFN);
 	}
 	if (!dir || dir[0] != '/' || strlen(dir) >= sizeof(spool_dir) - 64)
 		return;
@@ -777,8 +777,11 @@ void process_finish(int how)
 	 * counters stay in their headers for the writer, unless profiling
 	 * is off now */
 	if (unlikely(prof != NULL) && self->hdr && !(self->hold & HOLD_OFF) &&
-	    self->hdr->exit == TEXIT_NONE)	/* once: exit, then exit_group */
+	    self->hdr->exit == TEXIT_NONE) {	/* once: exit, then exit_group */
+		if (how == TEXIT_EXEC)
+			prof_exec_stop(self);
 		prof_tail(self);
+	}
 	for (int i = 0; i < REG_MAX; i++) {
 		struct spool_hdr *h = __atomic_load_n(&reg_hdr[i], __ATOMIC_ACQUIRE);
 		if (!h)
@@ -794,6 +797,8 @@ void process_finish(int how)
 /* exec failed: the threads go on. */
 void process_unfinish(void)
 {
+	if (unlikely(prof != NULL))
+		prof_exec_resume(&ts);
 	for (int i = 0; i < REG_MAX; i++) {
 		struct spool_hdr *h = __atomic_load_n(&reg_hdr[i], __ATOMIC_ACQUIRE);
 		if (h && h->exit == TEXIT_EXEC) {
@@ -821,6 +826,8 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	struct tstate *t = &ts;
 
 	sites_fork_child();
+	if (unlikely(prof != NULL))
+		prof_fork_child();
 	for (int i = 0; i < REG_MAX; i++)
 		reg_hdr[i] = NULL;
 	t->hdr = NULL;

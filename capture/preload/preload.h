@@ -170,6 +170,9 @@ void prof_init(const char *dir, size_t dirlen);
 void prof_thread_start(struct tstate *t);
 void prof_thread_end(struct tstate *t);
 void prof_tail(struct tstate *t);
+void prof_exec_stop(struct tstate *t);
+void prof_fork_child(void);
+void prof_exec_resume(struct tstate *t);
 void prof_flush(struct tstate *t);
 
 /* May this call be recorded? Sets the guard when it may. Always inlined
@@ -374,7 +377,7 @@ extern int sud_on;
 void sud_init(void);
 int sud_arm_thread(void);
 void sud_take_over(void);
-extern int sites_from_loader;	/* sites.c: the main program's path from AT_EXECFN */
+extern const char *island_exe;	/* core.c: the program island-loader runs */
 void sud_note_exec(const char *path, uint64_t t0);
 
 #endif

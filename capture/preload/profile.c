@@ -55,6 +55,8 @@ struct pstate {
 	timer_t timer;
 	void *event;			/* TICK_EVENT: the event's page */
 	int tick, busy, npend, pkind;
+	int exec_tick;			/* the ticks an exec stopped */
+	int forked;			/* prof_thread_start: a fork child's */
 	uint64_t plast;			/* the previous snapshot (clock units) */
 	int64_t last_cpu;
 	int64_t pcpu;
@@ -574,9 +576,18 @@ void prof_thread_start(struct tstate *t)
 
 	if (!prof)
 		return;
+	uintptr_t lo = ps.stk_lo, hi = ps.stk_hi;
+	int forked = ps.forked;
+
 	ps = (struct pstate){ 0 };
 	prof_mark(t, (uint64_t)t->hdr->start, thread_cpu());
-	if (!pthread_getattr_np(pthread_self(), &a)) {
+	/* a fork child's stack is its parent's; and with --syscalls it
+	 * starts inside libc's fork, whose malloc locks are still held
+	 * (pthread_getattr_np reads /proc/self/maps with stdio) */
+	if (forked) {
+		ps.stk_lo = lo;
+		ps.stk_hi = hi;
+	} else if (!pthread_getattr_np(pthread_self(), &a)) {
 		if (!pthread_attr_getstack(&a, &base, &size)) {
 			ps.stk_lo = (uintptr_t)base;
 			ps.stk_hi = (uintptr_t)base + size;
@@ -595,8 +606,7 @@ void prof_thread_start(struct tstate *t)
 }
 
 /* The thread's last snapshot, for its tail: at its end, or when its
- * process ends (exit, exec) while it runs. The timer stays: an exec that
- * fails goes on. */
+ * process ends (exit, exec) while it runs. */
 void prof_tail(struct tstate *t)
 {
 	uintptr_t st[MAXDEPTH];
@@ -618,10 +628,10 @@ void prof_tail(struct tstate *t)
 	t->guard = g;
 }
 
-void prof_thread_end(struct tstate *t)
+/* The thread's ticks stop: no more come once the event's page is unmapped
+ * (its file is released before munmap returns) or the timer deleted. */
+static int ticks_stop(void)
 {
-	if (!prof || !t->hdr)
-		return;
 	int tick = ps.tick;
 
 	ps.tick = TICK_NONE;	/* a tick still on its way is dropped */
@@ -629,7 +639,56 @@ void prof_thread_end(struct tstate *t)
 		timer_delete(ps.timer);
 	else if (tick == TICK_EVENT)
 		munmap(ps.event, (size_t)getpagesize());
+	return tick;
+}
+
+/* This thread is a fork child's, about to start again. */
+void prof_fork_child(void)
+{
+	ps.forked = 1;
+}
+
+void prof_thread_end(struct tstate *t)
+{
+	if (!prof || !t->hdr)
+		return;
+	ticks_stop();
 	prof_tail(t);
+}
+
+/* rt_sigaction's own struct (glibc's sigaction has a bigger mask) */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+/* An exec: the new image has no handler until its constructor runs, and a
+ * real-time signal pending across exec kills it (SIG_DFL). So this
+ * thread's ticks stop and those already queued are dropped: making the
+ * signal ignored discards them, and the handler is put back at once. */
+void prof_exec_stop(struct tstate *t)
+{
+	struct ksigaction ign = { SIG_IGN, 0, NULL, 0 }, old;
+
+	if (!prof || !t->hdr || ps.tick == TICK_NONE)
+		return;
+	ps.exec_tick = ticks_stop();
+	if (raw_syscall(SYS_rt_sigaction, PROF_SIG, (long)&ign, (long)&old, 8, 0, 0) == 0)
+		raw_syscall(SYS_rt_sigaction, PROF_SIG, (long)&old, 0, 8, 0, 0);
+}
+
+/* The exec failed: the ticks start again as they came before. */
+void prof_exec_resume(struct tstate *t)
+{
+	int tick = ps.exec_tick;
+
+	ps.exec_tick = TICK_NONE;
+	if (tick == TICK_EVENT && event_start(t) == 0)
+		ps.tick = TICK_EVENT;
+	else if (tick != TICK_NONE && timer_start(t) == 0)
+		ps.tick = TICK_TIMER;
 }
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)

@@ -82,7 +82,6 @@ static int find_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-int sites_from_loader;		/* set by island_init */
 
 static void describe(struct tstate *t, uintptr_t addr)
 {
@@ -108,10 +107,9 @@ static void describe(struct tstate *t, uintptr_t addr)
 	__atomic_store_n(&mod_lock, 0, __ATOMIC_RELEASE);
 	path = f.path;
 	/* the main program, started by island-loader (--syscalls): its
-	 * /proc/self/exe is the loader, the kernel's AT_EXECFN the program
-	 * (the loader puts its real path there) */
-	if ((!path || !path[0]) && sites_from_loader)
-		path = (const char *)getauxval(AT_EXECFN);
+	 * /proc/self/exe is the loader */
+	if ((!path || !path[0]) && island_exe)
+		path = island_exe;
 	if (!path || !path[0]) {	/* the main program */
 		long l = raw_syscall(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe",
 				     (long)exe, sizeof(exe) - 1, 0, 0);

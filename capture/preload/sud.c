@@ -669,16 +669,89 @@ static int capture_own(long nr, const long *a, long ret)
 }
 #endif
 
+/*
+ * A program island-loader started has the loader as its /proc/self/exe:
+ * the calls that name it (a program that reads its own path, opens its
+ * own file or execs itself again, as Go's os.Executable and re-exec'ing
+ * servers do) name the program instead, as they would have; they are
+ * recorded as the program made them. The path is the argument at
+ * self_arg[nr] - 1; readlink and readlinkat are answered here.
+ */
+static const unsigned char self_arg[NSYS] = {
+	[__NR_open] = 1, [__NR_openat] = 2, [__NR_openat2] = 2,
+	[__NR_execve] = 1, [__NR_execveat] = 2, [__NR_stat] = 1,
+	[__NR_newfstatat] = 2, [__NR_statx] = 2, [__NR_access] = 1,
+	[__NR_faccessat] = 2, [__NR_faccessat2] = 2, [__NR_readlink] = 1,
+	[__NR_readlinkat] = 2,
+};
+
+static int names_self(const char *p)
+{
+	long pid = 0;
+
+	if (!p || strncmp(p, "/proc/", 6))
+		return 0;
+	p += 6;
+	if (!strcmp(p, "self/exe") || !strcmp(p, "thread-self/exe"))
+		return 1;
+	if (*p < '1' || *p > '9')
+		return 0;
+	while (*p >= '0' && *p <= '9' && pid < 1L << 32)
+		pid = pid * 10 + (*p++ - '0');
+	return !strcmp(p, "/exe") && pid == island_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
+
+/* 0: not ours; 1: x is a with the program's path; 2: answered in *ret */
+static int self_exe_fix(long nr, const long *a, long *x, long *ret)
+{
+	int i;
+
+	if (nr < 0 || nr >= NSYS || !self_arg[nr])
+		return 0;
+	i = self_arg[nr] - 1;
+	if (!names_self((const char *)a[i]))
+		return 0;
+	/* the link itself: AT_SYMLINK_NOFOLLOW */
+	if ((nr == SYS_newfstatat || nr == SYS_statx) &&
+	    (a[nr == SYS_statx ? 2 : 3] & AT_SYMLINK_NOFOLLOW))
+		return 0;
+	if (nr == SYS_readlink || nr == SYS_readlinkat) {
+		long size = a[i + 2], n = (long)strlen(island_exe);
+		struct iovec from = { (void *)island_exe, (size_t)(n < size ? n : size) };
+		struct iovec to = { (void *)a[i + 1], from.iov_len };
+
+		/* the kernel copies: a bad buffer is EFAULT, not our crash */
+		if ((int)size <= 0)
+			*ret = -EINVAL;
+		else
+			*ret = island_sys6(SYS_process_vm_writev,
+					   island_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+					   (long)&from, 1, (long)&to, 1, 0);
+		return 2;
+	}
+	for (int k = 0; k < 6; k++)
+		x[k] = a[k];
+	x[i] = (long)island_exe;
+	return 1;
+}
+
 /* Make and record a plain call: the handler's and the fast path's. */
 static long plain_call(struct tstate *t, long nr, const long *a)
 {
 	int rec = island_on && !t->sysguard && !(t->hold & (HOLD_OFF | HOLD_VFORK));
 	int inlibc = t->guard, outer = t->sysguard;
+	long x[6], ret;
+	int fix = 0;
 
 	t->sysguard = 1;
 	uint64_t t0 = now();
+	if (unlikely(island_exe != NULL))
+		fix = self_exe_fix(nr, a, x, &ret);
 	t->sysguard = outer;   /* a signal handler during the call is recorded */
-	long ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (fix == 1)
+		ret = island_sys6(nr, x[0], x[1], x[2], x[3], x[4], x[5]);
+	else if (fix == 0)
+		ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	t->sysguard = 1;
 	uint64_t t1 = now();
 	if (rec && !capture_own(nr, a, ret))
@@ -1117,6 +1190,8 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		char *fixed[ne + 12], fbuf[pl + strlen(env_preload_lib) + 16], *fb = fbuf;
 		x[ei] = (long)env_fix((char *const *)a[ei], &fb, sizeof(fbuf), fixed, ne + 12);
 #endif
+		if (island_exe)          /* exec of /proc/self/exe */
+			self_exe_fix(nr, x, x, &ret);
 		if (!inlibc)             /* the libc wrapper did this itself */
 			process_finish(TEXIT_EXEC);
 		if (nr != SYS_execve || !exec_loaded(x, &ret))

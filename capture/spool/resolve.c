@@ -684,9 +684,10 @@ static int yields_fd(const struct rec *r)
 	return 0;
 }
 
+/* A call site's t0 is an address: it keeps the place of its call */
 static struct rec *cur_next(struct cursor *c)
 {
-	if ((c->cur = rec_next(&c->it)))
+	if ((c->cur = rec_next(&c->it)) && c->cur->call != REC_SITE)
 		c->key = yields_fd(c->cur) ? c->cur->t1 : c->cur->t0;
 	return c->cur;
 }
@@ -749,6 +750,8 @@ static void derive_thread(struct node *n, struct thr *t)
 
 	rec_iter_init(&it, t);
 	while ((r = rec_next(&it))) {
+		if (r->call == REC_SITE)	/* t0 is an address */
+			continue;
 		last_t1 = r->t1 > last_t1 || !any ? r->t1 : last_t1;
 		any = 1;
 	}

@@ -2,8 +2,10 @@
  * kind of thread: rate_main() burns MS ms of CPU on the main thread while
  * rate_thread() does on a second one; then a fork child burns MS in
  * rate_child() and execs this program again ("exec" MS), whose
- * rate_exec() burns MS. tests/e2e/capture-profile.sh counts their
- * snapshots. */
+ * rate_exec() burns MS; before, it tries an exec that fails. The
+ * exec'd image has no handler for the profiler's signal until its
+ * constructor runs: one pending across the exec killed it.
+ * tests/e2e/capture-profile.sh counts their snapshots. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,8 @@ int main(int argc, char **argv)
 	if ((pid = fork()) < 0)
 		return 1;
 	if (!pid) {
+		/* an exec that fails: the ticks go on */
+		execl("/nonexistent/profrate", argv[0], (char *)NULL);
 		rate_child();
 		execl("/proc/self/exe", argv[0], argv[1], "exec", (char *)NULL);
 		_exit(127);

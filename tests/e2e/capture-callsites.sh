@@ -11,6 +11,16 @@ expect_eq "calls without a site" "$(grep '<io ' cs.xml | grep -vc ' site=')" 0
 grep -q "<module id=\"1\" path=\"$PWD/callmix\" bias=\"0x[0-9a-f]*\" build_id=\"[0-9a-f]*\"/>" cs.xml ||
 	fail "the program's module is not described"
 
+# a site's record holds an address, not a time: the process ends when it
+# ended (it ended 23000 s later), and two threads' records are put in
+# order by their times (a write was another thread's file's)
+"$CAPTURE" --callsites -n n1 -o fr.xml -- "$APPS/fdreuse" 20 a.dat b.dat || fail "fdreuse"
+expect_eq "fdreuse: files" "$("$ANALYZE" files --csv fr.xml | awk -F, 'NR > 1 { print $2, $3, $7, $8 }')" \
+	"$PWD/a.dat 20 60 60000
+$PWD/b.dat 20 100 70000"
+ends=$(grep -o '<\(process\|thread\) [^>]* end="[0-9.]*"' cs.xml fr.xml | sed 's/.* end="//; s/"//' | sort -g | tail -1)
+within "the latest end of a process or thread (s)" "$ends" 0 30
+
 # function (file:line); GCC may name a clone small_writes.constprop.0
 "$ANALYZE" calls --csv --by callsite --call write cs.xml > w.csv
 expect_eq header "$(head -1 w.csv)" "callsite,call,count,errors,errnos,bytes,total_s,mean_s,p50_s,p90_s,p99_s,max_s"

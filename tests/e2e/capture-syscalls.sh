@@ -6,7 +6,8 @@
 # Dispatch (simulated) gets one line and a libc-level trace; gzip's read
 # and write counts agree with strace -f -c within 1 %. The routes again,
 # linked -static, through island-loader; a program with its own SIGSYS
-# handler, seccomp filter and signal mask behaves the same captured.
+# handler, seccomp filter and signal mask behaves the same captured, and
+# one that looks at itself (/proc/self/exe) sees itself.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 
 mkdir d
@@ -64,6 +65,18 @@ expect_eq "seccomp message" "$(cat sig.err)" \
 	"island-capture: --syscalls: the application installs its own seccomp filter: its traps go to its own SIGSYS handler, the calls it filters are recorded with the results it imposes"
 grep -q '<io api="getpgrp" res="sys"[^>]* result="-1" errno="EPERM"' g.xml ||
 	fail "the call the filter refused is not recorded with its result"
+
+# what a program sees of itself is itself, not island-loader: its path
+# (/proc/self/exe and the like, by libc and raw calls), its file, its
+# name, and an exec of /proc/self/exe runs it again
+for b in selfexe selfexe-static; do
+	"$APPS/$b" > native.out || fail "$b natively"
+	expect_eq "$b natively" "$(sed -n 1p native.out)" "first self: $APPS/$b"
+	"$CAPTURE" --syscalls -o self.xml -- "$APPS/$b" > captured.out 2>self.err ||
+		fail "$b captured: $(cat self.err)"
+	diff native.out captured.out || fail "$b sees itself differently under --syscalls"
+	expect_eq "$b: its process" "$(grep -c "<process [^>]* exe=\"$APPS/$b\"[^>]* status=\"exit:0\"" self.xml)" 1
+done
 
 # no Syscall User Dispatch: one line, the libc-level capture
 rm -rf d && mkdir d
