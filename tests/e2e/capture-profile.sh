@@ -74,6 +74,13 @@ for hz in 997 100; do
 			"$(echo "$hz * 0.4 * 0.85" | bc)" "$(echo "$hz * 0.4 * 1.15" | bc)"
 	done
 done
+# --syscalls: a fork child's profiler starts inside libc's fork, whose
+# malloc locks are held (it hung there)
+rc=0; timeout 60 "$CAPTURE" --syscalls --profile=cpu -o sysrate.xml -- "$APPS/profrate" 100 || rc=$?
+expect_eq "--syscalls --profile of a program that forks: status" $rc 0
+expect_eq "--syscalls --profile: the functions sampled" \
+	"$("$ANALYZE" profile inclusive --csv sysrate.xml | awk -F, '$1 ~ /^rate_/ { print $1 }' | sort | tr '\n' ' ')" \
+	"rate_child rate_exec rate_main rate_thread "
 # perf_event_open refused (seccomp): a CPU-clock timer instead, and the
 # trace and a warning say at what rate it really sampled
 "$APPS/noperf" "$CAPTURE" --profile=cpu -n n1 -o norate.xml -- "$APPS/profrate" 400 2> norate.err
