@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -14,10 +16,28 @@
  * trace is refused rather than read as other records. */
 #define ZSTD_OUT_LEVEL 1
 
+/* gzip: deflate (zlib has no threads) runs in a thread of its own while
+ * the caller formats, in 1 MiB blocks, when there is a second CPU: a
+ * 1M-event trace took 1.4 s to write, formatting 0.3 s of it. */
+#define GZ_BLOCK (1u << 20)
+#define GZ_QUEUE 2
+
+struct gzpipe {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *q[GZ_QUEUE], *spare[GZ_QUEUE + 1];
+	size_t qn[GZ_QUEUE];
+	int head, count, nspare, done;
+	char *fill;		/* the caller's block */
+	size_t n;
+};
+
 struct outfile {
 	char *path, *tmp;
 	int fd;
 	gzFile gz;
+	struct gzpipe *gp;
 	ZSTD_CCtx *z;
 	char *zbuf;
 	size_t zcap;
@@ -49,12 +69,129 @@ static int zpush(struct outfile *f, const void *p, size_t n, ZSTD_EndDirective m
 	return 0;
 }
 
+/* gzwrite takes an unsigned count: bounded pieces; returns the errno */
+static int gz_put(gzFile gz, const char *p, size_t n)
+{
+	while (n) {
+		unsigned k = n > GZ_BLOCK ? GZ_BLOCK : (unsigned)n;
+		int e = 0;
+
+		errno = 0;
+		if (gzwrite(gz, p, k) != (int)k) {
+			gzerror(gz, &e);
+			return e == Z_ERRNO && errno ? errno : EIO;
+		}
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* The deflate thread: blocks from the queue until the end; after a
+ * failure it only drains (the caller sees f->err) */
+static void *gz_main(void *arg)
+{
+	struct outfile *f = arg;
+	struct gzpipe *g = f->gp;
+
+	pthread_mutex_lock(&g->mu);
+	for (;;) {
+		while (!g->count && !g->done)
+			pthread_cond_wait(&g->cv, &g->mu);
+		if (!g->count)
+			break;
+		char *b = g->q[g->head];
+		size_t n = g->qn[g->head];
+		int err = f->err;
+
+		pthread_mutex_unlock(&g->mu);
+		if (!err)
+			err = gz_put(f->gz, b, n);
+		pthread_mutex_lock(&g->mu);
+		if (err && !f->err)
+			f->err = err;
+		g->head = (g->head + 1) % GZ_QUEUE;
+		g->count--;
+		g->spare[g->nspare++] = b;
+		pthread_cond_broadcast(&g->cv);
+	}
+	pthread_mutex_unlock(&g->mu);
+	return NULL;
+}
+
+/* The caller's block to the queue, and a free one back */
+static void gz_hand(struct gzpipe *g)
+{
+	pthread_mutex_lock(&g->mu);
+	while (g->count == GZ_QUEUE || !g->nspare)
+		pthread_cond_wait(&g->cv, &g->mu);
+	g->q[(g->head + g->count) % GZ_QUEUE] = g->fill;
+	g->qn[(g->head + g->count) % GZ_QUEUE] = g->n;
+	g->count++;
+	g->fill = g->spare[--g->nspare];
+	g->n = 0;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
+
+static void gz_pipe_start(struct outfile *f)
+{
+	struct gzpipe *g;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	g = xcalloc(1, sizeof(*g));
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	for (int i = 0; i < GZ_QUEUE; i++)
+		g->spare[g->nspare++] = xmalloc(GZ_BLOCK);
+	g->fill = xmalloc(GZ_BLOCK);
+	f->gp = g;
+	if (pthread_create(&g->th, NULL, gz_main, f)) {	/* inline then */
+		f->gp = NULL;
+		for (int i = 0; i < g->nspare; i++)
+			free(g->spare[i]);
+		free(g->fill);
+		free(g);
+	}
+}
+
+/* The last block, the thread's end; frees the pipe */
+static void gz_pipe_end(struct outfile *f)
+{
+	struct gzpipe *g = f->gp;
+
+	if (!g)
+		return;
+	if (g->n)
+		gz_hand(g);
+	pthread_mutex_lock(&g->mu);
+	g->done = 1;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+	pthread_join(g->th, NULL);
+	for (int i = 0; i < g->nspare; i++)
+		free(g->spare[i]);
+	free(g->fill);
+	free(g);
+	f->gp = NULL;
+}
+
 int outfile_write(struct outfile *f, const void *buf, size_t n)
 {
 	const char *p = buf;
+	struct gzpipe *g = f->gp;
+	int err;
 
-	if (f->err)
-		return errno = f->err, -1;
+	if (g) {
+		pthread_mutex_lock(&g->mu);
+		err = f->err;
+		pthread_mutex_unlock(&g->mu);
+	} else {
+		err = f->err;
+	}
+	if (err)
+		return errno = err, -1;
 	if (f->z)
 		return zpush(f, buf, n, ZSTD_e_continue);
 	if (!f->gz) {
@@ -62,19 +199,20 @@ int outfile_write(struct outfile *f, const void *buf, size_t n)
 			return f->err = errno, -1;
 		return 0;
 	}
-	/* gzwrite takes an unsigned count: bounded pieces */
+	if (!g) {
+		if ((err = gz_put(f->gz, p, n)))
+			return f->err = err, errno = err, -1;
+		return 0;
+	}
 	while (n) {
-		unsigned k = n > (1u << 20) ? 1u << 20 : (unsigned)n;
-		int e = 0;
+		size_t k = GZ_BLOCK - g->n < n ? GZ_BLOCK - g->n : n;
 
-		errno = 0;
-		if (gzwrite(f->gz, p, k) != (int)k) {
-			gzerror(f->gz, &e);
-			f->err = e == Z_ERRNO && errno ? errno : EIO;
-			return errno = f->err, -1;
-		}
+		memcpy(g->fill + g->n, p, k);
+		g->n += k;
 		p += k;
 		n -= k;
+		if (g->n == GZ_BLOCK)
+			gz_hand(g);
 	}
 	return 0;
 }
@@ -124,10 +262,12 @@ struct outfile *outfile_open(const char *path, enum trace_compress comp)
 	f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (f->fd < 0)
 		goto fail;
-	if (gzip && !(f->gz = gzdopen(f->fd, "wb6"))) {
+	if (gzip && !(f->gz = gzdopen(f->fd, "wb1"))) {
 		errno = ENOMEM;
 		goto fail_unlink;
 	}
+	if (gzip)
+		gz_pipe_start(f);
 	if (comp == TC_ZSTD && zstd_start(f) < 0) {
 		errno = ENOMEM;
 		goto fail_unlink;
@@ -140,6 +280,7 @@ struct outfile *outfile_open(const char *path, enum trace_compress comp)
 	return f;
 fail_unlink:
 	e = errno;
+	gz_pipe_end(f);
 	zstd_free(f);
 	if (f->gz)
 		gzclose(f->gz);
@@ -168,6 +309,7 @@ int outfile_close(struct outfile *f, int failed)
 	if (xmlTextWriterEndDocument(f->w) < 0 && !f->err)
 		f->err = EIO;
 	xmlFreeTextWriter(f->w);	/* flushes through xml_write */
+	gz_pipe_end(f);
 	if (f->z) {
 		if (!f->err)
 			zpush(f, NULL, 0, ZSTD_e_end);	/* the frame's end */

@@ -82,15 +82,23 @@ void fmt_sockaddr(char *buf, size_t n, const void *sa_, size_t len)
 /* --- a small output buffer in front of the xml writer ------------------ */
 
 struct out {
-	xmlTextWriterPtr w;
+	xmlTextWriterPtr w;	/* the declaration and the document's end */
+	struct outfile *f;	/* the rest, past libxml2's 4 KB buffer */
 	char *b;
 	size_t n, cap;
-	int failed;
+	int failed, direct;
 };
 
 static void o_flush(struct out *o)
 {
-	if (o->n && xmlTextWriterWriteRawLen(o->w, (xmlChar *)o->b, (int)o->n) < 0)
+	if (!o->n)
+		return;
+	if (!o->direct) {	/* what the writer holds goes first */
+		if (xmlTextWriterFlush(o->w) < 0)
+			o->failed = 1;
+		o->direct = 1;
+	}
+	if (outfile_write(o->f, o->b, o->n) < 0)
 		o->failed = 1;
 	o->n = 0;
 }
@@ -952,7 +960,8 @@ int trace_write(struct node *n, const char *path, int comp)
 	if (!f)
 		return -1;
 	o.w = outfile_writer(f);
-	o.cap = 1 << 16;
+	o.f = f;
+	o.cap = 1 << 18;
 	o.b = xmalloc(o.cap);
 	xmlTextWriterStartDocument(o.w, NULL, "UTF-8", NULL);
 	o_str(&o, "<trace version=\"1\" generator=\"island-capture " ISLAND_VERSION

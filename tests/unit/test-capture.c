@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "capture.h"
 #include "traceread.h"
@@ -364,6 +365,41 @@ static void test_zstd_trace(void)
 	rmdir(dir);
 }
 
+/* gzip output deflated in a thread (outfile.c): pieces of every size,
+ * across its 1 MiB blocks, come back whole and in order. */
+static void test_gzip_pipe(void)
+{
+	char dir[] = "/tmp/island-gz-XXXXXX", path[64], *in, *out;
+	size_t total = 0, sizes[] = { 1, 4095, 1u << 20, 3, (1u << 20) + 17, 250000 };
+	struct outfile *f;
+	gzFile g;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/t.xml.gz", dir);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		total += sizes[i];
+	in = malloc(total);
+	out = malloc(total + 1);
+	CU_ASSERT_FATAL(in && out);
+	for (size_t i = 0; i < total; i++)
+		in[i] = (char)('a' + (i * 7919 % 26));
+	f = outfile_open(path, TC_GZIP);
+	CU_ASSERT_FATAL(f != NULL);
+	for (size_t i = 0, at = 0; i < sizeof(sizes) / sizeof(sizes[0]); at += sizes[i++])
+		CU_ASSERT(outfile_write(f, in + at, sizes[i]) == 0);
+	CU_ASSERT_EQUAL(outfile_close(f, 0), 0);
+	g = gzopen(path, "rb");
+	CU_ASSERT_FATAL(g != NULL);
+	/* the writer's document end ("\n") follows what was written */
+	CU_ASSERT_EQUAL(gzread(g, out, (unsigned)total + 1), (int)total + 1);
+	CU_ASSERT(memcmp(in, out, total) == 0);
+	gzclose(g);
+	unlink(path);
+	rmdir(dir);
+	free(in);
+	free(out);
+}
+
 /* A spool header the application scribbled on (found by tests/fuzz/spool):
  * an exit kind out of range is "killed", not an index past exit_names. */
 static void test_spool_bad_exit(void)
@@ -581,6 +617,7 @@ int main(void)
 	CU_add_test(s, "stoplog", test_stoplog);
 	CU_add_test(s, "spool_short", test_spool_short);
 	CU_add_test(s, "zstd_trace", test_zstd_trace);
+	CU_add_test(s, "gzip_pipe", test_gzip_pipe);
 	CU_add_test(s, "spool_bad_exit", test_spool_bad_exit);
 	CU_add_test(s, "spool_huge_fd", test_spool_huge_fd);
 	CU_add_test(s, "spool_stray_obj", test_spool_stray_obj);
