@@ -32,6 +32,13 @@ $(O)/tests/apps/selfexe-static: tests/apps/selfexe.c
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $<
 TEST_APPS += $(O)/tests/apps/selfexe-static
 
+# A signal stack in two threads, static too (capture-syscalls.sh)
+$(O)/tests/apps/altstack-static: tests/apps/altstack.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $< -lpthread
+TEST_APPS += $(O)/tests/apps/altstack-static
+
 # The profiler's program of known shape, built with frame pointers: the
 # walk by frame pointers (ISLAND_UNWIND=fp) in tests/e2e/capture-profile.sh.
 $(O)/tests/apps/profiled-fp: tests/apps/profiled.c tests/apps/cpuburn.h

@@ -1164,6 +1164,16 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		g[REG_RAX] = ret;
 		errno = e;
 		return;
+	case SYS_sigaltstack:
+		/* rt_sigreturn puts back the alternate stack the frame
+		 * recorded: the one set now goes in the frame, or it is gone
+		 * once this handler returns (Go sets every thread's this way,
+		 * and its handlers, ours with them, then ran on 2 kB goroutine
+		 * stacks and overflowed into the next one) */
+		ret = island_sys6(nr, a[0], a[1], 0, 0, 0, 0);
+		if (ret == 0 && a[0])
+			island_sys6(nr, 0, (long)&uc->uc_stack, 0, 0, 0, 0);
+		break;
 	case SYS_exit_group:
 		if (rec)
 			sys_put(t, nr, a, 0, t0, t0, inlibc);

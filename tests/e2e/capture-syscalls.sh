@@ -78,6 +78,19 @@ for b in selfexe selfexe-static; do
 	expect_eq "$b: its process" "$(grep -c "<process [^>]* exe=\"$APPS/$b\"[^>]* status=\"exit:0\"" self.xml)" 1
 done
 
+# a signal stack set is the one its handlers run on (sigaltstack made in
+# the SIGSYS handler was undone by its rt_sigreturn)
+for b in altstack altstack-static; do
+	"$APPS/$b" > native.out || fail "$b natively"
+	expect_eq "$b natively" "$(cat native.out)" "main: sigaltstack reads back the stack set, enabled
+main: the handler ran on it
+thread: sigaltstack reads back the stack set, enabled
+thread: the handler ran on it"
+	"$CAPTURE" --syscalls -o alt.xml -- "$APPS/$b" > captured.out 2>alt.err ||
+		fail "$b captured: $(cat alt.err)"
+	diff native.out captured.out || fail "$b: the signal stack differs under --syscalls"
+done
+
 # no Syscall User Dispatch: one line, the libc-level capture
 rm -rf d && mkdir d
 ISLAND_SUD_FAIL=1 "$CAPTURE" --syscalls -o f.xml -- "$APPS/routes" "$PWD/d" >/dev/null 2>f.err ||
