@@ -110,6 +110,7 @@ struct node {
 	const char *reason;              /* why not complete, or NULL */
 	uint64_t unmapped_images;        /* process images that could not map
 					    the arena: nothing of theirs */
+	uint64_t spool_span;             /* the arena's size: the spool's limit */
 	uint64_t lost_threads;           /* threads the arena could not take
 					    (the app closed its descriptor) */
 	int syscalls;                    /* --syscalls: kernel-level records */

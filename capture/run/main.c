@@ -764,9 +764,11 @@ int main(int argc, char **argv)
 		for (int j = 0; j < n.procs[i].nthr; j++)
 			lost += n.procs[i].thr[j].lost;
 	if (lost)
-		warnx("%s: %llu records lost: the spool directory %s filled up "
-		      "(choose another with --spool-dir); the trace is marked incomplete",
-		      output, (unsigned long long)lost, spool_parent);
+		warnx("%s: %llu records lost: the spool directory %s filled up, or the "
+		      "spool its limit of %llu MiB (half the space free there at the start; "
+		      "choose another with --spool-dir); the trace is marked incomplete",
+		      output, (unsigned long long)lost, spool_parent,
+		      (unsigned long long)(n.spool_span >> 20));
 	if (n.unmapped_images)
 		warnx("%s: %llu process images were not recorded: they could not map the "
 		      "capture's arena (a limit of address space, ulimit -v?); the trace is "

@@ -108,7 +108,7 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	clock_start(&n->clk, o->clock_kind);
 	if (recover_note(o->spool, n) < 0)
 		die(2, "%s: cannot note the node for --recover", o->spool);
-	if (arena_hold(o->spool) < 0)
+	if (arena_hold(o->spool, &n->spool_span) < 0)
 		die(2, "%s: cannot create the spool's arena", o->spool);
 	fflush(NULL);
 	pid = fork();

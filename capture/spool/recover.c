@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,19 +75,26 @@ int recover_note(const char *spool, const struct node *n)
  */
 /* The arena's size: every image of the app maps it whole, so under a
  * limit of address space (ulimit -v, which the app inherits) a quarter of
- * that limit, not 64 GiB that no mmap would grant. */
-static uint64_t arena_span(void)
+ * that limit, not 64 GiB that no mmap would grant; and at most half the
+ * space free where it lives: an application that runs away (a crash loop
+ * making calls) filled 23 GiB of /dev/shm, the machine's memory, in two
+ * minutes. Past it, records are lost and counted, as on a full disk. */
+static uint64_t arena_span(const char *spool)
 {
 	struct rlimit rl;
+	struct statvfs fs;
 	uint64_t span = ARENA_SPAN;
 
 	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur / 4 < span)
-		span = rl.rlim_cur / 4 / ARENA_ALIGN * ARENA_ALIGN;
+		span = rl.rlim_cur / 4;
+	if (!statvfs(spool, &fs) && (uint64_t)fs.f_bavail * fs.f_frsize / 2 < span)
+		span = (uint64_t)fs.f_bavail * fs.f_frsize / 2;
+	span = span / ARENA_ALIGN * ARENA_ALIGN;
 	return span < ARENA_SPAN_MIN ? ARENA_SPAN_MIN : span;
 }
 
-int arena_hold(const char *spool)
+int arena_hold(const char *spool, uint64_t *span)
 {
 	static pthread_mutexattr_t ma;
 	char *path = xasprintf("%s/" ARENA_FILE, spool);
@@ -95,7 +103,8 @@ int arena_hold(const char *spool)
 
 	_Static_assert(sizeof(pthread_mutex_t) <= sizeof(a->capture_lock), "mutex fits");
 	_Static_assert(sizeof(struct arena_hdr) <= SPOOL_HDR_SIZE, "header fits");
-	if (fd < 0 || ftruncate(fd, (off_t)arena_span()) < 0 ||
+	*span = arena_span(spool);
+	if (fd < 0 || ftruncate(fd, (off_t)*span) < 0 ||
 	    (a = mmap(NULL, SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      fd, 0)) == MAP_FAILED) {
 		warnx("%s:", path);

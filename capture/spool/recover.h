@@ -12,7 +12,7 @@ struct node;
 int recover_note(const char *spool, const struct node *n);
 
 /* Create SPOOL/arena and hold its mutex while we run (capture/spool.h). */
-int arena_hold(const char *spool);
+int arena_hold(const char *spool, uint64_t *span);
 
 /* --recover [SPOOL] -o OUTPUT (SPOOL NULL: the newest abandoned spool of
  * ours under PARENT), or with LIST the abandoned spools. Exit status. */
