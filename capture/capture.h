@@ -229,6 +229,7 @@ struct run_opts {
 	const struct netcap_opts *netcap;   /* --pcap, or NULL */
 	int syscalls;                /* --syscalls */
 	const char *loader, *target; /* a static program: island-loader runs it */
+	const char *script;          /* target is its interpreter: the name */
 };
 int run_app(struct run_opts *o, struct node *n, int *exit_code);
 

@@ -39,6 +39,12 @@ $(O)/tests/apps/altstack-static: tests/apps/altstack.c
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $< -lpthread
 TEST_APPS += $(O)/tests/apps/altstack-static
 
+$(O)/tests/apps/rseqcpu-static: tests/apps/rseqcpu.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $< -lpthread
+TEST_APPS += $(O)/tests/apps/rseqcpu-static
+
 # The profiler's program of known shape, built with frame pointers: the
 # walk by frame pointers (ISLAND_UNWIND=fp) in tests/e2e/capture-profile.sh.
 $(O)/tests/apps/profiled-fp: tests/apps/profiled.c tests/apps/cpuburn.h

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/rseq.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../preload/preload.h"
@@ -106,6 +108,20 @@ static uintptr_t phdr_addr(const Elf64_Ehdr *eh, const Elf64_Phdr *ph,
 	return 0;
 }
 
+/* Our libc registered this thread's rseq area; the program's libc must
+ * find none, or its registration fails (EINVAL) and it runs without
+ * (sched_getcpu's fast path, per-CPU caches). glibc registers 32 bytes
+ * at least. */
+static void rseq_off(void)
+{
+	void *area = (char *)__builtin_thread_pointer() + __rseq_offset;
+
+	if (!__rseq_size)
+		return;
+	if (syscall(SYS_rseq, area, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG) < 0)
+		syscall(SYS_rseq, area, __rseq_size, RSEQ_FLAG_UNREGISTER, RSEQ_SIG);
+}
+
 /* Open an x86-64 ELF program and read its headers. */
 static int open_elf(const char *path, Elf64_Ehdr *eh, Elf64_Phdr *ph)
 {
@@ -160,9 +176,11 @@ int main(int argc, char **argv, char **envp)
 	close(fd);
 	island_exe = path;
 	/* the kernel named this task after us: the program's name, as its
-	 * exec would have given it (the base of the path it was run by) */
-	const char *base = strrchr(target, '/');
-	prctl(PR_SET_NAME, (unsigned long)(base ? base + 1 : target), 0, 0, 0);
+	 * exec would have given it (the base of the path it was run by, a
+	 * script's own) */
+	const char *base = strrchr(target, '/'), *name = getenv(ENV_LOADER_NAME);
+	prctl(PR_SET_NAME, (unsigned long)(name ? name : base ? base + 1 : target), 0, 0, 0);
+	rseq_off();
 	if (!island_new_state())
 		fail(path, "cannot map the capture's thread state");
 	/* the clock is chosen by island_init: read it after */
@@ -192,7 +210,8 @@ int main(int argc, char **argv, char **envp)
 		*w++ = (uint64_t)argv[i];
 	*w++ = 0;
 	for (e = envp; *e; e++)
-		if (strncmp(*e, TARGET_ENV "=", sizeof(TARGET_ENV)))
+		if (strncmp(*e, TARGET_ENV "=", sizeof(TARGET_ENV)) &&
+		    strncmp(*e, ENV_LOADER_NAME "=", sizeof(ENV_LOADER_NAME)))
 			*w++ = (uint64_t)*e;
 		else                    /* /proc/PID/environ: not ours to show */
 			memset(*e, 0, strlen(*e));

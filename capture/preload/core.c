@@ -853,7 +853,8 @@ static int env_ours(const char *e)
 {
 	static const char *const ours[] = { "ISLAND_SPOOL=", "ISLAND_CLOCK=", "ISLAND_LIB=",
 		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION",
-		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=", "ISLAND_IMAGE=" };
+		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=", "ISLAND_LOADER_NAME=",
+		"ISLAND_IMAGE=" };
 
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (!strncmp(e, ours[i], strlen(ours[i])))

@@ -446,7 +446,7 @@ static int exec_loaded(const long *a, long *ret)
 	const char *path = (const char *)a[0];
 	char *const *argv = (char *const *)a[1];
 	char *const *envp = (char *const *)a[2];
-	char tgt[4200], interp[256], *iarg = NULL;
+	char tgt[4200], name[4200], interp[256], *iarg = NULL;
 	size_t n = 0, na = 0, pl = path ? strnlen(path, 4096) : 4096;
 	int script = 0;
 
@@ -464,10 +464,11 @@ static int exec_loaded(const long *a, long *ret)
 		n++;
 	for (char *const *v = argv; v && *v; v++)
 		na++;
-	char *arr[n + 2], **w = arr;
+	char *arr[n + 3], **w = arr;
 	char *args[na + 4], **x = args;
 	for (char *const *e = envp; e && *e; e++)
 		if (strncmp(*e, ENV_LOADER_TARGET "=", sizeof(ENV_LOADER_TARGET)) &&
+		    strncmp(*e, ENV_LOADER_NAME "=", sizeof(ENV_LOADER_NAME)) &&
 		    strncmp(*e, ENV_LOADED "=", sizeof(ENV_LOADED)))
 			*w++ = *e;
 	const char *target = script ? interp : path;
@@ -475,6 +476,12 @@ static int exec_loaded(const long *a, long *ret)
 	memcpy(tgt, ENV_LOADER_TARGET "=", sizeof(ENV_LOADER_TARGET));
 	memcpy(tgt + sizeof(ENV_LOADER_TARGET), target, tl + 1);
 	*w++ = tgt;
+	if (script) {                /* the task is named after the script */
+		const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		memcpy(name, ENV_LOADER_NAME "=", sizeof(ENV_LOADER_NAME));
+		memcpy(name + sizeof(ENV_LOADER_NAME), b, strlen(b) + 1);
+		*w++ = name;
+	}
 	*w = NULL;
 	if (script) {                /* the kernel's argv for a script */
 		*x++ = interp;

@@ -163,19 +163,22 @@ static const char *self_exe(void)
 	return p;
 }
 
-/* The program's path as execvp would find it, or NULL. */
+/* The program's path as execvp would find it, or NULL: not resolved,
+ * as the kernel gets it (the task is named after it, a script's $0 is
+ * it). */
 static char *program_path(const char *prog)
 {
 	if (strchr(prog, '/'))
-		return realpath(prog, NULL);
+		return access(prog, X_OK) == 0 ? xstrdup(prog) : NULL;
 	const char *path = getenv("PATH");
 	char *copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
 	char *found = NULL;
 	for (char *dir = strtok(copy, ":"); dir && !found; dir = strtok(NULL, ":")) {
 		char *p = xasprintf("%s/%s", *dir ? dir : ".", prog);
 		if (access(p, X_OK) == 0)
-			found = realpath(p, NULL);
-		free(p);
+			found = p;
+		else
+			free(p);
 	}
 	free(copy);
 	return found;
@@ -258,6 +261,7 @@ static void script_target(struct run_opts *ro, const char *prog)
 		*w++ = ro->argv[i];
 	ro->argv = argv;
 	ro->target = argv[0];
+	ro->script = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
 }
 
 /* Clear errors before the app starts: the program must exist and be

@@ -118,7 +118,9 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 		close(ep[0]);
 		set_env(o);
 		if (o->target) {
-			setenv("ISLAND_LOADER_TARGET", o->target, 1);
+			setenv(ENV_LOADER_TARGET, o->target, 1);
+			if (o->script)
+				setenv(ENV_LOADER_NAME, o->script, 1);
 			execv(o->loader, o->argv);
 		} else {
 			execvp(o->argv[0], o->argv);

@@ -91,6 +91,28 @@ thread: the handler ran on it"
 	diff native.out captured.out || fail "$b: the signal stack differs under --syscalls"
 done
 
+# the program's libc registers each thread's rseq area (island-loader's
+# own libc had registered it first: the program's failed, EINVAL)
+for b in rseqcpu rseqcpu-static; do
+	"$CAPTURE" --syscalls -o rseq.xml -- "$APPS/$b" > captured.out 2>rseq.err ||
+		fail "$b captured: $(cat rseq.err)"
+	expect_eq "$b under --syscalls" "$(cat captured.out)" "main: rseq registered
+thread: rseq registered"
+done
+
+# a program is named as the kernel names it (the path it was run by, not
+# where a symbolic link leads; a script after itself), and a script's $0
+# is the path it was run by
+printf '#!/bin/sh\necho "0=$0 comm=$(cat /proc/$$/comm)"\n' > s.sh
+chmod +x s.sh
+ln -s "$APPS/selfexe-static" se-link
+for cmd in ./s.sh "sh -c ./s.sh" ./se-link; do
+	$cmd > native.out 2>&1
+	"$CAPTURE" --syscalls -o name.xml -- $cmd > captured.out 2>&1
+	diff native.out captured.out || fail "$cmd: named differently under --syscalls"
+done
+expect_eq "the script natively" "$(./s.sh)" "0=./s.sh comm=s.sh"
+
 # no Syscall User Dispatch: one line, the libc-level capture
 rm -rf d && mkdir d
 ISLAND_SUD_FAIL=1 "$CAPTURE" --syscalls -o f.xml -- "$APPS/routes" "$PWD/d" >/dev/null 2>f.err ||
