@@ -497,6 +497,40 @@ static int exec_loaded(const long *a, long *ret)
 	return 1;
 }
 
+/* execveat's file as a path island-loader can open after the exec (the
+ * descriptor may be close-on-exec), in buf (the task is named after the
+ * file, as Linux 6.x names it for AT_EMPTY_PATH). 0 when there is none
+ * (a memfd, a deleted file): it is exec'd as it is. */
+static int at_path(const long *x, char *buf, size_t n)
+{
+	const char *p = (const char *)x[1];
+	char link[64];
+	long l;
+
+	if (p && p[0] == '/')
+		return strlen(p) < n ? (strcpy(buf, p), 1) : 0;
+	if (p && p[0] && (int)x[0] == AT_FDCWD)
+		return strlen(p) < n ? (strcpy(buf, p), 1) : 0;
+	if ((!p || !p[0]) && !(x[4] & AT_EMPTY_PATH))
+		return 0;
+	if ((int)x[0] < 0)
+		return 0;
+	memcpy(link, "/proc/self/fd/", 14);
+	utoa(link + 14, (unsigned long)(int)x[0]);
+	l = island_sys6(SYS_readlinkat, AT_FDCWD, (long)link, (long)buf, (long)n - 1, 0, 0);
+	if (l <= 0 || buf[0] != '/' || (size_t)l >= n - 1)
+		return 0;
+	buf[l] = 0;
+	if (p && p[0]) {             /* relative to the directory dirfd */
+		if ((size_t)l + 1 + strlen(p) >= n)
+			return 0;
+		buf[l] = '/';
+		strcpy(buf + l + 1, p);
+	}
+	/* the kernel's name for a file gone from its directory */
+	return island_sys6(SYS_faccessat, AT_FDCWD, (long)buf, F_OK, 0, 0, 0) == 0;
+}
+
 /* An application's signal handler returns (island_restorer_app): its
  * rt_sigreturn, which no handler sees, is recorded here. */
 __attribute__((visibility("hidden"), used)) void island_note_sigreturn(void);
@@ -1211,7 +1245,17 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 			self_exe_fix(nr, x, x, &ret);
 		if (!inlibc)             /* the libc wrapper did this itself */
 			process_finish(TEXIT_EXEC);
-		if (nr != SYS_execve || !exec_loaded(x, &ret))
+		int loaded = 0;
+		if (nr == SYS_execve) {
+			loaded = exec_loaded(x, &ret);
+		} else {               /* execveat, fexecve: by the path */
+			char at[4200];
+			if (at_path(x, at, sizeof(at))) {
+				long y[6] = { (long)at, x[2], x[3], 0, 0, 0 };
+				loaded = exec_loaded(y, &ret);
+			}
+		}
+		if (!loaded)
 			ret = island_sys6(nr, x[0], x[1], x[2], x[3], x[4], x[5]);
 		if (!inlibc)
 			process_unfinish();

@@ -113,6 +113,17 @@ for cmd in ./s.sh "sh -c ./s.sh" ./se-link; do
 done
 expect_eq "the script natively" "$(./s.sh)" "0=./s.sh comm=s.sh"
 
+# a program exec'd by its descriptor (fexecve: execveat AT_EMPTY_PATH)
+# is started by island-loader too: the static one was not recorded at all
+fx="import os; fd=os.open('$APPS/selfexe-static', os.O_RDONLY); os.execve(fd, ['selfexe-static'], {'PATH': '/usr/bin'})"
+python3 -c "$fx" > native.out || fail "fexecve natively"
+"$CAPTURE" --syscalls -o fx.xml -- python3 -c "$fx" > captured.out 2>fx.err || fail "fexecve captured: $(cat fx.err)"
+diff native.out captured.out || fail "fexecve: the program behaves differently"
+expect_eq "fexecve: the static program's raw readlinkat calls" "$(grep -c 'api="readlinkat"' fx.xml)" 2
+expect_eq "fexecve: its environment" \
+	"$("$CAPTURE" --syscalls -o fe.xml -- python3 -c "import os; fd=os.open('/usr/bin/env', os.O_RDONLY); os.execve(fd, ['env'], {'PATH': '/usr/bin'})")" \
+	"PATH=/usr/bin"
+
 # no Syscall User Dispatch: one line, the libc-level capture
 rm -rf d && mkdir d
 ISLAND_SUD_FAIL=1 "$CAPTURE" --syscalls -o f.xml -- "$APPS/routes" "$PWD/d" >/dev/null 2>f.err ||
