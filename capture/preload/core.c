@@ -321,7 +321,8 @@ int spool_open(struct tstate *t)
 	t->hdr->tid = t->tid;
 	t->hdr->gen = t->gen;
 	t->hdr->creator = t->creator;
-	t->hdr->start = (int64_t)now();
+	t->hdr->start = (int64_t)(t->born ? t->born : now());
+	t->born = 0;
 	t->hdr->cpu_ns = -1;
 	comm_self(t->hdr->comm);
 	chunk_stamp((struct chunk_hdr *)(arena_base + off), size, off, 0);

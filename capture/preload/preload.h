@@ -70,6 +70,9 @@ struct tstate {
 	volatile char sel;          /* Syscall User Dispatch selector byte */
 	char sysguard;              /* a kernel-level record is being written */
 	char sud_forked;            /* this fork child's spool is already open */
+	uint64_t born;              /* --syscalls: when a new thread started,
+				       before its first call (its spool opens
+				       at its first record, later) */
 	long zp_fault[3];           /* rax, rcx, r11 of a call to page 0 no
 				     * rewrite made (sud.c) */
 	int err;                    /* island-loader: errno of our own code */

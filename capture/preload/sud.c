@@ -306,6 +306,7 @@ static void sud_thread_start(void)
 	struct tstate *t = &ts;
 
 	t->slot = -1;
+	t->born = now();
 	sud_arm_thread();
 }
 

@@ -89,6 +89,15 @@ thread: the handler ran on it"
 	"$CAPTURE" --syscalls -o alt.xml -- "$APPS/$b" > captured.out 2>alt.err ||
 		fail "$b captured: $(cat alt.err)"
 	diff native.out captured.out || fail "$b: the signal stack differs under --syscalls"
+	# a thread starts before its first call (set_robust_list lay before)
+	expect_eq "$b: threads whose first call is before their start" "$(python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+n = 0
+for m in re.finditer(r"<thread [^>]* start=\"([0-9.]+)\"[^>]*>(.*?)</thread>", s, re.S):
+    t = [float(x) for x in re.findall(r"<io [^>]*start=\"([0-9.]+)\"", m.group(2))]
+    n += bool(t) and min(t) < float(m.group(1))
+print(n)' alt.xml)" 0
 done
 
 # the program's libc registers each thread's rseq area (island-loader's
