@@ -1181,6 +1181,12 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 			errno = e;
 			return;
 		}
+		/* a vfork made a fork (do_clone): the parent goes on now, and
+		 * its calls are recorded again, this one first */
+		if (nr == SYS_vfork && (t->hold & HOLD_VFORK)) {
+			t->hold &= ~HOLD_VFORK;
+			rec = island_on && !outer && !(t->hold & HOLD_OFF);
+		}
 		break;
 	case SYS_rt_sigaction:
 		ret = do_sigaction(a);

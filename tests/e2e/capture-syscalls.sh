@@ -173,4 +173,7 @@ compare() {
 }
 compare gzip gzip -c big
 compare tar tar cf out.tar tree
+# execvp along a PATH whose first directories lack the program: each
+# attempt once, the one that ran once (not again as the libc call)
+compare execvp env PATH=/nonexist1:/nonexist2:/usr/bin:/bin sh -c 'echo hi | cat; ls tree'
 echo ok
