@@ -91,6 +91,12 @@ struct filter {
 	const char *node, *path;
 	const char *what;	/* examined: "call", "file", ... */
 	const char *unfit;	/* a filter the rows cannot take (filter_done says) */
+	/* Reports of time (consumption, ttx, utilization) set every_call:
+	 * the reader then hands them every call of the selected threads,
+	 * selected telling whether --call/--path chose it, and they clip
+	 * what they account to the window (filter_select()). */
+	bool every_call, selected;
+	const struct trace_run *run;	/* the one being read */
 	char **calls;
 	size_t ncalls, capcalls, examined, matched;
 };
@@ -113,6 +119,14 @@ bool filter_region(const struct trace_run *run, const struct trace_thread *t,
  * (for sockets also --from, --to, --thread) select none of them. */
 void filter_rows_not_calls(void);
 bool filter_io(const struct trace_run *run, const struct trace_thread *t, const struct trace_io *io);
+/* The instants a report of time accounts: inside [lo, hi) (the window, in
+ * the node's time) and, with --call or --path, inside a selected call.
+ * out: the piece being accounted is not selected. */
+struct sel {
+	bool on, calls, out;
+	int64_t lo, hi;
+};
+void filter_select(struct sel *s, const struct trace_node *n);
 void filter_done(const struct trace_run *run, bool offered);
 
 /* table.c: an aligned text table or CSV. Cells are copied. */
@@ -227,8 +241,10 @@ struct consumption {
 };
 typedef void (*cat_sink)(void *arg, enum cat c, int64_t start, int64_t end);
 struct acct {
-	int64_t cat[CAT_N];
-	cat_sink sink;		/* gets every categorised interval, or NULL */
+	int64_t cat[CAT_N];	/* the thread's whole life */
+	int64_t in[CAT_N];	/* the part in sel (all of it without filters) */
+	struct sel sel;
+	cat_sink sink;		/* gets every categorised interval in sel, or NULL */
 	void *arg;
 };
 enum cat io_category(const struct trace_io *io);
@@ -236,7 +252,8 @@ void account_gap(struct acct *a, const struct trace_node *n, int64_t start, int6
 void account_io(struct acct *a, const struct trace_node *n, const struct trace_io *io,
 		int64_t start, int64_t end);
 /* Walk a thread's calls in order: gaps are cpu, calls their category;
- * receives are split at the peer's send when peers is set. */
+ * receives are split at the peer's send when peers is set. With
+ * filt.every_call the selection (filter_select) is walk_thread's. */
 struct walk {
 	int64_t cursor;
 	struct acct acct;

@@ -9,7 +9,10 @@
  *   - in a receive (recv, or a wait on a socket): blocked while the peer
  *     had not sent; after it sent, stopped where a stop covers the call,
  *     else netrecv. Without the peer's trace, all of it is blocked (see
- *     account_recv()). The rules are docs/restrictions.md. */
+ *     account_recv()). The rules are docs/restrictions.md.
+ * With --from/--to every interval is clipped to the window, and with
+ * --call/--path only the time inside the selected calls counts: live is
+ * then what was selected, and nothing left out becomes cpu. */
 #include "analyze.h"
 #include "net.h"
 
@@ -99,6 +102,15 @@ static void emit(struct acct *a, enum cat c, int64_t s, int64_t e)
 	if (e <= s)
 		return;
 	a->cat[c] += e - s;
+	if (a->sel.on) {
+		if (a->sel.out)
+			return;
+		s = s < a->sel.lo ? a->sel.lo : s;
+		e = e > a->sel.hi ? a->sel.hi : e;
+		if (e <= s)
+			return;
+	}
+	a->in[c] += e - s;
 	if (a->sink)
 		a->sink(a->arg, c, s, e);
 }
@@ -185,6 +197,7 @@ void walk_thread(struct walk *w, struct trace_thread *t)
 	memset(w, 0, sizeof(*w));
 	w->cursor = t->start;
 	w->peers = p;
+	filter_select(&w->acct.sel, t->node);
 }
 
 /* The part [*s, *e] of io inside the thread's life and after the cursor;
@@ -196,7 +209,10 @@ static void walk_span(struct walk *w, struct trace_thread *t, const struct trace
 	*e = io->end > t->end ? t->end : io->end;
 	if (*s > *e)
 		*s = *e;
+	/* computing is no call: a call filter leaves it out */
+	w->acct.sel.out = w->acct.sel.calls;
 	account_gap(&w->acct, t->node, w->cursor, *s);
+	w->acct.sel.out = !filt.selected;
 	if (*e > w->cursor)
 		w->cursor = *e;
 }
@@ -220,6 +236,7 @@ void walk_io(struct walk *w, struct trace_thread *t, const struct trace_io *io)
 
 void walk_end(struct walk *w, struct trace_thread *t)
 {
+	w->acct.sel.out = w->acct.sel.calls;
 	if (t->end > w->cursor)
 		account_gap(&w->acct, t->node, w->cursor, t->end);
 	w->cursor = t->end;
@@ -236,6 +253,7 @@ struct pending {
 	const char *peer;	/* interned */
 	int64_t start, end, hold;
 	int64_t io_start;	/* as traced, to find its packets */
+	struct sel sel;
 };
 
 struct cons {
@@ -268,6 +286,7 @@ static void defer_recv(struct cons *c, struct trace_thread *t, const struct trac
 	p->end = e;
 	p->io_start = io->start;
 	p->hold = recv_hold(t->node, io, e - s);
+	p->sel = c->w.acct.sel;
 }
 
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
@@ -352,7 +371,7 @@ static void settle_recvs(struct cons *c, struct wire *w)
 {
 	for (size_t i = 0; i < c->npend; i++) {
 		struct pending *p = &c->pend[i];
-		struct acct a = { .sink = NULL };
+		struct acct a = { .sel = p->sel };
 		int64_t sent, part[3];
 
 		if ((size_t)p->thread >= c->n)	/* a thread that never ended */
@@ -364,8 +383,11 @@ static void settle_recvs(struct cons *c, struct wire *w)
 				sent = NO_SEND;
 			account_recv(&a, p->node, p->res, p->hold, p->start, p->end, sent);
 		}
-		for (int k = 0; k < CAT_N; k++)
-			c->per[p->thread].cat[k] += a.cat[k];
+		for (int k = 0; k < CAT_N; k++) {
+			c->per[p->thread].cat[k] += a.in[k];
+			if (p->sel.on)
+				c->per[p->thread].live += a.in[k];
+		}
 	}
 }
 
@@ -377,7 +399,12 @@ static void on_thread_end(void *ctx, struct trace_thread *t)
 	XGROW(c->per, c->cap, (size_t)t->index + 1);
 	c->n = (size_t)t->index + 1;
 	c->per[t->index].live = t->end - t->start;
-	memcpy(c->per[t->index].cat, c->w.acct.cat, sizeof(c->w.acct.cat));
+	memcpy(c->per[t->index].cat, c->w.acct.in, sizeof(c->w.acct.in));
+	if (c->w.acct.sel.on) {		/* live: the instants selected */
+		c->per[t->index].live = 0;
+		for (int k = 0; k < CAT_N; k++)
+			c->per[t->index].live += c->w.acct.in[k];
+	}
 }
 
 static const struct trace_ops cons_ops = {
@@ -391,6 +418,7 @@ void consumption_collect(char **files, int nfiles, struct trace_run *run,
 
 	struct wire w = { 0 };
 
+	filt.every_call = true;
 	read_traces_peers(run, files, nfiles, &cons_ops, &c, c.peers);
 	wire_collect(&w, run, files, nfiles);
 	settle_recvs(&c, &w);

@@ -95,7 +95,9 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 		ft->write += io->end - io->start;
 	else
 		ft->meta += io->end - io->start;
-	if (io->failed)
+	/* --syscalls: a level="libc" call's transfers are its system calls'
+	 * elements, counted there (as the <files> summary counts them) */
+	if (io->failed || io->libc_only)
 		return;
 	ft->opens += is_open(io->api);
 	if (io->has_amount && io->res == TRACE_RES_FILEREAD) {

@@ -5,6 +5,11 @@
  *   --from S, --to S          calls, computes and regions whose start lies
  *                             in [S, S') seconds from the run's start;
  *   --path GLOB, --call LIST  calls (and, for --path, the <files> rows).
+ * The reports of time (consumption, ttx, utilization) account instants,
+ * not calls: they see every call of the selected threads and count only
+ * the time inside the window and, with --call or --path, inside the
+ * selected calls (filter_select()), so that what a filter leaves out is
+ * counted nowhere rather than as computing.
  * sockets and regions print rows that are not calls: a socket's row
  * totals a node's whole run, so only --node selects sockets; --path and
  * --call select no region.
@@ -145,12 +150,11 @@ bool filter_path(const char *path)
 	return !filt.path || (path && !fnmatch(filt.path, path, 0));
 }
 
-bool filter_io(const struct trace_run *run, const struct trace_thread *t, const struct trace_io *io)
+static bool filter_calls(const struct trace_io *io)
 {
-	bool ok = filter_time(run, t->node, io->start) &&
-		  (filter_path(io->path) || (filt.path && filter_path(io->inpath)));
+	bool ok = true;
 
-	if (ok && filt.ncalls) {
+	if (filt.ncalls) {
 		size_t i;
 
 		for (i = 0; i < filt.ncalls; i++)
@@ -158,7 +162,39 @@ bool filter_io(const struct trace_run *run, const struct trace_thread *t, const 
 				break;
 		ok = i < filt.ncalls;
 	}
-	return seen("call", ok);
+	return ok;
+}
+
+/* A report of time clips a call to the window instead: it counts as
+ * examined when it overlaps it. */
+static bool overlaps(const struct trace_node *n, const struct trace_io *io)
+{
+	struct sel s;
+
+	filter_select(&s, n);
+	return io->start < s.hi && (io->end > s.lo || io->start >= s.lo);
+}
+
+bool filter_io(const struct trace_run *run, const struct trace_thread *t, const struct trace_io *io)
+{
+	bool ok = filter_path(io->path) || (filt.path && filter_path(io->inpath));
+
+	if (filt.every_call) {
+		filt.selected = ok && filter_calls(io);
+		return seen("call", filt.selected && overlaps(t->node, io));
+	}
+	return seen("call", ok && filter_time(run, t->node, io->start) && filter_calls(io));
+}
+
+void filter_select(struct sel *s, const struct trace_node *n)
+{
+	int64_t base = filt.run ? filt.run->t0 - n->off : 0;
+
+	s->on = filt.every_call && (filter_timed() || selects_calls());
+	s->calls = selects_calls();
+	s->out = false;
+	s->lo = filt.has_from ? base + filt.from : INT64_MIN;
+	s->hi = filt.has_to ? base + filt.to : INT64_MAX;
 }
 
 /* A row of a node's <files>: only --node and --path apply. */

@@ -104,7 +104,9 @@ void flows_io(struct flows *f, const struct trace_thread *t, long pid, const str
 	l->seq = seq_of(io);
 	/* the source's arrow leaves at the end of its slice */
 	l->at = (struct spot){ pid, t->tid, io->end + t->node->off };
+	/* a level="libc" call's bytes are its system calls' (--syscalls) */
 	if ((io->res == TRACE_RES_NETSEND || io->res == TRACE_RES_NETRECV) && io->amount > 0 &&
+	    !io->libc_only &&
 	    (!io->proto || !strcmp(io->proto, "tcp")) && peer_is_address(io->peer)) {
 		XGROW(f->net, f->capnet, f->nnet + 1);
 		f->net[f->nnet++] = (struct netcall){

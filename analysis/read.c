@@ -60,7 +60,9 @@ static void f_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 
 	if (f->peers)
 		peers_send(f->peers, t->node, io);
-	if (f->ops->io && filter_thread(t) && filter_io(f->run, t, io))
+	if (!f->ops->io || !filter_thread(t))
+		return;
+	if (filter_io(f->run, t, io) || filt.every_call)
 		f->ops->io(f->ctx, t, io);
 }
 
@@ -134,6 +136,7 @@ void read_traces_peers(struct trace_run *run, char **files, int nfiles,
 	/* A time window needs the run's start before the first call. */
 	if (filter_timed() && !run->prescanned)
 		prescan(run, files, nfiles);
+	filt.run = run;
 	w.node = f.ops->node ? f_node : NULL;
 	w.node_end = f.ops->node_end ? f_node_end : NULL;
 	w.thread = f.ops->thread ? f_thread : NULL;

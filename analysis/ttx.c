@@ -153,6 +153,8 @@ static void ttx_print(const struct ttx_result *r, char **comps, char **states)
 /* Traces: one ilist per thread and category. */
 struct tstate {
 	struct ilist l[CAT_N];
+	int64_t first, last;	/* of what was selected, run's clock */
+	bool any;
 };
 
 struct tx {
@@ -162,7 +164,15 @@ struct tx {
 
 static void sink(void *arg, enum cat c, int64_t s, int64_t e)
 {
-	ilist_add(&((struct tstate *)arg)->l[c], s, e);
+	struct tstate *ts = arg;
+	int64_t off = ts->l[c].off;
+
+	ilist_add(&ts->l[c], s, e);
+	if (!ts->any || s + off < ts->first)
+		ts->first = s + off;
+	if (!ts->any || e + off > ts->last)
+		ts->last = e + off;
+	ts->any = true;
 }
 
 static void on_thread(void *ctx, struct trace_thread *t)
@@ -211,6 +221,7 @@ static void read_peered(struct trace_run *run, char **argv, int argc)
 	struct tx x = { 0 };
 	struct peers *p = peers_new();
 
+	filt.every_call = true;
 	read_traces_peers(run, argv, argc, &ops, &x, p);
 	if (peers_paired(p)) {
 		free_states(run);
@@ -220,6 +231,48 @@ static void read_peered(struct trace_run *run, char **argv, int argc)
 		read_traces(run, argv, argc, &ops, &x);
 	}
 	peers_free(p);
+}
+
+#define TS(i) ((struct tstate *)run->threads[i]->priv)
+
+/* With a filter the activity is what was selected (filter_select()),
+ * not the threads' lives: the union of their intervals, and TTC from the
+ * first selected instant to the last. */
+static void filtered_ttx(struct trace_run *run, struct ttx_result *r, const size_t *order,
+			 const size_t *from, size_t nc)
+{
+	size_t nt = run->nthreads, k = 0;
+	struct ilist **all;
+	int64_t first = 0, last = 0;
+	bool any = false;
+	struct sel sel;
+
+	filter_select(&sel, run->threads[0]->node);
+	if (!sel.on)
+		return;
+	all = xcalloc(nt * CAT_N + 1, sizeof(*all));
+	r->naive = 0;
+	for (size_t c = 0; c < nc; c++) {
+		k = 0;
+		for (size_t j = from[c]; j < from[c + 1]; j++)
+			for (int s = 0; s < CAT_N; s++)
+				all[k++] = &TS(order[j])->l[s];
+		r->comp_ttx[c] = ilist_union(all, k);
+		r->naive += r->comp_ttx[c];
+	}
+	k = 0;
+	for (size_t i = 0; i < nt; i++) {
+		for (int s = 0; s < CAT_N; s++)
+			all[k++] = &TS(i)->l[s];
+		if (TS(i)->any && (!any || TS(i)->first < first))
+			first = TS(i)->first;
+		if (TS(i)->any && (!any || TS(i)->last > last))
+			last = TS(i)->last;
+		any |= TS(i)->any;
+	}
+	r->ttx = ilist_union(all, k);
+	r->ttc = last - first;
+	free(all);
 }
 
 static void ttx_traces(struct trace_run *run, struct ttx_result *r)
@@ -277,6 +330,8 @@ static void ttx_traces(struct trace_run *run, struct ttx_result *r)
 			lists[i] = &((struct tstate *)run->threads[i]->priv)->l[s];
 		r->state_union[s] = ilist_union(lists, nt);
 	}
+	if (nt)
+		filtered_ttx(run, r, order, from, nc);
 	free(lists);
 	free(kv);
 	free(order);

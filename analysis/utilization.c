@@ -13,7 +13,10 @@
  *     With --span, a thread's app counts in proportion to its cpu
  *     category inside the first SECONDS of the run, its system in
  *     proportion to its live time inside them (the trace says how much
- *     CPU, not when). Use beyond what was provided is warned about and
+ *     CPU, not when). --from/--to and --call/--path count the same way:
+ *     a thread's app in proportion to its cpu category inside what the
+ *     filters select, its system to its live time there; the provided
+ *     time is the window's. Use beyond what was provided is warned about and
  *     scaled down so that the shares stay within 100 %. */
 #include "analyze.h"
 
@@ -100,8 +103,16 @@ static void on_thread_end(void *ctx, struct trace_thread *t)
 	cpu = u->w.acct.cat[CAT_CPU];
 	for (int k = 0; k < CAT_N; k++)      /* what clip_sink was given */
 		live += u->w.acct.cat[k];
-	double in_live = !u->clip ? 1 : live > 0 ? (double)u->in_live / (double)live : 0;
-	double in_cpu = !u->clip ? 1 : cpu > 0 ? (double)u->in_cpu / (double)cpu : 0;
+	int64_t sel_live = 0, sel_cpu = u->w.acct.in[CAT_CPU];
+
+	for (int k = 0; k < CAT_N; k++)
+		sel_live += u->w.acct.in[k];
+	if (u->clip) {		/* clip_sink was given the selected part */
+		sel_live = u->in_live;
+		sel_cpu = u->in_cpu;
+	}
+	double in_live = live > 0 ? (double)sel_live / (double)live : 0;
+	double in_cpu = cpu > 0 ? (double)sel_cpu / (double)cpu : 0;
 	int64_t app = cpu, sys = 0;
 
 	if (t->has_cpu) {
@@ -133,6 +144,19 @@ static void util_print(const struct util_result *u)
 	table_emit(t);
 }
 
+/* The time the cores were provided for: the run, or --span, within the
+ * --from/--to window. */
+static int64_t provided(const struct trace_run *run)
+{
+	int64_t lo = run->t0, hi = opt.has_span ? run->t0 + opt.span : run->t1;
+
+	if (filt.has_from && run->t0 + filt.from > lo)
+		lo = run->t0 + filt.from;
+	if (filt.has_to && run->t0 + filt.to < hi)
+		hi = run->t0 + filt.to;
+	return hi > lo ? hi - lo : 0;
+}
+
 int report_utilization(int argc, char **argv)
 {
 	struct util_result u;
@@ -160,9 +184,10 @@ int report_utilization(int argc, char **argv)
 			x.lo = run.t0;
 			x.hi = run.t0 + opt.span;
 		}
+		filt.every_call = true;
 		read_traces(&run, argv, argc, &ops, &x);
 		memset(&u, 0, sizeof(u));
-		u.avail = opt.cores * (double)(opt.has_span ? opt.span : run.t1 - run.t0) / 1e9;
+		u.avail = opt.cores * (double)provided(&run) / 1e9;
 		u.app = x.app;
 		u.sys = x.sys;
 		u.idle = u.avail - u.app - u.sys;

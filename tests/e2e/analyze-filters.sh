@@ -76,4 +76,78 @@ nomatch "no region matched the filters" regions --from 1000 $T/basic.xml
 "$ANALYZE" sockets --node node1 $T/basic.xml > s.out 2> s.err
 expect_eq "sockets --node rows" "$(wc -l < s.out)" 3
 expect_eq "sockets --node quiet" "$(cat s.err)" ""
+
+# The reports of time clip to the window and keep only the selected
+# calls' time; nothing a filter leaves out becomes cpu. One thread alive
+# 0 .. 1 s, cpu attribute 0.6 s: write 0.1-0.2, read 0.4-0.6, sleep
+# 0.7-0.9, computing in between (0.5 s).
+cat > hand.xml <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<trace version="1" generator="hand" complete="true">
+<node name="h" host="h" epoch="1700000000.000000000" start="0.000000000" end="1.000000000" clock="tsc">
+  <process pid="10" ppid="1" exe="/bin/x" cwd="/" start="0.000000000" end="1.000000000" status="exit:0" complete="true">
+    <thread tid="10" name="x" start="0.000000000" end="1.000000000" cpu="0.600000000" exit="process" complete="true">
+      <io api="write" res="filewrite" start="0.100000000" end="0.200000000" fd="3" path="/o" amount="10"/>
+      <io api="read" res="fileread" start="0.400000000" end="0.600000000" fd="4" path="/i" amount="20"/>
+      <io api="nanosleep" res="sleep" start="0.700000000" end="0.900000000" req="0.200000000"/>
+    </thread>
+  </process>
+  <files>
+  </files>
+  <sockets>
+  </sockets>
+</node>
+</trace>
+EOF
+cons() { # ARGS...: the ALL rows that are not zero, "category seconds"
+	"$ANALYZE" consumption --csv "$@" hand.xml |
+		awk -F, '$1 == "ALL" && $5 != "0.000000" { printf "%s %s;", $4, $5 }'
+}
+expect_eq "consumption" "$(cons)" \
+	"live 1.000000;cpu 0.500000;sleep 0.200000;fileread 0.200000;filewrite 0.100000;"
+# [0.15, 0.5): half the write, the computing 0.2-0.4, 0.1 of the read
+expect_eq "consumption window" "$(cons --from 0.15 --to 0.5)" \
+	"live 0.350000;cpu 0.200000;fileread 0.100000;filewrite 0.050000;"
+expect_eq "consumption --call write" "$(cons --call write)" "live 0.100000;filewrite 0.100000;"
+expect_eq "consumption --path /i" "$(cons --path /i)" "live 0.200000;fileread 0.200000;"
+expect_eq "consumption --call and window" "$(cons --call write,read --from 0.15 --to 0.5)" \
+	"live 0.150000;fileread 0.100000;filewrite 0.050000;"
+ttx() { # ARGS...: TTX and TTC
+	"$ANALYZE" ttx --csv "$@" hand.xml | awk -F, '$1 == "overlap-aware" || $1 == "TTC" { printf "%s %s;", $1, $2 }'
+}
+expect_eq "ttx" "$(ttx)" "overlap-aware 1.000000;TTC 1.000000;"
+expect_eq "ttx window" "$(ttx --from 0.15 --to 0.5)" "overlap-aware 0.350000;TTC 0.350000;"
+# the write and the sleep: 0.1 + 0.2, from 0.1 to 0.9
+expect_eq "ttx --call" "$(ttx --call write,nanosleep)" "overlap-aware 0.300000;TTC 0.800000;"
+util() { # ARGS...: app system idle total
+	"$ANALYZE" utilization --csv --cores 1 "$@" hand.xml | awk -F, 'NR > 1 { printf "%s %s;", $1, $2 }'
+}
+# app: cpu 0.6 up to the cpu category 0.5; system the rest, 0.1
+expect_eq "utilization" "$(util)" "app 0.500000;system 0.100000;idle 0.400000;total 1.000000;"
+# the window has 0.2 of the 0.5 cpu category and 0.35 of the 1 s live
+expect_eq "utilization window" "$(util --from 0.15 --to 0.5)" \
+	"app 0.200000;system 0.035000;idle 0.115000;total 0.350000;"
+# the write: no cpu category, 0.1 of the live time
+expect_eq "utilization --call" "$(util --call write)" \
+	"app 0.000000;system 0.010000;idle 0.990000;total 1.000000;"
+
+# files from the calls of a --syscalls trace: each transfer once, at its
+# system call (sort reads in, 1..1000: 3893 bytes, and writes them to out)
+seq 1 1000 > in
+"$CAPTURE" --syscalls -o sc.xml -- sort -o out in
+if grep -q 'syscalls="kernel"' sc.xml; then
+	for f in "" "--from 0" "--by callsite" "--call read,write"; do
+		got=$("$ANALYZE" files --csv $f sc.xml | awk -F, -v p="$PWD/" '
+			NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+			$2 == p "in" || $2 == p "out" {
+				n[substr($2, length(p) + 1)] += $c["bytes_read"] + $c["bytes_written"]
+			}
+			END { printf "in %d out %d", n["in"], n["out"] }')
+		expect_eq "files $f --syscalls" "$got" "in 3893 out 3893"
+	done
+	expect_eq "sums --from 0 --syscalls" \
+		"$("$ANALYZE" sums --csv --from 0 --path "$PWD/out" sc.xml | awk -F, '$1 == "filewrite" { print $2 }')" 3893
+else
+	echo "no Syscall User Dispatch: files --syscalls skipped"
+fi
 echo ok
