@@ -215,14 +215,15 @@ static int stdio_in(struct rctx *c, const struct op *o)
 
 int h_read(struct rctx *c, const struct op *o)
 {
-	if (call_stdio(o->call) == STDIO_READ && o->res == RES_FILEREAD && !o->failed && !o->proto)
+	if (call_stdio(o->call) == STDIO_READ && o->res == RES_FILEREAD && !o->failed && !o->proto &&
+	    !o->kernel)
 		return stdio_in(c, o);
 	return o->res == RES_NETRECV ? h_recv(c, o) : file_rw(c, o, 0);
 }
 
 int h_write(struct rctx *c, const struct op *o)
 {
-	if (call_stdio(o->call) == STDIO_WRITE && !o->failed) {
+	if (call_stdio(o->call) == STDIO_WRITE && !o->failed && !o->kernel) {
 		int64_t n = o->has_amount ? o->amount : o->size;
 		int rc = stdio_out(c, o, stdio_write(c, o->fd, n));
 		c->moved += n;

@@ -66,7 +66,9 @@ static void see(struct ent *e, int state)
 
 static void one(struct scan *s, const struct op *o, uint64_t pk, int64_t t)
 {
-	if (!o->call || !o->path || o->path[0] != '/' || sandbox_passthrough(o->path))
+	/* a libc-level transfer's bytes are its kernel elements' */
+	if (!o->call || !o->path || o->path[0] != '/' || sandbox_passthrough(o->path) ||
+	    o->libc_only)
 		return;
 	struct ent *e = ent(s, o->path);
 	call_fn fn = o->call->fn;
