@@ -98,7 +98,9 @@ static void one(struct scan *s, const struct op *o, uint64_t pk, int64_t t)
 	} else if (fn == h_mkdir) {
 		see(e, CREATED);
 		e->dir = 1;
-	} else if (fn == h_rename) {
+	} else if (fn == h_symlink) {
+		see(e, CREATED);	/* the link; its target is not touched */
+	} else if (fn == h_rename || fn == h_link) {
 		see(e, EXISTS);
 		if (o->path2)
 			see(ent(s, o->path2), CREATED);
