@@ -42,7 +42,7 @@ mkdir g && cd g && echo hello > a.txt
 	2> ../gcap.err || fail "git capture: $(cat ../gcap.err)"
 expect_eq "git objects" "$(find .git/objects -type f | wc -l)" 3
 cd ..
-for m in causal; do
+for m in causal think timed afap; do
 	"$REPLAY" -q --mode $m --root g$m --report g$m.xml g.xml 2> gerr$m.txt ||
 		fail "git replay $m: $(cat gerr$m.txt)"
 	expect_eq "git $m: warnings" "$(cat gerr$m.txt)" ""
