@@ -52,6 +52,8 @@ static struct call calls[] = {
 	{ "unlinkat", h_unlink, FAM_OPEN }, { "remove", h_unlink, FAM_OPEN },
 	{ "rename", h_rename, FAM_OPEN }, { "renameat", h_rename, FAM_OPEN },
 	{ "renameat2", h_rename, FAM_OPEN },
+	{ "link", h_link, FAM_OPEN }, { "linkat", h_link, FAM_OPEN },
+	{ "symlink", h_symlink, FAM_OPEN }, { "symlinkat", h_symlink, FAM_OPEN },
 	{ "dup", h_dup, FAM_OPEN }, { "dup2", h_dup, FAM_OPEN },
 	{ "dup3", h_dup, FAM_OPEN }, { "fcntl", h_dup, FAM_OPEN },
 	{ "chdir", h_nop, FAM_OPEN }, { "fchdir", h_nop, FAM_OPEN },

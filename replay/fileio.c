@@ -215,14 +215,15 @@ static int stdio_in(struct rctx *c, const struct op *o)
 
 int h_read(struct rctx *c, const struct op *o)
 {
-	if (call_stdio(o->call) == STDIO_READ && o->res == RES_FILEREAD && !o->failed && !o->proto)
+	if (call_stdio(o->call) == STDIO_READ && o->res == RES_FILEREAD && !o->failed && !o->proto &&
+	    !o->kernel)
 		return stdio_in(c, o);
 	return o->res == RES_NETRECV ? h_recv(c, o) : file_rw(c, o, 0);
 }
 
 int h_write(struct rctx *c, const struct op *o)
 {
-	if (call_stdio(o->call) == STDIO_WRITE && !o->failed) {
+	if (call_stdio(o->call) == STDIO_WRITE && !o->failed && !o->kernel) {
 		int64_t n = o->has_amount ? o->amount : o->size;
 		int rc = stdio_out(c, o, stdio_write(c, o->fd, n));
 		c->moved += n;
@@ -342,6 +343,19 @@ int h_stat(struct rctx *c, const struct op *o)
 	}
 	if (!o->path || sandbox_passthrough(o->path))
 		return 0;
+	/* lstat sees a symlink itself (git probes one it made, whose
+	 * target does not exist): not cached, the cache follows links */
+	if (!strcmp(o->call->api, "lstat")) {
+		char rel[4096];
+		if (map_path(c, o->path, rel, sizeof(rel)))
+			return errno = EINVAL, -1;
+		int fd = sandbox_openat(c->ns->r->rootfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
+		if (fd < 0)
+			return -1;
+		int r = fstat(fd, &st);
+		close(fd);
+		return r;
+	}
 	return stat_path(c, o, &st);
 }
 
@@ -475,6 +489,62 @@ int h_rename(struct rctx *c, const struct op *o)
 	int r = renameat(d1, keep, d2, b2);
 	close(d1);
 	close(d2);
+	return r;
+}
+
+/* link, linkat: the new name beside the old one, both beneath the root;
+ * a symlink among them is linked, not followed */
+int h_link(struct rctx *c, const struct op *o)
+{
+	const char *b1, *b2;
+	char keep[256];
+	int d1 = at_parent(c, o->path, 0, &b1);
+
+	if (d1 < 0)
+		return -1;
+	snprintf(keep, sizeof(keep), "%s", b1);
+	int d2 = at_parent(c, o->path2, 1, &b2);
+	if (d2 < 0) {
+		close(d1);
+		return -1;
+	}
+	int r = linkat(d1, keep, d2, b2, 0);
+	close(d1);
+	close(d2);
+	return r;
+}
+
+/*
+ * symlink, symlinkat: the link's content names a path of the original
+ * machine (absolute, or from the link's directory); here it names that
+ * path under the root, relative to the link ("/usr/lib/x" from link
+ * /a/b/l is "../../usr/lib/x"), so the link leads where the trace's did
+ * and never out of the root (the lexical mapping keeps ".." beneath it;
+ * openat2 RESOLVE_BENEATH refuses what else would).
+ */
+int h_symlink(struct rctx *c, const struct op *o)
+{
+	char rel[4096], dir[4098], to[4096], content[8192];
+	const char *base;
+
+	if (!o->path || !o->path2 || map_path(c, o->path, rel, sizeof(rel)))
+		return errno = EINVAL, -1;
+	/* the link's directory, as the trace names it: a relative target starts there */
+	snprintf(dir, sizeof(dir), "/%s", rel);
+	*strrchr(dir, '/') = 0;
+	if (!sandbox_map(o->path2, *dir ? dir : "/", to, sizeof(to)))
+		return errno = ENAMETOOLONG, -1;
+	size_t n = 0;
+	for (const char *p = strchr(rel, '/'); p; p = strchr(p + 1, '/'))
+		n += (size_t)snprintf(content + n, sizeof(content) - n, "../");
+	if (n + strlen(to) + 1 > sizeof(content))
+		return errno = ENAMETOOLONG, -1;
+	strcpy(content + n, to);
+	int d = at_parent(c, o->path, 1, &base);
+	if (d < 0)
+		return -1;
+	int r = symlinkat(content, d, base);
+	close(d);
 	return r;
 }
 

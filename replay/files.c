@@ -21,6 +21,8 @@ enum { UNSEEN, CREATED, EXCL, EXISTS, MAYBE, ABSENT };
 struct ent {
 	const char *path;
 	int state, dir, excl;
+	int shared;		/* a thread other than its creator's used it */
+	const struct thread *by;	/* who made it (CREATED, EXCL) */
 	int64_t need;
 	int64_t made;		/* when the call that created it ended */
 };
@@ -64,12 +66,18 @@ static void see(struct ent *e, int state)
 		e->state = state;
 }
 
-static void one(struct scan *s, const struct op *o, uint64_t pk, int64_t t)
+static void one(struct scan *s, const struct op *o, uint64_t pk, const struct thread *th,
+		int64_t t)
 {
-	if (!o->call || !o->path || o->path[0] != '/' || sandbox_passthrough(o->path))
+	/* a libc-level transfer's bytes are its kernel elements' */
+	if (!o->call || !o->path || o->path[0] != '/' || sandbox_passthrough(o->path) ||
+	    o->libc_only)
 		return;
 	struct ent *e = ent(s, o->path);
 	call_fn fn = o->call->fn;
+
+	if (e->by && e->by != th)
+		e->shared = 1;
 
 	/* a create still running when another call found the path did not
 	 * come first: a FIFO's writer opening with O_CREAT waits for its
@@ -86,6 +94,8 @@ static void one(struct scan *s, const struct op *o, uint64_t pk, int64_t t)
 		int fl = open_flags(o->flags, o->call->api);
 		if (e->state == UNSEEN)
 			e->made = t + o->dur;
+		if (e->state == UNSEEN && (fl & O_CREAT) && (fl & (O_EXCL | O_TRUNC)))
+			e->by = th;
 		see(e, !(fl & O_CREAT) ? EXISTS : (fl & O_EXCL) ? EXCL : (fl & O_TRUNC) ? CREATED : MAYBE);
 		e->excl |= (fl & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 		if (fl & O_DIRECTORY)
@@ -96,7 +106,9 @@ static void one(struct scan *s, const struct op *o, uint64_t pk, int64_t t)
 	} else if (fn == h_mkdir) {
 		see(e, CREATED);
 		e->dir = 1;
-	} else if (fn == h_rename) {
+	} else if (fn == h_symlink) {
+		see(e, CREATED);	/* the link; its target is not touched */
+	} else if (fn == h_rename || fn == h_link) {
 		see(e, EXISTS);
 		if (o->path2)
 			see(ent(s, o->path2), CREATED);
@@ -133,6 +145,7 @@ struct tref {
 	int64_t t;
 	const struct op *o;
 	uint64_t pk;
+	const struct thread *th;
 };
 
 static int by_time(const void *a, const void *b)
@@ -163,13 +176,14 @@ size_t files_needed(const struct trace *t, const int *sel, int unordered, struct
 					continue;
 				XGROW(all, cap, n + 1);
 				all[n++] = (struct tref){ nd->epoch - e0 + o->start, o,
-					((uint64_t)k << 48) | ((uint64_t)nd->threads[i].proc << 32) };
+					((uint64_t)k << 48) | ((uint64_t)nd->threads[i].proc << 32),
+					&nd->threads[i] };
 			}
 	}
 	if (n)
 		qsort(all, n, sizeof(*all), by_time);
 	for (size_t i = 0; i < n; i++)
-		one(&s, all[i].o, all[i].pk, all[i].t);
+		one(&s, all[i].o, all[i].pk, all[i].th, all[i].t);
 	free(all);
 	free(s.f);
 
@@ -178,15 +192,20 @@ size_t files_needed(const struct trace *t, const int *sel, int unordered, struct
 	for (size_t i = 0; i < s.ne; i++) {
 		struct ent *e = &s.e[i];
 		/* an exclusive create proves the file was not there: a root
-		 * replayed into before must not make it fail */
-		if (e->excl && (e->state == EXCL || e->state == ABSENT) && !unordered) {
+		 * replayed into before, or a dummy made for a reader, must
+		 * not make it fail */
+		if (e->excl && (e->state == EXCL || e->state == ABSENT)) {
 			XGROW(f, fcap, nf + 1);
 			f[nf++] = (struct fileneed){ e->path, -1, 0 };
 			continue;
 		}
 		/* without causality a reader may run before its writer: what
-		 * anyone reads exists from the start */
+		 * anyone reads exists from the start, but for a file the trace
+		 * made that only its maker's thread used (its calls keep
+		 * their order) */
 		if (e->state != EXISTS && !((e->state == MAYBE || unordered) && e->need > 0))
+			continue;
+		if (e->state == CREATED && !e->shared)
 			continue;
 		size_t len = strlen(e->path);
 		for (size_t j = 0; j < s.ne && !e->dir; j++)

@@ -123,6 +123,12 @@ static const char *io_str(const struct trace_io *io, const char *name)
 	return a ? a->value : NULL;
 }
 
+/* the classes that move bytes: with --syscalls, each kernel transfer is
+ * replayed once, by its kernel-level element */
+static const uint8_t transfers[RES_SYS + 1] = {
+	[RES_FILEREAD] = 1, [RES_FILEWRITE] = 1, [RES_NETSEND] = 1, [RES_NETRECV] = 1,
+};
+
 static struct op *new_op(struct rd *rd, int kind)
 {
 	struct thread *th = rd->thr;
@@ -152,6 +158,8 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	o->dur = io->end - io->start;	/* validated: >= 0 */
 	o->amount = io->amount;
 	o->has_amount = io->has_amount;
+	o->libc_only = io->libc_only && transfers[o->res];
+	o->kernel = !io->libc_only && io_str(io, "level");
 	o->size = io->size;
 	o->offset = io_num(io, "offset", &has, 0);
 	o->has_offset = has;
@@ -167,6 +175,9 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	o->timeout = io_num(io, "timeout", NULL, -2);
 	o->path = intern(io->path);
 	o->path2 = intern(io_str(io, "path2"));
+	/* a symlink's content (its target, as given) is its second path */
+	if (!o->path2 && o->call && !strncmp(o->call->api, "symlink", 7))
+		o->path2 = intern(io_str(io, "target"));
 	/* a connect's original local address names its connection (net.c) */
 	if (!o->path2 && o->call && !strcmp(o->call->api, "connect"))
 		o->path2 = intern(io_str(io, "local"));
@@ -516,7 +527,7 @@ static void trace_file_order(struct trace *t)
  * of the process, before the read. */
 static int anon_read(const struct op *o)
 {
-	return o->kind == OP_IO && o->res == RES_FILEREAD && o->fd >= 0 && !o->path &&
+	return o->kind == OP_IO && o->res == RES_FILEREAD && !o->libc_only && o->fd >= 0 && !o->path &&
 	       !o->peer && !o->proto && o->has_amount && o->amount > 0;
 }
 

@@ -24,6 +24,11 @@ struct op {
 	int8_t whence;
 	uint8_t has_offset : 1, has_result : 1, has_amount : 1, failed : 1;
 	uint8_t in_progress : 1;	/* connect: EINPROGRESS (non-blocking) */
+	/* --syscalls (trace-format.md, level): a transfer seen by libc only,
+	 * whose bytes its level="kernel" elements move (not issued, its bytes
+	 * not counted); a libc call that was one system call, replayed as
+	 * that call, not through the stream's buffer */
+	uint8_t libc_only : 1, kernel : 1;
 	uint32_t line;		/* line in the trace file */
 	uint32_t seq;		/* io: sequence within its node (1..; 0: not numbered); wait: seq */
 	uint32_t vid;		/* io: 1..node->nall, for the dependency graph */

@@ -678,11 +678,11 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		enum family f = op_family(o);
 		c->fam[f].calls++;
 		c->fam[f].orig_ns += o->dur;
-		if (o->has_amount && !o->failed)
+		if (o->has_amount && !o->failed && !o->libc_only)
 			c->fam[f].orig_bytes += o->amount;
 		if (!o->call) {
 			c->skipped++;
-		} else {
+		} else if (!o->libc_only) {	/* else its kernel elements moved the bytes */
 			int64_t t = c->mark ? c->mark : now_ns();
 			c->moved = 0;
 			ts->at = o;
