@@ -70,6 +70,7 @@ struct tstate {
 	volatile char sel;          /* Syscall User Dispatch selector byte */
 	char sysguard;              /* a kernel-level record is being written */
 	char sud_forked;            /* this fork child's spool is already open */
+	char unwinding;             /* --profile: libunwind works for us */
 	uint64_t born;              /* --syscalls: when a new thread started,
 				       before its first call (its spool opens
 				       at its first record, later) */
@@ -177,6 +178,9 @@ void prof_exec_stop(struct tstate *t);
 void prof_fork_child(void);
 void prof_exec_resume(struct tstate *t);
 void prof_flush(struct tstate *t);
+long prof_unw_read(void);
+void *prof_handler(void);
+long prof_unw_write(const void *addr);
 
 /* May this call be recorded? Sets the guard when it may. Always inlined
  * into the wrapper, so that the return address is the wrapper's. */

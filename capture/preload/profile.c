@@ -30,6 +30,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "preload.h"
@@ -72,6 +73,82 @@ static int (*u_init_local)(unw_cursor_t *, unw_context_t *);
 static int (*u_init_local2)(unw_cursor_t *, unw_context_t *, int);
 static int (*u_step)(unw_cursor_t *);
 static int (*u_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+
+/*
+ * libunwind checks an address it is unsure of by writing a byte of it to
+ * a pipe of its own (the kernel answers EFAULT for a bad one), drained by
+ * 1-byte reads. Its pipe took the program's lowest free descriptors (3
+ * and 4): the program's own files were numbered otherwise, and once it
+ * put its own files on 3 and 4 (exec 3<in 4>out) the checks read and
+ * wrote them. So while it unwinds for us (tstate.unwinding) it gets no
+ * pipe (pipe, pipe2: EMFILE, nothing made), its 1-byte reads and writes
+ * (read, write, syscall: 1.6.2 writes by syscall(SYS_write)) touch no
+ * descriptor, whatever number it holds: the write's check is made here,
+ * by process_vm_readv of our own memory. Its calls are ours, not the
+ * program's: under the guard and sysguard, none is recorded.
+ */
+/* --syscalls: the profiler's own system calls (its clocks, timers,
+ * /proc/self/maps) are the capture's, not recorded: under sysguard. */
+static char own_begin(void)
+{
+	char o = ts.sysguard;
+
+	ts.sysguard = 1;
+	return o;
+}
+
+static void own_end(char o)
+{
+	ts.sysguard = o;
+}
+
+struct unw_save {
+	int guard;
+	char sysguard, unwinding;
+};
+
+static void unw_enter(struct unw_save *s)
+{
+	struct tstate *t = &ts;
+
+	s->guard = t->guard;
+	s->sysguard = t->sysguard;
+	s->unwinding = t->unwinding;
+	t->guard = 1;
+	t->sysguard = 1;
+	t->unwinding = 1;
+}
+
+static void unw_leave(const struct unw_save *s)
+{
+	struct tstate *t = &ts;
+
+	t->unwinding = s->unwinding;
+	t->sysguard = s->sysguard;
+	t->guard = s->guard;
+}
+
+/* The pipe is empty: nothing to drain. */
+long prof_unw_read(void)
+{
+	errno = EAGAIN;
+	return -1;
+}
+
+/* 1 when the byte at addr can be read, as the pipe's write would say;
+ * where process_vm_readv is refused (seccomp) the address is taken as
+ * bad: a shorter stack, never a fault. */
+long prof_unw_write(const void *addr)
+{
+	char b;
+	struct iovec to = { &b, 1 }, from = { (void *)addr, 1 };
+	long pid = raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+
+	if (raw_syscall(SYS_process_vm_readv, pid, (long)&to, 1, (long)&from, 1, 0) == 1)
+		return 1;
+	errno = EFAULT;
+	return -1;
+}
 
 static int64_t thread_cpu(void)
 {
@@ -156,9 +233,16 @@ static int stack_of_signal(ucontext_t *uc, uintptr_t *out)
 			return n;
 	}
 #endif
-	if (u_init_local2 && u_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0)
-		return unwind_cursor(&c, out, depth);
-	return 0;
+	int n = 0;
+	struct unw_save sv;
+
+	if (!u_init_local2)
+		return 0;
+	unw_enter(&sv);
+	if (u_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0)
+		n = unwind_cursor(&c, out, depth);
+	unw_leave(&sv);
+	return n;
 }
 
 /* The stack here, without our own frames (the interposer keeps frame
@@ -175,8 +259,11 @@ static int stack_here(uintptr_t *out)
 		if (ok || unwind_mode == UNWIND_FP || !u_getcontext)
 			return n;
 	}
+	int n = 0;
+	struct unw_save sv;
+
+	unw_enter(&sv);
 	if (u_getcontext(&uc) == 0 && u_init_local(&c, &uc) == 0) {
-		int n = 0;
 		unw_word_t ip;
 
 		/* skip the interposer's frames, keep the rest */
@@ -187,9 +274,9 @@ static int stack_here(uintptr_t *out)
 				continue;
 			out[n++] = (uintptr_t)ip;
 		} while (n < depth && u_step(&c) > 0);
-		return n;
 	}
-	return 0;
+	unw_leave(&sv);
+	return n;
 }
 
 /* The thread's next snapshot counts from here: kept in its spool header
@@ -234,6 +321,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	struct tstate *t = &ts;
 	int e = errno;
+	char o = own_begin();
 
 	if (!(si->si_code == SI_TIMER && ps.tick == TICK_TIMER) &&
 	    !(si->si_code == POLL_IN && ps.tick == TICK_EVENT))
@@ -245,7 +333,10 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 		goto out;
 	}
 	ps.busy = 1;
-	if (t->guard) {		/* the thread is writing a record: later */
+	/* the thread is writing a record (a wrapper's, or --syscalls' own
+	 * under sysguard): later, or the snapshot overwrites the record
+	 * reserved (a <sample> got a system call's seq: a negative count) */
+	if (t->guard || o) {
 		if (!t->prof_pending) {
 			ps.npend = stack_of_signal(ucv, ps.pstack);
 			ps.pt = now();
@@ -266,18 +357,28 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 	}
 	ps.busy = 0;
 out:
+	own_end(o);
 	errno = e;
+}
+
+/* sud.c: this handler returns through its own restorer, not as one of
+ * the application's (its rt_sigreturn is not recorded) */
+void *prof_handler(void)
+{
+	return (void *)on_tick;
 }
 
 /* From leave(): the snapshot a signal kept aside. */
 void prof_flush(struct tstate *t)
 {
 	int e = errno;
+	char o = own_begin();
 
 	t->prof_pending = 0;
 	t->guard = 1;
 	put_sample(t, ps.pkind, ps.pt, ps.pcpu, ps.pstack, ps.npend, 0);
 	t->guard = 0;
+	own_end(o);
 	errno = e;
 }
 
@@ -294,10 +395,13 @@ void prof_call(struct tstate *t, uint64_t t0, uint64_t t1)
 		return;
 	if (clock_kind != CLOCK_KIND_MONO && (int64_t)(t1 - t0) < period_ns)
 		return;		/* ticks: at least as many as ns, a cheap bound */
+	char o = own_begin();
+
 	ps.busy = 1;
 	n = stack_here(st);
 	put_sample(t, SAMPLE_CALL, t1, thread_cpu(), st, n, 0);
 	ps.busy = 0;
+	own_end(o);
 }
 
 /* --- allocations --------------------------------------------------------- */
@@ -377,12 +481,15 @@ static void allocated(void *p, size_t n)
 	uintptr_t st[MAXDEPTH];
 	int e = errno, k;
 
+	char o = own_begin();
+
 	ps.busy = 1;
 	t->guard = 1;
 	k = stack_here(st);
 	put_sample(t, SAMPLE_ALLOC, now(), thread_cpu(), st, k, (uintptr_t)p);
 	t->guard = 0;
 	ps.busy = 0;
+	own_end(o);
 	errno = e;
 }
 
@@ -580,6 +687,7 @@ void prof_thread_start(struct tstate *t)
 	int forked = ps.forked;
 
 	ps = (struct pstate){ 0 };
+	char o = own_begin();
 	prof_mark(t, (uint64_t)t->hdr->start, thread_cpu());
 	/* a fork child's stack is its parent's; and with --syscalls it
 	 * starts inside libc's fork, whose malloc locks are still held
@@ -594,15 +702,16 @@ void prof_thread_start(struct tstate *t)
 		}
 		pthread_attr_destroy(&a);
 	}
-	if (!(prof->values & (PV_CPU | PV_WALL)) || prof->hz <= 0)
-		return;
-	if (event_start(t) == 0) {
-		ps.tick = TICK_EVENT;
-		__atomic_add_fetch(&prof->by_event, 1, __ATOMIC_RELAXED);
-	} else if (timer_start(t) == 0) {
-		ps.tick = TICK_TIMER;
-		__atomic_add_fetch(&prof->by_timer, 1, __ATOMIC_RELAXED);
+	if ((prof->values & (PV_CPU | PV_WALL)) && prof->hz > 0) {
+		if (event_start(t) == 0) {
+			ps.tick = TICK_EVENT;
+			__atomic_add_fetch(&prof->by_event, 1, __ATOMIC_RELAXED);
+		} else if (timer_start(t) == 0) {
+			ps.tick = TICK_TIMER;
+			__atomic_add_fetch(&prof->by_timer, 1, __ATOMIC_RELAXED);
+		}
 	}
+	own_end(o);
 }
 
 /* The thread's last snapshot, for its tail: at its end, or when its
@@ -616,6 +725,7 @@ void prof_tail(struct tstate *t)
 		return;
 	if (t->prof_pending)
 		prof_flush(t);
+	char o = own_begin();
 	t->guard = 1;
 	sites_describe_all(t);	/* modules loaded since the start */
 	if (prof->on && !ps.busy) {
@@ -626,6 +736,7 @@ void prof_tail(struct tstate *t)
 	}
 	t->hdr->prof_last = 0;	/* written: no tail left for the writer */
 	t->guard = g;
+	own_end(o);
 }
 
 /* The thread's ticks stop: no more come once the event's page is unmapped

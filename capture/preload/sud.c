@@ -596,8 +596,9 @@ void sud_init(void)
 		if (old.mask & SIGSYS_BIT)
 			app_mask_sys |= 1ull << (s - 1);
 		old.mask &= ~SIGSYS_BIT;
-		if (old.flags & KSA_RESTORER)
-			old.restorer = island_restorer_app;
+		if (old.flags & KSA_RESTORER)	/* the profiler's is ours */
+			old.restorer = old.handler == prof_handler() ?
+				island_restorer : island_restorer_app;
 		island_sys6(SYS_rt_sigaction, s, (long)&old, 0, 8, 0, 0);
 	}
 	if (sud_arm_thread() < 0) {
@@ -777,6 +778,14 @@ static int self_exe_fix(long nr, const long *a, long *x, long *ret)
 	return 1;
 }
 
+/* --profile: a snapshot a tick kept aside while a record was written
+ * here; a wrapper's waits for its leave(). */
+static inline void prof_flush_raw(struct tstate *t)
+{
+	if (unlikely(t->prof_pending) && !t->guard && !t->sysguard)
+		prof_flush(t);
+}
+
 /* Make and record a plain call: the handler's and the fast path's. */
 static long plain_call(struct tstate *t, long nr, const long *a)
 {
@@ -799,6 +808,7 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 	if (rec && !capture_own(nr, a, ret))
 		sys_put(t, nr, a, ret, t0, t1, inlibc);
 	t->sysguard = outer;
+	prof_flush_raw(t);
 	return ret;
 }
 
@@ -1282,5 +1292,6 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 	if (rec)
 		sys_put(t, nr, a, ret, t0, t1, inlibc);
 	t->sysguard = outer;
+	prof_flush_raw(t);
 	errno = e;
 }

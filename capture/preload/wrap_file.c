@@ -140,6 +140,8 @@ EXPORT int fcntl64(int fd, int cmd, ...)
 
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
+	if (unlikely(ts.unwinding) && n == 1)	/* libunwind's pipe (profile.c) */
+		return prof_unw_read();
 	TRACE_CALL(C_READ, ssize_t, REAL(read)(fd, buf, n), fd, (int64_t)n, -1);
 }
 
@@ -151,6 +153,8 @@ EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 
 EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
+	if (unlikely(ts.unwinding) && n == 1)
+		return prof_unw_write(buf);
 	TRACE_CALL_ON(C_WRITE, ssize_t, REAL(write)(fd, buf, n), fd, (int64_t)n, -1, fd);
 }
 

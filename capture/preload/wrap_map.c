@@ -171,6 +171,8 @@ EXPORT long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	if (unlikely(t->unwinding) && (nr == SYS_read || nr == SYS_write) && a[2] == 1)
+		return nr == SYS_read ? prof_unw_read() : prof_unw_write((void *)a[1]);
 	if (unlikely(nr == SYS_execve || nr == SYS_execveat))
 		return exec_by_syscall(nr, a);
 	/* a raw exit ends us without the destructors that record the end */

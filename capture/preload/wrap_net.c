@@ -80,6 +80,10 @@ EXPORT int pipe(int fds[2])
 {
 	struct tstate *t = &ts;
 
+	if (unlikely(t->unwinding)) {	/* libunwind's: none (profile.c) */
+		errno = EMFILE;
+		return -1;
+	}
 	if (!enter(t))
 		return REAL(pipe)(fds);
 	uint64_t t0 = now();
@@ -95,6 +99,10 @@ EXPORT int pipe2(int fds[2], int flags)
 {
 	struct tstate *t = &ts;
 
+	if (unlikely(t->unwinding)) {	/* libunwind's: none (profile.c) */
+		errno = EMFILE;
+		return -1;
+	}
 	if (!enter(t))
 		return REAL(pipe2)(fds, flags);
 	uint64_t t0 = now();
