@@ -164,6 +164,28 @@ static ssize_t inherited(const struct inherit *in, int32_t tfd)
 	return -1;
 }
 
+/* A child's /proc/self/fd name of its parent's file: the same, or with
+ * " (deleted)" once unlinked, "DIR/#INODE (deleted)" for an O_TMPFILE
+ * file the parent opened as DIR (Python's tempfile.TemporaryFile). */
+static int same_file(const char *child, const char *parent)
+{
+	static const char del[] = " (deleted)";
+	size_t n = strlen(parent), cn = strlen(child), dn = sizeof(del) - 1;
+
+	if (!strcmp(child, parent))
+		return 1;
+	if (strncmp(child, parent, n) || cn < n + dn || strcmp(child + cn - dn, del))
+		return 0;
+	if (cn == n + dn)
+		return 1;
+	if (child[n] != '/' || child[n + 1] != '#' || n + 2 == cn - dn)
+		return 0;
+	for (size_t i = n + 2; i < cn - dn; i++)
+		if (child[i] < '0' || child[i] > '9')
+			return 0;
+	return 1;
+}
+
 /* The parent's descriptor names something else than the child's calls on
  * the number do (a path, or a file against a socket or pipe): the child
  * was given another one before its first recorded call. A side with
@@ -175,7 +197,7 @@ static int redirected(const struct inherit *in, ssize_t i, const struct life *l)
 		return 0;
 	if (l->net || in->net[i])
 		return l->net != in->net[i];
-	return strcmp(l->path, in->path[i]) != 0;
+	return !same_file(l->path, in->path[i]);
 }
 
 static void fresh_slot(struct walk *w, struct life *l)
@@ -196,7 +218,7 @@ static void redirect_slot(struct walk *w, struct process *pr, const struct inher
 {
 	fresh_slot(w, l);
 	for (size_t i = 0; l->path && i < in->n; i++)
-		if (in->path[i] && !in->net[i] && !strcmp(in->path[i], l->path)) {
+		if (in->path[i] && !in->net[i] && same_file(l->path, in->path[i])) {
 			XGROW(pr->redir, pr->rcap, pr->nredir + 1);
 			pr->redir[pr->nredir++] = (struct redir){ .slot = l->slot,
 								  .from = in->slot[i] };

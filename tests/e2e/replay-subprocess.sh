@@ -6,14 +6,14 @@
 # sandbox file stayed empty, 0 failed calls). Replayed in every mode: each
 # file gets the child's bytes, at the offset the parent's descriptor had
 # (a header written before the child's output stays), and the parent's
-# own stdout and stderr stay empty.
+# own stdout and stderr stay empty (a child writing into a pipe, too).
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "no $PY"; exit 77; }
 
 printf 'hello\n' > in
 cat > sub.py <<'EOF'
-import subprocess
+import subprocess, tempfile
 subprocess.run(['cat', 'in'], stdout=open('o', 'w'))
 f = open('h', 'w')
 f.write('head\n')
@@ -23,6 +23,12 @@ f.close()
 sh = ['sh', '-c', 'cat in; echo error >&2']
 subprocess.run(sh, stdout=open('o1', 'w'), stderr=open('e1', 'w'))
 subprocess.run(sh, stdout=open('b', 'w'), stderr=subprocess.STDOUT)
+t = tempfile.TemporaryFile(dir='.')
+subprocess.run(['cat', 'in'], stdout=t)
+t.seek(0)
+open('tmpgot', 'wb').write(t.read())
+r = subprocess.run(['cat', 'in'], capture_output=True)
+open('got', 'w').write(repr(r.stdout))
 EOF
 "$CAPTURE" -o sub.xml -- "$PY" sub.py > py.out 2> py.err || fail "capture sub.py"
 "$CAPTURE" -o echo.xml -- "$PY" -c \
@@ -35,6 +41,11 @@ expect_eq "original h" "$(cat h)" "head
 hello"
 expect_eq "original b" "$(cat b)" "hello
 error"
+expect_eq "original got (through a pipe)" "$(cat got)" "b'hello\\n'"
+expect_eq "original tmpgot (an O_TMPFILE file)" "$(cat tmpgot)" hello
+# the child names it DIR/#INODE (deleted), the parent DIR
+grep -q "<io api=\"copy_file_range\" [^>]*fd=\"1\" path=\"$PWD/#[0-9]* (deleted)\"" sub.xml ||
+	fail "no child write to the O_TMPFILE file in sub.xml"
 
 # bytes the trace has the processes write to PATH (echo's newline is
 # putchar_unlocked, a macro the capture does not see: 5 of its 6 bytes)
@@ -61,6 +72,8 @@ for m in causal think timed afap; do
 	expect_eq "$m: b (stdout and stderr, one file)" "$(size "$r/b")" 12
 	expect_eq "$m: the parent's stdout" "$(size "$r/py.out")" 0
 	expect_eq "$m: the parent's stderr" "$(size "$r/py.err")" 0
+	# the child writes into the parent's O_TMPFILE file, no file of that name
+	expect_eq "$m: files named (deleted)" "$(find "$r" -name '*(deleted)' ! -size 0 | wc -l)" 0
 
 	timeout 60 "$REPLAY" -q --root "e.$m" -m "$m" --report "erep.$m.xml" echo.xml 2> "eerr.$m" ||
 		fail "$m: echo: replay failed: $(cat "eerr.$m")"
