@@ -186,14 +186,27 @@ static int same_file(const char *child, const char *parent)
 	return 1;
 }
 
+/* the parent's descriptor on the child's file at the fork */
+static ssize_t holder(const struct inherit *in, const char *path)
+{
+	for (size_t i = 0; path && i < in->n; i++)
+		if (in->path[i] && !in->net[i] && same_file(path, in->path[i]))
+			return (ssize_t)i;
+	return -1;
+}
+
 /* The parent's descriptor names something else than the child's calls on
- * the number do (a path, or a file against a socket or pipe): the child
- * was given another one before its first recorded call. A side with
- * nothing named tells nothing. */
+ * the number do (a path, or a file against a socket or pipe), or it had
+ * none of that number but one on that file: the child was given another
+ * one before its first recorded call. A side with nothing named tells
+ * nothing. */
 static int redirected(const struct inherit *in, ssize_t i, const struct life *l)
 {
-	if (i < 0 || !l->inherited || (!l->path && !l->net) ||
-	    (!in->path[i] && !in->net[i]))
+	if (!l->inherited || (!l->path && !l->net))
+		return 0;
+	if (i < 0)
+		return holder(in, l->path) >= 0;
+	if (!in->path[i] && !in->net[i])
 		return 0;
 	if (l->net || in->net[i])
 		return l->net != in->net[i];
@@ -216,14 +229,13 @@ static void fresh_slot(struct walk *w, struct life *l)
 static void redirect_slot(struct walk *w, struct process *pr, const struct inherit *in,
 			  struct life *l)
 {
+	ssize_t i = holder(in, l->path);
+
 	fresh_slot(w, l);
-	for (size_t i = 0; l->path && i < in->n; i++)
-		if (in->path[i] && !in->net[i] && same_file(l->path, in->path[i])) {
-			XGROW(pr->redir, pr->rcap, pr->nredir + 1);
-			pr->redir[pr->nredir++] = (struct redir){ .slot = l->slot,
-								  .from = in->slot[i] };
-			return;
-		}
+	if (i >= 0) {
+		XGROW(pr->redir, pr->rcap, pr->nredir + 1);
+		pr->redir[pr->nredir++] = (struct redir){ .slot = l->slot, .from = in->slot[i] };
+	}
 }
 
 static void process_slots(struct walk *w, int p)

@@ -34,8 +34,12 @@ EOF
 "$CAPTURE" -o echo.xml -- "$PY" -c \
 	"import subprocess; subprocess.run(['echo','hello'], stdout=open('o','w'))" \
 	> echo.out 2> echo.err || fail "capture echo"
+"$CAPTURE" -o vd.xml -- "$APPS/vforkdup" vd in > vd.out || fail "capture vforkdup"
 check_trace sub.xml
 check_trace echo.xml
+check_trace vd.xml
+expect_eq "original vd" "$(cat vd)" "head
+hello"
 expect_eq "original o" "$(stat -c %s o)" 6
 expect_eq "original h" "$(cat h)" "head
 hello"
@@ -81,5 +85,14 @@ for m in causal think timed afap; do
 	expect_eq "$m: echo: failed calls" "$(attr "erep.$m.xml" failed)" 0
 	expect_eq "$m: echo: o" "$(size "e.$m$PWD/o")" "$(traced echo.xml "$PWD/o")"
 	expect_eq "$m: echo: the parent's stdout" "$(size "e.$m$PWD/echo.out")" 0
+
+	# a parent that never used fd 1: the child's is still its copy of vd
+	timeout 60 "$REPLAY" -q --root "v.$m" -m "$m" --report "vrep.$m.xml" vd.xml 2> "verr.$m" ||
+		fail "$m: vforkdup: replay failed: $(cat "verr.$m")"
+	[ -s "verr.$m" ] && fail "$m: vforkdup: $(cat "verr.$m")"
+	expect_eq "$m: vforkdup: failed calls" "$(attr "vrep.$m.xml" failed)" 0
+	expect_eq "$m: vforkdup: vd (header, then the child's bytes)" "$(size "v.$m$PWD/vd")" 11
+	# nobody's calls name vd.out: not even made
+	expect_eq "$m: vforkdup: the parent's stdout" "$(size "v.$m$PWD/vd.out")" missing
 done
 echo "PASS"
