@@ -13,6 +13,13 @@
  * closes it). A process's first life of a number takes the slot its parent
  * held for it when it forked, else the number itself.
  *
+ * Unless the child's first calls on a number it inherited name another
+ * file than its parent's descriptor of that number did at the fork: a
+ * vfork child (Python's subprocess) redirects with dup2 where the capture
+ * cannot see. That life gets a slot of its own, which starts as a copy of
+ * the parent's descriptor on the file the child's calls name (the dup2's
+ * source: the offset is shared) or, with none, opens that file.
+ *
  * Which life a call belongs to is the trace's time: a number is made when
  * its call returns and is taken by the calls that start after that (the
  * kernel gives the number out only after the close that freed it began). */
@@ -21,6 +28,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 enum role { R_USE, R_CLOSE, R_MAKE, R_FORK };
 
@@ -48,10 +56,15 @@ struct life {
 	int32_t tfd, pred, slot;
 	int32_t th;		/* the thread of its calls; -1: several */
 	uint8_t over_live;	/* made over a live one (dup2) */
+	uint8_t inherited;	/* first used, not made, by the process */
+	uint8_t net;		/* its calls name a socket or pipe */
+	const char *path;	/* the file its calls name, if any */
 };
 
 struct inherit {		/* a child's first slots: its parent's at the fork */
 	int32_t *tfd, *slot;
+	const char **path;
+	uint8_t *net;
 	size_t n;
 };
 
@@ -143,12 +156,61 @@ static int32_t new_life(struct walk *w, int32_t tfd, int32_t pred, uint32_t th, 
 	return (int32_t)w->nlife++;
 }
 
-static int32_t first_slot(const struct inherit *in, int32_t tfd)
+static ssize_t inherited(const struct inherit *in, int32_t tfd)
 {
 	for (size_t i = 0; i < in->n; i++)
 		if (in->tfd[i] == tfd)
-			return in->slot[i];
-	return tfd;
+			return (ssize_t)i;
+	return -1;
+}
+
+/* A child's /proc/self/fd name of its parent's file: the same, or with
+ * " (deleted)" once unlinked, "DIR/#INODE (deleted)" for an O_TMPFILE
+ * file the parent opened as DIR (Python's tempfile.TemporaryFile). */
+static int same_file(const char *child, const char *parent)
+{
+	static const char del[] = " (deleted)";
+	size_t n = strlen(parent), cn = strlen(child), dn = sizeof(del) - 1;
+
+	if (!strcmp(child, parent))
+		return 1;
+	if (strncmp(child, parent, n) || cn < n + dn || strcmp(child + cn - dn, del))
+		return 0;
+	if (cn == n + dn)
+		return 1;
+	if (child[n] != '/' || child[n + 1] != '#' || n + 2 == cn - dn)
+		return 0;
+	for (size_t i = n + 2; i < cn - dn; i++)
+		if (child[i] < '0' || child[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* the parent's descriptor on the child's file at the fork */
+static ssize_t holder(const struct inherit *in, const char *path)
+{
+	for (size_t i = 0; path && i < in->n; i++)
+		if (in->path[i] && !in->net[i] && same_file(path, in->path[i]))
+			return (ssize_t)i;
+	return -1;
+}
+
+/* The parent's descriptor names something else than the child's calls on
+ * the number do (a path, or a file against a socket or pipe), or it had
+ * none of that number but one on that file: the child was given another
+ * one before its first recorded call. A side with nothing named tells
+ * nothing. */
+static int redirected(const struct inherit *in, ssize_t i, const struct life *l)
+{
+	if (!l->inherited || (!l->path && !l->net))
+		return 0;
+	if (i < 0)
+		return holder(in, l->path) >= 0;
+	if (!in->path[i] && !in->net[i])
+		return 0;
+	if (l->net || in->net[i])
+		return l->net != in->net[i];
+	return !same_file(l->path, in->path[i]);
 }
 
 static void fresh_slot(struct walk *w, struct life *l)
@@ -160,6 +222,20 @@ static void fresh_slot(struct walk *w, struct life *l)
 	l->slot = (int32_t)w->next_slot++;
 	XGROW(n->slot_tfd, n->slot_tcap, n->nslot_tfd + 1);
 	n->slot_tfd[n->nslot_tfd++] = l->tfd;
+}
+
+/* A redirected life: its own slot, a copy of the parent's on its file
+ * when the parent had one open at the fork. */
+static void redirect_slot(struct walk *w, struct process *pr, const struct inherit *in,
+			  struct life *l)
+{
+	ssize_t i = holder(in, l->path);
+
+	fresh_slot(w, l);
+	if (i >= 0) {
+		XGROW(pr->redir, pr->rcap, pr->nredir + 1);
+		pr->redir[pr->nredir++] = (struct redir){ .slot = l->slot, .from = in->slot[i] };
+	}
 }
 
 static void process_slots(struct walk *w, int p)
@@ -195,6 +271,26 @@ static void process_slots(struct walk *w, int p)
 	for (size_t i = 0; i < u; i++)
 		cur[i] = -1;
 
+	/* a number first used, not made, was open from the process's start:
+	 * a child forked before that use has it too */
+	for (size_t i = 0; i < w->nev; i++) {
+		struct ev *e = &w->ev[i];
+		if (!e->field)
+			continue;
+		size_t k = tfd_index(w, *e->field);
+		if (cur[k] >= 0 || live[k])
+			continue;
+		if (e->role == R_MAKE) {
+			live[k] = 1;	/* seen: made here */
+			continue;
+		}
+		cur[k] = new_life(w, *e->field, -1, e->th, 0);
+		w->life[cur[k]].inherited = 1;
+		live[k] = 1;
+	}
+	for (size_t k = 0; k < u; k++)
+		live[k] = cur[k] >= 0;
+
 	struct fork { const struct op *o; int32_t *life; size_t n; } *forks = NULL;
 	size_t nforks = 0, fcap = 0;
 	for (size_t i = 0; i < w->nev; i++) {
@@ -222,6 +318,17 @@ static void process_slots(struct walk *w, int p)
 			w->life[cur[k]].th = -1;
 		}
 		e->life = cur[k];
+		/* what the number names (a dup's path is both its fds') */
+		struct life *l = &w->life[cur[k]];
+		const struct op *o = e->op;
+		const char *path = e->field == &o->infd ? o->inpath :
+				   e->field == &o->fd2 ? NULL : o->path;
+		if (!l->path && !l->net) {
+			if (e->field != &o->infd && (o->proto || (o->peer && *o->peer)))
+				l->net = 1;
+			else if (path)
+				l->path = path;
+		}
 		if (e->role == R_CLOSE)
 			live[k] = 0;
 	}
@@ -230,8 +337,11 @@ static void process_slots(struct walk *w, int p)
 	for (size_t i = 0; i < w->nlife; i++) {
 		struct life *l = &w->life[i];
 		const struct life *pl = l->pred >= 0 ? &w->life[l->pred] : NULL;
-		if (!pl)
-			l->slot = first_slot(&w->inh[p], l->tfd);
+		ssize_t in = pl ? -1 : inherited(&w->inh[p], l->tfd);
+		if (!pl && redirected(&w->inh[p], in, l))
+			redirect_slot(w, pr, &w->inh[p], l);
+		else if (!pl)
+			l->slot = in >= 0 ? w->inh[p].slot[in] : l->tfd;
 		else if (l->over_live || (pl->th >= 0 && pl->th == l->th))
 			l->slot = pl->slot;
 		else
@@ -249,11 +359,18 @@ static void process_slots(struct walk *w, int p)
 		if (!w->queued[c]) {
 			free(in->tfd);
 			free(in->slot);
+			free(in->path);
+			free(in->net);
 			in->tfd = xmalloc((f->n + 1) * sizeof(*in->tfd));
 			in->slot = xmalloc((f->n + 1) * sizeof(*in->slot));
+			in->path = xmalloc((f->n + 1) * sizeof(*in->path));
+			in->net = xmalloc(f->n + 1);
 			for (size_t k = 0; k < f->n; k++) {
-				in->tfd[k] = w->life[f->life[k]].tfd;
-				in->slot[k] = w->life[f->life[k]].slot;
+				const struct life *l = &w->life[f->life[k]];
+				in->tfd[k] = l->tfd;
+				in->slot[k] = l->slot;
+				in->path[k] = l->path;
+				in->net[k] = l->net;
 			}
 			in->n = f->n;
 			w->queued[c] = 1;
@@ -305,6 +422,8 @@ void trace_fdslots(struct trace *t)
 		for (size_t p = 0; p < n->nprocs; p++) {
 			free(w.inh[p].tfd);
 			free(w.inh[p].slot);
+			free(w.inh[p].path);
+			free(w.inh[p].net);
 		}
 		free(w.inh);
 		free(w.queue);

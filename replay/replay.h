@@ -83,6 +83,10 @@ struct process {
 	int parent;		/* index of the parent process, -1 if none */
 	int started_by;
 	uint32_t line;
+	struct redir {		/* fdslots.c: slot begins as a copy of the parent's from */
+		int32_t slot, from;
+	} *redir;
+	size_t nredir, rcap;
 };
 
 struct sock_sum {		/* <sockets><socket/> */

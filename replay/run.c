@@ -290,6 +290,19 @@ static void fd_inherit(struct nstate *ns, int parent, int child)
 		ch->fill[i] = pa->fill[i];	/* fork copies the stdio buffers too */
 		ch->avail[i] = pa->avail[i];
 	}
+	/* what the child was given before its first call (fdslots.c) */
+	const struct process *pr = &ns->n->procs[child];
+	for (size_t i = 0; i < pr->nredir; i++) {
+		int32_t s = pr->redir[i].slot, from = pr->redir[i].from;
+		if ((size_t)from >= pa->cap || pa->map[from] < 0)
+			continue;	/* not open yet: opened by path on use */
+		fd_grow(ch, s);
+		if (ch->map[s] >= 0)
+			rfd_close(ch->map[s]);
+		ch->map[s] = rfd_dup(pa->map[from]);
+		ch->cloexec[s] = 0;	/* as dup2 leaves it */
+		ch->fill[s] = ch->avail[s] = 0;
+	}
 	pthread_mutex_unlock(&ch->mu);
 	pthread_mutex_unlock(&pa->mu);
 }
