@@ -52,9 +52,9 @@ fi
 counts() {
 	"$ANALYZE" calls --csv "$1" | awk -F, '$1 ~ /^(write|read|pipe2|openat|rt_sigprocmask|rt_sigreturn|mincore|msync)$/ { print $1 "x" $2 }' | sort | tr '\n' ' '
 }
-# (fdreuse exits 3 when a number was not reused: under --syscalls alone
-# 2 runs in 10 so, a defect of its own, not this test's: the counts hold)
-fdreuse_ok() { [ "$1" = 0 ] || [ "$1" = 3 ]; }
+# (fdreuse exits 3 when a number was not reused: the rewrite of a call
+# site opened /proc/self/mem for a moment, 1 to 2 runs in 10; no more)
+fdreuse_ok() { [ "$1" = 0 ]; }
 rc=0; "$CAPTURE" --syscalls -o plain.xml -- "$APPS/fdreuse" 20 a b > /dev/null 2>&1 || rc=$?
 fdreuse_ok $rc || fail "fdreuse --syscalls: status $rc"
 expect_eq "--syscalls" "$(counts plain.xml)" "openatx2 readx1 rt_sigprocmaskx7 writex160 "

@@ -133,6 +133,14 @@ expect_eq "fexecve: its environment" \
 	"$("$CAPTURE" --syscalls -o fe.xml -- python3 -c "import os; fd=os.open('/usr/bin/env', os.O_RDONLY); os.execve(fd, ['env'], {'PATH': '/usr/bin'})")" \
 	"PATH=/usr/bin"
 
+# the capture takes no descriptor, not even for a moment: two threads
+# that reuse each other's descriptor numbers get them as natively (the
+# rewrite of a call site opened /proc/self/mem: 1 run in 20 failed)
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+	rc=0; "$CAPTURE" --syscalls -o reuse.xml -- "$APPS/fdreuse" 20 ra rb > reuse.out 2>&1 || rc=$?
+	expect_eq "fdreuse run $i ($(cat reuse.out))" $rc 0
+done
+
 # no Syscall User Dispatch: one line, the libc-level capture
 rm -rf d && mkdir d
 ISLAND_SUD_FAIL=1 "$CAPTURE" --syscalls -o f.xml -- "$APPS/routes" "$PWD/d" >/dev/null 2>f.err ||
