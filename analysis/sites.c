@@ -243,8 +243,20 @@ static void resolve(const struct trace_module *md, uint64_t off, struct frame *f
 		free(s);
 	}
 }
-static struct cached *cache;
+/* The table holds pointers: a frame given out stays where it is when the
+ * table grows (a stack's frames are looked up one after the other, and
+ * the earlier ones were read after a later one moved them). */
+static struct cached **cache;
 static size_t ncache, capcache;
+
+static size_t slot_of(struct cached **t, size_t cap, const char *path, uint64_t off)
+{
+	size_t h = (((uintptr_t)path >> 3) ^ off * 0x9e3779b97f4a7c15ull) & (cap - 1);
+
+	while (t[h] && !(t[h]->path == path && t[h]->off == off))
+		h = (h + 1) & (cap - 1);
+	return h;
+}
 
 static const struct frame *cached(const struct trace_module *md, uint64_t off)
 {
@@ -253,30 +265,24 @@ static const struct frame *cached(const struct trace_module *md, uint64_t off)
 
 	if (ncache * 2 >= capcache) {
 		size_t nc = capcache ? capcache * 2 : 256;
-		struct cached *nv = xcalloc(nc, sizeof(*nv));
+		struct cached **nv = xcalloc(nc, sizeof(*nv));
 
-		for (size_t i = 0; i < capcache; i++) {
-			if (!cache[i].path)
-				continue;
-			h = (((uintptr_t)cache[i].path >> 3) ^ cache[i].off * 0x9e3779b97f4a7c15ull) & (nc - 1);
-			while (nv[h].path)
-				h = (h + 1) & (nc - 1);
-			nv[h] = cache[i];
-		}
+		for (size_t i = 0; i < capcache; i++)
+			if (cache[i])
+				nv[slot_of(nv, nc, cache[i]->path, cache[i]->off)] = cache[i];
 		free(cache);
 		cache = nv;
 		capcache = nc;
 	}
-	h = (((uintptr_t)path >> 3) ^ off * 0x9e3779b97f4a7c15ull) & (capcache - 1);
-	while (cache[h].path && !(cache[h].path == path && cache[h].off == off))
-		h = (h + 1) & (capcache - 1);
-	if (cache[h].path)
-		return &cache[h].f;
-	cache[h].path = path;
-	cache[h].off = off;
-	resolve(md, off, &cache[h].f);
+	h = slot_of(cache, capcache, path, off);
+	if (cache[h])
+		return &cache[h]->f;
+	cache[h] = xcalloc(1, sizeof(**cache));
+	cache[h]->path = path;
+	cache[h]->off = off;
+	resolve(md, off, &cache[h]->f);
 	ncache++;
-	return &cache[h].f;
+	return &cache[h]->f;
 }
 
 const struct frame *site_frame(const struct trace_thread *t, const char *site)
