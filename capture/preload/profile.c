@@ -375,6 +375,15 @@ void prof_flush(struct tstate *t)
 	char o = own_begin();
 
 	t->prof_pending = 0;
+	/* a snapshot written since (the call's own, prof_call) already
+	 * counts this tick's time: written now, it would take the previous
+	 * mark back, and the next snapshot would count that time twice (the
+	 * sleeper's 100 ms wait read 200) */
+	if (ps.pkind == SAMPLE_TIMER && ps.plast && ps.pt <= ps.plast) {
+		own_end(o);
+		errno = e;
+		return;
+	}
 	t->guard = 1;
 	put_sample(t, ps.pkind, ps.pt, ps.pcpu, ps.pstack, ps.npend, 0);
 	t->guard = 0;

@@ -34,6 +34,21 @@ check_trace sys.xml
 "$ANALYZE" profile inclusive --csv sys.xml > sys.csv
 within "--syscalls: burn" "$(incl sys.csv burn)" 0.180 0.220
 expect_eq "--syscalls: burn's module" "$(awk -F, '$1 == "burn" { print $7 }' sys.csv)" "$APPS/profiled"
+# a thread's snapshots cover its time once: each one's wall starts where
+# the one before it ended (a tick deferred to the end of a call was
+# written after the call's own snapshot and took the mark back)
+overlaps() {
+	python3 -c '
+import re, sys
+n = 0
+for th in re.findall(r"<thread .*?</thread>", open(sys.argv[1]).read(), re.S):
+    prev = None
+    for t, w in re.findall(r"<sample t=\"([0-9.]+)\"[^>]* wall=\"([0-9.]+)\"", th):
+        t, w = float(t), float(w)
+        n += prev is not None and t - w < prev - 1e-6
+        prev = t
+print(n)' "$1"
+}
 # the same with the walk by frame pointers forced (a build with them) and
 # with libunwind forced: the same shape either way
 for u in fp libunwind; do
@@ -46,6 +61,7 @@ for u in fp libunwind; do
 	within "$u: spin_thread" "$(incl u$u.csv spin_thread)" 0.072 0.088
 	"$ANALYZE" profile inclusive --csv --value wall u$u.xml > uw$u.csv
 	within "$u: sleeper's wall" "$(incl uw$u.csv sleeper)" 0.270 0.330
+	expect_eq "$u: snapshots whose time overlaps the one before" "$(overlaps u$u.xml)" 0
 	"$ANALYZE" profile callers --csv u$u.xml > uc$u.csv
 	within "$u: caller1 -> burn" "$(awk -F, '$1 == "caller1" && $2 == "burn" { print $3 }' uc$u.csv)" 0.135 0.165
 done
