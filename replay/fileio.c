@@ -470,10 +470,11 @@ int h_unlink(struct rctx *c, const struct op *o)
 	return r;
 }
 
-int h_rename(struct rctx *c, const struct op *o)
+/* path and path2's parents beneath the root, for a call on both (rename,
+ * link): fn(parent1, name1, parent2, name2) */
+static int two_parents(struct rctx *c, const struct op *o,
+		       int (*fn)(int, const char *, int, const char *))
 {
-	stat_forget(NULL);
-	dir_forget();
 	const char *b1, *b2;
 	char keep[256];
 	int d1 = at_parent(c, o->path, 0, &b1);
@@ -486,32 +487,29 @@ int h_rename(struct rctx *c, const struct op *o)
 		close(d1);
 		return -1;
 	}
-	int r = renameat(d1, keep, d2, b2);
+	int r = fn(d1, keep, d2, b2);
 	close(d1);
 	close(d2);
 	return r;
 }
 
-/* link, linkat: the new name beside the old one, both beneath the root;
- * a symlink among them is linked, not followed */
+/* a symlink among them is linked, not followed */
+static int link_at(int d1, const char *n1, int d2, const char *n2)
+{
+	return linkat(d1, n1, d2, n2, 0);
+}
+
+int h_rename(struct rctx *c, const struct op *o)
+{
+	stat_forget(NULL);
+	dir_forget();
+	return two_parents(c, o, renameat);
+}
+
+/* link, linkat: the new name beside the old one, both beneath the root */
 int h_link(struct rctx *c, const struct op *o)
 {
-	const char *b1, *b2;
-	char keep[256];
-	int d1 = at_parent(c, o->path, 0, &b1);
-
-	if (d1 < 0)
-		return -1;
-	snprintf(keep, sizeof(keep), "%s", b1);
-	int d2 = at_parent(c, o->path2, 1, &b2);
-	if (d2 < 0) {
-		close(d1);
-		return -1;
-	}
-	int r = linkat(d1, keep, d2, b2, 0);
-	close(d1);
-	close(d2);
-	return r;
+	return two_parents(c, o, link_at);
 }
 
 /*
