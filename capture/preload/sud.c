@@ -962,14 +962,22 @@ static void zp_patch(uintptr_t site)
 	if (island_sys6(SYS_process_vm_writev, island_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0),
 			(long)&from, 1, (long)&to, 1, 0) == 2)
 		return;
-	/* not across a page: not across a cache line (checked above) */
+	/* not across a page: not across a cache line (checked above); one
+	 * rewrite at a time, or one's read-execute comes back under
+	 * another's write; a site found busy traps again and is rewritten
+	 * then (waiting could wait on this very thread, interrupted by a
+	 * signal whose handler came here) */
+	static int lock;
 	uintptr_t pg = site & ~(uintptr_t)4095;
-	if (island_sys6(SYS_mprotect, (long)pg, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-			0, 0, 0) < 0)
+	if (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
 		return;
-	__atomic_store_n((uint16_t *)site, (uint16_t)(call_rax[0] | call_rax[1] << 8),
-			 __ATOMIC_RELEASE);
-	island_sys6(SYS_mprotect, (long)pg, 4096, PROT_READ | PROT_EXEC, 0, 0, 0);
+	if (island_sys6(SYS_mprotect, (long)pg, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			0, 0, 0) == 0) {
+		__atomic_store_n((uint16_t *)site, (uint16_t)(call_rax[0] | call_rax[1] << 8),
+				 __ATOMIC_RELEASE);
+		island_sys6(SYS_mprotect, (long)pg, 4096, PROT_READ | PROT_EXEC, 0, 0, 0);
+	}
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
 }
 
 static void zp_init(void)
