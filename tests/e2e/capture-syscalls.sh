@@ -154,7 +154,9 @@ check_trace f.xml
 # 1 % (rt_sigreturn: how many SIGCHLDs a shell's handler takes varies from
 # run to run; exit_group: strace -c does not count a call that does not return;
 # mmap: the dynamic loader may map one page more for the interposer's
-# link map, in each image)
+# link map, in each image; getrandom: within 2, since glibc's and mktemp's
+# temporary names draw again when a draw falls in the top 4.5 % of the
+# range, so git's count differs between two native runs 1 in 30)
 command -v strace >/dev/null || { echo "strace not installed: strace comparison skipped"; exit 0; }
 head -c 4000000 /dev/urandom > big
 mkdir -p tree/sub && seq 1 5000 > tree/a.txt && seq 1 20000 > tree/sub/b.txt
@@ -179,6 +181,7 @@ compare() {
 	img=$(grep '<io api="execve"' "$name.xml" | grep -vc errno=)
 	join -a1 -a2 -e0 -o 0,1.2,2.2 "s.$name" "i.$name" | awk -v n="$name" -v img="$img" '
 		{ d = $2 - $3; if (d < 0) d = -d; if ($1 == "mmap" && $3 > $2 && $3 <= $2 + img) d = 0
+		  if ($1 == "getrandom" && d <= 2) d = 0
 		  if (d > $2 * 0.01) { print n ": " $1 " strace " $2 " island " $3; bad = 1 } }
 		END { exit bad }' >&2 || fail "$name: counts differ from strace -f -c"
 }
@@ -187,7 +190,7 @@ compare tar tar cf out.tar tree
 # sqlite3, git and python3, each from a clean start in both runs
 sql="create table t(a,b); begin; $(for i in $(seq 1 200); do printf 'insert into t values(%d,%d);' $i $i; done) commit; select count(*) from t;"
 compare sqlite sh -c "rm -f db; exec sqlite3 db '$sql'"
-compare git sh -c 'cd "$(mktemp -d ./g.XXXXXX)"; git init -q; echo a > a; git add a; git -c user.name=i -c user.email=i@i commit -qm m'
+compare git sh -c 'mkdir g.$$ && cd g.$$ && git init -q; echo a > a; git add a; git -c user.name=i -c user.email=i@i commit -qm m'
 compare python /usr/bin/python3 -c "import json, os; open('x', 'w').write(json.dumps(list(range(1000)))); print(len(os.listdir('.')))"
 # execvp along a PATH whose first directories lack the program: each
 # attempt once, the one that ran once (not again as the libc call)
