@@ -96,6 +96,10 @@ int rfd_close(int rfd);
 int net_is_sink(int rfd);
 int net_is_dgram(int rfd);
 int map_path(struct rctx *c, const char *path, char *buf, size_t len);
+/* In causal mode, a call issued at t0 that was answered by someone other
+ * than the storage (an outside peer, the kernel's own files) lasts at
+ * least as long as the original did (run.c). */
+void hold_original(const struct op *o, int64_t t0);
 void thread_launch(struct nstate *ns, int th, int64_t delay);
 void replay_warn(struct rctx *c, const struct op *o, const char *what);
 /* A write found its reader gone: the process goes on (its writes go to

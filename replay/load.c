@@ -175,6 +175,9 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	o->timeout = io_num(io, "timeout", NULL, -2);
 	o->path = intern(io->path);
 	o->path2 = intern(io_str(io, "path2"));
+	o->kfile = o->path && (o->res == RES_FILEREAD || o->res == RES_FILEWRITE ||
+			       o->res == RES_FILEMETA) &&
+		   (!strncmp(o->path, "/proc/", 6) || !strncmp(o->path, "/sys/", 5));
 	/* a symlink's content (its target, as given) is its second path */
 	if (!o->path2 && o->call && !strncmp(o->call->api, "symlink", 7))
 		o->path2 = intern(io_str(io, "target"));

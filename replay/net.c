@@ -269,22 +269,14 @@ int net_sink(struct rctx *c, const struct op *o)
 	return sv[0];
 }
 
-/* An outside peer's latency is not the storage's to change: a call
- * answered by the sink lasts at least as long as the original did. */
-static void peer_latency(const struct op *o, int64_t t0)
-{
-	if (opt.mode != MODE_CAUSAL)
-		return;	/* think, afap: nobody is waited for; timed: the clock is */
-	sleep_ns((int64_t)((double)o->dur / opt.speed) - (now_ns() - t0));
-}
-
-/* A connection to an outside peer, answered by a sink in its time. */
+/* A connection to an outside peer, answered by a sink in its time: an
+ * outside peer's latency is not the storage's to change. */
 static int sink_answered(struct rctx *c, const struct op *o)
 {
 	int64_t t0 = now_ns();
 	int fd = net_sink(c, o);
 
-	peer_latency(o, t0);
+	hold_original(o, t0);
 	return fd;
 }
 
@@ -674,7 +666,7 @@ int h_recv(struct rctx *c, const struct op *o)
 			if (write_all(inj, b, m, NULL) || read_all(fd, b, m, &c->moved))
 				return -1;
 		}
-		peer_latency(o, t0);
+		hold_original(o, t0);
 		return 0;
 	}
 	return read_all(fd, b, (size_t)n, &c->moved);

@@ -29,6 +29,7 @@ struct op {
 	 * not counted); a libc call that was one system call, replayed as
 	 * that call, not through the stream's buffer */
 	uint8_t libc_only : 1, kernel : 1;
+	uint8_t kfile : 1;	/* on the kernel's own files: /proc, /sys */
 	uint32_t line;		/* line in the trace file */
 	uint32_t seq;		/* io: sequence within its node (1..; 0: not numbered); wait: seq */
 	uint32_t vid;		/* io: 1..node->nall, for the dependency graph */
