@@ -379,6 +379,15 @@ const char *island_spool_dir(void);
  * (callers save and restore it). */
 long raw_syscall(long nr, long a, long b, long c, long d, long e, long f);
 
+/* rt_sigaction's own struct (glibc's sigaction has a bigger mask) */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+#define KSA_RESTORER 0x04000000
+
 /* --syscalls: every system call at the kernel boundary (sud.c). */
 extern int sud_on;
 void sud_init(void);

@@ -776,14 +776,6 @@ void prof_thread_end(struct tstate *t)
 	prof_tail(t);
 }
 
-/* rt_sigaction's own struct (glibc's sigaction has a bigger mask) */
-struct ksigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	uint64_t mask;
-};
-
 /* An exec: the new image has no handler until its constructor runs, and a
  * real-time signal pending across exec kills it (SIG_DFL). So this
  * thread's ticks stop and those already queued are dropped: making the

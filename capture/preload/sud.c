@@ -322,15 +322,6 @@ static long child_start(unsigned long flags)
 #endif
 }
 
-/* The kernel's struct sigaction (rt_sigaction's). */
-struct ksigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	uint64_t mask;
-};
-#define KSA_RESTORER 0x04000000
-
 static struct ksigaction app_sigsys;    /* the application's SIGSYS action */
 /* A handler runs with its sa_mask blocked, and a dispatch SIGSYS that
  * finds SIGSYS blocked kills the process (the kernel resets the action to
@@ -744,6 +735,16 @@ static int names_self(const char *p)
 	return !strcmp(p, "/exe") && pid == island_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 }
 
+/* n bytes from -> to in our own memory, copied by the kernel: a bad
+ * address is -EFAULT, never our fault; bytes copied otherwise */
+static long self_write(void *to, const void *from, size_t n)
+{
+	struct iovec f = { (void *)from, n }, t = { to, n };
+
+	return island_sys6(SYS_process_vm_writev, island_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+			   (long)&f, 1, (long)&t, 1, 0);
+}
+
 /* 0: not ours; 1: x is a with the program's path; 2: answered in *ret */
 static int self_exe_fix(long nr, const long *a, long *x, long *ret)
 {
@@ -760,16 +761,10 @@ static int self_exe_fix(long nr, const long *a, long *x, long *ret)
 		return 0;
 	if (nr == SYS_readlink || nr == SYS_readlinkat) {
 		long size = a[i + 2], n = (long)strlen(island_exe);
-		struct iovec from = { (void *)island_exe, (size_t)(n < size ? n : size) };
-		struct iovec to = { (void *)a[i + 1], from.iov_len };
 
 		/* the kernel copies: a bad buffer is EFAULT, not our crash */
-		if ((int)size <= 0)
-			*ret = -EINVAL;
-		else
-			*ret = island_sys6(SYS_process_vm_writev,
-					   island_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0),
-					   (long)&from, 1, (long)&to, 1, 0);
+		*ret = (int)size <= 0 ? -EINVAL :
+		       self_write((void *)a[i + 1], island_exe, (size_t)(n < size ? n : size));
 		return 2;
 	}
 	for (int k = 0; k < 6; k++)
@@ -958,9 +953,7 @@ static void zp_patch(uintptr_t site)
 	    (vdso && site >= vdso && site < vdso + 4 * 4096) ||
 	    !zp_site_add(site + 2))
 		return;
-	struct iovec from = { (void *)call_rax, 2 }, to = { (void *)site, 2 };
-	if (island_sys6(SYS_process_vm_writev, island_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0),
-			(long)&from, 1, (long)&to, 1, 0) == 2)
+	if (self_write((void *)site, call_rax, 2) == 2)
 		return;
 	/* not across a page: not across a cache line (checked above); one
 	 * rewrite at a time, or one's read-execute comes back under

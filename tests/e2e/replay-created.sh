@@ -18,17 +18,19 @@ check_trace t.xml
 "$CAPTURE" -o p.xml -- sh -c 'seq 1 1000 > a; cat a > b' 2> cap.err || fail "capture: $(cat cap.err)"
 check_trace p.xml
 rm f g a b
+# replayed MODE TRACE ROOT LABEL: replayed in MODE under ROOT with no
+# warning and no failed call
+replayed() {
+	"$REPLAY" -q --mode "$1" --root "$3" --report "$3.xml" "$2" 2> "$3.err" ||
+		fail "replay $1: $(cat "$3.err")"
+	expect_eq "$1: $4warnings" "$(cat "$3.err")" ""
+	expect_eq "$1: $4failed" "$(sed -n 's/.*<node name="[^"]*".* failed="\([0-9]*\)".*/\1/p' "$3.xml")" 0
+}
 for m in causal think timed afap; do
-	"$REPLAY" -q --mode $m --root r$m --report rep$m.xml t.xml 2> err$m.txt ||
-		fail "replay $m: $(cat err$m.txt)"
-	expect_eq "$m: warnings" "$(cat err$m.txt)" ""
-	expect_eq "$m: failed" "$(sed -n 's/.*<node name="[^"]*".* failed="\([0-9]*\)".*/\1/p' rep$m.xml)" 0
+	replayed $m t.xml r$m ""
 	expect_eq "$m: f" "$(stat -c %s "r$m$PWD/f")" 100
 	expect_eq "$m: g" "$(stat -c %s "r$m$PWD/g")" 60
-	"$REPLAY" -q --mode $m --root p$m --report prep$m.xml p.xml 2> perr$m.txt ||
-		fail "replay $m: $(cat perr$m.txt)"
-	expect_eq "$m: pipeline warnings" "$(cat perr$m.txt)" ""
-	expect_eq "$m: pipeline failed" "$(sed -n 's/.*<node name="[^"]*".* failed="\([0-9]*\)".*/\1/p' prep$m.xml)" 0
+	replayed $m p.xml p$m "pipeline "
 	expect_eq "$m: a" "$(stat -c %s "p$m$PWD/a")" 3893
 	expect_eq "$m: b" "$(stat -c %s "p$m$PWD/b")" 3893
 done
