@@ -31,9 +31,12 @@ struct tstate {
 	/* for the watchdog: the call or WAIT being replayed, since when */
 	_Atomic int64_t since;
 	const struct op *_Atomic at;
-	/* when each of its ops ended here (0: not yet), for h_wake */
+	/* when each of its ops ended here (0: not yet), for h_wake; the
+	 * first op another thread waits for (NOT_WAITED: none) */
 	_Atomic int64_t *op_done;
+	_Atomic uint32_t waited_at;
 };
+#define NOT_WAITED UINT32_MAX
 
 struct nstate {			/* one replayed node */
 	struct node_run *r;

@@ -378,9 +378,15 @@ static void wake_wait(struct rctx *c, const struct op *o)
 	struct tstate *w = &ns->ts[o->waker - 1];
 	pthread_mutex_lock(&ns->mu);
 	ns->wake_waiters++;
-	while (w->launched && !w->finished && !w->op_done[o->wake_op] &&
-	       !sync_stopped(ns->r->sync))
+	for (;;) {
+		/* before the look: the waker looks at it after its op_done */
+		if (w->waited_at > o->wake_op)
+			w->waited_at = o->wake_op;
+		if (!w->launched || w->finished || w->op_done[o->wake_op] ||
+		    sync_stopped(ns->r->sync))
+			break;
 		pthread_cond_wait(&ns->cv, &ns->mu);
+	}
 	ns->wake_waiters--;
 	int64_t done = w->launched ? w->op_done[o->wake_op] : 0;
 	pthread_mutex_unlock(&ns->mu);
@@ -577,6 +583,20 @@ struct targ {
 	int th;
 };
 
+/* The ops up to `last` of this thread ended: wake the threads waiting for
+ * one of them, and only then. Every op's broadcast woke every waiter of
+ * the process: a rank's 1,000 hwloc calls in MPI_Init woke its two
+ * waiting threads 2,000 times, for nothing, on two cores. */
+static void ops_done(struct nstate *ns, struct tstate *ts, size_t last)
+{
+	if (!ns->wake_waiters || ts->waited_at > last)
+		return;
+	pthread_mutex_lock(&ns->mu);
+	ts->waited_at = NOT_WAITED;	/* those still waiting say so again */
+	pthread_cond_broadcast(&ns->cv);
+	pthread_mutex_unlock(&ns->mu);
+}
+
 static void stat_add(struct nstate *ns, struct rctx *c)
 {
 	pthread_mutex_lock(&ns->stmu);
@@ -686,11 +706,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			size_t last = busy_wait(c, th, i);
 			if (last != i) {
 				i = last;
-				if (ns->wake_waiters) {
-					pthread_mutex_lock(&ns->mu);
-					pthread_cond_broadcast(&ns->cv);
-					pthread_mutex_unlock(&ns->mu);
-				}
+				ops_done(ns, ts, i);
 				continue;
 			}
 		}
@@ -731,11 +747,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		c->calls++;
 		sync_done(r->sync, r->node, o->seq);
 		ts->op_done[i] = c->mark ? c->mark : now_ns();
-		if (ns->wake_waiters) {
-			pthread_mutex_lock(&ns->mu);
-			pthread_cond_broadcast(&ns->cv);
-			pthread_mutex_unlock(&ns->mu);
-		}
+		ops_done(ns, ts, i);
 	}
 }
 
@@ -986,8 +998,10 @@ int run_node(struct node_run *r)
 	pthread_cond_init(&ns.wdcv, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&ns.stmu, NULL);
-	for (size_t i = 0; i < n->nthreads; i++)
+	for (size_t i = 0; i < n->nthreads; i++) {
 		ns.ts[i].op_done = xcalloc(n->threads[i].nops + 1, sizeof(*ns.ts[i].op_done));
+		ns.ts[i].waited_at = NOT_WAITED;
+	}
 	for (size_t p = 0; p < n->nprocs; p++) {
 		pthread_mutex_init(&ns.ps[p].mu, NULL);
 		ns.ps[p].nthreads = (int)n->procs[p].nthreads;
