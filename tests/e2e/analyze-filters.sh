@@ -150,4 +150,12 @@ if grep -q 'syscalls="kernel"' sc.xml; then
 else
 	echo "no Syscall User Dispatch: files --syscalls skipped"
 fi
+# the time of a system call a libc call made is that call's: 12 ms of
+# writing, not 20 (the fwrite's 10 and its write's 8 were added)
+T="$ISLAND_ROOT/tests/traces/syscalls-via.xml"
+check_trace "$T"
+for f in "" "--from 0"; do
+	expect_eq "files $f on via=" "$("$ANALYZE" files --csv $f "$T" | sed -n 2p | cut -d, -f1-9)" \
+		"s,/out,0,0,0,0.000000,2,300,0.012000"
+done
 echo ok
