@@ -483,6 +483,10 @@ int report_consumption(int argc, char **argv)
 	for (size_t i = 0; i < run.nthreads; i++) {
 		struct trace_thread *th = run.threads[i];
 
+		/* filtered: a thread none of whose time was selected (not
+		 * alive in the window, no selected call) is not in it */
+		if (filt.active && !per[i].live)
+			continue;
 		snprintf(tid, sizeof(tid), "%ld", th->tid);
 		add_rows(t, th->node->name, tid, th->name, &per[i]);
 	}

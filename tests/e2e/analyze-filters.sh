@@ -112,6 +112,16 @@ expect_eq "consumption --call write" "$(cons --call write)" "live 0.100000;filew
 expect_eq "consumption --path /i" "$(cons --path /i)" "live 0.200000;fileread 0.200000;"
 expect_eq "consumption --call and window" "$(cons --call write,read --from 0.15 --to 0.5)" \
 	"live 0.150000;fileread 0.100000;filewrite 0.050000;"
+# a thread none of whose time is selected is not in the report: thread
+# 11 lived 0 .. 0.1 s, thread 12 0.2 .. 1 s
+sed -e 's/tid="10" name="x" start="0.000000000" end="1.000000000" cpu="0.600000000" exit="process"/tid="11" name="a" start="0.000000000" end="0.100000000" cpu="0.050000000" exit="return"/' \
+    -e 's|clock="tsc">|clock="tsc"><command><arg>x</arg></command>|' -e '/<io /d' -e 's|</thread>|</thread><thread tid="12" name="b" start="0.200000000" end="1.000000000" cpu="0.100000000" exit="process" complete="true"><io api="read" res="fileread" start="0.400000000" end="0.600000000" fd="4" path="/i" amount="20"/></thread>|' \
+    hand.xml > two.xml
+check_trace two.xml
+threads_in() { "$ANALYZE" consumption --csv "$@" two.xml | awk -F, 'NR > 1 && $2 != "" { print $2 }' | sort -u | tr '\n' ' '; }
+expect_eq "consumption: threads" "$(threads_in)" "11 12 "
+expect_eq "consumption --from 0.3: threads" "$(threads_in --from 0.3)" "12 "
+expect_eq "consumption --call read: threads" "$(threads_in --call read)" "12 "
 ttx() { # ARGS...: TTX and TTC
 	"$ANALYZE" ttx --csv "$@" hand.xml | awk -F, '$1 == "overlap-aware" || $1 == "TTC" { printf "%s %s;", $1, $2 }'
 }
