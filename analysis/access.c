@@ -468,7 +468,9 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 		on_trunc(a, t, io);
 		return;
 	}
-	if (!io->has_fd)
+	/* a data call may name its file without a descriptor (msync: the
+	 * mapping's file): its bytes count, at a position not known */
+	if (!io->has_fd && e != E_DATA)
 		return;
 	switch (e) {
 	case E_OPEN:
@@ -495,7 +497,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	    (io->res != TRACE_RES_FILEREAD && io->res != TRACE_RES_FILEWRITE))
 		return;
 	k = io->res == TRACE_RES_FILEREAD ? K_READ : K_WRITE;
-	o = open_of(a, t, io->fd);
+	o = io->has_fd ? open_of(a, t, io->fd) : NULL;
 	if (o && strcmp(o->path, io->path))
 		o = NULL;	/* a descriptor reused out of sight */
 	f = file_of(a, t->node->index, o ? o->path : io->path, NULL);

@@ -27,13 +27,17 @@ static struct limit *limits;
 static size_t nlimits, lcap;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* "node2:filewrite=100000"; 0 or -1 */
+/* "node2:filewrite=100000"; 0 or -1. A node's name may hold ':' (-n
+ * n:1): the resource is after the last one before '='. */
 int limit_add(const char *spec)
 {
-	const char *colon = strchr(spec, ':'), *eq = strchr(spec, '=');
+	const char *eq = strchr(spec, '='), *colon = NULL;
 	char *end;
 
-	if (!colon || !eq || eq < colon || colon == spec)
+	for (const char *p = spec; eq && p < eq; p++)
+		if (*p == ':')
+			colon = p;
+	if (!colon || !eq || colon == spec)
 		return -1;
 	for (size_t i = 0; i < NRES; i++) {
 		size_t n = strlen(resources[i].name);

@@ -49,4 +49,9 @@ expect_eq "stdio rows" "$("$ANALYZE" access --csv s.xml | wc -l)" 2
 kw=$(grep "path=\"$PWD/y.dat\"" k.xml | grep '<io api="write"' | grep -vc 'level="libc"')
 "$ANALYZE" access --csv k.xml | grep ",$PWD/y.dat," | cut -d, -f4,6 > k.csv
 expect_eq "--syscalls writes, bytes written" "$(cat k.csv)" "$kw,600"
+
+# msync names its file, not a descriptor: its 8192 bytes are a write of
+# m.bin (files counted them, access had no row)
+"$CAPTURE" -n n1 -o m.xml -- /usr/bin/python3 -c "import mmap; f=open('m.bin','w+b'); f.truncate(8192); m=mmap.mmap(f.fileno(),8192); m[:5]=b'hello'; m.flush()"
+expect_eq "msync row" "$("$ANALYZE" access --csv m.xml | grep ",$PWD/m.bin," | cut -d, -f3-6)" "0,1,0,8192"
 echo ok

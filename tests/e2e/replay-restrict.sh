@@ -47,6 +47,10 @@ echo "real restricted run: $real_run s; nodes:"; cat real.txt
 # the replays, with the same limit on n1
 "$REPLAY" -q --root rc --limit n1:filewrite=$RATE --report causal.xml t.xml || fail "causal replay"
 "$REPLAY" -q --root rt --mode think --limit n1:filewrite=$RATE --report think.xml t.xml || fail "think replay"
+# a node whose name holds ':' (-n n:1): the resource is after the last
+# ':' before '=' (--limit n:1:fileread=... was refused)
+"$CAPTURE" -n n:1 -o colon.xml -- sh -c 'cat /etc/passwd > /dev/null' || fail "capture -n n:1"
+"$REPLAY" -q --root rcolon --limit n:1:fileread=100000 colon.xml || fail "--limit n:1:fileread refused"
 # mean |error| of the nodes against the real restricted run
 node_err() {
 	sed -n 's/.*<node name="\([^"]*\)" original="[0-9.]*" replayed="\([0-9.]*\)".*/\1 \2/p' "$1" |
