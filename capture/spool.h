@@ -375,8 +375,8 @@ struct prof_ctl {
 #define ENV_SYSCALLS "ISLAND_SYSCALLS"  /* "1": record at the kernel boundary */
 #define ENV_LOADER   "ISLAND_LOADER"    /* island-loader, for static programs */
 #define ENV_LOADER_TARGET "ISLAND_LOADER_TARGET"  /* the program it runs */
-#define ENV_LOADER_NAME "ISLAND_LOADER_NAME"  /* a script's: the task's name */
-#define ENV_LOADED   "ISLAND_LOADED"    /* island-loader started this image */
+#define ENV_LOADER_NAME "ISLAND_LOADER_NAME"  /* a script's path as exec'd */
+#define ENV_LOADED   "ISLAND_LOADED"    /* island-loader started this image: its file */
 #define ENV_SESSION_NODE "ISLAND_SESSION_NODE"   /* ... our node's index */
 
 #endif

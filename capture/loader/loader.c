@@ -177,9 +177,16 @@ int main(int argc, char **argv, char **envp)
 	island_exe = path;
 	/* the kernel named this task after us: the program's name, as its
 	 * exec would have given it (the base of the path it was run by, a
-	 * script's own) */
-	const char *base = strrchr(target, '/'), *name = getenv(ENV_LOADER_NAME);
-	prctl(PR_SET_NAME, (unsigned long)(name ? name : base ? base + 1 : target), 0, 0, 0);
+	 * script's own); that path is its AT_EXECFN */
+	static char execfn[PATH_MAX];   /* kept: the variables are wiped below */
+	const char *script = getenv(ENV_LOADER_NAME);
+	snprintf(execfn, sizeof(execfn), "%s", script ? script : target);
+	const char *base = strrchr(execfn, '/');
+	/* by descriptor alone (fexecve: /dev/fd/N), after its file, as
+	 * Linux 6.x names it */
+	if (!strncmp(execfn, "/dev/fd/", 8) && strspn(execfn + 8, "0123456789") == strlen(execfn + 8))
+		base = strrchr(path, '/');
+	prctl(PR_SET_NAME, (unsigned long)(base ? base + 1 : execfn), 0, 0, 0);
 	rseq_off();
 	if (!island_new_state())
 		fail(path, "cannot map the capture's thread state");
@@ -216,7 +223,10 @@ int main(int argc, char **argv, char **envp)
 		else                    /* /proc/PID/environ: not ours to show */
 			memset(*e, 0, strlen(*e));
 	/* the interposer takes over from us (sud.c), when we have dispatch */
-	static char loaded[] = ENV_LOADED "=1";   /* writable, like the kernel's */
+	/* writable, like the kernel's; the program's file, for its
+	 * interposer (its AT_EXECFN is the path it was exec'd by) */
+	static char loaded[sizeof(ENV_LOADED) + PATH_MAX];
+	snprintf(loaded, sizeof(loaded), "%s=%s", ENV_LOADED, path);
 	if (ientry && sud_on)
 		*w++ = (uint64_t)loaded;
 	*w++ = 0;
@@ -229,7 +239,7 @@ int main(int argc, char **argv, char **envp)
 		case AT_PHNUM:  v = eh.e_phnum; break;
 		case AT_ENTRY:  v = entry; break;
 		case AT_BASE:   v = ibias; break;
-		case AT_EXECFN: v = (uint64_t)path; break;
+		case AT_EXECFN: v = (uint64_t)execfn; break;
 		}
 		*w++ = aux[i].a_type;
 		*w++ = v;

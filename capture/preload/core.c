@@ -653,10 +653,16 @@ CONSTRUCTOR void island_init(void)
 	 * loader's calls so far: our own calls from here on are not the
 	 * application's, so dispatch is ours first, and off until sud_init
 	 * (sud.c) */
-	int handoff = getenv(ENV_SYSCALLS) && getenv(ENV_LOADED);
+	const char *loaded = getenv(ENV_LOADED);
+	int handoff = getenv(ENV_SYSCALLS) && loaded;
 	if (handoff) {
+		/* the program's file, kept: env_hide wipes the variable */
+		static char exe[4096];
 		sud_take_over();
-		island_exe = (const char *)getauxval(AT_EXECFN);
+		if (strlen(loaded) < sizeof(exe) && loaded[0] == '/') {
+			strcpy(exe, loaded);
+			island_exe = exe;
+		}
 	}
 	if (!dir || dir[0] != '/' || strlen(dir) >= sizeof(spool_dir) - 64)
 		return;

@@ -432,8 +432,10 @@ static int shebang(const char *path, char *interp, size_t n, char **arg)
  * island-loader runs it, so that a static program is recorded at all and
  * a dynamic one from its first call. The rest (not executable, set-ID,
  * unreadable) is exec'd as it is, with the kernel's answer. Returns 1 and
- * the call's result in *ret when it did. */
-static int exec_loaded(const long *a, long *ret)
+ * the call's result in *ret when it did. given: the path the program
+ * asked for, when a[0] replaces it (/proc/self/exe: the task is named
+ * "exe", and that is its AT_EXECFN). */
+static int exec_loaded(const long *a, const char *given, long *ret)
 {
 	const char *path = (const char *)a[0];
 	char *const *argv = (char *const *)a[1];
@@ -468,10 +470,14 @@ static int exec_loaded(const long *a, long *ret)
 	memcpy(tgt, ENV_LOADER_TARGET "=", sizeof(ENV_LOADER_TARGET));
 	memcpy(tgt + sizeof(ENV_LOADER_TARGET), target, tl + 1);
 	*w++ = tgt;
-	if (script) {                /* the task is named after the script */
-		const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (script || given) {       /* the task is named after the script */
+		const char *as = given ? given : path;
+		size_t al = strnlen(as, 4096);
+		if (al >= 4096)
+			return 0;
 		memcpy(name, ENV_LOADER_NAME "=", sizeof(ENV_LOADER_NAME));
-		memcpy(name + sizeof(ENV_LOADER_NAME), b, strlen(b) + 1);
+		memcpy(name + sizeof(ENV_LOADER_NAME), as, al);
+		name[sizeof(ENV_LOADER_NAME) + al] = 0;
 		*w++ = name;
 	}
 	*w = NULL;
@@ -521,6 +527,25 @@ static int at_path(const long *x, char *buf, size_t n)
 	}
 	/* the kernel's name for a file gone from its directory */
 	return island_sys6(SYS_faccessat, AT_FDCWD, (long)buf, F_OK, 0, 0, 0) == 0;
+}
+
+/* The name the kernel gives an execveat (its AT_EXECFN): the path when
+ * absolute or from the cwd, else /dev/fd/N, /dev/fd/N/PATH; in buf. */
+static const char *at_given(const long *x, char *buf, size_t n)
+{
+	const char *p = (const char *)x[1];
+
+	if (p && (p[0] == '/' || (p[0] && (int)x[0] == AT_FDCWD)))
+		return p;
+	if ((int)x[0] < 0 || n < 32 || (p && strlen(p) >= n - 32))
+		return NULL;
+	memcpy(buf, "/dev/fd/", 8);
+	char *e = utoa(buf + 8, (unsigned long)(int)x[0]);
+	if (p && p[0]) {
+		*e++ = '/';
+		strcpy(e, p);
+	}
+	return buf;
 }
 
 /* An application's signal handler returns (island_restorer_app): its
@@ -1268,18 +1293,25 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		char *fixed[ne + 12], fbuf[pl + strlen(env_preload_lib) + 16], *fb = fbuf;
 		x[ei] = (long)env_fix((char *const *)a[ei], &fb, sizeof(fbuf), fixed, ne + 12);
 #endif
-		if (island_exe)          /* exec of /proc/self/exe */
-			self_exe_fix(nr, x, x, &ret);
+		const char *given = NULL;
+		if (island_exe) {        /* exec of /proc/self/exe */
+			long p0 = x[nr == SYS_execve ? 0 : 1];
+			if (self_exe_fix(nr, x, x, &ret) == 1)
+				given = (const char *)p0;
+		}
 		if (!inlibc)             /* the libc wrapper did this itself */
 			process_finish(TEXIT_EXEC);
 		int loaded = 0;
 		if (nr == SYS_execve) {
-			loaded = exec_loaded(x, &ret);
+			loaded = exec_loaded(x, given, &ret);
 		} else {               /* execveat, fexecve: by the path */
-			char at[4200];
+			char at[4200], as[4200];
 			if (at_path(x, at, sizeof(at))) {
 				long y[6] = { (long)at, x[2], x[3], 0, 0, 0 };
-				loaded = exec_loaded(y, &ret);
+				if (!given)
+					given = at_given(x, as, sizeof(as));
+				loaded = exec_loaded(y, given && strcmp(given, at) ? given : NULL,
+						     &ret);
 			}
 		}
 		if (!loaded)

@@ -261,7 +261,7 @@ static void script_target(struct run_opts *ro, const char *prog)
 		*w++ = ro->argv[i];
 	ro->argv = argv;
 	ro->target = argv[0];
-	ro->script = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	ro->script = prog;
 }
 
 /* Clear errors before the app starts: the program must exist and be

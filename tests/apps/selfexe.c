@@ -3,14 +3,16 @@
  * island-loader (the kernel's /proc/self/exe): its path by readlink of
  * /proc/self/exe, /proc/PID/exe and /proc/thread-self/exe, by the raw
  * readlinkat call, cut to 4 bytes, into a read-only buffer (EFAULT);
- * whether stat and open of /proc/self/exe give its own file; its name;
- * then it execs /proc/self/exe ("again"), which prints the same but
- * its name (the kernel's is "exe"). */
+ * whether stat and open of /proc/self/exe give its own file; its name
+ * and AT_EXECFN (the path its exec was given); then it execs
+ * /proc/self/exe ("again"), which prints the same (its name is then
+ * "exe", its AT_EXECFN /proc/self/exe). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -50,10 +52,13 @@ int main(int argc, char **argv)
 		printf("%s open: %s\n", img, c.st_ino == b.st_ino ? "its file" : "another file");
 		close(fd);
 	}
+	fd = open("/proc/self/comm", O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+	show(img, "comm", n > 0 ? n - 1 : n, buf);
+	if (fd >= 0)
+		close(fd);
+	printf("%s execfn: %s\n", img, (const char *)getauxval(AT_EXECFN));
 	if (img[0] == 'f') {
-		fd = open("/proc/self/comm", O_RDONLY);
-		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
-		show(img, "comm", n > 0 ? n - 1 : n, buf);
 		fflush(stdout);
 		execl("/proc/self/exe", argv[0], "again", (char *)NULL);
 		perror("execl /proc/self/exe");
