@@ -76,6 +76,8 @@ struct netstream {
 	uint32_t fdgen;              /* the descriptor's socket (netfd.gen) */
 	struct pkt_ep peer, local;
 	bool has_local;
+	struct pkt_ep tlocal;        /* its connect's or accept's local= */
+	bool has_tlocal;
 	int64_t first;               /* first call or connect/accept, ns */
 	uint64_t sent, received;     /* cumulative amounts */
 	int conn;                    /* in the node's pcap, -1 unknown */

@@ -19,11 +19,34 @@ struct ionum {
 	long call;                   /* -1: not a data call */
 };
 
+/* A socket call kept for the second pass, in time order: a process's
+ * threads share its descriptors but the trace lists each thread's calls
+ * apart (a server that accepts in one thread and serves the connection
+ * in another would find the descriptor on its next connection). */
+struct netio {
+	int node;
+	long pid, ppid;
+	int fd;
+	const char *api;             /* interned */
+	enum trace_res res;
+	bool has_peer;
+	uint8_t proto;
+	struct pkt_ep peer, local;
+	bool has_local;
+	int64_t start, end, amount;
+	uint64_t seq;
+	int64_t key;                 /* when it acts on the descriptor */
+	size_t ord;                  /* reading order */
+	long ion;                    /* its ionum, -1: numbered by seq */
+};
+
 struct rdctx {
 	struct netrun *nr;
 	struct ionum **ios;          /* per node */
 	size_t *nios, *capios;
 	size_t nodecap;
+	struct netio *io;
+	size_t nio, capio;
 };
 
 static struct netnode *node_get(struct netrun *nr, const char *name, int *idx)
@@ -54,17 +77,16 @@ static bool numbered(enum trace_res r)
 	return r <= TRACE_RES_NETMETA;     /* fileread ... netmeta carry a seq */
 }
 
-static int new_stream(struct netrun *nr, int node, long pid, int fd,
-		      const struct pkt_ep *peer, int64_t t)
+static int new_stream(struct netrun *nr, const struct netio *io)
 {
 	XGROW(nr->streams, nr->capstreams, nr->nstreams + 1);
 	struct netstream *s = &nr->streams[nr->nstreams];
 	memset(s, 0, sizeof(*s));
-	s->node = node;
-	s->pid = pid;
-	s->fd = fd;
-	s->peer = *peer;
-	s->first = t;
+	s->node = io->node;
+	s->pid = io->pid;
+	s->fd = io->fd;
+	s->peer = io->peer;
+	s->first = io->start;
 	s->conn = s->pair = -1;
 	s->open_call = -1;
 	return (int)nr->nstreams++;
@@ -110,8 +132,7 @@ static uint8_t proto_of(const char *name)
 	return 0;
 }
 
-static void add_call(struct netrun *nr, int node, int st, const struct trace_io *io,
-		     uint64_t seq)
+static void add_call(struct netrun *nr, int st, const struct netio *io)
 {
 	struct netstream *s = &nr->streams[st];
 	bool opens = io->res == TRACE_RES_NETMETA;
@@ -119,7 +140,7 @@ static void add_call(struct netrun *nr, int node, int st, const struct trace_io 
 
 	XGROW(nr->calls, nr->capcalls, nr->ncalls + 1);
 	nr->calls[nr->ncalls++] = (struct netcall){
-		.node = node, .seq = seq, .api = intern(io->api),
+		.node = io->node, .seq = io->seq, .api = io->api,
 		.start = io->start, .end = io->end, .amount = opens ? 0 : io->amount,
 		.recv = recv, .opens = opens, .stream = st,
 		.off = recv ? s->received : s->sent,
@@ -134,32 +155,28 @@ static void add_call(struct netrun *nr, int node, int st, const struct trace_io 
 
 /* A new socket on pid's fd (socket, accept, connect): its protocol, and
  * a new generation of the number. */
-static struct netfd *fd_opens(struct netrun *nr, int node, long pid, int fd,
-			      const struct trace_io *io, int stream)
+static struct netfd *fd_opens(struct netrun *nr, const struct netio *io, int stream)
 {
-	struct netfd *f = netfds_get(&nr->fds, node, pid, fd);
+	struct netfd *f = netfds_get(&nr->fds, io->node, io->pid, io->fd);
 	uint32_t gen = f ? f->gen + 1 : 1;
-	uint8_t proto = proto_of(io->proto);
 
-	f = netfds_set(&nr->fds, node, pid, fd, stream);
+	f = netfds_set(&nr->fds, io->node, io->pid, io->fd, stream);
 	f->gen = gen;
-	if (proto || strcmp(io->api, "connect"))
-		f->proto = proto;
+	if (io->proto || strcmp(io->api, "connect"))
+		f->proto = io->proto;
 	return f;
 }
 
 /* A data call's stream: TCP, the descriptor's (or the parent's it
  * inherited); UDP, the one of its peer. */
-static int data_stream(struct netrun *nr, int node, struct trace_thread *t, int fd,
-		       struct netfd *f, const struct trace_io *io, const struct pkt_ep *peer)
+static int data_stream(struct netrun *nr, struct netfd *f, const struct netio *io)
 {
-	long pid = t->proc->pid;
 	int st;
 
 	if (f && f->proto == PKT_UDP) {
-		st = udp_stream(nr, node, f, peer);
+		st = udp_stream(nr, io->node, f, &io->peer);
 		if (st < 0) {
-			st = new_stream(nr, node, pid, fd, peer, io->start);
+			st = new_stream(nr, io);
 			nr->streams[st].udp = true;
 			nr->streams[st].fdgen = f->gen;
 		}
@@ -167,54 +184,93 @@ static int data_stream(struct netrun *nr, int node, struct trace_thread *t, int 
 	}
 	st = f && !f->closed ? f->stream : -1;
 	if (st < 0 && !f)
-		st = inherited(nr, node, t->proc->ppid, fd, peer);
-	if (st < 0 || !pkt_ep_eq(&nr->streams[st].peer, peer))
-		st = new_stream(nr, node, pid, fd, peer, io->start);
-	netfds_set(&nr->fds, node, pid, fd, st);
+		st = inherited(nr, io->node, io->ppid, io->fd, &io->peer);
+	if (st < 0 || !pkt_ep_eq(&nr->streams[st].peer, &io->peer))
+		st = new_stream(nr, io);
+	netfds_set(&nr->fds, io->node, io->pid, io->fd, st);
 	return st;
 }
 
 /* socket, connect and accept open a socket (connect and accept a TCP
  * stream); close ends one; data calls join theirs. */
-static long net_io(struct netrun *nr, int node, struct trace_thread *t,
-		   const struct trace_io *io, uint64_t seq)
+static long net_io(struct netrun *nr, const struct netio *io)
 {
-	const char *fds = attr_of(io, "fd");
-	long pid = t->proc->pid;
-	struct pkt_ep peer;
-	int fd, st;
+	struct netfd *f = netfds_get(&nr->fds, io->node, io->pid, io->fd);
+	int st;
 
-	if (!fds || io->failed)
-		return -1;
-	fd = atoi(fds);
-	struct netfd *f = netfds_get(&nr->fds, node, pid, fd);
 	if (!strcmp(io->api, "close")) {
 		if (f)
 			f->closed = true;
 		return -1;
 	}
 	if (io->res == TRACE_RES_NETMETA && !strcmp(io->api, "socket")) {
-		fd_opens(nr, node, pid, fd, io, -1);
+		fd_opens(nr, io, -1);
 		return -1;
 	}
-	if (!io->peer || net_ep_parse(&peer, io->peer))
+	if (!io->has_peer)
 		return -1;
 	if (io->res == TRACE_RES_NETMETA) {
 		bool acc = !strncmp(io->api, "accept", 6);
 		if (!acc && strcmp(io->api, "connect"))
 			return -1;
-		if (!acc && (f ? f->proto == PKT_UDP : proto_of(io->proto) == PKT_UDP))
+		if (!acc && (f ? f->proto == PKT_UDP : io->proto == PKT_UDP))
 			return -1;          /* a UDP connect only names the peer */
-		st = new_stream(nr, node, pid, fd, &peer, io->start);
-		fd_opens(nr, node, pid, fd, io, st)->proto = PKT_TCP;
-		add_call(nr, node, st, io, seq);
+		st = new_stream(nr, io);
+		nr->streams[st].tlocal = io->local;
+		nr->streams[st].has_tlocal = io->has_local;
+		fd_opens(nr, io, st)->proto = PKT_TCP;
+		add_call(nr, st, io);
 		return (long)nr->ncalls - 1;
 	}
 	if ((io->res != TRACE_RES_NETSEND && io->res != TRACE_RES_NETRECV) || io->amount <= 0)
 		return -1;
-	st = data_stream(nr, node, t, fd, f, io, &peer);
-	add_call(nr, node, st, io, seq);
+	st = data_stream(nr, f, io);
+	add_call(nr, st, io);
 	return (long)nr->ncalls - 1;
+}
+
+/* Only socket calls and closes (of what may be a socket) matter; a
+ * non-blocking connect under way (EINPROGRESS) makes its connection. */
+static bool keep_io(const struct trace_io *io)
+{
+	if (io->failed && !(!strcmp(io->api, "connect") && io->err &&
+			    !strcmp(io->err, "EINPROGRESS")))
+		return false;
+	if (!strcmp(io->api, "close"))
+		return !io->path;
+	return io->res == TRACE_RES_NETMETA || io->res == TRACE_RES_NETSEND ||
+	       io->res == TRACE_RES_NETRECV;
+}
+
+/* The time a call acts on its descriptor: an open when it returns the
+ * socket, a close when it begins to let the number go, a data call when
+ * it begins (after the open another thread learned the number from). */
+static int64_t io_key(const struct netio *io)
+{
+	if (!strcmp(io->api, "close") || io->res != TRACE_RES_NETMETA)
+		return io->start;
+	return io->end;
+}
+
+static void keep(struct rdctx *c, int node, struct trace_thread *t,
+		 const struct trace_io *io, uint64_t seq, long ion)
+{
+	const char *fds = attr_of(io, "fd"), *local = attr_of(io, "local");
+
+	if (!fds || !keep_io(io))
+		return;
+	XGROW(c->io, c->capio, c->nio + 1);
+	struct netio *n = &c->io[c->nio];
+	*n = (struct netio){
+		.node = node, .pid = t->proc->pid, .ppid = t->proc->ppid, .fd = atoi(fds),
+		.api = io->api, .res = io->res, .proto = proto_of(io->proto),
+		.start = io->start, .end = io->end, .amount = io->amount, .seq = seq,
+		.ord = c->nio, .ion = ion,
+	};
+	n->has_peer = io->peer && !net_ep_parse(&n->peer, io->peer);
+	n->has_local = local && !net_ep_parse(&n->local, local);
+	n->key = io_key(n);
+	c->nio++;
 }
 
 static void on_node(void *ctx, struct trace_node *n)
@@ -246,6 +302,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	struct netnode *nn = node_get(c->nr, t->node->name, &node);
 	const char *sq = attr_of(io, "seq");
 	uint64_t seq = sq ? strtoull(sq, NULL, 10) : 0;
+	long ion = -1;
 
 	if (seq)
 		nn->has_seq = true;
@@ -253,12 +310,68 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 		nn->numbered++;
 	if (seq > nn->maxseq)
 		nn->maxseq = seq;
-	long call = net_io(c->nr, node, t, io, seq);
-	if (!numbered(io->res) || seq)
-		return;
-	XGROW(c->ios[node], c->capios[node], c->nios[node] + 1);
-	c->ios[node][c->nios[node]] = (struct ionum){ io->end, c->nios[node], call };
-	c->nios[node]++;
+	if (numbered(io->res) && !seq) {
+		XGROW(c->ios[node], c->capios[node], c->nios[node] + 1);
+		c->ios[node][c->nios[node]] = (struct ionum){ io->end, c->nios[node], -1 };
+		ion = (long)c->nios[node]++;
+	}
+	keep(c, node, t, io, seq, ion);
+}
+
+static int cmp_netio(const void *a, const void *b)
+{
+	const struct netio *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node - y->node;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* The calls in time order, each process's descriptors followed through
+ * them; then the calls back in reading order (the reports list them so). */
+static void take_ios(struct rdctx *c)
+{
+	struct netrun *nr = c->nr;
+	size_t *ord = NULL, cap = 0;
+
+	qsort(c->io, c->nio, sizeof(*c->io), cmp_netio);
+	for (size_t i = 0; i < c->nio; i++) {
+		if (net_io(nr, &c->io[i]) < 0)
+			continue;
+		XGROW(ord, cap, nr->ncalls);
+		ord[nr->ncalls - 1] = c->io[i].ord;
+	}
+	/* where each kept I/O's call lands: by reading order */
+	long *at = xmalloc((c->nio + 1) * sizeof(*at));
+	struct netcall *calls = xmalloc((nr->ncalls + 1) * sizeof(*calls));
+	long *moved = xmalloc((nr->ncalls + 1) * sizeof(*moved));
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nio; i++)
+		at[i] = -1;
+	for (size_t i = 0; i < nr->ncalls; i++)
+		at[ord[i]] = (long)i;
+	for (size_t o = 0; o < c->nio; o++)
+		if (at[o] >= 0) {
+			calls[n] = nr->calls[at[o]];
+			moved[at[o]] = (long)n;
+			at[o] = (long)n++;
+		}
+	for (size_t i = 0; i < nr->nstreams; i++)
+		if (nr->streams[i].open_call >= 0)
+			nr->streams[i].open_call = moved[nr->streams[i].open_call];
+	for (size_t i = 0; i < c->nio; i++)
+		if (c->io[i].ion >= 0)
+			c->ios[c->io[i].node][c->io[i].ion].call = at[c->io[i].ord];
+	free(nr->calls);
+	nr->calls = calls;
+	nr->capcalls = nr->ncalls + 1;
+	free(moved);
+	free(at);
+	free(ord);
+	free(c->io);
 }
 
 static int cmp_ionum(const void *a, const void *b)
@@ -295,6 +408,7 @@ void net_read_traces(struct netrun *nr, char **files, int nfiles)
 	struct rdctx c = { .nr = nr };
 
 	read_traces(&nr->run, files, nfiles, &ops, &c);
+	take_ios(&c);
 	/* seqs number a node's I/O from 1: one past their count is a bad
 	 * trace (the dependencies keep arrays by seq) */
 	for (size_t i = 0; i < nr->nnodes; i++)

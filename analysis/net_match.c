@@ -62,8 +62,9 @@ static bool conn_used(const struct netconn *k)
 }
 
 /* Is k a better choice than the current best? The earliest free
- * connection; one that was refused (a failed connect has no stream) only
- * as a last resort. */
+ * connection; one that was refused (a failed blocking connect has no
+ * stream, a non-blocking one's takes its own by its endpoints) only as a
+ * last resort. */
 static bool better(const struct netconn *k, const struct netconn *best)
 {
 	if (!best)
@@ -73,24 +74,45 @@ static bool better(const struct netconn *k, const struct netconn *best)
 	return k->first_t < best->first_t;
 }
 
-static void stream_conn(struct netrun *nr, int st, const struct epref *cv, size_t nc)
+/* Stream st takes connection k of its node's pcap (ours: its end a or b). */
+static void take_conn(struct netrun *nr, int st, struct netconn *k)
+{
+	struct netstream *s = &nr->streams[st];
+
+	s->conn = (int)(k - nr->conns);
+	s->dir_out = pkt_ep_eq(&k->b, &s->peer) ? 0 : 1;
+	k->stream[s->dir_out] = st;
+	s->local = s->dir_out ? k->b : k->a;
+	s->has_local = true;
+}
+
+/* A stream whose trace names its own endpoint (exact) takes the
+ * connection of both endpoints: a connect refused after EINPROGRESS
+ * leaves its stream and a connection of a SYN and a RST, which the order
+ * alone would mix up with the next. The others (exact false), and those
+ * without their connection in the pcap, take the best free one. */
+static void stream_conn(struct netrun *nr, int st, const struct epref *cv, size_t nc,
+			bool exact)
 {
 	struct netstream *s = &nr->streams[st];
 	struct netconn *best = NULL;
 
+	if (s->conn >= 0 || (exact && !s->has_tlocal))
+		return;
 	for (size_t i = ep_lower(cv, nc, s->node, &s->peer); ep_at(cv, nc, i, s->node, &s->peer); i++) {
 		struct netconn *k = &nr->conns[cv[i].idx];
 		int end = !pkt_ep_eq(&k->b, &s->peer);      /* ours: a (0) or b */
-		if (k->udp == s->udp && k->stream[end] < 0 && better(k, best))
+		if (k->udp != s->udp || k->stream[end] >= 0)
+			continue;
+		if (exact && pkt_ep_eq(end ? &k->b : &k->a, &s->tlocal)) {
+			best = k;
+			break;
+		}
+		if (!exact && better(k, best))
 			best = k;
 	}
-	if (!best)
-		return;
-	s->conn = (int)(best - nr->conns);
-	s->dir_out = pkt_ep_eq(&best->b, &s->peer) ? 0 : 1;
-	best->stream[s->dir_out] = st;
-	s->local = s->dir_out ? best->b : best->a;
-	s->has_local = true;
+	if (best)
+		take_conn(nr, st, best);
 }
 
 static bool ends_meet(const struct netstream *s, const struct netstream *r)
@@ -316,8 +338,9 @@ void net_match(struct netrun *nr)
 	sort_nr = nr;
 	/* a node's streams take its connections in the order they began */
 	order = sorted(nr->nstreams, cmp_first);
-	for (size_t i = 0; i < nr->nstreams; i++)
-		stream_conn(nr, (int)order[i], cv, 2 * nr->nconns);
+	for (int exact = 1; exact >= 0; exact--)
+		for (size_t i = 0; i < nr->nstreams; i++)
+			stream_conn(nr, (int)order[i], cv, 2 * nr->nconns, exact);
 	free(order);
 	free(cv);
 	sv = stream_refs(nr);

@@ -5,7 +5,17 @@
  *   msgs server ADDR PORT N [READY]    accept one connection; N rounds
  *   msgs fserver ADDR PORT N [READY]   the same, served by a child
  *                                      process forked after accept
+ *   msgs tserver ADDR PORT N [READY]   two connections one after the
+ *                                      other, each served by a thread of
+ *                                      its own (the main thread accepts
+ *                                      and joins it: the second gets the
+ *                                      first's descriptor number)
  *   msgs client ADDR PORT N            connect; N rounds
+ *   msgs nbclient ADDR PORT N [TRIED]  the same with a non-blocking
+ *                                      connect (EINPROGRESS, then poll);
+ *                                      with TRIED, retried every 10 ms
+ *                                      while refused, TRIED written after
+ *                                      the first refusal
  *   msgs userver|uclient ...           the same over UDP: one datagram
  *                                      per message, sendto and recvfrom
  *
@@ -22,8 +32,11 @@
  *   msgs conns ADDR N        N connections of 5 rounds of 100 and 50 bytes
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,18 +104,42 @@ static void nodelay(int fd)
 		DIE("TCP_NODELAY");
 }
 
-static int serve(struct addr *a, int n, const char *ready, int fork_child)
+static void touch(const char *path)
 {
-	int one = 1, ls = socket(a->ss.ss_family, SOCK_STREAM, 0), fd;
+	FILE *f = fopen(path, "w");
+
+	if (!f || fclose(f))
+		DIE(path);
+}
+
+static int listener(struct addr *a, const char *ready)
+{
+	int one = 1, ls = socket(a->ss.ss_family, SOCK_STREAM, 0);
 
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (ls < 0 || bind(ls, (void *)&a->ss, a->len) < 0 || listen(ls, 1) < 0)
 		DIE("listen");
-	if (ready) {
-		FILE *f = fopen(ready, "w");
-		if (!f || fclose(f))
-			DIE(ready);
+	if (ready)
+		touch(ready);
+	return ls;
+}
+
+static void server_rounds(int fd, int n)
+{
+	nodelay(fd);
+	for (int i = 0; i < n; i++) {
+		get(fd, csize(i));
+		printf("c2s %zu\n", csize(i));
+		put(fd, ssize(i), i);
+		printf("s2c %zu\n", ssize(i));
 	}
+	close(fd);
+}
+
+static int serve(struct addr *a, int n, const char *ready, int fork_child)
+{
+	int ls = listener(a, ready), fd;
+
 	fd = accept(ls, NULL, NULL);
 	if (fd < 0)
 		DIE("accept");
@@ -120,25 +157,43 @@ static int serve(struct addr *a, int n, const char *ready, int fork_child)
 		}
 		close(ls);
 	}
-	nodelay(fd);
-	for (int i = 0; i < n; i++) {
-		get(fd, csize(i));
-		printf("c2s %zu\n", csize(i));
-		put(fd, ssize(i), i);
-		printf("s2c %zu\n", ssize(i));
-	}
-	close(fd);
+	server_rounds(fd, n);
 	if (!fork_child)
 		close(ls);
 	return 0;
 }
 
-static int client(struct addr *a, int n)
-{
-	int fd = socket(a->ss.ss_family, SOCK_STREAM, 0);
+struct tconn {
+	int fd, n;
+};
 
-	if (fd < 0 || connect(fd, (void *)&a->ss, a->len) < 0)
-		DIE("connect");
+static void *tserve_conn(void *arg)
+{
+	struct tconn *c = arg;
+
+	server_rounds(c->fd, c->n);
+	return NULL;
+}
+
+static int tserve(struct addr *a, int n, const char *ready)
+{
+	int ls = listener(a, ready);
+
+	for (int k = 0; k < 2; k++) {
+		struct tconn c = { accept(ls, NULL, NULL), n };
+		pthread_t th;
+
+		if (c.fd < 0)
+			DIE("accept");
+		if (pthread_create(&th, NULL, tserve_conn, &c) || pthread_join(th, NULL))
+			DIE("pthread_create");
+	}
+	close(ls);
+	return 0;
+}
+
+static void client_rounds(int fd, int n)
+{
 	nodelay(fd);
 	for (int i = 0; i < n; i++) {
 		put(fd, csize(i), i);
@@ -147,6 +202,54 @@ static int client(struct addr *a, int n)
 		printf("s2c %zu\n", ssize(i));
 	}
 	close(fd);
+}
+
+static int client(struct addr *a, int n)
+{
+	int fd = socket(a->ss.ss_family, SOCK_STREAM, 0);
+
+	if (fd < 0 || connect(fd, (void *)&a->ss, a->len) < 0)
+		DIE("connect");
+	client_rounds(fd, n);
+	return 0;
+}
+
+/* A connect that does not block, as an event loop's: EINPROGRESS, then
+ * poll until the handshake is over. -1 when refused. */
+static int nb_connect(struct addr *a)
+{
+	int fd = socket(a->ss.ss_family, SOCK_STREAM, 0), err = 0;
+	socklen_t l = sizeof(err);
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	if (fd < 0 || fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+		DIE("socket");
+	if (!connect(fd, (void *)&a->ss, a->len) || errno != EINPROGRESS)
+		DIE("connect: not EINPROGRESS");
+	if (poll(&p, 1, 5000) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0)
+		DIE("connect: poll");
+	if (err == ECONNREFUSED) {
+		close(fd);
+		return -1;
+	}
+	errno = err;
+	if (err || fcntl(fd, F_SETFL, 0) < 0)   /* blocking again: MSG_WAITALL */
+		DIE("connect");
+	return fd;
+}
+
+static int nbclient(struct addr *a, int n, const char *tried)
+{
+	int fd, k = 0;
+
+	while ((fd = nb_connect(a)) < 0) {
+		if (!tried || ++k > 1000)
+			DIE("connect: refused");
+		if (k == 1)
+			touch(tried);
+		usleep(10000);
+	}
+	client_rounds(fd, n);
 	return 0;
 }
 
@@ -303,9 +406,11 @@ int main(int argc, char **argv)
 		return bench(argv[1], &a, atol(argv[3]));
 	}
 	if (argc < 5 || (strcmp(argv[1], "server") && strcmp(argv[1], "fserver") &&
-			 strcmp(argv[1], "client") && strcmp(argv[1], "userver") &&
+			 strcmp(argv[1], "tserver") && strcmp(argv[1], "client") &&
+			 strcmp(argv[1], "nbclient") && strcmp(argv[1], "userver") &&
 			 strcmp(argv[1], "uclient"))) {
-		fprintf(stderr, "usage: msgs server|fserver|client|userver|uclient ADDR PORT N [READY]\n"
+		fprintf(stderr, "usage: msgs server|fserver|tserver|client|nbclient|userver|uclient"
+			" ADDR PORT N [READY]\n"
 			"       msgs bulk ADDR MIB | msgs conns ADDR N\n");
 		return 2;
 	}
@@ -320,6 +425,10 @@ int main(int argc, char **argv)
 		return userve(&a, n, argc > 5 ? argv[5] : NULL);
 	if (!strcmp(argv[1], "uclient"))
 		return uclient(&a, n);
+	if (!strcmp(argv[1], "tserver"))
+		return tserve(&a, n, argc > 5 ? argv[5] : NULL);
+	if (!strcmp(argv[1], "nbclient"))
+		return nbclient(&a, n, argc > 5 ? argv[5] : NULL);
 	if (strcmp(argv[1], "client"))
 		return serve(&a, n, argc > 5 ? argv[5] : NULL, argv[1][0] == 'f');
 	return client(&a, n);

@@ -2,6 +2,9 @@
 # on its veth by name (Ethernet frames), the client on the interfaces its
 # sockets use (the default). Every message gives exactly one edge, the
 # bytes per connection match the calls exactly, tcpdump reads the pcaps.
+# Then a server that accepts in its main thread and serves each connection
+# in a thread of its own, two clients one after the other (the second
+# connection gets the first's descriptor number): the same.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 command -v tcpdump >/dev/null || { echo "tcpdump is not installed"; exit 77; }
 command -v ip >/dev/null || { echo "no ip command"; exit 77; }
@@ -51,4 +54,33 @@ cli 10.232.7.1 10.232.7.2:7000 $c2s $c2s $s2c $s2c"
 # offload cuts it after the capture point), every receive has its split
 calls_tied net
 expect_eq "calls" "$(rows calls net | wc -l)" 80
+
+# the threaded server: its threads' calls are tied to its packets
+ip netns exec $B "$CAPTURE" --pcap $VB -n tsrv -o tsrv.xml -- \
+	"$APPS/msgs" tserver 10.232.7.2 7001 20 tready > tsrv.out &
+spid=$!
+wait_ready tready $spid
+for c in tcli1 tcli2; do
+	ip netns exec $A "$CAPTURE" --pcap -n $c -o $c.xml -- \
+		"$APPS/msgs" client 10.232.7.2 7001 20 > $c.out || fail "$c failed"
+done
+wait $spid || fail "threaded server failed"
+[ "$(grep -c '<thread ' tsrv.xml)" = 3 ] || fail "tsrv.xml: not 3 threads"
+"$ANALYZE" deps --from net --csv tsrv.xml tcli1.xml tcli2.xml > tdeps.csv || fail "deps --from net (threads)"
+for c in tcli1 tcli2; do
+	awk -F, -v c=$c 'NR == 1 || $1 == c || $5 == c' tdeps.csv > $c.csv
+	expect_eq "$c message edges" "$(msg_edges $c.csv $c)" "$(sort $c.out)"
+done
+expect_eq "connection edges" "$(awk -F, '$3 == "accept" { print $1, $5, $7, $9 }' tdeps.csv)" \
+	"tsrv tcli1 connect 0
+tsrv tcli2 connect 0"
+expect_eq "edges" "$(($(wc -l < tdeps.csv) - 1))" 82
+"$ANALYZE" net -o tnet tsrv.xml tcli1.xml tcli2.xml || fail "net (threads)"
+conns=$(rows connections tnet | awk -F, '{ print $1, $6, $7, $9, $10 }')
+expect_eq "connections (threads)" "$conns" "tsrv $c2s $c2s $s2c $s2c
+tsrv $c2s $c2s $s2c $s2c
+tcli1 $c2s $c2s $s2c $s2c
+tcli2 $c2s $c2s $s2c $s2c"
+calls_tied tnet
+expect_eq "calls (threads)" "$(rows calls tnet | wc -l)" 160
 exit 0
