@@ -18,7 +18,10 @@
  * vfork child (Python's subprocess) redirects with dup2 where the capture
  * cannot see. That life gets a slot of its own, which starts as a copy of
  * the parent's descriptor on the file the child's calls name (the dup2's
- * source: the offset is shared) or, with none, opens that file.
+ * source: the offset is shared) or, with none, opens that file. A pipe is
+ * known by its number in the trace and its end (a write is the write
+ * end's): the child's slot starts as a copy of the parent's descriptor on
+ * that end of that pipe (capture_output), not as a sink.
  *
  * Which life a call belongs to is the trace's time: a number is made when
  * its call returns and is taken by the calls that start after that (the
@@ -59,12 +62,15 @@ struct life {
 	uint8_t inherited;	/* first used, not made, by the process */
 	uint8_t net;		/* its calls name a socket or pipe */
 	const char *path;	/* the file its calls name, if any */
+	int32_t pipe;		/* the pipe its calls name, 0: none */
+	uint8_t end;		/* of the pipe: END_R, END_W, 0 not known */
 };
+enum { END_R = 1, END_W };
 
 struct inherit {		/* a child's first slots: its parent's at the fork */
-	int32_t *tfd, *slot;
+	int32_t *tfd, *slot, *pipe;
 	const char **path;
-	uint8_t *net;
+	uint8_t *net, *end;
 	size_t n;
 };
 
@@ -186,11 +192,20 @@ static int same_file(const char *child, const char *parent)
 	return 1;
 }
 
-/* the parent's descriptor on the child's file at the fork */
-static ssize_t holder(const struct inherit *in, const char *path)
+/* the parent's descriptor i is on what the child's life l is on: that
+ * end of that pipe, that file */
+static int same_thing(const struct inherit *in, size_t i, const struct life *l)
 {
-	for (size_t i = 0; path && i < in->n; i++)
-		if (in->path[i] && !in->net[i] && same_file(path, in->path[i]))
+	if (l->pipe)
+		return in->pipe[i] == l->pipe && (!l->end || !in->end[i] || in->end[i] == l->end);
+	return l->path && in->path[i] && !in->net[i] && same_file(l->path, in->path[i]);
+}
+
+/* the parent's descriptor at the fork on what the child's life is on */
+static ssize_t holder(const struct inherit *in, const struct life *l)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (same_thing(in, i, l))
 			return (ssize_t)i;
 	return -1;
 }
@@ -205,9 +220,11 @@ static int redirected(const struct inherit *in, ssize_t i, const struct life *l)
 	if (!l->inherited || (!l->path && !l->net))
 		return 0;
 	if (i < 0)
-		return holder(in, l->path) >= 0;
+		return holder(in, l) >= 0;
 	if (!in->path[i] && !in->net[i])
 		return 0;
+	if (l->pipe && in->pipe[i])
+		return !same_thing(in, (size_t)i, l);
 	if (l->net || in->net[i])
 		return l->net != in->net[i];
 	return !same_file(l->path, in->path[i]);
@@ -229,7 +246,7 @@ static void fresh_slot(struct walk *w, struct life *l)
 static void redirect_slot(struct walk *w, struct process *pr, const struct inherit *in,
 			  struct life *l)
 {
-	ssize_t i = holder(in, l->path);
+	ssize_t i = holder(in, l);
 
 	fresh_slot(w, l);
 	if (i >= 0) {
@@ -329,6 +346,14 @@ static void process_slots(struct walk *w, int p)
 			else if (path)
 				l->path = path;
 		}
+		/* which pipe, and which end: the pipe call's fd reads and
+		 * its fd2 writes; a send is on the write end */
+		if (o->pipe && e->field != &o->infd && !l->pipe)
+			l->pipe = o->pipe;
+		if (o->pipe && !l->end && e->field != &o->infd)
+			l->end = e->role == R_MAKE && o->call->fn == h_pipe ?
+				 (e->field == &o->fd2 ? END_W : END_R) :
+				 o->res == RES_NETSEND ? END_W : o->res == RES_NETRECV ? END_R : 0;
 		if (e->role == R_CLOSE)
 			live[k] = 0;
 	}
@@ -361,16 +386,22 @@ static void process_slots(struct walk *w, int p)
 			free(in->slot);
 			free(in->path);
 			free(in->net);
+			free(in->pipe);
+			free(in->end);
 			in->tfd = xmalloc((f->n + 1) * sizeof(*in->tfd));
 			in->slot = xmalloc((f->n + 1) * sizeof(*in->slot));
 			in->path = xmalloc((f->n + 1) * sizeof(*in->path));
 			in->net = xmalloc(f->n + 1);
+			in->pipe = xmalloc((f->n + 1) * sizeof(*in->pipe));
+			in->end = xmalloc(f->n + 1);
 			for (size_t k = 0; k < f->n; k++) {
 				const struct life *l = &w->life[f->life[k]];
 				in->tfd[k] = l->tfd;
 				in->slot[k] = l->slot;
 				in->path[k] = l->path;
 				in->net[k] = l->net;
+				in->pipe[k] = l->pipe;
+				in->end[k] = l->end;
 			}
 			in->n = f->n;
 			w->queued[c] = 1;
@@ -424,6 +455,8 @@ void trace_fdslots(struct trace *t)
 			free(w.inh[p].slot);
 			free(w.inh[p].path);
 			free(w.inh[p].net);
+			free(w.inh[p].pipe);
+			free(w.inh[p].end);
 		}
 		free(w.inh);
 		free(w.queue);

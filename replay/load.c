@@ -188,6 +188,7 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	o->peer = intern(io->peer);
 	o->flags = intern(io_str(io, "flags"));
 	o->proto = (uint8_t)proto_of(io->proto);
+	o->pipe = (int32_t)io_num(io, "pipe", NULL, 0);
 	/* a non-blocking connect under way (EINPROGRESS) goes on to connect */
 	o->failed = io->failed && strcmp(io->err, "EINPROGRESS");
 	o->in_progress = io->failed && !o->failed;

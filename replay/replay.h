@@ -53,6 +53,7 @@ struct op {
 	const struct call *call;	/* NULL: not replayable, skipped */
 	const char *path, *path2, *inpath, *peer, *flags;
 	uint8_t proto;
+	int32_t pipe;		/* which pipe of the node (trace-format.md), 0 */
 };
 
 enum res { RES_NONE, RES_FILEREAD, RES_FILEWRITE, RES_FILEMETA, RES_NETSEND,

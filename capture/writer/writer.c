@@ -535,6 +535,10 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 				o_attr(o, "path", ob->xname);
 		} else if (ob->kind == OBJ_PIPE) {
 			o_attr(o, "peer", "pipe");
+			/* which one: a child given it by a dup2 the capture
+			 * did not see (a vfork child's) names it as its parent
+			 * does, for a replayer to give it the same */
+			o_attr_int(o, "pipe", (int64_t)r->obj);
 		} else if ((c == C_SENDTO || c == C_RECVFROM || c == C_SENDMSG ||
 			    c == C_RECVMSG) && REC_PAYLOAD_LEN(r) > 2 &&
 			   *(sa_family_t *)REC_PAYLOAD(r)) {

@@ -57,15 +57,15 @@ cat > want.txt <<'WANT'
 <io api="ftello" res="filemeta" fd="3" path="DIR/d/scan.txt" result="5"/>
 <io api="rewind" res="filemeta" fd="3" path="DIR/d/scan.txt"/>
 <io api="vfscanf" res="fileread" amount="2" fd="3" path="DIR/d/scan.txt" count="1"/>
-<io api="splice" res="netsend" amount="1000" size="1000" fd="8" peer="pipe" proto="pipe" infd="3" inpath="DIR/d/src.dat"/>
+<io api="splice" res="netsend" amount="1000" size="1000" fd="8" peer="pipe" pipe="N" proto="pipe" infd="3" inpath="DIR/d/src.dat"/>
 <io api="splice" res="filewrite" amount="1000" size="1000" fd="4" path="DIR/d/spl.dat" infd="7" inpath="pipe"/>
 <io api="sendfile" res="filewrite" amount="700" size="700" fd="5" path="DIR/d/sf.dat" infd="3" inpath="DIR/d/src.dat"/>
 <io api="copy_file_range" res="filewrite" amount="600" size="600" fd="6" path="DIR/d/cfr.dat" infd="3" inpath="DIR/d/src.dat"/>
-<io api="tee" res="netsend" amount="300" size="300" fd="10" peer="pipe" proto="pipe" infd="7" inpath="pipe"/>
-<io api="vmsplice" res="netsend" amount="500" size="500" fd="10" peer="pipe" proto="pipe"/>
-<io api="popen" res="proc" fd="3" peer="pipe" proto="pipe" child="N"/>
-<io api="fgets" res="netrecv" amount="6" size="64" fd="3" peer="pipe" proto="pipe" kernel_amount="6"/>
-<io api="pclose" res="wait" fd="3" peer="pipe" proto="pipe" status="exit:0"/>
+<io api="tee" res="netsend" amount="300" size="300" fd="10" peer="pipe" pipe="N" proto="pipe" infd="7" inpath="pipe"/>
+<io api="vmsplice" res="netsend" amount="500" size="500" fd="10" peer="pipe" pipe="N" proto="pipe"/>
+<io api="popen" res="proc" fd="3" peer="pipe" pipe="N" proto="pipe" child="N"/>
+<io api="fgets" res="netrecv" amount="6" size="64" fd="3" peer="pipe" pipe="N" proto="pipe" kernel_amount="6"/>
+<io api="pclose" res="wait" fd="3" peer="pipe" pipe="N" proto="pipe" status="exit:0"/>
 <io api="fgets" res="fileread" amount="101" size="200" fd="3" path="DIR/d/lines.txt" kernel_amount="4096"/>
 <io api="fread" res="fileread" amount="5000" size="5000" fd="3" path="DIR/d/lines.txt" count="5000" kernel_amount="4096"/>
 <io api="fgetc" res="fileread" amount="1" size="1" fd="3" path="DIR/d/lines.txt"/>

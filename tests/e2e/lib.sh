@@ -80,7 +80,7 @@ check_trace() {
 # Replace volatile values (times, pids, tids, temp paths) by placeholders.
 normalise() {
 	sed -E -e 's/(start|end|dur|cpu|epoch|req|timeout)="[0-9.]+"/\1="T"/g' \
-	       -e 's/(pid|ppid|tid|creator|child)="[0-9]+"/\1="N"/g' \
+	       -e 's/(pid|ppid|tid|creator|child|pipe)="[0-9]+"/\1="N"/g' \
 	       -e "s|$PWD|DIR|g"
 }
 

@@ -6,7 +6,8 @@
 # sandbox file stayed empty, 0 failed calls). Replayed in every mode: each
 # file gets the child's bytes, at the offset the parent's descriptor had
 # (a header written before the child's output stays), and the parent's
-# own stdout and stderr stay empty (a child writing into a pipe, too).
+# own stdout and stderr stay empty (a child writing into a pipe, too),
+# and a child given a pipe (capture_output) writes into it.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "no $PY"; exit 77; }
@@ -76,6 +77,10 @@ for m in causal think timed afap; do
 	expect_eq "$m: b (stdout and stderr, one file)" "$(size "$r/b")" 12
 	expect_eq "$m: the parent's stdout" "$(size "$r/py.out")" 0
 	expect_eq "$m: the parent's stderr" "$(size "$r/py.err")" 0
+	# capture_output: the child's stdout is the pipe its parent reads (the
+	# trace names the pipe on both sides), not a sink: every byte of the
+	# pipes moves (the parent read 0 of its 6 bytes)
+	expect_eq "$m: pipe bytes" "$(sed -n 's/.*<family name="net" .* bytes_original="\([0-9]*\)" bytes_replayed="\([0-9]*\)".*/\1 \2/p' "rep.$m.xml")" "12 12"
 	# the child writes into the parent's O_TMPFILE file, no file of that name
 	expect_eq "$m: files named (deleted)" "$(find "$r" -name '*(deleted)' ! -size 0 | wc -l)" 0
 
