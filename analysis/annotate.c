@@ -235,7 +235,7 @@ int annotate_write(const char *out, char **files, int nfiles,
 					  complete);
 	if (!f)
 		die(2, "%s: cannot create:", out);
-	struct xmlcopy_hooks h = { h_before, h_attrs, h_after, &a };
+	struct xmlcopy_hooks h = { h_before, h_attrs, h_after, &a, NULL };
 	for (int i = 0; i < nfiles && !rc; i++)
 		rc = xmlcopy_nodes(outfile_writer(f), files[i], &h);
 	if (xmlcopy_end(f, rc) < 0) {

@@ -230,7 +230,12 @@ struct run_opts {
 	int syscalls;                /* --syscalls */
 	const char *loader, *target; /* a static program: island-loader runs it */
 	const char *script;          /* target is its interpreter: the name */
+	pid_t group_signaller;       /* signals our whole process group (the
+					cluster runner): its signals reach
+					the app without us, 0 none */
 };
+/* Set by the cluster runner for each node's capture: its pid. */
+#define ENV_CLUSTER_RUNNER "ISLAND_CLUSTER_RUNNER"
 int run_app(struct run_opts *o, struct node *n, int *exit_code);
 
 #endif

@@ -102,9 +102,14 @@ int xmlcopy_nodes(xmlTextWriterPtr w, const char *file, const struct xmlcopy_hoo
 			if (io && h && h->before_io)
 				h->before_io(h->ctx, w, r, node);
 			xmlTextWriterStartElement(w, (const xmlChar *)name);
-			while (xmlTextReaderMoveToNextAttribute(r) == 1)
-				xmlTextWriterWriteAttribute(w, xmlTextReaderConstName(r),
+			int nd = !strcmp(name, "node") && h && h->node_attr;
+			while (xmlTextReaderMoveToNextAttribute(r) == 1) {
+				const xmlChar *an = xmlTextReaderConstName(r);
+				const char *v = nd ? h->node_attr(h->ctx, (const char *)an,
+						(const char *)xmlTextReaderConstValue(r)) : NULL;
+				xmlTextWriterWriteAttribute(w, an, v ? (const xmlChar *)v :
 							    xmlTextReaderConstValue(r));
+			}
 			xmlTextReaderMoveToElement(r);
 			if (io && h && h->io_attrs)
 				h->io_attrs(h->ctx, w, r, node);

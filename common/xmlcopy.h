@@ -22,6 +22,8 @@ struct xmlcopy_hooks {
 	void (*after_io)(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r,
 			 const char *node);
 	void *ctx;
+	/* an attribute of <node>: the value to write instead, or NULL */
+	const char *(*node_attr)(void *ctx, const char *name, const char *value);
 };
 
 /* Start a version 1 trace document, to be PATH once whole (outfile.h),

@@ -471,7 +471,10 @@ static void stop_all(struct cluster *c)
 static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int i)
 {
 	struct cnode *n = &c->nodes[i];
-	char *args[64 + n->argc + n->nrestr];
+	int nargs = 0;
+	while (o->node_args && o->node_args[nargs])
+		nargs++;
+	char *args[64 + nargs + n->argc + n->nrestr];
 	int k = 0, mpi = n->job >= 0;
 	char wd[64], out[4096], np[16];
 
@@ -546,6 +549,9 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 		if (o->pcap_optional)
 			args[k++] = "--pcap-optional";
 	}
+	for (int a = 0; a < nargs; a++)
+		args[k++] = o->node_args[a];
+	/* after the command line's: the node's own restrictions win */
 	for (int r = 0; r < n->nrestr; r++)
 		args[k++] = n->restr[r];
 	args[k++] = "--";
@@ -563,6 +569,11 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		/* we signal the node's whole group: its capture need not
+		 * pass our signals on (run.c) */
+		char runner[24];
+		snprintf(runner, sizeof(runner), "%ld", c->owner);
+		setenv(ENV_CLUSTER_RUNNER, runner, 1);
 		for (int e = 0; e < n->nenv; e++)
 			putenv(subst(c, p, i, n->env[e]));
 		char *cwd = n->cwd ? subst(c, p, i, n->cwd) : NULL;
@@ -706,13 +717,19 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 					kill(-c->nodes[i].pid, SIGTERM);
 		}
 		if (interrupted || (double)(now_ns() - start) / 1e9 > o->timeout) {
+			/* a server is late only when it outlives our SIGTERM:
+			 * before that, it serves by design */
 			for (int i = 0; i < c->n; i++)
-				if (c->nodes[i].status < 0)
+				if (c->nodes[i].status < 0 && (interrupted || !c->nodes[i].server ||
+							       stopped))
 					warnx("%s pass: node %s %s; stopping every node", p->name,
 					      c->nodes[i].name, interrupted ? "interrupted" :
-					      "did not finish in time (--timeout)");
-			if (!interrupted)
+					      c->nodes[i].server ? "did not stop at SIGTERM in time "
+					      "(--timeout)" : "did not finish in time (--timeout)");
+			if (!interrupted) {
 				say_held(c, p, s, now_ns());
+				p->incomplete = "timeout";
+			}
 			stop_all(c);
 			failed = 1;
 			break;
@@ -840,6 +857,12 @@ int cluster_run(struct cluster_opts *o)
 	fprintf(stderr, "island-capture: %s: %s pass, %d nodes\n", o->file, first->name, c.n);
 	if (run_pass(&c, o, first) < 0) {
 		rc = 1;
+		/* what ran up to --timeout is still the trace of the run
+		 * (--discover's passes compare whole runs: none) */
+		if (first->incomplete && !o->discover && !interrupted &&
+		    discover_merge(o, names, c.n, first, NULL, 0) == 0)
+			warnx("%s: written up to --timeout, marked complete=\"false\" "
+			      "reason=\"timeout\"", o->output);
 		goto out;
 	}
 	struct pass **thr = xcalloc((size_t)c.n, sizeof(*thr));

@@ -11,6 +11,8 @@ struct cluster_opts {
 	double delay, hold_timeout, factor, timeout;
 	int pcap, pcap_optional;     /* --pcap passed on to every node */
 	const char *pcap_iface;
+	char **node_args;            /* the command line's node-capture options,
+					for every node's capture; NULL-ended */
 };
 
 /* One run of every node. */
@@ -21,6 +23,7 @@ struct pass {
 	const char *watchdog_dir;    /* throttled: the unthrottled pass's traces */
 	int port;
 	int mpirun;                  /* the pid of its mpirun, 0 without <mpi> */
+	const char *incomplete;      /* "timeout": --timeout stopped its nodes */
 	double seconds;
 };
 

@@ -24,6 +24,7 @@
 
 struct mnode {
 	char *file;
+	char *pcap;                  /* its pcap attribute beside the output */
 	const struct tr_node *base;  /* its unthrottled trace, polling marked */
 	struct cdep *waits, *signals;
 	size_t nwaits, nsignals, cw, cs;
@@ -82,19 +83,26 @@ static char *io_key(const char *what, const struct pass *p)
 	return xasprintf("%s %s %s", api, res, out);
 }
 
-/* Copy file `from` to `to` (replacing it); 0 or -1 with errno. */
+/* Copy file `from` to `to`, whole or not at all: into TO.tmpPID, made
+ * O_EXCL|O_NOFOLLOW (the directory may be shared), renamed over `to`
+ * (replacing a file or a link there, never writing through one); 0 or
+ * -1 with errno. */
 static int copy_file(const char *from, const char *to)
 {
 	char buf[65536];
 	ssize_t n = 0;
 	int in = open(from, O_RDONLY | O_CLOEXEC), out, e;
+	char *tmp = xasprintf("%s.tmp%d", to, (int)getpid());
 
-	if (in < 0)
+	if (in < 0) {
+		free(tmp);
 		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	}
+	out = create_excl(tmp, 0644);
 	if (out < 0) {
 		e = errno;
 		close(in);
+		free(tmp);
 		errno = e;
 		return -1;
 	}
@@ -109,33 +117,46 @@ static int copy_file(const char *from, const char *to)
 		e = errno;
 		n = -1;
 	}
+	if (n >= 0 && rename(tmp, to) < 0) {
+		e = errno;
+		n = -1;
+	}
+	if (n < 0)
+		unlink(tmp);
+	free(tmp);
 	errno = e;
 	return n < 0 ? -1 : 0;
 }
 
-/* The nodes' packets (--pcap) go beside the merged trace, which names
- * them as NODE.pcap, as a one-node capture does: the passes' directory
- * is gone once the capture ends, unless kept. */
+/* The nodes' packets (--pcap) go beside the merged trace OUT.xml as
+ * OUT.NODE.pcap (OUT.pcap is a one-node capture's), which its nodes name
+ * instead of the pass's NODE.pcap: the passes' directory is gone once
+ * the capture ends, unless kept, and another cluster's nodes of the same
+ * name must not take their place. */
+static char *pcap_beside(const char *output, const char *node)
+{
+	size_t l = strlen(output) - strlen(trace_compress_suffix(trace_compress_of(output)));
+
+	if (l >= 4 && !strncmp(output + l - 4, ".xml", 4))
+		l -= 4;
+	return xasprintf("%.*s.%s.pcap", (int)l, output, node);
+}
+
 static int copy_pcaps(const struct pass *base, char **names, int n, const char *output)
 {
-	char *o = xstrdup(output), *dir = dirname(o);
 	int rc = 0;
 
 	for (int i = 0; i < n; i++) {
 		char *from = xasprintf("%s/%s.pcap", base->dir, names[i]);
-		char *to = xasprintf("%s/%s.pcap", dir, names[i]);
-		char *rf = realpath(from, NULL), *rt = realpath(to, NULL);
+		char *to = pcap_beside(output, names[i]);
 
-		if (rf && !(rt && !strcmp(rf, rt)) && copy_file(from, to) < 0) {
+		if (access(from, F_OK) == 0 && copy_file(from, to) < 0) {
 			warnx("%s: cannot copy %s's packets: %s", to, names[i], strerror(errno));
 			rc = -1;
 		}
-		free(rf);
-		free(rt);
 		free(from);
 		free(to);
 	}
-	free(o);
 	return rc;
 }
 
@@ -612,6 +633,14 @@ static void after_io(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const ch
 	write_deps(w, m->signals, m->nsignals, xmlcopy_seq(r), 0);
 }
 
+static const char *node_attr(void *ctx, const char *name, const char *value)
+{
+	struct mnode *m = ctx;
+
+	(void)value;
+	return m->pcap && !strcmp(name, "pcap") ? m->pcap : NULL;
+}
+
 int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *base,
 		   struct pass **thr, int nthr)
 {
@@ -619,8 +648,14 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 	int rc = 0, complete = 1;
 	size_t total = 0;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		m[i].file = xasprintf("%s/%s.xml", base->dir, names[i]);
+		if (o->pcap) {
+			char *p = pcap_beside(o->output, names[i]);
+			m[i].pcap = xstrdup(basename(p));
+			free(p);
+		}
+	}
 	/* same I/O everywhere (polling set aside), and the waits each
 	 * throttled pass found, moved onto the base pass's numbers: the
 	 * waiting side onto its next I/O that is not polling, the side
@@ -682,14 +717,17 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 		m[i].nsignals = cdep_normalise(m[i].signals, m[i].nsignals);
 
 	for (int i = 0; i < n; i++)
-		if (!xmlcopy_complete(m[i].file))
+		if (!xmlcopy_complete(m[i].file) || base->incomplete)
 			complete = 0;
 	struct outfile *f = xmlcopy_start(o->output, trace_compress_for(o->output, o->gzip),
 					  "island-capture " ISLAND_VERSION, complete);
 	if (!f)
 		die(2, "%s: cannot create the trace:", o->output);
+	if (base->incomplete)
+		xmlTextWriterWriteAttribute(outfile_writer(f), (const xmlChar *)"reason",
+					    (const xmlChar *)base->incomplete);
 	for (int i = 0; i < n && !rc; i++) {
-		struct xmlcopy_hooks h = { before_io, io_attrs, after_io, &m[i] };
+		struct xmlcopy_hooks h = { before_io, io_attrs, after_io, &m[i], node_attr };
 		rc = xmlcopy_nodes(outfile_writer(f), m[i].file, &h);
 	}
 	free_pass(bt, n);
@@ -702,7 +740,7 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 	}
 	if (o->pcap && copy_pcaps(base, names, n, o->output) < 0)
 		return -1;
-	if (!complete)
+	if (!complete && !base->incomplete)
 		warnx("%s: some node's trace is incomplete", o->output);
 	if (nthr)
 		fprintf(stderr, "island-capture: %zu dependencies found\n", total);

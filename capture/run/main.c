@@ -116,6 +116,104 @@ static void usage(FILE *f)
 	}
 }
 
+/*
+ * What --cluster does with the other options: a node's capture option is
+ * passed to every node's capture as given (a path made absolute: a node
+ * runs in its own directory), one that cannot apply to a cluster is
+ * refused; the rest are the runner's own.
+ */
+enum { CL_NODE = 1, CL_PATH, CL_PROFILE, CL_NO };
+static const struct cluster_use {
+	int val, how;
+	const char *why;             /* CL_NO */
+} cluster_uses[] = {
+	{ 'v', CL_NODE, NULL },
+	{ OPT_CLOCK, CL_NODE, NULL },
+	{ OPT_SPOOL_DIR, CL_PATH, NULL },
+	{ OPT_KEEP_SPOOL, CL_NODE, NULL },
+	{ OPT_CALLSITES, CL_NODE, NULL },
+	{ OPT_SYSCALLS, CL_NODE, NULL },
+	{ OPT_CPU, CL_NODE, NULL },
+	{ OPT_FILEREAD, CL_NODE, NULL },
+	{ OPT_FILEWRITE, CL_NODE, NULL },
+	{ OPT_NETSEND, CL_NODE, NULL },
+	{ OPT_NETRECV, CL_NODE, NULL },
+	{ OPT_RESTRICTIONS, CL_PATH, NULL },
+	{ OPT_CPU_PERIOD, CL_NODE, NULL },
+	{ OPT_PROFILE, CL_PROFILE, NULL },
+	{ OPT_SAMPLE_HZ, CL_PROFILE, NULL },
+	{ OPT_SAMPLE_ALLOC, CL_PROFILE, NULL },
+	{ OPT_STACK_DEPTH, CL_PROFILE, NULL },
+	{ OPT_PROFILE_START, CL_PROFILE, NULL },
+	{ OPT_PROFILE_SAVE, CL_PROFILE, NULL },
+	{ 'n', CL_NO, "the cluster file names its nodes" },
+	{ OPT_OUTPUT_DIR, CL_NO, "-o names the merged trace" },
+	{ OPT_SESSION, CL_NO, "each pass is a session of its own" },
+	{ OPT_SESSION_NODES, CL_NO, "each pass is a session of its own" },
+	{ OPT_KEY_FILE, CL_NO, "a cluster's nodes run on this host" },
+	{ OPT_THROTTLE, CL_NO, "--discover throttles each node in turn" },
+	{ OPT_WATCHDOG, CL_NO, "--discover takes each node's from its unthrottled pass" },
+	{ OPT_WATCHDOG_FROM, CL_NO, "--discover takes each node's from its unthrottled pass" },
+	{ OPT_SERVER, CL_NO, "role=\"server\" on the node in the cluster file" },
+	{ OPT_RECOVER, CL_NO, "it writes the trace of a spool" },
+	{ OPT_LIST, CL_NO, "it goes with --recover" },
+};
+
+/* An option as given, to pass it on. */
+struct given {
+	int val;
+	const char *arg;
+};
+
+static const struct optdesc *optdesc_of(int val)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (optdescs[i].val == val)
+			return &optdescs[i];
+	return NULL;
+}
+
+/* The node-capture options of the command line, for every node of the
+ * cluster: NULL-terminated; a refused option exits 2. */
+static char **cluster_node_args(const struct given *g, int ng, const struct prof_opts *po)
+{
+	char **v = xcalloc((size_t)ng * 2 + 2, sizeof(*v));
+	int k = 0;
+
+	for (int i = 0; i < ng; i++) {
+		const struct cluster_use *u = NULL;
+		const struct optdesc *d = optdesc_of(g[i].val);
+		for (size_t j = 0; j < sizeof(cluster_uses) / sizeof(cluster_uses[0]); j++)
+			if (cluster_uses[j].val == g[i].val)
+				u = &cluster_uses[j];
+		if (!u || !d)
+			continue;
+		if (u->how == CL_NO)
+			die(2, "--%s: not with --cluster (%s)", d->name, u->why);
+		/* a saved set is the whole of the profile options */
+		if (u->how == CL_PROFILE && po->save_as)
+			continue;
+		if (d->has_arg == 2) {
+			v[k++] = g[i].arg ? xasprintf("--%s=%s", d->name, g[i].arg) :
+					    xasprintf("--%s", d->name);
+			continue;
+		}
+		v[k++] = xasprintf("--%s", d->name);
+		if (d->has_arg && u->how == CL_PATH) {
+			char *abs = realpath(g[i].arg, NULL);
+			if (!abs)
+				die(2, "--%s %s:", d->name, g[i].arg);
+			v[k++] = abs;
+		} else if (d->has_arg) {
+			v[k++] = xstrdup(g[i].arg);
+		}
+	}
+	if (po->save_as)
+		v[k++] = xasprintf("--profile=@%s", po->save_as);
+	v[k] = NULL;
+	return v;
+}
+
 /* The interposer lives beside us: ../lib (build tree) or ../lib/island
  * (installed). */
 /* Kept for the whole run: globals (LeakSanitizer's roots; a static that
@@ -453,8 +551,12 @@ int main(int argc, char **argv)
 		lopts[i] = (struct option){ optdescs[i].name, optdescs[i].has_arg,
 					    NULL, optdescs[i].val };
 	memset(&lopts[NOPTS], 0, sizeof(lopts[0]));
+	struct given *given = xcalloc((size_t)argc, sizeof(*given));
+	int ngiven = 0;
+
 	opterr = 0;		/* bad_option() says it, in one line */
 	while ((c = getopt_long(argc, argv, "+:n:o:zvhV", lopts, NULL)) != -1) {
+		given[ngiven++] = (struct given){ c, optarg };
 		switch (c) {
 		case 'n': node = optarg; break;
 		case 'o': output = optarg; break;
@@ -543,39 +645,8 @@ int main(int argc, char **argv)
 			die(2, "--cleanup runs no program");
 		return cleanup_leftovers();
 	}
-	if (cluster) {
-		struct cluster_opts co = {
-			.file = cluster, .output = output, .discover = discover,
-			.throttle_nodes = throttle_nodes, .period = so.period,
-			.delay = so.delay, .hold_timeout = so.hold_timeout,
-			.factor = wd_factor, .gzip = gzip, .self = self_exe(),
-			.timeout = cl_timeout, .keep = keep, .passes_dir = passes_dir,
-			.pcap = nco.enabled, .pcap_optional = nco.optional, .pcap_iface = nco.iface,
-		};
-		if (optind < argc)
-			die(2, "--cluster runs the cluster file's commands: no program expected");
-		return cluster_run(&co);
-	}
-	if (discover)
-		die(2, "--discover needs --cluster FILE");
-	if (recover_list && !recover)
-		die(2, "--list needs --recover");
-	if (recover) {
-		if (optind < argc)
-			die(2, "--recover writes a spool's trace: no program expected");
-		if (!recover_list && !output)
-			die(2, "--recover needs -o FILE");
-		if (output)
-			check_output(output);
-		return recover_main(recover_spool, spool_parent ? spool_parent : default_spool_parent(),
-				    recover_list, output, output ? trace_compress_for(output, gzip) : 0);
-	}
-	if (prof_finish(&po, optind < argc))
-		return 0;		/* --profile-save alone */
-	if (optind >= argc) {
-		die(2, "no program to run (try --help)");
-	}
-	/* the file first, the command line over it */
+	/* checked before a cluster's nodes run too; the file first, the
+	 * command line over it */
 	if (rfile)
 		restrict_load(&rs, rfile);
 	if (cli.cpu > 0)
@@ -596,6 +667,47 @@ int main(int argc, char **argv)
 		ro.clock_kind = CLOCK_KIND_MONO;
 	else
 		die(2, "--clock: unknown clock '%s' (tsc, monotonic, auto)", clock_opt);
+	if (cluster) {
+		prof_finish(&po, 1);	/* checked, and a set saved, once */
+		struct cluster_opts co = {
+			.file = cluster, .output = output, .discover = discover,
+			.throttle_nodes = throttle_nodes, .period = so.period,
+			.delay = so.delay, .hold_timeout = so.hold_timeout,
+			.factor = wd_factor, .gzip = gzip, .self = self_exe(),
+			.timeout = cl_timeout, .keep = keep, .passes_dir = passes_dir,
+			.pcap = nco.enabled, .pcap_optional = nco.optional, .pcap_iface = nco.iface,
+			.node_args = cluster_node_args(given, ngiven, &po),
+		};
+		if (optind < argc)
+			die(2, "--cluster runs the cluster file's commands: no program expected");
+		return cluster_run(&co);
+	}
+	if (discover)
+		die(2, "--discover needs --cluster FILE");
+	/* a node of a cluster run: the runner merges our trace, from a
+	 * directory the user may never see; messages name the node */
+	const char *in_cluster = getenv(ENV_CLUSTER_RUNNER);
+	if (in_cluster) {
+		in_cluster = xstrdup(in_cluster);
+		unsetenv(ENV_CLUSTER_RUNNER);
+	}
+	if (recover_list && !recover)
+		die(2, "--list needs --recover");
+	if (recover) {
+		if (optind < argc)
+			die(2, "--recover writes a spool's trace: no program expected");
+		if (!recover_list && !output)
+			die(2, "--recover needs -o FILE");
+		if (output)
+			check_output(output);
+		return recover_main(recover_spool, spool_parent ? spool_parent : default_spool_parent(),
+				    recover_list, output, output ? trace_compress_for(output, gzip) : 0);
+	}
+	if (prof_finish(&po, optind < argc))
+		return 0;		/* --profile-save alone */
+	if (optind >= argc) {
+		die(2, "no program to run (try --help)");
+	}
 
 	gethostname(host, sizeof(host) - 1);
 	if (!node && so.name)
@@ -609,6 +721,7 @@ int main(int argc, char **argv)
 	if (!output)
 		output = xasprintf("%s%s%s.xml%s", output_dir ? output_dir : "",
 				   output_dir ? "/" : "", node, gzip ? ".gz" : "");
+	const char *label = in_cluster ? xasprintf("node %s", node) : output;
 	comp = trace_compress_for(output, gzip);
 	check_program(argv[optind]);
 	check_output(output);
@@ -711,6 +824,8 @@ int main(int argc, char **argv)
 			script_target(&ro, prog);
 	}
 	ro.spool = abs;
+	if (in_cluster)
+		ro.group_signaller = (pid_t)atol(in_cluster);
 	n.name = node;
 	n.server = server;
 	n.unseen = mpi_unseen();
@@ -757,12 +872,13 @@ int main(int argc, char **argv)
 		for (int i = 0; i < n.nprocs; i++)
 			threads += n.procs[i].nthr;
 		warnx("%s: %d processes, %ld threads -> %s%s", node, n.nprocs,
-		      threads, output, n.complete ? "" : " (incomplete)");
+		      threads, in_cluster ? "the cluster's trace" : output,
+		      n.complete ? "" : " (incomplete)");
 	}
 	if (!n.nprocs && !n.unmapped_images)
 		warnx("%s: nothing was recorded: is %s statically linked? (the capture "
 		      "interposes on libc's dynamic symbols; --syscalls records static "
-		      "programs)", output, argv[optind]);
+		      "programs)", label, argv[optind]);
 	uint64_t lost = 0;
 	for (int i = 0; i < n.nprocs; i++)
 		for (int j = 0; j < n.procs[i].nthr; j++)
@@ -771,20 +887,20 @@ int main(int argc, char **argv)
 		warnx("%s: %llu records lost: the spool directory %s filled up, or the "
 		      "spool its limit of %llu MiB (half the space free there at the start; "
 		      "choose another with --spool-dir); the trace is marked incomplete",
-		      output, (unsigned long long)lost, spool_parent,
+		      label, (unsigned long long)lost, spool_parent,
 		      (unsigned long long)(n.spool_span >> 20));
 	if (n.unmapped_images)
 		warnx("%s: %llu process images were not recorded: they could not map the "
 		      "capture's arena (a limit of address space, ulimit -v?); the trace is "
-		      "marked incomplete", output, (unsigned long long)n.unmapped_images);
+		      "marked incomplete", label, (unsigned long long)n.unmapped_images);
 	if (n.lost_threads)
 		warnx("%s: %llu threads were not recorded: the application closed the "
-		      "capture's descriptor; the trace is marked incomplete", output,
+		      "capture's descriptor; the trace is marked incomplete", label,
 		      (unsigned long long)n.lost_threads);
 	int killed = 0;
 	for (int i = 0; i < n.nprocs; i++) {
 		if (n.procs[i].reason)
-			warnx("%s: process %d is incomplete: %s", output,
+			warnx("%s: process %d is incomplete: %s", label,
 			      (int)n.procs[i].pid, n.procs[i].reason);
 		for (int j = 0; j < n.procs[i].nthr; j++)
 			if (!n.procs[i].thr[j].complete)
@@ -792,7 +908,7 @@ int main(int argc, char **argv)
 	}
 	if (killed)
 		warnx("%s: some processes were killed; the trace is marked incomplete",
-		      output);
+		      label);
 	spool_unload(&n);
 	resolve_free(&n);
 	if (n.stops) {

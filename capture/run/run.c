@@ -21,17 +21,29 @@
 #include "util.h"
 
 static volatile pid_t app_pid;
+static pid_t group_signaller;
 
 /* CLOCK_MONOTONIC ns of the first SIGTERM passed on, 0 none */
 static volatile int64_t stop_mono;
 
-static void forward(int sig)
+/*
+ * The cluster runner signals a node's process group, the app in it: a
+ * second copy from us would be a second SIGTERM, which many servers take
+ * as "quit now, skip the graceful shutdown". Its parent-death SIGTERM
+ * comes from it too, but reaches us alone (we have been reparented by
+ * then), and an app that left our group is not reached: those we pass on.
+ */
+static void forward(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	if (sig == SIGTERM && !stop_mono) {
 		struct timespec t;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		stop_mono = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 	}
+	if (group_signaller && si->si_code == SI_USER && si->si_pid == group_signaller &&
+	    getppid() == group_signaller && app_pid > 0 && getpgid(app_pid) == getpgrp())
+		return;
 	if (app_pid > 0)
 		kill(app_pid, sig);
 }
@@ -131,14 +143,15 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 		_exit(err == ENOENT ? 127 : 126);
 	}
 	app_pid = pid;
+	group_signaller = o->group_signaller;
 	close(ep[1]);
 	/* The terminal's ^C and ^\ reach the app directly; we outlive it to
 	 * write the trace. Other signals sent to us are passed on. */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGQUIT, &sa, &old_quit);
-	sa.sa_handler = forward;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
 	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
 		sigaction(fwd[i], &sa, NULL);
 	if (read(ep[0], &err, sizeof(err)) == (ssize_t)sizeof(err)) {

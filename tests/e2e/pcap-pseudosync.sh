@@ -46,7 +46,9 @@ measure() { # CLUSTER-FILE
 	# the merged trace has the waits and, beside it, the unthrottled pass's
 	# packets: --from both on it alone gives the same agreement
 	for n in n0 n1 n2 n3; do
-		[ -s $n.pcap ] || fail "$n.pcap is not beside the merged trace"
+		[ -s ps.$n.pcap ] || fail "ps.$n.pcap is not beside the merged trace"
+		grep -q "<node name=\"$n\" [^>]*pcap=\"ps.$n.pcap\"" ps.xml ||
+			fail "ps.xml: $n does not name ps.$n.pcap"
 	done
 	"$ANALYZE" deps --from both --csv --table measures ps.xml > merged-both.csv || fail "deps --from both ps.xml"
 	expect_eq "merged: messages implied by the waits" \
