@@ -14,11 +14,36 @@
 
 #include "net.h"
 
+/* A node whose pcap holds connections, none of them its trace's: the
+ * packets of another run (a pcap replaced, or named wrongly), said once,
+ * not reported as connections nobody made. */
+static void check_pcaps(const struct netrun *nr)
+{
+	for (size_t n = 0; n < nr->nnodes; n++) {
+		size_t conns = 0, streams = 0, met = 0;
+		if (!nr->nodes[n].pcap)
+			continue;
+		for (size_t i = 0; i < nr->nconns; i++)
+			conns += (size_t)nr->conns[i].node == n;
+		for (size_t i = 0; i < nr->nstreams; i++) {
+			const struct netstream *s = &nr->streams[i];
+			if ((size_t)s->node != n || !(s->sent || s->received))
+				continue;
+			streams++;
+			met += s->conn >= 0;
+		}
+		if (conns && streams && !met)
+			warnx("%s: node %s: none of its %zu connection(s) with bytes is in its packets (%s): the pcap of another run?",
+			      nr->nodes[n].file, nr->nodes[n].name, streams, nr->nodes[n].pcap);
+	}
+}
+
 void net_collect(struct netrun *nr, char **files, int nfiles)
 {
 	memset(nr, 0, sizeof(*nr));
 	net_read_traces(nr, files, nfiles);
 	net_match(nr);
+	check_pcaps(nr);
 }
 
 void net_free(struct netrun *nr)

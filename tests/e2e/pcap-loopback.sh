@@ -36,6 +36,13 @@ expect_eq "connection edge" "$(awk -F, '$3 == "accept" { print $1, $5, $7, $9 }'
 expect_eq "edges" "$(($(wc -l < deps.csv) - 1))" 41
 "$ANALYZE" deps --from net --dot srv.xml cli.xml > g.dot || fail "deps --from net --dot"
 expect_eq "dot edges" "$(grep -c '" -> "[^"]*";$' g.dot)" 41
+# a node's pcap from another run (replaced, or named wrongly): said, once
+mkdir other && cp srv.xml cli.xml cli.pcap other/ && cp "$ISLAND_ROOT/tests/fuzz/corpus/pcap/net.pcap" other/srv.pcap
+(cd other && "$ANALYZE" net srv.xml cli.xml > /dev/null 2> ../other.err) || fail "net on another run's pcap"
+expect_eq "another run's pcap" "$(cat other.err)" \
+	"island-analyze: srv.xml: node srv: none of its 1 connection(s) with bytes is in its packets (srv.pcap): the pcap of another run?"
+"$ANALYZE" net srv.xml cli.xml > /dev/null 2> own.err || fail "net"
+expect_eq "its own pcaps: no warning" "$(cat own.err)" ""
 # the edges as <wait>/<signal> in one trace (what island-replay --deps net replays)
 "$ANALYZE" deps --from net --annotate ann.xml srv.xml cli.xml > /dev/null || fail "deps --annotate"
 check_trace ann.xml
