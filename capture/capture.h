@@ -105,6 +105,9 @@ struct node {
 	/* statuses of children reaped by island-capture */
 	pid_t *wpid;
 	int *wstatus;
+	int64_t *wcpu;               /* a signal ended it: its main thread's
+					CPU ns, read before the reaping (no
+					code of its own ran at the end); -1 */
 	int nwait;
 	int complete;
 	const char *reason;              /* why not complete, or NULL */

@@ -818,9 +818,15 @@ static void derive_proc(struct node *n, struct proc *p)
 		if (!p->thr[i].complete)
 			p->complete = 0;
 	}
-	for (int i = 0; i < n->nwait; i++)
-		if (n->wpid[i] == p->pid)
-			p->status = n->wstatus[i];
+	for (int i = 0; i < n->nwait; i++) {
+		if (n->wpid[i] != p->pid)
+			continue;
+		p->status = n->wstatus[i];
+		/* a signal ended it: its main thread's CPU, read by run.c */
+		if (p->nthr && p->thr[0].tid == p->pid && p->thr[0].cpu < 0 &&
+		    p->thr[0].exit == TEXIT_NONE && n->wcpu && n->wcpu[i] >= 0)
+			p->thr[0].cpu = n->wcpu[i];
+	}
 }
 
 /* system() reaps its shell internally: the shell is the child of the
