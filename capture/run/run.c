@@ -147,6 +147,7 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	if (arena_hold(o->spool, &n->spool_span) < 0)
 		die(2, "%s: cannot create the spool's arena", o->spool);
 	fflush(NULL);
+	n->app_fork = now_ns() - n->clk.mono0;
 	pid = fork();
 	if (pid < 0)
 		die(2, "fork:");
@@ -167,6 +168,7 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 		_exit(err == ENOENT ? 127 : 126);
 	}
 	app_pid = pid;
+	n->app_pid = pid;
 	close(ep[1]);
 	/* The terminal's ^C and ^\ reach the app directly; we outlive it to
 	 * write the trace. Other signals sent to us are passed on. */

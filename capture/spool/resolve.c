@@ -797,8 +797,16 @@ static int cmp_proc(const void *a, const void *b)
 
 static void derive_proc(struct node *n, struct proc *p)
 {
-	for (int i = 0; i < p->nthr; i++)
+	for (int i = 0; i < p->nthr; i++) {
 		derive_thread(n, &p->thr[i]);
+		/* the interposer starts the thread after exec and the dynamic
+		 * loader, whose CPU time its cpu counts: the process island-
+		 * capture ran starts when it was forked (a forked child's
+		 * start is its fork already) */
+		if (p->thr[i].tid == p->pid && p->pid == n->app_pid &&
+		    n->app_fork >= 0 && n->app_fork < p->thr[i].start)
+			p->thr[i].start = n->app_fork;
+	}
 	qsort(p->thr, (size_t)p->nthr, sizeof(*p->thr), cmp_thr);
 	/* the main thread (tid == pid) first */
 	for (int i = 1; i < p->nthr; i++)
