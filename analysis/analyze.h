@@ -325,6 +325,7 @@ struct sums {
 	size_t nnodes;
 	int64_t (*node)[SUM_N];
 	int64_t total[SUM_N];
+	int nocpu;		/* threads without a cpu attribute */
 };
 void sums_collect(char **files, int nfiles, struct trace_run *run, struct sums *s);
 void sum_cell(char *buf, size_t n, enum sum k, int64_t v);

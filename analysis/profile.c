@@ -446,13 +446,28 @@ static void sample_one(struct prof *p, struct trace_thread *t, struct tstate *s,
 		return;
 	}
 	if (!strcmp(p->report, "callers")) {
+		const char *seen[MAXFRAMES][2];
+		int ns = 0;
+
+		/* recursion: each pair, and each function (the percent's
+		 * base, its inclusive value), once per snapshot */
 		for (int i = 0; i < n; i++) {
 			const char *callee = k[i];
 			const char *caller = i + 1 < n ? k[i + 1] : intern("");
+			bool pair = true, fn = true;
 
-			acc_get(&p->pairs, caller, callee)->v[0] += v;
-			if (!i || callee != k[i - 1])
+			for (int j = 0; j < ns; j++) {
+				if (seen[j][1] == callee)
+					fn = false;
+				if (seen[j][1] == callee && seen[j][0] == caller)
+					pair = false;
+			}
+			if (pair)
+				acc_get(&p->pairs, caller, callee)->v[0] += v;
+			if (fn)
 				acc_get(&p->funcs, callee, NULL)->v[0] += v;
+			seen[ns][0] = caller;
+			seen[ns++][1] = callee;
 		}
 		return;
 	}

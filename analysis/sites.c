@@ -258,9 +258,11 @@ static size_t slot_of(struct cached **t, size_t cap, const char *path, uint64_t 
 	return h;
 }
 
+/* md NULL: an address outside every module described (JIT code), named
+ * by itself */
 static const struct frame *cached(const struct trace_module *md, uint64_t off)
 {
-	const char *path = intern(md->path);
+	const char *path = intern(md ? md->path : "");
 	size_t h;
 
 	if (ncache * 2 >= capcache) {
@@ -280,14 +282,22 @@ static const struct frame *cached(const struct trace_module *md, uint64_t off)
 	cache[h] = xcalloc(1, sizeof(**cache));
 	cache[h]->path = path;
 	cache[h]->off = off;
-	resolve(md, off, &cache[h]->f);
+	if (md) {
+		resolve(md, off, &cache[h]->f);
+	} else {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)off);
+		cache[h]->f.label = cache[h]->f.func = intern(buf);
+		cache[h]->f.module = path;
+	}
 	ncache++;
 	return &cache[h]->f;
 }
 
 const struct frame *site_frame(const struct trace_thread *t, const char *site)
 {
-	static struct frame none;
+	static struct frame none;	/* no site: "" */
 	const struct trace_proc *p = t->proc;
 	char *end;
 	long id;
@@ -302,7 +312,13 @@ const struct frame *site_frame(const struct trace_thread *t, const char *site)
 					return cached(&p->mods[i], off);
 		}
 	}
-	/* an address outside every module described (JIT code), or none */
+	/* an address outside every module described (JIT code): a frame of
+	 * its own, as a stack holds several */
+	if (site && !strncmp(site, "0x", 2)) {
+		off = strtoull(site + 2, &end, 16);
+		if (!*end && end > site + 2)
+			return cached(NULL, off);
+	}
 	none.label = none.func = intern(site ? site : "");
 	none.module = intern("");
 	return &none;

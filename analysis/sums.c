@@ -63,6 +63,7 @@ static void on_thread(void *ctx, struct trace_thread *t)
 
 	v[SUM_EVENTS] += t->creator >= 0;
 	v[SUM_CPU] += t->cpu;
+	((struct sums *)ctx)->nocpu += !t->has_cpu;
 }
 
 static void on_file(void *ctx, struct trace_node *n, const struct trace_file *f)
@@ -121,6 +122,10 @@ int report_sums(int argc, char **argv)
 	char buf[64];
 
 	sums_collect(argv, argc, &run, &s);
+	if (s.nocpu)
+		warnx("warning: %d thread%s without a cpu attribute (a signal ended %s unseen): "
+		      "cpu counts nothing for %s", s.nocpu, s.nocpu > 1 ? "s" : "",
+		      s.nocpu > 1 ? "them" : "it", s.nocpu > 1 ? "them" : "it");
 	hdr = xcalloc(run.nnodes + 1, sizeof(*hdr));
 	for (size_t i = 0; i < run.nnodes; i++)
 		hdr[i] = run.nodes[i]->name;

@@ -105,6 +105,13 @@ struct node {
 	/* statuses of children reaped by island-capture */
 	pid_t *wpid;
 	int *wstatus;
+	pid_t app_pid;               /* the process run.c forked, 0 none */
+	int64_t app_fork;            /* ... at this time, ns: its main thread's
+					CPU clock starts there, before exec
+					and the dynamic loader ran */
+	int64_t *wcpu;               /* a signal ended it: its main thread's
+					CPU ns, read before the reaping (no
+					code of its own ran at the end); -1 */
 	int nwait;
 	int complete;
 	const char *reason;              /* why not complete, or NULL */

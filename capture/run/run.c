@@ -91,12 +91,48 @@ static void make_limits(struct run_opts *o)
 	free(path);
 }
 
-static void note_status(struct node *n, pid_t pid, int st)
+static void note_status(struct node *n, pid_t pid, int st, int64_t cpu)
 {
 	n->wpid = xrealloc(n->wpid, sizeof(pid_t) * (size_t)(n->nwait + 1));
 	n->wstatus = xrealloc(n->wstatus, sizeof(int) * (size_t)(n->nwait + 1));
+	n->wcpu = xrealloc(n->wcpu, sizeof(int64_t) * (size_t)(n->nwait + 1));
 	n->wpid[n->nwait] = pid;
+	n->wcpu[n->nwait] = cpu;
 	n->wstatus[n->nwait++] = st;
+}
+
+/* The CPU ns of a zombie's main thread, -1 unknown: a process a signal
+ * ended ran none of the interposer's code at its end, and its main thread
+ * stays readable under /proc until it is reaped. schedstat's first field
+ * is the thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID's); without it
+ * (no CONFIG_SCHED_INFO), the thread's utime + stime in clock ticks. */
+static int64_t zombie_cpu(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	long long ns, ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[len > 0 ? len : 0] = 0;
+		if (sscanf(buf, "%lld", &ns) == 1 && ns >= 0)
+			return ns;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[len > 0 ? len : 0] = 0;
+	/* after the name, which may hold spaces and parentheses: fields 3.. */
+	if (!(p = strrchr(buf, ')')) || hz <= 0 ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld", &ut, &st) != 2)
+		return -1;
+	return (ut + st) * (1000000000LL / hz);
 }
 
 int run_app(struct run_opts *o, struct node *n, int *exit_code)
@@ -123,6 +159,7 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	if (arena_hold(o->spool, &n->spool_span) < 0)
 		die(2, "%s: cannot create the spool's arena", o->spool);
 	fflush(NULL);
+	n->app_fork = now_ns() - n->clk.mono0;
 	pid = fork();
 	if (pid < 0)
 		die(2, "fork:");
@@ -144,6 +181,7 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	}
 	app_pid = pid;
 	group_signaller = o->group_signaller;
+	n->app_pid = pid;
 	close(ep[1]);
 	/* The terminal's ^C and ^\ reach the app directly; we outlive it to
 	 * write the trace. Other signals sent to us are passed on. */
@@ -179,13 +217,23 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 			die(2, "cannot start the CPU monitor:");
 	}
 	for (;;) {
-		pid_t w = waitpid(-1, &st, __WALL);
-		if (w < 0) {
+		siginfo_t si = { 0 };
+		int64_t cpu = -1;
+
+		/* look before reaping: a zombie's /proc is gone after */
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | __WALL) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		note_status(n, w, st);
+		if (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)
+			cpu = zombie_cpu(si.si_pid);
+		pid_t w;
+		while ((w = waitpid(si.si_pid, &st, __WALL)) < 0 && errno == EINTR)
+			;
+		if (w < 0)
+			break;
+		note_status(n, w, st, cpu);
 		if (w == pid)
 			main_st = st;
 	}

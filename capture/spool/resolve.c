@@ -797,8 +797,16 @@ static int cmp_proc(const void *a, const void *b)
 
 static void derive_proc(struct node *n, struct proc *p)
 {
-	for (int i = 0; i < p->nthr; i++)
+	for (int i = 0; i < p->nthr; i++) {
 		derive_thread(n, &p->thr[i]);
+		/* the interposer starts the thread after exec and the dynamic
+		 * loader, whose CPU time its cpu counts: the process island-
+		 * capture ran starts when it was forked (a forked child's
+		 * start is its fork already) */
+		if (p->thr[i].tid == p->pid && p->pid == n->app_pid &&
+		    n->app_fork >= 0 && n->app_fork < p->thr[i].start)
+			p->thr[i].start = n->app_fork;
+	}
 	qsort(p->thr, (size_t)p->nthr, sizeof(*p->thr), cmp_thr);
 	/* the main thread (tid == pid) first */
 	for (int i = 1; i < p->nthr; i++)
@@ -818,9 +826,15 @@ static void derive_proc(struct node *n, struct proc *p)
 		if (!p->thr[i].complete)
 			p->complete = 0;
 	}
-	for (int i = 0; i < n->nwait; i++)
-		if (n->wpid[i] == p->pid)
-			p->status = n->wstatus[i];
+	for (int i = 0; i < n->nwait; i++) {
+		if (n->wpid[i] != p->pid)
+			continue;
+		p->status = n->wstatus[i];
+		/* a signal ended it: its main thread's CPU, read by run.c */
+		if (p->nthr && p->thr[0].tid == p->pid && p->thr[0].cpu < 0 &&
+		    p->thr[0].exit == TEXIT_NONE && n->wcpu && n->wcpu[i] >= 0)
+			p->thr[0].cpu = n->wcpu[i];
+	}
 }
 
 /* system() reaps its shell internally: the shell is the child of the

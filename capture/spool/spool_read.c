@@ -353,8 +353,10 @@ void spool_unload(struct node *n)
 	n->nprocs = 0;
 	free(n->wpid);           /* the statuses run.c collected */
 	free(n->wstatus);
+	free(n->wcpu);
 	n->wpid = NULL;
 	n->wstatus = NULL;
+	n->wcpu = NULL;
 	n->nwait = 0;
 }
 

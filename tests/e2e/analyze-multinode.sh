@@ -80,6 +80,26 @@ files          1            1
 sockets        0            0
 EOF
 
+# a killed thread without cpu: sums says that it counted nothing for it
+expect killed-sums 0 sums tests/traces/killed.xml <<'EOF'
+tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed or not fully seen); analysing what was recorded
+island-analyze: warning: 1 thread without a cpu attribute (a signal ended it unseen): cpu counts nothing for it
+resource        total  unit
+fileread            0  bytes
+filewrite           0  bytes
+filesopened         0  count
+netsend             0  bytes
+tcpsend             0  bytes
+udpsend             0  bytes
+netrecv             0  bytes
+tcprecv             0  bytes
+udprecv             0  bytes
+insockets           0  count
+outsockets          0  count
+events              0  threads
+cpu          0.000000  seconds
+EOF
+
 expect killed-consumption 0 consumption tests/traces/killed.xml <<'EOF'
 tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed or not fully seen); analysing what was recorded
 node  tid  thread  category    seconds  pct_live

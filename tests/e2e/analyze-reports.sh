@@ -258,4 +258,29 @@ work/write,2,1,1.000000,1.000000,41.67
 work/nap,2,1,0.500000,0.500000,20.83
 EOF
 
+# profile on recursive stacks (recursive.xml): a snapshot counts once per
+# function and once per (caller, function) pair, however often recursion
+# repeats them: fib (0x20) calls itself in 0.4 + 0.3 s of its 0.95 s,
+# 73.68 %; main (0x10) calls fib in all of it. Frames outside any module
+# (JIT code) are named each by its own address.
+expect profile-recursive-inclusive 0 profile inclusive tests/traces/recursive.xml <<'EOF'
+inclusive:
+function  inclusive  exclusive  inclusive_pct  exclusive_pct  samples  module
+0x10       1.000000   0.050000         100.00           5.00        5
+0x20       0.950000   0.550000          95.00          55.00        4
+0x30       0.400000   0.400000          40.00          40.00        1
+0x40       0.050000   0.000000           5.00           0.00        1
+EOF
+
+expect profile-recursive-callers 0 profile callers tests/traces/recursive.xml <<'EOF'
+callers:
+caller  function     value  pct_of_function
+        0x10      1.000000           100.00
+0x10    0x20      0.950000           100.00
+0x20    0x20      0.700000            73.68
+0x20    0x30      0.400000           100.00
+0x20    0x40      0.050000           100.00
+0x40    0x20      0.050000             5.26
+EOF
+
 exit $fail

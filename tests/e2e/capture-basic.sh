@@ -11,6 +11,16 @@ grep -q 'status="signal:SIGTERM"' n1.xml || fail "no signal status in trace"
 grep -q 'complete="false"' n1.xml || fail "killed run not marked incomplete"
 check_trace n1.xml
 
+# a thread's cpu fits in its start..end: the process island-capture runs
+# starts at its fork, before exec and the dynamic loader, whose CPU time
+# its main thread's cpu counts (true: 0.5 ms of cpu in a 0.1 ms life)
+for k in 1 2 3; do
+	"$CAPTURE" -o span$k.xml true
+	over=$(sed -n 's/.*<thread [^>]*start="\([0-9.]*\)" end="\([0-9.]*\)" cpu="\([0-9.]*\)".*/\1 \2 \3/p' span$k.xml |
+		awk '$3 > $2 - $1 + 0.000020 { print "cpu " $3 " in " $1 ".." $2 }')
+	expect_eq "run $k: cpu beyond the thread's span" "$over" ""
+done
+
 # stdin, stdout and stderr are the app's, unchanged
 out=$(printf 'hello\nworld\n' | "$CAPTURE" -n n1 cat)
 expect_eq "stdout" "$out" "$(printf 'hello\nworld')"

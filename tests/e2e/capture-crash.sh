@@ -27,4 +27,18 @@ written=$(( $(stat -c %s crash.out) / 5 ))
 [ "$recorded" -eq "$written" ] || [ "$recorded" -eq $((written - 1)) ] ||
 	fail "recorded $recorded writes, the file holds $written"
 [ "$recorded" -gt 1000 ] || fail "only $recorded writes recorded"
+
+# a server stopped by SIGTERM after 50 ms of CPU: no code of its ran at
+# the end, its main thread's CPU time is read before it is reaped
+"$CAPTURE" --server -o term.xml -- "$APPS/termburn" 50 > term.out &
+cap=$!
+for i in $(seq 100); do grep -q ready term.out && break; sleep 0.1; done
+kill -TERM $cap
+rc=0; wait $cap || rc=$?
+expect_eq "status after SIGTERM" "$rc" 143
+check_trace term.xml
+grep -q 'status="signal:SIGTERM"' term.xml || fail "no SIGTERM status"
+grep -q '<thread [^>]* cpu="[0-9.]*" exit="killed"' term.xml || fail "killed thread without cpu"
+within "sums cpu of a server stopped by SIGTERM" \
+	"$("$ANALYZE" sums --csv term.xml 2>&1 | awk -F, '$1 == "cpu" { print $2 }')" 0.050 0.150
 exit 0
