@@ -336,7 +336,8 @@ static void take_ios(struct rdctx *c)
 	struct netrun *nr = c->nr;
 	size_t *ord = NULL, cap = 0;
 
-	qsort(c->io, c->nio, sizeof(*c->io), cmp_netio);
+	if (c->nio)	/* qsort(NULL, 0): undefined */
+		qsort(c->io, c->nio, sizeof(*c->io), cmp_netio);
 	for (size_t i = 0; i < c->nio; i++) {
 		if (net_io(nr, &c->io[i]) < 0)
 			continue;
@@ -390,7 +391,8 @@ static void number_ios(struct rdctx *c)
 	for (size_t n = 0; n < c->nr->nnodes && n < c->nodecap; n++) {
 		if (c->nr->nodes[n].has_seq)
 			continue;
-		qsort(c->ios[n], c->nios[n], sizeof(struct ionum), cmp_ionum);
+		if (c->nios[n])
+			qsort(c->ios[n], c->nios[n], sizeof(struct ionum), cmp_ionum);
 		for (size_t i = 0; i < c->nios[n]; i++)
 			if (c->ios[n][i].call >= 0)
 				c->nr->calls[c->ios[n][i].call].seq = i + 1;

@@ -153,7 +153,8 @@ struct tr_node *trace_node(struct tr_node *nodes, int nnodes, const char *name)
 {
 	for (int i = 0; i < nnodes; i++)
 		if (!strcmp(nodes[i].name, name)) {
-			qsort(nodes[i].io, nodes[i].nio, sizeof(*nodes[i].io), cmp_seq);
+			if (nodes[i].nio)	/* qsort(NULL, 0): undefined */
+				qsort(nodes[i].io, nodes[i].nio, sizeof(*nodes[i].io), cmp_seq);
 			return &nodes[i];
 		}
 	return NULL;
