@@ -54,11 +54,11 @@ for app in $APPS_HERE; do
 		{ cat $app-cap.log; fail "island-capture --discover failed on $app: $(tail -1 $app-cap.log)"; }
 	check_trace $app.xml
 	expect_eq "$app: nodes" "$(grep -c '<node ' $app.xml)" 4
-	for m in causal think; do
-		for i in 1 2 3; do
-			"$REPLAY" -q --root $app-$m-$i --mode $m --report $app-$m-$i.xml $app.xml ||
-				fail "$app: $m replay"
-		done
+	# three causal replays (their median is checked), one think (only
+	# compared with them: it is off by tens of %)
+	for r in causal-1 causal-2 causal-3 think-1; do
+		"$REPLAY" -q --root $app-$r --mode ${r%-*} --report $app-$r.xml $app.xml ||
+			fail "$app: ${r%-*} replay"
 	done
 	# the application's own spread: 3 more runs, no discovery
 	for i in 1 2 3; do
