@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,8 +145,8 @@ static int copy_pcaps(const struct pass *base, char **names, int n, const char *
  * compared thread by thread (the order in which a node's threads
  * interleave depends on timing, as polling does): a node's streams are
  * its threads that have I/Os other than polling, in trace order, each
- * the list of those I/Os (a run of receives, or of reads, on one
- * descriptor counting as one), its receives apart from its other I/Os: on a socket the two
+ * the list of those I/Os (a run of receives, of reads, or of one write
+ * call, on one descriptor counting as one), its receives apart from its other I/Os: on a socket the two
  * directions are independent, and whether a thread sends before or after
  * a message arrives is timing (Open MPI's PMIx thread). A wait found in a pass is moved onto the same place of the same
  * stream in the base pass.
@@ -158,6 +159,9 @@ struct sio {
 	int64_t off, amt;            /* bytes before it in its place, its bytes */
 	int moves;                   /* a send or a receive to or from another
 					node: its place is the bytes (add) */
+	int wrun;                    /* a write of a run of writes: its place
+					is the bytes too (add) */
+	const char *what;            /* its tr_io's */
 };
 
 struct stream {
@@ -173,6 +177,7 @@ struct pnode {
 	int nall;
 	struct stream *st;
 	size_t nst;
+	int *keys;                   /* per stream: its stream_key, ascending */
 	int *st_of;                  /* per I/O (number order): its stream, -1 */
 	size_t *pos;                 /* ... and its index there */
 	int *chan;                   /* ... and its peer: 1 + the node at the
@@ -199,6 +204,20 @@ static int is_read(const struct tr_io *io)
 {
 	const char *sp = strchr(io->what, ' ');
 	return sp && (!strncmp(sp, " netrecv ", 9) || !strncmp(sp, " fileread ", 10));
+}
+
+/* A write of bytes to a file, a pipe, a socket to a host outside. */
+static int is_write(const struct tr_io *io)
+{
+	const char *sp = strchr(io->what, ' ');
+	return sp && (!strncmp(sp, " filewrite ", 11) || !strncmp(sp, " netsend ", 9));
+}
+
+/* the same call, "api res ..." */
+static int same_api(const char *a, const char *b)
+{
+	size_t n = strcspn(a, " ");
+	return !strncmp(a, b, n) && b[n] == ' ';
 }
 
 /* a send or a receive: bytes that go to or come from a peer */
@@ -229,6 +248,15 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	int bytes = peer && moves(io);
 	if (bytes && j && st->io[j - 1].moves)
 		run = 1;
+	/* so is a run of one write call on one descriptor, whatever the
+	 * thread did between them apart from this stream: a download written
+	 * out as it arrives (curl: recv, fwrite, recv...) writes in as many
+	 * calls as the receives took, which is the sender's timing; the bytes
+	 * are not, and are compared (check_same) */
+	int wrun = !bytes && is_write(io);
+	if (wrun && j && st->io[j - 1].wrun && st->io[j - 1].fd == io->fd &&
+	    same_api(st->io[j - 1].what, io->what))
+		run = 1;
 	/* an end of stream read apart from its run joins the descriptor's
 	 * last receive: whether a thread reads the end before closing its
 	 * side is timing (Open MPI ranks close their connections together in
@@ -240,6 +268,8 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	e->fd = io->fd;
 	e->eof = 0;
 	e->moves = bytes;
+	e->wrun = wrun;
+	e->what = io->what;
 	if (run) {
 		e->place = e[-1].place;
 		e->off = e[-1].off + e[-1].amt;
@@ -329,7 +359,15 @@ static void make_streams(struct pnode *pn)
 			last[th] = &m->io[k];
 	}
 	free(last);
-	free(thr);
+	pn->keys = thr;
+}
+
+/* The stream of pn that has key, or -1: a server stopped in one pass
+ * may lack a stream the other pass has (check_same). */
+static int stream_of_key(const struct pnode *pn, int key)
+{
+	int *hit = bsearch(&key, pn->keys, pn->nst, sizeof(int), cmp_int);
+	return hit ? (int)(hit - pn->keys) : -1;
 }
 
 static int load_pass(struct pass *p, char **names, int n, struct pnode **out)
@@ -370,6 +408,7 @@ static void free_pass(struct pnode *pn, int n)
 		}
 		free(pn[i].st);
 		free(pn[i].st_of);
+		free(pn[i].keys);
 		free(pn[i].pos);
 		free(pn[i].chan);
 	}
@@ -428,9 +467,12 @@ static uint64_t to_base(const struct pnode *pn, const struct pnode *base, uint64
 	}
 	if (f == m->nio || (!up && m->io[f].thr != thr))
 		return 0;
-	/* the same place of the same stream; in a run of receives, the
-	 * receive that got the same byte */
-	const struct stream *ps = &pn->st[pn->st_of[f]], *bs = &base->st[pn->st_of[f]];
+	/* the same place of the same stream; in a run of receives or of
+	 * writes, the call that moved the same byte */
+	int s = stream_of_key(base, pn->keys[pn->st_of[f]]);
+	if (s < 0)
+		return 0;
+	const struct stream *ps = &pn->st[pn->st_of[f]], *bs = &base->st[s];
 	const struct sio *x = &ps->io[pn->pos[f]];
 	if (x->place >= bs->nplaces)
 		return 0;
@@ -440,9 +482,12 @@ static uint64_t to_base(const struct pnode *pn, const struct pnode *base, uint64
 				return bs->io[i].seq;
 		return 0;
 	}
+	/* the waiting side, its first byte (it could not begin before it);
+	 * the side waited for, its last (what was waited for may be any) */
+	int64_t at = up || x->amt < 1 ? x->off : x->off + x->amt - 1;
 	size_t b = bs->first[x->place];
 	while (b + 1 < bs->n && bs->io[b + 1].place == x->place &&
-	       bs->io[b].off + bs->io[b].amt <= x->off)
+	       bs->io[b].off + bs->io[b].amt <= at)
 		b++;
 	return bs->io[b].seq;
 }
@@ -505,28 +550,42 @@ static const char *stream_seqs(const struct stream *st, char *buf, size_t len)
 	return buf;
 }
 
-/* The same I/O, polling set aside, thread by thread in both passes. */
+/* The same I/O, polling set aside, thread by thread in both passes. A
+ * server stopped in a pass (its SIGTERM, once every other node has
+ * exited) may have been stopped in a held call that the other pass made
+ * and the calls after it (http.server's shutdown and close of its last
+ * connection): in that pass a stream may end early, its last run of
+ * bytes be short, or a stream be missing; the stop is ours, which call
+ * it cuts is timing. */
 static int check_same(char **names, int me, struct pass *base, const struct pnode *a,
 		      struct pass *p, const struct pnode *b)
 {
 	const char *node = names[me];
+	int cut_a = a->me->stopped >= 0, cut_b = b->me->stopped >= 0;
 
-	if (a->nst != b->nst) {
-		char la[1024], lb[1024];
-		warnx("node %s: %zu streams of I/O (polling set aside: a thread's "
-		      "receives, its other I/O, what the node sends to and receives "
-		      "from each other node) in the %s pass (%s) and %zu in the %s pass "
-		      "(%s): the application's I/O is not deterministic", node, a->nst,
-		      base->name, stream_list(a, names, la, sizeof(la)), b->nst, p->name,
-		      stream_list(b, names, lb, sizeof(lb)));
-		return -1;
-	}
-	for (size_t s = 0; s < a->nst; s++) {
-		const struct stream *x = &a->st[s], *y = &b->st[s];
+	for (size_t s = 0, t = 0; s < a->nst || t < b->nst;) {
+		int xk = s < a->nst ? a->keys[s] : INT_MAX, yk = t < b->nst ? b->keys[t] : INT_MAX;
+		if (xk != yk && (xk < yk ? cut_b : cut_a)) {
+			*(xk < yk ? &s : &t) += 1;
+			continue;
+		}
+		if (xk != yk) {
+			char la[1024], lb[1024];
+			warnx("node %s: %zu streams of I/O (polling set aside: a thread's "
+			      "receives, its other I/O, what the node sends to and receives "
+			      "from each other node) in the %s pass (%s) and %zu in the %s "
+			      "pass (%s): the application's I/O is not deterministic", node,
+			      a->nst, base->name, stream_list(a, names, la, sizeof(la)), b->nst,
+			      p->name, stream_list(b, names, lb, sizeof(lb)));
+			return -1;
+		}
+		const struct stream *x = &a->st[s++], *y = &b->st[t++];
 		size_t n = x->nplaces < y->nplaces ? x->nplaces : y->nplaces;
 		for (size_t i = 0; i <= n; i++) {
+			int cut = (cut_a && i + 1 == x->nplaces) || (cut_b && i + 1 == y->nplaces);
 			if (i == n) {
-				if (x->nplaces == y->nplaces)
+				if (x->nplaces == y->nplaces ||
+				    (x->nplaces < y->nplaces ? cut_a : cut_b))
 					break;
 				char what[256], da[256], db[256];
 				warnx("node %s: %s issued %zu I/Os (polling set aside) in the %s "
@@ -538,7 +597,20 @@ static int check_same(char **names, int me, struct pass *base, const struct pnod
 				return -1;
 			}
 			const struct sio *la = place_last(x, i), *lb = place_last(y, i);
-			if (la->moves && lb->moves && la->off + la->amt != lb->off + lb->amt) {
+			if (!cut && la->wrun && lb->wrun && la->off + la->amt != lb->off + lb->amt) {
+				char what[256], *ka = io_key(la->what, base);
+				warnx("node %s: %s wrote %lld bytes (%s) in a run of calls from I/O "
+				      "%llu of the %s pass and %lld from I/O %llu of the %s pass: "
+				      "the application's output is not deterministic", node,
+				      stream_name(a, x, names, what, sizeof(what)),
+				      (long long)(la->off + la->amt), ka,
+				      (unsigned long long)x->io[x->first[i]].seq, base->name,
+				      (long long)(lb->off + lb->amt),
+				      (unsigned long long)y->io[y->first[i]].seq, p->name);
+				free(ka);
+				return -1;
+			}
+			if (!cut && la->moves && lb->moves && la->off + la->amt != lb->off + lb->amt) {
 				char what[256];
 				warnx("node %s: %s moved %lld bytes at I/O %llu of the %s pass "
 				      "and %lld at I/O %llu of the %s pass: the application's "
