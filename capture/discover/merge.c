@@ -161,6 +161,7 @@ struct sio {
 					node: its place is the bytes (add) */
 	int wrun;                    /* a write, of a run of one call on one
 					descriptor (add) */
+	int64_t conn;                /* its connection (connections), -1 */
 	const char *what;            /* its tr_io's */
 };
 
@@ -180,6 +181,8 @@ struct pnode {
 	int *keys;                   /* per stream: its stream_key, ascending */
 	int *trank;                  /* per thread: its rank among the threads
 					with I/Os not polling (stream_key) */
+	int maxthr;
+	int64_t *conn;               /* per I/O: its connection, -1 none */
 	int *st_of;                  /* per I/O (number order): its stream, -1 */
 	size_t *pos;                 /* ... and its index there */
 	int *chan;                   /* ... and its peer: 1 + the node at the
@@ -229,7 +232,7 @@ static int moves(const struct tr_io *io)
 }
 
 static void add(struct stream *st, const struct tr_io *io, const struct tr_io *prev,
-		int peer)
+		int peer, int64_t conn)
 {
 	size_t j = st->n;
 
@@ -273,6 +276,7 @@ static void add(struct stream *st, const struct tr_io *io, const struct tr_io *p
 	e->moves = bytes;
 	e->wrun = wrun;
 	e->what = io->what;
+	e->conn = conn;
 	if (run) {
 		e->place = e[-1].place;
 		e->off = e[-1].off + e[-1].amt;
@@ -319,25 +323,112 @@ static int peer_node(const struct pnode *pn, int n, int i, size_t k)
 	return 0;
 }
 
+/* Threads are matched across passes by their rank among those with I/Os
+ * not polling: a retried process's threads come before them in some
+ * passes only (redis-cli pinging a server not yet up). */
+static void thread_ranks(struct pnode *pn)
+{
+	const struct tr_node *m = pn->me;
+
+	for (size_t k = 0; k < m->nio; k++)
+		if (m->io[k].thr > pn->maxthr)
+			pn->maxthr = m->io[k].thr;
+	pn->trank = xcalloc((size_t)pn->maxthr + 2, sizeof(int));
+	for (size_t k = 0; k < m->nio; k++)
+		if (!m->io[k].poll && m->io[k].thr >= 0)
+			pn->trank[m->io[k].thr] = 1;
+	for (int t = 0, r = 0; t <= pn->maxthr; t++)
+		pn->trank[t] = pn->trank[t] ? r++ : -1;
+}
+
+struct conn_at {
+	const char *local;           /* a connect's own address */
+	int64_t id;
+};
+
+static int cmp_conn(const void *a, const void *b)
+{
+	return strcmp(((const struct conn_at *)a)->local, ((const struct conn_at *)b)->local);
+}
+
+static int is_call(const struct tr_io *io, const char *api)
+{
+	size_t n = strlen(api);
+	return !strncmp(io->what, api, n) && io->what[n] == ' ';
+}
+
+/*
+ * Each I/O's connection, the same in every pass: the node that connected,
+ * its thread's rank and which of that thread's connects (not polling) it
+ * was; its ports are new in every pass. The connecting side knows it by
+ * the descriptor its connect made, the accepting side by the peer address
+ * (the connect's local=). How an event-loop server interleaves its
+ * clients' requests is timing (redis-benchmark -c 4: two requests of as
+ * many bytes on two connections came in either order), so a wait on a
+ * socket's bytes moves onto the same connection's call (to_base).
+ */
+static void connections(struct pnode *pn, int n)
+{
+	struct conn_at *ca = NULL;
+	size_t nca = 0, cap = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct tr_node *m = pn[i].me;
+		int64_t *count = xcalloc((size_t)pn[i].maxthr + 3, sizeof(int64_t));
+
+		pn[i].conn = xcalloc(m->nio + 1, sizeof(int64_t));
+		for (size_t k = 0; k < m->nio; k++) {
+			const struct tr_io *io = &m->io[k];
+			int r = io->thr < 0 ? -1 : pn[i].trank[io->thr];
+
+			pn[i].conn[k] = -1;
+			if (io->poll || !io->local || !is_call(io, "connect"))
+				continue;
+			pn[i].conn[k] = ((int64_t)i << 40) | ((int64_t)(r + 1) << 24) | count[r + 1]++;
+			XGROW(ca, cap, nca + 1);
+			ca[nca++] = (struct conn_at){ io->local, pn[i].conn[k] };
+		}
+		free(count);
+	}
+	qsort(ca, nca, sizeof(*ca), cmp_conn);
+	for (int i = 0; i < n; i++) {
+		const struct tr_node *m = pn[i].me;
+		/* per process and descriptor, the connection its connect made */
+		struct fdconn { int proc; int32_t fd; int64_t id; } *fds = NULL;
+		size_t nfds = 0, fcap = 0;
+
+		for (size_t k = 0; k < m->nio; k++) {
+			const struct tr_io *io = &m->io[k];
+			struct conn_at key = { tr_target(io), 0 }, *hit = NULL;
+			size_t f = 0;
+
+			while (f < nfds && !(fds[f].proc == io->proc && fds[f].fd == io->fd))
+				f++;
+			if (is_call(io, "connect") || is_call(io, "accept") ||
+			    is_call(io, "accept4") || is_call(io, "socket") || is_call(io, "close")) {
+				if (f == nfds) {
+					XGROW(fds, fcap, nfds + 1);
+					fds[nfds++] = (struct fdconn){ io->proc, io->fd, -1 };
+				}
+				fds[f].id = pn[i].conn[k];
+				continue;
+			}
+			if (tr_is_address(key.local))
+				hit = bsearch(&key, ca, nca, sizeof(*ca), cmp_conn);
+			pn[i].conn[k] = hit ? hit->id : f < nfds ? fds[f].id : -1;
+		}
+		free(fds);
+	}
+	free(ca);
+}
+
 static void make_streams(struct pnode *pn)
 {
 	struct tr_node *m = pn->me;
 	int *thr = xcalloc(m->nio + 1, sizeof(int));
 	size_t nthr = 0;
-	int maxthr = 0;
+	int maxthr = pn->maxthr;
 
-	/* threads are matched across passes by their rank among those with
-	 * I/Os not polling: a retried process's threads come before them in
-	 * some passes only (redis-cli pinging a server not yet up) */
-	for (size_t k = 0; k < m->nio; k++)
-		if (m->io[k].thr > maxthr)
-			maxthr = m->io[k].thr;
-	pn->trank = xcalloc((size_t)maxthr + 2, sizeof(int));
-	for (size_t k = 0; k < m->nio; k++)
-		if (!m->io[k].poll && m->io[k].thr >= 0)
-			pn->trank[m->io[k].thr] = 1;
-	for (int t = 0, r = 0; t <= maxthr; t++)
-		pn->trank[t] = pn->trank[t] ? r++ : -1;
 	for (size_t k = 0; k < m->nio; k++)
 		if (!m->io[k].poll)
 			thr[nthr++] = stream_key(pn, k);
@@ -363,7 +454,7 @@ static void make_streams(struct pnode *pn)
 		size_t s = (size_t)(hit - thr);
 		pn->st_of[k] = (int)s;
 		pn->pos[k] = pn->st[s].n;
-		add(&pn->st[s], &m->io[k], last[th], pn->chan[k]);
+		add(&pn->st[s], &m->io[k], last[th], pn->chan[k], pn->conn[k]);
 		/* a send on the descriptor being received from does not end
 		 * the run: a request written while the answer arrives (PMIx) */
 		if (!(last[th] && is_recv(last[th]) && !is_read(&m->io[k]) &&
@@ -405,8 +496,11 @@ static int load_pass(struct pass *p, char **names, int n, struct pnode **out)
 		pn[i].chan = xcalloc(pn[i].me->nio + 1, sizeof(int));
 		for (size_t k = 0; k < pn[i].me->nio; k++)
 			pn[i].chan[k] = peer_node(pn, n, i, k);
-		make_streams(&pn[i]);
+		thread_ranks(&pn[i]);
 	}
+	connections(pn, n);
+	for (int i = 0; i < n; i++)
+		make_streams(&pn[i]);
 	return 0;
 }
 
@@ -422,6 +516,7 @@ static void free_pass(struct pnode *pn, int n)
 		free(pn[i].st_of);
 		free(pn[i].keys);
 		free(pn[i].trank);
+		free(pn[i].conn);
 		free(pn[i].pos);
 		free(pn[i].chan);
 	}
@@ -497,12 +592,58 @@ static uint64_t to_base(const struct pnode *pn, const struct pnode *base, uint64
 	}
 	/* the waiting side, its first byte (it could not begin before it);
 	 * the side waited for, its last (what was waited for may be any) */
-	int64_t at = up || x->amt < 1 ? x->off : x->off + x->amt - 1;
+	int64_t last = up || x->amt < 1 ? 0 : x->amt - 1;
+	if (x->moves && x->conn >= 0) {
+		/* the same byte of the same connection: in what order a node's
+		 * connections' bytes come is timing (connections) */
+		int64_t at = last, o = 0;
+		size_t hit = bs->n;
+		for (size_t i = ps->first[x->place]; i < pn->pos[f]; i++)
+			if (ps->io[i].place == x->place && ps->io[i].conn == x->conn)
+				at += ps->io[i].amt;
+		for (size_t i = bs->first[x->place]; i < bs->n; i++) {
+			if (bs->io[i].place != x->place || bs->io[i].conn != x->conn)
+				continue;
+			hit = i;
+			if (o + bs->io[i].amt > at)
+				break;
+			o += bs->io[i].amt;
+		}
+		if (hit < bs->n)
+			return bs->io[hit].seq;
+	}
+	int64_t at = x->off + last;
 	size_t b = bs->first[x->place];
 	while (b + 1 < bs->n && bs->io[b + 1].place == x->place &&
 	       bs->io[b].off + bs->io[b].amt <= at)
 		b++;
 	return bs->io[b].seq;
+}
+
+/* A node found waiting is logged at its next I/O, and an event-loop
+ * client woken for two connections at once reads either first
+ * (redis-benchmark -c 4: the held reply on one connection logged at the
+ * read of the reply on another, sent before the hold). A receive logged
+ * as waiting for a send on another connection between the two nodes
+ * waits, rather, at the node's next receive on the send's connection:
+ * later, so weaker than what was seen. */
+static uint64_t on_connection(const struct pnode *x, uint64_t xs, const struct pnode *t,
+			      uint64_t ts)
+{
+	const struct tr_node *m = x->me;
+	size_t k = io_index(m, xs), l = io_index(t->me, ts);
+
+	if (k >= m->nio || m->io[k].seq != xs || l >= t->me->nio || t->me->io[l].seq != ts)
+		return xs;
+	int64_t ct = t->conn[l];
+	const struct tr_io *send = &t->me->io[l];
+	if (!is_recv(&m->io[k]) || x->conn[k] < 0 || ct < 0 || x->conn[k] == ct ||
+	    !moves(send) || is_recv(send))
+		return xs;
+	for (; k < m->nio; k++)
+		if (x->conn[k] == ct && is_recv(&m->io[k]) && !m->io[k].poll)
+			return m->io[k].seq;
+	return xs;
 }
 
 /* "its thread N's receives from NODE" and the like, into buf */
@@ -720,7 +861,8 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 						tn = j;
 				if (tn < 0 || tn == i || !wt->xseq)
 					continue;
-				uint64_t x = to_base(&pt[i], &bt[i], wt->xseq, 1);
+				uint64_t x = to_base(&pt[i], &bt[i],
+						     on_connection(&pt[i], wt->xseq, &pt[tn], wt->tseq), 1);
 				uint64_t y = to_base(&pt[tn], &bt[tn], wt->tseq, 0);
 				if (!x || !y)
 					continue;    /* nothing left to wait, or for */
