@@ -404,13 +404,15 @@ static void connections(struct pnode *pn, int n)
 
 			while (f < nfds && !(fds[f].proc == io->proc && fds[f].fd == io->fd))
 				f++;
-			if (is_call(io, "connect") || is_call(io, "accept") ||
-			    is_call(io, "accept4") || is_call(io, "socket") || is_call(io, "close")) {
-				if (f == nfds) {
+			int made = is_call(io, "connect") || is_call(io, "accept") ||
+				   is_call(io, "accept4");
+			if (made || is_call(io, "socket") || is_call(io, "close")) {
+				if (f == nfds && made) {
 					XGROW(fds, fcap, nfds + 1);
 					fds[nfds++] = (struct fdconn){ io->proc, io->fd, -1 };
 				}
-				fds[f].id = pn[i].conn[k];
+				if (f < nfds)
+					fds[f].id = pn[i].conn[k];
 				continue;
 			}
 			if (tr_is_address(key.local))
