@@ -390,7 +390,8 @@ static void connections(struct pnode *pn, int n)
 		}
 		free(count);
 	}
-	qsort(ca, nca, sizeof(*ca), cmp_conn);
+	if (nca)
+		qsort(ca, nca, sizeof(*ca), cmp_conn);
 	for (int i = 0; i < n; i++) {
 		const struct tr_node *m = pn[i].me;
 		/* per process and descriptor, the connection its connect made */
@@ -415,7 +416,7 @@ static void connections(struct pnode *pn, int n)
 					fds[f].id = pn[i].conn[k];
 				continue;
 			}
-			if (tr_is_address(key.local))
+			if (nca && tr_is_address(key.local))
 				hit = bsearch(&key, ca, nca, sizeof(*ca), cmp_conn);
 			pn[i].conn[k] = hit ? hit->id : f < nfds ? fds[f].id : -1;
 		}
