@@ -72,6 +72,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	struct tr_node *cur = sc->cur;
 	const char *p = io->path ? io->path : io->peer ? io->peer : "-";
 	const struct trace_attr *seq = NULL, *fd = NULL, *result = NULL, *amount = NULL;
+	const struct trace_attr *local = NULL;
 
 	for (int k = 0; k < io->nattr; k++)
 		if (!strcmp(io->attr[k].name, "local") && strncmp(io->attr[k].value, "0.0.0.0:", 8) &&
@@ -88,6 +89,8 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 			result = &io->attr[k];
 		else if (!strcmp(io->attr[k].name, "amount"))
 			amount = &io->attr[k];
+		else if (!strcmp(io->attr[k].name, "local"))
+			local = &io->attr[k];
 	if (!seq)
 		return;		/* not numbered */
 	/* the watchdog counts successes only (a failed call is a try, not
@@ -110,6 +113,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	x->start = io->start;
 	x->end = io->end;
 	x->amount = amount ? amount->num : 0;
+	x->local = local ? xstrdup(local->value) : NULL;
 	x->fd = fd ? (int32_t)fd->num : -1;	/* validated: 32 bits */
 	/* a non-blocking connect under way has not failed */
 	x->failed = io->failed && strcmp(io->err, "EINPROGRESS");
@@ -163,8 +167,10 @@ struct tr_node *trace_node(struct tr_node *nodes, int nnodes, const char *name)
 void trace_scan_free(struct tr_node *nodes, int nnodes)
 {
 	for (int i = 0; i < nnodes; i++) {
-		for (size_t k = 0; k < nodes[i].nio; k++)
+		for (size_t k = 0; k < nodes[i].nio; k++) {
 			free(nodes[i].io[k].what);
+			free(nodes[i].io[k].local);
+		}
 		free(nodes[i].io);
 		for (size_t k = 0; k < nodes[i].nwaits; k++)
 			free(nodes[i].waits[k].tnode);

@@ -38,6 +38,7 @@ struct tr_io {
 	int64_t result;              /* the result attribute, or 0 */
 	int64_t start, end;          /* ns, node time */
 	int64_t amount;              /* bytes moved (the amount attribute) */
+	char *local;                 /* a connect's or accept's own address */
 };
 
 struct tr_proc {
