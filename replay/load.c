@@ -590,6 +590,59 @@ static void trace_wakers(struct trace *t)
 	}
 }
 
+/*
+ * A pipe read by several threads or processes (Python's multiprocessing
+ * Pool: three workers read their tasks from one pipe, under a semaphore
+ * in shared memory the replay cannot see): each read takes the bytes
+ * after its predecessor's, so it waits for the read of another thread
+ * that ended before it began (as a wait on its waker, trace_wakers). Read
+ * in another order, a worker took part of another's message and every
+ * reader then waited for bytes nobody sent (2 replays in 4 stalled).
+ */
+struct pread { int64_t start, end; int32_t pipe, th; uint32_t op; };
+
+static int by_pipe_start(const void *a, const void *b)
+{
+	const struct pread *x = a, *y = b;
+
+	if (x->pipe != y->pipe)
+		return x->pipe < y->pipe ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void trace_pipe_readers(struct trace *t)
+{
+	for (size_t k = 0; k < t->nnodes; k++) {
+		struct node *n = &t->nodes[k];
+		struct pread *v = NULL;
+		size_t nv = 0, cap = 0;
+
+		for (size_t a = 0; a < n->nthreads; a++)
+			for (size_t i = 0; i < n->threads[a].nops; i++) {
+				const struct op *o = &n->threads[a].ops[i];
+				if (o->kind != OP_IO || o->res != RES_NETRECV || !o->pipe ||
+				    o->failed || !o->call || o->libc_only)
+					continue;
+				XGROW(v, cap, nv + 1);
+				v[nv++] = (struct pread){ o->start, o->start + o->dur, o->pipe,
+							  (int32_t)a, (uint32_t)i };
+			}
+		if (nv > 1)
+			qsort(v, nv, sizeof(*v), by_pipe_start);
+		for (size_t i = 1; i < nv; i++) {
+			const struct pread *p = &v[i - 1];
+			struct op *o = &n->threads[v[i].th].ops[v[i].op];
+			if (p->pipe != v[i].pipe || p->th == v[i].th || o->waker ||
+			    p->end > v[i].start)
+				continue;	/* concurrent reads: either may go first */
+			o->waker = p->th + 1;
+			o->wake_op = p->op;
+			o->wake_lag = 0;
+		}
+		free(v);
+	}
+}
+
 /* A busy wait: polls with a zero timeout that found nothing, the thread's
  * work between them, and the one that found data, which the thread's next
  * call then receives (Open MPI's MPI_Recv: 5,000 to 10,000 polls a rank
@@ -675,6 +728,7 @@ struct trace *trace_load(const char *file)
 	spin_shares(rd.t);
 	trace_file_order(rd.t);
 	trace_wakers(rd.t);
+	trace_pipe_readers(rd.t);
 	trace_busywaits(rd.t);
 	return rd.t;
 }

@@ -939,6 +939,8 @@ static void *watchdog(void *arg)
 			moved = sync_last_alive(ns->r->sync);
 		if (t - moved <= stall)
 			continue;
+		/* every thread stuck is named: one waits for another */
+		int stuck_any = 0;
 		for (size_t i = 0; i < ns->n->nthreads; i++) {
 			int64_t since = ns->ts[i].since;
 			const struct op *o = ns->ts[i].at;
@@ -953,9 +955,11 @@ static void *watchdog(void *arg)
 			int64_t late = t - since - (int64_t)((double)call->dur / opt.speed);
 			if (late > stall && ns->ts[i].since == since) {
 				stuck(ns, (int)i, o, t - since);
-				_exit(3);
+				stuck_any = 1;
 			}
 		}
+		if (stuck_any)
+			_exit(3);
 	}
 	pthread_mutex_unlock(&ns->mu);
 	return NULL;

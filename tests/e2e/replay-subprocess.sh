@@ -100,4 +100,29 @@ for m in causal think timed afap; do
 	# nobody's calls name vd.out: not even made
 	expect_eq "$m: vforkdup: the parent's stdout" "$(size "v.$m$PWD/vd.out")" missing
 done
+
+# multiprocessing.Pool: three workers read their tasks from one pipe,
+# in turns a semaphore in shared memory decides (the replay cannot see
+# it): each read takes the bytes after the read before it, whoever made
+# that one (read in another order, a worker took part of another's task
+# and the readers waited for bytes nobody sent: 2 replays in 4 stalled)
+cat > pool.py <<'EOF'
+import multiprocessing as m
+def f(x):
+    open('p%d' % x, 'w').write('x' * 1000 * x)
+    return x * x
+if __name__ == '__main__':
+    with m.Pool(3) as p:
+        print(sum(p.map(f, range(8))))
+EOF
+for c in 1 2; do
+	"$CAPTURE" -o pool$c.xml -- "$PY" pool.py > pool.out 2> /dev/null || fail "capture pool.py"
+	expect_eq "pool.py" "$(cat pool.out)" 140
+	for k in 1 2; do
+		timeout 60 "$REPLAY" -q --stall 2 --root "pool.$c.$k" --report "prep.$c.$k.xml" pool$c.xml 2> "perr.$c.$k" ||
+			fail "pool: replay $k of capture $c: $(cat "perr.$c.$k")"
+		expect_eq "pool: replay $k of capture $c: failed calls" "$(attr "prep.$c.$k.xml" failed)" 0
+		expect_eq "pool: p7" "$(size "pool.$c.$k$PWD/p7")" 7000
+	done
+done
 echo "PASS"
