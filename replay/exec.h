@@ -97,6 +97,8 @@ int rfd_close(int rfd);
 /* rfd is a sink: its peer is outside the replay (net.c); a datagram
  * socket, whose receives are not waited for */
 int net_is_sink(int rfd);
+/* puts n bytes (at most 64 kB) where a read of the sink rfd finds them */
+int net_inject(int rfd, const char *b, size_t n);
 int net_is_dgram(int rfd);
 int map_path(struct rctx *c, const char *path, char *buf, size_t len);
 /* In causal mode, a call issued at t0 that was answered by someone other

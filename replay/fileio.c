@@ -577,15 +577,41 @@ int h_copy(struct rctx *c, const struct op *o)
 	if (out < 0 || in < 0)
 		return -1;
 	int64_t n = o->amount;
+	/* from a sink (a pipe in the modes without causality, a peer
+	 * outside): what the trace moved is put there first, in pieces
+	 * its buffer holds (grep splices its stdin to /dev/null) */
+	int sink = net_is_sink(in);
 	while (n > 0) {
 		size_t k = (uint64_t)n < IO_CHUNK ? (size_t)n : IO_CHUNK;
-		ssize_t r = copy_file_range(in, NULL, out, NULL, k, 0);
+		if (sink && k > 65536)
+			k = 65536;
+		char *b = xbuf(c, (int64_t)k);
+		if (sink && net_inject(in, b, k) < 0)
+			return -1;
+		ssize_t r = sink ? -1 : copy_file_range(in, NULL, out, NULL, k, 0);
 		if (r <= 0) {
-			/* across file systems or from a pipe: plain copy */
-			char *b = xbuf(c, n);
-			r = read(in, b, k);
-			if (r <= 0)
-				return r < 0 ? -1 : 0;
+			/* across file systems or from a pipe: plain copy;
+			 * all of what was put in a sink, or it stays there */
+			r = 0;
+			do {
+				ssize_t g = read(in, b + r, k - (size_t)r);
+				if (g < 0 && errno == EINTR)
+					continue;
+				if (g < 0 && !r)
+					return -1;
+				if (g <= 0)
+					break;
+				r += g;
+			} while (sink && (size_t)r < k);
+			/* a file at its end: the original read at an offset
+			 * it gave (splice, sendfile, copy_file_range with
+			 * off_in), which the trace does not hold: its bytes
+			 * are written all the same */
+			struct stat st;
+			if (r == 0 && !sink && !fstat(in, &st) && S_ISREG(st.st_mode))
+				r = (ssize_t)k;
+			if (r == 0)
+				return 0;
 			if (write_full(out, b, (size_t)r) < 0) {
 				unwritten(c, o, n);
 				return -1;

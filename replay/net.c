@@ -641,6 +641,13 @@ static int read_eof(struct rctx *c, int fd, const struct op *o)
 	return 0;
 }
 
+int net_inject(int rfd, const char *b, size_t n)
+{
+	int inj = rfd >= 0 ? sink_inject(rfd) : -1;
+
+	return inj < 0 || n > 65536 ? -1 : write_all(inj, b, n, NULL);
+}
+
 /* Exactly the bytes the trace received, waiting for them as the original
  * did; a datagram is not waited for (its sender may be outside). */
 int h_recv(struct rctx *c, const struct op *o)
