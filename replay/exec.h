@@ -3,8 +3,12 @@
 #define ISLAND_REPLAY_EXEC_H
 
 #include "replay.h"
+#include "util.h"
 
 #include <pthread.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 #include <stdatomic.h>
 
 /* A traced process: its own descriptor table (slot -> replay fd: the ops'
@@ -88,6 +92,23 @@ int64_t stdio_need(struct rctx *c, int tfd, int64_t n);
 void stdio_got(struct rctx *c, int tfd, int64_t got, int64_t need);
 /* A filler buffer of min(n, IO_CHUNK) bytes: larger transfers go in
  * chunks (a traced 4 GB write must not allocate 4 GB). */
+/* The replay's clock (clock.c): ns, on CLOCK_MONOTONIC's axis; the
+ * cycle counter once rclock_end has calibrated it. */
+extern int rclock_tsc;
+extern uint64_t rclock_tsc0;
+extern int64_t rclock_ns0;
+extern double rclock_mult;
+void rclock_begin(void);
+void rclock_end(void);
+static inline int64_t rnow_ns(void)
+{
+#if defined(__x86_64__)
+	if (rclock_tsc)
+		return rclock_ns0 + (int64_t)((double)(__rdtsc() - rclock_tsc0) * rclock_mult);
+#endif
+	return now_ns();
+}
+
 #define IO_CHUNK ((size_t)1 << 20)
 char *xbuf(struct rctx *c, int64_t n);
 /* replay descriptors (net.c): a duplicate that is what the original is (a

@@ -71,7 +71,7 @@ int64_t limit_hold(const char *node, int res, int64_t bytes)
 
 	if (!nlimits || bytes <= 0)
 		return 0;	/* before the clock: this is on every call's path */
-	int64_t now = now_ns();
+	int64_t now = rnow_ns();
 	pthread_mutex_lock(&mu);
 	for (size_t i = 0; i < nlimits; i++) {
 		struct limit *l = &limits[i];

@@ -1,6 +1,6 @@
 /* island-replay: re-execute a trace: its compute, its real I/O under a
  * sandbox root, and the causality between its nodes. */
-#include "replay.h"
+#include "exec.h"
 #include "util.h"
 #include "zstdio.h"
 
@@ -251,8 +251,9 @@ static int run_local(struct trace *t, int *sel, int rootfd)
 	pid_t *pids = xcalloc(t->nnodes, sizeof(pid_t));
 	int64_t e0 = min_epoch(t, sel);
 	net_init(t, sel);
+	rclock_end();
 	/* a little ahead, so that every node starts on the same tick */
-	int64_t t0 = now_ns() + 20 * 1000 * 1000;
+	int64_t t0 = rnow_ns() + 20 * 1000 * 1000;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int status = 0;
 
@@ -357,6 +358,7 @@ int main(int argc, char **argv)
 	progname = "island-replay";
 	zstd_input_register();	/* .zst traces read like any other */
 	check_stdout_at_exit();
+	rclock_begin();		/* calibrated while the trace loads */
 	parse(argc, argv);
 	if (opt.root)
 		root_check(opt.root, net_traces, net_ntraces);

@@ -3,7 +3,7 @@
  * message; a receiver thread marks it done locally, where sync_wait sees
  * it. Built with mpicc where it is found (HAVE_MPI); elsewhere --mpi says
  * so and stops. */
-#include "replay.h"
+#include "exec.h"
 #include "util.h"
 
 #ifndef HAVE_MPI
@@ -164,12 +164,13 @@ int mpi_main(struct trace *t)
 	 * by scheduling; hosts are expected to keep their clocks in sync */
 	double start = wall() + 0.05;
 	MPI_Bcast(&start, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	rclock_end();
 
 	if (me < nnodes) {
 		int64_t e0 = min_epoch(t, all);
 		struct node_run r = {
 			.t = t, .node = me, .rootfd = rootfd, .sync = msync, .net = net,
-			.t0_ns = now_ns() + (int64_t)((start - wall()) * 1e9), .sel = all,
+			.t0_ns = rnow_ns() + (int64_t)((start - wall()) * 1e9), .sel = all,
 			.offset_ns = opt.mode == MODE_AFAP ? 0 : t->nodes[me].epoch - e0,
 		};
 		w0 = start;

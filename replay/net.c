@@ -273,7 +273,7 @@ int net_sink(struct rctx *c, const struct op *o)
  * outside peer's latency is not the storage's to change. */
 static int sink_answered(struct rctx *c, const struct op *o)
 {
-	int64_t t0 = now_ns();
+	int64_t t0 = rnow_ns();
 	int fd = net_sink(c, o);
 
 	hold_original(o, t0);
@@ -666,7 +666,7 @@ int h_recv(struct rctx *c, const struct op *o)
 		return 0;
 	int inj = sink_inject(fd);
 	if (inj >= 0) {
-		int64_t t0 = now_ns();
+		int64_t t0 = rnow_ns();
 		/* in pieces the socket buffer holds: we are its only reader */
 		for (int64_t k = 0; k < n; k += 65536) {
 			size_t m = (size_t)(n - k < 65536 ? n - k : 65536);
