@@ -8,6 +8,6 @@ $(ANALYZE_GEN): bench/analyze-gen.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(TOOL_CFLAGS) -o $@ $<
 
-bench: $(ANALYZE_GEN)
+bench-run: $(ANALYZE_GEN)
 BENCH_SCRIPTS += bench/analyze-bench.sh
 BENCH_SCRIPTS += bench/scale.sh

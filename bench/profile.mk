@@ -6,5 +6,5 @@ $(PROF_WORK): bench/prof-work.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O2 -g -o $@ $<
 
-bench: $(PROF_WORK)
+bench-run: $(PROF_WORK)
 BENCH_SCRIPTS += bench/profile.sh
