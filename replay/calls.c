@@ -172,6 +172,12 @@ int call_opens(const struct call *c)
 	return c && c->fn == h_open && strcmp(c->api, "opendir");
 }
 
+/* stat and access families: they look, and find or not */
+int call_looks(const struct call *c)
+{
+	return c && c->fn == h_stat;
+}
+
 int call_removes(const struct call *c)
 {
 	return c && c->fn == h_unlink;

@@ -76,6 +76,7 @@ struct rctx {
 	 * of the next call or compute phase (one clock read per call) */
 	int64_t mark;
 	int64_t waited;		/* WAIT time before the next call: the call's */
+	int64_t floor;		/* the next call ends no earlier (its WAITs') */
 };
 
 /* fd map of the calling thread's process, by slot (an op's fd field) */

@@ -76,7 +76,7 @@ static void *receiver(void *arg)
 		if (st.MPI_TAG == TAG_END)
 			ends++;
 		else if (st.MPI_SOURCE < nnodes)
-			sync_done(msync, st.MPI_SOURCE, seq);
+			sync_done(msync, st.MPI_SOURCE, seq, 0);	/* its time is its host's */
 	}
 	return NULL;
 }

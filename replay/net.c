@@ -600,9 +600,15 @@ int h_send(struct rctx *c, const struct op *o)
 			c->moved += r;
 		return 0;	/* a full sink drops, as a network may */
 	}
-	int64_t before = c->moved;
-	if (!write_all(fd, b, (size_t)n, &c->moved))
+	int64_t before = c->moved, t0 = rnow_ns();
+	if (!write_all(fd, b, (size_t)n, &c->moved)) {
+		/* to another node: the network's time and the sender's
+		 * lost core (a woken receiver preempts it: pseudosync's
+		 * sends of a few bytes took 8 ms) are not the storage's */
+		if (!net_is_sink(fd))
+			hold_original(o, t0);
 		return 0;
+	}
 	if (errno != EPIPE && errno != ECONNRESET)
 		return -1;
 	/* the reader is gone, earlier than in the capture (where this

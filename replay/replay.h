@@ -169,6 +169,7 @@ int call_thread_wait(const struct call *c);
 int call_poll(const struct call *c);
 /* opens a file (open, openat, creat, fopen...); removes one (unlink...) */
 int call_opens(const struct call *c);
+int call_looks(const struct call *c);
 int call_removes(const struct call *c);
 enum family op_family(const struct op *o);
 
@@ -236,7 +237,10 @@ struct nodestat {
 /* sync.c: completion of each node's I/O (bitmap + count + futex). */
 struct sync;
 struct sync *sync_create(const struct trace *t);	/* MAP_SHARED */
-void sync_done(struct sync *s, int node, uint32_t seq);
+void sync_done(struct sync *s, int node, uint32_t seq, int64_t when);
+/* When node's I/O seq completed here (its sync_done's when; 0 unknown:
+ * not yet, or on another host) */
+int64_t sync_when(struct sync *s, int node, uint32_t seq);
 
 /* Wait until node has completed seq: 0 at once, 1 after blocking, -1 when
  * stop is set. */

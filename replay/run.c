@@ -656,11 +656,12 @@ static size_t busy_wait(struct rctx *c, const struct thread *th, size_t i)
 		c->fam[f].calls++;
 		c->fam[f].orig_ns += p->dur;
 		c->calls++;
-		sync_done(c->ns->r->sync, c->ns->r->node, p->seq);
+		sync_done(c->ns->r->sync, c->ns->r->node, p->seq, c->mark);
 		ts->op_done[k] = c->mark;
 	}
 	c->fam[op_family(o)].repl_ns += c->mark - t + c->waited;
 	c->waited = 0;
+	c->floor = 0;
 	return o->busy_end - 1;
 }
 
@@ -696,6 +697,14 @@ static void run_ops(struct rctx *c, const struct thread *th)
 				ts->since = t;
 				if (sync_wait(r->sync, o->node, o->seq) > 0)
 					c->late = 0;
+				/* the original's wake-up after that I/O (load.c,
+				 * trace_wait_lags): the call ends no earlier */
+				int64_t d = o->wake_lag > 0 ? sync_when(r->sync, o->node, o->seq) : 0;
+				if (d) {
+					int64_t f = d + (int64_t)((double)o->wake_lag / opt.speed);
+					if (f > c->floor)
+						c->floor = f;
+				}
 				ts->since = 0;
 				c->waited += rnow_ns() - t;
 				c->mark = 0;
@@ -737,6 +746,8 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			 * the replay reads a copy under its root at once */
 			if (o->kfile)
 				hold_original(o, t);
+			if (c->floor && rnow_ns() < c->floor)
+				issue_at(c->floor);
 			ts->since = 0;
 			/* the time the limit holds the call is the call's, as in the capture */
 			sleep_ns(limit_hold(ns->n->name, o->res, c->moved));
@@ -750,8 +761,9 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			}
 		}
 		c->waited = 0;
+		c->floor = 0;
 		c->calls++;
-		sync_done(r->sync, r->node, o->seq);
+		sync_done(r->sync, r->node, o->seq, c->mark ? c->mark : rnow_ns());
 		ts->op_done[i] = c->mark ? c->mark : rnow_ns();
 		ops_done(ns, ts, i);
 	}

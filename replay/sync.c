@@ -20,6 +20,7 @@ struct nsync {
 	_Atomic uint32_t gen;		/* futex word */
 	_Atomic uint32_t waiters;
 	size_t bits;			/* offset of the bitmap in words */
+	size_t whens;			/* offset of each seq's completion time */
 	size_t procs;			/* offset of the processes' ends */
 	uint32_t nios;
 	int waited;			/* someone may wait for its I/Os */
@@ -47,7 +48,8 @@ struct sync *sync_create(const struct trace *t)
 	size_t words = 0;
 
 	for (size_t i = 0; i < t->nnodes; i++)
-		words += t->nodes[i].nios / 64 + 1 + t->nodes[i].nprocs / 8 + 1;
+		words += t->nodes[i].nios / 64 + 1 + t->nodes[i].nprocs / 8 + 1 +
+			 t->nodes[i].nios + 1;
 	size = (size + 7) / 8 * 8;
 	size_t total = size + words * 8;
 	struct sync *s = mmap(NULL, total, PROT_READ | PROT_WRITE,
@@ -64,6 +66,8 @@ struct sync *sync_create(const struct trace *t)
 		off += (t->nodes[i].nios / 64 + 1) * 8;
 		s->node[i].procs = off;
 		off += (t->nodes[i].nprocs / 8 + 1) * 8;
+		s->node[i].whens = off;
+		off += ((size_t)t->nodes[i].nios + 1) * 8;
 	}
 	return s;
 }
@@ -73,14 +77,22 @@ static long futex(_Atomic uint32_t *w, int op, uint32_t val, const struct timesp
 	return syscall(SYS_futex, w, op, val, ts, NULL, 0);
 }
 
-void sync_done(struct sync *s, int node, uint32_t seq)
+static _Atomic int64_t *whens(struct sync *s, int node)
+{
+	return (_Atomic int64_t *)((char *)s + s->node[node].whens);
+}
+
+void sync_done(struct sync *s, int node, uint32_t seq, int64_t when)
 {
 	struct nsync *n = &s->node[node];
 
 	atomic_fetch_add_explicit(&n->count, 1, memory_order_relaxed);
-	/* nobody waits for this node's I/Os: no bit, no wake-up */
-	if (n->waited && seq && seq <= n->nios)
+	/* nobody waits for this node's I/Os: no bit, no wake-up; the time
+	 * before the bit, which publishes it */
+	if (n->waited && seq && seq <= n->nios) {
+		atomic_store_explicit(&whens(s, node)[seq], when, memory_order_relaxed);
 		atomic_fetch_or(&bitmap(s, node)[seq / 64], 1ull << (seq % 64));
+	}
 	if (n->waited && atomic_load(&n->waiters)) {
 		atomic_fetch_add(&n->gen, 1);
 		futex(&n->gen, FUTEX_WAKE, INT32_MAX, NULL);
@@ -111,6 +123,13 @@ int sync_wait(struct sync *s, int node, uint32_t seq)
 	}
 	atomic_fetch_sub(&n->waiters, 1);
 	return atomic_load(&s->stop) ? -1 : 1;
+}
+
+int64_t sync_when(struct sync *s, int node, uint32_t seq)
+{
+	if (!seq || seq > s->node[node].nios || !is_done(s, node, seq))
+		return 0;
+	return atomic_load_explicit(&whens(s, node)[seq], memory_order_relaxed);
 }
 
 uint32_t sync_waiters(struct sync *s)
