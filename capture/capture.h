@@ -24,7 +24,6 @@ struct clockmap {
 void clock_start(struct clockmap *c, int kind);
 int64_t host_real_ns(void);
 void clock_end(struct clockmap *c);
-int clock_tsc_usable(void);
 static inline int64_t clock_ns(const struct clockmap *c, uint64_t t)
 {
 	if (c->kind == CLOCK_KIND_TSC)

@@ -255,6 +255,23 @@ int64_t real_ns(void)
 	return ns_of(CLOCK_REALTIME);
 }
 
+int clock_tsc_usable(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	char buf[64] = "";
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return !strncmp(buf, "tsc", 3) && (buf[3] == '\n' || !buf[3]);
+#else
+	return 0;
+#endif
+}
+
 void sleep_ns(int64_t ns)
 {
 	if (ns <= 0)

@@ -59,6 +59,9 @@ char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0
  * whatever signals come. */
 int64_t now_ns(void);
 int64_t real_ns(void);
+/* The kernel's clocksource is the cycle counter (invariant, synchronised
+ * across CPUs: it trusts it), so callers may count time with it. */
+int clock_tsc_usable(void);
 void sleep_ns(int64_t ns);
 
 /* The capacity an array of `size`-byte elements grows to from cap to hold

@@ -10,8 +10,6 @@
  * drift by the calibration's error, a few ns per ms, so deadlines given
  * to clock_nanosleep stay good.
  */
-#include <stdio.h>
-#include <string.h>
 #include <time.h>
 
 #include "exec.h"
@@ -25,23 +23,10 @@ double rclock_mult;
 static uint64_t start_tsc;
 static int64_t start_ns;
 
-static int tsc_trusted(void)
-{
-	char buf[32] = "";
-	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	return !strcmp(buf, "tsc\n") || !strcmp(buf, "tsc");
-}
-
 void rclock_begin(void)
 {
 #if defined(__x86_64__)
-	if (!tsc_trusted())
+	if (!clock_tsc_usable())
 		return;
 	start_ns = now_ns();
 	start_tsc = __rdtsc();

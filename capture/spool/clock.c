@@ -41,22 +41,6 @@ static uint64_t ticks(void)
 #endif
 }
 
-int clock_tsc_usable(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	char buf[64] = "";
-	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	return !strncmp(buf, "tsc", 3) && (buf[3] == '\n' || !buf[3]);
-#else
-	return 0;
-#endif
-}
 
 /* A (ticks, monotonic) pair read as close together as we can. */
 static void pair(uint64_t *tk, int64_t *mono)
