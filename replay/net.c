@@ -602,10 +602,12 @@ int h_send(struct rctx *c, const struct op *o)
 	}
 	int64_t before = c->moved, t0 = rnow_ns();
 	if (!write_all(fd, b, (size_t)n, &c->moved)) {
-		/* to another node: the network's time and the sender's
-		 * lost core (a woken receiver preempts it: pseudosync's
-		 * sends of a few bytes took 8 ms) are not the storage's */
-		if (!net_is_sink(fd))
+		/* on a socket to another node: the network's time and the
+		 * sender's lost core (a woken receiver preempts it:
+		 * pseudosync's sends of a few bytes took 8 ms) are not the
+		 * storage's (a pipe's writer waits for its reader, whose
+		 * work the replay has) */
+		if (!net_is_sink(fd) && sock_type(fd) == SOCK_STREAM)
 			hold_original(o, t0);
 		return 0;
 	}
