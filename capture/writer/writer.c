@@ -683,6 +683,27 @@ struct region {
 	int64_t start;
 };
 
+/* --callsites --syscalls: a system call a libc call made (via) has that
+ * call's site, which the handler could not take (the program's frame is
+ * behind libc's); the libc record follows its system calls, and its site
+ * it. A few records ahead at most (a flush's writes); not an exec's
+ * failed attempts, which follow it. */
+static const struct rec *via_site(struct rec_iter it, struct rec *x, int via)
+{
+	for (int k = 0; x && k < 64; x = rec_next(&it), k++) {
+		if (x->call >= C_NCALLS || !(x->seq & SEQ_LIBC) || (x->seq & SEQ_DROP))
+			continue;
+		if (x->call != via)
+			return NULL;
+		while ((x = rec_next(&it)) && (x->call == REC_THROTTLE || x->call == REC_SITE ||
+					       x->call == REC_MODULE))
+			if (x->call == REC_SITE)
+				return x;
+		return NULL;
+	}
+	return NULL;
+}
+
 static void write_region(struct out *o, struct region *g, int64_t end,
 			 const char *error)
 {
@@ -818,6 +839,8 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 			else if (x->call == REC_SITE)
 				site = x;
 		}
+		if (!site && n->callsites && (r->seq & SEQ_KERNEL) && SEQ_VIA(r->seq) >= 0)
+			site = via_site(it, next, SEQ_VIA(r->seq));
 		write_io(o, n, p, t, r, t0, t1, held, site, kread);
 		kread = 0;
 		if (SEQ_IO(r->seq))
