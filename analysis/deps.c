@@ -76,11 +76,9 @@ static void on_dep(void *ctx, struct trace_thread *t, const struct trace_dep *el
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct deps *d = ctx;
-	uint64_t seq = 0;
+	const struct trace_attr *sa = trace_io_attr(io, "seq");
+	uint64_t seq = sa ? strtoull(sa->value, NULL, 10) : 0;
 
-	for (int i = 0; i < io->nattr; i++)
-		if (!strcmp(io->attr[i].name, "seq"))
-			seq = strtoull(io->attr[i].value, NULL, 10);
 	if (!seq)
 		return;
 	int x = node_index(d, t->node->name);

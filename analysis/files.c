@@ -81,16 +81,6 @@ static struct ftime *lookup(struct ftab *f, const char *path, int node, bool add
 	return lookup_site(f, path, NULL, node, add);
 }
 
-/* --syscalls: a system call a libc call made (via="fwrite") took part of
- * that call's time, counted with the call */
-static bool within_libc_call(const struct trace_io *io)
-{
-	for (int i = 0; i < io->nattr; i++)
-		if (io->attr[i].name[0] == 'v' && !strcmp(io->attr[i].name, "via"))
-			return true;
-	return false;
-}
-
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct ftime *ft;
@@ -99,7 +89,9 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 		return;
 	ft = lookup_site(ctx, io->path, ((struct ftab *)ctx)->by_site ?
 			 site_label(t, io->site) : NULL, t->node->index, true);
-	int64_t d = within_libc_call(io) ? 0 : io->end - io->start;
+	/* --syscalls: a system call a libc call made (via="fwrite") took
+	 * part of that call's time, counted with the call */
+	int64_t d = trace_io_attr(io, "via") ? 0 : io->end - io->start;
 	if (io->res == TRACE_RES_FILEREAD)
 		ft->read += d;
 	else if (io->res == TRACE_RES_FILEWRITE)

@@ -84,10 +84,9 @@ static struct lastio *last_of(struct flows *f, const struct trace_thread *t)
 
 static int64_t seq_of(const struct trace_io *io)
 {
-	for (int i = 0; i < io->nattr; i++)
-		if (!strcmp(io->attr[i].name, "seq"))
-			return strtoll(io->attr[i].value, NULL, 10);
-	return 0;
+	const struct trace_attr *a = trace_io_attr(io, "seq");
+
+	return a ? strtoll(a->value, NULL, 10) : 0;
 }
 
 void flows_io(struct flows *f, const struct trace_thread *t, long pid, const struct trace_io *io)

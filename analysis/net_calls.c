@@ -66,10 +66,9 @@ static struct netnode *node_get(struct netrun *nr, const char *name, int *idx)
 
 static const char *attr_of(const struct trace_io *io, const char *name)
 {
-	for (int i = 0; i < io->nattr; i++)
-		if (!strcmp(io->attr[i].name, name))
-			return io->attr[i].value;
-	return NULL;
+	const struct trace_attr *a = trace_io_attr(io, name);
+
+	return a ? a->value : NULL;
 }
 
 static bool numbered(enum trace_res r)

@@ -164,6 +164,9 @@ struct trace_dep {
 	int64_t seq;
 };
 
+/* io's attribute NAME (validated), or NULL. */
+const struct trace_attr *trace_io_attr(const struct trace_io *io, const char *name);
+
 /* A profiler snapshot (<sample>); strings valid during the callback. */
 struct trace_sample {
 	int64_t t, cpu, wall, alloc, allocs;

@@ -98,18 +98,10 @@ static const char *intern_set(const char *s)
 	return s && *s ? intern(s) : NULL;
 }
 
-static const struct trace_attr *io_attr(const struct trace_io *io, const char *name)
-{
-	for (int i = 0; i < io->nattr; i++)
-		if (!strcmp(io->attr[i].name, name))
-			return &io->attr[i];
-	return NULL;
-}
-
 /* A number the validator checked (it knows every one the replay reads). */
 static int64_t io_num(const struct trace_io *io, const char *name, int *has, int64_t dflt)
 {
-	const struct trace_attr *a = io_attr(io, name);
+	const struct trace_attr *a = trace_io_attr(io, name);
 
 	if (has)
 		*has = a != NULL;
@@ -118,7 +110,7 @@ static int64_t io_num(const struct trace_io *io, const char *name, int *has, int
 
 static const char *io_str(const struct trace_io *io, const char *name)
 {
-	const struct trace_attr *a = io_attr(io, name);
+	const struct trace_attr *a = trace_io_attr(io, name);
 
 	return a ? a->value : NULL;
 }

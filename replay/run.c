@@ -529,11 +529,13 @@ int h_sleep(struct rctx *c, const struct op *o)
 	return 0;
 }
 
-void hold_original(const struct op *o, int64_t t0)
+void hold_original(struct rctx *c, const struct op *o, int64_t t0)
 {
 	if (opt.mode != MODE_CAUSAL)
 		return;	/* think, afap: nobody is waited for; timed: the clock is */
-	sleep_ns((int64_t)((double)o->dur / opt.speed) - (rnow_ns() - t0));
+	int64_t f = t0 + (int64_t)((double)o->dur / opt.speed);
+	if (f > c->floor)
+		c->floor = f;
 }
 
 /* The thread's next call after o, skipping compute phases and WAITs. */
@@ -679,9 +681,8 @@ static void run_ops(struct rctx *c, const struct thread *th)
 
 		/* an op is 200 bytes, and sort replays a million of them
 		 * back to back: ask for the ones ahead */
-		__builtin_prefetch(o + 8);
-		__builtin_prefetch((const char *)(o + 8) + 64);
-		__builtin_prefetch((const char *)(o + 8) + 128);
+		for (size_t b = 0; b < sizeof(*o); b += 64)
+			__builtin_prefetch((const char *)(o + 8) + b);
 
 		switch (o->kind) {
 		case OP_COMPUTE:
@@ -745,7 +746,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			 * 0.9 ms; hwloc reads dozens in MPI_Init) is no storage's:
 			 * the replay reads a copy under its root at once */
 			if (o->kfile)
-				hold_original(o, t);
+				hold_original(c, o, t);
 			if (c->floor && rnow_ns() < c->floor)
 				issue_at(c->floor);
 			ts->since = 0;
@@ -763,8 +764,9 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		c->waited = 0;
 		c->floor = 0;
 		c->calls++;
-		sync_done(r->sync, r->node, o->seq, c->mark ? c->mark : rnow_ns());
-		ts->op_done[i] = c->mark ? c->mark : rnow_ns();
+		int64_t done = c->mark ? c->mark : rnow_ns();
+		sync_done(r->sync, r->node, o->seq, done);
+		ts->op_done[i] = done;
 		ops_done(ns, ts, i);
 	}
 }

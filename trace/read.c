@@ -140,6 +140,14 @@ int trace_res_from_name(const char *s)
 	return -1;
 }
 
+const struct trace_attr *trace_io_attr(const struct trace_io *io, const char *name)
+{
+	for (int i = 0; i < io->nattr; i++)
+		if (!strcmp(io->attr[i].name, name))
+			return &io->attr[i];
+	return NULL;
+}
+
 static long line(struct rd *rd)
 {
 	if (rd->pipe)

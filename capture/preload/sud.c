@@ -1295,9 +1295,9 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 #endif
 		const char *given = NULL;
 		if (island_exe) {        /* exec of /proc/self/exe */
-			long p0 = x[nr == SYS_execve ? 0 : 1];
+			const char *asked = (const char *)x[self_arg[nr] - 1];
 			if (self_exe_fix(nr, x, x, &ret) == 1)
-				given = (const char *)p0;
+				given = asked;
 		}
 		if (!inlibc)             /* the libc wrapper did this itself */
 			process_finish(TEXIT_EXEC);

@@ -683,6 +683,19 @@ struct region {
 	int64_t start;
 };
 
+/* The records that complete a call follow it, from x (the next one) on:
+ * its rate-limit hold and its site. */
+static void completing(struct rec_iter it, struct rec *x, const struct rec **held,
+		       const struct rec **site)
+{
+	for (; x && (x->call == REC_THROTTLE || x->call == REC_SITE || x->call == REC_MODULE);
+	     x = rec_next(&it))
+		if (x->call == REC_THROTTLE)
+			*held = x;
+		else if (x->call == REC_SITE)
+			*site = x;
+}
+
 /* --callsites --syscalls: a system call a libc call made (via) has that
  * call's site, which the handler could not take (the program's frame is
  * behind libc's); the libc record follows its system calls, and its site
@@ -690,16 +703,16 @@ struct region {
  * failed attempts, which follow it. */
 static const struct rec *via_site(struct rec_iter it, struct rec *x, int via)
 {
+	const struct rec *held = NULL, *site = NULL;
+
 	for (int k = 0; x && k < 64; x = rec_next(&it), k++) {
 		if (x->call >= C_NCALLS || !(x->seq & SEQ_LIBC) || (x->seq & SEQ_DROP))
 			continue;
-		if (x->call != via)
-			return NULL;
-		while ((x = rec_next(&it)) && (x->call == REC_THROTTLE || x->call == REC_SITE ||
-					       x->call == REC_MODULE))
-			if (x->call == REC_SITE)
-				return x;
-		return NULL;
+		if (x->call == via) {
+			struct rec *after = rec_next(&it);
+			completing(it, after, &held, &site);
+		}
+		return site;
 	}
 	return NULL;
 }
@@ -828,17 +841,8 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 		write_compute(o, t0 - prev);
 		if (SEQ_IO(r->seq))
 			write_deps(o, n->waits, n->nwaits, SEQ_IO(r->seq), 1);
-		/* the records that complete a call follow it */
 		const struct rec *held = NULL, *site = NULL;
-		struct rec_iter peek = it;
-		for (struct rec *x = next; x && (x->call == REC_THROTTLE ||
-						 x->call == REC_SITE || x->call == REC_MODULE);
-		     x = rec_next(&peek)) {
-			if (x->call == REC_THROTTLE)
-				held = x;
-			else if (x->call == REC_SITE)
-				site = x;
-		}
+		completing(it, next, &held, &site);
 		if (!site && n->callsites && (r->seq & SEQ_KERNEL) && SEQ_VIA(r->seq) >= 0)
 			site = via_site(it, next, SEQ_VIA(r->seq));
 		write_io(o, n, p, t, r, t0, t1, held, site, kread);
