@@ -76,7 +76,7 @@ struct rctx {
 	 * of the next call or compute phase (one clock read per call) */
 	int64_t mark;
 	int64_t waited;		/* WAIT time before the next call: the call's */
-	int64_t floor;		/* the call ends no earlier (its WAITs', holds) */
+	int64_t floor;		/* the next call ends no earlier (its WAITs') */
 };
 
 /* fd map of the calling thread's process, by slot (an op's fd field) */
@@ -125,9 +125,8 @@ int net_is_dgram(int rfd);
 int map_path(struct rctx *c, const char *path, char *buf, size_t len);
 /* In causal mode, a call issued at t0 that was answered by someone other
  * than the storage (an outside peer, the kernel's own files) lasts at
- * least as long as the original did: it raises c->floor, where run_ops
- * ends the call (run.c). */
-void hold_original(struct rctx *c, const struct op *o, int64_t t0);
+ * least as long as the original did (run.c). */
+void hold_original(const struct op *o, int64_t t0);
 void thread_launch(struct nstate *ns, int th, int64_t delay);
 void replay_warn(struct rctx *c, const struct op *o, const char *what);
 /* A write found its reader gone: the process goes on (its writes go to

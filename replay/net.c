@@ -276,7 +276,7 @@ static int sink_answered(struct rctx *c, const struct op *o)
 	int64_t t0 = rnow_ns();
 	int fd = net_sink(c, o);
 
-	hold_original(c, o, t0);
+	hold_original(o, t0);
 	return fd;
 }
 
@@ -608,7 +608,7 @@ int h_send(struct rctx *c, const struct op *o)
 		 * storage's (a pipe's writer waits for its reader, whose
 		 * work the replay has) */
 		if (!net_is_sink(fd) && sock_type(fd) == SOCK_STREAM)
-			hold_original(c, o, t0);
+			hold_original(o, t0);
 		return 0;
 	}
 	if (errno != EPIPE && errno != ECONNRESET)
@@ -681,7 +681,7 @@ int h_recv(struct rctx *c, const struct op *o)
 			if (write_all(inj, b, m, NULL) || read_all(fd, b, m, &c->moved))
 				return -1;
 		}
-		hold_original(c, o, t0);
+		hold_original(o, t0);
 		return 0;
 	}
 	return read_all(fd, b, (size_t)n, &c->moved);

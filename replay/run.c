@@ -529,13 +529,11 @@ int h_sleep(struct rctx *c, const struct op *o)
 	return 0;
 }
 
-void hold_original(struct rctx *c, const struct op *o, int64_t t0)
+void hold_original(const struct op *o, int64_t t0)
 {
 	if (opt.mode != MODE_CAUSAL)
 		return;	/* think, afap: nobody is waited for; timed: the clock is */
-	int64_t f = t0 + (int64_t)((double)o->dur / opt.speed);
-	if (f > c->floor)
-		c->floor = f;
+	sleep_ns((int64_t)((double)o->dur / opt.speed) - (rnow_ns() - t0));
 }
 
 /* The thread's next call after o, skipping compute phases and WAITs. */
@@ -746,7 +744,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			 * 0.9 ms; hwloc reads dozens in MPI_Init) is no storage's:
 			 * the replay reads a copy under its root at once */
 			if (o->kfile)
-				hold_original(c, o, t);
+				hold_original(o, t);
 			if (c->floor && rnow_ns() < c->floor)
 				issue_at(c->floor);
 			ts->since = 0;
