@@ -41,14 +41,16 @@ void prof_thread_start(struct tstate *t)
 	(void)t;
 }
 
-void prof_thread_end(struct tstate *t)
+uint64_t prof_thread_end(struct tstate *t)
 {
 	(void)t;
+	return 0;
 }
 
-void prof_tail(struct tstate *t)
+uint64_t prof_tail(struct tstate *t)
 {
 	(void)t;
+	return 0;
 }
 
 void prof_exec_stop(struct tstate *t)

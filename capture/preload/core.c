@@ -726,7 +726,8 @@ CONSTRUCTOR void island_init(void)
 }
 
 /* Stamp a thread's end in its header. */
-static void hdr_finish(struct spool_hdr *h, pid_t tid, int self, int how)
+/* at: the thread's end, if its last snapshot took it already */
+static void hdr_finish(struct spool_hdr *h, pid_t tid, int self, int how, uint64_t at)
 {
 	struct timespec cpu;
 	clockid_t cid = self ? CLOCK_THREAD_CPUTIME_ID
@@ -734,7 +735,7 @@ static void hdr_finish(struct spool_hdr *h, pid_t tid, int self, int how)
 
 	if (h->exit != TEXIT_NONE)
 		return;
-	h->end = (int64_t)now();
+	h->end = (int64_t)(at ? at : now());
 	if (syscall(SYS_clock_gettime, cid, &cpu) == 0)
 		h->cpu_ns = (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec;
 	if (self) {
@@ -754,16 +755,17 @@ static void hdr_finish(struct spool_hdr *h, pid_t tid, int self, int how)
 void thread_finish(struct tstate *t, int how, int unmap)
 {
 	int e = errno;
+	uint64_t at = 0;
 
 	if (!t->hdr || (t->hold & HOLD_OFF)) {
 		t->hold |= HOLD_OFF;
 		return;
 	}
 	if (unlikely(prof != NULL))
-		prof_thread_end(t);
+		at = prof_thread_end(t);
 	if (t->win)
 		t->hdr->used = (uint64_t)(t->cur - t->win);
-	hdr_finish(t->hdr, t->tid, 1, how);
+	hdr_finish(t->hdr, t->tid, 1, how, at);
 	sess_thread_gone(t);
 	reg_del(t);
 	t->hold |= HOLD_OFF;
@@ -779,6 +781,7 @@ void process_finish(int how)
 {
 	int e = errno;
 	struct tstate *self = &ts;
+	uint64_t at = 0;
 
 	/* --profile: this thread's tail is a last snapshot; the others'
 	 * counters stay in their headers for the writer, unless profiling
@@ -787,7 +790,7 @@ void process_finish(int how)
 	    self->hdr->exit == TEXIT_NONE) {	/* once: exit, then exit_group */
 		if (how == TEXIT_EXEC)
 			prof_exec_stop(self);
-		prof_tail(self);
+		at = prof_tail(self);
 	}
 	for (int i = 0; i < REG_MAX; i++) {
 		struct spool_hdr *h = __atomic_load_n(&reg_hdr[i], __ATOMIC_ACQUIRE);
@@ -795,7 +798,7 @@ void process_finish(int how)
 			continue;
 		if (prof && !prof->on)
 			h->prof_last = 0;
-		hdr_finish(h, reg_tid[i], h == self->hdr, how);
+		hdr_finish(h, reg_tid[i], h == self->hdr, how, h == self->hdr ? at : 0);
 	}
 	sess_process_gone();
 	errno = e;

@@ -172,8 +172,8 @@ char *utoa(char *p, unsigned long v);
 
 void prof_init(const char *dir, size_t dirlen);
 void prof_thread_start(struct tstate *t);
-void prof_thread_end(struct tstate *t);
-void prof_tail(struct tstate *t);
+uint64_t prof_thread_end(struct tstate *t);
+uint64_t prof_tail(struct tstate *t);
 void prof_exec_stop(struct tstate *t);
 void prof_fork_child(void);
 void prof_exec_resume(struct tstate *t);

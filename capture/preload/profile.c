@@ -724,14 +724,16 @@ void prof_thread_start(struct tstate *t)
 }
 
 /* The thread's last snapshot, for its tail: at its end, or when its
- * process ends (exit, exec) while it runs. */
-void prof_tail(struct tstate *t)
+ * process ends (exit, exec) while it runs. Its time, the thread's end
+ * too (nothing of the thread after it is in no snapshot), or 0. */
+uint64_t prof_tail(struct tstate *t)
 {
 	uintptr_t st[MAXDEPTH];
+	uint64_t at = 0;
 	int n, g = t->guard;
 
 	if (!prof || !t->hdr)
-		return;
+		return 0;
 	if (t->prof_pending)
 		prof_flush(t);
 	char o = own_begin();
@@ -740,12 +742,14 @@ void prof_tail(struct tstate *t)
 	if (prof->on && !ps.busy) {
 		ps.busy = 1;
 		n = stack_here(st);
-		put_sample(t, SAMPLE_END, now(), thread_cpu(), st, n, 0);
+		at = now();
+		put_sample(t, SAMPLE_END, at, thread_cpu(), st, n, 0);
 		ps.busy = 0;
 	}
 	t->hdr->prof_last = 0;	/* written: no tail left for the writer */
 	t->guard = g;
 	own_end(o);
+	return at;
 }
 
 /* The thread's ticks stop: no more come once the event's page is unmapped
@@ -768,12 +772,12 @@ void prof_fork_child(void)
 	ps.forked = 1;
 }
 
-void prof_thread_end(struct tstate *t)
+uint64_t prof_thread_end(struct tstate *t)
 {
 	if (!prof || !t->hdr)
-		return;
+		return 0;
 	ticks_stop();
-	prof_tail(t);
+	return prof_tail(t);
 }
 
 /* An exec: the new image has no handler until its constructor runs, and a
