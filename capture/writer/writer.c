@@ -87,6 +87,9 @@ struct out {
 	char *b;
 	size_t n, cap;
 	int failed, direct;
+	/* the api, res and path of the last call: the next is most often
+	 * the same strings (a loop's), whose lengths are known then */
+	struct { const char *s; size_t l; } memo[3];
 };
 
 static void o_flush(struct out *o)
@@ -125,23 +128,63 @@ static inline void o_str(struct out *o, const char *s)
 	o_mem(o, s, strlen(s));
 }
 
+/* o_str of a string that stays put (a name table's, an object's path),
+ * its length kept in memo slot k */
+static inline void o_kept(struct out *o, int k, const char *s)
+{
+	if (o->memo[k].s != s) {
+		o->memo[k].s = s;
+		o->memo[k].l = strlen(s);
+	}
+	o_mem(o, s, o->memo[k].l);
+}
+
 /* a literal: its length known when compiled (the writer spends most of
  * its time on names and quotes, a million records a second) */
 #define o_lit(o, s) o_mem(o, "" s, sizeof(s) - 1)
 
-/* digits of u at p, right-aligned in tmp first; returns the end */
+/* two digits at a time: the writer's time goes on numbers (two times
+ * with nine decimals per call) */
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static inline void put2(char *p, unsigned v)
+{
+	memcpy(p, digits2 + 2 * v, 2);
+}
+
+/* exactly 4 digits of v < 10000 */
+static inline void put4(char *p, unsigned v)
+{
+	put2(p, v / 100);
+	put2(p + 2, v % 100);
+}
+
+/* digits of u at p; returns the end */
 static inline char *put_u64(char *p, uint64_t u)
 {
 	char tmp[24];
-	int k = 0;
+	int k = 24;
 
-	do {
-		tmp[k++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	while (k)
-		*p++ = tmp[--k];
-	return p;
+	if (u < 10) {
+		*p = (char)('0' + u);
+		return p + 1;
+	}
+	while (u >= 100) {
+		k -= 2;
+		put2(tmp + k, (unsigned)(u % 100));
+		u /= 100;
+	}
+	if (u >= 10) {
+		k -= 2;
+		put2(tmp + k, (unsigned)u);
+	} else {
+		tmp[--k] = (char)('0' + u);
+	}
+	memcpy(p, tmp + k, (size_t)(24 - k));
+	return p + 24 - k;
 }
 
 static inline void o_int(struct out *o, int64_t v)
@@ -159,7 +202,7 @@ static inline void o_int(struct out *o, int64_t v)
 static inline void o_sec(struct out *o, int64_t ns)
 {
 	uint64_t u = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
-	uint64_t f = u % 1000000000u;
+	unsigned f = (unsigned)(u % 1000000000u), lo = f % 10000;
 
 	o_need(o, 32);
 	char *p = o->b + o->n;
@@ -167,10 +210,10 @@ static inline void o_sec(struct out *o, int64_t ns)
 		*p++ = '-';
 	p = put_u64(p, u / 1000000000u);
 	*p++ = '.';
-	for (int i = 8; i >= 0; i--) {
-		p[i] = (char)('0' + f % 10);
-		f /= 10;
-	}
+	f /= 10000;
+	p[0] = (char)('0' + f / 10000);
+	put4(p + 1, f % 10000);
+	put4(p + 5, lo);
 	o->n = (size_t)(p + 9 - o->b);
 }
 
@@ -468,9 +511,9 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	int kernel_only = (r->seq & SEQ_KERNEL) && !(r->seq & SEQ_LIBC);
 
 	o_lit(o, "      <io api=\"");
-	o_str(o, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c));
+	o_kept(o, 0, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c));
 	o_lit(o, "\" res=\"");
-	o_str(o, res_names[res_of(n, r)]);
+	o_kept(o, 1, res_names[res_of(n, r)]);
 	o_lit(o, "\"");
 	o_attr_sec(o, "start", t0);
 	o_attr_sec(o, "end", t1);
@@ -531,8 +574,11 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	}
 	if (ob) {
 		if (ob->kind == OBJ_FILE || ob->kind == OBJ_OTHER) {
-			if (ob->xname)
-				o_attr(o, "path", ob->xname);
+			if (ob->xname) {
+				o_lit(o, " path=\"");
+				o_kept(o, 2, ob->xname);
+				o_lit(o, "\"");
+			}
 		} else if (ob->kind == OBJ_PIPE) {
 			o_attr(o, "peer", "pipe");
 			/* which one: a child given it by a dup2 the capture
