@@ -53,11 +53,21 @@ struct thr {
 	pid_t creator;
 	uint64_t lost;
 	int created_matched;         /* already named by a pthread_create */
+	/* what the resolver's pass over every record saw, so that the
+	 * passes after it need not read them all again (64 MB a million) */
+	uint64_t last_t1;            /* the latest end, if any */
+	int any;
+	unsigned seen;               /* SEEN_* */
 	/* --profile: a thread running when its process ended: what its
 	 * last snapshot would have carried (spool_hdr's prof_*) */
 	int tail;
 	int64_t tail_since, tail_cpu;        /* ns */
 	int64_t tail_alloc, tail_allocs;
+};
+
+enum {
+	SEEN_STATUS = 1,             /* wait, system, popen: statuses */
+	SEEN_GAPS = 2,               /* what find_gaps looks for */
 };
 
 struct proc {

@@ -684,12 +684,35 @@ static int yields_fd(const struct rec *r)
 	return 0;
 }
 
+/* Which of the later passes want to see r. */
+static unsigned seen_of(const struct rec *r)
+{
+	switch (r->call) {
+	case C_SYSTEM: case C_POPEN: case C_WAITPID: case C_WAIT4:
+	case C_WAITCALL: case C_WAIT3: case C_WAITID:
+		return SEEN_STATUS;
+	case REC_MODULE: case REC_SAMPLE: case C_PTHREAD_CREATE: case C_FORK:
+	case C_POSIX_SPAWN: case C_CLONE: case C_IO_URING_SETUP:
+	case C_IO_URING_ENTER: case C_IO_URING_REGISTER:
+		return SEEN_GAPS;
+	}
+	return 0;
+}
+
 /* A call site's t0 is an address: it keeps the place of its call */
 static struct rec *cur_next(struct cursor *c)
 {
-	if ((c->cur = rec_next(&c->it)) && c->cur->call != REC_SITE)
-		c->key = yields_fd(c->cur) ? c->cur->t1 : c->cur->t0;
-	return c->cur;
+	struct rec *r = c->cur = rec_next(&c->it);
+	struct thr *t = c->it.t;
+
+	if (r && r->call != REC_SITE) {
+		c->key = yields_fd(r) ? r->t1 : r->t0;
+		t->last_t1 = r->t1 > t->last_t1 || !t->any ? r->t1 : t->last_t1;
+		t->any = 1;
+	}
+	if (r)
+		t->seen |= seen_of(r);
+	return r;
 }
 
 static int cur_less(const struct cursor *a, const struct cursor *b)
@@ -743,18 +766,9 @@ static void resolve_proc(struct resolver *rs, struct proc *p)
 static void derive_thread(struct node *n, struct thr *t)
 {
 	struct spool_hdr *first = t->sp[0]->h, *last = t->sp[t->nsp - 1]->h;
-	struct rec_iter it;
-	struct rec *r;
-	uint64_t last_t1 = 0;
-	int any = 0;
+	uint64_t last_t1 = t->last_t1;	/* resolve_proc's pass */
+	int any = t->any;
 
-	rec_iter_init(&it, t);
-	while ((r = rec_next(&it))) {
-		if (r->call == REC_SITE)	/* t0 is an address */
-			continue;
-		last_t1 = r->t1 > last_t1 || !any ? r->t1 : last_t1;
-		any = 1;
-	}
 	t->start = clock_ns(&n->clk, (uint64_t)first->start);
 	t->creator = first->creator;
 	/* the spool is the application's memory too: a stray write there
@@ -879,6 +893,8 @@ static void statuses_from_waits(struct node *n)
 		for (int j = 0; j < n->procs[i].nthr; j++) {
 			struct rec_iter it;
 			struct rec *r;
+			if (!(n->procs[i].thr[j].seen & SEEN_STATUS))
+				continue;
 			rec_iter_init(&it, &n->procs[i].thr[j]);
 			while ((r = rec_next(&it))) {
 				if (r->call == C_SYSTEM && r->a1 >= 0) {
@@ -951,7 +967,7 @@ static void find_gaps(struct node *n)
 				add_reason(p, buf);
 			}
 			rec_iter_init(&it, t);
-			while ((r = rec_next(&it))) {
+			while ((t->seen & SEEN_GAPS) && (r = rec_next(&it))) {
 				pid_t child = 0;
 
 				switch (r->call) {
