@@ -310,6 +310,7 @@ struct wmod {
 };
 static struct wmod *mods;
 static size_t nmods, capmods;
+static int mods_disjoint;	/* no address in two: the first that has it is any */
 
 static void collect_modules(struct proc *p)
 {
@@ -341,6 +342,11 @@ static void collect_modules(struct proc *p)
 			nmods++;
 		}
 	}
+	mods_disjoint = 1;
+	for (size_t i = 0; i < nmods; i++)
+		for (size_t j = i + 1; j < nmods; j++)
+			if (mods[i].lo < mods[j].hi && mods[j].lo < mods[i].hi)
+				mods_disjoint = 0;
 }
 
 static void write_modules(struct out *o)
@@ -362,22 +368,40 @@ static void write_modules(struct out *o)
 /* "MODULE:0xOFFSET", the offset from the module's load bias (an address
  * in the file's own terms), or "0xADDRESS" outside every module
  * described. */
-static void fmt_addr(char *buf, size_t n, uint64_t a)
+static void o_addr(struct out *o, uint64_t a)
 {
-	for (size_t k = 0; k < nmods; k++)
-		if (a >= mods[k].lo && a < mods[k].hi) {
-			snprintf(buf, n, "%zu:0x%llx", k + 1, (unsigned long long)(a - mods[k].bias));
-			return;
-		}
-	snprintf(buf, n, "0x%llx", (unsigned long long)a);
+	static size_t last;	/* a loop's calls come from one place */
+	size_t k = nmods;
+	char tmp[16];
+	int d = 16;
+
+	if (mods_disjoint && last < nmods && a >= mods[last].lo && a < mods[last].hi)
+		k = last;
+	for (size_t i = 0; k == nmods && i < nmods; i++)
+		if (a >= mods[i].lo && a < mods[i].hi)
+			k = i;
+	o_need(o, 48);
+	if (k < nmods) {
+		last = k;
+		o->n = (size_t)(put_u64(o->b + o->n, k + 1) - o->b);
+		o->b[o->n++] = ':';
+		a -= mods[k].bias;
+	}
+	do {
+		tmp[--d] = "0123456789abcdef"[a & 15];
+		a >>= 4;
+	} while (a);
+	o->b[o->n++] = '0';
+	o->b[o->n++] = 'x';
+	memcpy(o->b + o->n, tmp + d, (size_t)(16 - d));
+	o->n += (size_t)(16 - d);
 }
 
 static void write_site(struct out *o, const struct rec *site)
 {
-	char buf[64];
-
-	fmt_addr(buf, sizeof(buf), site->t0);
-	o_attr(o, "site", buf);
+	o_lit(o, " site=\"");
+	o_addr(o, site->t0);
+	o_lit(o, "\"");
 }
 
 /* --profile: <sample> (a snapshot) and <free> (every allocation sampled). */
@@ -403,10 +427,9 @@ static void put_sample_el(struct out *o, struct node *n, int64_t t0, int64_t pre
 	}
 	o_lit(o, " stack=\"");
 	for (size_t k = 0; k < nw; k++) {
-		fmt_addr(buf, sizeof(buf), w[k]);
 		if (k)
 			o_lit(o, " ");
-		o_str(o, buf);
+		o_addr(o, w[k]);
 	}
 	o_lit(o, "\"/>\n");
 }
