@@ -8,6 +8,9 @@ for each wait across connections, a line.
 import sys
 import xml.etree.ElementTree as ET
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+from depcheck import thread_ios  # noqa: E402
+
 RECV = ("recv", "read", "readv", "recvfrom", "recvmsg")
 SEND = ("send", "write", "writev", "sendto", "sendmsg")
 
@@ -18,15 +21,9 @@ def load(path):
         ios, waits = [], []
         for proc in node.iter("process"):
             for th in proc.iter("thread"):
-                pending = []
-                for el in th:
-                    if el.tag == "wait":
-                        pending.append((el.get("node"), int(el.get("seq"))))
-                    elif el.tag == "io" and el.get("seq"):
-                        seq = int(el.get("seq"))
-                        ios.append((seq, proc.get("pid"), el))
-                        waits += [(seq, t, ts) for t, ts in pending]
-                        pending = []
+                for seq, el, pending in thread_ios(th):
+                    ios.append((seq, proc.get("pid"), el))
+                    waits += [(seq, t, ts) for t, ts in pending]
         conn, fds = {}, {}
         for seq, pid, el in sorted(ios, key=lambda x: x[0]):
             api, fd, local, peer = (el.get(a) for a in ("api", "fd", "local", "peer"))

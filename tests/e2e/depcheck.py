@@ -16,6 +16,18 @@ import sys
 import xml.etree.ElementTree as ET
 
 
+def thread_ios(th):
+    """A thread's numbered I/Os, each with the waits (node, seq) that
+    the trace puts before it: (seq, element, waits)."""
+    pending = []
+    for el in th:
+        if el.tag == "wait":
+            pending.append((el.get("node"), int(el.get("seq"))))
+        elif el.tag == "io" and el.get("seq"):
+            yield int(el.get("seq")), el, pending
+            pending = []
+
+
 def load(path):
     nodes, locals_ = {}, {}
     for node in ET.parse(path).getroot().iter("node"):
@@ -24,18 +36,12 @@ def load(path):
         locals_[node.get("name")] = set(
             io.get("local") for io in node.iter("io") if io.get("local"))
         for ti, th in enumerate(node.iter("thread")):
-            pending = []
-            for el in th:
-                if el.tag == "wait":
-                    pending.append((el.get("node"), int(el.get("seq"))))
-                elif el.tag == "io" and el.get("seq"):
-                    seq = int(el.get("seq"))
-                    ios[seq] = (el.get("api"), el.get("poll"),
-                                epoch + float(el.get("start")),
-                                epoch + float(el.get("end")), ti + 1,
-                                el.get("peer"))
-                    waits += [(seq, t, ts) for t, ts in pending]
-                    pending = []
+            for seq, el, pending in thread_ios(th):
+                ios[seq] = (el.get("api"), el.get("poll"),
+                            epoch + float(el.get("start")),
+                            epoch + float(el.get("end")), ti + 1,
+                            el.get("peer"))
+                waits += [(seq, t, ts) for t, ts in pending]
         nodes[node.get("name")] = (ios, waits)
     for name in nodes:
         nodes[name] = nodes[name] + (locals_,)
@@ -76,4 +82,5 @@ def main():
         print("missed " + m)
 
 
-main()
+if __name__ == "__main__":
+    main()
