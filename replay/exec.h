@@ -91,8 +91,6 @@ int64_t stdio_flush(struct rctx *c, int tfd);
  * them); stdio_got then says what the read of a buffer brought */
 int64_t stdio_need(struct rctx *c, int tfd, int64_t n);
 void stdio_got(struct rctx *c, int tfd, int64_t got, int64_t need);
-/* A filler buffer of min(n, IO_CHUNK) bytes: larger transfers go in
- * chunks (a traced 4 GB write must not allocate 4 GB). */
 /* The replay's clock (clock.c): ns, on CLOCK_MONOTONIC's axis; the
  * cycle counter once rclock_end has calibrated it. */
 extern int rclock_tsc;
@@ -110,6 +108,8 @@ static inline int64_t rnow_ns(void)
 	return now_ns();
 }
 
+/* A filler buffer of min(n, IO_CHUNK) bytes: larger transfers go in
+ * chunks (a traced 4 GB write must not allocate 4 GB). */
 #define IO_CHUNK ((size_t)1 << 20)
 char *xbuf(struct rctx *c, int64_t n);
 /* replay descriptors (net.c): a duplicate that is what the original is (a
