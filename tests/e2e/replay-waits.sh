@@ -159,4 +159,41 @@ replay_within 10 busy.xml
 } > udp.xml
 check_trace udp.xml
 "$REPLAY" --stall 2 -q -o udp-rep.xml udp.xml || fail "the busy wait before a datagram hung"
+
+# 6. A busy wait that polls every 49 ms (Open MPI's progress engine with no
+# event users polls every 10 ms): node a's 4 bytes came at 20 ms, between
+# b's two polls, and b saw them at its second, at 50.1 ms. Ended when the
+# data came, b's replay was 60 % short; a halo exchange's ranks replayed
+# 6 to 10 % short so.
+{
+	echo "$head"
+	node a 0.051000000 20
+	thread 20 0.051000000
+	io socket netmeta 0.000100000 0.000110000 'fd="3" proto="tcp"'
+	io connect netmeta 0.000500000 0.001000000 'fd="3" peer="10.0.0.2:5000" proto="tcp"'
+	io nanosleep sleep 0.001000000 0.020000000 'req="0.019000000"'
+	io send netsend 0.020000000 0.020100000 'fd="3" amount="4" size="4" peer="10.0.0.2:5000" proto="tcp"'
+	io close filemeta 0.020200000 0.020300000 'fd="3" peer="10.0.0.2:5000"'
+	echo '<compute dur="0.030700000"/>'
+	echo '</thread></process><files/><sockets>'
+	echo '<socket proto="tcp" local="10.0.0.1:40001" peer="10.0.0.2:5000" sent="4" received="0" direction="out" open_at_end="false"/>'
+	echo '</sockets></node>'
+	node b 0.051000000 30
+	thread 30 0.051000000
+	io socket netmeta 0.000100000 0.000110000 'fd="3" proto="tcp"'
+	io bind netmeta 0.000120000 0.000130000 'fd="3" proto="tcp"'
+	io listen netmeta 0.000140000 0.000150000 'fd="3" proto="tcp"'
+	io accept netmeta 0.000160000 0.001000000 'fd="4" peer="10.0.0.1:40001" proto="tcp"'
+	io poll wait 0.001000000 0.001000500 'timeout="0.000000000" count="0"'
+	echo '<compute dur="0.049099500"/>'
+	io poll wait 0.050100000 0.050100500 'timeout="0.000000000" count="1"'
+	io recv netrecv 0.050101000 0.050102000 'fd="4" amount="4" size="4" peer="10.0.0.1:40001" proto="tcp"'
+	echo '<compute dur="0.000898000"/>'
+	echo '</thread></process><files/><sockets>'
+	echo '<socket proto="tcp" local="0.0.0.0:5000" peer="" sent="0" received="0" direction="none" open_at_end="false"/>'
+	echo '<socket proto="tcp" local="10.0.0.2:5000" peer="10.0.0.1:40001" sent="0" received="4" direction="in" open_at_end="false"/>'
+	echo '</sockets></node></trace>'
+} > tick.xml
+check_trace tick.xml
+replay_within 10 tick.xml
 exit 0
