@@ -998,6 +998,31 @@ static void zp_patch(uintptr_t site)
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
 }
 
+/* island_zp_entry saves ymm0-15 by hand rather than xsave everything
+ * when nothing else can change: AVX on, no AVX-512 or AMX state (glibc's
+ * string functions use zmm and ymm16-31 where they exist), XINUSE
+ * readable (xgetbv 1: it tells whether the upper halves were in use).
+ * Our own code has no x87 instruction and leaves MXCSR alone.
+ * ISLAND_ZP_XSAVE=1 keeps the xsave (a test compares the two). */
+__attribute__((visibility("hidden"))) unsigned char island_zp_ymm;
+
+static void zp_vec_init(void)
+{
+	unsigned a, b, c, d, lo, hi;
+
+	if (getenv("ISLAND_ZP_XSAVE"))
+		return;
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+	if (!(c & (1u << 27)) || !(c & (1u << 28)))	/* OSXSAVE, AVX */
+		return;
+	__asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	if ((lo & 7) != 7 || (lo & 0xe0) || (lo & (3u << 17)) || hi)
+		return;	/* x87, SSE, AVX; no opmask, ZMM or tile state */
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(1));
+	if (a & (1u << 2))
+		island_zp_ymm = 1;
+}
+
 static void zp_init(void)
 {
 	unsigned a, b, c, d;
@@ -1031,6 +1056,7 @@ static void zp_init(void)
 	z[4094] = 0x0f;
 	z[4095] = 0x05;
 	island_sys6(SYS_mprotect, 0, 4096, PROT_READ | PROT_EXEC, 0, 0, 0);
+	zp_vec_init();
 	zp_on = 1;
 }
 

@@ -1,0 +1,178 @@
+/*
+ * vecregs N: N raw `syscall`s (getppid) from one site, each with known
+ * values in the vector registers, the x87 stack and MXCSR, which a system
+ * call keeps: prints what it found kept. Under --syscalls the first call
+ * traps and the site is rewritten; the rest take the capture's fast path
+ * (sud.c, sudstub.S), which must keep them too. Twice per call: with
+ * the ymm upper halves in use, and with them clean (after vzeroupper),
+ * which must come back clean (XINUSE, where xgetbv 1 tells it).
+ * The last line says whether the site was rewritten.
+ */
+#include <cpuid.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+static int has_avx, has_xinuse;
+
+static void features(void)
+{
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
+		return;
+	unsigned lo, hi;
+	__asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	has_avx = (lo & 6) == 6;
+	__cpuid_count(0xd, 1, a, b, c, d);
+	has_xinuse = has_avx && (a & (1u << 2));
+}
+
+/* the one site: every call below goes through this `syscall` */
+extern const unsigned char vr_site[];
+
+/* ymm0-15 from in, the call, ymm0-15 to out; x87 and MXCSR too */
+static long call_dirty(const uint8_t in[16][32], uint8_t out[16][32], double *x87,
+		       unsigned *mxcsr)
+{
+	long r;
+
+	__asm__ volatile(
+		"vmovdqu 0(%[in]), %%ymm0\n\tvmovdqu 32(%[in]), %%ymm1\n\t"
+		"vmovdqu 64(%[in]), %%ymm2\n\tvmovdqu 96(%[in]), %%ymm3\n\t"
+		"vmovdqu 128(%[in]), %%ymm4\n\tvmovdqu 160(%[in]), %%ymm5\n\t"
+		"vmovdqu 192(%[in]), %%ymm6\n\tvmovdqu 224(%[in]), %%ymm7\n\t"
+		"vmovdqu 256(%[in]), %%ymm8\n\tvmovdqu 288(%[in]), %%ymm9\n\t"
+		"vmovdqu 320(%[in]), %%ymm10\n\tvmovdqu 352(%[in]), %%ymm11\n\t"
+		"vmovdqu 384(%[in]), %%ymm12\n\tvmovdqu 416(%[in]), %%ymm13\n\t"
+		"vmovdqu 448(%[in]), %%ymm14\n\tvmovdqu 480(%[in]), %%ymm15\n\t"
+		"fldl 0(%[x])\n\t"
+		"ldmxcsr 0(%[m])\n\t"
+		"mov %[nr], %%eax\n\t"
+		"lea -128(%%rsp), %%rsp\n\t"
+		"call vr_syscall\n\t"
+		"lea 128(%%rsp), %%rsp\n\t"
+		"stmxcsr 4(%[m])\n\t"
+		"fstpl 8(%[x])\n\t"
+		"vmovdqu %%ymm0, 0(%[out])\n\tvmovdqu %%ymm1, 32(%[out])\n\t"
+		"vmovdqu %%ymm2, 64(%[out])\n\tvmovdqu %%ymm3, 96(%[out])\n\t"
+		"vmovdqu %%ymm4, 128(%[out])\n\tvmovdqu %%ymm5, 160(%[out])\n\t"
+		"vmovdqu %%ymm6, 192(%[out])\n\tvmovdqu %%ymm7, 224(%[out])\n\t"
+		"vmovdqu %%ymm8, 256(%[out])\n\tvmovdqu %%ymm9, 288(%[out])\n\t"
+		"vmovdqu %%ymm10, 320(%[out])\n\tvmovdqu %%ymm11, 352(%[out])\n\t"
+		"vmovdqu %%ymm12, 384(%[out])\n\tvmovdqu %%ymm13, 416(%[out])\n\t"
+		"vmovdqu %%ymm14, 448(%[out])\n\tvmovdqu %%ymm15, 480(%[out])\n\t"
+		"vzeroupper"
+		: "=&a"(r)
+		: [in] "r"(in), [out] "r"(out), [x] "r"(x87), [m] "r"(mxcsr),
+		  [nr] "i"(SYS_getppid)
+		: "rcx", "r11", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+		  "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
+		  "xmm14", "xmm15");
+	return r;
+}
+
+/* the upper halves clean, xmm0-15 from in (legacy SSE moves); after the
+ * call XINUSE (edx:eax of xgetbv 1, when told) and ymm0-15 to out */
+static long call_clean(const uint8_t in[16][16], uint8_t out[16][32], unsigned *xinuse)
+{
+	long r;
+
+	__asm__ volatile(
+		"vzeroupper\n\t"
+		"movdqu 0(%[in]), %%xmm0\n\tmovdqu 16(%[in]), %%xmm1\n\t"
+		"movdqu 32(%[in]), %%xmm2\n\tmovdqu 48(%[in]), %%xmm3\n\t"
+		"movdqu 64(%[in]), %%xmm4\n\tmovdqu 80(%[in]), %%xmm5\n\t"
+		"movdqu 96(%[in]), %%xmm6\n\tmovdqu 112(%[in]), %%xmm7\n\t"
+		"movdqu 128(%[in]), %%xmm8\n\tmovdqu 144(%[in]), %%xmm9\n\t"
+		"movdqu 160(%[in]), %%xmm10\n\tmovdqu 176(%[in]), %%xmm11\n\t"
+		"movdqu 192(%[in]), %%xmm12\n\tmovdqu 208(%[in]), %%xmm13\n\t"
+		"movdqu 224(%[in]), %%xmm14\n\tmovdqu 240(%[in]), %%xmm15\n\t"
+		"mov %[nr], %%eax\n\t"
+		"lea -128(%%rsp), %%rsp\n\t"
+		"call vr_syscall\n\t"
+		"lea 128(%%rsp), %%rsp\n\t"
+		"mov %%rax, %%r8\n\t"
+		"xor %%eax, %%eax\n\t"
+		"cmpl $0, %[xi]\n\t"
+		"je 1f\n\t"
+		"mov $1, %%ecx\n\t"
+		"xgetbv\n"
+		"1:\tmov %%eax, 0(%[xu])\n\t"
+		"mov %%r8, %%rax\n\t"
+		"vmovdqu %%ymm0, 0(%[out])\n\tvmovdqu %%ymm1, 32(%[out])\n\t"
+		"vmovdqu %%ymm2, 64(%[out])\n\tvmovdqu %%ymm3, 96(%[out])\n\t"
+		"vmovdqu %%ymm4, 128(%[out])\n\tvmovdqu %%ymm5, 160(%[out])\n\t"
+		"vmovdqu %%ymm6, 192(%[out])\n\tvmovdqu %%ymm7, 224(%[out])\n\t"
+		"vmovdqu %%ymm8, 256(%[out])\n\tvmovdqu %%ymm9, 288(%[out])\n\t"
+		"vmovdqu %%ymm10, 320(%[out])\n\tvmovdqu %%ymm11, 352(%[out])\n\t"
+		"vmovdqu %%ymm12, 384(%[out])\n\tvmovdqu %%ymm13, 416(%[out])\n\t"
+		"vmovdqu %%ymm14, 448(%[out])\n\tvmovdqu %%ymm15, 480(%[out])\n\t"
+		"vzeroupper"
+		: "=&a"(r)
+		: [in] "r"(in), [out] "r"(out), [xu] "r"(xinuse), [xi] "m"(has_xinuse),
+		  [nr] "i"(SYS_getppid)
+		: "rcx", "rdx", "r8", "r11", "memory", "xmm0", "xmm1", "xmm2", "xmm3",
+		  "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+		  "xmm12", "xmm13", "xmm14", "xmm15");
+	return r;
+}
+
+/* the site itself: a function, so that both callers share it (the red
+ * zone below the caller's stack pointer is the call's return address) */
+__asm__(".text\n"
+	".p2align 4\n"
+	"vr_syscall:\n"
+	"vr_site:\n\t"
+	"syscall\n\t"
+	"ret\n");
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000;
+	uint8_t in[16][32], out[16][32], in16[16][16];
+	long bad_dirty = 0, bad_clean = 0, bad_x87 = 0, bad_mxcsr = 0, dirty_left = 0;
+	long ppid = 0;
+
+	features();
+	if (!has_avx) {
+		printf("no AVX here\n");
+		return 0;
+	}
+	for (long k = 0; k < n; k++) {
+		for (int i = 0; i < 16; i++)
+			for (int j = 0; j < 32; j++)
+				in[i][j] = (uint8_t)(k * 7 + i * 32 + j + 1);
+		double x87[2] = { 1.0 + (double)k / 3.0, 0 };
+		unsigned m0, mx[2];
+		__asm__ volatile("stmxcsr %0" : "=m"(m0));
+		mx[0] = (m0 & ~0x6000u) | 0x6000u;	/* round toward zero */
+		mx[1] = 0;
+		ppid = call_dirty(in, out, x87, mx);
+		__asm__ volatile("ldmxcsr %0" : : "m"(m0));
+		bad_dirty += memcmp(in, out, sizeof(in)) != 0;
+		bad_x87 += memcmp(&x87[0], &x87[1], sizeof(double)) != 0;
+		bad_mxcsr += mx[0] != mx[1];
+
+		static const uint8_t zero[16];
+		unsigned xu = 0;
+		for (int i = 0; i < 16; i++)
+			for (int j = 0; j < 16; j++)
+				in16[i][j] = (uint8_t)(k * 5 + i * 16 + j + 3);
+		call_clean(in16, out, &xu);
+		for (int i = 0; i < 16; i++)
+			bad_clean += memcmp(out[i], in16[i], 16) || memcmp(out[i] + 16, zero, 16);
+		dirty_left += (xu & 4) != 0;
+	}
+	printf("%ld calls, ppid %s\n", n, ppid > 0 ? "ok" : "wrong");
+	printf("ymm0-15 in use: %ld changed\n", bad_dirty);
+	printf("xmm0-15, upper halves clean: %ld changed\n", bad_clean);
+	printf("x87: %ld changed, MXCSR: %ld changed\n", bad_x87, bad_mxcsr);
+	if (has_xinuse)
+		printf("upper halves left in use after a clean call: %ld\n", dirty_left);
+	printf("site: %s\n", vr_site[0] == 0x0f && vr_site[1] == 0x05 ? "syscall" :
+	       vr_site[0] == 0xff && vr_site[1] == 0xd0 ? "rewritten" : "other");
+	return 0;
+}
