@@ -46,6 +46,12 @@ int recover_note(const char *spool, const struct node *n)
 		    (unsigned long long)n->clk.tsc0, (long long)n->clk.mono0,
 		    (long long)n->clk.real0) < 0)
 		rc = -1;
+	/* what the records mean: without them a --syscalls spool came back
+	 * with each call twice, at both levels, and every node as MPI rank 0 */
+	if (!rc && dprintf(fd, "mode %d %d %d %d %lld %d %d\n", n->syscalls, n->callsites,
+			   n->profile, n->profile_hz, (long long)n->profile_alloc,
+			   n->server, n->mpi_rank) < 0)
+		rc = -1;
 	for (int i = 0; i < n->argc && !rc; i++) {   /* hex: any byte may be in an arg */
 		char hex[2 * 256 + 2];
 		const unsigned char *p = (const unsigned char *)n->argv[i];
@@ -134,6 +140,8 @@ struct info {
 	struct clockmap clk;
 	char **argv;
 	int argc;
+	int syscalls, callsites, profile, profile_hz, server, mpi_rank;
+	long long profile_alloc;
 };
 
 static char *unhex_arg(const char *h)
@@ -171,6 +179,7 @@ static int read_info(const char *dir, struct info *in, int loud)
 	int ok = 0;
 
 	memset(in, 0, sizeof(*in));
+	in->mpi_rank = -1;
 	if (!f) {
 		if (loud)
 			warnx("%s:", path);
@@ -199,6 +208,15 @@ static int read_info(const char *dir, struct info *in, int loud)
 			in->clk.mono0 = mono;
 			in->clk.real0 = real;
 			in->clk.ns_per_tick = 1;
+		} else if (!strncmp(line, "mode ", 5)) {
+			if (sscanf(line, "mode %d %d %d %d %lld %d %d", &in->syscalls,
+				   &in->callsites, &in->profile, &in->profile_hz,
+				   &in->profile_alloc, &in->server, &in->mpi_rank) != 7) {
+				if (loud)
+					warnx("%s:%ld: a mode line of 7 numbers", path, lineno);
+				ok = 0;
+				break;
+			}
 		} else if (!strncmp(line, "arg ", 4)) {
 			in->argv = xrealloc(in->argv, sizeof(char *) * (size_t)(in->argc + 2));
 			in->argv[in->argc++] = unhex_arg(line + 4);
@@ -322,6 +340,13 @@ int recover_main(const char *spool, const char *parent, int list,
 	n.argv = in.argv;
 	n.argc = in.argc;
 	n.clk = in.clk;
+	n.syscalls = in.syscalls;
+	n.callsites = in.callsites;
+	n.profile = in.profile;
+	n.profile_hz = in.profile_hz;
+	n.profile_alloc = in.profile_alloc;
+	n.server = in.server;
+	n.mpi_rank = in.mpi_rank;
 	clock_end(&n.clk);               /* the slope from then to now: same boot */
 	/* the node's end: the spool's last change */
 	spool_size_age(spool, &size, &age);

@@ -39,4 +39,25 @@ procs=$(grep -c '<process' rec.xml)
 check_trace rec2.xml
 "$CAPTURE" --recover sp -o x.xml 2> bad.err && fail "--recover of a directory without node.info succeeded"
 expect_eq "not a spool" "$(cat bad.err)" "island-capture: sp/node.info: No such file or directory"
+
+# what the records mean comes back with them: a --syscalls --callsites
+# spool was recovered with every write twice (at the libc and the kernel
+# level, where the capture's own trace has one element for both), without
+# its call sites, and the node as MPI rank 0
+rm -rf sp/*
+"$CAPTURE" --syscalls --callsites --keep-spool -n modes -o own.xml -- "$APPS/writes" 1 1000 64 \
+	2> keep.err || fail "the capture to keep failed: $(cat keep.err)"
+spool=$(sed -n 's/.*spool kept in //p' keep.err)
+[ -d "$spool" ] || fail "no spool kept: $(cat keep.err)"
+"$CAPTURE" --recover "$spool" -o modes.xml 2>/dev/null || fail "--recover of the kept spool failed"
+check_trace modes.xml
+for f in own modes; do
+	echo "$(grep -c '<io ' $f.xml) elements, $(grep -c 'level="libc|kernel"' $f.xml) at both levels," \
+		"$(grep -c ' site="' $f.xml) with a site, $(grep -c 'mpi_rank=' $f.xml) ranks," \
+		"$(grep -c 'syscalls="kernel"' $f.xml) kernel-level nodes" > $f.counts
+done
+cat own.counts
+expect_eq "recovered as captured" "$(cat modes.counts)" "$(cat own.counts)"
+grep -q ' 0 at both levels' own.counts && fail "no element at both levels: $(cat own.counts)"
+grep -q ' 0 with a site' own.counts && fail "no element with a site: $(cat own.counts)"
 exit 0
