@@ -618,15 +618,6 @@ static void stat_add(struct nstate *ns, struct rctx *c)
 	pthread_mutex_unlock(&ns->stmu);
 }
 
-/* A busy wait (trace_busywaits in load.c) polls, as the original did,
- * the descriptor its receive reads until there is something to read, and
- * is then over: it spins as long as the data takes to come here, not as
- * many times as it polled there (each replayed poll costs more than the
- * original's, and the loop ran on long after the data had come). From a
- * sink, whose data is there at once, it lasts its original time: the
- * outside peer's. Returns the index of its last poll, or i when it is
- * replayed call by call: its descriptor is not open yet, or takes
- * datagrams, which are not waited for (their sender may be outside). */
 /* Data that came between two of the original's polls was seen at the
  * later one: the loop ends at its first poll, by its original offsets,
  * at or after the data came here. Polls microseconds apart make that at
@@ -646,6 +637,15 @@ static int64_t busy_seen(const struct thread *th, size_t i, int64_t came)
 	return came;
 }
 
+/* A busy wait (trace_busywaits in load.c) polls, as the original did,
+ * the descriptor its receive reads until there is something to read, and
+ * is then over at the original's first poll after that (busy_seen): not
+ * as many times as it polled there (each replayed poll costs more than
+ * the original's, and the loop ran on long after the data had come). From a
+ * sink, whose data is there at once, it lasts its original time: the
+ * outside peer's. Returns the index of its last poll, or i when it is
+ * replayed call by call: its descriptor is not open yet, or takes
+ * datagrams, which are not waited for (their sender may be outside). */
 static size_t busy_wait(struct rctx *c, const struct thread *th, size_t i)
 {
 	const struct op *o = &th->ops[i], *last = &th->ops[o->busy_end - 1];
