@@ -30,8 +30,24 @@ static void features(void)
 	has_xinuse = has_avx && (a & (1u << 2));
 }
 
-/* the one site: every call below goes through this `syscall` */
+/* the one site: every call below goes through this `syscall` (a
+ * function: the red zone below the caller's stack is kept clear of the
+ * call's return address) */
 extern const unsigned char vr_site[];
+#define CALL_SITE \
+	"lea -128(%%rsp), %%rsp\n\tcall vr_syscall\n\tlea 128(%%rsp), %%rsp\n\t"
+
+/* ymm0-15 to out, then the upper state clean again */
+#define STORE_YMM \
+	"vmovdqu %%ymm0, 0(%[out])\n\tvmovdqu %%ymm1, 32(%[out])\n\t" \
+	"vmovdqu %%ymm2, 64(%[out])\n\tvmovdqu %%ymm3, 96(%[out])\n\t" \
+	"vmovdqu %%ymm4, 128(%[out])\n\tvmovdqu %%ymm5, 160(%[out])\n\t" \
+	"vmovdqu %%ymm6, 192(%[out])\n\tvmovdqu %%ymm7, 224(%[out])\n\t" \
+	"vmovdqu %%ymm8, 256(%[out])\n\tvmovdqu %%ymm9, 288(%[out])\n\t" \
+	"vmovdqu %%ymm10, 320(%[out])\n\tvmovdqu %%ymm11, 352(%[out])\n\t" \
+	"vmovdqu %%ymm12, 384(%[out])\n\tvmovdqu %%ymm13, 416(%[out])\n\t" \
+	"vmovdqu %%ymm14, 448(%[out])\n\tvmovdqu %%ymm15, 480(%[out])\n\t" \
+	"vzeroupper"
 
 /* ymm0-15 from in, the call, ymm0-15 to out; x87 and MXCSR too */
 static long call_dirty(const uint8_t in[16][32], uint8_t out[16][32], double *x87,
@@ -51,20 +67,10 @@ static long call_dirty(const uint8_t in[16][32], uint8_t out[16][32], double *x8
 		"fldl 0(%[x])\n\t"
 		"ldmxcsr 0(%[m])\n\t"
 		"mov %[nr], %%eax\n\t"
-		"lea -128(%%rsp), %%rsp\n\t"
-		"call vr_syscall\n\t"
-		"lea 128(%%rsp), %%rsp\n\t"
+		CALL_SITE
 		"stmxcsr 4(%[m])\n\t"
 		"fstpl 8(%[x])\n\t"
-		"vmovdqu %%ymm0, 0(%[out])\n\tvmovdqu %%ymm1, 32(%[out])\n\t"
-		"vmovdqu %%ymm2, 64(%[out])\n\tvmovdqu %%ymm3, 96(%[out])\n\t"
-		"vmovdqu %%ymm4, 128(%[out])\n\tvmovdqu %%ymm5, 160(%[out])\n\t"
-		"vmovdqu %%ymm6, 192(%[out])\n\tvmovdqu %%ymm7, 224(%[out])\n\t"
-		"vmovdqu %%ymm8, 256(%[out])\n\tvmovdqu %%ymm9, 288(%[out])\n\t"
-		"vmovdqu %%ymm10, 320(%[out])\n\tvmovdqu %%ymm11, 352(%[out])\n\t"
-		"vmovdqu %%ymm12, 384(%[out])\n\tvmovdqu %%ymm13, 416(%[out])\n\t"
-		"vmovdqu %%ymm14, 448(%[out])\n\tvmovdqu %%ymm15, 480(%[out])\n\t"
-		"vzeroupper"
+		STORE_YMM
 		: "=&a"(r)
 		: [in] "r"(in), [out] "r"(out), [x] "r"(x87), [m] "r"(mxcsr),
 		  [nr] "i"(SYS_getppid)
@@ -91,9 +97,7 @@ static long call_clean(const uint8_t in[16][16], uint8_t out[16][32], unsigned *
 		"movdqu 192(%[in]), %%xmm12\n\tmovdqu 208(%[in]), %%xmm13\n\t"
 		"movdqu 224(%[in]), %%xmm14\n\tmovdqu 240(%[in]), %%xmm15\n\t"
 		"mov %[nr], %%eax\n\t"
-		"lea -128(%%rsp), %%rsp\n\t"
-		"call vr_syscall\n\t"
-		"lea 128(%%rsp), %%rsp\n\t"
+		CALL_SITE
 		"mov %%rax, %%r8\n\t"
 		"xor %%eax, %%eax\n\t"
 		"cmpl $0, %[xi]\n\t"
@@ -102,15 +106,7 @@ static long call_clean(const uint8_t in[16][16], uint8_t out[16][32], unsigned *
 		"xgetbv\n"
 		"1:\tmov %%eax, 0(%[xu])\n\t"
 		"mov %%r8, %%rax\n\t"
-		"vmovdqu %%ymm0, 0(%[out])\n\tvmovdqu %%ymm1, 32(%[out])\n\t"
-		"vmovdqu %%ymm2, 64(%[out])\n\tvmovdqu %%ymm3, 96(%[out])\n\t"
-		"vmovdqu %%ymm4, 128(%[out])\n\tvmovdqu %%ymm5, 160(%[out])\n\t"
-		"vmovdqu %%ymm6, 192(%[out])\n\tvmovdqu %%ymm7, 224(%[out])\n\t"
-		"vmovdqu %%ymm8, 256(%[out])\n\tvmovdqu %%ymm9, 288(%[out])\n\t"
-		"vmovdqu %%ymm10, 320(%[out])\n\tvmovdqu %%ymm11, 352(%[out])\n\t"
-		"vmovdqu %%ymm12, 384(%[out])\n\tvmovdqu %%ymm13, 416(%[out])\n\t"
-		"vmovdqu %%ymm14, 448(%[out])\n\tvmovdqu %%ymm15, 480(%[out])\n\t"
-		"vzeroupper"
+		STORE_YMM
 		: "=&a"(r)
 		: [in] "r"(in), [out] "r"(out), [xu] "r"(xinuse), [xi] "m"(has_xinuse),
 		  [nr] "i"(SYS_getppid)
@@ -120,8 +116,7 @@ static long call_clean(const uint8_t in[16][16], uint8_t out[16][32], unsigned *
 	return r;
 }
 
-/* the site itself: a function, so that both callers share it (the red
- * zone below the caller's stack pointer is the call's return address) */
+/* the site itself: a function, so that both callers share it */
 __asm__(".text\n"
 	".p2align 4\n"
 	"vr_syscall:\n"

@@ -102,20 +102,22 @@ busy() {
 		printf "<io %s/>\n", rx
 		printf "<compute dur=\"0.000898000\"/>\n" }'
 }
-# 4. Node b polls with a zero timeout, 10 us apart, until node a's 4 bytes
-# come, 49 ms later: b's replay waits for them, without spinning, rather
-# than poll as many times as it did (each poll replayed costs more, and
-# ran on after the data had come).
-{
+# plus S X: S + X seconds, as a trace writes them
+plus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.9f", a + b }'; }
+
+# pair SENT WAIT: node a connects to node b, sleeps, sends 4 bytes at SENT
+# and closes; node b accepts, then waits for them as the function WAIT
+# prints it, up to its receive at 50.1 ms. Both end at 51 ms.
+pair() {
 	echo "$head"
 	node a 0.051000000 20
 	thread 20 0.051000000
 	io socket netmeta 0.000100000 0.000110000 'fd="3" proto="tcp"'
 	io connect netmeta 0.000500000 0.001000000 'fd="3" peer="10.0.0.2:5000" proto="tcp"'
-	io nanosleep sleep 0.001000000 0.050000000 'req="0.049000000"'
-	io send netsend 0.050000000 0.050100000 'fd="3" amount="4" size="4" peer="10.0.0.2:5000" proto="tcp"'
-	io close filemeta 0.050200000 0.050300000 'fd="3" peer="10.0.0.2:5000"'
-	echo '<compute dur="0.000700000"/>'
+	io nanosleep sleep 0.001000000 "$1" "req=\"$(plus "$1" -0.001)\""
+	io send netsend "$1" "$(plus "$1" 0.0001)" 'fd="3" amount="4" size="4" peer="10.0.0.2:5000" proto="tcp"'
+	io close filemeta "$(plus "$1" 0.0002)" "$(plus "$1" 0.0003)" 'fd="3" peer="10.0.0.2:5000"'
+	echo "<compute dur=\"$(plus 0.0507 -"$1")\"/>"
 	echo '</thread></process><files/><sockets>'
 	echo '<socket proto="tcp" local="10.0.0.1:40001" peer="10.0.0.2:5000" sent="4" received="0" direction="out" open_at_end="false"/>'
 	echo '</sockets></node>'
@@ -125,12 +127,21 @@ busy() {
 	io bind netmeta 0.000120000 0.000130000 'fd="3" proto="tcp"'
 	io listen netmeta 0.000140000 0.000150000 'fd="3" proto="tcp"'
 	io accept netmeta 0.000160000 0.001000000 'fd="4" peer="10.0.0.1:40001" proto="tcp"'
-	busy 'api="recv" res="netrecv" start="0.050101000" end="0.050102000" fd="4" amount="4" size="4" peer="10.0.0.1:40001" proto="tcp"'
+	$2
 	echo '</thread></process><files/><sockets>'
 	echo '<socket proto="tcp" local="0.0.0.0:5000" peer="" sent="0" received="0" direction="none" open_at_end="false"/>'
 	echo '<socket proto="tcp" local="10.0.0.2:5000" peer="10.0.0.1:40001" sent="0" received="4" direction="in" open_at_end="false"/>'
 	echo '</sockets></node></trace>'
-} > busy.xml
+}
+
+# 4. Node b polls with a zero timeout, 10 us apart, until node a's 4 bytes
+# come, 49 ms later: b's replay waits for them, without spinning, rather
+# than poll as many times as it did (each poll replayed costs more, and
+# ran on after the data had come).
+busy_recv() {
+	busy 'api="recv" res="netrecv" start="0.050101000" end="0.050102000" fd="4" amount="4" size="4" peer="10.0.0.1:40001" proto="tcp"'
+}
+pair 0.050000000 busy_recv > busy.xml
 check_trace busy.xml
 /usr/bin/time -f '%U %S' -o cpu.txt "$REPLAY" -q -o busy-rep.xml busy.xml || fail "replay of busy.xml failed"
 grep -o '<node name="[^"]*" [^>]*error="[^"]*"' busy-rep.xml | sed 's/ original.*error=/ error=/'
@@ -165,35 +176,14 @@ check_trace udp.xml
 # b's two polls, and b saw them at its second, at 50.1 ms. Ended when the
 # data came, b's replay was 60 % short; a halo exchange's ranks replayed
 # 6 to 10 % short so.
-{
-	echo "$head"
-	node a 0.051000000 20
-	thread 20 0.051000000
-	io socket netmeta 0.000100000 0.000110000 'fd="3" proto="tcp"'
-	io connect netmeta 0.000500000 0.001000000 'fd="3" peer="10.0.0.2:5000" proto="tcp"'
-	io nanosleep sleep 0.001000000 0.020000000 'req="0.019000000"'
-	io send netsend 0.020000000 0.020100000 'fd="3" amount="4" size="4" peer="10.0.0.2:5000" proto="tcp"'
-	io close filemeta 0.020200000 0.020300000 'fd="3" peer="10.0.0.2:5000"'
-	echo '<compute dur="0.030700000"/>'
-	echo '</thread></process><files/><sockets>'
-	echo '<socket proto="tcp" local="10.0.0.1:40001" peer="10.0.0.2:5000" sent="4" received="0" direction="out" open_at_end="false"/>'
-	echo '</sockets></node>'
-	node b 0.051000000 30
-	thread 30 0.051000000
-	io socket netmeta 0.000100000 0.000110000 'fd="3" proto="tcp"'
-	io bind netmeta 0.000120000 0.000130000 'fd="3" proto="tcp"'
-	io listen netmeta 0.000140000 0.000150000 'fd="3" proto="tcp"'
-	io accept netmeta 0.000160000 0.001000000 'fd="4" peer="10.0.0.1:40001" proto="tcp"'
+tick_recv() {
 	io poll wait 0.001000000 0.001000500 'timeout="0.000000000" count="0"'
 	echo '<compute dur="0.049099500"/>'
 	io poll wait 0.050100000 0.050100500 'timeout="0.000000000" count="1"'
 	io recv netrecv 0.050101000 0.050102000 'fd="4" amount="4" size="4" peer="10.0.0.1:40001" proto="tcp"'
 	echo '<compute dur="0.000898000"/>'
-	echo '</thread></process><files/><sockets>'
-	echo '<socket proto="tcp" local="0.0.0.0:5000" peer="" sent="0" received="0" direction="none" open_at_end="false"/>'
-	echo '<socket proto="tcp" local="10.0.0.2:5000" peer="10.0.0.1:40001" sent="0" received="4" direction="in" open_at_end="false"/>'
-	echo '</sockets></node></trace>'
-} > tick.xml
+}
+pair 0.020000000 tick_recv > tick.xml
 check_trace tick.xml
 replay_within 10 tick.xml
 exit 0
