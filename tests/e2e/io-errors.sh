@@ -20,13 +20,16 @@ for cmd in "$ANALYZE sums w.xml" "$ANALYZE summary w.xml" "$ANALYZE export w.xml
 	grep -q ': write error: No space left on device$' err || fail "$cmd > /dev/full: $(cat err)"
 done
 
-# a capture onto a full disk, plain and -z: no trace, the spool kept and named
+# a capture onto a full disk, plain, -z and zstd: no trace, the spool
+# kept and named (each written by the output's own thread)
 dd if=/dev/zero of=full/filler bs=4k 2>/dev/null
-for z in "" -z; do
-	rc=0; "$CAPTURE" $z -n n1 -o full/t.xml -- "$APPS/writes" 1 2000 8 /dev/null 2>err || rc=$?
-	expect_eq "capture $z onto a full disk: status" "$rc" 1
-	expect_eq "capture $z: lines" "$(wc -l < err)" 1
-	spool=$(sed -n 's|^island-capture: full/t.xml: cannot write the trace: No space left on device; the records are kept in \(/.*island-spool\.[A-Za-z0-9]*\)$|\1|p' err)
+for z in "" -z .zst; do
+	t=full/t.xml
+	case $z in .zst) t=$t.zst; z= ;; esac
+	rc=0; "$CAPTURE" $z -n n1 -o $t -- "$APPS/writes" 1 2000 8 /dev/null 2>err || rc=$?
+	expect_eq "capture $z $t onto a full disk: status" "$rc" 1
+	expect_eq "capture $z $t: lines" "$(wc -l < err)" 1
+	spool=$(sed -n "s|^island-capture: $t: cannot write the trace: No space left on device; the records are kept in \(/.*island-spool\.[A-Za-z0-9]*\)\$|\1|p" err)
 	[ -n "$spool" ] || fail "capture $z: message: $(cat err)"
 	[ -d "$spool" ] && [ -n "$(ls "$spool")" ] || fail "capture $z: spool $spool not kept"
 	rm -rf "$spool"
