@@ -41,7 +41,7 @@ struct outfile {
 	char *path, *tmp;
 	int fd;
 	gzFile gz;
-	struct pipe *gp;
+	struct pipe *wp;		/* the writing thread, or NULL: inline */
 	ZSTD_CCtx *z;
 	char *zbuf;
 	size_t zcap;
@@ -106,7 +106,7 @@ static int put(struct outfile *f, const char *b, size_t n)
 static void *pipe_main(void *arg)
 {
 	struct outfile *f = arg;
-	struct pipe *g = f->gp;
+	struct pipe *g = f->wp;
 
 	pthread_mutex_lock(&g->mu);
 	for (;;) {
@@ -160,9 +160,9 @@ static void pipe_start(struct outfile *f)
 	for (int i = 0; i < PIPE_QUEUE; i++)
 		g->spare[g->nspare++] = xmalloc(PIPE_BLOCK);
 	g->fill = xmalloc(PIPE_BLOCK);
-	f->gp = g;
+	f->wp = g;
 	if (pthread_create(&g->th, NULL, pipe_main, f)) {	/* inline then */
-		f->gp = NULL;
+		f->wp = NULL;
 		for (int i = 0; i < g->nspare; i++)
 			free(g->spare[i]);
 		free(g->fill);
@@ -173,7 +173,7 @@ static void pipe_start(struct outfile *f)
 /* The last block, the thread's end; frees the pipe */
 static void pipe_end(struct outfile *f)
 {
-	struct pipe *g = f->gp;
+	struct pipe *g = f->wp;
 
 	if (!g)
 		return;
@@ -188,13 +188,13 @@ static void pipe_end(struct outfile *f)
 		free(g->spare[i]);
 	free(g->fill);
 	free(g);
-	f->gp = NULL;
+	f->wp = NULL;
 }
 
 int outfile_write(struct outfile *f, const void *buf, size_t n)
 {
 	const char *p = buf;
-	struct pipe *g = f->gp;
+	struct pipe *g = f->wp;
 	int err;
 
 	if (g) {
