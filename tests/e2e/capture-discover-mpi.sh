@@ -31,6 +31,7 @@ command -v mpirun >/dev/null || { echo "mpirun not installed"; exit 77; }
 [ -x "$APPS/mpiring" ] || { echo "tests/apps/mpi not built (no mpicc)"; exit 77; }
 [ -x /usr/bin/python3 ] || { echo "needs /usr/bin/python3"; exit 77; }
 mkdir sess
+echo "mpiring:"
 "$CAPTURE" --cluster "$ISLAND_ROOT/traces/mpiring.cluster.xml" --discover --timeout 60 \
 	--session-dir sess --passes-dir passes -o ring.xml 2> err || { cat err; fail "discover failed"; }
 check_trace ring.xml
@@ -70,6 +71,7 @@ done
 # between the ranks' files: every rank's file of round k after every other
 # rank's of round k-1. Its throttled passes are printed, not bounded: a
 # rank waiting in shared memory looks busy until its watchdog maximum.
+echo "mpiallreduce over shared memory:"
 "$CAPTURE" --cluster "$ISLAND_ROOT/traces/mpiallreduce-shm.cluster.xml" --discover \
 	--timeout 60 --session-dir sess --passes-dir shmpasses -o shm.xml 2> err ||
 	{ cat err; fail "shared-memory discovery failed"; }

@@ -70,7 +70,13 @@ def main():
         (x, xs), (t, ts) = (nth(nodes, s) for s in known.split("<-"))
         if not any(fx == x and ft == t and fxs <= xs and fts >= ts
                    for fx, fxs, ft, fts in found):
-            missed.append(known)
+            # the waits of x on t nearest to it, for a miss seen in CI
+            on = sorted((fxs, fts) for fx, fxs, ft, fts in found
+                        if fx == x and ft == t)
+            near = [w for w in on if w[0] <= xs][-2:] + [w for w in on if w[0] > xs][:2]
+            missed.append("%s (%s I/O %d, %s I/O %d; nearest waits: %s)" % (
+                known, x, xs, t, ts,
+                " ".join("%d<-%d" % w for w in near) or "none"))
     true = sum(1 for x, xs, t, ts in found
                if ts in nodes[t][0] and xs in nodes[x][0] and
                nodes[t][0][ts][2] <= nodes[x][0][xs][3])

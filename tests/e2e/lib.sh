@@ -196,7 +196,6 @@ ns_pseudosync_cluster() {
 # 0.1 s varies by half from one run to the next: one sample is no yardstick).
 passes_within() {
 	line=$(grep 'passes: ' "$2") || fail "no passes line in $2"
-	echo "$line"
 	own=$(echo "$line" | sed 's/.*passes: unthrottled \([0-9.]*\) s.*/\1/')
 	if [ -n "$3" ]; then
 		for k in 1 2; do
@@ -205,7 +204,10 @@ passes_within() {
 			sed -n 's/.*passes: run \([0-9.]*\) s.*/\1/p' own$k.err
 		done > own.txt
 		own=$( (cat own.txt; echo "$own") | median)
-		echo "the run's own time: $own s (median of the unthrottled pass and two plain runs)"
+		# one line: CI shows a failing test's first lines only
+		echo "$(echo "$line" | sed 's/.*(passes: /passes: /; s/)$//'); own time $own s (median of it and two plain runs)"
+	else
+		echo "$line"
 	fi
 	if why=$(untimed); then
 		echo "pass times not checked: $why"
@@ -225,21 +227,26 @@ replay_within() {
 	for k in 1 2 3; do
 		"$REPLAY" -q -o rep$k.xml "$2" || fail "replay of $2 failed"
 		grep -o '<node name="[^"]*" [^>]*error="[^"]*"' rep$k.xml | sed 's/ original.*error=/ error=/'
-	done
+	done > replays.log
 	if why=$(untimed); then
 		echo "replay times not checked: $why"
 		return 0
 	fi
+	# one line when all is well (CI shows a failing test's first lines
+	# only); every replay's figures and where the time went when not
+	meds=
 	for n in $(sed -n 's/.*<node name="\([^"]*\)" .* error=.*/\1/p' rep1.xml); do
 		e=$(sed -n "s/.*<node name=\"$n\" .* error=\"\(-*[0-9.]*\)\".*/\1/p" rep1.xml rep2.xml rep3.xml | median)
-		echo "$n: median error $e %"
+		meds="$meds $n $e"
 		awk -v e="$e" -v m="$1" 'BEGIN { exit !(e >= -m && e <= m) }' || {
-			# where the time went, for a failure seen once in CI
+			echo "node $n's replay is off by $e % (more than $1 %; medians of 3:$meds):"
+			cat replays.log
 			sed -n "/<node name=\"$n\"/,/<\/node>/p" rep1.xml | grep -v 'calls="0"'
 			sed -n "/<node name=\"$n\"/,/<\/node>/p" "$2" | grep -o '<process [^>]*>'
-			fail "node $n's replay is off by $e % (more than $1 %)"
+			fail "node $n's replay is off by $e % (more than $1 %; medians of 3:$meds)"
 		}
 	done
+	echo "replay median errors (%, of 3):$meds"
 }
 
 # discovered TRACE PROGRAM: every dependency of traces/PROGRAM.deps found
