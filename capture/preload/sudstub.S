@@ -131,7 +131,7 @@ island_clone_vm:
  * into `call *%rax` lands in the page at address 0 (a slide of nops, then
  * a jump here) with the return address on the application's stack. Keep
  * its red zone, save the registers a system call preserves (the vector
- * state too: the C code may use it) and rcx, r11 and the flags (a call
+ * state too: the C code uses it) and rcx, r11 and the flags (a call
  * that is not from a rewritten site must fault with all of them as they
  * were), let zp_fast make and record the call, and return after the
  * rewritten instruction. When zp_fast cannot make the call here (clone,
@@ -161,90 +161,48 @@ island_zp_entry:
 	mov	%rsp, %rbx
 	and	$-64, %rsp
 	sub	$4096, %rsp
+	/* the vector state: ymm0-15 by hand where that is all our code can
+	 * change (sud.c, zp_vec_init: AVX, no AVX-512, no x87 or MXCSR
+	 * change in our code), else all of it; an xsave and xrstor of
+	 * everything cost 140 ns a call */
 	cmpb	$0, island_zp_ymm(%rip)
 	jne	3f
 	xor	%eax, %eax
-	mov	%rax, 512(%rsp)
-	mov	%rax, 520(%rsp)
-	mov	%rax, 528(%rsp)
-	mov	%rax, 536(%rsp)
-	mov	%rax, 544(%rsp)
-	mov	%rax, 552(%rsp)
-	mov	%rax, 560(%rsp)
-	mov	%rax, 568(%rsp)
+	.irp	k, 0, 1, 2, 3, 4, 5, 6, 7
+	mov	%rax, 512+\k*8(%rsp)	/* the xsave header */
+	.endr
 	mov	$-1, %eax
 	mov	$-1, %edx
 	xsave64	(%rsp)
-	lea	16(%rbx), %rdi		/* struct zp_frame (sud.c) */
+	jmp	4f
+3:	mov	$1, %ecx		/* XINUSE: were the upper halves in use? */
+	xgetbv
+	mov	%eax, 512(%rsp)
+	.irp	k, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	vmovdqa	%ymm\k, \k*32(%rsp)
+	.endr
+4:	lea	16(%rbx), %rdi		/* struct zp_frame (sud.c) */
 	call	zp_fast
 	mov	%eax, %ebp		/* 1: made here; 0: the slow way; 2: a fault */
+	cmpb	$0, island_zp_ymm(%rip)
+	jne	3f
 	mov	$-1, %eax
 	mov	$-1, %edx
 	xrstor64 (%rsp)
 	jmp	5f
-	/* Only ymm0-15 (sud.c, zp_vec_init: AVX, no AVX-512, no x87 or
-	 * MXCSR change in our code), put back as they were: whole when
-	 * their upper halves were in use (XINUSE bit 2), else the xmm
-	 * halves after vzeroupper, which leaves the upper state clean as
-	 * it was. An xsave and xrstor of everything cost 140 ns a call. */
-3:	mov	$1, %ecx
-	xgetbv
-	mov	%eax, 512(%rsp)
-	vmovdqa	%ymm0, 0(%rsp)
-	vmovdqa	%ymm1, 32(%rsp)
-	vmovdqa	%ymm2, 64(%rsp)
-	vmovdqa	%ymm3, 96(%rsp)
-	vmovdqa	%ymm4, 128(%rsp)
-	vmovdqa	%ymm5, 160(%rsp)
-	vmovdqa	%ymm6, 192(%rsp)
-	vmovdqa	%ymm7, 224(%rsp)
-	vmovdqa	%ymm8, 256(%rsp)
-	vmovdqa	%ymm9, 288(%rsp)
-	vmovdqa	%ymm10, 320(%rsp)
-	vmovdqa	%ymm11, 352(%rsp)
-	vmovdqa	%ymm12, 384(%rsp)
-	vmovdqa	%ymm13, 416(%rsp)
-	vmovdqa	%ymm14, 448(%rsp)
-	vmovdqa	%ymm15, 480(%rsp)
-	lea	16(%rbx), %rdi
-	call	zp_fast
-	mov	%eax, %ebp
-	testb	$4, 512(%rsp)
+	/* ymm0-15 as they were: whole when their upper halves were in use,
+	 * else the xmm halves after vzeroupper, which leaves the upper
+	 * state clean as it was */
+3:	testb	$4, 512(%rsp)
 	jz	4f
-	vmovdqa	0(%rsp), %ymm0
-	vmovdqa	32(%rsp), %ymm1
-	vmovdqa	64(%rsp), %ymm2
-	vmovdqa	96(%rsp), %ymm3
-	vmovdqa	128(%rsp), %ymm4
-	vmovdqa	160(%rsp), %ymm5
-	vmovdqa	192(%rsp), %ymm6
-	vmovdqa	224(%rsp), %ymm7
-	vmovdqa	256(%rsp), %ymm8
-	vmovdqa	288(%rsp), %ymm9
-	vmovdqa	320(%rsp), %ymm10
-	vmovdqa	352(%rsp), %ymm11
-	vmovdqa	384(%rsp), %ymm12
-	vmovdqa	416(%rsp), %ymm13
-	vmovdqa	448(%rsp), %ymm14
-	vmovdqa	480(%rsp), %ymm15
+	.irp	k, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	vmovdqa	\k*32(%rsp), %ymm\k
+	.endr
 	jmp	5f
 4:	vzeroupper
-	movdqa	0(%rsp), %xmm0
-	movdqa	32(%rsp), %xmm1
-	movdqa	64(%rsp), %xmm2
-	movdqa	96(%rsp), %xmm3
-	movdqa	128(%rsp), %xmm4
-	movdqa	160(%rsp), %xmm5
-	movdqa	192(%rsp), %xmm6
-	movdqa	224(%rsp), %xmm7
-	movdqa	256(%rsp), %xmm8
-	movdqa	288(%rsp), %xmm9
-	movdqa	320(%rsp), %xmm10
-	movdqa	352(%rsp), %xmm11
-	movdqa	384(%rsp), %xmm12
-	movdqa	416(%rsp), %xmm13
-	movdqa	448(%rsp), %xmm14
-	movdqa	480(%rsp), %xmm15
+	.irp	k, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	movdqa	\k*32(%rsp), %xmm\k
+	.endr
 5:	mov	%rbx, %rsp
 	cmp	$2, %ebp
 	je	1f
