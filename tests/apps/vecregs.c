@@ -37,17 +37,12 @@ extern const unsigned char vr_site[];
 #define CALL_SITE \
 	"lea -128(%%rsp), %%rsp\n\tcall vr_syscall\n\tlea 128(%%rsp), %%rsp\n\t"
 
+/* INSN for each vector register K, 0 to 15 (gas repeats it, \\k standing for K) */
+#define EACH_REG(insn) \
+	".irp k, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n\t" insn "\n\t.endr\n\t"
+
 /* ymm0-15 to out, then the upper state clean again */
-#define STORE_YMM \
-	"vmovdqu %%ymm0, 0(%[out])\n\tvmovdqu %%ymm1, 32(%[out])\n\t" \
-	"vmovdqu %%ymm2, 64(%[out])\n\tvmovdqu %%ymm3, 96(%[out])\n\t" \
-	"vmovdqu %%ymm4, 128(%[out])\n\tvmovdqu %%ymm5, 160(%[out])\n\t" \
-	"vmovdqu %%ymm6, 192(%[out])\n\tvmovdqu %%ymm7, 224(%[out])\n\t" \
-	"vmovdqu %%ymm8, 256(%[out])\n\tvmovdqu %%ymm9, 288(%[out])\n\t" \
-	"vmovdqu %%ymm10, 320(%[out])\n\tvmovdqu %%ymm11, 352(%[out])\n\t" \
-	"vmovdqu %%ymm12, 384(%[out])\n\tvmovdqu %%ymm13, 416(%[out])\n\t" \
-	"vmovdqu %%ymm14, 448(%[out])\n\tvmovdqu %%ymm15, 480(%[out])\n\t" \
-	"vzeroupper"
+#define STORE_YMM EACH_REG("vmovdqu %%ymm\\k, \\k*32(%[out])") "vzeroupper"
 
 /* ymm0-15 from in, the call, ymm0-15 to out; x87 and MXCSR too */
 static long call_dirty(const uint8_t in[16][32], uint8_t out[16][32], double *x87,
@@ -56,14 +51,7 @@ static long call_dirty(const uint8_t in[16][32], uint8_t out[16][32], double *x8
 	long r;
 
 	__asm__ volatile(
-		"vmovdqu 0(%[in]), %%ymm0\n\tvmovdqu 32(%[in]), %%ymm1\n\t"
-		"vmovdqu 64(%[in]), %%ymm2\n\tvmovdqu 96(%[in]), %%ymm3\n\t"
-		"vmovdqu 128(%[in]), %%ymm4\n\tvmovdqu 160(%[in]), %%ymm5\n\t"
-		"vmovdqu 192(%[in]), %%ymm6\n\tvmovdqu 224(%[in]), %%ymm7\n\t"
-		"vmovdqu 256(%[in]), %%ymm8\n\tvmovdqu 288(%[in]), %%ymm9\n\t"
-		"vmovdqu 320(%[in]), %%ymm10\n\tvmovdqu 352(%[in]), %%ymm11\n\t"
-		"vmovdqu 384(%[in]), %%ymm12\n\tvmovdqu 416(%[in]), %%ymm13\n\t"
-		"vmovdqu 448(%[in]), %%ymm14\n\tvmovdqu 480(%[in]), %%ymm15\n\t"
+		EACH_REG("vmovdqu \\k*32(%[in]), %%ymm\\k")
 		"fldl 0(%[x])\n\t"
 		"ldmxcsr 0(%[m])\n\t"
 		"mov %[nr], %%eax\n\t"
@@ -88,14 +76,7 @@ static long call_clean(const uint8_t in[16][16], uint8_t out[16][32], unsigned *
 
 	__asm__ volatile(
 		"vzeroupper\n\t"
-		"movdqu 0(%[in]), %%xmm0\n\tmovdqu 16(%[in]), %%xmm1\n\t"
-		"movdqu 32(%[in]), %%xmm2\n\tmovdqu 48(%[in]), %%xmm3\n\t"
-		"movdqu 64(%[in]), %%xmm4\n\tmovdqu 80(%[in]), %%xmm5\n\t"
-		"movdqu 96(%[in]), %%xmm6\n\tmovdqu 112(%[in]), %%xmm7\n\t"
-		"movdqu 128(%[in]), %%xmm8\n\tmovdqu 144(%[in]), %%xmm9\n\t"
-		"movdqu 160(%[in]), %%xmm10\n\tmovdqu 176(%[in]), %%xmm11\n\t"
-		"movdqu 192(%[in]), %%xmm12\n\tmovdqu 208(%[in]), %%xmm13\n\t"
-		"movdqu 224(%[in]), %%xmm14\n\tmovdqu 240(%[in]), %%xmm15\n\t"
+		EACH_REG("movdqu \\k*16(%[in]), %%xmm\\k")
 		"mov %[nr], %%eax\n\t"
 		CALL_SITE
 		"mov %%rax, %%r8\n\t"
