@@ -41,6 +41,9 @@ extern const unsigned char vr_site[];
 #define EACH_REG(insn) \
 	".irp k, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n\t" insn "\n\t.endr\n\t"
 
+#define VEC_CLOBBERS "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", \
+	"xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+
 /* ymm0-15 to out, then the upper state clean again */
 #define STORE_YMM EACH_REG("vmovdqu %%ymm\\k, \\k*32(%[out])") "vzeroupper"
 
@@ -62,9 +65,7 @@ static long call_dirty(const uint8_t in[16][32], uint8_t out[16][32], double *x8
 		: "=&a"(r)
 		: [in] "r"(in), [out] "r"(out), [x] "r"(x87), [m] "r"(mxcsr),
 		  [nr] "i"(SYS_getppid)
-		: "rcx", "r11", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-		  "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
-		  "xmm14", "xmm15");
+		: "rcx", "r11", "memory", VEC_CLOBBERS);
 	return r;
 }
 
@@ -91,9 +92,7 @@ static long call_clean(const uint8_t in[16][16], uint8_t out[16][32], unsigned *
 		: "=&a"(r)
 		: [in] "r"(in), [out] "r"(out), [xu] "r"(xinuse), [xi] "m"(has_xinuse),
 		  [nr] "i"(SYS_getppid)
-		: "rcx", "rdx", "r8", "r11", "memory", "xmm0", "xmm1", "xmm2", "xmm3",
-		  "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
-		  "xmm12", "xmm13", "xmm14", "xmm15");
+		: "rcx", "rdx", "r8", "r11", "memory", VEC_CLOBBERS);
 	return r;
 }
 
