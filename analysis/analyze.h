@@ -296,6 +296,8 @@ void rtree_free(struct rtree *rt);
 
 /* Reports: each reads the traces named on the command line. */
 typedef int (*report_fn)(int argc, char **argv);
+/* export --format xml | isb */
+int export_trace(const char *fmt, int argc, char **argv);
 int report_summary(int argc, char **argv);
 int report_calls(int argc, char **argv);
 int report_access(int argc, char **argv);

@@ -4,7 +4,8 @@
  *   --format chrome: trace-event JSON for Perfetto and chrome://tracing:
  *     a process per traced process, a track per thread, calls and regions
  *     as complete ("X") slices that nest by time, node stops on a track of
- *     their own; times aligned across nodes on the earliest epoch. */
+ *     their own; times aligned across nodes on the earliest epoch.
+ *   --format xml, isb: the trace itself (export_trace.c). */
 #include "analyze.h"
 
 #include <errno.h>
@@ -365,8 +366,10 @@ int report_export(int argc, char **argv)
 	struct trace_run run = { 0 };
 	const char *fmt = opt.format ? opt.format : "csv";
 
+	if (!strcmp(fmt, "xml") || !strcmp(fmt, "isb"))
+		return export_trace(fmt, argc, argv);
 	if (strcmp(fmt, "csv") && strcmp(fmt, "chrome"))
-		die(2, "export: --format must be csv or chrome, not '%s'", fmt);
+		die(2, "export: --format must be csv, chrome, xml or isb, not '%s'", fmt);
 	out = stdout;
 	if (opt.output && !(out = fopen(opt.output, "w")))
 		die(2, "%s: cannot write: %s", opt.output, strerror(errno));

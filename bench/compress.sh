@@ -1,6 +1,7 @@
 #!/bin/sh
 # Trace compression by -o's suffix: 1,000,000 64-byte writes (one thread,
-# and 4 threads x 250,000) captured to .xml, .xml.gz and .xml.zst. Prints,
+# and 4 threads x 250,000) captured to .xml, .xml.gz and .xml.zst, and to
+# the binary encoding .isb and .isb.zst (docs/trace-binary.md). Prints,
 # in one run, the capture's end-to-end wall time (the application and
 # writing its trace; median of RUNS runs) and its ratio to native, the
 # CPU seconds (user + system, the application's included: steadier than
@@ -30,7 +31,7 @@ bench() {
 	done
 	native=$(median < "$tmp/native")
 	events=""
-	for suffix in .xml .xml.gz .xml.zst; do
+	for suffix in .xml .xml.gz .xml.zst .isb .isb.zst; do
 		out="$tmp/t$suffix"
 		: > "$tmp/total"; : > "$tmp/times"; : > "$tmp/cpu"
 		for i in $(seq "$RUNS"); do

@@ -1,4 +1,5 @@
 #include "outfile.h"
+#include "isb.h"
 #include "util.h"
 
 #include <errno.h>
@@ -35,6 +36,8 @@ struct pipe {
 	int head, count, nspare, done;
 	char *fill;		/* the caller's block */
 	size_t n;
+	int err;		/* under mu: the thread's first failure */
+	int seen;		/* the caller's copy, taken with each block */
 };
 
 struct outfile {
@@ -45,6 +48,7 @@ struct outfile {
 	ZSTD_CCtx *z;
 	char *zbuf;
 	size_t zcap;
+	struct isbenc *isb;	/* -o NAME.isb[.gz|.zst]: the binary encoding */
 	int err;		/* the first failure's errno, 0 while all is well */
 	xmlTextWriterPtr w;
 };
@@ -92,14 +96,18 @@ static int gz_put(gzFile gz, const char *p, size_t n)
 }
 
 /* One block out: deflated, or written; the errno, 0 when all is down */
-static int put(struct outfile *f, const char *b, size_t n)
+static int put_raw(void *ctx, const void *b, size_t n)
 {
+	struct outfile *f = ctx;
+
 	if (f->z)
 		return zpush(f, b, n, ZSTD_e_continue);
 	if (f->gz)
 		return gz_put(f->gz, b, n);
 	return write_full(f->fd, b, n) < 0 ? errno : 0;
 }
+
+static int put(struct outfile *f, const char *b, size_t n);
 
 /* The writing thread: blocks from the queue until the end; after a
  * failure it only drains (the caller sees f->err) */
@@ -123,7 +131,7 @@ static void *pipe_main(void *arg)
 			err = put(f, b, n);
 		pthread_mutex_lock(&g->mu);
 		if (err && !f->err)
-			f->err = err;
+			f->err = g->err = err;
 		g->head = (g->head + 1) % PIPE_QUEUE;
 		g->count--;
 		g->spare[g->nspare++] = b;
@@ -144,6 +152,7 @@ static void pipe_hand(struct pipe *g)
 	g->count++;
 	g->fill = g->spare[--g->nspare];
 	g->n = 0;
+	g->seen = g->err;
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
 }
@@ -191,26 +200,37 @@ static void pipe_end(struct outfile *f)
 	f->wp = NULL;
 }
 
-int outfile_write(struct outfile *f, const void *buf, size_t n)
+/* The first failure as the caller knows it: while the thread runs, as of
+ * the last block handed over (a lock a call was a tenth of the coding) */
+static int first_err(struct outfile *f)
+{
+	return f->wp ? f->wp->seen : f->err;
+}
+
+/* A failure of the caller's: -1 with errno */
+static int set_err(struct outfile *f, int err)
+{
+	struct pipe *g = f->wp;
+
+	if (g)
+		pthread_mutex_lock(&g->mu);
+	if (!f->err)
+		f->err = err;
+	if (g) {
+		if (!g->err)
+			g->err = err;
+		g->seen = g->err;
+		pthread_mutex_unlock(&g->mu);
+	}
+	errno = err;
+	return -1;
+}
+
+/* Bytes into the caller's block, handed over as it fills */
+static void pipe_bytes(struct pipe *g, const void *buf, size_t n)
 {
 	const char *p = buf;
-	struct pipe *g = f->wp;
-	int err;
 
-	if (g) {
-		pthread_mutex_lock(&g->mu);
-		err = f->err;
-		pthread_mutex_unlock(&g->mu);
-	} else {
-		err = f->err;
-	}
-	if (err)
-		return errno = err, -1;
-	if (!g) {
-		if ((err = put(f, p, n)))
-			return f->err = err, errno = err, -1;
-		return 0;
-	}
 	while (n) {
 		size_t k = PIPE_BLOCK - g->n < n ? PIPE_BLOCK - g->n : n;
 
@@ -221,7 +241,160 @@ int outfile_write(struct outfile *f, const void *buf, size_t n)
 		if (g->n == PIPE_BLOCK)
 			pipe_hand(g);
 	}
+}
+
+/* Everything handed over written: the thread idle, its state the
+ * caller's until the next block */
+static void pipe_sync(struct pipe *g)
+{
+	if (g->n)
+		pipe_hand(g);
+	pthread_mutex_lock(&g->mu);
+	while (g->count)
+		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/*
+ * .isb: the writing thread runs the coder, so that a capture's calls are
+ * coded beside their gathering. Its blocks hold records: XML text (the
+ * coder takes it cut anywhere), or a whole element, its names the
+ * caller's (literals: pointers that stay), its values copied.
+ */
+enum { R_TEXT = 1, R_ELEMENT };
+#define R_HEAD 5	/* kind, length */
+
+static int rec_put(struct outfile *f, const char *b, size_t n)
+{
+	struct isb_attr av[ISB_MAXATTR];
+
+	while (n) {
+		uint32_t len;
+		int err;
+
+		memcpy(&len, b + 1, 4);
+		if (b[0] == R_TEXT) {
+			err = isbenc_feed(f->isb, b + R_HEAD, len);
+		} else {
+			const char *q = b + R_HEAD, *name;
+			uint16_t nattr;
+			bool empty = q[sizeof(name)];
+
+			memcpy(&name, q, sizeof(name));
+			memcpy(&nattr, q + sizeof(name) + 1, 2);
+			q += sizeof(name) + 3;
+			for (int k = 0; k < nattr; k++) {
+				memcpy(&av[k], q, sizeof(av[k]));
+				q += sizeof(av[k]);
+				if (av[k].kind != ISB_A_NUM) {
+					av[k].s = q;
+					q += av[k].len;
+				}
+			}
+			err = isbenc_element(f->isb, name, nattr, av, empty);
+		}
+		if (err)
+			return err;
+		b += R_HEAD + len;
+		n -= R_HEAD + len;
+	}
 	return 0;
+}
+
+static int put(struct outfile *f, const char *b, size_t n)
+{
+	return f->isb ? rec_put(f, b, n) : put_raw(f, b, n);
+}
+
+static void rec_head(struct pipe *g, int kind, size_t len)
+{
+	uint32_t l = (uint32_t)len;
+
+	g->fill[g->n] = (char)kind;
+	memcpy(g->fill + g->n + 1, &l, 4);
+	g->n += R_HEAD;
+}
+
+int outfile_write(struct outfile *f, const void *buf, size_t n)
+{
+	const char *p = buf;
+	struct pipe *g = f->wp;
+	int err;
+
+	if ((err = first_err(f)))
+		return errno = err, -1;
+	if (!g) {
+		if ((err = f->isb ? isbenc_feed(f->isb, p, n) : put_raw(f, p, n)))
+			return set_err(f, err);
+		return 0;
+	}
+	if (!f->isb) {
+		pipe_bytes(g, p, n);
+		return 0;
+	}
+	while (n) {
+		size_t k;
+
+		if (PIPE_BLOCK - g->n < R_HEAD + 64)
+			pipe_hand(g);
+		k = PIPE_BLOCK - g->n - R_HEAD;
+		if (k > n)
+			k = n;
+		rec_head(g, R_TEXT, k);
+		pipe_bytes(g, p, k);
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
+int outfile_element(struct outfile *f, const char *name, int nattr,
+		    const struct isb_attr *av, bool empty)
+{
+	struct pipe *g = f->wp;
+	size_t len = sizeof(name) + 3;
+	uint16_t na = (uint16_t)nattr;
+	int err;
+
+	if ((err = first_err(f)))
+		return errno = err, -1;
+	if (!f->isb || nattr > ISB_MAXATTR)
+		return set_err(f, EINVAL);
+	for (int k = 0; k < nattr; k++)
+		len += sizeof(av[k]) + (av[k].kind != ISB_A_NUM ? av[k].len : 0);
+	if (g && len > PIPE_BLOCK / 2) {
+		/* larger than a block holds: coded here, the thread idle */
+		pipe_sync(g);
+		if ((err = first_err(f)))
+			return errno = err, -1;
+		g = NULL;
+	}
+	if (!g) {
+		if ((err = isbenc_element(f->isb, name, nattr, av, empty)))
+			return set_err(f, err);
+		return 0;
+	}
+	if (PIPE_BLOCK - g->n < R_HEAD + len)
+		pipe_hand(g);
+	rec_head(g, R_ELEMENT, len);
+	memcpy(g->fill + g->n, &name, sizeof(name));
+	g->fill[g->n + sizeof(name)] = empty;
+	memcpy(g->fill + g->n + sizeof(name) + 1, &na, 2);
+	g->n += sizeof(name) + 3;
+	for (int k = 0; k < nattr; k++) {
+		memcpy(g->fill + g->n, &av[k], sizeof(av[k]));
+		g->n += sizeof(av[k]);
+		if (av[k].kind != ISB_A_NUM) {
+			memcpy(g->fill + g->n, av[k].s, av[k].len);
+			g->n += av[k].len;
+		}
+	}
+	return 0;
+}
+
+int outfile_isb(struct outfile *f)
+{
+	return f->isb != NULL;
 }
 
 static int xml_write(void *ctx, const char *buf, int len)
@@ -275,6 +448,8 @@ struct outfile *outfile_open(const char *path, enum trace_compress comp)
 		errno = ENOMEM;
 		goto fail_unlink;
 	}
+	if (isb_path(path))
+		f->isb = isbenc_new(put_raw, f);
 	pipe_start(f);
 	ob = xmlOutputBufferCreateIO(xml_write, xml_close, f, NULL);
 	if (!ob || !(f->w = xmlNewTextWriter(ob))) {
@@ -286,6 +461,7 @@ fail_unlink:
 	e = errno;
 	pipe_end(f);
 	zstd_free(f);
+	isbenc_free(f->isb);
 	if (f->gz)
 		gzclose(f->gz);
 	else
@@ -308,12 +484,19 @@ xmlTextWriterPtr outfile_writer(struct outfile *f)
 
 int outfile_close(struct outfile *f, int failed)
 {
-	int err;
+	int err, enc_err = 0;
 
 	if (xmlTextWriterEndDocument(f->w) < 0 && !f->err)
 		f->err = EIO;
 	xmlFreeTextWriter(f->w);	/* flushes through xml_write */
 	pipe_end(f);
+	if (f->isb) {
+		/* the stream's end, here once the thread is gone */
+		enc_err = f->err ? (isbenc_free(f->isb), 0) : isbenc_finish(f->isb);
+		f->isb = NULL;
+	}
+	if (enc_err && !f->err)
+		f->err = enc_err;
 	if (f->z) {
 		if (!f->err)
 			f->err = zpush(f, NULL, 0, ZSTD_e_end);	/* the frame's end */

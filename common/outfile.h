@@ -6,6 +6,7 @@
 #define ISLAND_OUTFILE_H
 
 #include <libxml/xmlwriter.h>
+#include <stdbool.h>
 
 #include "zstdio.h"
 
@@ -18,6 +19,15 @@ struct outfile *outfile_open(const char *path, enum trace_compress comp);
 xmlTextWriterPtr outfile_writer(struct outfile *f);
 /* Raw bytes; -1 with errno (later writes then fail too). */
 int outfile_write(struct outfile *f, const void *buf, size_t n);
+/* -o NAME.isb[.gz|.zst]: the binary encoding, which also takes whole
+ * elements between the XML written (outfile_element). */
+int outfile_isb(struct outfile *f);
+/* An empty element given whole (isb.h's isbenc_element): NAME and the
+ * attributes' names must stay valid until outfile_close (literals); 0,
+ * or -1 with errno. */
+struct isb_attr;
+int outfile_element(struct outfile *f, const char *name, int nattr,
+		    const struct isb_attr *a, bool empty);
 /* Finish and rename into place, or remove the temporary on any failure
  * (failed != 0: the caller's own); 0, or -1 with errno. Frees f. */
 int outfile_close(struct outfile *f, int failed);

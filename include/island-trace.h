@@ -14,7 +14,8 @@
  *	trace_read(&run, files, nfiles, &ops, ctx);
  *	trace_run_free(&run);
  *
- * The reader streams (libxml2's SAX2 parser; .gz and .zst are read
+ * The reader streams (libxml2's SAX2 parser, or for the binary encoding
+ * of docs/trace-binary.md its own decoder; .gz and .zst are read
  * transparently): it keeps the nodes, processes and threads, and passes
  * every event to the callbacks in file order, which is each thread's
  * order. Bad input is one line "FILE:LINE: problem" on stderr and exit
@@ -193,6 +194,15 @@ struct trace_ops {
 	/* The trace (p NULL: complete="false") or a process (p) was not
 	 * wholly recorded; line is where it says so. */
 	void (*incomplete)(void *ctx, const char *file, long line, const struct trace_proc *p);
+	/* The trace as it is: every element, known or not, with its
+	 * attributes in their order (validated where the format defines
+	 * them), its text (when more than white space, or all that an
+	 * element holds), its end. What island-analyze export --format xml
+	 * writes back; set, the file is parsed in the calling thread. */
+	void (*element)(void *ctx, const char *name, int nattr,
+			const char *const *names, const char *const *values);
+	void (*element_text)(void *ctx, const char *text, size_t len);
+	void (*element_end)(void *ctx);
 	/* Strict: an element this version does not define, or text inside
 	 * an element, is an error (a replay must not guess); otherwise they
 	 * are skipped (a reader of version 1 ignores what a later writer

@@ -30,3 +30,14 @@ $(TRACE_PUB): $(O)/pub/island-trace.o
 $(O)/island-trace.pc: include/island-trace.pc.in FORCE
 	@mkdir -p $(dir $@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@.tmp && mv $@.tmp $@
+
+# its unit tests (tests/unit/test-trace*.c)
+TRACE_TEST_SRCS := $(wildcard tests/unit/test-trace*.c)
+TRACE_TESTS := $(patsubst %.c,$(O)/%,$(TRACE_TEST_SRCS))
+
+$(O)/tests/unit/test-trace%: $(O)/tests/unit/test-trace%.o $(TRACE_LIB) $(COMMON_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -lm
+
+TEST_BINS += $(TRACE_TESTS)
+.SECONDARY: $(patsubst %,%.o,$(TRACE_TESTS))

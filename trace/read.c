@@ -24,6 +24,8 @@
 #include <libxml/parserInternals.h>
 
 #include "validate.h"
+#include "isb.h"
+#include "../common/isb.h"
 
 #define MAXDEPTH 32
 
@@ -119,6 +121,15 @@ struct rd {
 	char errmsg[256];
 	struct pipe *pipe;	/* parsing in a second thread: line() is rline */
 	long rline;
+	/* ops->element: the open elements, whether each has a child, the
+	 * text since the last tag */
+	int rdepth;
+	bool rkids[MAXDEPTH];
+	char *text;
+	size_t tn, tcap;
+	bool binary;		/* the binary encoding: line() is rline */
+	xmlDictPtr dict;	/* its names */
+	xmlParserInputBufferPtr bin;	/* its input */
 };
 
 static _Thread_local struct rd *current;	/* for trace_line() */
@@ -150,7 +161,7 @@ const struct trace_attr *trace_io_attr(const struct trace_io *io, const char *na
 
 static long line(struct rd *rd)
 {
-	if (rd->pipe)
+	if (rd->pipe || rd->binary)
 		return rd->rline;
 	return rd->ctxt && rd->ctxt->input ? rd->ctxt->input->line : 0;
 }
@@ -747,6 +758,50 @@ static void el_attrs(struct rd *rd, const xmlChar *name, int nattr, el_fn fn)
 	fn(rd);
 }
 
+/* --- ops->element: the trace as it is ---------------------------------- */
+
+static bool is_text(const xmlChar *ch, int len);
+
+static void raw_flush(struct rd *rd, bool at_end)
+{
+	if (!rd->tn)
+		return;
+	if ((at_end && !rd->rkids[rd->rdepth - 1]) || is_text(BAD_CAST rd->text, (int)rd->tn))
+		rd->ops->element_text(rd->ctx, rd->text, rd->tn);
+	rd->tn = 0;
+}
+
+static void raw_start(struct rd *rd, const char *name, int nattr)
+{
+	raw_flush(rd, false);
+	if (rd->rdepth)
+		rd->rkids[rd->rdepth - 1] = true;
+	rd->rkids[rd->rdepth++] = false;	/* el_open checked the depth */
+	rd->ops->element(rd->ctx, name, nattr, rd->aname, rd->aval);
+}
+
+static void raw_end(struct rd *rd)
+{
+	raw_flush(rd, true);
+	rd->rdepth--;
+	rd->ops->element_end(rd->ctx);
+}
+
+static void raw_text(struct rd *rd, const char *p, size_t n)
+{
+	if (!rd->rdepth)
+		return;
+	XGROW(rd->text, rd->tcap, rd->tn + n + 1);
+	memcpy(rd->text + rd->tn, p, n);
+	rd->tn += n;
+	rd->text[rd->tn] = 0;
+}
+
+static bool raw(const struct rd *rd)
+{
+	return rd->ops->element && !rd->prescan;
+}
+
 static void sax_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 		      const xmlChar *uri, int nns, const xmlChar **ns,
 		      int nattr, int ndef, const xmlChar **at)
@@ -755,7 +810,7 @@ static void sax_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 	size_t need_buf = 0;
 	el_fn fn = el_open(rd, name);
 
-	if (!fn)
+	if (!fn && (!raw(rd) || rd->err))
 		return;
 	if (nattr > TRACE_MAXATTR)
 		bad(rd, "<%s> has too many attributes", (const char *)name);
@@ -772,7 +827,10 @@ static void sax_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 		rd->aval[i] = p;
 		p += len + 1;
 	}
-	el_attrs(rd, name, nattr, fn);
+	if (fn)
+		el_attrs(rd, name, nattr, fn);
+	if (raw(rd))
+		raw_start(rd, (const char *)name, nattr);
 }
 
 static void el_close(struct rd *rd)
@@ -782,6 +840,8 @@ static void el_close(struct rd *rd)
 	if (rd->err || rd->depth == 0)
 		return;
 	el = rd->stack[--rd->depth];
+	if (raw(rd))
+		raw_end(rd);
 
 	if (rd->prescan) {
 		if (el == EL_NODE)
@@ -836,8 +896,12 @@ static void el_text(struct rd *rd)
 
 static void sax_text(void *ctx, const xmlChar *ch, int len)
 {
-	if (is_text(ch, len))
-		el_text(((xmlParserCtxtPtr)ctx)->_private);
+	struct rd *rd = ((xmlParserCtxtPtr)ctx)->_private;
+
+	if (raw(rd) && !rd->err)
+		raw_text(rd, (const char *)ch, (size_t)len);
+	if (rd->ops->strict && is_text(ch, len))
+		el_text(rd);
 }
 
 /* A parse error as the message will show it: its line, its code, its
@@ -927,7 +991,7 @@ static void bad(struct rd *rd, const char *fmt, ...)
 	va_list ap;
 	char *msg;
 
-	if (rd->depth > 1 && truncated_at(rd->file, line(rd)))
+	if (rd->depth > 1 && !rd->binary && truncated_at(rd->file, line(rd)))
 		die_at(2, rd->file, line(rd),
 		       "truncated trace (the document ends before </trace>)");
 	va_start(ap, fmt);
@@ -1409,6 +1473,160 @@ static bool is_gzip(const char *file)
 	return m[0] == 0x1f && m[1] == 0x8b;
 }
 
+/* The names the reader looks for, as DICT's pointers. */
+static void names_init(struct rd *rd, xmlDictPtr dict)
+{
+	validate_reset();	/* a new dictionary */
+	for (size_t i = 0; i < NELDEFS; i++)
+		rd->elptr[i] = xmlDictLookup(dict, BAD_CAST eldefs[i].name, -1);
+	memset(rd->amap, 0, sizeof(rd->amap));
+	for (int i = 0; i < NA; i++) {
+		unsigned h;
+
+		rd->aptr[i] = xmlDictLookup(dict, BAD_CAST anames[i], -1);
+		h = (unsigned)(((uintptr_t)rd->aptr[i] * 0x9E3779B97F4A7C15ull) >> 58);
+		while (rd->amap[h].name)
+			h = (h + 1) & (AMAP - 1);
+		rd->amap[h].name = rd->aptr[i];
+		rd->amap[h].a = i;
+	}
+}
+
+/* --- the binary encoding (trace/isb.c) ---------------------------------- */
+
+static long b_read(void *ctx, char *buf, size_t n)
+{
+	struct rd *rd = ctx;
+	xmlParserInputBufferPtr in = rd->bin;
+	size_t have = xmlBufUse(in->buffer);
+
+	if (!have) {
+		if (xmlParserInputBufferRead(in, (int)(n < (1u << 20) ? n : (1u << 20))) < 0)
+			return -1;
+		have = xmlBufUse(in->buffer);
+	}
+	if (have > n)
+		have = n;
+	memcpy(buf, xmlBufContent(in->buffer), have);
+	xmlBufShrink(in->buffer, have);
+	return (long)have;
+}
+
+static const char *b_intern(void *ctx, const char *name, size_t n)
+{
+	struct rd *rd = ctx;
+	const xmlChar *p = xmlDictLookup(rd->dict, BAD_CAST name, (int)n);
+
+	if (!p)
+		die(70, "out of memory reading %s", rd->file);
+	return (const char *)p;
+}
+
+static void b_start(void *ctx, const char *name, int nattr, const char *const *names,
+		    const char *const *values, bool empty)
+{
+	struct rd *rd = ctx;
+	el_fn fn = el_open(rd, BAD_CAST name);
+
+	if (fn || raw(rd)) {
+		if (nattr > TRACE_MAXATTR)
+			bad(rd, "<%s> has too many attributes", name);
+		for (int i = 0; i < nattr; i++) {
+			rd->aname[i] = names[i];
+			rd->aval[i] = values[i];
+		}
+		if (fn)
+			el_attrs(rd, BAD_CAST name, nattr, fn);
+		if (raw(rd))
+			raw_start(rd, name, nattr);
+	}
+	if (empty)
+		el_close(rd);
+}
+
+static void b_end(void *ctx)
+{
+	el_close(ctx);
+}
+
+static void b_text(void *ctx, const char *p, size_t n)
+{
+	struct rd *rd = ctx;
+
+	if (raw(rd))
+		raw_text(rd, p, n);
+	if (rd->ops->strict && !rd->prescan && is_text(BAD_CAST p, (int)n))
+		el_text(rd);
+}
+
+/* The binary file being read, freed by trace_read_try() when bad input
+ * leaves it mid-stream. */
+static _Thread_local struct rd *bin_active;
+
+static void bin_free(struct rd *rd)
+{
+	isb_decode_abandon();
+	if (rd->bin)
+		xmlFreeParserInputBuffer(rd->bin);
+	if (rd->dict)
+		xmlDictFree(rd->dict);
+	rd->bin = NULL;
+	rd->dict = NULL;
+}
+
+static const struct isb_ops b_ops = {
+	.read = b_read, .intern = b_intern, .start = b_start, .end = b_end,
+	.text = b_text,
+};
+
+/* The file, when it is the binary encoding (IN is its decompressed
+ * input, opened to look at its start). */
+static void parse_binary(struct rd *rd, xmlParserInputBufferPtr in)
+{
+	char msg[256];
+	const char *zerr;
+
+	rd->binary = true;
+	rd->bin = in;
+	rd->dict = xmlDictCreate();
+	if (!rd->dict)
+		die(70, "out of memory reading %s", rd->file);
+	names_init(rd, rd->dict);
+	current = rd;
+	bin_active = rd;
+	if (isb_decode(&b_ops, rd, &rd->rline, msg, sizeof(msg))) {
+		if ((zerr = zstd_input_error()))
+			die_at(2, rd->file, rd->rline, "%s", zerr);
+		die_at(2, rd->file, rd->rline, "%s", msg);
+	}
+	if ((zerr = zstd_input_error()))
+		die_at(2, rd->file, rd->rline, "%s", zerr);
+	current = NULL;
+	bin_active = NULL;
+	bin_free(rd);
+}
+
+/* Read the file's (decompressed) start: the binary encoding is read
+ * here, and true returned. */
+static bool is_binary(struct rd *rd)
+{
+	xmlParserInputBufferPtr in;
+
+	in = xmlParserInputBufferCreateFilename(rd->file, XML_CHAR_ENCODING_NONE);
+	if (!in)
+		return false;
+	while (xmlBufUse(in->buffer) < ISB_MAGIC_LEN)
+		if (xmlParserInputBufferRead(in, 4096) <= 0)
+			break;
+	if (!isb_magic((const char *)xmlBufContent(in->buffer), xmlBufUse(in->buffer))) {
+		xmlFreeParserInputBuffer(in);
+		(void)zstd_input_error();	/* the XML parser reads it again */
+		return false;
+	}
+	parse_binary(rd, in);
+	return true;
+}
+
 static void parse_one(struct rd *rd)
 {
 	xmlSAXHandler sax;
@@ -1417,13 +1635,15 @@ static void parse_one(struct rd *rd)
 
 	if (access(rd->file, R_OK))
 		die_at(2, rd->file, 0, "cannot read: %s", strerror(errno));
+	if (is_binary(rd))
+		return;
 	memset(&sax, 0, sizeof(sax));
 	sax.initialized = XML_SAX2_MAGIC;
 	sax.startElementNs = sax_start;
 	sax.endElementNs = sax_end;
 	sax.serror = sax_error;
 	sax.internalSubset = sax_doctype;
-	if (rd->ops->strict && !rd->prescan)
+	if ((rd->ops->strict || rd->ops->element) && !rd->prescan)
 		sax.characters = sax.cdataBlock = sax_text;
 	/* NOENT decodes character references in attributes; with no DOCTYPE
 	 * allowed (sax_doctype) no entity can be declared to substitute */
@@ -1437,22 +1657,9 @@ static void parse_one(struct rd *rd)
 	rd->ctxt = ctxt;
 	active = ctxt;
 	current = rd;
-	validate_reset();	/* a new dictionary */
-	for (size_t i = 0; i < NELDEFS; i++)
-		rd->elptr[i] = xmlDictLookup(ctxt->dict, BAD_CAST eldefs[i].name, -1);
-	memset(rd->amap, 0, sizeof(rd->amap));
-	for (int i = 0; i < NA; i++) {
-		unsigned h;
-
-		rd->aptr[i] = xmlDictLookup(ctxt->dict, BAD_CAST anames[i], -1);
-		h = (unsigned)(((uintptr_t)rd->aptr[i] * 0x9E3779B97F4A7C15ull) >> 58);
-		while (rd->amap[h].name)
-			h = (h + 1) & (AMAP - 1);
-		rd->amap[h].name = rd->aptr[i];
-		rd->amap[h].a = i;
-	}
+	names_init(rd, ctxt->dict);
 	zerr = zstd_input_error();	/* the file's start, read here */
-	if (!piped(rd->file) || !parse_piped(rd, &zerr)) {
+	if (raw(rd) || !piped(rd->file) || !parse_piped(rd, &zerr)) {
 		xmlParseDocument(ctxt);
 		if (!zerr)
 			zerr = zstd_input_error();
@@ -1517,6 +1724,7 @@ static void read_all(struct trace_run *run, char **files, int nfiles,
 		rd.first_node = run->nnodes;
 		parse_one(&rd);
 		free(rd.buf);
+		free(rd.text);
 	}
 }
 
@@ -1543,6 +1751,10 @@ int trace_read_try(struct trace_run *run, char **files, int nfiles,
 	try_back = &back;
 	if (setjmp(back)) {
 		current = NULL;
+		if (bin_active) {
+			bin_free(bin_active);
+			bin_active = NULL;
+		}
 		if (active) {
 			active->sax = NULL;	/* parse_one's, gone */
 			xmlFreeParserCtxt(active);	/* closes the file */

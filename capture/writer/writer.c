@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "isb.h"
 #include <libxml/xmlwriter.h>
 
 #include "capture.h"
@@ -90,6 +91,14 @@ struct out {
 	/* the api, res and path of the last call: the next is most often
 	 * the same strings (a loop's), whose lengths are known then */
 	struct { const char *s; size_t l; } memo[3];
+	/* .isb: calls go to the coder whole, their attributes gathered
+	 * here (values copied into bv) rather than written as XML */
+	int enc;
+	bool bel;
+	int nba;
+	struct isb_attr ba[ISB_MAXATTR];
+	char bv[4096];
+	size_t nbv;
 };
 
 static void o_flush(struct out *o)
@@ -217,15 +226,114 @@ static inline void o_sec(struct out *o, int64_t ns)
 	o->n = (size_t)(p + 9 - o->b);
 }
 
-/* name="value": NAME is a literal, so that ` name="` is one copy */
+/* --- .isb: a call's element given to the coder whole ------------------- */
+
+/* the text before it, libxml2's writer's included, to the coder first */
+static void o_sync(struct out *o)
+{
+	if (!o->direct) {
+		if (xmlTextWriterFlush(o->w) < 0)
+			o->failed = 1;
+		o->direct = 1;
+	}
+	if (o->n && outfile_write(o->f, o->b, o->n) < 0)
+		o->failed = 1;
+	o->n = 0;
+}
+
+static void b_begin(struct out *o)
+{
+	o_sync(o);
+	o->bel = true;
+	o->nba = 0;
+	o->nbv = 0;
+}
+
+static void b_str(struct out *o, const char *name, size_t nlen, const char *v,
+		  size_t len, int kind)
+{
+	struct isb_attr *a = &o->ba[o->nba++];
+
+	a->name = name;
+	a->nlen = nlen;
+	a->kind = kind;
+	if (o->nbv + len > sizeof(o->bv)) {	/* a long value: its own copy */
+		char *c = xmalloc(len + 1);
+
+		memcpy(c, v, len);
+		a->s = c;
+		a->m = 1;	/* freed by b_end */
+	} else {
+		memcpy(o->bv + o->nbv, v, len);
+		a->s = o->bv + o->nbv;
+		a->m = 0;
+		o->nbv += len;
+	}
+	a->len = len;
+}
+
+static void b_num(struct out *o, const char *name, size_t nlen, int64_t m, int d)
+{
+	struct isb_attr *a;
+
+	if (m > 999999999999999999LL || m < -999999999999999999LL) {
+		/* past what the coder takes as a number: its text, as o_int
+		 * and o_sec write it */
+		uint64_t u = m < 0 ? -(uint64_t)m : (uint64_t)m;
+		char t[48];
+		int k = d ? snprintf(t, sizeof(t), "%s%llu.%09llu", m < 0 ? "-" : "",
+				     (unsigned long long)(u / 1000000000u),
+				     (unsigned long long)(u % 1000000000u)) :
+			    snprintf(t, sizeof(t), "%s%llu", m < 0 ? "-" : "",
+				     (unsigned long long)u);
+
+		b_str(o, name, nlen, t, (size_t)k, ISB_A_PLAIN);
+		return;
+	}
+	a = &o->ba[o->nba++];
+	a->name = name;
+	a->nlen = nlen;
+	a->kind = ISB_A_NUM;
+	a->m = m;
+	a->d = d;
+}
+
+/* b_str of a string that stays put, its length kept in memo slot k */
+static void b_kept_(struct out *o, const char *name, size_t nlen, int k, const char *v,
+		    int kind)
+{
+	if (o->memo[k].s != v) {
+		o->memo[k].s = v;
+		o->memo[k].l = strlen(v);
+	}
+	b_str(o, name, nlen, v, o->memo[k].l, kind);
+}
+#define b_kept(o, name, k, v, kind) b_kept_(o, name, sizeof(name) - 1, k, v, kind)
+
+static void b_end(struct out *o, const char *name)
+{
+	o->bel = false;
+	if (outfile_element(o->f, name, o->nba, o->ba, true) < 0)
+		o->failed = 1;
+	for (int k = 0; k < o->nba; k++)
+		if (o->ba[k].kind != ISB_A_NUM && o->ba[k].m)
+			free((char *)o->ba[k].s);
+}
+
+/* name="value": NAME is a literal, so that ` name="` is one copy; VAL as
+ * XML has it (escaped); RAW as it is (o_attr_esc) */
 #define o_attr(o, name, val) \
-	do { o_lit(o, " " name "=\""); o_str(o, val); o_lit(o, "\""); } while (0)
+	do { if ((o)->bel) { const char *v_ = (val); b_str(o, name, sizeof(name) - 1, v_, strlen(v_), ISB_A_XML); } \
+	     else { o_lit(o, " " name "=\""); o_str(o, val); o_lit(o, "\""); } } while (0)
 #define o_attr_int(o, name, v) \
-	do { o_lit(o, " " name "=\""); o_int(o, v); o_lit(o, "\""); } while (0)
+	do { if ((o)->bel) b_num(o, name, sizeof(name) - 1, v, 0); \
+	     else { o_lit(o, " " name "=\""); o_int(o, v); o_lit(o, "\""); } } while (0)
 #define o_attr_sec(o, name, ns) \
-	do { o_lit(o, " " name "=\""); o_sec(o, ns); o_lit(o, "\""); } while (0)
+	do { if ((o)->bel) b_num(o, name, sizeof(name) - 1, ns, 9); \
+	     else { o_lit(o, " " name "=\""); o_sec(o, ns); o_lit(o, "\""); } } while (0)
 #define o_attr_esc(o, name, raw) \
-	do { char *e_ = attr_escape(raw); o_attr(o, name, e_); free(e_); } while (0)
+	do { if ((o)->bel) { const char *v_ = (raw); b_str(o, name, sizeof(name) - 1, v_, strlen(v_), ISB_A_RAW); } \
+	     else { char *e_ = attr_escape(raw); o_attr(o, name, e_); free(e_); } } while (0)
 
 /* --- symbolic values ---------------------------------------------------- */
 
@@ -368,11 +476,11 @@ static void write_modules(struct out *o)
 /* "MODULE:0xOFFSET", the offset from the module's load bias (an address
  * in the file's own terms), or "0xADDRESS" outside every module
  * described. */
-static void o_addr(struct out *o, uint64_t a)
+static size_t fmt_addr(char *p, uint64_t a)
 {
 	static size_t last;	/* a loop's calls come from one place */
 	size_t k = nmods;
-	char tmp[16];
+	char tmp[16], *q = p;
 	int d = 16;
 
 	if (mods_disjoint && last < nmods && a >= mods[last].lo && a < mods[last].hi)
@@ -380,25 +488,36 @@ static void o_addr(struct out *o, uint64_t a)
 	for (size_t i = 0; k == nmods && i < nmods; i++)
 		if (a >= mods[i].lo && a < mods[i].hi)
 			k = i;
-	o_need(o, 48);
 	if (k < nmods) {
 		last = k;
-		o->n = (size_t)(put_u64(o->b + o->n, k + 1) - o->b);
-		o->b[o->n++] = ':';
+		q = put_u64(q, k + 1);
+		*q++ = ':';
 		a -= mods[k].bias;
 	}
 	do {
 		tmp[--d] = "0123456789abcdef"[a & 15];
 		a >>= 4;
 	} while (a);
-	o->b[o->n++] = '0';
-	o->b[o->n++] = 'x';
-	memcpy(o->b + o->n, tmp + d, (size_t)(16 - d));
-	o->n += (size_t)(16 - d);
+	*q++ = '0';
+	*q++ = 'x';
+	memcpy(q, tmp + d, (size_t)(16 - d));
+	return (size_t)(q - p) + (size_t)(16 - d);
+}
+
+static void o_addr(struct out *o, uint64_t a)
+{
+	o_need(o, 48);
+	o->n += fmt_addr(o->b + o->n, a);
 }
 
 static void write_site(struct out *o, const struct rec *site)
 {
+	if (o->bel) {
+		char buf[48];
+
+		b_str(o, "site", 4, buf, fmt_addr(buf, site->t0), ISB_A_PLAIN);
+		return;
+	}
 	o_lit(o, " site=\"");
 	o_addr(o, site->t0);
 	o_lit(o, "\"");
@@ -533,11 +652,18 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	char buf[256];
 	int kernel_only = (r->seq & SEQ_KERNEL) && !(r->seq & SEQ_LIBC);
 
-	o_lit(o, "      <io api=\"");
-	o_kept(o, 0, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c));
-	o_lit(o, "\" res=\"");
-	o_kept(o, 1, res_names[res_of(n, r)]);
-	o_lit(o, "\"");
+	if (o->enc) {
+		b_begin(o);
+		b_kept(o, "api", 0, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c),
+		       ISB_A_PLAIN);
+		b_kept(o, "res", 1, res_names[res_of(n, r)], ISB_A_PLAIN);
+	} else {
+		o_lit(o, "      <io api=\"");
+		o_kept(o, 0, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c));
+		o_lit(o, "\" res=\"");
+		o_kept(o, 1, res_names[res_of(n, r)]);
+		o_lit(o, "\"");
+	}
 	o_attr_sec(o, "start", t0);
 	o_attr_sec(o, "end", t1);
 	if (n->syscalls)
@@ -597,7 +723,9 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	}
 	if (ob) {
 		if (ob->kind == OBJ_FILE || ob->kind == OBJ_OTHER) {
-			if (ob->xname) {
+			if (ob->xname && o->bel) {
+				b_kept(o, "path", 2, ob->xname, ISB_A_XML);
+			} else if (ob->xname) {
 				o_lit(o, " path=\"");
 				o_kept(o, 2, ob->xname);
 				o_lit(o, "\"");
@@ -743,7 +871,10 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		     c == C_EPOLL_WAIT || c == C_EPOLL_PWAIT) && r->ret >= 0)
 			o_attr_int(o, "count", r->ret);
 	}
-	o_lit(o, "/>\n");
+	if (o->bel)
+		b_end(o, "io");
+	else
+		o_lit(o, "/>\n");
 }
 
 struct region {
@@ -803,6 +934,12 @@ static void write_region(struct out *o, struct region *g, int64_t end,
 
 static void write_compute(struct out *o, int64_t dur)
 {
+	if (o->enc) {
+		b_begin(o);
+		b_num(o, "dur", 3, dur < 0 ? 0 : dur, 9);
+		b_end(o, "compute");
+		return;
+	}
 	o_lit(o, "      <compute dur=\"");
 	o_sec(o, dur < 0 ? 0 : dur);
 	o_lit(o, "\"/>\n");
@@ -1061,6 +1198,7 @@ int trace_write(struct node *n, const char *path, int comp)
 		return -1;
 	o.w = outfile_writer(f);
 	o.f = f;
+	o.enc = outfile_isb(f);
 	o.cap = 1 << 18;
 	o.b = xmalloc(o.cap);
 	xmlTextWriterStartDocument(o.w, NULL, "UTF-8", NULL);

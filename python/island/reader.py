@@ -1,5 +1,6 @@
-"""A streaming reader of Island traces (XML, optionally gzip- or
-zstd-compressed; .zst needs the zstandard module, Debian python3-zstandard).
+"""A streaming reader of Island traces (XML or its binary encoding,
+optionally gzip- or zstd-compressed; .zst needs the zstandard module,
+Debian python3-zstandard).
 
 events() yields one dict per record in each thread's order, with its node,
 process and thread context; memory stays proportional to the nesting, not
@@ -94,14 +95,197 @@ def _attrs(a):
     return {k: _value(k, v) for k, v in a.items()}
 
 
+ISB_MAGIC = b"\x89ISB\n"
+ISB_VERSION = 1
+
+
+class _Isb:
+    """The binary encoding (docs/trace-binary.md), decoded as trace/isb.c
+    does: ("start"|"end", tag, attributes, line), line numbers those of
+    the trace's XML export."""
+
+    def __init__(self, path, f, first):
+        self.path, self.f, self.buf, self.pos, self.line = path, f, first, 0, 1
+
+    def fail(self, why):
+        raise TraceError("%s:%d: %s" % (self.path, self.line, why))
+
+    def need(self, k):
+        while len(self.buf) - self.pos < k:
+            try:
+                chunk = self.f.read(1 << 16)
+            except (OSError, EOFError) as e:
+                self.fail("truncated or corrupt %s data: %s"
+                          % ("zstd" if isinstance(self.f, _ZstdFile) else "gzip", e))
+            if not chunk:
+                self.fail("truncated trace (the stream ends before its end mark)")
+            self.buf = self.buf[self.pos:] + chunk
+            self.pos = 0
+
+    def byte(self):
+        self.need(1)
+        self.pos += 1
+        return self.buf[self.pos - 1]
+
+    def uv(self):
+        x = sh = 0
+        while sh < 64:
+            b = self.byte()
+            x |= (b & 0x7F) << sh
+            if not b & 0x80:
+                return x
+            sh += 7
+        self.fail("corrupt binary trace (a number too long)")
+
+    def sv(self):
+        u = self.uv()
+        return (u >> 1) ^ -(u & 1)
+
+    def raw(self, limit):
+        n = self.uv()
+        if n > limit:
+            self.fail("corrupt binary trace (a length of %d)" % n)
+        self.need(n)
+        self.pos += n
+        return self.buf[self.pos - n:self.pos].decode("utf-8", "replace")
+
+    @staticmethod
+    def number(m, d):
+        s = str(abs(m)).rjust(d + 1, "0")
+        s = s[:len(s) - d] + ("." + s[len(s) - d:] if d else "")
+        return "-" + s if m < 0 else s
+
+    def value(self, slot, prev):
+        tag = self.byte()
+        if tag == 0:
+            slot[:] = [True, False, 0, 0, self.raw(16 << 20)]
+            return
+        if tag == 1:
+            if not slot[0]:
+                self.fail("corrupt binary trace (a value repeated before its first)")
+            return
+        if tag == 2:
+            m = self.sv()
+            d = self.byte()
+            if d > 18:
+                self.fail("corrupt binary trace (a number of %d digits)" % d)
+        elif tag in (3, 4):
+            base = slot if tag == 3 else prev
+            if base is None or not base[0] or not base[1]:
+                self.fail("corrupt binary trace (a difference to no number)")
+            m, d = base[2] + self.sv(), base[3]
+        else:
+            self.fail("corrupt binary trace (value code %d)" % tag)
+        if abs(m) > 999999999999999999:
+            self.fail("corrupt binary trace (a number out of range)")
+        slot[:] = [True, True, m, d, self.number(m, d)]
+
+    def tokens(self):
+        self.need(len(ISB_MAGIC) + 1)
+        self.pos = len(ISB_MAGIC)
+        version = self.byte()
+        if version != ISB_VERSION:
+            self.fail("binary trace version %d (this reader knows %d)" % (version, ISB_VERSION))
+        names, tmpl, slots, stack, root_done = [], {}, {}, [], False
+        while True:
+            op = self.byte()
+            if op == 1:
+                if len(names) == 4096:
+                    self.fail("corrupt binary trace (more than 4096 names)")
+                names.append(self.raw(256))
+            elif op in (2, 3, 0x82, 0x83):
+                if root_done:
+                    self.fail("corrupt binary trace (an element after the root's end)")
+                self.line += 1
+                el = self.uv()
+                if el >= len(names):
+                    self.fail("corrupt binary trace (element name %d undefined)" % el)
+                if op & 0x7F == 3:
+                    if el not in tmpl:
+                        self.fail("corrupt binary trace (<%s> repeated before its first)"
+                                  % names[el])
+                    ats, sl = tmpl[el]
+                    for k in range(len(ats)):
+                        self.value(sl[k], sl[k - 1] if k else None)
+                else:
+                    n = self.uv()
+                    if n > 64:
+                        self.fail("<%s> has too many attributes" % names[el])
+                    ats, sl = [], []
+                    for k in range(n):
+                        at = self.uv()
+                        if at >= len(names):
+                            self.fail("corrupt binary trace (attribute name %d undefined)" % at)
+                        if at in ats:
+                            self.fail("<%s> has attribute %s twice" % (names[el], names[at]))
+                        ats.append(at)
+                        sl.append(slots.setdefault((el, at), [False, False, 0, 0, ""]))
+                        self.value(sl[k], sl[k - 1] if k else None)
+                    tmpl[el] = (ats, sl)
+                if stack:
+                    stack[-1][1] = True
+                yield "start", names[el], {names[a]: s[4] for a, s in zip(ats, sl)}, self.line
+                if op & 0x80:
+                    if not stack:
+                        root_done = True
+                    yield "end", names[el], None, self.line
+                else:
+                    stack.append([names[el], False])
+            elif op == 4:
+                if not stack:
+                    self.fail("corrupt binary trace (an end with no element open)")
+                tag, kids = stack.pop()
+                if kids:
+                    self.line += 1
+                if not stack:
+                    root_done = True
+                yield "end", tag, None, self.line
+            elif op == 5:
+                if not stack:
+                    self.fail("corrupt binary trace (text outside the root)")
+                self.raw(16 << 20)
+            elif op == 6:
+                if stack or not root_done:
+                    self.fail("corrupt binary trace (its end mark inside an element)")
+                self.buf = self.buf[self.pos:]
+                self.pos = 0
+                if self.buf or self.f.read(1):
+                    self.fail("corrupt binary trace (bytes after its end mark)")
+                return
+            else:
+                self.fail("corrupt binary trace (token %d)" % op)
+
+
+def _check_root(path, tag, a, line):
+    if tag != "trace":
+        raise TraceError("%s:%d: not an Island trace (root <%s>)" % (path, line, tag))
+    if a.get("version") != VERSION:
+        raise TraceError("%s:%d: trace version %s is not supported "
+                         "(this reader knows %s)" % (path, line, a.get("version"), VERSION))
+
+
 def _parse(path):
     """("start"|"end", tag, attributes, line) of the trace, checked as they
-    come: expat's own line numbers, one element at a time."""
+    come: expat's own line numbers, one element at a time (or the binary
+    encoding's)."""
     try:
         f = _open(path)
     except OSError as e:
         raise TraceError("%s:0: cannot read: %s" % (path, e.strerror)) from None
     with f:
+        try:
+            first = f.read(1 << 16)
+        except (OSError, EOFError) as e:
+            raise TraceError("%s:1: truncated or corrupt %s data: %s"
+                             % (path, "zstd" if isinstance(f, _ZstdFile) else "gzip", e)) from None
+        if first.startswith(ISB_MAGIC):
+            seen_root = False
+            for ev, tag, a, line in _Isb(path, f, first).tokens():
+                if not seen_root:
+                    seen_root = True
+                    _check_root(path, tag, a, line)
+                yield ev, tag, a, line
+            return
         p = expat.ParserCreate()
         pending = []
         p.StartElementHandler = lambda tag, a: pending.append(
@@ -111,7 +295,7 @@ def _parse(path):
         seen_root = False
         while True:
             try:
-                chunk = f.read(1 << 16)
+                chunk, first = first if first is not None else f.read(1 << 16), None
             except (OSError, EOFError) as e:
                 raise TraceError("%s:%d: truncated or corrupt %s data: %s"
                                  % (path, p.CurrentLineNumber,
@@ -130,13 +314,7 @@ def _parse(path):
             for ev, tag, a, line in pending:
                 if not seen_root:
                     seen_root = True
-                    if tag != "trace":
-                        raise TraceError("%s:%d: not an Island trace (root <%s>)"
-                                         % (path, line, tag))
-                    if a.get("version") != VERSION:
-                        raise TraceError("%s:%d: trace version %s is not supported "
-                                         "(this reader knows %s)"
-                                         % (path, line, a.get("version"), VERSION))
+                    _check_root(path, tag, a, line)
                 yield ev, tag, a, line
             pending.clear()
             if not chunk:

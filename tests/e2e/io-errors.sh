@@ -20,12 +20,12 @@ for cmd in "$ANALYZE sums w.xml" "$ANALYZE summary w.xml" "$ANALYZE export w.xml
 	grep -q ': write error: No space left on device$' err || fail "$cmd > /dev/full: $(cat err)"
 done
 
-# a capture onto a full disk, plain, -z and zstd: no trace, the spool
-# kept and named (each written by the output's own thread)
+# a capture onto a full disk, plain, -z, zstd and the binary encoding: no
+# trace, the spool kept and named (each written by the output's own thread)
 dd if=/dev/zero of=full/filler bs=4k 2>/dev/null
-for z in "" -z .zst; do
+for z in "" -z .zst .isb .isb.zst; do
 	t=full/t.xml
-	case $z in .zst) t=$t.zst; z= ;; esac
+	case $z in .zst) t=$t.zst; z= ;; .isb*) t=full/t$z; z= ;; esac
 	rc=0; "$CAPTURE" $z -n n1 -o $t -- "$APPS/writes" 1 2000 8 /dev/null 2>err || rc=$?
 	expect_eq "capture $z $t onto a full disk: status" "$rc" 1
 	expect_eq "capture $z $t: lines" "$(wc -l < err)" 1

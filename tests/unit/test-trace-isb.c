@@ -1,0 +1,291 @@
+/* Unit tests of the binary encoding (common/isbenc.c, trace/isb.c):
+ * XML in, tokens out, the same elements back; the encoder fed in pieces
+ * cut anywhere writes the same bytes; a loop's elements cost a few bytes;
+ * what the encoder does not take is refused; a stream cut or damaged
+ * anywhere is refused by the decoder, never read past. */
+#include "unit.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isb.h"
+#include "../trace/isb.h"
+
+struct buf {
+	char *p;
+	size_t n, cap, at;
+};
+
+static void buf_add(struct buf *b, const void *p, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		b->cap = (b->n + n + 1) * 2;
+		b->p = realloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+	b->p[b->n] = 0;
+}
+
+static int to_buf(void *ctx, const void *p, size_t n)
+{
+	buf_add(ctx, p, n);
+	return 0;
+}
+
+/* XML coded in pieces of PIECE bytes (0: whole); the encoder's result */
+static int encode(const char *xml, size_t piece, struct buf *out)
+{
+	struct isbenc *e = isbenc_new(to_buf, out);
+	size_t n = strlen(xml);
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n && !r; i += piece ? piece : n)
+		r = isbenc_feed(e, xml + i, piece && n - i > piece ? piece : n - i);
+	if (r) {
+		isbenc_free(e);
+		return r;
+	}
+	return isbenc_finish(e);
+}
+
+/* the decoder's view, written back as a line per callback */
+struct seen {
+	struct buf in, text;
+	long line;
+};
+
+static long d_read(void *ctx, char *p, size_t n)
+{
+	struct seen *s = ctx;
+	size_t k = s->in.n - s->in.at;
+
+	if (k > n)
+		k = n;
+	if (k > 5)	/* small reads: every token is cut somewhere */
+		k = 5;
+	memcpy(p, s->in.p + s->in.at, k);
+	s->in.at += k;
+	return (long)k;
+}
+
+static const char *d_intern(void *ctx, const char *name, size_t n)
+{
+	static char names[64][64];
+	static int nn;
+
+	for (int i = 0; i < nn; i++)
+		if (strlen(names[i]) == n && !memcmp(names[i], name, n))
+			return names[i];
+	if (nn == 64 || n >= 64)	/* a damaged stream's */
+		return "other";
+	memcpy(names[nn], name, n);
+	names[nn][n] = 0;
+	return names[nn++];
+}
+
+static void d_start(void *ctx, const char *name, int nattr, const char *const *names,
+		    const char *const *values, bool empty)
+{
+	struct seen *s = ctx;
+	char line[512];
+
+	snprintf(line, sizeof(line), "%ld <%s", s->line, name);
+	buf_add(&s->text, line, strlen(line));
+	for (int i = 0; i < nattr; i++) {
+		snprintf(line, sizeof(line), " %s=[%s]", names[i], values[i]);
+		buf_add(&s->text, line, strlen(line));
+	}
+	buf_add(&s->text, empty ? "/>\n" : ">\n", empty ? 3 : 2);
+}
+
+static void d_end(void *ctx)
+{
+	struct seen *s = ctx;
+	char line[32];
+
+	snprintf(line, sizeof(line), "%ld end\n", s->line);
+	buf_add(&s->text, line, strlen(line));
+}
+
+static void d_text(void *ctx, const char *p, size_t n)
+{
+	struct seen *s = ctx;
+
+	buf_add(&s->text, "text[", 5);
+	buf_add(&s->text, p, n);
+	buf_add(&s->text, "]\n", 2);
+}
+
+static const struct isb_ops d_ops = {
+	.read = d_read, .intern = d_intern, .start = d_start, .end = d_end, .text = d_text,
+};
+
+static int decode(const struct buf *in, size_t len, struct seen *s, char *msg)
+{
+	memset(s, 0, sizeof(*s));
+	s->in = *in;
+	s->in.n = len;
+	s->in.at = 0;
+	return isb_decode(&d_ops, s, &s->line, msg, 256);
+}
+
+static const char sample[] =
+	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	"<!-- a comment -->\n"
+	"<trace version=\"1\" a='single \"q\"' e=\"&amp;&lt;&gt;&quot;&apos;&#10;&#x41;\">\n"
+	"  <node n=\"007\" m=\"-0\" k=\"1.50\" j=\"-3.25\" big=\"12345678901234567890\" t=\"0.000000001\">\n"
+	"    <command><arg> </arg><arg></arg><arg>a&amp;b\tc</arg></command>\n"
+	"    <io start=\"1.000000000\" end=\"1.000000100\" p=\"a\nb\"/>\n"
+	"    <io start=\"1.000000200\" end=\"1.000000300\" p=\"a\nb\"/>\n"
+	"    <io end=\"1.000000450\" start=\"1.000000400\"  fd = \"3\" />\n"
+	"    <empty></empty>\n"
+	"  </node>\n"
+	"</trace>\n";
+
+static const char sample_seen[] =
+	"2 <trace version=[1] a=[single \"q\"] e=[&<>\"'\nA]>\n"
+	"3 <node n=[007] m=[-0] k=[1.50] j=[-3.25] big=[12345678901234567890] t=[0.000000001]>\n"
+	"4 <command>\n"
+	"5 <arg>\n"
+	"text[ ]\n"
+	"5 end\n"
+	"6 <arg>\n"
+	"6 end\n"
+	"7 <arg>\n"
+	"text[a&b\tc]\n"
+	"7 end\n"
+	"8 end\n"
+	"9 <io start=[1.000000000] end=[1.000000100] p=[a b]/>\n"
+	"10 <io start=[1.000000200] end=[1.000000300] p=[a b]/>\n"
+	"11 <io end=[1.000000450] start=[1.000000400] fd=[3]/>\n"
+	"12 <empty>\n"
+	"12 end\n"
+	"13 end\n"
+	"14 end\n";
+
+static void test_roundtrip(void)
+{
+	struct buf whole, cut;
+	struct seen s;
+	char msg[256];
+
+	CU_ASSERT_EQUAL_FATAL(encode(sample, 0, &whole), 0);
+	CU_ASSERT_EQUAL(decode(&whole, whole.n, &s, msg), 0);
+	CU_ASSERT_STRING_EQUAL(s.text.p, sample_seen);
+	if (strcmp(s.text.p, sample_seen))
+		fprintf(stderr, "\n%s", s.text.p);
+	free(s.text.p);
+	/* cut anywhere: the same bytes */
+	for (size_t piece = 1; piece < 80; piece++) {
+		CU_ASSERT_EQUAL_FATAL(encode(sample, piece, &cut), 0);
+		CU_ASSERT_EQUAL(cut.n, whole.n);
+		CU_ASSERT(cut.n == whole.n && !memcmp(cut.p, whole.p, cut.n));
+		free(cut.p);
+	}
+	free(whole.p);
+}
+
+/* A loop's calls: a few bytes each before compression. */
+static void test_loop(void)
+{
+	struct buf x = { 0 }, b;
+	char el[256];
+	size_t one, many;
+
+	buf_add(&x, "<trace version=\"1\">", 19);
+	for (int i = 0; i < 1000; i++) {
+		snprintf(el, sizeof(el), "\n<io api=\"write\" res=\"filewrite\" start=\"0.%09d\" "
+			 "end=\"0.%09d\" amount=\"64\" size=\"64\" fd=\"3\" offset=\"%d\"/>",
+			 1000 + 150 * i + i % 7, 1100 + 150 * i, 64 * i);
+		buf_add(&x, el, strlen(el));
+		if (i == 0) {
+			buf_add(&x, "</trace>", 8);
+			CU_ASSERT_EQUAL_FATAL(encode(x.p, 0, &b), 0);
+			one = b.n;
+			free(b.p);
+			x.n -= 8;
+		}
+	}
+	buf_add(&x, "</trace>", 8);
+	CU_ASSERT_EQUAL_FATAL(encode(x.p, 0, &b), 0);
+	many = b.n;
+	/* AGAIN and the element (2), api, res (2), start and end (two
+	 * bytes of delta each, after their code: 6), amount, size, fd (3),
+	 * offset (3) */
+	CU_ASSERT((many - one) / 999 <= 16);
+	if ((many - one) / 999 > 16)
+		fprintf(stderr, "\n%zu bytes an element\n", (many - one) / 999);
+	free(b.p);
+	free(x.p);
+}
+
+static void test_refused(void)
+{
+	static const char *const bad[] = {
+		"<a b=c/>", "<a/>x", "<a/><b/>", "<a x=\"&bogus;\"/>",
+		"<a x=\"1\" x=\"2\"/>", "<a>", "<!DOCTYPE a><a/>", "text<a/>",
+		"<a x=\"1\"y=\"2\"/>", "</a>", "<a x=\"&#0;\"/>", "<a/ >",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct buf b;
+		int r = encode(bad[i], 0, &b);
+
+		CU_ASSERT_EQUAL(r, EINVAL);
+		if (r != EINVAL)
+			fprintf(stderr, "\naccepted: %s\n", bad[i]);
+		free(b.p);
+	}
+}
+
+/* Cut anywhere: refused with a message. Any byte changed: read or
+ * refused, never past the stream (ASan runs this too). */
+static void test_damaged(void)
+{
+	struct buf b;
+	struct seen s;
+	char msg[256];
+
+	CU_ASSERT_EQUAL_FATAL(encode(sample, 0, &b), 0);
+	for (size_t len = 0; len < b.n; len++) {
+		int r = decode(&b, len, &s, msg);
+
+		CU_ASSERT_EQUAL(r, -1);
+		CU_ASSERT(msg[0] != 0);
+		free(s.text.p);
+	}
+	CU_ASSERT_EQUAL(decode(&b, b.n - 1, &s, msg), -1);
+	CU_ASSERT_STRING_EQUAL(msg, "truncated trace (the stream ends before its end mark)");
+	free(s.text.p);
+	for (size_t i = 0; i < b.n; i++) {
+		static const unsigned char vals[] = { 0, 1, 2, 3, 4, 5, 6, 0x7f, 0x80, 0x82, 0xff };
+		unsigned char keep = (unsigned char)b.p[i];
+
+		for (size_t v = 0; v < sizeof(vals); v++) {
+			b.p[i] = (char)vals[v];
+			(void)decode(&b, b.n, &s, msg);
+			free(s.text.p);
+		}
+		b.p[i] = (char)keep;
+	}
+	b.p[5] = 2;	/* the version */
+	CU_ASSERT_EQUAL(decode(&b, b.n, &s, msg), -1);
+	CU_ASSERT_STRING_EQUAL(msg, "binary trace version 2 (this reader knows 1)");
+	free(s.text.p);
+	free(b.p);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+		{ "XML in, the same elements out, cut anywhere", test_roundtrip },
+		{ "a loop's elements, a few bytes each", test_loop },
+		{ "what the encoder does not take", test_refused },
+		{ "a stream cut or damaged", test_damaged },
+	};
+
+	return unit_main("trace-isb", tests, sizeof(tests) / sizeof(tests[0]));
+}
