@@ -89,6 +89,13 @@ for o in r.isb.zst r.isb; do
 done
 rm -rf sp
 
+# merge writes it too
+"$ANALYZE" merge -o m.isb.zst "$T/peer-sendnode.xml" "$T/peer-recvnode.xml" || fail "merge -o .isb.zst"
+"$ANALYZE" merge -o m.xml "$T/peer-sendnode.xml" "$T/peer-recvnode.xml" || fail "merge -o .xml"
+"$ANALYZE" export --format xml m.xml > m1.xml
+"$ANALYZE" export --format xml m.isb.zst > m2.xml
+cmp -s m1.xml m2.xml || fail "merge: .isb.zst and .xml differ: $(diff m1.xml m2.xml | head -5)"
+
 # export's names: the binary encoding is .isb[.gz|.zst], and only that
 "$ANALYZE" export --format isb -o x.xml "$T/basic.xml" 2> err.txt && fail "--format isb -o x.xml accepted"
 expect_eq "isb to .xml" "$(cat err.txt)" \
