@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define XBUF (64u << 10)
 
@@ -179,6 +180,8 @@ int export_trace(const char *fmt, int argc, char **argv)
 		die(2, "export --format %s: %s: %s", fmt, opt.output, isb ?
 		    "the binary encoding's name ends in .isb, .isb.gz or .isb.zst" :
 		    "a name ending in .isb is the binary encoding (--format isb)");
+	if (!opt.output && isb && isatty(STDOUT_FILENO))
+		die(2, "export --format isb: standard output is a terminal; give -o FILE");
 	x.cap = XBUF;
 	x.b = xmalloc(x.cap);
 	if (opt.output && !(x.f = outfile_open(opt.output, trace_compress_of(opt.output))))

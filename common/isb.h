@@ -42,6 +42,7 @@ enum {
 #define ISB_MAXATTR 64
 #define ISB_MAXLEN (16u << 20)	/* a value or a text */
 #define ISB_MAXDEPTH 256
+#define ISB_MAXSLOTS 65536	/* (element, attribute) pairs */
 #define ISB_MAXDIGITS 18	/* a number's digits, all told */
 
 /* A number's text: m * 10^-d with exactly d fraction digits, the

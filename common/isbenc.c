@@ -82,7 +82,8 @@ static void cls_init(void)
 			 (!sp && !strchr("=></\"'&", c) ? C_NAME : 0) |
 			 ((sp && c != ' ') || c == '&' ? C_ESC : 0));
 	}
-	cls[0] &= (unsigned char)~C_NAME;
+	for (int c = 0; c < 0x20; c++)	/* no control characters in names */
+		cls[c] &= (unsigned char)~C_NAME;
 	for (int c = 0; c < 256; c++)
 		if (cls[c] & C_ESC || c == '"')
 			cls[c] |= C_VEND;
@@ -288,6 +289,8 @@ static struct slot *slot_of(struct isbenc *e, uint32_t el, uint32_t at)
 	for (; e->stab[h].s; h = (h + 1) & (e->scap - 1))
 		if (e->stab[h].key == key)
 			return e->stab[h].s;
+	if (e->sused == ISB_MAXSLOTS)
+		return NULL;
 	e->stab[h].key = key;
 	e->stab[h].s = xcalloc(1, sizeof(struct slot));
 	e->sused++;
@@ -608,7 +611,10 @@ static int element_out(struct isbenc *e, int el, int nattr, const struct isb_att
 		t->nattr = nattr;
 		memcpy(t->at, at, sizeof(at[0]) * (size_t)nattr);
 		for (int k = 0; k < nattr; k++) {
-			t->slot[k] = slot_of(e, (uint32_t)el, at[k]);
+			if (!(t->slot[k] = slot_of(e, (uint32_t)el, at[k]))) {
+				t->nattr = 0;
+				return -1;
+			}
 			len += e->nlen[at[k]] + 3;
 		}
 		free(t->pre);

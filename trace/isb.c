@@ -176,6 +176,8 @@ static struct slot *slot_of(struct dec *d, uint32_t el, uint32_t at)
 	for (; d->stab[h].s; h = (h + 1) & (d->scap - 1))
 		if (d->stab[h].key == key)
 			return d->stab[h].s;
+	if (d->sused == ISB_MAXSLOTS)
+		return NULL;
 	d->stab[h].key = key;
 	d->stab[h].s = xcalloc(1, sizeof(struct slot));
 	d->sused++;
@@ -310,7 +312,9 @@ static int element(struct dec *d, unsigned op)
 					return fail(d, "<%s> has attribute %s twice",
 						    d->name[el], d->name[at]);
 			t->at[k] = at;
-			t->slot[k] = slot_of(d, el, at);
+			if (!(t->slot[k] = slot_of(d, el, at)))
+				return fail(d, "corrupt binary trace (more than %d attribute slots)",
+					    ISB_MAXSLOTS);
 			t->nattr = k + 1;
 			if (get_value(d, t->slot[k], k ? t->slot[k - 1] : NULL))
 				return -1;

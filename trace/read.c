@@ -1574,6 +1574,18 @@ static void bin_free(struct rd *rd)
 	rd->dict = NULL;
 }
 
+/* die() while decoding: what the file's reading holds, freed (the reader
+ * does not come back: exit, or trace_read_try's or a caller's longjmp) */
+static void bin_abort(void)
+{
+	struct rd *rd = bin_active;
+
+	die_cleanup = NULL;
+	bin_active = NULL;
+	if (rd)
+		bin_free(rd);
+}
+
 static const struct isb_ops b_ops = {
 	.read = b_read, .intern = b_intern, .start = b_start, .end = b_end,
 	.text = b_text,
@@ -1594,6 +1606,7 @@ static void parse_binary(struct rd *rd, xmlParserInputBufferPtr in)
 	names_init(rd, rd->dict);
 	current = rd;
 	bin_active = rd;
+	die_cleanup = bin_abort;
 	if (isb_decode(&b_ops, rd, &rd->rline, msg, sizeof(msg))) {
 		if ((zerr = zstd_input_error()))
 			die_at(2, rd->file, rd->rline, "%s", zerr);
@@ -1602,6 +1615,7 @@ static void parse_binary(struct rd *rd, xmlParserInputBufferPtr in)
 	if ((zerr = zstd_input_error()))
 		die_at(2, rd->file, rd->rline, "%s", zerr);
 	current = NULL;
+	die_cleanup = NULL;
 	bin_active = NULL;
 	bin_free(rd);
 }

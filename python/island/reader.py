@@ -219,6 +219,8 @@ class _Isb:
                         if at in ats:
                             self.fail("<%s> has attribute %s twice" % (names[el], names[at]))
                         ats.append(at)
+                        if (el, at) not in slots and len(slots) == 65536:
+                            self.fail("corrupt binary trace (more than 65536 attribute slots)")
                         sl.append(slots.setdefault((el, at), [False, False, 0, 0, ""]))
                         self.value(sl[k], sl[k - 1] if k else None)
                     tmpl[el] = (ats, sl)

@@ -25,10 +25,13 @@ FUZZ_LIBS    := $(XML_LIBS) $(ANALYZE_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
 $(O)/fuzz/obj/capture/spool/sysnames.o: $(O)/capture/spool/sysnames.h
 $(O)/fuzz/obj/capture/spool/sysnames.o: CPPFLAGS += -I$(O)/capture/spool
 
+# -MMD: an object whose headers changed is built again (a check.o left
+# from an older struct process read another layout: a false crash)
 $(O)/fuzz/obj/%.o: %.c
 	$(call msg,FUZZCC,$<)
 	@mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(XML_CFLAGS) -c -o $@ $<
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(XML_CFLAGS) -MMD -MP -c -o $@ $<
+-include $(patsubst %.o,%.d,$(sort $(FUZZ_ANALYZE) $(FUZZ_REPLAY) $(FUZZ_CAPTURE)))
 
 # $(call fuzzbin,NAME,OBJS)
 define fuzzbin
