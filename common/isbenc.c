@@ -29,7 +29,8 @@ struct tmpl {
 	int nattr;
 	uint32_t at[ISB_MAXATTR];
 	struct slot *slot[ISB_MAXATTR];
-	/* the names' pointers the last isbenc_element() gave (literals) */
+	/* the names' pointers the last isbenc_element() gave (literals, that
+	 * stay: equal pointers, equal names), else NULL */
 	const char *nptr[ISB_MAXATTR];
 	/* ' NAME="' of each attribute, as our writers put them */
 	char *pre;
@@ -568,7 +569,7 @@ static const char *raw_value(struct isbenc *e, const char *p, size_t n)
  * tag's), then AGAIN or START and the values. 0, or -1 on what the
  * encoding does not take. */
 static int element_out(struct isbenc *e, int el, int nattr, const struct isb_attr *av,
-		       bool empty)
+		       bool empty, bool literal)
 {
 	uint32_t at[ISB_MAXATTR];
 	struct tmpl *t = e->tmpl[el];
@@ -583,7 +584,7 @@ static int element_out(struct isbenc *e, int el, int nattr, const struct isb_att
 		int id;
 
 		/* most often the names of the element's last tag */
-		if (t && k < t->nattr && (av[k].name == t->nptr[k] ||
+		if (t && k < t->nattr && ((literal && av[k].name == t->nptr[k]) ||
 		    (e->nlen[t->at[k]] == av[k].nlen &&
 		     eq(e->name[t->at[k]], av[k].name, av[k].nlen)))) {
 			at[k] = t->at[k];
@@ -638,7 +639,7 @@ static int element_out(struct isbenc *e, int el, int nattr, const struct isb_att
 		const char *v = av[k].s;
 		size_t len = av[k].len;
 
-		t->nptr[k] = av[k].name;
+		t->nptr[k] = literal ? av[k].name : NULL;
 
 		if (!again)
 			put_uv(e, at[k]);
@@ -691,7 +692,7 @@ int isbenc_element(struct isbenc *e, const char *name, int nattr,
 						av[k].m < -999999999999999999LL ||
 						av[k].d < 0 || av[k].d > ISB_MAXDIGITS))
 			return e->err = EINVAL;
-	if (el < 0 || element_out(e, el, nattr, av, empty))
+	if (el < 0 || element_out(e, el, nattr, av, empty, true))
 		return e->err = EINVAL;
 	return e->err;
 }
@@ -840,7 +841,8 @@ whole:
 		av[k].len = vn[k];
 		av[k].kind = plain[k] ? ISB_A_PLAIN : ISB_A_XML;
 	}
-	return element_out(e, el, nattr, av, empty) ? -1 : (long)i;
+	/* names in the input: their pointers say nothing (a buffer reused) */
+	return element_out(e, el, nattr, av, empty, false) ? -1 : (long)i;
 }
 
 /* An end tag at P[0..N) ("</"): its length, 0 when cut short, -1. */
