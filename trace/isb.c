@@ -449,6 +449,8 @@ int isb_decode(const struct isb_ops *ops, void *ctx, long *line, char *msg, size
 	while (!r && !finished) {
 		if (get_byte(d, &op) || token(d, op, &finished))
 			r = -1;
+		else if (ops->halted && ops->halted(ctx))
+			r = fail(d, "stopped");
 	}
 	if (!r && (d->pos != d->end || need(d, 1) == 0))
 		r = fail(d, "corrupt binary trace (bytes after its end mark)");

@@ -16,6 +16,8 @@ struct isb_ops {
 		      const char *const *names, const char *const *values, bool empty);
 	void (*end)(void *ctx);
 	void (*text)(void *ctx, const char *p, size_t n);
+	/* optional: true when the decoding is to stop (the reader gave up) */
+	bool (*halted)(void *ctx);
 };
 
 /* Whether P[0..N) starts a binary trace. */

@@ -1056,6 +1056,10 @@ struct pipe {
 	int errline, errcode;
 	char errmsg[256], zerr[160];
 	struct blk *reading;	/* the reader's block */
+	/* the binary encoding (no ctxt): its input, names, line */
+	xmlParserInputBufferPtr bin;
+	xmlDictPtr dict;
+	long bline;
 };
 
 static _Thread_local struct pipe *piping;	/* this thread's, for die() */
@@ -1064,7 +1068,8 @@ static void p_halt(struct pipe *p)
 {
 	p->halted = true;
 	p->open = NULL;
-	xmlStopParser(p->ctxt);
+	if (p->ctxt)
+		xmlStopParser(p->ctxt);
 }
 
 static void p_hand(struct pipe *p, struct blk *b)
@@ -1146,7 +1151,7 @@ static inline struct rec *p_rec(struct pipe *p, size_t size, int nattr, const xm
 	if (r) {
 		r->size = (uint32_t)size;
 		r->nattr = nattr;
-		r->line = p->ctxt->input ? p->ctxt->input->line : 0;
+		r->line = !p->ctxt ? p->bline : p->ctxt->input ? p->ctxt->input->line : 0;
 		if (size > REC_END_SIZE)
 			r->name = name;
 	}
@@ -1460,6 +1465,20 @@ static bool piped(const char *file)
 	return !stat(file, &st) && st.st_size >= PIPE_MIN;
 }
 
+/* The same for the binary encoding, whose files are smaller for as many
+ * elements. */
+static bool piped_bin(const char *file)
+{
+	const char *v = getenv("ISLAND_READER_THREADS");
+	struct stat st;
+
+	if (v && !strcmp(v, "1"))
+		return false;
+	if (v && !strcmp(v, "2"))
+		return true;
+	return !stat(file, &st) && st.st_size >= PIPE_MIN / 8;
+}
+
 static bool is_gzip(const char *file)
 {
 	unsigned char m[2] = { 0, 0 };
@@ -1593,6 +1612,8 @@ static const struct isb_ops b_ops = {
 
 /* The file, when it is the binary encoding (IN is its decompressed
  * input, opened to look at its start). */
+static bool binary_piped(struct rd *rd);
+
 static void parse_binary(struct rd *rd, xmlParserInputBufferPtr in)
 {
 	char msg[256];
@@ -1607,7 +1628,9 @@ static void parse_binary(struct rd *rd, xmlParserInputBufferPtr in)
 	current = rd;
 	bin_active = rd;
 	die_cleanup = bin_abort;
-	if (isb_decode(&b_ops, rd, &rd->rline, msg, sizeof(msg))) {
+	if (piped_bin(rd->file) && binary_piped(rd)) {
+		/* done: read in a second thread */
+	} else if (isb_decode(&b_ops, rd, &rd->rline, msg, sizeof(msg))) {
 		if ((zerr = zstd_input_error()))
 			die_at(2, rd->file, rd->rline, "%s", zerr);
 		die_at(2, rd->file, rd->rline, "%s", msg);
@@ -1618,6 +1641,178 @@ static void parse_binary(struct rd *rd, xmlParserInputBufferPtr in)
 	die_cleanup = NULL;
 	bin_active = NULL;
 	bin_free(rd);
+}
+
+/* The binary encoding decoded in a second thread (as parse_piped does
+ * for XML): the decoder's callbacks only copy each element into the
+ * pipe's records, which the calling thread replays. */
+static long q_read(void *ctx, char *buf, size_t n)
+{
+	struct pipe *p = ctx;
+	xmlParserInputBufferPtr in = p->bin;
+	size_t have = xmlBufUse(in->buffer);
+
+	if (!have) {
+		if (xmlParserInputBufferRead(in, (int)(n < (1u << 20) ? n : (1u << 20))) < 0)
+			return -1;
+		have = xmlBufUse(in->buffer);
+	}
+	if (have > n)
+		have = n;
+	memcpy(buf, xmlBufContent(in->buffer), have);
+	xmlBufShrink(in->buffer, have);
+	return (long)have;
+}
+
+static const char *q_intern(void *ctx, const char *name, size_t n)
+{
+	struct pipe *p = ctx;
+	const xmlChar *s = xmlDictLookup(p->dict, BAD_CAST name, (int)n);
+
+	if (!s) {
+		p->oom = true;
+		p_halt(p);
+		return "";
+	}
+	return (const char *)s;
+}
+
+static void q_start(void *ctx, const char *name, int nattr, const char *const *names,
+		    const char *const *values, bool empty)
+{
+	struct pipe *p = ctx;
+	size_t head = REC_ALIGN(sizeof(struct rec) + nattr * (sizeof(xmlChar *) + sizeof(uint32_t)));
+	size_t vals = 0, len[ISB_MAXATTR];
+	struct rec *r;
+
+	if (p_stopped(p))
+		return;
+	for (int i = 0; i < nattr; i++)
+		vals += (len[i] = strlen(values[i])) + 1;
+	if (!(r = p_rec(p, head + REC_ALIGN(vals), nattr, BAD_CAST name)))
+		return;
+	if (empty)
+		r->size |= REC_CLOSED;
+
+	const xmlChar **rn = (const xmlChar **)(r + 1);
+	uint32_t *lens = (uint32_t *)(rn + nattr);
+	char *v = (char *)r + head;
+
+	for (int i = 0; i < nattr; i++) {
+		rn[i] = BAD_CAST names[i];
+		lens[i] = (uint32_t)len[i];
+		memcpy(v, values[i], len[i] + 1);
+		v += len[i] + 1;
+	}
+}
+
+static void q_end(void *ctx)
+{
+	struct pipe *p = ctx;
+
+	if (!p_stopped(p))
+		p_rec(p, REC_END_SIZE, R_END, NULL);
+}
+
+static void q_text(void *ctx, const char *t, size_t n)
+{
+	struct pipe *p = ctx;
+
+	if (!p_stopped(p) && is_text(BAD_CAST t, (int)n))
+		p_rec(p, sizeof(struct rec), R_TEXT, NULL);
+}
+
+static bool q_halted(void *ctx)
+{
+	return p_stopped(ctx);
+}
+
+static const struct isb_ops q_ops = {
+	.read = q_read, .intern = q_intern, .start = q_start, .end = q_end,
+	.text = q_text, .halted = q_halted,
+};
+
+static void *q_main(void *arg)
+{
+	struct pipe *p = arg;
+	const char *z;
+
+	if (isb_decode(&q_ops, p, &p->bline, p->errmsg, sizeof(p->errmsg)) && !p->halted) {
+		p->err = true;
+		p->errline = (int)p->bline;
+	}
+	if (p->cur)
+		p_hand(p, p->cur);
+	p->cur = NULL;
+	if ((z = zstd_input_error()))
+		snprintf(p->zerr, sizeof(p->zerr), "%s", z);
+	pthread_mutex_lock(&p->mu);
+	p->done = true;
+	pthread_cond_signal(&p->full_cv);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static void bpipe_abort(void)
+{
+	pipe_abort();
+	bin_abort();
+}
+
+/* False when no thread could be made (then the caller decodes alone). */
+static bool binary_piped(struct rd *rd)
+{
+	static struct pipe p0;
+	struct pipe *p = xmalloc(sizeof(*p));
+	sigset_t all, old;
+	struct blk *b;
+	int e;
+
+	*p = p0;
+	p->bin = rd->bin;
+	p->dict = rd->dict;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->full_cv, NULL);
+	pthread_cond_init(&p->free_cv, NULL);
+	p->full_tail = &p->full;
+	for (int i = 0; i < PIPE_NBLK; i++) {
+		b = xmalloc(sizeof(*b) + PIPE_BLK);
+		b->cap = PIPE_BLK;
+		b->next = p->free;
+		p->free = b;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&p->thread, NULL, q_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		free_blks(p->free);
+		free(p);
+		return false;
+	}
+	piping = p;
+	die_cleanup = bpipe_abort;
+	rd->pipe = p;
+	while ((b = pipe_take(p))) {
+		p->reading = b;
+		pipe_replay(rd, b);
+		p->reading = NULL;
+		pipe_give(p, b);
+	}
+	pipe_end();
+	die_cleanup = bin_abort;
+	rd->pipe = NULL;
+	if (p->oom)
+		die(70, "out of memory reading %s", rd->file);
+	if (p->zerr[0])
+		die_at(2, rd->file, p->bline, "%s", p->zerr);
+	if (p->err)
+		die_at(2, rd->file, p->errline, "%s", p->errmsg);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->full_cv);
+	pthread_cond_destroy(&p->free_cv);
+	free(p);
+	return true;
 }
 
 /* Read the file's (decompressed) start: the binary encoding is read

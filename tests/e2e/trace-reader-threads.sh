@@ -4,7 +4,7 @@
 # point, from the analyzer (skipping) and the replay (strict), whether
 # the error is the parser's, the validator's or the reader's; and a
 # program reading with trace_read_try() is left with no thread and no
-# descriptor of a refused trace.
+# descriptor of a refused trace. The binary encoding likewise.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 B="$ISLAND_ROOT/tests/traces/basic.xml"
 
@@ -73,6 +73,36 @@ refused cut.xml 'cut.xml:12009: truncated trace (the document ends before </trac
 refused doctype.xml 'doctype.xml:2: a DOCTYPE is not allowed in a trace (entities could read other files)' \
 	'doctype.xml:2: a DOCTYPE is not allowed in a trace (entities could read other files)'
 
+# The binary encoding (docs/trace-binary.md) is decoded in a second
+# thread too: the same reports, the same lines, in one thread and two.
+# Its damage is made by hand (export validates): a value renamed, a cut.
+"$ANALYZE" export --format isb -o good.isb good.xml || fail "export good.isb"
+[ "$(wc -c < good.isb)" -gt 131072 ] || fail "good.isb is under 128 KiB: not read in two threads"
+for n in 1 2; do
+	ISLAND_READER_THREADS=$n "$ANALYZE" calls --csv good.isb > callsb.txt || fail "analyze good.isb ($n threads)"
+	cmp -s calls1.txt callsb.txt || fail "good.isb, $n threads: other calls: $(diff calls1.txt callsb.txt | head -5)"
+done
+big late.xml 19000 '        <io api="write" res="filewrite" start="0.1" end="0.1" amount="1" size="1" fd="3"/>'
+"$ANALYZE" export --format isb -o late.isb late.xml || fail "export late.isb"
+LC_ALL=C sed 's/filewrite/filewritx/' late.isb > badres.isb
+refused badres.isb 'badres.isb:19001: <io> has unknown res="filewritx"' \
+	'badres.isb:19001: <io> has unknown res="filewritx"'
+head -c 200000 good.isb > cut.isb
+for n in 1 2; do
+	ISLAND_READER_THREADS=$n "$ANALYZE" sums cut.isb > out.txt 2> err.txt
+	expect_eq "cut.isb, $n threads: exit status" "$?" 2
+	echo "$n $(cat err.txt)" >> cut.txt
+done
+expect_eq "cut.isb: one message" "$(cut -d' ' -f2- cut.txt | sort -u | wc -l)" 1
+grep -q '^1 cut.isb:[0-9]*: truncated trace (the stream ends before its end mark)$' cut.txt ||
+	fail "cut.isb: $(cat cut.txt)"
+"$ANALYZE" export --format isb -o text.isb text.xml || fail "export text.isb"
+for n in 1 2; do
+	ISLAND_READER_THREADS=$n "$REPLAY" --root r-text "text.isb" > out.txt 2> err.txt
+	expect_eq "text.isb, replay, $n threads: exit status" "$?" 2
+	expect_eq "text.isb, replay, $n threads: message" "$(cat err.txt)" "text.isb:12000: unexpected text in <thread>"
+done
+
 # trace_read_try() (the capture's --discover): refused, refused, read;
 # no parsing thread nor file left behind
 san=$(ldd "$CAPTURE" | grep -q libasan && echo "-fsanitize=address,undefined")
@@ -80,11 +110,16 @@ cc $san -I"$ISLAND_ROOT/include" -o tracetry "$ISLAND_ROOT/tests/e2e/tracetry.c"
 	"$ISLAND_ROOT/build/libisland-trace.a" "$ISLAND_ROOT/build/common/util.o" \
 	"$ISLAND_ROOT/build/common/zstdio.o" $(pkg-config --libs libxml-2.0 libzstd) -lz -lpthread ||
 	fail "cc against the trace library failed"
-./tracetry misplaced.xml notwf.xml good.xml > try.txt 2> try.err
+./tracetry misplaced.xml notwf.xml badres.isb cut.isb good.xml good.isb > try.txt 2> try.err
 expect_eq "tracetry" "$(cat try.txt)" "misplaced.xml: refused
 notwf.xml: refused
+badres.isb: refused
+cut.isb: refused
 good.xml: 60012 io
+good.isb: 60012 io
 threads 1 fds 0"
-expect_eq "tracetry messages" "$(cat try.err)" 'misplaced.xml:100: <node> is misplaced (inside <thread>)
-notwf.xml:15000: not well-formed XML: AttValue: " or '"'"' expected'
+expect_eq "tracetry messages" "$(sed 's/^cut.isb:[0-9]*:/cut.isb:N:/' try.err)" 'misplaced.xml:100: <node> is misplaced (inside <thread>)
+notwf.xml:15000: not well-formed XML: AttValue: " or '"'"' expected
+badres.isb:19001: <io> has unknown res="filewritx"
+cut.isb:N: truncated trace (the stream ends before its end mark)'
 exit 0
