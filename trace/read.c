@@ -1060,6 +1060,7 @@ struct pipe {
 	xmlParserInputBufferPtr bin;
 	xmlDictPtr dict;
 	long bline;
+	bool strict;
 };
 
 static _Thread_local struct pipe *piping;	/* this thread's, for die() */
@@ -1513,10 +1514,9 @@ static void names_init(struct rd *rd, xmlDictPtr dict)
 
 /* --- the binary encoding (trace/isb.c) ---------------------------------- */
 
-static long b_read(void *ctx, char *buf, size_t n)
+/* up to N decompressed bytes of IN; 0 at its end, -1 on an error */
+static long in_read(xmlParserInputBufferPtr in, char *buf, size_t n)
 {
-	struct rd *rd = ctx;
-	xmlParserInputBufferPtr in = rd->bin;
 	size_t have = xmlBufUse(in->buffer);
 
 	if (!have) {
@@ -1529,6 +1529,11 @@ static long b_read(void *ctx, char *buf, size_t n)
 	memcpy(buf, xmlBufContent(in->buffer), have);
 	xmlBufShrink(in->buffer, have);
 	return (long)have;
+}
+
+static long b_read(void *ctx, char *buf, size_t n)
+{
+	return in_read(((struct rd *)ctx)->bin, buf, n);
 }
 
 static const char *b_intern(void *ctx, const char *name, size_t n)
@@ -1628,7 +1633,7 @@ static void parse_binary(struct rd *rd, xmlParserInputBufferPtr in)
 	current = rd;
 	bin_active = rd;
 	die_cleanup = bin_abort;
-	if (piped_bin(rd->file) && binary_piped(rd)) {
+	if (!raw(rd) && piped_bin(rd->file) && binary_piped(rd)) {
 		/* done: read in a second thread */
 	} else if (isb_decode(&b_ops, rd, &rd->rline, msg, sizeof(msg))) {
 		if ((zerr = zstd_input_error()))
@@ -1648,20 +1653,7 @@ static void parse_binary(struct rd *rd, xmlParserInputBufferPtr in)
  * pipe's records, which the calling thread replays. */
 static long q_read(void *ctx, char *buf, size_t n)
 {
-	struct pipe *p = ctx;
-	xmlParserInputBufferPtr in = p->bin;
-	size_t have = xmlBufUse(in->buffer);
-
-	if (!have) {
-		if (xmlParserInputBufferRead(in, (int)(n < (1u << 20) ? n : (1u << 20))) < 0)
-			return -1;
-		have = xmlBufUse(in->buffer);
-	}
-	if (have > n)
-		have = n;
-	memcpy(buf, xmlBufContent(in->buffer), have);
-	xmlBufShrink(in->buffer, have);
-	return (long)have;
+	return in_read(((struct pipe *)ctx)->bin, buf, n);
 }
 
 static const char *q_intern(void *ctx, const char *name, size_t n)
@@ -1718,7 +1710,8 @@ static void q_text(void *ctx, const char *t, size_t n)
 {
 	struct pipe *p = ctx;
 
-	if (!p_stopped(p) && is_text(BAD_CAST t, (int)n))
+	/* text is an error to a strict reader only, as in XML */
+	if (p->strict && !p_stopped(p) && is_text(BAD_CAST t, (int)n))
 		p_rec(p, sizeof(struct rec), R_TEXT, NULL);
 }
 
@@ -1771,6 +1764,7 @@ static bool binary_piped(struct rd *rd)
 	*p = p0;
 	p->bin = rd->bin;
 	p->dict = rd->dict;
+	p->strict = rd->ops->strict && !rd->prescan;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->full_cv, NULL);
 	pthread_cond_init(&p->free_cv, NULL);

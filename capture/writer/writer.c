@@ -101,18 +101,24 @@ struct out {
 	size_t nbv;
 };
 
-static void o_flush(struct out *o)
+/* The buffer to the file, what libxml2's writer holds first; also when
+ * the buffer is empty (before a call given to the coder whole) */
+static void o_sync(struct out *o)
 {
-	if (!o->n)
-		return;
-	if (!o->direct) {	/* what the writer holds goes first */
+	if (!o->direct) {
 		if (xmlTextWriterFlush(o->w) < 0)
 			o->failed = 1;
 		o->direct = 1;
 	}
-	if (outfile_write(o->f, o->b, o->n) < 0)
+	if (o->n && outfile_write(o->f, o->b, o->n) < 0)
 		o->failed = 1;
 	o->n = 0;
+}
+
+static void o_flush(struct out *o)
+{
+	if (o->n)
+		o_sync(o);
 }
 
 static inline void o_need(struct out *o, size_t k)
@@ -228,19 +234,6 @@ static inline void o_sec(struct out *o, int64_t ns)
 
 /* --- .isb: a call's element given to the coder whole ------------------- */
 
-/* the text before it, libxml2's writer's included, to the coder first */
-static void o_sync(struct out *o)
-{
-	if (!o->direct) {
-		if (xmlTextWriterFlush(o->w) < 0)
-			o->failed = 1;
-		o->direct = 1;
-	}
-	if (o->n && outfile_write(o->f, o->b, o->n) < 0)
-		o->failed = 1;
-	o->n = 0;
-}
-
 static void b_begin(struct out *o)
 {
 	o_sync(o);
@@ -252,8 +245,13 @@ static void b_begin(struct out *o)
 static void b_str(struct out *o, const char *name, size_t nlen, const char *v,
 		  size_t len, int kind)
 {
-	struct isb_attr *a = &o->ba[o->nba++];
+	struct isb_attr *a;
 
+	if (o->nba == ISB_MAXATTR) {	/* more than the coder takes */
+		o->failed = 1;
+		return;
+	}
+	a = &o->ba[o->nba++];
 	a->name = name;
 	a->nlen = nlen;
 	a->kind = kind;
@@ -290,6 +288,10 @@ static void b_num(struct out *o, const char *name, size_t nlen, int64_t m, int d
 		b_str(o, name, nlen, t, (size_t)k, ISB_A_PLAIN);
 		return;
 	}
+	if (o->nba == ISB_MAXATTR) {
+		o->failed = 1;
+		return;
+	}
 	a = &o->ba[o->nba++];
 	a->name = name;
 	a->nlen = nlen;
@@ -308,7 +310,7 @@ static void b_kept_(struct out *o, const char *name, size_t nlen, int k, const c
 	}
 	b_str(o, name, nlen, v, o->memo[k].l, kind);
 }
-#define b_kept(o, name, k, v, kind) b_kept_(o, name, sizeof(name) - 1, k, v, kind)
+#define b_kept(o, name, k, v, kind) b_kept_(o, name, sizeof("" name) - 1, k, v, kind)
 
 static void b_end(struct out *o, const char *name)
 {
@@ -323,16 +325,16 @@ static void b_end(struct out *o, const char *name)
 /* name="value": NAME is a literal, so that ` name="` is one copy; VAL as
  * XML has it (escaped); RAW as it is (o_attr_esc) */
 #define o_attr(o, name, val) \
-	do { if ((o)->bel) { const char *v_ = (val); b_str(o, name, sizeof(name) - 1, v_, strlen(v_), ISB_A_XML); } \
+	do { if ((o)->bel) { const char *v_ = (val); b_str(o, name, sizeof("" name) - 1, v_, strlen(v_), ISB_A_XML); } \
 	     else { o_lit(o, " " name "=\""); o_str(o, val); o_lit(o, "\""); } } while (0)
 #define o_attr_int(o, name, v) \
-	do { if ((o)->bel) b_num(o, name, sizeof(name) - 1, v, 0); \
+	do { if ((o)->bel) b_num(o, name, sizeof("" name) - 1, v, 0); \
 	     else { o_lit(o, " " name "=\""); o_int(o, v); o_lit(o, "\""); } } while (0)
 #define o_attr_sec(o, name, ns) \
-	do { if ((o)->bel) b_num(o, name, sizeof(name) - 1, ns, 9); \
+	do { if ((o)->bel) b_num(o, name, sizeof("" name) - 1, ns, 9); \
 	     else { o_lit(o, " " name "=\""); o_sec(o, ns); o_lit(o, "\""); } } while (0)
 #define o_attr_esc(o, name, raw) \
-	do { if ((o)->bel) { const char *v_ = (raw); b_str(o, name, sizeof(name) - 1, v_, strlen(v_), ISB_A_RAW); } \
+	do { if ((o)->bel) { const char *v_ = (raw); b_str(o, name, sizeof("" name) - 1, v_, strlen(v_), ISB_A_RAW); } \
 	     else { char *e_ = attr_escape(raw); o_attr(o, name, e_); free(e_); } } while (0)
 
 /* --- symbolic values ---------------------------------------------------- */

@@ -78,6 +78,10 @@ refused doctype.xml 'doctype.xml:2: a DOCTYPE is not allowed in a trace (entitie
 # Its damage is made by hand (export validates): a value renamed, a cut.
 "$ANALYZE" export --format isb -o good.isb good.xml || fail "export good.isb"
 [ "$(wc -c < good.isb)" -gt 131072 ] || fail "good.isb is under 128 KiB: not read in two threads"
+# exported back (the whole trace: read in the calling thread)
+"$ANALYZE" export --format xml good.xml > good1.xml
+"$ANALYZE" export --format xml good.isb > good2.xml
+cmp -s good1.xml good2.xml || fail "good.isb exported: $(diff good1.xml good2.xml | head -5)"
 for n in 1 2; do
 	ISLAND_READER_THREADS=$n "$ANALYZE" calls --csv good.isb > callsb.txt || fail "analyze good.isb ($n threads)"
 	cmp -s calls1.txt callsb.txt || fail "good.isb, $n threads: other calls: $(diff calls1.txt callsb.txt | head -5)"
@@ -98,6 +102,8 @@ grep -q '^1 cut.isb:[0-9]*: truncated trace (the stream ends before its end mark
 	fail "cut.isb: $(cat cut.txt)"
 "$ANALYZE" export --format isb -o text.isb text.xml || fail "export text.isb"
 for n in 1 2; do
+	ISLAND_READER_THREADS=$n "$ANALYZE" calls --csv text.isb > calls.txt || fail "analyze refused text.isb ($n threads)"
+	expect_eq "text.isb, analyze, $n threads" "$(awk -F, '$1 == "read" { print $2, $5 }' calls.txt)" "60001 64096"
 	ISLAND_READER_THREADS=$n "$REPLAY" --root r-text "text.isb" > out.txt 2> err.txt
 	expect_eq "text.isb, replay, $n threads: exit status" "$?" 2
 	expect_eq "text.isb, replay, $n threads: message" "$(cat err.txt)" "text.isb:12000: unexpected text in <thread>"
