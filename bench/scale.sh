@@ -1,8 +1,9 @@
 #!/bin/sh
 # Many nodes (issue 14): NODES generated node traces of EVENTS events each
 # (16 threads, .xml.zst), merged into one run with `island-analyze merge`,
-# then `island-analyze sums` on the merged trace: seconds, events/s and
-# peak RSS of each step. Target: both under 64 MiB at 64 x 1,000,000.
+# then `island-analyze sums` on the merged trace, and the same merged
+# into the binary encoding (.isb.zst): seconds, events/s and peak RSS of
+# each step. Target: both under 64 MiB at 64 x 1,000,000.
 #   NODES=64 EVENTS=1000000 bench/scale.sh
 cd "$(dirname "$0")/.." || exit 2
 NODES=${NODES:-64}
@@ -31,3 +32,7 @@ step() { # NAME CMD...: time CMD, print a row
 }
 step merge "$A" merge -o "$tmp/run.xml.zst" "$tmp"/n*.xml.zst
 step sums "$A" sums "$tmp/run.xml.zst"
+# the same run merged into the binary encoding (docs/trace-binary.md)
+step merge-isb "$A" merge -o "$tmp/run.isb.zst" "$tmp"/n*.xml.zst
+step sums-isb "$A" sums "$tmp/run.isb.zst"
+echo "merged: $(($(stat -c %s "$tmp/run.xml.zst") / 1048576)) MiB .xml.zst, $(($(stat -c %s "$tmp/run.isb.zst") / 1048576)) MiB .isb.zst"
