@@ -17,18 +17,10 @@
 #define OBUF (64u << 10)
 #define NAMETAB 8192	/* twice ISB_MAXNAMES: a power of two */
 
-struct slot {
-	bool used, isnum;
-	int d;
-	int64_t m;
-	char *s;
-	size_t len, cap;
-};
-
 struct tmpl {
 	int nattr;
 	uint32_t at[ISB_MAXATTR];
-	struct slot *slot[ISB_MAXATTR];
+	struct isb_slot *slot[ISB_MAXATTR];
 	/* the names' pointers the last isbenc_element() gave (literals, that
 	 * stay: equal pointers, equal names), else NULL */
 	const char *nptr[ISB_MAXATTR];
@@ -52,8 +44,7 @@ struct isbenc {
 	int32_t ntab[NAMETAB];		/* name number + 1, 0: free */
 	struct tmpl *tmpl[ISB_MAXNAMES];	/* of each element name */
 	/* slots by (element, attribute) */
-	struct { uint32_t key; struct slot *s; } *stab;
-	size_t scap, sused;
+	struct isb_slots slots;
 	/* the open elements: whether each has had a child element */
 	int depth;
 	bool kids[ISB_MAXDEPTH];
@@ -133,8 +124,6 @@ struct isbenc *isbenc_new(int (*out)(void *ctx, const void *p, size_t n), void *
 	memcpy(e->ob, ISB_MAGIC, ISB_MAGIC_LEN);
 	e->ob[ISB_MAGIC_LEN] = ISB_VERSION;
 	e->on = ISB_MAGIC_LEN + 1;
-	e->scap = 1024;
-	e->stab = xcalloc(e->scap, sizeof(*e->stab));
 	return e;
 }
 
@@ -148,12 +137,7 @@ void isbenc_free(struct isbenc *e)
 			free(e->tmpl[i]->pre);
 		free(e->tmpl[i]);
 	}
-	for (size_t i = 0; i < e->scap; i++)
-		if (e->stab[i].s) {
-			free(e->stab[i].s->s);
-			free(e->stab[i].s);
-		}
-	free(e->stab);
+	isb_slots_free(&e->slots);
 	free(e->text);
 	free(e->pend);
 	free(e->val);
@@ -265,39 +249,6 @@ static int name_id(struct isbenc *e, const char *p, size_t n)
 	return (int)e->nnames - 1;
 }
 
-static struct slot *slot_of(struct isbenc *e, uint32_t el, uint32_t at)
-{
-	uint32_t key = el * ISB_MAXNAMES + at;
-	size_t h;
-
-	if (2 * (e->sused + 1) > e->scap) {
-		size_t ocap = e->scap;
-		__typeof__(e->stab) old = e->stab;
-
-		e->scap *= 2;
-		e->stab = xcalloc(e->scap, sizeof(*e->stab));
-		for (size_t i = 0; i < ocap; i++) {
-			if (!old[i].s)
-				continue;
-			h = (old[i].key * 2654435761u) & (e->scap - 1);
-			while (e->stab[h].s)
-				h = (h + 1) & (e->scap - 1);
-			e->stab[h] = old[i];
-		}
-		free(old);
-	}
-	h = (key * 2654435761u) & (e->scap - 1);
-	for (; e->stab[h].s; h = (h + 1) & (e->scap - 1))
-		if (e->stab[h].key == key)
-			return e->stab[h].s;
-	if (e->sused == ISB_MAXSLOTS)
-		return NULL;
-	e->stab[h].key = key;
-	e->stab[h].s = xcalloc(1, sizeof(struct slot));
-	e->sused++;
-	return e->stab[h].s;
-}
-
 /* --- values ------------------------------------------------------------- */
 
 /* The canonical number isb_fmtnum() writes back, and nothing else. */
@@ -340,7 +291,7 @@ static bool parse_num(const char *s, size_t n, int64_t *m, int *d)
 
 /* A number: "same" when the slot holds it (the canonical form is one
  * text per number), else the shortest of itself and its differences. */
-static void put_num(struct isbenc *e, struct slot *s, const struct slot *prev,
+static void put_num(struct isbenc *e, struct isb_slot *s, const struct isb_slot *prev,
 		    int64_t m, int d)
 {
 	int how = ISB_V_NUM;
@@ -371,7 +322,7 @@ static void put_num(struct isbenc *e, struct slot *s, const struct slot *prev,
 }
 
 /* A value as text: a canonical number is coded as one. */
-static void put_value(struct isbenc *e, struct slot *s, const struct slot *prev,
+static void put_value(struct isbenc *e, struct isb_slot *s, const struct isb_slot *prev,
 		      const char *v, size_t n)
 {
 	int64_t m;
@@ -387,13 +338,7 @@ static void put_value(struct isbenc *e, struct slot *s, const struct slot *prev,
 	}
 	put_byte(e, ISB_V_STR);
 	put_bytes(e, v, n);
-	if (s->cap < n + 1) {
-		s->cap = n + 1 > 32 ? n + 1 : 32;
-		s->s = xrealloc(s->s, s->cap);
-	}
-	memcpy(s->s, v, n);
-	s->s[n] = 0;
-	s->len = n;
+	isb_slot_text(s, v, n);
 	s->isnum = false;
 	s->used = true;
 }
@@ -612,7 +557,7 @@ static int element_out(struct isbenc *e, int el, int nattr, const struct isb_att
 		t->nattr = nattr;
 		memcpy(t->at, at, sizeof(at[0]) * (size_t)nattr);
 		for (int k = 0; k < nattr; k++) {
-			if (!(t->slot[k] = slot_of(e, (uint32_t)el, at[k]))) {
+			if (!(t->slot[k] = isb_slot_of(&e->slots, (uint32_t)el, at[k]))) {
 				t->nattr = 0;
 				return -1;
 			}
@@ -635,7 +580,7 @@ static int element_out(struct isbenc *e, int el, int nattr, const struct isb_att
 		put_uv(e, (uint64_t)nattr);
 	}
 	for (int k = 0; k < nattr; k++) {
-		struct slot *prev = k ? t->slot[k - 1] : NULL;
+		struct isb_slot *prev = k ? t->slot[k - 1] : NULL;
 		const char *v = av[k].s;
 		size_t len = av[k].len;
 

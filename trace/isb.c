@@ -12,18 +12,10 @@
 
 #define WINDOW (256u << 10)
 
-struct slot {
-	bool used, isnum;
-	int d;
-	int64_t m;
-	char *s;
-	size_t len, cap;
-};
-
 struct tmpl {
 	int nattr;
 	uint32_t at[ISB_MAXATTR];
-	struct slot *slot[ISB_MAXATTR];
+	struct isb_slot *slot[ISB_MAXATTR];
 };
 
 struct dec {
@@ -40,8 +32,7 @@ struct dec {
 	const char *name[ISB_MAXNAMES];
 	uint32_t nnames;
 	struct tmpl *tmpl[ISB_MAXNAMES];
-	struct { uint32_t key; struct slot *s; } *stab;
-	size_t scap, sused;
+	struct isb_slots slots;
 	int depth;
 	bool kids[ISB_MAXDEPTH], root_done;
 	char *text;
@@ -151,39 +142,6 @@ static int get_bytes(struct dec *d, size_t *n, size_t max)
 	return 0;
 }
 
-static struct slot *slot_of(struct dec *d, uint32_t el, uint32_t at)
-{
-	uint32_t key = el * ISB_MAXNAMES + at;
-	size_t h;
-
-	if (2 * (d->sused + 1) > d->scap) {
-		size_t ocap = d->scap;
-		__typeof__(d->stab) old = d->stab;
-
-		d->scap = ocap ? ocap * 2 : 1024;
-		d->stab = xcalloc(d->scap, sizeof(*d->stab));
-		for (size_t i = 0; i < ocap; i++) {
-			if (!old[i].s)
-				continue;
-			h = (old[i].key * 2654435761u) & (d->scap - 1);
-			while (d->stab[h].s)
-				h = (h + 1) & (d->scap - 1);
-			d->stab[h] = old[i];
-		}
-		free(old);
-	}
-	h = (key * 2654435761u) & (d->scap - 1);
-	for (; d->stab[h].s; h = (h + 1) & (d->scap - 1))
-		if (d->stab[h].key == key)
-			return d->stab[h].s;
-	if (d->sused == ISB_MAXSLOTS)
-		return NULL;
-	d->stab[h].key = key;
-	d->stab[h].s = xcalloc(1, sizeof(struct slot));
-	d->sused++;
-	return d->stab[h].s;
-}
-
 /* What XML 1.0 cannot hold: control characters other than white space;
  * in a name, also its delimiters. */
 static bool bad_bytes(const char *p, size_t n, bool name)
@@ -199,21 +157,15 @@ static bool bad_bytes(const char *p, size_t n, bool name)
 	return false;
 }
 
-static void slot_set(struct slot *s, const char *p, size_t n)
+static void slot_set(struct isb_slot *s, const char *p, size_t n)
 {
-	if (s->cap < n + 1) {
-		s->cap = n + 1 > 32 ? n + 1 : 32;
-		s->s = xrealloc(s->s, s->cap);
-	}
-	memcpy(s->s, p, n);
-	s->s[n] = 0;
-	s->len = n;
+	isb_slot_text(s, p, n);
 	s->used = true;
 }
 
 static const int64_t max_mantissa = 999999999999999999LL;	/* 18 digits */
 
-static int get_value(struct dec *d, struct slot *s, const struct slot *prev)
+static int get_value(struct dec *d, struct isb_slot *s, const struct isb_slot *prev)
 {
 	unsigned tag, digits;
 	uint64_t u;
@@ -246,7 +198,7 @@ static int get_value(struct dec *d, struct slot *s, const struct slot *prev)
 		break;
 	case ISB_V_DSLOT:
 	case ISB_V_DPREV: {
-		const struct slot *b = tag == ISB_V_DSLOT ? s : prev;
+		const struct isb_slot *b = tag == ISB_V_DSLOT ? s : prev;
 
 		if (!b || !b->used || !b->isnum)
 			return fail(d, "corrupt binary trace (a difference to no number)");
@@ -312,7 +264,7 @@ static int element(struct dec *d, unsigned op)
 					return fail(d, "<%s> has attribute %s twice",
 						    d->name[el], d->name[at]);
 			t->at[k] = at;
-			if (!(t->slot[k] = slot_of(d, el, at)))
+			if (!(t->slot[k] = isb_slot_of(&d->slots, el, at)))
 				return fail(d, "corrupt binary trace (more than %d attribute slots)",
 					    ISB_MAXSLOTS);
 			t->nattr = k + 1;
@@ -397,12 +349,7 @@ static void dec_free(struct dec *d)
 {
 	for (uint32_t i = 0; i < d->nnames; i++)
 		free(d->tmpl[i]);
-	for (size_t i = 0; i < d->scap; i++)
-		if (d->stab[i].s) {
-			free(d->stab[i].s->s);
-			free(d->stab[i].s);
-		}
-	free(d->stab);
+	isb_slots_free(&d->slots);
 	free(d->buf);
 	free(d->text);
 }

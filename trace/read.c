@@ -1236,23 +1236,30 @@ static void p_doctype(void *ctx, const xmlChar *name, const xmlChar *ext,
 		p_halt(p);
 }
 
-static void *p_main(void *arg)
+/* The producer's end: its last block handed over, its .zst error kept
+ * (zstdio's are per thread), the reader told */
+static void p_done(struct pipe *p)
 {
-	struct pipe *p = arg;
 	const char *z;
 
-	xmlSetGenericErrorFunc(NULL, quiet);	/* libxml2's are per thread */
-	xmlParseDocument(p->ctxt);
 	if (p->cur)
 		p_hand(p, p->cur);
 	p->cur = NULL;
-	/* a .zst read's error is this thread's */
 	if ((z = zstd_input_error()))
 		snprintf(p->zerr, sizeof(p->zerr), "%s", z);
 	pthread_mutex_lock(&p->mu);
 	p->done = true;
 	pthread_cond_signal(&p->full_cv);
 	pthread_mutex_unlock(&p->mu);
+}
+
+static void *p_main(void *arg)
+{
+	struct pipe *p = arg;
+
+	xmlSetGenericErrorFunc(NULL, quiet);	/* libxml2's are per thread */
+	xmlParseDocument(p->ctxt);
+	p_done(p);
 	return NULL;
 }
 
@@ -1377,49 +1384,61 @@ static void pipe_replay(struct rd *rd, struct blk *b)
  * when no thread could be made (then the caller parses alone). The
  * outcome (parse error, .zst error) is the parser's, in rd as the one
  * thread's would be. */
-static bool parse_piped(struct rd *rd, const char **zerr)
+/* A pipe with its blocks, its thread not yet made */
+static struct pipe *pipe_new(void)
 {
 	static struct pipe p0;
 	struct pipe *p = xmalloc(sizeof(*p));
-	xmlSAXHandlerPtr sax = rd->ctxt->sax;
-	xmlSAXHandler keep = *sax;
-	sigset_t all, old;
-	struct blk *b;
-	int e;
 
 	*p = p0;
-	p->ctxt = rd->ctxt;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->full_cv, NULL);
 	pthread_cond_init(&p->free_cv, NULL);
 	p->full_tail = &p->full;
 	for (int i = 0; i < PIPE_NBLK; i++) {
-		b = xmalloc(sizeof(*b) + PIPE_BLK);
+		struct blk *b = xmalloc(sizeof(*b) + PIPE_BLK);
+
 		b->cap = PIPE_BLK;
 		b->next = p->free;
 		p->free = b;
 	}
-	sax->startElementNs = p_start;
-	sax->endElementNs = p_end;
-	sax->serror = p_error;
-	sax->internalSubset = p_doctype;
-	if (sax->characters)
-		sax->characters = sax->cdataBlock = p_text;
-	rd->ctxt->_private = p;
-	/* signals are the caller's to take */
+	return p;
+}
+
+static void pipe_free(struct pipe *p)
+{
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->full_cv);
+	pthread_cond_destroy(&p->free_cv);
+	free(p);
+}
+
+/* The producing thread (its signals the caller's to take); false, the
+ * pipe freed, when none could be made */
+static bool pipe_spawn(struct pipe *p, void *(*fn)(void *))
+{
+	sigset_t all, old;
+	int e;
+
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&p->thread, NULL, p_main, p);
+	e = pthread_create(&p->thread, NULL, fn, p);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
-		*sax = keep;
-		rd->ctxt->_private = rd;
 		free_blks(p->free);
-		free(p);
-		return false;
+		pipe_free(p);
 	}
+	return !e;
+}
+
+/* The records, replayed here as they come; the thread joined. CLEANUP:
+ * die_cleanup meanwhile. */
+static void pipe_drain(struct rd *rd, struct pipe *p, void (*cleanup)(void))
+{
+	struct blk *b;
+
 	piping = p;
-	die_cleanup = pipe_abort;
+	die_cleanup = cleanup;
 	rd->pipe = p;
 	while ((b = pipe_take(p))) {
 		p->reading = b;
@@ -1429,6 +1448,28 @@ static bool parse_piped(struct rd *rd, const char **zerr)
 	}
 	pipe_end();
 	rd->pipe = NULL;
+}
+
+static bool parse_piped(struct rd *rd, const char **zerr)
+{
+	struct pipe *p = pipe_new();
+	xmlSAXHandlerPtr sax = rd->ctxt->sax;
+	xmlSAXHandler keep = *sax;
+
+	p->ctxt = rd->ctxt;
+	sax->startElementNs = p_start;
+	sax->endElementNs = p_end;
+	sax->serror = p_error;
+	sax->internalSubset = p_doctype;
+	if (sax->characters)
+		sax->characters = sax->cdataBlock = p_text;
+	rd->ctxt->_private = p;
+	if (!pipe_spawn(p, p_main)) {
+		*sax = keep;
+		rd->ctxt->_private = rd;
+		return false;
+	}
+	pipe_drain(rd, p, pipe_abort);
 	if (p->oom)
 		die(70, "out of memory reading %s", rd->file);
 	rd->err = p->err;
@@ -1441,10 +1482,7 @@ static bool parse_piped(struct rd *rd, const char **zerr)
 		memcpy(z, p->zerr, sizeof(z));
 		*zerr = z;
 	}
-	pthread_mutex_destroy(&p->mu);
-	pthread_cond_destroy(&p->full_cv);
-	pthread_cond_destroy(&p->free_cv);
-	free(p);
+	pipe_free(p);
 	return true;
 }
 
@@ -1454,7 +1492,7 @@ static bool parse_piped(struct rd *rd, const char **zerr)
  * thread, =2 in a second one whatever the size (tests compare the two). */
 #define PIPE_MIN (1 << 20)
 
-static bool piped(const char *file)
+static bool piped_from(const char *file, off_t min)
 {
 	const char *v = getenv("ISLAND_READER_THREADS");
 	struct stat st;
@@ -1463,21 +1501,19 @@ static bool piped(const char *file)
 		return false;
 	if (v && !strcmp(v, "2"))
 		return true;
-	return !stat(file, &st) && st.st_size >= PIPE_MIN;
+	return !stat(file, &st) && st.st_size >= min;
+}
+
+static bool piped(const char *file)
+{
+	return piped_from(file, PIPE_MIN);
 }
 
 /* The same for the binary encoding, whose files are smaller for as many
  * elements. */
 static bool piped_bin(const char *file)
 {
-	const char *v = getenv("ISLAND_READER_THREADS");
-	struct stat st;
-
-	if (v && !strcmp(v, "1"))
-		return false;
-	if (v && !strcmp(v, "2"))
-		return true;
-	return !stat(file, &st) && st.st_size >= PIPE_MIN / 8;
+	return piped_from(file, PIPE_MIN / 8);
 }
 
 static bool is_gzip(const char *file)
@@ -1728,21 +1764,12 @@ static const struct isb_ops q_ops = {
 static void *q_main(void *arg)
 {
 	struct pipe *p = arg;
-	const char *z;
 
 	if (isb_decode(&q_ops, p, &p->bline, p->errmsg, sizeof(p->errmsg)) && !p->halted) {
 		p->err = true;
 		p->errline = (int)p->bline;
 	}
-	if (p->cur)
-		p_hand(p, p->cur);
-	p->cur = NULL;
-	if ((z = zstd_input_error()))
-		snprintf(p->zerr, sizeof(p->zerr), "%s", z);
-	pthread_mutex_lock(&p->mu);
-	p->done = true;
-	pthread_cond_signal(&p->full_cv);
-	pthread_mutex_unlock(&p->mu);
+	p_done(p);
 	return NULL;
 }
 
@@ -1755,57 +1782,22 @@ static void bpipe_abort(void)
 /* False when no thread could be made (then the caller decodes alone). */
 static bool binary_piped(struct rd *rd)
 {
-	static struct pipe p0;
-	struct pipe *p = xmalloc(sizeof(*p));
-	sigset_t all, old;
-	struct blk *b;
-	int e;
+	struct pipe *p = pipe_new();
 
-	*p = p0;
 	p->bin = rd->bin;
 	p->dict = rd->dict;
 	p->strict = rd->ops->strict && !rd->prescan;
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->full_cv, NULL);
-	pthread_cond_init(&p->free_cv, NULL);
-	p->full_tail = &p->full;
-	for (int i = 0; i < PIPE_NBLK; i++) {
-		b = xmalloc(sizeof(*b) + PIPE_BLK);
-		b->cap = PIPE_BLK;
-		b->next = p->free;
-		p->free = b;
-	}
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&p->thread, NULL, q_main, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e) {
-		free_blks(p->free);
-		free(p);
+	if (!pipe_spawn(p, q_main))
 		return false;
-	}
-	piping = p;
-	die_cleanup = bpipe_abort;
-	rd->pipe = p;
-	while ((b = pipe_take(p))) {
-		p->reading = b;
-		pipe_replay(rd, b);
-		p->reading = NULL;
-		pipe_give(p, b);
-	}
-	pipe_end();
+	pipe_drain(rd, p, bpipe_abort);
 	die_cleanup = bin_abort;
-	rd->pipe = NULL;
 	if (p->oom)
 		die(70, "out of memory reading %s", rd->file);
 	if (p->zerr[0])
 		die_at(2, rd->file, p->bline, "%s", p->zerr);
 	if (p->err)
 		die_at(2, rd->file, p->errline, "%s", p->errmsg);
-	pthread_mutex_destroy(&p->mu);
-	pthread_cond_destroy(&p->full_cv);
-	pthread_cond_destroy(&p->free_cv);
-	free(p);
+	pipe_free(p);
 	return true;
 }
 

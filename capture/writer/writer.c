@@ -242,19 +242,29 @@ static void b_begin(struct out *o)
 	o->nbv = 0;
 }
 
-static void b_str(struct out *o, const char *name, size_t nlen, const char *v,
-		  size_t len, int kind)
+/* the call's next attribute, or NULL past what the coder takes */
+static struct isb_attr *b_attr(struct out *o, const char *name, size_t nlen, int kind)
 {
 	struct isb_attr *a;
 
-	if (o->nba == ISB_MAXATTR) {	/* more than the coder takes */
+	if (o->nba == ISB_MAXATTR) {
 		o->failed = 1;
-		return;
+		return NULL;
 	}
 	a = &o->ba[o->nba++];
 	a->name = name;
 	a->nlen = nlen;
 	a->kind = kind;
+	return a;
+}
+
+static void b_str(struct out *o, const char *name, size_t nlen, const char *v,
+		  size_t len, int kind)
+{
+	struct isb_attr *a = b_attr(o, name, nlen, kind);
+
+	if (!a)
+		return;
 	if (o->nbv + len > sizeof(o->bv)) {	/* a long value: its own copy */
 		char *c = xmalloc(len + 1);
 
@@ -288,14 +298,8 @@ static void b_num(struct out *o, const char *name, size_t nlen, int64_t m, int d
 		b_str(o, name, nlen, t, (size_t)k, ISB_A_PLAIN);
 		return;
 	}
-	if (o->nba == ISB_MAXATTR) {
-		o->failed = 1;
+	if (!(a = b_attr(o, name, nlen, ISB_A_NUM)))
 		return;
-	}
-	a = &o->ba[o->nba++];
-	a->name = name;
-	a->nlen = nlen;
-	a->kind = ISB_A_NUM;
 	a->m = m;
 	a->d = d;
 }

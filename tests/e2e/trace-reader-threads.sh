@@ -56,14 +56,18 @@ big notwf.xml 15000 '        <io api="read" res=fileread/>'
 refused notwf.xml 'notwf.xml:15000: not well-formed XML: AttValue: " or '"'"' expected' \
 	'notwf.xml:15000: not well-formed XML: AttValue: " or '"'"' expected'
 # strict: text between elements is the replay's error, not the analyzer's
+# texted FILE LINE: both, in one thread and two
+texted() {
+	for n in 1 2; do
+		ISLAND_READER_THREADS=$n "$ANALYZE" calls --csv "$1" > calls.txt || fail "analyze refused $1 ($n threads)"
+		expect_eq "$1, analyze, $n threads" "$(awk -F, '$1 == "read" { print $2, $5 }' calls.txt)" "60001 64096"
+		ISLAND_READER_THREADS=$n "$REPLAY" --root r-text "$1" > out.txt 2> err.txt
+		expect_eq "$1, replay, $n threads: exit status" "$?" 2
+		expect_eq "$1, replay, $n threads: message" "$(cat err.txt)" "$1:$2: unexpected text in <thread>"
+	done
+}
 big text.xml 12000 '' 'hello'
-for n in 1 2; do
-	ISLAND_READER_THREADS=$n "$ANALYZE" calls --csv text.xml > calls.txt || fail "analyze refused text.xml ($n threads)"
-	expect_eq "text.xml, analyze, $n threads" "$(awk -F, '$1 == "read" { print $2, $5 }' calls.txt)" "60001 64096"
-	ISLAND_READER_THREADS=$n "$REPLAY" --root r-text "text.xml" > out.txt 2> err.txt
-	expect_eq "text.xml, replay, $n threads: exit status" "$?" 2
-	expect_eq "text.xml, replay, $n threads: message" "$(cat err.txt)" "text.xml:12001: unexpected text in <thread>"
-done
+texted text.xml 12001
 # cut short in the middle of a tag
 head -c 1500000 good.xml > cut.xml
 refused cut.xml 'cut.xml:12009: truncated trace (the document ends before </trace>)' \
@@ -101,13 +105,7 @@ expect_eq "cut.isb: one message" "$(cut -d' ' -f2- cut.txt | sort -u | wc -l)" 1
 grep -q '^1 cut.isb:[0-9]*: truncated trace (the stream ends before its end mark)$' cut.txt ||
 	fail "cut.isb: $(cat cut.txt)"
 "$ANALYZE" export --format isb -o text.isb text.xml || fail "export text.isb"
-for n in 1 2; do
-	ISLAND_READER_THREADS=$n "$ANALYZE" calls --csv text.isb > calls.txt || fail "analyze refused text.isb ($n threads)"
-	expect_eq "text.isb, analyze, $n threads" "$(awk -F, '$1 == "read" { print $2, $5 }' calls.txt)" "60001 64096"
-	ISLAND_READER_THREADS=$n "$REPLAY" --root r-text "text.isb" > out.txt 2> err.txt
-	expect_eq "text.isb, replay, $n threads: exit status" "$?" 2
-	expect_eq "text.isb, replay, $n threads: message" "$(cat err.txt)" "text.isb:12000: unexpected text in <thread>"
-done
+texted text.isb 12000
 
 # trace_read_try() (the capture's --discover): refused, refused, read;
 # no parsing thread nor file left behind
