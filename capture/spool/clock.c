@@ -65,7 +65,17 @@ void clock_start(struct clockmap *c, int kind)
 	c->kind = kind;
 	c->real0 = host_real_ns();
 	pair(&c->tsc0, &c->mono0);
-	c->ns_per_tick = 1;
+	clock_rate(c, 1);
+}
+
+void clock_rate(struct clockmap *c, long double r)
+{
+	long double w = r < 0 ? 0 : (long double)(uint64_t)r;
+
+	c->ns_per_tick = r;
+	c->whole = (uint64_t)w;
+	/* the fraction to 64 bits: 2^64 does not fit, 2^63 twice does */
+	c->frac = r <= w ? 0 : (uint64_t)((r - w) * 9223372036854775808.0L) * 2;
 }
 
 void clock_end(struct clockmap *c)
@@ -79,7 +89,7 @@ void clock_end(struct clockmap *c)
 			pair(&c->tsc1, &c->mono1);
 		}
 		if (c->tsc1 > c->tsc0)
-			c->ns_per_tick = (long double)(c->mono1 - c->mono0) /
-					 (long double)(c->tsc1 - c->tsc0);
+			clock_rate(c, (long double)(c->mono1 - c->mono0) /
+				      (long double)(c->tsc1 - c->tsc0));
 	}
 }

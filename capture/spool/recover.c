@@ -207,7 +207,7 @@ static int read_info(const char *dir, struct info *in, int loud)
 			in->clk.tsc0 = tsc;
 			in->clk.mono0 = mono;
 			in->clk.real0 = real;
-			in->clk.ns_per_tick = 1;
+			clock_rate(&in->clk, 1);
 		} else if (!strncmp(line, "mode ", 5)) {
 			if (sscanf(line, "mode %d %d %d %d %lld %d %d", &in->syscalls,
 				   &in->callsites, &in->profile, &in->profile_hz,

@@ -598,6 +598,38 @@ static void test_polling(void)
 	unlink(path);
 }
 
+/* clock_ns in integers: the long double product, truncated, within 1 ns
+ * (a boundary rounded the other way), exact on whole rates, the same
+ * either side of the start, and no overflow on a day of a 4 GHz counter */
+static void test_clock_ns(void)
+{
+	static const long double rates[] = { 1.0L, 0.25L, 0.3333333333333333L,
+					     0.41666666L, 1.5L, 2.7182818284L };
+	struct clockmap c;
+	unsigned seed = 1;
+	int off = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.kind = CLOCK_KIND_TSC;
+	c.tsc0 = 1000000007;
+	for (size_t k = 0; k < sizeof(rates) / sizeof(rates[0]); k++) {
+		clock_rate(&c, rates[k]);
+		for (int i = 0; i < 200000; i++) {
+			uint64_t d = ((uint64_t)rand_r(&seed) << 31 ^ (uint64_t)rand_r(&seed)) %
+				     (86400ull * 4000000000ull);
+			int64_t want = (int64_t)((long double)(int64_t)d * rates[k]);
+			int64_t got = clock_ns(&c, c.tsc0 + d);
+
+			CU_ASSERT(got - want <= 1 && want - got <= 1);
+			off += got != want;
+			CU_ASSERT_EQUAL(clock_ns(&c, c.tsc0 - d), -got);
+		}
+	}
+	clock_rate(&c, 1.0L);
+	CU_ASSERT_EQUAL(clock_ns(&c, c.tsc0 + 123456789), 123456789);
+	CU_ASSERT(off < 100);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -623,5 +655,6 @@ int main(void)
 	CU_add_test(s, "spool_stray_obj", test_spool_stray_obj);
 	CU_add_test(s, "sesskey_unhex", test_sesskey_unhex);
 	CU_add_test(s, "polling", test_polling);
+	CU_add_test(s, "clock_ns", test_clock_ns);
 	return unit_run("capture") ? 1 : 0;
 }
