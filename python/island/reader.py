@@ -123,11 +123,22 @@ class _Isb:
             self.pos = 0
 
     def byte(self):
-        self.need(1)
+        try:
+            b = self.buf[self.pos]
+        except IndexError:
+            self.need(1)
+            b = self.buf[self.pos]
         self.pos += 1
-        return self.buf[self.pos - 1]
+        return b
 
     def uv(self):
+        try:        # most are one byte, in the buffer
+            b = self.buf[self.pos]
+            if not b & 0x80:
+                self.pos += 1
+                return b
+        except IndexError:
+            pass
         x = sh = 0
         while sh < 64:
             b = self.byte()
