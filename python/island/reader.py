@@ -8,6 +8,7 @@ to the trace. load() gathers the records into pandas DataFrames (events,
 threads, files, regions), as PyDarshan does for Darshan logs.
 """
 import gzip
+import re
 from xml.parsers import expat
 
 VERSION = "1"
@@ -97,6 +98,10 @@ def _attrs(a):
 
 ISB_MAGIC = b"\x89ISB\n"
 ISB_VERSION = 1
+# what XML cannot hold: control characters (but white space in values);
+# in a name, its delimiters too
+_ISB_BAD_VALUE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_ISB_BAD_NAME = re.compile("[\x00-\x20=<>/\"'&]")
 
 
 class _Isb:
@@ -169,7 +174,10 @@ class _Isb:
     def value(self, slot, prev):
         tag = self.byte()
         if tag == 0:
-            slot[:] = [True, False, 0, 0, self.raw(16 << 20)]
+            v = self.raw(16 << 20)
+            if _ISB_BAD_VALUE.search(v):
+                self.fail("corrupt binary trace (a control character in a value)")
+            slot[:] = [True, False, 0, 0, v]
             return
         if tag == 1:
             if not slot[0]:
@@ -203,10 +211,15 @@ class _Isb:
             if op == 1:
                 if len(names) == 4096:
                     self.fail("corrupt binary trace (more than 4096 names)")
-                names.append(self.raw(256))
+                name = self.raw(256)
+                if not name or _ISB_BAD_NAME.search(name):
+                    self.fail("corrupt binary trace (a bad name)")
+                names.append(name)
             elif op in (2, 3, 0x82, 0x83):
                 if root_done:
                     self.fail("corrupt binary trace (an element after the root's end)")
+                if len(stack) == 256:
+                    self.fail("elements nested too deep")
                 self.line += 1
                 el = self.uv()
                 if el >= len(names):
@@ -256,7 +269,8 @@ class _Isb:
             elif op == 5:
                 if not stack:
                     self.fail("corrupt binary trace (text outside the root)")
-                self.raw(16 << 20)
+                if _ISB_BAD_VALUE.search(self.raw(16 << 20)):
+                    self.fail("corrupt binary trace (a control character in a text)")
             elif op == 6:
                 if stack or not root_done:
                     self.fail("corrupt binary trace (its end mark inside an element)")

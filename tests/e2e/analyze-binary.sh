@@ -137,4 +137,8 @@ bad v2.isb "v2.isb:1: binary trace version 2 (this reader knows 1)"
 bad token.isb "token.isb:1: corrupt binary trace (token 9)"
 bad cut.isb.zst "cut.isb.zst:1: truncated or corrupt zstd data: the stream ends inside a frame"
 bad res.isb "res.isb:$line: <io> has unknown res=\"filemetz\"" values
+# a control character in a value: a stream's damage, refused by all three
+LC_ALL=C sed 's|/data/out|/data/o\x01t|' basic.isb > ctl.isb
+line=$(grep -n 'path="/data/out.txt"' basic.xml | head -1 | cut -d: -f1)
+bad ctl.isb "ctl.isb:$line: corrupt binary trace (a control character in a value)"
 exit 0
