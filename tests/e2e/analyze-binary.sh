@@ -96,6 +96,20 @@ rm -rf sp
 "$ANALYZE" export --format xml m.isb.zst > m2.xml
 cmp -s m1.xml m2.xml || fail "merge: .isb.zst and .xml differ: $(diff m1.xml m2.xml | head -5)"
 
+# a cluster's run discovered straight into it: its dependencies as its
+# XML export's, and it replays
+pseudo_cluster pseudosync > ps.cluster.xml
+"$CAPTURE" --cluster ps.cluster.xml --discover -o run.isb.zst 2> cl.err ||
+	{ tail -3 cl.err; fail "--cluster --discover -o run.isb.zst"; }
+"$ANALYZE" export --format xml -o run.xml run.isb.zst || fail "export of the run"
+check_trace run.xml
+"$ANALYZE" deps --csv run.isb.zst > d1.csv && "$ANALYZE" deps --csv run.xml > d2.csv ||
+	fail "deps of the run"
+[ "$(wc -l < d1.csv)" -gt 10 ] || fail "the run has few dependencies: $(cat d1.csv)"
+cmp -s d1.csv d2.csv || fail "deps differ: $(diff d1.csv d2.csv | head -5)"
+"$REPLAY" -q -o rep.xml run.isb.zst || fail "replay of run.isb.zst"
+expect_eq "nodes replayed" "$(grep -c '<node ' rep.xml)" 4
+
 # export's names: the binary encoding is .isb[.gz|.zst], and only that
 "$ANALYZE" export --format isb -o x.xml "$T/basic.xml" 2> err.txt && fail "--format isb -o x.xml accepted"
 expect_eq "isb to .xml" "$(cat err.txt)" \
