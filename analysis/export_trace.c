@@ -21,7 +21,7 @@ struct xo {
 	int err;
 	int depth;
 	const char *names[256];
-	bool kids[256], text[256];
+	bool kids[256];
 	bool open;		/* the last start tag's '>' not yet written */
 	char *b;
 	size_t n, cap;
@@ -133,7 +133,7 @@ static void x_element(void *ctx, const char *name, int nattr,
 		x_put(x, "\"", 1);
 	}
 	x->names[x->depth] = name;
-	x->kids[x->depth] = x->text[x->depth] = false;
+	x->kids[x->depth] = false;
 	x->depth++;
 	x->open = true;
 }
@@ -143,7 +143,6 @@ static void x_text(void *ctx, const char *text, size_t len)
 	struct xo *x = ctx;
 
 	close_open(x);
-	x->text[x->depth - 1] = true;
 	x_escaped(x, text, len, false);
 }
 

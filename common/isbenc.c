@@ -4,6 +4,7 @@
  * entities and character references), feeding a coder that sends each
  * value as "same as last time", a number's delta, or its bytes. */
 #include "isb.h"
+#include "isbslot.h"
 #include "util.h"
 
 #include <errno.h>

@@ -3,6 +3,7 @@
  * it stops making sense rather than read as other records. */
 #include "isb.h"
 #include "../common/isb.h"
+#include "../common/isbslot.h"
 #include "util.h"
 
 #include <stdarg.h>

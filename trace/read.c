@@ -127,9 +127,9 @@ struct rd {
 	bool rkids[MAXDEPTH];
 	char *text;
 	size_t tn, tcap;
-	bool binary;		/* the binary encoding: line() is rline */
+	xmlParserInputBufferPtr bin;	/* the binary encoding's input: line()
+					 * is rline */
 	xmlDictPtr dict;	/* its names */
-	xmlParserInputBufferPtr bin;	/* its input */
 };
 
 static _Thread_local struct rd *current;	/* for trace_line() */
@@ -161,7 +161,7 @@ const struct trace_attr *trace_io_attr(const struct trace_io *io, const char *na
 
 static long line(struct rd *rd)
 {
-	if (rd->pipe || rd->binary)
+	if (rd->pipe || rd->bin)
 		return rd->rline;
 	return rd->ctxt && rd->ctxt->input ? rd->ctxt->input->line : 0;
 }
@@ -802,6 +802,16 @@ static bool raw(const struct rd *rd)
 	return rd->ops->element && !rd->prescan;
 }
 
+/* A start tag's attributes, in rd->aname and rd->aval: to its handler,
+ * and as they are to ops->element */
+static void el_start(struct rd *rd, const xmlChar *name, int nattr, el_fn fn)
+{
+	if (fn)
+		el_attrs(rd, name, nattr, fn);
+	if (raw(rd))
+		raw_start(rd, (const char *)name, nattr);
+}
+
 static void sax_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 		      const xmlChar *uri, int nns, const xmlChar **ns,
 		      int nattr, int ndef, const xmlChar **at)
@@ -827,10 +837,7 @@ static void sax_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 		rd->aval[i] = p;
 		p += len + 1;
 	}
-	if (fn)
-		el_attrs(rd, name, nattr, fn);
-	if (raw(rd))
-		raw_start(rd, (const char *)name, nattr);
+	el_start(rd, name, nattr, fn);
 }
 
 static void el_close(struct rd *rd)
@@ -991,7 +998,7 @@ static void bad(struct rd *rd, const char *fmt, ...)
 	va_list ap;
 	char *msg;
 
-	if (rd->depth > 1 && !rd->binary && truncated_at(rd->file, line(rd)))
+	if (rd->depth > 1 && !rd->bin && truncated_at(rd->file, line(rd)))
 		die_at(2, rd->file, line(rd),
 		       "truncated trace (the document ends before </trace>)");
 	va_start(ap, fmt);
@@ -1595,10 +1602,7 @@ static void b_start(void *ctx, const char *name, int nattr, const char *const *n
 			rd->aname[i] = names[i];
 			rd->aval[i] = values[i];
 		}
-		if (fn)
-			el_attrs(rd, BAD_CAST name, nattr, fn);
-		if (raw(rd))
-			raw_start(rd, name, nattr);
+		el_start(rd, BAD_CAST name, nattr, fn);
 	}
 	if (empty)
 		el_close(rd);
@@ -1660,7 +1664,6 @@ static void parse_binary(struct rd *rd, xmlParserInputBufferPtr in)
 	char msg[256];
 	const char *zerr;
 
-	rd->binary = true;
 	rd->bin = in;
 	rd->dict = xmlDictCreate();
 	if (!rd->dict)

@@ -521,7 +521,7 @@ static void write_site(struct out *o, const struct rec *site)
 	if (o->bel) {
 		char buf[48];
 
-		b_str(o, "site", 4, buf, fmt_addr(buf, site->t0), ISB_A_PLAIN);
+		b_str(o, "site", sizeof("site") - 1, buf, fmt_addr(buf, site->t0), ISB_A_PLAIN);
 		return;
 	}
 	o_lit(o, " site=\"");
@@ -942,7 +942,7 @@ static void write_compute(struct out *o, int64_t dur)
 {
 	if (o->enc) {
 		b_begin(o);
-		b_num(o, "dur", 3, dur < 0 ? 0 : dur, 9);
+		b_num(o, "dur", sizeof("dur") - 1, dur < 0 ? 0 : dur, 9);
 		b_end(o, "compute");
 		return;
 	}
