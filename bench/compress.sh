@@ -2,11 +2,13 @@
 # Trace compression by -o's suffix: 1,000,000 64-byte writes (one thread,
 # and 4 threads x 250,000) captured to .xml, .xml.gz and .xml.zst, and to
 # the binary encoding .isb and .isb.zst (docs/trace-binary.md). Prints,
-# in one run, the capture's end-to-end wall time (the application and
-# writing its trace; median of RUNS runs) and its ratio to native, the
-# CPU seconds (user + system, the application's included: steadier than
-# wall time on a loaded machine), the trace's bytes per event, and island-analyze sums on each trace: events
-# per second and peak RSS (/usr/bin/time, median of RUNS).
+# in one run, the time in the run (the node's end: the application's life
+# under the capture) and the capture's end-to-end wall time (the
+# application and writing its trace; medians of RUNS runs), each with its
+# ratio to native, the CPU seconds (user + system, the application's
+# included: steadier than wall time on a loaded machine), the trace's
+# bytes per event, and island-analyze sums on each trace: events per
+# second and peak RSS (/usr/bin/time, median of RUNS).
 #   RUNS=3 bench/compress.sh
 # Targets (issue 14): <= 16 B/event compressed, sums >= 2M events/s on the
 # compressed trace.
@@ -22,6 +24,13 @@ trap 'rm -rf "$tmp"' EXIT
 
 . bench/lib.sh
 
+# in_run TRACE: its node's end, seconds (the application's life under
+# the capture), from the start of its XML export
+in_run() {
+	$A export --format xml "$1" 2>/dev/null | head -5 |
+		sed -n 's/^ *<node [^>]* end="\([0-9.]*\)".*/\1/p' | head -1
+}
+
 bench() {
 	threads=$1 count=$2 label=$3
 	: > "$tmp/native"
@@ -33,13 +42,14 @@ bench() {
 	events=""
 	for suffix in .xml .xml.gz .xml.zst .isb .isb.zst; do
 		out="$tmp/t$suffix"
-		: > "$tmp/total"; : > "$tmp/times"; : > "$tmp/cpu"
+		: > "$tmp/total"; : > "$tmp/times"; : > "$tmp/cpu"; : > "$tmp/run"
 		for i in $(seq "$RUNS"); do
 			rm -f "$out"
 			t0=$(now)
 			$TIME -o "$tmp/ctime" -f '%U %S' $C -n bench -o "$out" $W "$threads" "$count" 64 || exit 1
 			t1=$(now)
 			echo "$t1 - $t0" | bc >> "$tmp/total"
+			in_run "$out" >> "$tmp/run"
 			awk '{ print $1 + $2 }' "$tmp/ctime" >> "$tmp/cpu"
 			$TIME -o "$tmp/time" -f '%e %M' $A sums "$out" > /dev/null || exit 1
 			cat "$tmp/time" >> "$tmp/times"
@@ -50,17 +60,18 @@ bench() {
 		[ -n "$events" ] || events=$(grep -c '<io ' "$out")
 		total=$(median < "$tmp/total")
 		cpu=$(median < "$tmp/cpu")
+		run=$(median < "$tmp/run")
 		bytes=$(stat -c %s "$out")
 		awk -v l="$label" -v s="$suffix" -v n="$native" -v t="$total" -v e="$events" \
-		    -v b="$bytes" -v a="$secs" -v r="$rss" -v c="$cpu" 'BEGIN {
-			printf "%-28s %-8s %7.3f s %7.3f s %6.2fx %7.2f s %7.1f B/event %8.2f M/s %7.1f MiB\n",
-			       l, s, n, t, t / n, c, b / e, (a > 0 ? e / a / 1e6 : 0), r / 1024
+		    -v b="$bytes" -v a="$secs" -v r="$rss" -v c="$cpu" -v u="$run" 'BEGIN {
+			printf "%-28s %-8s %7.3f s %7.3f s %5.2fx %7.3f s %6.2fx %7.2f s %7.1f B/event %8.2f M/s %7.1f MiB\n",
+			       l, s, n, u, u / n, t, t / n, c, b / e, (a > 0 ? e / a / 1e6 : 0), r / 1024
 		}'
 	done
 }
 
-printf '%-28s %-8s %9s %18s %9s %15s %10s %11s\n' "workload" "output" "native" \
-	"capture+write" "CPU" "trace size" "sums" "sums RSS"
+printf '%-28s %-8s %9s %17s %18s %9s %15s %10s %11s\n' "workload" "output" "native" \
+	"in the run" "capture+write" "CPU" "trace size" "sums" "sums RSS"
 bench 1 1000000 "1 thread x 1,000,000 writes"
 bench 4 250000 "4 threads x 250,000 writes"
 echo "(targets: <= 16 B/event compressed; sums >= 2M events/s on the compressed trace; medians of $RUNS runs; $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
