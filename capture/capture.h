@@ -23,9 +23,13 @@ struct clockmap {
 	 * double's conversion changed the x87 rounding mode twice a time,
 	 * a tenth of writing a trace) */
 	uint64_t whole, frac;
+	int fixed;                   /* clock_fix: the slope is set */
 };
 
 void clock_start(struct clockmap *c, int kind);
+/* The slope from the start to now, kept to the end: streaming writes
+ * times while the application runs (clock_end keeps it) */
+void clock_fix(struct clockmap *c);
 int64_t host_real_ns(void);
 void clock_end(struct clockmap *c);
 /* ns_per_tick = r, in both forms */
@@ -51,6 +55,8 @@ struct spool {
 	char *recs, *end;            /* complete records */
 	char *buf;                   /* records expanded from short ones */
 	char *name;
+	int seg;                     /* spool_poll: its image's segment number
+					(0 owns h, shared by the others) */
 };
 
 struct thr {
@@ -75,6 +81,10 @@ struct thr {
 	int tail;
 	int64_t tail_since, tail_cpu;        /* ns */
 	int64_t tail_alloc, tail_allocs;
+	/* streaming (stream.c): records the resolver has applied, and the
+	 * writing so far, or NULL */
+	uint64_t napplied;
+	struct wstate *ws;
 };
 
 enum {
@@ -92,6 +102,7 @@ struct proc {
 	int complete;
 	char *reason;                /* what the capture could not see, or NULL */
 	const char *unprofiled;      /* --profile: why it has no snapshots, or NULL */
+	struct pstream *ps;          /* streaming: the resolver's place, or NULL */
 };
 
 /* Objects the descriptors refer to (node-wide: files by path, sockets and
@@ -164,6 +175,10 @@ struct node {
 					    call: "shared-memory" (mpi_unseen) */
 	struct cdep *waits, *signals;    /* sorted by seq */
 	size_t nwaits, nsignals;
+	struct resolver *rsv;            /* streaming: the resolver kept between
+					    its steps, or NULL */
+	size_t procs_cap;                /* procs' capacity (spool_poll) */
+	struct stream *stream;           /* streaming, or NULL */
 };
 
 /* A dependency as this node's trace states it: before (wait) or after
@@ -186,6 +201,21 @@ struct arena_chunk {
 struct arena_chunk *arena_chunks(int fd, size_t size, struct arena_hdr *a,
 				 size_t *nc);
 void spool_unload(struct node *n);
+/* The arena read while the application runs: each call adds what its
+ * threads recorded since as a segment of their spools; final: the last
+ * time (probes past a chunk never stamped, refreshes the headers, counts
+ * the threads lost). 0, or -1 when there is no arena to read. */
+struct arena_img;
+struct arena_scan {
+	int fd;
+	char *path;
+	uint64_t off;                /* where the next chunk may start */
+	struct arena_img *img;
+	size_t nimg, capimg;
+	char *in;                    /* a read buffer */
+};
+int spool_poll(struct node *n, struct arena_scan *s, int final);
+void arena_scan_free(struct arena_scan *s);
 /* Iterate the records of a thread across its generations. */
 struct rec_iter {
 	struct thr *t;
@@ -223,6 +253,10 @@ const char *sys_name(int nr);
 /* resolve.c */
 int call_kind_equal(int a, int b);
 void resolve_node(struct node *n);
+/* streaming: what can be resolved of the records so far (resolve.c) */
+void resolve_stream(struct node *n);
+/* A thread's start, ns (what the writer's first compute counts from) */
+int64_t thread_start(const struct node *n, pid_t pid, const struct thr *t);
 void resolve_free(struct node *n);
 int res_of(const struct node *n, const struct rec *r);
 int64_t amount_of(const struct rec *r);
@@ -242,6 +276,18 @@ char *path_join(const char *base, const char *p);
 /* writer.c */
 void fmt_oflags(char *buf, size_t n, int fl);
 int trace_write(struct node *n, const char *path, int comp);
+/* Streaming (writer.c, for stream.c): a thread's records so far into its
+ * part under dir (running: it may write more); its part closed; its
+ * state freed (the part removed) */
+int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
+		 int comp, int running);
+int write_stream_end(struct thr *t);
+void write_stream_free(struct thr *t);
+/* stream.c: the trace written while the application runs (comp: the
+ * trace's compression); NULL when it cannot be (then all at the end) */
+struct stream *stream_start(struct node *n, const char *dir, int comp);
+void stream_stop(struct stream *s);
+int stream_finish(struct stream *s);
 char *attr_escape(const char *s);
 void fmt_sockaddr(char *buf, size_t n, const void *sa, size_t len);
 
@@ -261,6 +307,8 @@ struct run_opts {
 	pid_t group_signaller;       /* signals our whole process group (the
 					cluster runner): its signals reach
 					the app without us, 0 none */
+	int stream;                  /* the trace written while the app runs */
+	int comp;                    /* ... compressed so */
 };
 /* Set by the cluster runner for each node's capture: its pid. */
 #define ENV_CLUSTER_RUNNER "ISLAND_CLUSTER_RUNNER"

@@ -427,7 +427,7 @@ static void zstd_free(struct outfile *f)
 	f->zbuf = NULL;
 }
 
-struct outfile *outfile_open(const char *path, enum trace_compress comp)
+static struct outfile *open_as(const char *path, enum trace_compress comp, int part)
 {
 	int gzip = comp == TC_GZIP;
 	struct outfile *f = xcalloc(1, sizeof(*f));
@@ -448,6 +448,8 @@ struct outfile *outfile_open(const char *path, enum trace_compress comp)
 		errno = ENOMEM;
 		goto fail_unlink;
 	}
+	if (part)
+		return f;	/* inline, raw */
 	if (isb_path(path))
 		f->isb = isbenc_new(put_raw, f);
 	pipe_start(f);
@@ -477,6 +479,65 @@ fail:
 	return NULL;
 }
 
+struct outfile *outfile_open(const char *path, enum trace_compress comp)
+{
+	return open_as(path, comp, 0);
+}
+
+struct outfile *outfile_open_part(const char *path, enum trace_compress comp)
+{
+	return open_as(path, comp, 1);
+}
+
+/* The current frame or member ended, so that what follows may be whole
+ * ones of their own: zstd and gzip readers take them one after another */
+static int end_frame(struct outfile *f)
+{
+	if (f->z)
+		return zpush(f, NULL, 0, ZSTD_e_end);
+	if (f->gz && gzflush(f->gz, Z_FINISH) != Z_OK) {
+		int e = 0;
+
+		gzerror(f->gz, &e);
+		return e == Z_ERRNO && errno ? errno : EIO;
+	}
+	return 0;
+}
+
+int outfile_splice(struct outfile *f, const char *path)
+{
+	int err, fd;
+	char *buf;
+	ssize_t k;
+
+	if (f->wp)
+		pipe_sync(f->wp);	/* the thread idle: its state is ours */
+	if ((err = first_err(f)))
+		return errno = err, -1;
+	if (f->isb)
+		return set_err(f, EINVAL);
+	if (f->w && xmlTextWriterFlush(f->w) < 0)
+		return set_err(f, EIO);
+	if (f->wp)
+		pipe_sync(f->wp);
+	if ((err = first_err(f)) || (err = end_frame(f)))
+		return set_err(f, err);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return set_err(f, errno);
+	buf = xmalloc(PIPE_BLOCK);
+	while ((k = read(fd, buf, PIPE_BLOCK)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 || write_full(f->fd, buf, (size_t)k) < 0) {
+			err = errno;
+			break;
+		}
+	}
+	free(buf);
+	close(fd);
+	return err ? set_err(f, err) : 0;
+}
+
 xmlTextWriterPtr outfile_writer(struct outfile *f)
 {
 	return f->w;
@@ -486,9 +547,10 @@ int outfile_close(struct outfile *f, int failed)
 {
 	int err, enc_err = 0;
 
-	if (xmlTextWriterEndDocument(f->w) < 0 && !f->err)
+	if (f->w && xmlTextWriterEndDocument(f->w) < 0 && !f->err)
 		f->err = EIO;
-	xmlFreeTextWriter(f->w);	/* flushes through xml_write */
+	if (f->w)
+		xmlFreeTextWriter(f->w);	/* flushes through xml_write */
 	pipe_end(f);
 	if (f->isb) {
 		/* the stream's end, here once the thread is gone */

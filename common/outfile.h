@@ -15,6 +15,15 @@ struct outfile;
 /* Written plain, gzip or zstd (zstdio.h: by the name's suffix, usually);
  * NULL with errno when the temporary file cannot be created. */
 struct outfile *outfile_open(const char *path, enum trace_compress comp);
+/* A part of a trace (the capture's streaming): written as it comes by
+ * the caller's thread, raw bytes only (outfile_write), its compressed
+ * frames or members whole once closed; to go into a trace by
+ * outfile_splice. */
+struct outfile *outfile_open_part(const char *path, enum trace_compress comp);
+/* The part at PATH appended as it is (its bytes after the frame or
+ * member so far, which ends there); not for the binary encoding. 0, or
+ * -1 with errno. */
+int outfile_splice(struct outfile *f, const char *path);
 /* The libxml2 writer that writes into it (owned by the outfile). */
 xmlTextWriterPtr outfile_writer(struct outfile *f);
 /* Raw bytes; -1 with errno (later writes then fail too). */

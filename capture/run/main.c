@@ -24,6 +24,7 @@
 #include "cluster.h"
 #include "coordinator.h"
 #include "netcap.h"
+#include "isb.h"
 #include "profile.h"
 #include "session.h"
 #include "recover.h"
@@ -521,6 +522,36 @@ static void print_warnings(const char *dir)
 	fclose(f);
 }
 
+/* ISLAND_TEST_STREAM_TWIN=PATH: the run's trace also written from its
+ * spool afresh (loaded, resolved and written at the end, as without
+ * streaming), for the tests to compare with the streamed one */
+static void write_twin(const struct node *n, const char *dir, const char *path)
+{
+	struct node m = *n;
+
+	m.procs = NULL;
+	m.nprocs = 0;
+	m.procs_cap = 0;
+	m.objs = NULL;
+	m.nobjs = 0;
+	m.rsv = NULL;
+	m.stream = NULL;
+	m.lost_threads = m.unmapped_images = 0;
+	m.reason = NULL;
+	m.syscalls_seen = 0;
+	if (spool_load(&m, dir) == 0) {
+		resolve_node(&m);
+		if (trace_write(&m, path, trace_compress_for(path, 0)) < 0)
+			warnx("%s: cannot write the trace: %s", path, strerror(errno));
+	}
+	m.wpid = NULL;		/* n's */
+	m.wstatus = NULL;
+	m.wcpu = NULL;
+	m.nwait = 0;
+	spool_unload(&m);
+	resolve_free(&m);
+}
+
 int main(int argc, char **argv)
 {
 	struct option lopts[NOPTS + 1];
@@ -824,6 +855,12 @@ int main(int argc, char **argv)
 			script_target(&ro, prog);
 	}
 	ro.spool = abs;
+	/* the trace written while the app runs (writer/stream.c says what
+	 * is not); ISLAND_STREAM=0: all of it at the end */
+	const char *sv = getenv("ISLAND_STREAM");
+	ro.stream = comp == TC_ZSTD && !sess && !callsites && !po.enabled &&
+		    !ro.syscalls && !isb_path(output) && !(sv && !strcmp(sv, "0"));
+	ro.comp = comp;
 	if (in_cluster)
 		ro.group_signaller = (pid_t)atol(in_cluster);
 	n.name = node;
@@ -854,13 +891,20 @@ int main(int argc, char **argv)
 	}
 
 	print_warnings(abs);
-	if (spool_load(&n, abs) < 0) {
+	if (n.stream ? stream_finish(n.stream) : spool_load(&n, abs)) {
 		warnx("the records are kept in %s", abs);
 		spool_dir = NULL;
 		return code ? code : 1;
 	}
 	resolve_node(&n);
-	if (trace_write(&n, output, comp) < 0) {
+	if (getenv("ISLAND_TEST_STREAM_TWIN"))
+		write_twin(&n, abs, getenv("ISLAND_TEST_STREAM_TWIN"));
+	int wrote = trace_write(&n, output, comp), werr = errno;
+	for (int i = 0; i < n.nprocs; i++)	/* the parts: in it or not at all */
+		for (int j = 0; j < n.procs[i].nthr; j++)
+			write_stream_free(&n.procs[i].thr[j]);
+	errno = werr;
+	if (wrote < 0) {
 		/* a full disk must not cost the records: one line, spool kept */
 		warnx("%s: cannot write the trace: %s; the records are kept in %s",
 		      output, strerror(errno), abs);

@@ -216,6 +216,8 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 		if (monitor_start(&mon) < 0)
 			die(2, "cannot start the CPU monitor:");
 	}
+	if (o->stream)
+		n->stream = stream_start(n, o->spool, o->comp);
 	for (;;) {
 		siginfo_t si = { 0 };
 		int64_t cpu = -1;
@@ -240,6 +242,8 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	if (o->rs && o->rs->cpu > 0)
 		monitor_stop(&mon);
 	n->end = now_ns() - n->clk.mono0;
+	if (n->stream)
+		stream_stop(n->stream);	/* before the clock's end */
 	if (stop_mono) {
 		n->has_stopped = 1;
 		n->stopped = stop_mono - n->clk.mono0;

@@ -47,7 +47,7 @@ static void pair(uint64_t *tk, int64_t *mono)
 {
 	int64_t best = INT64_MAX;
 
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 20; i++) {
 		int64_t a = now_ns();
 		uint64_t t = ticks();
 		int64_t b = now_ns();
@@ -78,8 +78,19 @@ void clock_rate(struct clockmap *c, long double r)
 	c->frac = r <= w ? 0 : (uint64_t)((r - w) * 9223372036854775808.0L) * 2;
 }
 
+void clock_fix(struct clockmap *c)
+{
+	pair(&c->tsc1, &c->mono1);
+	if (c->kind == CLOCK_KIND_TSC && c->tsc1 > c->tsc0)
+		clock_rate(c, (long double)(c->mono1 - c->mono0) /
+			      (long double)(c->tsc1 - c->tsc0));
+	c->fixed = 1;
+}
+
 void clock_end(struct clockmap *c)
 {
+	if (c->fixed)
+		return;
 	pair(&c->tsc1, &c->mono1);
 	if (c->kind == CLOCK_KIND_TSC) {
 		/* a short run gives a poor slope: stretch the baseline */

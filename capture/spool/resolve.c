@@ -737,16 +737,36 @@ static void heap_down(struct cursor *h, int n, int i)
 	}
 }
 
+/* streaming: where a process's resolution stopped */
+struct pstream {
+	struct cursor c;             /* its first thread's */
+	struct fdtab f;
+	int paused;                  /* the rest waits for the end */
+};
+
 static void resolve_proc(struct resolver *rs, struct proc *p)
 {
 	struct cursor *h = xcalloc((size_t)p->nthr, sizeof(*h));
 	struct fdtab f = { 0 };
+	struct pstream *ps = p->ps;
 	int n = 0;
 
 	for (int i = 0; i < p->nthr; i++) {
+		if (ps && !i) {	/* its first thread, from where it stopped */
+			h[n] = ps->c;
+			h[n].it.t = &p->thr[0];
+			if (h[n].cur || cur_next(&h[n]))
+				n++;
+			continue;
+		}
 		rec_iter_init(&h[n].it, &p->thr[i]);
 		if (cur_next(&h[n]))
 			n++;
+	}
+	if (ps) {
+		f = ps->f;
+		free(ps);
+		p->ps = NULL;
 	}
 	for (int i = n / 2 - 1; i >= 0; i--)
 		heap_down(h, n, i);
@@ -794,7 +814,8 @@ static void derive_thread(struct node *n, struct thr *t)
 	memcpy(t->name, last->comm_end[0] ? last->comm_end : last->comm, 16);
 	t->name[16] = 0;
 	for (int g = 0; g < t->nsp; g++)
-		t->lost += t->sp[g]->h->lost;
+		if (!t->sp[g]->seg)	/* an image's segments share its header */
+			t->lost += t->sp[g]->h->lost;
 }
 
 static int cmp_thr(const void *a, const void *b)
@@ -809,17 +830,24 @@ static int cmp_proc(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+int64_t thread_start(const struct node *n, pid_t pid, const struct thr *t)
+{
+	int64_t s = clock_ns(&n->clk, (uint64_t)t->sp[0]->h->start);
+
+	/* the interposer starts the thread after exec and the dynamic
+	 * loader, whose CPU time its cpu counts: the process island-capture
+	 * ran starts when it was forked (a forked child's start is its fork
+	 * already) */
+	if (t->tid == pid && pid == n->app_pid && n->app_fork >= 0 && n->app_fork < s)
+		s = n->app_fork;
+	return s;
+}
+
 static void derive_proc(struct node *n, struct proc *p)
 {
 	for (int i = 0; i < p->nthr; i++) {
 		derive_thread(n, &p->thr[i]);
-		/* the interposer starts the thread after exec and the dynamic
-		 * loader, whose CPU time its cpu counts: the process island-
-		 * capture ran starts when it was forked (a forked child's
-		 * start is its fork already) */
-		if (p->thr[i].tid == p->pid && p->pid == n->app_pid &&
-		    n->app_fork >= 0 && n->app_fork < p->thr[i].start)
-			p->thr[i].start = n->app_fork;
+		p->thr[i].start = thread_start(n, p->pid, &p->thr[i]);
 	}
 	qsort(p->thr, (size_t)p->nthr, sizeof(*p->thr), cmp_thr);
 	/* the main thread (tid == pid) first */
@@ -1084,14 +1112,55 @@ void resolve_free(struct node *n)
 	n->nobjs = 0;
 }
 
+/*
+ * The capture's streaming (writer/stream.c): each process resolved as far
+ * as its records are already in the order resolve_proc would take them:
+ * while it has one thread, up to its first call that makes another (the
+ * new thread's calls may come before the next ones of this one). The
+ * rest, and what is derived from all of it, at the end (resolve_node).
+ */
+void resolve_stream(struct node *n)
+{
+	if (!n->rsv) {
+		n->rsv = xcalloc(1, sizeof(*n->rsv));
+		n->rsv->n = n;
+	}
+	for (int i = 0; i < n->nprocs; i++) {
+		struct proc *p = &n->procs[i];
+		struct pstream *ps = p->ps;
+
+		if ((ps && ps->paused) || p->nthr != 1) {
+			if (ps)
+				ps->paused = 1;
+			continue;
+		}
+		struct thr *t = &p->thr[0];
+		if (!ps) {
+			ps = p->ps = xcalloc(1, sizeof(*ps));
+			rec_iter_init(&ps->c.it, t);
+		}
+		ps->c.it.t = t;		/* the arrays may have moved */
+		while (ps->c.cur || cur_next(&ps->c)) {
+			struct rec *r = ps->c.cur;
+			apply(n->rsv, p, &ps->f, r);
+			t->napplied++;
+			ps->c.cur = NULL;
+			if (r->call == C_PTHREAD_CREATE || r->call == C_CLONE) {
+				ps->paused = 1;
+				break;
+			}
+		}
+	}
+}
+
 void resolve_node(struct node *n)
 {
-	struct resolver rs = { .n = n };
+	struct resolver local = { .n = n }, *rsv = n->rsv ? n->rsv : &local;
 
 	link_levels(n);
 	n->complete = 1;
 	for (int i = 0; i < n->nprocs; i++) {
-		resolve_proc(&rs, &n->procs[i]);
+		resolve_proc(rsv, &n->procs[i]);
 		derive_proc(n, &n->procs[i]);
 	}
 	statuses_from_waits(n);
@@ -1112,6 +1181,10 @@ void resolve_node(struct node *n)
 	}
 	if (n->nprocs > 1)	/* qsort(NULL, 0) is undefined (fuzz: spool) */
 		qsort(n->procs, (size_t)n->nprocs, sizeof(*n->procs), cmp_proc);
-	free(rs.pmap);
-	free(rs.imap);
+	free(rsv->pmap);
+	free(rsv->imap);
+	if (n->rsv) {
+		free(n->rsv);
+		n->rsv = NULL;
+	}
 }

@@ -307,6 +307,236 @@ static void arena_load(struct node *n, const char *dir, size_t *cap)
 	free(path);
 }
 
+/* --- the arena while the application runs (the capture's streaming) --- */
+
+struct arena_img {               /* a thread's image: its chunks so far */
+	uint64_t owner;          /* its first chunk's offset */
+	pid_t pid, tid;
+	struct spool_hdr *h;     /* the header's copy, its segments' */
+	uint64_t seq, off, size; /* the chunk being read */
+	uint64_t pos;            /* bytes of records read there */
+	int bad;                 /* the chunk's chain is broken: the rest of
+				    it is ignored, as spool_load does */
+	int nseg;
+	struct chunk_at { uint64_t seq, off, size; } *next; /* its later chunks
+							       seen */
+	size_t nnext, capnext;
+};
+
+#define POLL_READ (1u << 20)
+
+static struct arena_img *img_of(struct arena_scan *s, uint64_t owner)
+{
+	for (size_t i = s->nimg; i-- > 0;)
+		if (s->img[i].owner == owner)
+			return &s->img[i];
+	return NULL;
+}
+
+/* A chunk found at off: a new image (seq 0), or a later chunk of one */
+static void poll_chunk(struct arena_scan *s, uint64_t off, const struct chunk_hdr *c,
+		       const struct spool_hdr *h)
+{
+	if (c->seq == 0) {
+		if (h->magic != SPOOL_MAGIC || h->version != SPOOL_VERSION) {
+			warnx("%s: chunk at byte %llu: not an Island spool of version %d, skipped",
+			      s->path, (unsigned long long)off, SPOOL_VERSION);
+			return;
+		}
+		XGROW(s->img, s->capimg, s->nimg + 1);
+		struct arena_img *im = &s->img[s->nimg++];
+		memset(im, 0, sizeof(*im));
+		im->owner = off;
+		im->pid = h->pid;
+		im->tid = h->tid;
+		im->h = xmalloc(sizeof(*h));
+		memcpy(im->h, h, sizeof(*h));
+		im->off = off;
+		im->size = c->size;
+		return;
+	}
+	struct arena_img *im = img_of(s, c->owner);
+	if (!im)
+		return;		/* its image's first chunk was no spool */
+	XGROW(im->next, im->capnext, im->nnext + 1);
+	im->next[im->nnext].seq = c->seq;
+	im->next[im->nnext].off = off;
+	im->next[im->nnext].size = c->size;
+	im->nnext++;
+}
+
+/* The chunks stamped since the last call; not final: up to the first
+ * place still without a stamp (being given one, or never: then the rest
+ * waits for the final call, which probes on as arena_chunks does). */
+static void poll_scan(struct arena_scan *s, uint64_t size, int final)
+{
+	char page[CHUNK_SPOOL_HDR + sizeof(struct spool_hdr)];
+
+	while (s->off + SPOOL_HDR_SIZE <= size) {
+		struct chunk_hdr c;
+		struct spool_hdr h;
+		if (pread(s->fd, page, sizeof(page), (off_t)s->off) != (ssize_t)sizeof(page))
+			break;
+		memcpy(&c, page, sizeof(c));
+		memcpy(&h, page + CHUNK_SPOOL_HDR, sizeof(h));
+		if (c.magic != CHUNK_MAGIC || c.size < 2 * SPOOL_HDR_SIZE ||
+		    c.size % ARENA_ALIGN || c.size > size - s->off ||
+		    c.owner > s->off || (c.owner == s->off) != (c.seq == 0)) {
+			if (!final)
+				break;
+			s->off += ARENA_ALIGN;
+			continue;
+		}
+		poll_chunk(s, s->off, &c, &h);
+		s->off += c.size;
+	}
+}
+
+/* The records of im's chunks since the last call, expanded into out
+ * (grown); its length. */
+static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **out,
+			   size_t *cap)
+{
+	size_t total = 0;
+
+	for (;;) {
+		uint64_t len = im->size - SPOOL_HDR_SIZE;
+		/* a little first: most threads have written little since */
+		size_t step = 8192;
+		while (!im->bad && im->pos < len) {
+			size_t want = len - im->pos > step ? step : (size_t)(len - im->pos);
+			step = POLL_READ;
+			ssize_t got = pread(s->fd, s->in, want,
+					    (off_t)(im->off + SPOOL_HDR_SIZE + im->pos));
+			if (got < (ssize_t)sizeof(struct srec))
+				break;
+			char *p = s->in, *e = s->in + got;
+			size_t nshort = 0;
+			int partial = 0, ends = 0;
+			while (p + sizeof(struct srec) <= e) {
+				struct rec *r = (struct rec *)p;
+				if (r->len == 0) {
+					ends = 1;	/* what is written so far */
+					break;
+				}
+				if ((r->len != sizeof(struct srec) && r->len < sizeof(*r)) ||
+				    (r->len & 7) || im->pos + (size_t)(p - s->in) + r->len > len) {
+					warnx("%s@%llu: bad record at byte %llu, the rest is ignored",
+					      s->path, (unsigned long long)im->owner,
+					      (unsigned long long)(im->pos + (size_t)(p - s->in)));
+					im->bad = 1;
+					break;
+				}
+				if (p + r->len > e) {
+					partial = 1;	/* in the next read */
+					break;
+				}
+				nshort += r->len == sizeof(struct srec);
+				p += r->len;
+			}
+			if (p == s->in) {
+				if (partial && want < POLL_READ)
+					continue;	/* a long record: read more */
+				break;
+			}
+			size_t grow = (size_t)(p - s->in) +
+				      nshort * (sizeof(struct rec) - sizeof(struct srec));
+			if (total + grow > *cap) {
+				*cap = (total + grow) * 2;
+				*out = xrealloc(*out, *cap);
+			}
+			total = (size_t)(expand_to(*out + total, s->in, p) - *out);
+			im->pos += (uint64_t)(p - s->in);
+			if (ends)
+				break;
+		}
+		/* on to the next chunk once the thread is there (then this one
+		 * was complete when it was read above) */
+		int k = -1;
+		for (size_t i = 0; i < im->nnext; i++)
+			if (im->next[i].seq == im->seq + 1)
+				k = (int)i;
+		if (k < 0)
+			return total;
+		im->seq = im->next[k].seq;
+		im->off = im->next[k].off;
+		im->size = im->next[k].size;
+		im->pos = 0;
+		im->bad = 0;
+		im->next[k] = im->next[--im->nnext];
+	}
+}
+
+int spool_poll(struct node *n, struct arena_scan *s, int final)
+{
+	struct arena_hdr a;
+	struct stat st;
+
+	if (s->fd <= 0)
+		return -1;
+	if (!s->in)
+		s->in = xmalloc(POLL_READ);
+	if (pread(s->fd, &a, sizeof(a), 0) != (ssize_t)sizeof(a) ||
+	    a.magic != ARENA_MAGIC || a.version != SPOOL_VERSION ||
+	    fstat(s->fd, &st) < 0) {
+		if (final)
+			warnx("%s: not an Island arena of version %d, skipped", s->path,
+			      SPOOL_VERSION);
+		return -1;
+	}
+	uint64_t size = (uint64_t)st.st_size;
+	if (size > ARENA_DATA && a.next < size - ARENA_DATA)
+		size = ARENA_DATA + a.next;
+	if (!s->off)
+		s->off = ARENA_DATA;
+	poll_scan(s, size, final);
+	for (size_t i = 0; i < s->nimg; i++) {
+		struct arena_img *im = &s->img[i];
+		char *buf = NULL;
+		size_t cap = 0, len = poll_records(s, im, &buf, &cap);
+
+		if (final && im->nnext)
+			warnx("%s@%llu: chunk %llu of the thread is missing, the rest is ignored",
+			      s->path, (unsigned long long)im->owner,
+			      (unsigned long long)im->seq + 1);
+		/* what the thread writes there while it runs and at its end */
+		if (pread(s->fd, im->h, sizeof(*im->h),
+			  (off_t)(im->owner + CHUNK_SPOOL_HDR)) != (ssize_t)sizeof(*im->h) && final)
+			warnx("%s@%llu: cannot read the thread's header:", s->path,
+			      (unsigned long long)im->owner);
+		if (!len && im->nseg) {
+			free(buf);
+			continue;
+		}
+		struct spool *sp = xcalloc(1, sizeof(*sp));
+		sp->name = xasprintf("%s@%llu", s->path, (unsigned long long)im->owner);
+		sp->h = im->h;
+		sp->map = im->nseg ? NULL : (char *)im->h;	/* freed with seg 0 */
+		sp->seg = im->nseg++;
+		sp->buf = len ? xrealloc(buf, len) : (free(buf), xmalloc(1));
+		sp->recs = sp->buf;
+		sp->end = sp->buf + len;
+		spool_add(n, &n->procs_cap, sp, im->pid, im->tid);
+	}
+	if (final) {
+		n->lost_threads += a.lost_threads;
+		n->unmapped_images += a.unmapped;
+	}
+	return 0;
+}
+
+void arena_scan_free(struct arena_scan *s)
+{
+	if (s->fd > 0)
+		close(s->fd);
+	free(s->path);
+	for (size_t i = 0; i < s->nimg; i++)
+		free(s->img[i].next);
+	free(s->img);		/* the headers are the segments' */
+	free(s->in);
+	memset(s, 0, sizeof(*s));
+}
+
 static int cmp_gen(const void *a, const void *b)
 {
 	const struct spool *x = *(struct spool *const *)a;
@@ -383,8 +613,12 @@ void rec_iter_init(struct rec_iter *it, struct thr *t)
 	it->p = t->nsp ? t->sp[0]->recs : NULL;
 }
 
+/* At the end it stays on the last segment, so that a segment added by
+ * spool_poll later is where it goes on (the capture's streaming). */
 struct rec *rec_next(struct rec_iter *it)
 {
+	if (!it->p && it->t->nsp)
+		it->p = it->t->sp[it->g]->recs;
 	while (it->g < it->t->nsp) {
 		struct spool *s = it->t->sp[it->g];
 		if (it->p < s->end) {
@@ -392,8 +626,9 @@ struct rec *rec_next(struct rec_iter *it)
 			it->p += r->len;
 			return r;
 		}
-		if (++it->g < it->t->nsp)
-			it->p = it->t->sp[it->g]->recs;
+		if (it->g + 1 >= it->t->nsp)
+			break;
+		it->p = it->t->sp[++it->g]->recs;
 	}
 	return NULL;
 }

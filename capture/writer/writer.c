@@ -973,16 +973,146 @@ static void write_deps(struct out *o, const struct cdep *d, size_t nd,
 	}
 }
 
+/* A thread's writing, resumable: the capture's streaming (stream.c)
+ * writes a thread's calls into a part of their own while the application
+ * runs, and trace_write the rest after the part. */
+struct wstate {
+	struct rec_iter it;
+	struct rec *next;            /* the next record, not yet written */
+	uint64_t done;               /* records taken */
+	int64_t prev, kread;
+	struct region *stack;
+	size_t depth, cap;
+	int next_id;
+	const struct rec *last_sample;
+	/* streaming */
+	char *part;                  /* the part's path, NULL while none */
+	struct outfile *pf;          /* the part, open while streaming */
+	struct out po;
+	int failed;                  /* it failed: written whole at the end */
+};
+
+static void ws_init(struct wstate *w, struct node *n, struct proc *p, struct thr *t)
+{
+	memset(w, 0, sizeof(*w));
+	rec_iter_init(&w->it, t);
+	/* t->start, which streaming comes before */
+	w->prev = thread_start(n, p->pid, t);
+	w->next_id = 1;
+}
+
+/* What the end (resolve.c's later passes) decides: a system or popen
+ * call's child, the thread a pthread_create made */
+static int needs_end(const struct rec *r)
+{
+	return r->call == C_SYSTEM || r->call == C_POPEN || r->call == C_PTHREAD_CREATE;
+}
+
+/* Streaming: are the records that complete call r there (the thread has
+ * written one after them)? */
+static bool completed(const struct wstate *w, const struct rec *r)
+{
+	struct rec_iter it = w->it;
+	const struct rec *x;
+
+	if (r->call >= C_NCALLS)
+		return true;
+	while ((x = rec_next(&it)) && (x->call == REC_THROTTLE || x->call == REC_SITE ||
+				       x->call == REC_MODULE))
+		;
+	return x != NULL;
+}
+
+enum { W_END, W_STREAM, W_RUNNING };
+
+/* The thread's records from where w is, as long as fewer than upto were
+ * taken; streaming stops before a call it cannot write yet, and while
+ * the thread runs before one whose completing records may be to come. */
+static void write_body(struct out *o, struct node *n, struct proc *p,
+		       struct thr *t, struct wstate *w, uint64_t upto, int how)
+{
+	struct rec *r;
+
+	w->it.t = t;		/* the arrays may have moved */
+	if (!w->next)
+		w->next = rec_next(&w->it);
+	while ((r = w->next) && w->done < upto) {
+		if (how != W_END && (needs_end(r) || (how == W_RUNNING && !completed(w, r))))
+			break;
+		w->next = rec_next(&w->it);
+		w->done++;
+		int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
+		if (t1 < t0)
+			t1 = t0;
+		if (r->call == REC_REGION_BEGIN) {
+			XGROW(w->stack, w->cap, w->depth + 1);
+			w->stack[w->depth] = (struct region){
+				w->next_id++, w->depth ? w->stack[w->depth - 1].id : 0,
+				(int)w->depth + 1, xstrdup(REC_PAYLOAD(r)), t0 };
+			w->depth++;
+			continue;
+		}
+		if (r->call == REC_REGION_END) {
+			const char *label = REC_PAYLOAD(r);
+			if (!w->depth) {
+				warnx("%s: pid %d tid %d: island_end(\"%s\") at %.6f s "
+				      "with no open region", n->name, p->pid, t->tid,
+				      label, (double)t0 / 1e9);
+				continue;
+			}
+			struct region *g = &w->stack[--w->depth];
+			int match = !strcmp(g->label, label);
+			if (!match)
+				warnx("%s: pid %d tid %d: island_end(\"%s\") at %.6f s "
+				      "does not match the open region \"%s\"", n->name,
+				      p->pid, t->tid, label, (double)t0 / 1e9, g->label);
+			write_region(o, g, t0, match ? NULL : "mismatch");
+			free(g->label);
+			continue;
+		}
+		if (r->call == REC_KREAD) {
+			w->kread = r->ret;
+			continue;
+		}
+		if (r->call == REC_SAMPLE) {
+			write_sample(o, n, r);
+			w->last_sample = r;
+			continue;
+		}
+		if (r->call == REC_FREE) {
+			write_free(o, n, r);
+			continue;
+		}
+		if (r->call >= C_NCALLS || (r->seq & SEQ_DROP))
+			continue;
+		write_compute(o, t0 - w->prev);
+		if (SEQ_IO(r->seq))
+			write_deps(o, n->waits, n->nwaits, SEQ_IO(r->seq), 1);
+		const struct rec *held = NULL, *site = NULL;
+		completing(w->it, w->next, &held, &site);
+		if (!site && n->callsites && (r->seq & SEQ_KERNEL) && SEQ_VIA(r->seq) >= 0)
+			site = via_site(w->it, w->next, SEQ_VIA(r->seq));
+		write_io(o, n, p, t, r, t0, t1, held, site, w->kread);
+		w->kread = 0;
+		if (SEQ_IO(r->seq))
+			write_deps(o, n->signals, n->nsignals, SEQ_IO(r->seq), 0);
+		w->prev = t1 > w->prev ? t1 : w->prev;
+	}
+}
+
+static void ws_free(struct wstate *w)
+{
+	while (w->depth)
+		free(w->stack[--w->depth].label);
+	free(w->stack);
+	free(w->po.b);
+	free(w->part);
+}
+
 static void write_thread(struct out *o, struct node *n, struct proc *p,
 			 struct thr *t)
 {
-	struct rec_iter it;
-	struct rec *r;
-	int64_t prev = t->start;
-	struct region *stack = NULL;
-	size_t depth = 0, cap = 0;
-	int next_id = 1;
-	const struct rec *last_sample = NULL;
+	struct wstate local, *w = t->ws;
 	char *name = attr_escape(t->name);
 
 	o_lit(o, "    <thread");
@@ -1001,80 +1131,101 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 	o_lit(o, ">\n");
 	free(name);
 
-	rec_iter_init(&it, t);
-	struct rec *next = rec_next(&it);
-	int64_t kread = 0;
-	while ((r = next)) {
-		next = rec_next(&it);
-		int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
-		if (t1 < t0)
-			t1 = t0;
-		if (r->call == REC_REGION_BEGIN) {
-			XGROW(stack, cap, depth + 1);
-			stack[depth] = (struct region){
-				next_id++, depth ? stack[depth - 1].id : 0,
-				(int)depth + 1, xstrdup(REC_PAYLOAD(r)), t0 };
-			depth++;
-			continue;
-		}
-		if (r->call == REC_REGION_END) {
-			const char *label = REC_PAYLOAD(r);
-			if (!depth) {
-				warnx("%s: pid %d tid %d: island_end(\"%s\") at %.6f s "
-				      "with no open region", n->name, p->pid, t->tid,
-				      label, (double)t0 / 1e9);
-				continue;
-			}
-			struct region *g = &stack[--depth];
-			int match = !strcmp(g->label, label);
-			if (!match)
-				warnx("%s: pid %d tid %d: island_end(\"%s\") at %.6f s "
-				      "does not match the open region \"%s\"", n->name,
-				      p->pid, t->tid, label, (double)t0 / 1e9, g->label);
-			write_region(o, g, t0, match ? NULL : "mismatch");
-			free(g->label);
-			continue;
-		}
-		if (r->call == REC_KREAD) {
-			kread = r->ret;
-			continue;
-		}
-		if (r->call == REC_SAMPLE) {
-			write_sample(o, n, r);
-			last_sample = r;
-			continue;
-		}
-		if (r->call == REC_FREE) {
-			write_free(o, n, r);
-			continue;
-		}
-		if (r->call >= C_NCALLS || (r->seq & SEQ_DROP))
-			continue;
-		write_compute(o, t0 - prev);
-		if (SEQ_IO(r->seq))
-			write_deps(o, n->waits, n->nwaits, SEQ_IO(r->seq), 1);
-		const struct rec *held = NULL, *site = NULL;
-		completing(it, next, &held, &site);
-		if (!site && n->callsites && (r->seq & SEQ_KERNEL) && SEQ_VIA(r->seq) >= 0)
-			site = via_site(it, next, SEQ_VIA(r->seq));
-		write_io(o, n, p, t, r, t0, t1, held, site, kread);
-		kread = 0;
-		if (SEQ_IO(r->seq))
-			write_deps(o, n->signals, n->nsignals, SEQ_IO(r->seq), 0);
-		prev = t1 > prev ? t1 : prev;
+	/* what streaming wrote, then on from there */
+	if (w && w->part && !w->failed && !w->pf) {
+		o_flush(o);
+		if (outfile_splice(o->f, w->part) < 0)
+			o->failed = 1;
+	} else {
+		w = &local;
+		ws_init(w, n, p, t);
 	}
-	write_compute(o, t->end - prev);
+	write_body(o, n, p, t, w, UINT64_MAX, W_END);
+	write_compute(o, t->end - w->prev);
 	if (t->tail)
-		write_tail(o, n, t, last_sample);
-	while (depth) {
-		struct region *g = &stack[--depth];
+		write_tail(o, n, t, w->last_sample);
+	while (w->depth) {
+		struct region *g = &w->stack[--w->depth];
 		warnx("%s: pid %d tid %d: region \"%s\" still open at the thread's end",
 		      n->name, p->pid, t->tid, g->label);
 		write_region(o, g, t->end, "unclosed");
 		free(g->label);
 	}
-	free(stack);
+	if (w == &local)
+		ws_free(w);
 	o_lit(o, "    </thread>\n");
+}
+
+/*
+ * Streaming: the thread's records, as far as the resolver has taken them,
+ * written into its part under dir (while it runs, not a call whose
+ * completing records may be to come). 0; -1 when the part failed (the
+ * thread is then written whole at the end: the records are all there).
+ */
+int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
+		 int comp, int running)
+{
+	struct wstate *w = t->ws;
+
+	if (!t->napplied || (w && (w->failed || (w->part && !w->pf))))
+		return w && w->failed ? -1 : 0;
+	uint64_t upto = t->napplied;
+	if (!w) {
+		w = t->ws = xmalloc(sizeof(*w));
+		ws_init(w, n, p, t);
+	}
+	if (w->done >= upto)
+		return 0;
+	if (!w->pf) {
+		w->part = xasprintf("%s/part.%d.%d%s", dir, (int)p->pid, (int)t->tid,
+				    trace_compress_suffix((enum trace_compress)comp));
+		if (!(w->pf = outfile_open_part(w->part, (enum trace_compress)comp))) {
+			w->failed = 1;
+			return -1;
+		}
+		w->po.f = w->pf;
+		w->po.direct = 1;
+		w->po.cap = 1 << 16;
+		w->po.b = xmalloc(w->po.cap);
+	}
+	write_body(&w->po, n, p, t, w, upto, running ? W_RUNNING : W_STREAM);
+	o_flush(&w->po);
+	if (w->po.failed) {
+		outfile_close(w->pf, 1);
+		w->pf = NULL;
+		w->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Streaming's end: the thread's part closed, whole (0) or not at all */
+int write_stream_end(struct thr *t)
+{
+	struct wstate *w = t->ws;
+
+	if (!w || !w->pf)
+		return 0;
+	if (outfile_close(w->pf, w->po.failed) < 0)
+		w->failed = 1;
+	w->pf = NULL;
+	return w->failed ? -1 : 0;
+}
+
+/* The parts gone (after trace_write, or when it is not written) */
+void write_stream_free(struct thr *t)
+{
+	struct wstate *w = t->ws;
+
+	if (!w)
+		return;
+	if (w->pf)
+		outfile_close(w->pf, 1);
+	if (w->part)
+		unlink(w->part);
+	ws_free(w);
+	free(w);
+	t->ws = NULL;
 }
 
 static void write_proc(struct out *o, struct node *n, struct proc *p)

@@ -1,0 +1,165 @@
+/*
+ * Streaming (issue 14): the trace written while the application runs, so
+ * that at its exit only the tail is left to write. A thread of
+ * island-capture reads the arena as it fills (spool_poll), resolves what
+ * is already in the order the end would take it (resolve_stream) and
+ * writes each thread's calls into a part of their own in the spool
+ * directory (write_stream), compressed as the trace; at the end the rest
+ * is read, resolved and written, and each part goes into the trace as it
+ * is (trace_write, outfile_splice). Nothing is taken out of the spool: a
+ * capture killed meanwhile leaves it whole for --recover.
+ *
+ * What is not streamed is written at the end, as before: a process from
+ * its second thread on (the resolver must merge its threads in time
+ * order), a thread's calls from the first whose attributes the end
+ * decides (system, popen, pthread_create), and all of a node in a
+ * session, under --syscalls, --callsites or --profile. Only a trace
+ * compressed with zstd is streamed: its frames go one after another
+ * into the trace as they are, its parts are small beside the spool; a
+ * plain part is five times the spool's size in the spool's directory
+ * (memory, on /dev/shm) and as long to copy as to write, and libxml2
+ * (2.9) reads a gzip file's first member only. The times need the
+ * clock's slope: it is measured over the first FIX_AFTER_NS of the run
+ * and kept (clock_fix).
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "util.h"
+
+#define STEP_NS       20000000      /* between two steps */
+#define FIX_AFTER_NS  50000000      /* the clock's slope over this at least */
+#define MAX_PARTS     32            /* parts open at once */
+
+struct stream {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;
+	struct node *n;
+	struct arena_scan scan;
+	char *dir;
+	int comp;
+	int open_parts;
+};
+
+static void step(struct stream *s)
+{
+	struct node *n = s->n;
+
+	if (spool_poll(n, &s->scan, 0) < 0)
+		return;
+	resolve_stream(n);
+	if (!n->clk.fixed) {
+		if (now_ns() - n->clk.mono0 < FIX_AFTER_NS)
+			return;
+		clock_fix(&n->clk);
+	}
+	for (int i = 0; i < n->nprocs; i++) {
+		struct proc *p = &n->procs[i];
+		if (!p->ps)
+			continue;	/* resolve_stream has not taken it */
+		struct thr *t = &p->thr[0];
+		int x = t->nsp ? t->sp[t->nsp - 1]->h->exit : TEXIT_NONE;
+		int ended = x != TEXIT_NONE && x != TEXIT_EXEC;	/* an exec goes on */
+		if (!t->ws && s->open_parts >= MAX_PARTS)
+			continue;
+		int had = t->ws != NULL;
+		if (write_stream(n, p, t, s->dir, s->comp, !ended) < 0)
+			continue;
+		if (!had && t->ws)
+			s->open_parts++;
+		/* a thread that has ended has nothing more to come: its
+		 * part closed, its place free for another */
+		if (ended && t->ws && write_stream_end(t) == 0)
+			s->open_parts--;
+	}
+}
+
+static void *stream_main(void *arg)
+{
+	struct stream *s = arg;
+
+	/* the application first: on a CPU it needs, this thread waits */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	pthread_mutex_lock(&s->mu);
+	while (!s->stop) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += STEP_NS;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		if (s->stop)
+			break;
+		pthread_mutex_unlock(&s->mu);
+		step(s);
+		pthread_mutex_lock(&s->mu);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+struct stream *stream_start(struct node *n, const char *dir, int comp)
+{
+	struct stream *s = xcalloc(1, sizeof(*s));
+	sigset_t all, old;
+
+	s->n = n;
+	s->dir = xstrdup(dir);
+	s->comp = comp;
+	s->scan.path = xasprintf("%s/" ARENA_FILE, dir);
+	s->scan.fd = open(s->scan.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	/* the signals island-capture passes on are the main thread's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int e = s->scan.fd < 0 ? -1 : pthread_create(&s->th, NULL, stream_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		arena_scan_free(&s->scan);
+		free(s->dir);
+		free(s);
+		return NULL;	/* written at the end, as without streaming */
+	}
+	return s;
+}
+
+void stream_stop(struct stream *s)
+{
+	pthread_mutex_lock(&s->mu);
+	s->stop = 1;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->th, NULL);
+}
+
+/* After the application: the rest of the arena read, the parts closed.
+ * -1 when the arena cannot be read (then spool_load's messages say why). */
+int stream_finish(struct stream *s)
+{
+	struct node *n = s->n;
+	int r = spool_poll(n, &s->scan, 1);
+
+	for (int i = 0; i < n->nprocs; i++)
+		for (int j = 0; j < n->procs[i].nthr; j++)
+			write_stream_end(&n->procs[i].thr[j]);
+	arena_scan_free(&s->scan);
+	free(s->dir);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+	return r;
+}
