@@ -75,3 +75,35 @@ printf '%-28s %-8s %9s %17s %18s %9s %15s %10s %11s\n' "workload" "output" "nati
 bench 1 1000000 "1 thread x 1,000,000 writes"
 bench 4 250000 "4 threads x 250,000 writes"
 echo "(targets: <= 16 B/event compressed; sums >= 2M events/s on the compressed trace; medians of $RUNS runs; $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
+
+# Streaming (the .zst outputs above are streamed): a longer run, where
+# the writing the application's run hides shows, with and without it
+# (ISLAND_STREAM=0: all of the trace written after the app's exit).
+echo
+printf '%-28s %-8s %9s %17s %18s %18s\n' "streaming" "output" "native" "in the run" \
+	"streamed" "written at the end"
+: > "$tmp/native"
+for i in $(seq "$RUNS"); do
+	t0=$(now); $W 1 5000000 64; t1=$(now)
+	echo "$t1 - $t0" | bc >> "$tmp/native"
+done
+native=$(median < "$tmp/native")
+for suffix in .xml.zst .isb.zst; do
+	out="$tmp/s$suffix"
+	for mode in 1 0; do
+		: > "$tmp/total.$mode"; : > "$tmp/run.$mode"
+		for i in $(seq "$RUNS"); do
+			rm -f "$out"
+			t0=$(now)
+			ISLAND_STREAM=$mode $C -n bench -o "$out" $W 1 5000000 64 || exit 1
+			t1=$(now)
+			echo "$t1 - $t0" | bc >> "$tmp/total.$mode"
+			in_run "$out" >> "$tmp/run.$mode"
+		done
+	done
+	awk -v s="$suffix" -v n="$native" -v u="$(median < "$tmp/run.1")" \
+	    -v a="$(median < "$tmp/total.1")" -v b="$(median < "$tmp/total.0")" 'BEGIN {
+		printf "%-28s %-8s %7.3f s %7.3f s %5.2fx %7.3f s %6.2fx %7.3f s %6.2fx\n",
+		       "1 thread x 5,000,000 writes", s, n, u, u / n, a, a / n, b, b / n
+	}'
+done

@@ -2,6 +2,7 @@
 #ifndef ISLAND_CAPTURE_H
 #define ISLAND_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -277,15 +278,15 @@ char *path_join(const char *base, const char *p);
 void fmt_oflags(char *buf, size_t n, int fl);
 int trace_write(struct node *n, const char *path, int comp);
 /* Streaming (writer.c, for stream.c): a thread's records so far into its
- * part under dir (running: it may write more); its part closed; its
- * state freed (the part removed) */
+ * part under dir (running: it may write more; stopping early once *halt);
+ * its part closed; its state freed (the part removed) */
 int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
-		 int comp, int running);
+		 int comp, bool isb, int running, const int *halt);
 int write_stream_end(struct thr *t);
 void write_stream_free(struct thr *t);
 /* stream.c: the trace written while the application runs (comp: the
  * trace's compression); NULL when it cannot be (then all at the end) */
-struct stream *stream_start(struct node *n, const char *dir, int comp);
+struct stream *stream_start(struct node *n, const char *dir, int comp, bool isb);
 void stream_stop(struct stream *s);
 int stream_finish(struct stream *s);
 char *attr_escape(const char *s);
@@ -309,6 +310,7 @@ struct run_opts {
 					the app without us, 0 none */
 	int stream;                  /* the trace written while the app runs */
 	int comp;                    /* ... compressed so */
+	bool isb;                    /* ... in the binary encoding */
 };
 /* Set by the cluster runner for each node's capture: its pid. */
 #define ENV_CLUSTER_RUNNER "ISLAND_CLUSTER_RUNNER"

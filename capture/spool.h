@@ -119,6 +119,10 @@ struct spool_hdr {
 	volatile int64_t  prof_last_cpu; /* thread CPU ns then */
 	volatile uint64_t prof_alloc;    /* bytes allocated since */
 	volatile uint64_t prof_allocs;   /* allocations since */
+	/* the start of the call under way (or the last one), clock units:
+	 * the thread's next record is no earlier (island-capture's streaming
+	 * reads it while the app runs) */
+	volatile uint64_t in_t0;
 };
 
 /* The fixed part of every record: 64 bytes, a cache line. call and len

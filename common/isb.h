@@ -14,7 +14,7 @@
 
 #define ISB_MAGIC "\x89ISB\n"
 #define ISB_MAGIC_LEN 5
-#define ISB_VERSION 1
+#define ISB_VERSION 2	/* 2: RESET; a reader takes 1 too */
 
 /* tokens */
 enum {
@@ -24,6 +24,7 @@ enum {
 	ISB_END,
 	ISB_TEXT,	/* len, bytes */
 	ISB_FINISH,	/* the stream's end */
+	ISB_RESET,	/* names and slots forgotten (version 2) */
 };
 #define ISB_EMPTY 0x80	/* on START and AGAIN: no END follows */
 
@@ -81,6 +82,16 @@ int isbenc_feed(struct isbenc *e, const char *p, size_t n);
 /* the stream's end; 0, or an errno. Frees e. */
 int isbenc_finish(struct isbenc *e);
 void isbenc_free(struct isbenc *e);
+/* A part of a stream (the capture's streaming: a thread's calls written
+ * while the application runs), coded from nothing, inside DEPTH open
+ * elements: no magic, no end mark; spliced into a stream between two
+ * isbenc_reset()s. isbenc_part_end: 0, or an errno; frees e. */
+struct isbenc *isbenc_part(int (*out)(void *ctx, const void *p, size_t n), void *ctx,
+			   int depth);
+int isbenc_part_end(struct isbenc *e);
+/* A RESET token out, the names and slots forgotten: what follows is
+ * coded as from nothing (before and after a part); 0, or an errno */
+int isbenc_reset(struct isbenc *e);
 
 /* An element given whole rather than as XML (the capture's calls):
  * each attribute a number M * 10^-D (written with D decimals), or text

@@ -128,17 +128,40 @@ struct isbenc *isbenc_new(int (*out)(void *ctx, const void *p, size_t n), void *
 	return e;
 }
 
-void isbenc_free(struct isbenc *e)
+struct isbenc *isbenc_part(int (*out)(void *ctx, const void *p, size_t n), void *ctx,
+			   int depth)
 {
-	if (!e)
-		return;
+	struct isbenc *e = isbenc_new(out, ctx);
+
+	e->on = 0;		/* no magic */
+	e->depth = depth > 0 && depth < ISB_MAXDEPTH ? depth : 0;
+	for (int i = 0; i < e->depth; i++)
+		e->kids[i] = true;
+	return e;
+}
+
+static void forget(struct isbenc *e)
+{
 	for (uint32_t i = 0; i < e->nnames; i++) {
 		free(e->name[i]);
 		if (e->tmpl[i])
 			free(e->tmpl[i]->pre);
 		free(e->tmpl[i]);
+		e->tmpl[i] = NULL;
 	}
+	e->nnames = 0;
 	isb_slots_free(&e->slots);
+	memset(&e->slots, 0, sizeof(e->slots));
+	memset(e->ntab, 0, sizeof(e->ntab));
+	e->lastel = -1;
+	e->elptr[0] = e->elptr[1] = NULL;
+}
+
+void isbenc_free(struct isbenc *e)
+{
+	if (!e)
+		return;
+	forget(e);
 	free(e->text);
 	free(e->pend);
 	free(e->val);
@@ -937,6 +960,32 @@ int isbenc_feed(struct isbenc *e, const char *p, size_t n)
 		break;
 	}
 	return e->err;
+}
+
+int isbenc_reset(struct isbenc *e)
+{
+	if (!e->err && (e->pn || text_out(e, false)))
+		e->err = EINVAL;	/* a token cut, or text pending */
+	if (e->err)
+		return e->err;
+	put_byte(e, ISB_RESET);
+	flush(e);
+	forget(e);
+	return e->err;
+}
+
+int isbenc_part_end(struct isbenc *e)
+{
+	int err = e->err;
+
+	if (!err && (e->pn || text_out(e, false)))
+		err = EINVAL;
+	if (!err) {
+		flush(e);
+		err = e->err;
+	}
+	isbenc_free(e);
+	return err;
 }
 
 int isbenc_finish(struct isbenc *e)

@@ -49,6 +49,7 @@ struct outfile {
 	char *zbuf;
 	size_t zcap;
 	struct isbenc *isb;	/* -o NAME.isb[.gz|.zst]: the binary encoding */
+	int part;		/* outfile_open_part's */
 	int err;		/* the first failure's errno, 0 while all is well */
 	xmlTextWriterPtr w;
 };
@@ -427,6 +428,9 @@ static void zstd_free(struct outfile *f)
 	f->zbuf = NULL;
 }
 
+/* a part's elements are a thread's: inside trace, node, process, thread */
+#define PART_DEPTH 4
+
 static struct outfile *open_as(const char *path, enum trace_compress comp, int part)
 {
 	int gzip = comp == TC_GZIP;
@@ -448,8 +452,12 @@ static struct outfile *open_as(const char *path, enum trace_compress comp, int p
 		errno = ENOMEM;
 		goto fail_unlink;
 	}
-	if (part)
-		return f;	/* inline, raw */
+	f->part = part;
+	if (part) {		/* inline, no libxml2 writer */
+		if (isb_path(path))
+			f->isb = isbenc_part(put_raw, f, PART_DEPTH);
+		return f;
+	}
 	if (isb_path(path))
 		f->isb = isbenc_new(put_raw, f);
 	pipe_start(f);
@@ -514,13 +522,14 @@ int outfile_splice(struct outfile *f, const char *path)
 		pipe_sync(f->wp);	/* the thread idle: its state is ours */
 	if ((err = first_err(f)))
 		return errno = err, -1;
-	if (f->isb)
-		return set_err(f, EINVAL);
 	if (f->w && xmlTextWriterFlush(f->w) < 0)
 		return set_err(f, EIO);
 	if (f->wp)
 		pipe_sync(f->wp);
-	if ((err = first_err(f)) || (err = end_frame(f)))
+	/* the binary encoding: the part is coded from nothing, and so
+	 * what comes after it */
+	if ((err = first_err(f)) || (f->isb && (err = isbenc_reset(f->isb))) ||
+	    (err = end_frame(f)))
 		return set_err(f, err);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
 		return set_err(f, errno);
@@ -535,6 +544,8 @@ int outfile_splice(struct outfile *f, const char *path)
 	}
 	free(buf);
 	close(fd);
+	if (!err && f->isb)
+		err = isbenc_reset(f->isb);
 	return err ? set_err(f, err) : 0;
 }
 
@@ -554,7 +565,8 @@ int outfile_close(struct outfile *f, int failed)
 	pipe_end(f);
 	if (f->isb) {
 		/* the stream's end, here once the thread is gone */
-		enc_err = f->err ? (isbenc_free(f->isb), 0) : isbenc_finish(f->isb);
+		enc_err = f->err ? (isbenc_free(f->isb), 0) :
+			  f->part ? isbenc_part_end(f->isb) : isbenc_finish(f->isb);
 		f->isb = NULL;
 	}
 	if (enc_err && !f->err)

@@ -15,14 +15,14 @@ struct outfile;
 /* Written plain, gzip or zstd (zstdio.h: by the name's suffix, usually);
  * NULL with errno when the temporary file cannot be created. */
 struct outfile *outfile_open(const char *path, enum trace_compress comp);
-/* A part of a trace (the capture's streaming): written as it comes by
- * the caller's thread, raw bytes only (outfile_write), its compressed
- * frames or members whole once closed; to go into a trace by
- * outfile_splice. */
+/* A part of a trace (the capture's streaming): a thread's elements,
+ * written as they come by the caller's thread (outfile_write, and
+ * outfile_element for a part named .isb...), its compressed frames or
+ * members whole once closed; to go into a trace by outfile_splice. */
 struct outfile *outfile_open_part(const char *path, enum trace_compress comp);
 /* The part at PATH appended as it is (its bytes after the frame or
- * member so far, which ends there); not for the binary encoding. 0, or
- * -1 with errno. */
+ * member so far, which ends there; in the binary encoding between two
+ * RESETs). 0, or -1 with errno. */
 int outfile_splice(struct outfile *f, const char *path);
 /* The libxml2 writer that writes into it (owned by the outfile). */
 xmlTextWriterPtr outfile_writer(struct outfile *f);

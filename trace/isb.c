@@ -38,6 +38,7 @@ struct dec {
 	bool kids[ISB_MAXDEPTH], root_done;
 	char *text;
 	size_t textcap;
+	unsigned version;
 };
 
 bool isb_magic(const char *p, size_t n)
@@ -336,6 +337,16 @@ static int token(struct dec *d, unsigned op, bool *finished)
 		d->pos += n;
 		d->ops->text(d->ctx, d->text, n);
 		return 0;
+	case ISB_RESET:
+		if (d->version < 2)
+			return fail(d, "corrupt binary trace (token %u)", op);
+		for (uint32_t i = 0; i < d->nnames; i++) {
+			free(d->tmpl[i]);
+			d->tmpl[i] = NULL;
+		}
+		d->nnames = 0;
+		isb_slots_free(&d->slots);
+		return 0;
 	case ISB_FINISH:
 		if (d->depth || !d->root_done)
 			return fail(d, "corrupt binary trace (its end mark inside an element)");
@@ -389,9 +400,9 @@ int isb_decode(const struct isb_ops *ops, void *ctx, long *line, char *msg, size
 		r = fail(d, "not a binary Island trace");
 	} else {
 		d->pos = ISB_MAGIC_LEN;
-		version = (unsigned char)d->buf[d->pos++];
-		if (version != ISB_VERSION)
-			r = fail(d, "binary trace version %u (this reader knows %d)",
+		d->version = version = (unsigned char)d->buf[d->pos++];
+		if (version < 1 || version > ISB_VERSION)
+			r = fail(d, "binary trace version %u (this reader knows 1 to %d)",
 				 version, ISB_VERSION);
 	}
 	while (!r && !finished) {

@@ -306,6 +306,18 @@ struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
  * call left it (every slow path saves and restores it), so errno is read
  * only for a failed call.
  */
+/* A call's start, also noted in the spool's header: island-capture,
+ * streaming the trace, takes the thread's records up to there while the
+ * call waits (a thread blocked in a call would hold its process's back) */
+static inline uint64_t call_start(struct tstate *t)
+{
+	uint64_t v = now();
+
+	if (likely(t->hdr != NULL))
+		t->hdr->in_t0 = v;
+	return v;
+}
+
 #define TRACE_CALL(CALL, T, EXPR, FD, A1, A2)                              \
 	TRACE_CALL_ON(CALL, T, EXPR, FD, A1, A2, -1)
 /* ... telling the causality engine the descriptor written (SFD: an
@@ -316,7 +328,7 @@ struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
 		SESS_BEFORE_FD(t_, CALL, A1, SFD);                         \
-		uint64_t t0_ = now();                                      \
+		uint64_t t0_ = call_start(t_);                             \
 		T r_ = EXPR;                                               \
 		uint64_t t1_ = now();                                      \
 		put(t_, CALL, t0_, t1_, (int64_t)r_, FD, A1, A2,           \
@@ -340,7 +352,7 @@ void put_kread(struct tstate *t, uint64_t t0, struct _IO_FILE *f,
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
 		SESS_BEFORE(t_, CALL, A1);                                 \
-		uint64_t t0_ = now();                                      \
+		uint64_t t0_ = call_start(t_);                             \
 		T r_ = EXPR;                                               \
 		uint64_t t1_ = now();                                      \
 		int e_ = errno;                                            \

@@ -26,7 +26,7 @@ EXPORT int socket(int domain, int type, int proto)
 
 	if (!enter(t))
 		return REAL(socket)(domain, type, proto);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = REAL(socket)(domain, type, proto);
 	int e = errno;
 	put_sock(t, C_SOCKET, t0, r, r, r, domain, type, e, NULL, 0);
@@ -67,7 +67,7 @@ EXPORT int socketpair(int domain, int type, int proto, int sv[2])
 
 	if (!enter(t))
 		return REAL(socketpair)(domain, type, proto, sv);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = REAL(socketpair)(domain, type, proto, sv);
 	int e = errno;
 	put_pair(t, C_SOCKETPAIR, t0, r, e, sv, type & (0xff | SOCK_CLOEXEC | SOCK_NONBLOCK));
@@ -86,7 +86,7 @@ EXPORT int pipe(int fds[2])
 	}
 	if (!enter(t))
 		return REAL(pipe)(fds);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = REAL(pipe)(fds);
 	int e = errno;
 	put_pair(t, C_PIPE, t0, r, e, fds, 0);
@@ -105,7 +105,7 @@ EXPORT int pipe2(int fds[2], int flags)
 	}
 	if (!enter(t))
 		return REAL(pipe2)(fds, flags);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = REAL(pipe2)(fds, flags);
 	int e = errno;
 	put_pair(t, C_PIPE, t0, r, e, fds, flags & (O_CLOEXEC | O_NONBLOCK));
@@ -120,7 +120,7 @@ EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 
 	if (!enter(t))
 		return REAL(bind)(fd, addr, len);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = REAL(bind)(fd, addr, len);
 	int e = errno;
 	put_sock(t, C_BIND, t0, r, fd, fd, 0, 0, e, NULL, 0);
@@ -141,7 +141,7 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	if (!enter(t))
 		return REAL(connect)(fd, addr, len);
 	SESS_BEFORE(t, C_CONNECT, 0);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = REAL(connect)(fd, addr, len);
 	int e = errno;
 	put_sock(t, C_CONNECT, t0, r, fd, fd, 0, 0, e, addr, addr ? len : 0);
@@ -160,7 +160,7 @@ static int accept_common(int fd, struct sockaddr *addr, socklen_t *len,
 		return four ? REAL(accept4)(fd, addr, len, flags)
 			    : REAL(accept)(fd, addr, len);
 	SESS_BEFORE(t, C_ACCEPT, 0);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	r = four ? REAL(accept4)(fd, addr, len, flags) : REAL(accept)(fd, addr, len);
 	int e = errno;
 	put_sock(t, C_ACCEPT, t0, r, r, r, fd, 0, e,
@@ -194,7 +194,7 @@ EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
 		SESS_BEFORE(t_, CALL, 0);                                  \
-		uint64_t t0_ = now();                                      \
+		uint64_t t0_ = call_start(t_);                             \
 		ssize_t r_ = EXPR;                                         \
 		uint64_t t1_ = now();                                      \
 		int e_ = errno;                                            \
@@ -279,7 +279,7 @@ EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
 	if (!enter(t))
 		return REAL(sendmmsg)(fd, v, n, flags);
 	SESS_BEFORE(t, C_SENDMMSG, 0);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = REAL(sendmmsg)(fd, v, n, flags);
 	uint64_t t1 = now();
 	int e = errno;
@@ -297,7 +297,7 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags,
 	if (!enter(t))
 		return REAL(recvmmsg)(fd, v, n, flags, tmo);
 	SESS_BEFORE(t, C_RECVMMSG, 0);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = REAL(recvmmsg)(fd, v, n, flags, tmo);
 	uint64_t t1 = now();
 	int e = errno;

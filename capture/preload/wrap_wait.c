@@ -38,7 +38,7 @@ static int64_t until(clockid_t clk, const struct timespec *abs)
 			return EXPR;                                       \
 		SESS_BEFORE(t_, CALL, 0);                                  \
 		int64_t a1_ = (A1);                                        \
-		uint64_t t0_ = now();                                      \
+		uint64_t t0_ = call_start(t_);                             \
 		int r_ = EXPR;                                             \
 		uint64_t t1_ = now();                                      \
 		int e_ = errno;                                            \
@@ -106,7 +106,7 @@ EXPORT unsigned int sleep(unsigned int s)
 
 	if (!enter(t))
 		return REAL(sleep)(s);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	unsigned int r = REAL(sleep)(s);
 	uint64_t t1 = now();
 	int e = errno;
@@ -181,7 +181,7 @@ EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		errno = e;
 		return r;
 	}
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	r = REAL(pthread_mutex_lock)(m);
 	uint64_t t1 = now();
 	e = errno;
@@ -200,7 +200,7 @@ EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
 		SESS_BEFORE(t_, CALL, 0);                                  \
-		uint64_t t0_ = now();                                      \
+		uint64_t t0_ = call_start(t_);                             \
 		pid_t r_ = EXPR;                                           \
 		uint64_t t1_ = now();                                      \
 		int e_ = errno;                                            \
@@ -239,7 +239,7 @@ EXPORT int waitid(idtype_t idt, id_t id, siginfo_t *info, int opts)
 	if (!enter(t))
 		return REAL(waitid)(idt, id, info, opts);
 	SESS_BEFORE(t, C_WAITID, 0);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = REAL(waitid)(idt, id, info, opts);
 	uint64_t t1 = now();
 	int e = errno;

@@ -859,8 +859,9 @@ int main(int argc, char **argv)
 	 * is not); ISLAND_STREAM=0: all of it at the end */
 	const char *sv = getenv("ISLAND_STREAM");
 	ro.stream = comp == TC_ZSTD && !sess && !callsites && !po.enabled &&
-		    !ro.syscalls && !isb_path(output) && !(sv && !strcmp(sv, "0"));
+		    !ro.syscalls && !(sv && !strcmp(sv, "0"));
 	ro.comp = comp;
+	ro.isb = isb_path(output);
 	if (in_cluster)
 		ro.group_signaller = (pid_t)atol(in_cluster);
 	n.name = node;

@@ -739,8 +739,15 @@ static void heap_down(struct cursor *h, int n, int i)
 
 /* streaming: where a process's resolution stopped */
 struct pstream {
-	struct cursor c;             /* its first thread's */
+	struct cursor *c;            /* its threads', as p->thr's first nc */
+	char *claimed;               /* ... made by a pthread_create applied */
+	int nc, capc, capcl;
 	struct fdtab f;
+	struct made { pid_t creator; uint64_t t0; } *made; /* pthread_creates
+							       whose thread is
+							       not seen yet */
+	size_t nmade, capmade;
+	uint64_t last;               /* the latest key applied */
 	int paused;                  /* the rest waits for the end */
 };
 
@@ -752,9 +759,9 @@ static void resolve_proc(struct resolver *rs, struct proc *p)
 	int n = 0;
 
 	for (int i = 0; i < p->nthr; i++) {
-		if (ps && !i) {	/* its first thread, from where it stopped */
-			h[n] = ps->c;
-			h[n].it.t = &p->thr[0];
+		if (ps && i < ps->nc) {	/* from where streaming stopped */
+			h[n] = ps->c[i];
+			h[n].it.t = &p->thr[i];
 			if (h[n].cur || cur_next(&h[n]))
 				n++;
 			continue;
@@ -765,6 +772,9 @@ static void resolve_proc(struct resolver *rs, struct proc *p)
 	}
 	if (ps) {
 		f = ps->f;
+		free(ps->c);
+		free(ps->claimed);
+		free(ps->made);
 		free(ps);
 		p->ps = NULL;
 	}
@@ -1114,11 +1124,130 @@ void resolve_free(struct node *n)
 
 /*
  * The capture's streaming (writer/stream.c): each process resolved as far
- * as its records are already in the order resolve_proc would take them:
- * while it has one thread, up to its first call that makes another (the
- * new thread's calls may come before the next ones of this one). The
- * rest, and what is derived from all of it, at the end (resolve_node).
+ * as resolve_proc at the end would take its records in the same order.
+ * It takes the earliest of its threads' next records; here only while
+ * that is earlier than any a thread could still add: one with no record
+ * to come yet will write one no earlier than its last ended (or it
+ * started, or than the call it is in began: in_t0), unless it has ended;
+ * a thread a pthread_create made that is not seen yet, nothing earlier
+ * than that call. (A call a signal handler makes inside another can
+ * come before its record: then, as at the end, the order is the one the
+ * records came in, the time of the outer call aside.)
  */
+static int thread_ended(const struct proc *p, const struct thr *t)
+{
+	int x = t->sp[t->nsp - 1]->h->exit;	/* read before its records */
+
+	return x != TEXIT_NONE && !(x == TEXIT_EXEC && t->tid == p->pid);
+}
+
+static uint64_t next_at_least(const struct thr *t)
+{
+	uint64_t at = t->any ? t->last_t1 : (uint64_t)t->sp[0]->h->start;
+	uint64_t in = t->sp[t->nsp - 1]->h->in_t0;	/* a call under way */
+
+	return in > at ? in : at;
+}
+
+/* A pthread_create of thread i at t0: the thread it made, already seen? */
+static int claim(const struct proc *p, struct pstream *ps, int i, uint64_t t0)
+{
+	int best = -1;
+
+	for (int j = 0; j < ps->nc; j++) {
+		const struct spool_hdr *h = p->thr[j].sp[0]->h;
+		if (!ps->claimed[j] && h->creator == p->thr[i].tid && (uint64_t)h->start >= t0 &&
+		    (best < 0 || h->start < p->thr[best].sp[0]->h->start))
+			best = j;
+	}
+	if (best >= 0)
+		ps->claimed[best] = 1;
+	return best >= 0;
+}
+
+static void stream_proc(struct resolver *rs, struct proc *p, struct pstream *ps)
+{
+	/* the threads seen since: a made one answers its pthread_create;
+	 * one nothing made that starts before what was applied (a thread
+	 * libc made itself) may have come earlier: no further */
+	for (; ps->nc < p->nthr; ps->nc++) {
+		struct thr *t = &p->thr[ps->nc];
+		const struct spool_hdr *h = t->sp[0]->h;
+		size_t k;
+
+		XGROW(ps->c, ps->capc, (size_t)ps->nc + 1);
+		XGROW(ps->claimed, ps->capcl, (size_t)ps->nc + 1);
+		memset(&ps->c[ps->nc], 0, sizeof(ps->c[0]));
+		rec_iter_init(&ps->c[ps->nc].it, t);
+		for (k = 0; k < ps->nmade; k++)
+			if (ps->made[k].creator == h->creator && (uint64_t)h->start >= ps->made[k].t0)
+				break;
+		ps->claimed[ps->nc] = k < ps->nmade;
+		if (k < ps->nmade)
+			ps->made[k] = ps->made[--ps->nmade];
+		else if (ps->nc && (uint64_t)h->start < ps->last)
+			ps->paused = 1;	/* its pthread_create, if any, is to come */
+	}
+	if (ps->paused)
+		return;
+	uint64_t w = UINT64_MAX;
+	int *heap = xmalloc(sizeof(int) * (size_t)(ps->nc + 1)), nh = 0;
+	for (size_t k = 0; k < ps->nmade; k++)
+		w = ps->made[k].t0 < w ? ps->made[k].t0 : w;
+	for (int i = 0; i < ps->nc; i++) {
+		struct cursor *c = &ps->c[i];
+		c->it.t = &p->thr[i];	/* the arrays may have moved */
+		if (c->cur || cur_next(c))
+			heap[nh++] = i;
+		else if (!thread_ended(p, &p->thr[i]) && next_at_least(&p->thr[i]) < w)
+			w = next_at_least(&p->thr[i]);
+	}
+#define KEY(j) (ps->c[heap[j]].key)
+	/* a binary heap of thread indexes by their next record's key */
+	for (int j = 1; j < nh; j++)
+		for (int x = j; x && KEY(x) < KEY((x - 1) / 2); x = (x - 1) / 2) {
+			int tmp = heap[x];
+			heap[x] = heap[(x - 1) / 2];
+			heap[(x - 1) / 2] = tmp;
+		}
+	while (nh && KEY(0) < w) {
+		int i = heap[0];
+		struct cursor *c = &ps->c[i];
+		struct rec *r = c->cur;
+
+		apply(rs, p, &ps->f, r);
+		p->thr[i].napplied++;
+		ps->last = c->key > ps->last ? c->key : ps->last;
+		if (r->call == C_PTHREAD_CREATE && r->ret == 0 && !claim(p, ps, i, r->t0)) {
+			XGROW(ps->made, ps->capmade, ps->nmade + 1);
+			ps->made[ps->nmade].creator = p->thr[i].tid;
+			ps->made[ps->nmade++].t0 = r->t0;
+			w = r->t0 < w ? r->t0 : w;
+		}
+		c->cur = NULL;
+		if (!cur_next(c)) {
+			heap[0] = heap[--nh];
+			if (!thread_ended(p, &p->thr[i]) && next_at_least(&p->thr[i]) < w)
+				w = next_at_least(&p->thr[i]);
+		}
+		for (int x = 0;;) {
+			int l = 2 * x + 1, m = x;
+			if (l < nh && KEY(l) < KEY(m))
+				m = l;
+			if (l + 1 < nh && KEY(l + 1) < KEY(m))
+				m = l + 1;
+			if (m == x)
+				break;
+			int tmp = heap[x];
+			heap[x] = heap[m];
+			heap[m] = tmp;
+			x = m;
+		}
+	}
+#undef KEY
+	free(heap);
+}
+
 void resolve_stream(struct node *n)
 {
 	if (!n->rsv) {
@@ -1127,29 +1256,11 @@ void resolve_stream(struct node *n)
 	}
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
-		struct pstream *ps = p->ps;
 
-		if ((ps && ps->paused) || p->nthr != 1) {
-			if (ps)
-				ps->paused = 1;
-			continue;
-		}
-		struct thr *t = &p->thr[0];
-		if (!ps) {
-			ps = p->ps = xcalloc(1, sizeof(*ps));
-			rec_iter_init(&ps->c.it, t);
-		}
-		ps->c.it.t = t;		/* the arrays may have moved */
-		while (ps->c.cur || cur_next(&ps->c)) {
-			struct rec *r = ps->c.cur;
-			apply(n->rsv, p, &ps->f, r);
-			t->napplied++;
-			ps->c.cur = NULL;
-			if (r->call == C_PTHREAD_CREATE || r->call == C_CLONE) {
-				ps->paused = 1;
-				break;
-			}
-		}
+		if (!p->ps)
+			p->ps = xcalloc(1, sizeof(*p->ps));
+		if (!p->ps->paused)
+			stream_proc(n->rsv, p, p->ps);
 	}
 }
 

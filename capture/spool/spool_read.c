@@ -493,17 +493,19 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 	for (size_t i = 0; i < s->nimg; i++) {
 		struct arena_img *im = &s->img[i];
 		char *buf = NULL;
-		size_t cap = 0, len = poll_records(s, im, &buf, &cap);
 
-		if (final && im->nnext)
-			warnx("%s@%llu: chunk %llu of the thread is missing, the rest is ignored",
-			      s->path, (unsigned long long)im->owner,
-			      (unsigned long long)im->seq + 1);
-		/* what the thread writes there while it runs and at its end */
+		/* what the thread writes there while it runs and at its end;
+		 * before its records: an end seen here has all its records
+		 * read below (resolve_stream counts on it) */
 		if (pread(s->fd, im->h, sizeof(*im->h),
 			  (off_t)(im->owner + CHUNK_SPOOL_HDR)) != (ssize_t)sizeof(*im->h) && final)
 			warnx("%s@%llu: cannot read the thread's header:", s->path,
 			      (unsigned long long)im->owner);
+		size_t cap = 0, len = poll_records(s, im, &buf, &cap);
+		if (final && im->nnext)
+			warnx("%s@%llu: chunk %llu of the thread is missing, the rest is ignored",
+			      s->path, (unsigned long long)im->owner,
+			      (unsigned long long)im->seq + 1);
 		if (!len && im->nseg) {
 			free(buf);
 			continue;

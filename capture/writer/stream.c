@@ -9,16 +9,20 @@
  * is (trace_write, outfile_splice). Nothing is taken out of the spool: a
  * capture killed meanwhile leaves it whole for --recover.
  *
- * What is not streamed is written at the end, as before: a process from
- * its second thread on (the resolver must merge its threads in time
- * order), a thread's calls from the first whose attributes the end
- * decides (system, popen, pthread_create), and all of a node in a
+ * A process's calls are resolved as far as they are in the order the end
+ * would take them (resolve_stream: a thread blocked in a call holds its
+ * process back from the call's start on, which the interposer notes in
+ * the thread's spool header). What is not streamed is written at the
+ * end, as before: a thread's calls from the first whose attributes the
+ * end decides (system, popen, pthread_create), and all of a node in a
  * session, under --syscalls, --callsites or --profile. Only a trace
- * compressed with zstd is streamed: its frames go one after another
- * into the trace as they are, its parts are small beside the spool; a
- * plain part is five times the spool's size in the spool's directory
- * (memory, on /dev/shm) and as long to copy as to write, and libxml2
- * (2.9) reads a gzip file's first member only. The times need the
+ * compressed with zstd is streamed (.xml.zst, .isb.zst): its frames go
+ * one after another into the trace as they are, its parts are small
+ * beside the spool; a plain part is five times the spool's size in the
+ * spool's directory (memory, on /dev/shm) and as long to copy as to
+ * write, and libxml2 (2.9) reads a gzip file's first member only. A
+ * binary part is coded from nothing, between two RESETs of the trace's
+ * coder (docs/trace-binary.md). The times need the
  * clock's slope: it is measured over the first FIX_AFTER_NS of the run
  * and kept (clock_fix).
  */
@@ -43,11 +47,13 @@ struct stream {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int stop;
+	int stop;                    /* under mu */
+	int halt;                    /* the same, read on the way */
 	struct node *n;
 	struct arena_scan scan;
 	char *dir;
 	int comp;
+	bool isb;
 	int open_parts;
 };
 
@@ -65,22 +71,25 @@ static void step(struct stream *s)
 	}
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
-		if (!p->ps)
-			continue;	/* resolve_stream has not taken it */
-		struct thr *t = &p->thr[0];
-		int x = t->nsp ? t->sp[t->nsp - 1]->h->exit : TEXIT_NONE;
-		int ended = x != TEXIT_NONE && x != TEXIT_EXEC;	/* an exec goes on */
-		if (!t->ws && s->open_parts >= MAX_PARTS)
-			continue;
-		int had = t->ws != NULL;
-		if (write_stream(n, p, t, s->dir, s->comp, !ended) < 0)
-			continue;
-		if (!had && t->ws)
-			s->open_parts++;
-		/* a thread that has ended has nothing more to come: its
-		 * part closed, its place free for another */
-		if (ended && t->ws && write_stream_end(t) == 0)
-			s->open_parts--;
+		for (int j = 0; j < p->nthr; j++) {
+			struct thr *t = &p->thr[j];
+			int x = t->sp[t->nsp - 1]->h->exit;
+			/* an exec goes on in the same thread */
+			int ended = x != TEXIT_NONE && !(x == TEXIT_EXEC && t->tid == p->pid);
+			if (!t->ws && s->open_parts >= MAX_PARTS)
+				continue;
+			int had = t->ws != NULL;
+			if (s->halt)
+				return;
+			if (write_stream(n, p, t, s->dir, s->comp, s->isb, !ended, &s->halt) < 0)
+				continue;
+			if (!had && t->ws)
+				s->open_parts++;
+			/* a thread that has ended has nothing more to come:
+			 * its part closed, its place free for another */
+			if (ended && t->ws && write_stream_end(t) == 0)
+				s->open_parts--;
+		}
 	}
 }
 
@@ -111,7 +120,7 @@ static void *stream_main(void *arg)
 	return NULL;
 }
 
-struct stream *stream_start(struct node *n, const char *dir, int comp)
+struct stream *stream_start(struct node *n, const char *dir, int comp, bool isb)
 {
 	struct stream *s = xcalloc(1, sizeof(*s));
 	sigset_t all, old;
@@ -119,6 +128,7 @@ struct stream *stream_start(struct node *n, const char *dir, int comp)
 	s->n = n;
 	s->dir = xstrdup(dir);
 	s->comp = comp;
+	s->isb = isb;
 	s->scan.path = xasprintf("%s/" ARENA_FILE, dir);
 	s->scan.fd = open(s->scan.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	pthread_mutex_init(&s->mu, NULL);
@@ -141,6 +151,7 @@ void stream_stop(struct stream *s)
 {
 	pthread_mutex_lock(&s->mu);
 	s->stop = 1;
+	__atomic_store_n(&s->halt, 1, __ATOMIC_RELAXED);
 	pthread_cond_signal(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	pthread_join(s->th, NULL);

@@ -1029,7 +1029,8 @@ enum { W_END, W_STREAM, W_RUNNING };
  * taken; streaming stops before a call it cannot write yet, and while
  * the thread runs before one whose completing records may be to come. */
 static void write_body(struct out *o, struct node *n, struct proc *p,
-		       struct thr *t, struct wstate *w, uint64_t upto, int how)
+		       struct thr *t, struct wstate *w, uint64_t upto, int how,
+		       const int *halt)
 {
 	struct rec *r;
 
@@ -1038,6 +1039,10 @@ static void write_body(struct out *o, struct node *n, struct proc *p,
 		w->next = rec_next(&w->it);
 	while ((r = w->next) && w->done < upto) {
 		if (how != W_END && (needs_end(r) || (how == W_RUNNING && !completed(w, r))))
+			break;
+		/* the app has ended: the end's writer, with its own
+		 * thread for the compression, takes over from here */
+		if (halt && !(w->done & 4095) && __atomic_load_n(halt, __ATOMIC_RELAXED))
 			break;
 		w->next = rec_next(&w->it);
 		w->done++;
@@ -1140,7 +1145,7 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 		w = &local;
 		ws_init(w, n, p, t);
 	}
-	write_body(o, n, p, t, w, UINT64_MAX, W_END);
+	write_body(o, n, p, t, w, UINT64_MAX, W_END, NULL);
 	write_compute(o, t->end - w->prev);
 	if (t->tail)
 		write_tail(o, n, t, w->last_sample);
@@ -1163,7 +1168,7 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
  * thread is then written whole at the end: the records are all there).
  */
 int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
-		 int comp, int running)
+		 int comp, bool isb, int running, const int *halt)
 {
 	struct wstate *w = t->ws;
 
@@ -1177,18 +1182,20 @@ int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 	if (w->done >= upto)
 		return 0;
 	if (!w->pf) {
-		w->part = xasprintf("%s/part.%d.%d%s", dir, (int)p->pid, (int)t->tid,
+		w->part = xasprintf("%s/part.%d.%d%s%s", dir, (int)p->pid, (int)t->tid,
+				    isb ? ".isb" : "",
 				    trace_compress_suffix((enum trace_compress)comp));
 		if (!(w->pf = outfile_open_part(w->part, (enum trace_compress)comp))) {
 			w->failed = 1;
 			return -1;
 		}
 		w->po.f = w->pf;
+		w->po.enc = outfile_isb(w->pf);
 		w->po.direct = 1;
 		w->po.cap = 1 << 16;
 		w->po.b = xmalloc(w->po.cap);
 	}
-	write_body(&w->po, n, p, t, w, upto, running ? W_RUNNING : W_STREAM);
+	write_body(&w->po, n, p, t, w, upto, running ? W_RUNNING : W_STREAM, halt);
 	o_flush(&w->po);
 	if (w->po.failed) {
 		outfile_close(w->pf, 1);

@@ -97,7 +97,7 @@ def _attrs(a):
 
 
 ISB_MAGIC = b"\x89ISB\n"
-ISB_VERSION = 1
+ISB_VERSION = 2    # 2: RESET; 1 is read too
 # what XML cannot hold: control characters (but white space in values);
 # in a name, its delimiters too
 _ISB_BAD_VALUE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
@@ -203,8 +203,9 @@ class _Isb:
         self.need(len(ISB_MAGIC) + 1)
         self.pos = len(ISB_MAGIC)
         version = self.byte()
-        if version != ISB_VERSION:
-            self.fail("binary trace version %d (this reader knows %d)" % (version, ISB_VERSION))
+        if not 1 <= version <= ISB_VERSION:
+            self.fail("binary trace version %d (this reader knows 1 to %d)"
+                      % (version, ISB_VERSION))
         names, tmpl, slots, stack, root_done = [], {}, {}, [], False
         while True:
             op = self.byte()
@@ -271,6 +272,8 @@ class _Isb:
                     self.fail("corrupt binary trace (text outside the root)")
                 if _ISB_BAD_VALUE.search(self.raw(16 << 20)):
                     self.fail("corrupt binary trace (a control character in a text)")
+            elif op == 7 and version >= 2:
+                names, tmpl, slots = [], {}, {}
             elif op == 6:
                 if stack or not root_done:
                     self.fail("corrupt binary trace (its end mark inside an element)")

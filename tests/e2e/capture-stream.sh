@@ -5,8 +5,9 @@
 # the pipes' numbers; where a program ran long enough, parts went in (more
 # than one zstd frame). One thread writing 1.5M times; processes
 # made after the clock's slope is known (a loop of cats, tar, gzip); an
-# exec with regions; four threads (not streamed past the first thread's
-# creation); popen (a call streaming stops before); python3 running a
+# exec with regions; four threads; a thread writing while the main one
+# waits for it in pthread_join (streamed: the wait's start is known);
+# popen (a call streaming stops before); python3 running a
 # child. A capture killed while streaming leaves a spool --recover reads
 # (the parts beside it are not records).
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
@@ -31,40 +32,73 @@ frames() {
 	zstd -lv "$1" 2>/dev/null | sed -n 's/^# Zstandard Frames: //p'
 }
 
-# same NAME MIN_FRAMES CMD...: captured streamed, the twin written whole
-same() {
-	name=$1 min=$2
-	shift 2
-	ISLAND_TEST_STREAM_TWIN="$PWD/$name.whole.xml.zst" "$CAPTURE" -n "$name" \
-		-o "$name.xml.zst" -- "$@" > "$name.out" 2> "$name.err" ||
-		fail "$name: the capture failed: $(cat "$name.err")"
-	zstd -dcq "$name.xml.zst" > "$name.xml" || fail "$name: not zstd"
-	# the schema on the small ones (xmllint takes seconds a million)
-	if [ "$(wc -l < "$name.xml")" -lt 100000 ]; then
-		check_trace "$name.xml"
-	else
-		"$ANALYZE" sums "$name.xml.zst" > /dev/null || fail "$name: analyze refuses it"
-	fi
-	zstd -dcq "$name.whole.xml.zst" > "$name.whole.xml" || fail "$name: the twin is not zstd"
-	norm "$name.xml" "$name.cmp"
-	norm "$name.whole.xml" "$name.whole.cmp"
-	cmp "$name.cmp" "$name.whole.cmp" ||
-		fail "$name: the streamed trace differs from the one written whole: $(diff "$name.whole.cmp" "$name.cmp" | head -5)"
-	f=$(frames "$name.xml.zst")
-	[ "$f" -ge "$min" ] || fail "$name: $f frames, parts were not streamed (at least $min)"
-	echo "$name: $(grep -c '<io ' "$name.xml") calls, $f frames, as written whole"
+# the XML of a trace: decompressed, or exported from the binary encoding
+xml_of() {
+	case $1 in
+	*.isb.zst) "$ANALYZE" export --format xml "$1" ;;
+	*) zstd -dcq "$1" ;;
+	esac
 }
 
+# same NAME MIN_FRAMES CMD...: captured streamed, the twin written whole
+# (to NAME.xml.zst, or NAME.isb.zst when $SUF says so)
+same() {
+	name=$1 min=$2 suf=${SUF:-.xml.zst}
+	shift 2
+	ISLAND_TEST_STREAM_TWIN="$PWD/$name.whole$suf" "$CAPTURE" -n "$name" \
+		-o "$name$suf" -- "$@" > "$name.out" 2> "$name.err" ||
+		fail "$name: the capture failed: $(cat "$name.err")"
+	xml_of "$name$suf" > "$name.xml" || fail "$name: not a trace"
+	# the schema and the readers on the small ones (seconds a million)
+	if [ "$(wc -l < "$name.xml")" -lt 100000 ]; then
+		check_trace "$name.xml"
+		"$ANALYZE" calls "$name$suf" > "$name.calls" ||
+			fail "$name: analyze refuses its frames"
+		"$ANALYZE" calls "$name.whole$suf" | cmp -s - "$name.calls" ||
+			fail "$name: analyze reads the two differently"
+		if [ -n "$PYZ" ]; then
+			/usr/bin/python3 -c "$PYZ" "$name$suf" > "$name.py" &&
+			/usr/bin/python3 -c "$PYZ" "$name.whole$suf" > "$name.whole.py" &&
+			cmp -s "$name.py" "$name.whole.py" ||
+				fail "$name: the Python reader reads the two differently"
+		fi
+	fi
+	xml_of "$name.whole$suf" > "$name.whole.xml" || fail "$name: the twin is not a trace"
+	f=$(frames "$name$suf")
+	[ "$f" -ge "$min" ] || fail "$name: $f frames, parts were not streamed (at least $min)"
+	echo "$name: $(grep -c '<io ' "$name.xml") calls, $f frames, as written whole"
+	grep -c 'api="write"' "$name.xml" > "$name.writes"
+	grep -c '<process ' "$name.xml" > "$name.procs"
+	grep -c '<region [^>]*label="left open"[^>]*error="unclosed"' "$name.xml" > "$name.open"
+	if ! cmp -s "$name.xml" "$name.whole.xml"; then
+		norm "$name.xml" "$name.cmp"
+		norm "$name.whole.xml" "$name.whole.cmp"
+		cmp "$name.cmp" "$name.whole.cmp" ||
+			fail "$name: the streamed trace differs from the one written whole: $(diff "$name.whole.cmp" "$name.cmp" | head -5)"
+	fi
+	rm -f "$name".*xml* "$name".*cmp*
+}
+
+# the Python reader where it can read zstd
+PYZ=
+/usr/bin/python3 -c 'import zstandard' 2>/dev/null && PYZ='import sys; sys.path.insert(0, "'"$ISLAND_ROOT"'/python")
+import island
+for e in island.events(sys.argv[1]):
+    e.pop("pipe", None)
+    print(sorted(e.items()))'
+
 same writes 3 "$APPS/writes" 1 1000000 64
-expect_eq "writes recorded" "$(grep -c 'api="write"' writes.xml)" 1000000
+expect_eq "writes recorded" "$(cat writes.writes)" 1000000
 same procs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do cat /etc/hostname; done > names;
 	tar cf a.tar -C "$ISLAND_ROOT/docs" . && gzip -k a.tar && gzip -dc a.tar.gz | tar tf - | wc -l > n'
-expect_eq "processes" "$(grep -c '<process ' procs.xml)" "$(grep -c '<process ' procs.whole.xml)"
+[ "$(cat procs.procs)" -ge 15 ] || fail "procs: $(cat procs.procs) processes"
 [ -s n ] || fail "the pipeline did not run"
 same regions 3 sh -c 'sleep 0.1; exec "$0"' "$APPS/regions"
-grep -q '<region [^>]*label="left open"[^>]*error="unclosed"' regions.xml || fail "the open region is not written"
-same threads 1 "$APPS/writes" 4 100000 64
-expect_eq "threads' writes" "$(grep -c 'api="write"' threads.xml)" 400000
+expect_eq "the open region" "$(cat regions.open)" 1
+same threads 1 "$APPS/writes" 4 200000 64
+expect_eq "threads' writes" "$(cat threads.writes)" 800000
+same joined 3 "$APPS/joined" 1000000
+expect_eq "the joined thread's writes" "$(cat joined.writes)" 1000000
 same popen 1 sh -c 'sleep 0.1; exec "$0" popened' "$APPS/popenwrite"
 [ "$(cat popened)" = hi ] || fail "popen's shell did not write"
 if [ -x /usr/bin/python3 ]; then
@@ -74,10 +108,20 @@ subprocess.run(["true"], check=True)
 open("py.txt", "w").write("x" * 100000)'
 fi
 
+# the binary encoding: a part coded from nothing between two RESETs
+SUF=.isb.zst same binwrites 3 "$APPS/writes" 1 1000000 64
+expect_eq "binary writes" "$(cat binwrites.writes)" 1000000
+SUF=.isb.zst same binprocs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names2'
+# version 1 (before RESET) is read as it was
+"$ANALYZE" export --format isb -o v.isb binprocs.whole.isb.zst || fail "export to .isb failed"
+{ head -c 5 v.isb; printf '\001'; tail -c +7 v.isb; } > v1.isb
+"$ANALYZE" calls v1.isb > v1.calls || fail "a version 1 stream is refused"
+expect_eq "version 1's calls" "$(cat v1.calls)" "$(cat binprocs.calls)"
+
 # killed while streaming: the spool is whole, --recover reads it
-"$CAPTURE" -n killed -o never.xml.zst -- "$APPS/writes" 1 5000000 64 &
+"$CAPTURE" -n killed -o never.xml.zst -- "$APPS/writes" 1 3000000 64 &
 cap=$!
-sleep 0.3
+sleep 0.25
 kill -9 $cap
 wait $cap 2>/dev/null
 [ ! -e never.xml.zst ] || fail "the killed capture wrote a trace"

@@ -1,0 +1,36 @@
+/* joined COUNT: one thread writes COUNT 64-byte blocks to /dev/null while
+ * the main thread waits for it in pthread_join (streaming: a thread
+ * blocked in a call must not hold its process's other threads back). */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static long count;
+
+static void *writer(void *arg)
+{
+	static char buf[64];
+	int fd = open("/dev/null", O_WRONLY);
+
+	for (long i = 0; i < count; i++)
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			exit(1);
+	close(fd);
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: joined COUNT\n");
+		return 2;
+	}
+	count = atol(argv[1]);
+	if (pthread_create(&th, NULL, writer, NULL) || pthread_join(th, NULL))
+		return 1;
+	return 0;
+}
