@@ -86,6 +86,10 @@ struct thr {
 	 * writing so far, or NULL */
 	uint64_t napplied;
 	struct wstate *ws;
+	/* --syscalls: records linked to their level for good, and the
+	 * linking's place (levels.c) */
+	uint64_t nlinked;
+	struct lstate *ls;
 };
 
 enum {
@@ -239,6 +243,8 @@ struct rec *rec_next(struct rec_iter *it);
 #define SEQ_VIA_SET(c)   ((uint64_t)((c) + 1) << 32)
 #define SEQ_VIA(s)       ((int)(((s) >> 32) & 0xffff) - 1)
 void link_levels(struct node *n);
+/* streaming: linked as far as they can be so far (t->nlinked) */
+void link_stream(struct node *n);
 /* Counted in per-file and per-socket totals: every kernel transfer once,
  * a libc call only where the kernel did not see it on its own. */
 static inline int rec_counts(const struct rec *r)

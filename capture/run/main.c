@@ -859,7 +859,7 @@ int main(int argc, char **argv)
 	 * is not); ISLAND_STREAM=0: all of it at the end */
 	const char *sv = getenv("ISLAND_STREAM");
 	ro.stream = comp == TC_ZSTD && !sess && !callsites && !po.enabled &&
-		    !ro.syscalls && !(sv && !strcmp(sv, "0"));
+		    !(sv && !strcmp(sv, "0"));
 	ro.comp = comp;
 	ro.isb = isb_path(output);
 	if (in_cluster)

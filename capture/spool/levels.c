@@ -27,66 +27,112 @@ static int same_event(const struct rec *k, const struct rec *l)
 	       k->ret == l->ret && k->err == l->err;
 }
 
+/* A thread's linking, where it stopped: the capture's streaming links
+ * the records as they come, the end the rest */
+struct lstate {
+	struct rec_iter it;
+	struct rec **pend;
+	uint64_t *pidx;              /* their numbers in the thread */
+	size_t np, cap, capi;
+	struct rec *exec;
+	uint64_t exec_idx, taken;
+};
+
+/* Links what the thread has recorded so far; t->nlinked: how many of its
+ * records no later one can change (those before the first one waiting
+ * for its libc record, or for its exec's outcome). */
 static void link_thread(struct node *n, struct thr *t)
 {
-	struct rec_iter it;
-	struct rec *r, **pend = NULL, *exec = NULL;
-	size_t np = 0, cap = 0;
+	struct lstate *l = t->ls;
+	struct rec *r;
 
-	rec_iter_init(&it, t);
-	while ((r = rec_next(&it))) {
+	if (!l) {
+		l = t->ls = xcalloc(1, sizeof(*l));
+		rec_iter_init(&l->it, t);
+	}
+	l->it.t = t;		/* the arrays may have moved */
+	while ((r = rec_next(&l->it))) {
+		uint64_t idx = l->taken++;
 		if (r->call >= C_NCALLS)
 			continue;
 		if (r->seq & SEQ_KERNEL) {
 			n->syscalls_seen = 1;
-			if (exec && exec->call == C_VFORK) {
+			if (l->exec && l->exec->call == C_VFORK) {
 				/* vfork's record is written before it too */
 				if (SEQ_NR(r->seq) == SYS_vfork) {
-					exec->seq |= SEQ_KERNEL | (r->seq & SEQ_NR_BITS);
-					exec->ret = r->ret;	/* the child */
-					exec->err = r->err;
+					l->exec->seq |= SEQ_KERNEL | (r->seq & SEQ_NR_BITS);
+					l->exec->ret = r->ret;	/* the child */
+					l->exec->err = r->err;
 					r->seq |= SEQ_DROP;
-					exec = NULL;
+					l->exec = NULL;
 					continue;
 				}
-				exec = NULL;
+				l->exec = NULL;
 			}
-			if (exec && ((r->seq & SEQ_INLIBC) || r->call == C_EXECVE)) {
-				r->seq |= SEQ_VIA_SET(exec->call);
+			if (l->exec && ((r->seq & SEQ_INLIBC) || r->call == C_EXECVE)) {
+				r->seq |= SEQ_VIA_SET(l->exec->call);
 				/* the one that succeeded stands for both:
 				 * it has the file run (execvp's record has
 				 * the name it was given) */
 				if (r->call == C_EXECVE && !r->err) {
-					exec->seq |= SEQ_DROP;
+					l->exec->seq |= SEQ_DROP;
 					r->seq |= SEQ_LIBC;
-					exec = NULL;
+					l->exec = NULL;
 				}
 				continue;
 			}
 			if (r->seq & SEQ_INLIBC) {
-				XGROW(pend, cap, np + 1);
-				pend[np++] = r;
+				XGROW(l->pend, l->cap, l->np + 1);
+				XGROW(l->pidx, l->capi, l->np + 1);
+				l->pidx[l->np] = idx;
+				l->pend[l->np++] = r;
 			}
 			continue;
 		}
 		r->seq |= SEQ_LIBC;
-		for (size_t i = 0; i < np; i++)
-			pend[i]->seq |= SEQ_VIA_SET(r->call);
-		if (np == 1 && same_event(pend[0], r)) {
-			pend[0]->seq |= SEQ_DROP;
-			r->seq |= SEQ_KERNEL | (pend[0]->seq & SEQ_NR_BITS);
+		for (size_t i = 0; i < l->np; i++)
+			l->pend[i]->seq |= SEQ_VIA_SET(r->call);
+		if (l->np == 1 && same_event(l->pend[0], r)) {
+			l->pend[0]->seq |= SEQ_DROP;
+			r->seq |= SEQ_KERNEL | (l->pend[0]->seq & SEQ_NR_BITS);
 		}
-		np = 0;
-		exec = r->call == C_EXECVE || r->call == C_VFORK ? r : NULL;
+		l->np = 0;
+		l->exec = r->call == C_EXECVE || r->call == C_VFORK ? r : NULL;
+		l->exec_idx = idx;
 	}
-	free(pend);
+	t->nlinked = l->np ? l->pidx[0] : l->taken;
+	if (l->exec && l->exec_idx < t->nlinked)
+		t->nlinked = l->exec_idx;
 }
 
-void link_levels(struct node *n)
+static void link_free(struct thr *t)
+{
+	struct lstate *l = t->ls;
+
+	if (!l)
+		return;
+	free(l->pend);
+	free(l->pidx);
+	free(l);
+	t->ls = NULL;
+}
+
+/* streaming: what can be linked so far */
+void link_stream(struct node *n)
 {
 	if (!n->syscalls)
 		return;
 	for (int i = 0; i < n->nprocs; i++)
 		for (int j = 0; j < n->procs[i].nthr; j++)
 			link_thread(n, &n->procs[i].thr[j]);
+}
+
+void link_levels(struct node *n)
+{
+	for (int i = 0; i < n->nprocs; i++)
+		for (int j = 0; j < n->procs[i].nthr; j++) {
+			if (n->syscalls)
+				link_thread(n, &n->procs[i].thr[j]);
+			link_free(&n->procs[i].thr[j]);
+		}
 }

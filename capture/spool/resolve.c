@@ -1165,6 +1165,15 @@ static int claim(const struct proc *p, struct pstream *ps, int i, uint64_t t0)
 	return best >= 0;
 }
 
+/* The thread's next record, if there is one it may take (--syscalls:
+ * linked to its level for good) */
+static bool cur_more(const struct resolver *rs, struct cursor *c, const struct thr *t)
+{
+	if (rs->n->syscalls && t->napplied >= t->nlinked)
+		return false;
+	return cur_next(c) != NULL;
+}
+
 static void stream_proc(struct resolver *rs, struct proc *p, struct pstream *ps)
 {
 	/* the threads seen since: a made one answers its pthread_create;
@@ -1197,7 +1206,7 @@ static void stream_proc(struct resolver *rs, struct proc *p, struct pstream *ps)
 	for (int i = 0; i < ps->nc; i++) {
 		struct cursor *c = &ps->c[i];
 		c->it.t = &p->thr[i];	/* the arrays may have moved */
-		if (c->cur || cur_next(c))
+		if (c->cur || cur_more(rs, c, &p->thr[i]))
 			heap[nh++] = i;
 		else if (!thread_ended(p, &p->thr[i]) && next_at_least(&p->thr[i]) < w)
 			w = next_at_least(&p->thr[i]);
@@ -1225,7 +1234,7 @@ static void stream_proc(struct resolver *rs, struct proc *p, struct pstream *ps)
 			w = r->t0 < w ? r->t0 : w;
 		}
 		c->cur = NULL;
-		if (!cur_next(c)) {
+		if (!cur_more(rs, c, &p->thr[i])) {
 			heap[0] = heap[--nh];
 			if (!thread_ended(p, &p->thr[i]) && next_at_least(&p->thr[i]) < w)
 				w = next_at_least(&p->thr[i]);
@@ -1250,6 +1259,7 @@ static void stream_proc(struct resolver *rs, struct proc *p, struct pstream *ps)
 
 void resolve_stream(struct node *n)
 {
+	link_stream(n);
 	if (!n->rsv) {
 		n->rsv = xcalloc(1, sizeof(*n->rsv));
 		n->rsv->n = n;

@@ -318,6 +318,7 @@ struct arena_img {               /* a thread's image: its chunks so far */
 	int bad;                 /* the chunk's chain is broken: the rest of
 				    it is ignored, as spool_load does */
 	int nseg;
+	bool superseded;         /* the thread has a later image (exec'd) */
 	struct chunk_at { uint64_t seq, off, size; } *next; /* its later chunks
 							       seen */
 	size_t nnext, capnext;
@@ -343,6 +344,11 @@ static void poll_chunk(struct arena_scan *s, uint64_t off, const struct chunk_hd
 			      s->path, (unsigned long long)off, SPOOL_VERSION);
 			return;
 		}
+		for (size_t i = s->nimg; i-- > 0;)
+			if (s->img[i].pid == h->pid && s->img[i].tid == h->tid) {
+				s->img[i].superseded = true;
+				break;
+			}
 		XGROW(s->img, s->capimg, s->nimg + 1);
 		struct arena_img *im = &s->img[s->nimg++];
 		memset(im, 0, sizeof(*im));
@@ -394,10 +400,23 @@ static void poll_scan(struct arena_scan *s, uint64_t size, int final)
 
 /* The records of im's chunks since the last call, expanded into out
  * (grown); its length. */
+static bool has_next(const struct arena_img *im)
+{
+	for (size_t i = 0; i < im->nnext; i++)
+		if (im->next[i].seq == im->seq + 1)
+			return true;
+	return false;
+}
+
 static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **out,
-			   size_t *cap)
+			   size_t *cap, bool final)
 {
 	size_t total = 0;
+	/* a thread's last record may still change (an exec that failed
+	 * gets its end and result after it; a rate limit's hold, its end):
+	 * taken once the thread has written another, or ended */
+	int x = im->h->exit;
+	bool ended = final || im->superseded || (x != TEXIT_NONE && x != TEXIT_EXEC);
 
 	for (;;) {
 		uint64_t len = im->size - SPOOL_HDR_SIZE;
@@ -410,8 +429,8 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 					    (off_t)(im->off + SPOOL_HDR_SIZE + im->pos));
 			if (got < (ssize_t)sizeof(struct srec))
 				break;
-			char *p = s->in, *e = s->in + got;
-			size_t nshort = 0;
+			char *p = s->in, *e = s->in + got, *last = NULL;
+			size_t nshort = 0, lshort = 0;
 			int partial = 0, ends = 0;
 			while (p + sizeof(struct srec) <= e) {
 				struct rec *r = (struct rec *)p;
@@ -431,16 +450,34 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 					partial = 1;	/* in the next read */
 					break;
 				}
-				nshort += r->len == sizeof(struct srec);
+				last = p;
+				lshort = r->len == sizeof(struct srec);
+				nshort += lshort;
 				p += r->len;
+			}
+			if (!ended && last && (ends || im->pos + (size_t)(p - s->in) == len) &&
+			    last < p && !has_next(im)) {
+				p = last;	/* the thread's last record so far */
+				nshort -= lshort;
+				ends = 1;
 			}
 			if (p == s->in) {
 				if (partial && want < POLL_READ)
 					continue;	/* a long record: read more */
 				break;
 			}
-			size_t grow = (size_t)(p - s->in) +
-				      nshort * (sizeof(struct rec) - sizeof(struct srec));
+			/* read again what the first read found complete: a
+			 * record's length is stored after the rest of it, but
+			 * the kernel's copy (rep movs) does not read the bytes
+			 * in order, so the first read may hold an old value of
+			 * a field beside a new length; once a length was seen,
+			 * all of its record is there for a later read (seen
+			 * here as a call 10 ns off in 1 of some 10 runs) */
+			size_t done = (size_t)(p - s->in);
+			if (pread(s->fd, s->in, done, (off_t)(im->off + SPOOL_HDR_SIZE + im->pos)) !=
+			    (ssize_t)done)
+				break;
+			size_t grow = done + nshort * (sizeof(struct rec) - sizeof(struct srec));
 			if (total + grow > *cap) {
 				*cap = (total + grow) * 2;
 				*out = xrealloc(*out, *cap);
@@ -472,7 +509,7 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 	struct arena_hdr a;
 	struct stat st;
 
-	if (s->fd <= 0)
+	if (s->fd < 0)
 		return -1;
 	if (!s->in)
 		s->in = xmalloc(POLL_READ);
@@ -501,7 +538,7 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 			  (off_t)(im->owner + CHUNK_SPOOL_HDR)) != (ssize_t)sizeof(*im->h) && final)
 			warnx("%s@%llu: cannot read the thread's header:", s->path,
 			      (unsigned long long)im->owner);
-		size_t cap = 0, len = poll_records(s, im, &buf, &cap);
+		size_t cap = 0, len = poll_records(s, im, &buf, &cap, final);
 		if (final && im->nnext)
 			warnx("%s@%llu: chunk %llu of the thread is missing, the rest is ignored",
 			      s->path, (unsigned long long)im->owner,
@@ -529,7 +566,7 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 
 void arena_scan_free(struct arena_scan *s)
 {
-	if (s->fd > 0)
+	if (s->fd >= 0)
 		close(s->fd);
 	free(s->path);
 	for (size_t i = 0; i < s->nimg; i++)
@@ -537,6 +574,7 @@ void arena_scan_free(struct arena_scan *s)
 	free(s->img);		/* the headers are the segments' */
 	free(s->in);
 	memset(s, 0, sizeof(*s));
+	s->fd = -1;
 }
 
 static int cmp_gen(const void *a, const void *b)

@@ -15,7 +15,8 @@
  * the thread's spool header). What is not streamed is written at the
  * end, as before: a thread's calls from the first whose attributes the
  * end decides (system, popen, pthread_create), and all of a node in a
- * session, under --syscalls, --callsites or --profile. Only a trace
+ * session, under --callsites or --profile. Under --syscalls a record is
+ * taken once its level is linked for good (levels.c). Only a trace
  * compressed with zstd is streamed (.xml.zst, .isb.zst): its frames go
  * one after another into the trace as they are, its parts are small
  * beside the spool; a plain part is five times the spool's size in the

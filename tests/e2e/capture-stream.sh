@@ -7,7 +7,7 @@
 # made after the clock's slope is known (a loop of cats, tar, gzip); an
 # exec with regions; four threads; a thread writing while the main one
 # waits for it in pthread_join (streamed: the wait's start is known);
-# popen (a call streaming stops before); python3 running a
+# --syscalls; popen (a call streaming stops before); python3 running a
 # child. A capture killed while streaming leaves a spool --recover reads
 # (the parts beside it are not records).
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
@@ -41,11 +41,11 @@ xml_of() {
 }
 
 # same NAME MIN_FRAMES CMD...: captured streamed, the twin written whole
-# (to NAME.xml.zst, or NAME.isb.zst when $SUF says so)
+# (to NAME.xml.zst, or NAME.isb.zst when $SUF says so; $OPT: an option)
 same() {
 	name=$1 min=$2 suf=${SUF:-.xml.zst}
 	shift 2
-	ISLAND_TEST_STREAM_TWIN="$PWD/$name.whole$suf" "$CAPTURE" -n "$name" \
+	ISLAND_TEST_STREAM_TWIN="$PWD/$name.whole$suf" "$CAPTURE" $OPT -n "$name" \
 		-o "$name$suf" -- "$@" > "$name.out" 2> "$name.err" ||
 		fail "$name: the capture failed: $(cat "$name.err")"
 	xml_of "$name$suf" > "$name.xml" || fail "$name: not a trace"
@@ -107,6 +107,11 @@ time.sleep(0.1)
 subprocess.run(["true"], check=True)
 open("py.txt", "w").write("x" * 100000)'
 fi
+
+# --syscalls: a record taken once its level is linked for good (a libc
+# call's kernel calls come before its own record)
+OPT=--syscalls same syscalls 3 "$APPS/writes" 1 1000000 64
+expect_eq "writes at both levels" "$(cat syscalls.writes)" 1000000
 
 # the binary encoding: a part coded from nothing between two RESETs
 SUF=.isb.zst same binwrites 3 "$APPS/writes" 1 1000000 64
