@@ -518,18 +518,16 @@ int outfile_splice(struct outfile *f, const char *path)
 	char *buf;
 	ssize_t k;
 
-	if (f->wp)
-		pipe_sync(f->wp);	/* the thread idle: its state is ours */
-	if ((err = first_err(f)))
-		return errno = err, -1;
 	if (f->w && xmlTextWriterFlush(f->w) < 0)
 		return set_err(f, EIO);
+	/* the thread idle: its state is ours, its errors in f->err */
 	if (f->wp)
 		pipe_sync(f->wp);
+	if ((err = f->err))
+		return errno = err, -1;
 	/* the binary encoding: the part is coded from nothing, and so
 	 * what comes after it */
-	if ((err = first_err(f)) || (f->isb && (err = isbenc_reset(f->isb))) ||
-	    (err = end_frame(f)))
+	if ((f->isb && (err = isbenc_reset(f->isb))) || (err = end_frame(f)))
 		return set_err(f, err);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
 		return set_err(f, errno);
