@@ -7,7 +7,7 @@
 # made after the clock's slope is known (a loop of cats, tar, gzip); an
 # exec with regions; four threads; a thread writing while the main one
 # waits for it in pthread_join (streamed: the wait's start is known);
-# --syscalls; popen (a call streaming stops before); python3 running a
+# a rate limit; --syscalls; popen (a call streaming stops before); python3 running a
 # child. A capture killed while streaming leaves a spool --recover reads
 # (the parts beside it are not records).
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
@@ -69,6 +69,7 @@ same() {
 	echo "$name: $(grep -c '<io ' "$name.xml") calls, $f frames, as written whole"
 	grep -c 'api="write"' "$name.xml" > "$name.writes"
 	grep -c '<process ' "$name.xml" > "$name.procs"
+	grep -c ' throttle="' "$name.xml" > "$name.held"
 	grep -c '<region [^>]*label="left open"[^>]*error="unclosed"' "$name.xml" > "$name.open"
 	if ! cmp -s "$name.xml" "$name.whole.xml"; then
 		norm "$name.xml" "$name.cmp"
@@ -107,6 +108,11 @@ time.sleep(0.1)
 subprocess.run(["true"], check=True)
 open("py.txt", "w").write("x" * 100000)'
 fi
+
+# a rate limit: a held call's end is set after its record, then its
+# hold's record follows it
+OPT="--filewrite 4000000" same rated 3 sh -c 'sleep 0.1; dd if=/dev/zero of=dd.out bs=64k count=100 2>/dev/null'
+[ "$(cat rated.held)" -gt 10 ] || fail "rated: $(cat rated.held) calls held"
 
 # --syscalls: a record taken once its level is linked for good (a libc
 # call's kernel calls come before its own record)
