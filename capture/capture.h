@@ -88,7 +88,7 @@ struct thr {
 	struct wstate *ws;
 	/* --syscalls: records linked to their level for good, and the
 	 * linking's place (levels.c) */
-	uint64_t nlinked;
+	uint64_t nlinked, nseen;     /* ... of those it has seen */
 	struct lstate *ls;
 };
 

@@ -100,6 +100,7 @@ static void link_thread(struct node *n, struct thr *t)
 		l->exec = r->call == C_EXECVE || r->call == C_VFORK ? r : NULL;
 		l->exec_idx = idx;
 	}
+	t->nseen = l->taken;
 	t->nlinked = l->np ? l->pidx[0] : l->taken;
 	if (l->exec && l->exec_idx < t->nlinked)
 		t->nlinked = l->exec_idx;

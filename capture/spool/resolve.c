@@ -1141,6 +1141,13 @@ static int thread_ended(const struct proc *p, const struct thr *t)
 	return x != TEXIT_NONE && !(x == TEXIT_EXEC && t->tid == p->pid);
 }
 
+/* Could the thread still add a record before those of others? Not once
+ * it has ended, unless --syscalls holds some back (not linked yet). */
+static bool may_add(const struct proc *p, const struct thr *t)
+{
+	return !thread_ended(p, t) || t->napplied < t->nseen;
+}
+
 static uint64_t next_at_least(const struct thr *t)
 {
 	uint64_t at = t->any ? t->last_t1 : (uint64_t)t->sp[0]->h->start;
@@ -1208,7 +1215,7 @@ static void stream_proc(struct resolver *rs, struct proc *p, struct pstream *ps)
 		c->it.t = &p->thr[i];	/* the arrays may have moved */
 		if (c->cur || cur_more(rs, c, &p->thr[i]))
 			heap[nh++] = i;
-		else if (!thread_ended(p, &p->thr[i]) && next_at_least(&p->thr[i]) < w)
+		else if (may_add(p, &p->thr[i]) && next_at_least(&p->thr[i]) < w)
 			w = next_at_least(&p->thr[i]);
 	}
 #define KEY(j) (ps->c[heap[j]].key)
@@ -1236,7 +1243,7 @@ static void stream_proc(struct resolver *rs, struct proc *p, struct pstream *ps)
 		c->cur = NULL;
 		if (!cur_more(rs, c, &p->thr[i])) {
 			heap[0] = heap[--nh];
-			if (!thread_ended(p, &p->thr[i]) && next_at_least(&p->thr[i]) < w)
+			if (may_add(p, &p->thr[i]) && next_at_least(&p->thr[i]) < w)
 				w = next_at_least(&p->thr[i]);
 		}
 		for (int x = 0;;) {

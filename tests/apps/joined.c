@@ -1,6 +1,8 @@
-/* joined COUNT: one thread writes COUNT 64-byte blocks to /dev/null while
- * the main thread waits for it in pthread_join (streaming: a thread
- * blocked in a call must not hold its process's other threads back). */
+/* joined COUNT: one thread writes COUNT 64-byte blocks to /dev/null, a
+ * millisecond's nap every 20,000, while the main thread waits for it in
+ * pthread_join (streaming: a thread blocked in a call must not hold its
+ * process's other threads back; the naps leave the capture's writer
+ * some CPU on a loaded machine). */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,9 +16,12 @@ static void *writer(void *arg)
 	static char buf[64];
 	int fd = open("/dev/null", O_WRONLY);
 
-	for (long i = 0; i < count; i++)
+	for (long i = 0; i < count; i++) {
 		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
 			exit(1);
+		if (i % 20000 == 19999)
+			usleep(1000);
+	}
 	close(fd);
 	return arg;
 }
