@@ -472,7 +472,7 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 			 * in order, so the first read may hold an old value of
 			 * a field beside a new length; once a length was seen,
 			 * all of its record is there for a later read (seen
-			 * here as a call 10 ns off in 1 of some 10 runs) */
+			 * once in some ten runs: a call 10 ns off) */
 			size_t done = (size_t)(p - s->in);
 			if (pread(s->fd, s->in, done, (off_t)(im->off + SPOOL_HDR_SIZE + im->pos)) !=
 			    (ssize_t)done)

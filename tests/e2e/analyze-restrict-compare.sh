@@ -44,9 +44,11 @@ case "$then" in
 "then: storage. B spent "*" s more in fileread and filewrite (storage): faster storage would help most.") ;;
 *) fail "second advice: '$then', want storage" ;;
 esac
-# two categories, each rounded to the microsecond
+# four amounts (two categories of two runs), each rounded to the
+# microsecond in the CSV, and the sentence's own rounding: 2.5 us at most
+# (2 us apart was seen once)
 got=$(echo "$then" | sed -E 's/.*B spent ([0-9.]+) s more.*/\1/')
-[ "$(echo "d = $got - $dw; d < 0.000002 && d > -0.000002" | bc)" = 1 ] ||
+[ "$(echo "d = $got - $dw; d <= 0.0000025 && d >= -0.0000025" | bc)" = 1 ] ||
 	fail "storage growth: $got, want $dw"
 [ "$(echo "$scaled > $dw" | bc)" = 1 ] || fail "CPU first although $scaled <= $dw"
 exit 0
