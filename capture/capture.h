@@ -262,6 +262,9 @@ int call_kind_equal(int a, int b);
 void resolve_node(struct node *n);
 /* streaming: what can be resolved of the records so far (resolve.c) */
 void resolve_stream(struct node *n);
+/* Streaming: has the thread ended (as its spool header says; an exec
+ * goes on in the process's main thread)? Nothing more will come. */
+int thread_ended(const struct proc *p, const struct thr *t);
 /* A thread's start, ns (what the writer's first compute counts from) */
 int64_t thread_start(const struct node *n, pid_t pid, const struct thr *t);
 void resolve_free(struct node *n);

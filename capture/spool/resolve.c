@@ -1134,7 +1134,7 @@ void resolve_free(struct node *n)
  * come before its record: then, as at the end, the order is the one the
  * records came in, the time of the outer call aside.)
  */
-static int thread_ended(const struct proc *p, const struct thr *t)
+int thread_ended(const struct proc *p, const struct thr *t)
 {
 	int x = t->sp[t->nsp - 1]->h->exit;	/* read before its records */
 
@@ -1195,9 +1195,13 @@ static void stream_proc(struct resolver *rs, struct proc *p, struct pstream *ps)
 		XGROW(ps->claimed, ps->capcl, (size_t)ps->nc + 1);
 		memset(&ps->c[ps->nc], 0, sizeof(ps->c[0]));
 		rec_iter_init(&ps->c[ps->nc].it, t);
-		for (k = 0; k < ps->nmade; k++)
-			if (ps->made[k].creator == h->creator && (uint64_t)h->start >= ps->made[k].t0)
-				break;
+		/* the latest call that can have made it: the earlier ones
+		 * stay, and bound what their threads may add */
+		k = ps->nmade;
+		for (size_t j = 0; j < ps->nmade; j++)
+			if (ps->made[j].creator == h->creator && (uint64_t)h->start >= ps->made[j].t0 &&
+			    (k == ps->nmade || ps->made[j].t0 > ps->made[k].t0))
+				k = j;
 		ps->claimed[ps->nc] = k < ps->nmade;
 		if (k < ps->nmade)
 			ps->made[k] = ps->made[--ps->nmade];

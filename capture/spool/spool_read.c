@@ -40,6 +40,20 @@ static struct thr *thr_get(struct proc *p, pid_t tid)
 	return t;
 }
 
+/* A record length that no record has */
+static bool len_bad(unsigned len)
+{
+	return (len != sizeof(struct srec) && len < sizeof(struct rec)) || (len & 7);
+}
+
+/* A chunk header that can be one at off, in an arena of size bytes */
+static bool chunk_ok(const struct chunk_hdr *h, uint64_t off, uint64_t size)
+{
+	return h->magic == CHUNK_MAGIC && h->size >= 2 * SPOOL_HDR_SIZE &&
+	       !(h->size % ARENA_ALIGN) && h->size <= size - off && h->owner <= off &&
+	       (h->owner == off) == (h->seq == 0);
+}
+
 /* Walk a record chain in [p, end); stop at the first record that is not
  * sane (a crash can only cut the chain, since `used` is written after a
  * record). Returns where the complete records end; counts short ones. */
@@ -51,8 +65,7 @@ static char *chain_end(const char *name, char *p, char *end, size_t *nshort)
 		struct rec *r = (struct rec *)p;
 		if (r->len == 0)
 			break;              /* the end of what was written */
-		if ((r->len != sizeof(struct srec) && r->len < sizeof(*r)) ||
-		    (r->len & 7) || p + r->len > end) {
+		if (len_bad(r->len) || p + r->len > end) {
 			warnx("%s: bad record at byte %zu, the rest is ignored",
 			      name, (size_t)(p - start));
 			break;
@@ -197,9 +210,7 @@ struct arena_chunk *arena_chunks(int fd, size_t size, struct arena_hdr *a,
 			break;
 		memcpy(h, page, sizeof(*h));
 		memcpy(&one.h, page + CHUNK_SPOOL_HDR, sizeof(one.h));
-		if (h->magic != CHUNK_MAGIC || h->size < 2 * SPOOL_HDR_SIZE ||
-		    h->size % ARENA_ALIGN || h->size > size - off ||
-		    h->owner > off || (h->owner == off) != (h->seq == 0)) {
+		if (!chunk_ok(h, off, size)) {
 			off += ARENA_ALIGN;
 			continue;
 		}
@@ -385,9 +396,7 @@ static void poll_scan(struct arena_scan *s, uint64_t size, int final)
 			break;
 		memcpy(&c, page, sizeof(c));
 		memcpy(&h, page + CHUNK_SPOOL_HDR, sizeof(h));
-		if (c.magic != CHUNK_MAGIC || c.size < 2 * SPOOL_HDR_SIZE ||
-		    c.size % ARENA_ALIGN || c.size > size - s->off ||
-		    c.owner > s->off || (c.owner == s->off) != (c.seq == 0)) {
+		if (!chunk_ok(&c, s->off, size)) {
 			if (!final)
 				break;
 			s->off += ARENA_ALIGN;
@@ -400,12 +409,13 @@ static void poll_scan(struct arena_scan *s, uint64_t size, int final)
 
 /* The records of im's chunks since the last call, expanded into out
  * (grown); its length. */
-static bool has_next(const struct arena_img *im)
+/* The thread's chunk after the one being read, if seen: its index */
+static int next_chunk(const struct arena_img *im)
 {
 	for (size_t i = 0; i < im->nnext; i++)
 		if (im->next[i].seq == im->seq + 1)
-			return true;
-	return false;
+			return (int)i;
+	return -1;
 }
 
 static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **out,
@@ -438,8 +448,7 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 					ends = 1;	/* what is written so far */
 					break;
 				}
-				if ((r->len != sizeof(struct srec) && r->len < sizeof(*r)) ||
-				    (r->len & 7) || im->pos + (size_t)(p - s->in) + r->len > len) {
+				if (len_bad(r->len) || im->pos + (size_t)(p - s->in) + r->len > len) {
 					warnx("%s@%llu: bad record at byte %llu, the rest is ignored",
 					      s->path, (unsigned long long)im->owner,
 					      (unsigned long long)(im->pos + (size_t)(p - s->in)));
@@ -456,7 +465,7 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 				p += r->len;
 			}
 			if (!ended && last && (ends || im->pos + (size_t)(p - s->in) == len) &&
-			    last < p && !has_next(im)) {
+			    last < p && next_chunk(im) < 0) {
 				p = last;	/* the thread's last record so far */
 				nshort -= lshort;
 				ends = 1;
@@ -489,10 +498,7 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 		}
 		/* on to the next chunk once the thread is there (then this one
 		 * was complete when it was read above) */
-		int k = -1;
-		for (size_t i = 0; i < im->nnext; i++)
-			if (im->next[i].seq == im->seq + 1)
-				k = (int)i;
+		int k = next_chunk(im);
 		if (k < 0)
 			return total;
 		im->seq = im->next[k].seq;

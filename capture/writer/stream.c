@@ -48,8 +48,7 @@ struct stream {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int stop;                    /* under mu */
-	int halt;                    /* the same, read on the way */
+	int halt;                    /* set under mu, read also on the way */
 	struct node *n;
 	struct arena_scan scan;
 	char *dir;
@@ -74,13 +73,11 @@ static void step(struct stream *s)
 		struct proc *p = &n->procs[i];
 		for (int j = 0; j < p->nthr; j++) {
 			struct thr *t = &p->thr[j];
-			int x = t->sp[t->nsp - 1]->h->exit;
-			/* an exec goes on in the same thread */
-			int ended = x != TEXIT_NONE && !(x == TEXIT_EXEC && t->tid == p->pid);
+			int ended = thread_ended(p, t);
 			if (!t->ws && s->open_parts >= MAX_PARTS)
 				continue;
 			int had = t->ws != NULL;
-			if (s->halt)
+			if (__atomic_load_n(&s->halt, __ATOMIC_RELAXED))
 				return;
 			if (write_stream(n, p, t, s->dir, s->comp, s->isb, !ended, &s->halt) < 0)
 				continue;
@@ -101,7 +98,7 @@ static void *stream_main(void *arg)
 	/* the application first: on a CPU it needs, this thread waits */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	pthread_mutex_lock(&s->mu);
-	while (!s->stop) {
+	while (!s->halt) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -111,7 +108,7 @@ static void *stream_main(void *arg)
 			ts.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&s->cv, &s->mu, &ts);
-		if (s->stop)
+		if (s->halt)
 			break;
 		pthread_mutex_unlock(&s->mu);
 		step(s);
@@ -151,7 +148,6 @@ struct stream *stream_start(struct node *n, const char *dir, int comp, bool isb)
 void stream_stop(struct stream *s)
 {
 	pthread_mutex_lock(&s->mu);
-	s->stop = 1;
 	__atomic_store_n(&s->halt, 1, __ATOMIC_RELAXED);
 	pthread_cond_signal(&s->cv);
 	pthread_mutex_unlock(&s->mu);
