@@ -265,6 +265,9 @@ void resolve_stream(struct node *n);
 /* Streaming: has the thread ended (as its spool header says; an exec
  * goes on in the process's main thread)? Nothing more will come. */
 int thread_ended(const struct proc *p, const struct thr *t);
+/* The thread pthread_create record r of thread creator made, as the
+ * thread's spool header names it; NULL when none seen says so */
+struct thr *thread_made(struct proc *p, pid_t creator, const struct rec *r);
 /* A thread's start, ns (what the writer's first compute counts from) */
 int64_t thread_start(const struct node *n, pid_t pid, const struct thr *t);
 void resolve_free(struct node *n);
@@ -293,6 +296,8 @@ int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 		 int comp, bool isb, int running, const int *halt);
 int write_stream_end(struct thr *t);
 void write_stream_free(struct thr *t);
+/* the records the thread's part took, 0 when it has none (tests) */
+uint64_t write_streamed(const struct thr *t);
 /* stream.c: the trace written while the application runs (comp: the
  * trace's compression); NULL when it cannot be (then all at the end) */
 struct stream *stream_start(struct node *n, const char *dir, int comp, bool isb);

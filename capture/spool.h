@@ -123,6 +123,10 @@ struct spool_hdr {
 	 * the thread's next record is no earlier (island-capture's streaming
 	 * reads it while the app runs) */
 	volatile uint64_t in_t0;
+	/* the start of the pthread_create that made the thread (its record's
+	 * t0, clock units), 0 when none or not known: which call made which
+	 * thread, exactly, while the app runs and at the end */
+	volatile int64_t made_at;
 };
 
 /* The fixed part of every record: 64 bytes, a cache line. call and len

@@ -321,6 +321,7 @@ int spool_open(struct tstate *t)
 	t->hdr->tid = t->tid;
 	t->hdr->gen = t->gen;
 	t->hdr->creator = t->creator;
+	t->hdr->made_at = (int64_t)t->made_at;
 	t->hdr->start = (int64_t)(t->born ? t->born : now());
 	t->born = 0;
 	t->hdr->cpu_ns = -1;
@@ -846,6 +847,7 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	t->hold = 0;
 	t->slot = -1;
 	t->creator = 0;
+	t->made_at = 0;
 	t->sslot = 0;
 	t->guard = 1;
 	/* one thread: a safe point to open again what the parent lost */

@@ -63,6 +63,7 @@ struct tstate {
 	int gen;
 	int slot;                   /* index in the thread registry, -1 none */
 	pid_t creator;
+	uint64_t made_at;           /* spool_hdr's: the pthread_create's t0 */
 	int sslot;                  /* slot in the session's thread table + 1 */
 	void *site;                 /* --callsites: where the wrapper returns */
 	int prof_pending;           /* --profile: a snapshot waits for leave() */

@@ -15,6 +15,7 @@ struct tramp {
 	void *(*fn)(void *);
 	void *arg;
 	pid_t creator;
+	uint64_t made_at;        /* the pthread_create's t0 */
 	int busy;                /* a pool slot in use */
 };
 
@@ -55,10 +56,12 @@ static void *tramp_start(void *p)
 
 	tramp_put(p);
 	ts.creator = tr.creator;
+	ts.made_at = tr.made_at;
 	ts.guard = 1;
-	if (ts.hdr)          /* --syscalls: opened by the thread's first call */
+	if (ts.hdr) {        /* --syscalls: opened by the thread's first call */
+		ts.hdr->made_at = (int64_t)tr.made_at;
 		ts.hdr->creator = tr.creator;
-	else {
+	} else {
 		ts.slot = -1;
 		spool_open(&ts);
 	}
@@ -86,7 +89,10 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	tr->fn = fn;
 	tr->arg = arg;
 	tr->creator = t->tid ? t->tid : (pid_t)syscall(SYS_gettid);
-	uint64_t t0 = now();
+	/* the thread's header names this call: its record is streamed once
+	 * the thread is seen, and a thread seen bounds no earlier call */
+	uint64_t t0 = call_start(t);
+	tr->made_at = t0;
 	int r = REAL(pthread_create)(th, attr, tramp_start, tr);
 	uint64_t t1 = now();
 	int e = errno;

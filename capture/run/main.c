@@ -529,6 +529,12 @@ static void write_twin(const struct node *n, const char *dir, const char *path)
 {
 	struct node m = *n;
 
+	/* what went in streamed, thread by thread (the tests ask) */
+	for (int i = 0; i < n->nprocs; i++)
+		for (int j = 0; j < n->procs[i].nthr; j++)
+			warnx("streamed: pid %d tid %d: %llu records", (int)n->procs[i].pid,
+			      (int)n->procs[i].thr[j].tid,
+			      (unsigned long long)write_streamed(&n->procs[i].thr[j]));
 	m.procs = NULL;
 	m.nprocs = 0;
 	m.procs_cap = 0;

@@ -1156,14 +1156,34 @@ static uint64_t next_at_least(const struct thr *t)
 	return in > at ? in : at;
 }
 
-/* A pthread_create of thread i at t0: the thread it made, already seen? */
+struct thr *thread_made(struct proc *p, pid_t creator, const struct rec *r)
+{
+	for (int j = 0; j < p->nthr; j++) {
+		const struct spool_hdr *h = p->thr[j].sp[0]->h;
+		if (h->made_at && (uint64_t)h->made_at == r->t0 && h->creator == creator)
+			return &p->thr[j];
+	}
+	return NULL;
+}
+
+/* A pthread_create of thread i at t0: the thread it made, already seen?
+ * The one its header names, else (a header that does not say) the
+ * earliest that started after it */
 static int claim(const struct proc *p, struct pstream *ps, int i, uint64_t t0)
 {
 	int best = -1;
 
 	for (int j = 0; j < ps->nc; j++) {
 		const struct spool_hdr *h = p->thr[j].sp[0]->h;
-		if (!ps->claimed[j] && h->creator == p->thr[i].tid && (uint64_t)h->start >= t0 &&
+		if (ps->claimed[j] || h->creator != p->thr[i].tid)
+			continue;
+		if (h->made_at) {
+			if ((uint64_t)h->made_at != t0)
+				continue;
+			best = j;
+			break;
+		}
+		if ((uint64_t)h->start >= t0 &&
 		    (best < 0 || h->start < p->thr[best].sp[0]->h->start))
 			best = j;
 	}
@@ -1195,12 +1215,15 @@ static void stream_proc(struct resolver *rs, struct proc *p, struct pstream *ps)
 		XGROW(ps->claimed, ps->capcl, (size_t)ps->nc + 1);
 		memset(&ps->c[ps->nc], 0, sizeof(ps->c[0]));
 		rec_iter_init(&ps->c[ps->nc].it, t);
-		/* the latest call that can have made it: the earlier ones
-		 * stay, and bound what their threads may add */
+		/* the call its header names; else the latest that can have
+		 * made it: the earlier ones stay, and bound what their
+		 * threads may add */
 		k = ps->nmade;
 		for (size_t j = 0; j < ps->nmade; j++)
-			if (ps->made[j].creator == h->creator && (uint64_t)h->start >= ps->made[j].t0 &&
-			    (k == ps->nmade || ps->made[j].t0 > ps->made[k].t0))
+			if (ps->made[j].creator == h->creator &&
+			    (h->made_at ? (uint64_t)h->made_at == ps->made[j].t0 :
+			     (uint64_t)h->start >= ps->made[j].t0 &&
+			     (k == ps->nmade || ps->made[j].t0 > ps->made[k].t0)))
 				k = j;
 		ps->claimed[ps->nc] = k < ps->nmade;
 		if (k < ps->nmade)

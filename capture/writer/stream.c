@@ -14,7 +14,8 @@
  * process back from the call's start on, which the interposer notes in
  * the thread's spool header). What is not streamed is written at the
  * end, as before: a thread's calls from the first whose attributes the
- * end decides (system, popen, pthread_create), and all of a node in a
+ * end decides (system, popen; a pthread_create until the thread it made
+ * is seen: its header names the call), and all of a node in a
  * session, under --callsites or --profile. Under --syscalls a record is
  * taken once its level is linked for good (levels.c). Only a trace
  * compressed with zstd is streamed (.xml.zst, .isb.zst): its frames go

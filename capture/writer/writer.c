@@ -399,14 +399,17 @@ static int is_timed_wait(int c)
 	       c == C_SEM_TIMEDWAIT;
 }
 
-static pid_t created_thread(struct proc *p, struct thr *creator, int64_t t0)
+static pid_t created_thread(struct proc *p, struct thr *creator, const struct rec *r,
+			    int64_t t0)
 {
-	struct thr *best = NULL;
+	struct thr *best = thread_made(p, creator->tid, r);
 
-	for (int i = 0; i < p->nthr; i++) {
+	/* a spool that does not say (a thread killed before it could):
+	 * the earliest thread it made that started after the call */
+	for (int i = 0; !best && i < p->nthr; i++) {
 		struct thr *t = &p->thr[i];
 		if (t->creator != creator->tid || t->created_matched ||
-		    t->start < t0)
+		    t->sp[0]->h->made_at || t->start < t0)
 			continue;
 		if (!best || t->start < best->start)
 			best = t;
@@ -807,7 +810,7 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 			o_attr_int(o, "child", r->a1);
 		break;
 	case C_PTHREAD_CREATE: {
-		pid_t tid = r->ret == 0 ? created_thread(p, t, t0) : 0;
+		pid_t tid = r->ret == 0 ? created_thread(p, t, r, t0) : 0;
 		if (tid)
 			o_attr_int(o, "child", tid);
 		break;
@@ -1002,10 +1005,12 @@ static void ws_init(struct wstate *w, struct node *n, struct proc *p, struct thr
 }
 
 /* What the end (resolve.c's later passes) decides: a system or popen
- * call's child, the thread a pthread_create made */
-static int needs_end(const struct rec *r)
+ * call's child; the thread a pthread_create made, until it is seen */
+static int needs_end(struct proc *p, struct thr *t, const struct rec *r)
 {
-	return r->call == C_SYSTEM || r->call == C_POPEN || r->call == C_PTHREAD_CREATE;
+	if (r->call == C_PTHREAD_CREATE)
+		return r->ret == 0 && !thread_made(p, t->tid, r);
+	return r->call == C_SYSTEM || r->call == C_POPEN;
 }
 
 /* Streaming: are the records that complete call r there (the thread has
@@ -1038,7 +1043,7 @@ static void write_body(struct out *o, struct node *n, struct proc *p,
 	if (!w->next)
 		w->next = rec_next(&w->it);
 	while ((r = w->next) && w->done < upto) {
-		if (how != W_END && (needs_end(r) || (how == W_RUNNING && !completed(w, r))))
+		if (how != W_END && (needs_end(p, t, r) || (how == W_RUNNING && !completed(w, r))))
 			break;
 		/* the app has ended: the end's writer, with its own
 		 * thread for the compression, takes over from here */
@@ -1217,6 +1222,13 @@ int write_stream_end(struct thr *t)
 		w->failed = 1;
 	w->pf = NULL;
 	return w->failed ? -1 : 0;
+}
+
+uint64_t write_streamed(const struct thr *t)
+{
+	const struct wstate *w = t->ws;
+
+	return w && w->part && !w->failed && !w->pf ? w->done : 0;
 }
 
 /* The parts gone (after trace_write, or when it is not written) */
