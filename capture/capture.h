@@ -104,6 +104,7 @@ struct proc {
 	char *exe, *cwd;
 	int64_t start, end;
 	int status;                  /* wait status, -1 unknown */
+	int made_claimed;            /* named by a system or popen call */
 	int complete;
 	char *reason;                /* what the capture could not see, or NULL */
 	const char *unprofiled;      /* --profile: why it has no snapshots, or NULL */
@@ -268,6 +269,9 @@ int thread_ended(const struct proc *p, const struct thr *t);
 /* The thread pthread_create record r of thread creator made, as the
  * thread's spool header names it; NULL when none seen says so */
 struct thr *thread_made(struct proc *p, pid_t creator, const struct rec *r);
+/* The process system or popen record r of thread tid made, as the
+ * process's header names it; NULL when none seen says so */
+struct proc *proc_made(struct node *n, pid_t tid, const struct rec *r);
 /* A thread's start, ns (what the writer's first compute counts from) */
 int64_t thread_start(const struct node *n, pid_t pid, const struct thr *t);
 void resolve_free(struct node *n);

@@ -127,6 +127,10 @@ struct spool_hdr {
 	 * t0, clock units), 0 when none or not known: which call made which
 	 * thread, exactly, while the app runs and at the end */
 	volatile int64_t made_at;
+	/* a process's first thread: the tid whose system or popen call made
+	 * the process (made_at: that call's t0), 0 when none or not known */
+	int32_t  made_by;
+	int32_t  pad2;
 };
 
 /* The fixed part of every record: 64 bytes, a cache line. call and len
@@ -354,6 +358,8 @@ struct session {
 #define ENV_LIB    "ISLAND_LIB"       /* absolute path of the interposer */
 #define ENV_LIMITS "ISLAND_LIMITS"    /* "1" when the spool holds a limits page */
 #define ENV_IMAGE  "ISLAND_IMAGE"     /* pid of the process that exec'd */
+#define ENV_MADE_BY "ISLAND_MADE_BY"  /* TID:T0 of the system or popen call
+					 that made this shell (spool_hdr) */
 #define CALLSITES_FILE "callsites"    /* in the spool directory: --callsites */
 
 /*

@@ -322,6 +322,7 @@ int spool_open(struct tstate *t)
 	t->hdr->gen = t->gen;
 	t->hdr->creator = t->creator;
 	t->hdr->made_at = (int64_t)t->made_at;
+	t->hdr->made_by = t->made_by;
 	t->hdr->start = (int64_t)(t->born ? t->born : now());
 	t->born = 0;
 	t->hdr->cpu_ns = -1;
@@ -493,6 +494,52 @@ static uint64_t dec(const char *s)
 	while (*s >= '0' && *s <= '9')
 		v = v * 10 + (uint64_t)(*s++ - '0');
 	return v;
+}
+
+/* The thread of our parent that made us (its task's children file lists
+ * us), 0 when none says so: a shell of system or popen while threads
+ * were in such calls at once, matched to the call of that thread under
+ * way when it started. */
+static pid_t parent_thread(void)
+{
+	char dbuf[4096], path[96], kids[4096];
+	long ppid = SYS(SYS_getppid, 0, 0, 0, 0), me = SYS(SYS_getpid, 0, 0, 0, 0);
+	long dfd, n;
+	pid_t found = 0;
+	char *p;
+
+	memcpy(path, "/proc/", 6);
+	p = utoa(path + 6, (unsigned long)ppid);
+	memcpy(p, "/task", 6);
+	dfd = SYS(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (dfd < 0)
+		return 0;
+	while (!found && (n = SYS(SYS_getdents64, dfd, (long)dbuf, sizeof(dbuf), 0)) > 0) {
+		for (long off = 0; !found && off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(dbuf + off);
+			off += d->d_reclen;
+			if (d->d_name[0] < '0' || d->d_name[0] > '9')
+				continue;
+			char *q = p + 5;
+			*q++ = '/';
+			q = utoa(q, (unsigned long)dec(d->d_name));
+			memcpy(q, "/children", 10);
+			long got = read_small(path, kids, sizeof(kids) - 1);
+			if (got <= 0)
+				continue;
+			kids[got] = 0;
+			for (char *k = kids; *k;) {
+				if ((long)dec(k) == me)
+					found = (pid_t)dec(d->d_name);
+				while (*k && *k != ' ')
+					k++;
+				while (*k == ' ')
+					k++;
+			}
+		}
+	}
+	SYS(SYS_close, dfd, 0, 0, 0);
+	return found;
 }
 
 /* Record the descriptors the image starts with, so that calls on inherited
@@ -707,6 +754,19 @@ CONSTRUCTOR void island_init(void)
 	struct tstate *t = &ts;
 	t->slot = -1;
 	t->guard = 1;
+	/* a system or popen call's shell: which call made it */
+	const char *by = getenv(ENV_MADE_BY);
+	if (by && !execd && by[0] == '?') {
+		/* spawned while others were: which thread, not which call */
+		t->made_by = parent_thread();
+		t->made_at = 0;
+	} else if (by && !execd) {
+		const char *c = strchr(by, ':');
+		t->made_by = (pid_t)dec(by);
+		t->made_at = c ? dec(c + 1) : 0;
+		if (!c || !t->made_by || !t->made_at)
+			t->made_by = 0, t->made_at = 0;
+	}
 	if (spool_open(t) == 0) {
 		record_proc(t, execd && !handoff ? ORIGIN_EXEC : ORIGIN_NEW, 0,
 			    (uint64_t)t->hdr->start);
@@ -832,11 +892,14 @@ __attribute__((destructor)) static void island_fini(void)
 
 /* In the child of fork: the parent's threads are gone and their spools are
  * not ours. Start this thread's spool for the new pid. */
+static void spawn_env_forked(void);
+
 void fork_child(pid_t parent_tid, uint64_t t0)
 {
 	struct tstate *t = &ts;
 
 	sites_fork_child();
+	spawn_env_forked();
 	if (unlikely(prof != NULL))
 		prof_fork_child();
 	for (int i = 0; i < REG_MAX; i++)
@@ -848,6 +911,7 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	t->slot = -1;
 	t->creator = 0;
 	t->made_at = 0;
+	t->made_by = 0;
 	t->sslot = 0;
 	t->guard = 1;
 	/* one thread: a safe point to open again what the parent lost */
@@ -866,7 +930,7 @@ static int env_ours(const char *e)
 	static const char *const ours[] = { "ISLAND_SPOOL=", "ISLAND_CLOCK=", "ISLAND_LIB=",
 		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION",
 		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=", "ISLAND_LOADER_NAME=",
-		"ISLAND_IMAGE=" };
+		"ISLAND_IMAGE=", "ISLAND_MADE_BY=" };
 
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (!strncmp(e, ours[i], strlen(ours[i])))
@@ -895,8 +959,10 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 			their = *e + sizeof(pre) - 1;
 		else if (!strcmp(*e, env_spool))
 			have_spool = 1;
+		else if (!strncmp(*e, ENV_MADE_BY "=", sizeof(ENV_MADE_BY)))
+			have_spool = -1;	/* a shell's name: not passed on */
 	}
-	if (have_spool && their && strstr(their, env_preload_lib))
+	if (have_spool > 0 && their && strstr(their, env_preload_lib))
 		return envp;        /* (ISLAND_LIMITS travels with ISLAND_SPOOL) */
 	size_t tl = their ? strlen(their) : 0;
 	if (sizeof(pre) + tl + 1 + libl + 1 > buflen)
@@ -937,4 +1003,114 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	}
 	arr[n] = NULL;
 	return arr;
+}
+
+/*
+ * system() and popen() spawn /bin/sh with environ, through libc's
+ * internal spawn, which no wrapper sees: while one runs, environ is an
+ * environment with our variables (env_fix), one for all the threads in
+ * such calls at once, in memory of its own: the first in puts it there,
+ * the last out puts the app's back (a copy per call, each put back by
+ * its own call, left environ on a dead thread's stack after threads had
+ * called system at once). A call alone also names itself in it for its
+ * shell (ISLAND_MADE_BY: the trace's child is exact); a second call
+ * takes the name out before it spawns: a shell then finds which thread
+ * of its parent made it (parent_thread), and is matched to the call of
+ * that thread under way when it started.
+ */
+static struct {
+	int lock, users;
+	char **saved;                /* the app's environ */
+	char **env;                  /* ours, in a mapping of size bytes */
+	size_t size;
+	int made;                    /* the name's index in env, -1 none */
+	char by[64];                 /* ISLAND_MADE_BY=TID:T0 */
+} spawn_env = { .made = -1 };
+static char no_made_by[] = ENV_MADE_BY "=?";
+
+static void spawn_lock(void)
+{
+	while (__atomic_exchange_n(&spawn_env.lock, 1, __ATOMIC_ACQUIRE))
+		syscall(SYS_sched_yield);
+}
+
+static void spawn_unlock(void)
+{
+	__atomic_store_n(&spawn_env.lock, 0, __ATOMIC_RELEASE);
+}
+
+void spawn_env_enter(pid_t tid, uint64_t t0)
+{
+	if (!island_on)
+		return;
+	spawn_lock();
+	if (spawn_env.users++) {
+		/* not alone: no call is named, each shell asks (a store the
+		 * spawn's execve reads before or after, either a whole
+		 * string) */
+		if (spawn_env.made >= 0)
+			__atomic_store_n(&spawn_env.env[spawn_env.made], no_made_by,
+					 __ATOMIC_RELEASE);
+		spawn_env.made = -1;
+		spawn_unlock();
+		return;
+	}
+	size_t n = 0;
+	for (char **e = environ; e && *e; e++)
+		n++;
+	size_t arrlen = n + 13, size = arrlen * sizeof(char *) + 8192;
+	char **arr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (arr == MAP_FAILED) {
+		spawn_env.users--;
+		spawn_unlock();
+		return;		/* the shell is not captured, the app runs */
+	}
+	char *buf = (char *)(arr + arrlen), *bp = buf;
+	char *const *env = env_fix(environ, &bp, 8192, arr, arrlen - 1);
+	spawn_env.saved = environ;
+	spawn_env.env = arr;
+	spawn_env.size = size;
+	spawn_env.made = -1;
+	if (env == arr && tid) {
+		size_t k = 0;
+		while (arr[k])
+			k++;
+		memcpy(spawn_env.by, ENV_MADE_BY "=", sizeof(ENV_MADE_BY));
+		char *p = utoa(spawn_env.by + sizeof(ENV_MADE_BY), (unsigned long)tid);
+		*p++ = ':';
+		utoa(p, (unsigned long)t0);
+		arr[k] = spawn_env.by;	/* the room env_fix left: arrlen - 1 */
+		arr[k + 1] = NULL;
+		spawn_env.made = (int)k;
+	}
+	environ = (char **)env;
+	spawn_unlock();
+}
+
+void spawn_env_leave(void)
+{
+	if (!island_on)
+		return;
+	spawn_lock();
+	if (spawn_env.users && !--spawn_env.users && spawn_env.env) {
+		/* the app's own, unless it set another meanwhile */
+		if (environ == spawn_env.env)
+			environ = spawn_env.saved;
+		if (environ != spawn_env.env)
+			munmap(spawn_env.env, spawn_env.size);
+		spawn_env.env = NULL;
+		spawn_env.made = -1;
+	}
+	spawn_unlock();
+}
+
+/* A fork child has one thread: none is in system or popen */
+static void spawn_env_forked(void)
+{
+	if (spawn_env.users && environ == spawn_env.env)
+		environ = spawn_env.saved;
+	spawn_env.users = 0;
+	spawn_env.env = NULL;
+	spawn_env.made = -1;
+	spawn_env.lock = 0;
 }

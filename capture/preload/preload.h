@@ -63,7 +63,9 @@ struct tstate {
 	int gen;
 	int slot;                   /* index in the thread registry, -1 none */
 	pid_t creator;
-	uint64_t made_at;           /* spool_hdr's: the pthread_create's t0 */
+	uint64_t made_at;           /* spool_hdr's: the pthread_create's, or
+				       the system or popen's, t0 */
+	pid_t made_by;              /* spool_hdr's: that system or popen's tid */
 	int sslot;                  /* slot in the session's thread table + 1 */
 	void *site;                 /* --callsites: where the wrapper returns */
 	int prof_pending;           /* --profile: a snapshot waits for leave() */
@@ -381,9 +383,13 @@ long exec_by_syscall(long nr, const long *a);
 
 /* The environment our children need (core.c), for exec and spawn. */
 /* the real popen, with the capture's variables in environ (wrap_proc.c) */
-struct _IO_FILE *popen_with_env(const char *cmd, const char *mode);
+struct _IO_FILE *popen_with_env(const char *cmd, const char *mode, pid_t tid, uint64_t t0);
 char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		     char **arr, size_t arrlen);
+/* environ with our variables while in system or popen (core.c); TID
+ * and T0 name the call for its shell, 0 for none */
+void spawn_env_enter(pid_t tid, uint64_t t0);
+void spawn_env_leave(void);
 extern char env_preload_lib[];
 const char *island_spool_dir(void);
 

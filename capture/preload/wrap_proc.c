@@ -360,24 +360,20 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file,
 	return spawn(1, pid, file, fa, at, argv, envp);
 }
 
-/* system() spawns /bin/sh with environ: if the app took our variables out
- * of it, put them back for the duration of the call. */
+/* system() spawns /bin/sh with environ: our variables are in it for the
+ * duration of the call (core.c, spawn_env_enter). */
 EXPORT int system(const char *cmd)
 {
-	size_t n = env_count(environ) + 12;
-	char *arr[n], buf[8192], *bp = buf;
-	char **saved = environ;
-	char *const *env = env_fix(environ, &bp, sizeof(buf), arr, n);
 	struct tstate *t = &ts;
 	int r, rec = enter(t);
-
-	if (island_on)
-		environ = (char **)env;
 	uint64_t t0 = now();
+
+	/* the shell's header names this call, when it is alone */
+	spawn_env_enter(rec ? (t->tid ? t->tid : (pid_t)syscall(SYS_gettid)) : 0, t0);
 	r = REAL(system)(cmd);
 	uint64_t t1 = now();
 	int e = errno;
-	environ = saved;
+	spawn_env_leave();
 	if (rec) {
 		put_str(t, C_SYSTEM, t0, t1, r, -1, r, 0, r == -1 ? e : 0,
 			cmd ? cmd : "", NULL);
@@ -389,20 +385,15 @@ EXPORT int system(const char *cmd)
 
 /* popen() spawns /bin/sh with environ through libc's internal spawn,
  * which no wrapper sees: our variables go back in for the call (the
- * interposer took them out of environ, core.c env_hide). The popen
- * wrapper (wrap_stream.c) calls this for the real one. */
-FILE *popen_with_env(const char *cmd, const char *mode)
+ * interposer took them out of environ, core.c env_hide; spawn_env_enter),
+ * TID and T0 naming the call for the shell. The popen wrapper
+ * (wrap_stream.c) calls this for the real one. */
+FILE *popen_with_env(const char *cmd, const char *mode, pid_t tid, uint64_t t0)
 {
-	size_t n = env_count(environ) + 12;
-	char *arr[n], buf[8192], *bp = buf;
-	char **saved = environ;
-	char *const *env = env_fix(environ, &bp, sizeof(buf), arr, n);
-
-	if (island_on)
-		environ = (char **)env;
+	spawn_env_enter(tid, t0);
 	FILE *f = REAL(popen)(cmd, mode);
 	int e = errno;
-	environ = saved;
+	spawn_env_leave();
 	errno = e;
 	return f;
 }

@@ -173,9 +173,9 @@ EXPORT FILE *popen(const char *cmd, const char *mode)
 	struct tstate *t = &ts;
 
 	if (!enter(t))
-		return popen_with_env(cmd, mode);
+		return popen_with_env(cmd, mode, 0, 0);
 	uint64_t t0 = now();
-	FILE *f = popen_with_env(cmd, mode);
+	FILE *f = popen_with_env(cmd, mode, t->tid ? t->tid : (pid_t)syscall(SYS_gettid), t0);
 	uint64_t t1 = now();
 	int e = errno;
 	int fd = sfd(f);

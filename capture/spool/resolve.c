@@ -688,8 +688,8 @@ static int yields_fd(const struct rec *r)
 static unsigned seen_of(const struct rec *r)
 {
 	switch (r->call) {
-	case C_SYSTEM: case C_POPEN: case C_WAITPID: case C_WAIT4:
-	case C_WAITCALL: case C_WAIT3: case C_WAITID:
+	case C_SYSTEM: case C_POPEN: case C_PCLOSE: case C_WAITPID:
+	case C_WAIT4: case C_WAITCALL: case C_WAIT3: case C_WAITID:
 		return SEEN_STATUS;
 	case REC_MODULE: case REC_SAMPLE: case C_PTHREAD_CREATE: case C_FORK:
 	case C_POSIX_SPAWN: case C_CLONE: case C_IO_URING_SETUP:
@@ -892,42 +892,159 @@ static void derive_proc(struct node *n, struct proc *p)
 /* system() reaps its shell internally: the shell is the child of the
  * caller that started during the call. Its pid goes in the record's a2
  * (unused by system) for the writer. */
-static void system_status(struct node *n, pid_t caller, struct rec *r)
+struct proc *proc_made(struct node *n, pid_t tid, const struct rec *r)
 {
-	int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
-
 	for (int k = 0; k < n->nprocs; k++) {
 		struct proc *c = &n->procs[k];
-		if (c->ppid == caller && c->start >= t0 && c->start <= t1) {
-			if (c->status < 0)
-				c->status = (int)r->a1;
-			r->a2 = c->pid;
-			return;
+		for (int j = 0; j < c->nthr; j++) {
+			if (c->thr[j].tid != c->pid)
+				continue;
+			/* its first image's, or (--syscalls) the one after
+			 * the spawn's own calls in the child */
+			for (int g = 0; g < c->thr[j].nsp; g++) {
+				const struct spool_hdr *h = c->thr[j].sp[g]->h;
+				if (h->made_by == tid && (uint64_t)h->made_at == r->t0)
+					return c;
+			}
 		}
 	}
+	return NULL;
 }
 
-/* popen's shell: the first child of the caller to start after the call
- * did (it may start after popen returned); its pid goes in the record's
- * a2 for the writer. */
-static void popen_child(struct node *n, pid_t caller, struct rec *r)
+/* The thread whose call made process c, as its header says; 0 when it
+ * does not; *at the call's t0 when it names the call too, else 0 (the
+ * call of that thread under way when c started) */
+static pid_t made_by(const struct proc *c, uint64_t *at)
+{
+	*at = 0;
+	for (int j = 0; j < c->nthr; j++)
+		for (int g = 0; c->thr[j].tid == c->pid && g < c->thr[j].nsp; g++) {
+			const struct spool_hdr *h = c->thr[j].sp[g]->h;
+			if (h->made_by) {
+				*at = (uint64_t)h->made_at;
+				return h->made_by;
+			}
+		}
+	return 0;
+}
+
+/* A child of the caller r may have made: of thread tid's, started
+ * during [t0, t1] (system) or after t0 (popen, t1 < 0), not named yet;
+ * when its header names another thread or call, not this one */
+static bool may_have_made(const struct proc *c, pid_t caller, pid_t tid,
+			  int64_t t0, int64_t t1)
+{
+	uint64_t at;
+	pid_t by = made_by(c, &at);
+
+	if (c->ppid != caller || c->made_claimed || c->start < t0 || (t1 >= 0 && c->start > t1))
+		return false;
+	return !by || (by == tid && !at);
+}
+
+/* system's shell: the one its header says (a call alone in system),
+ * else a child of the caller that started during the call, the one
+ * that ended last before it returned (system returns once its shell
+ * has ended); it gets the call's status */
+static void system_status(struct node *n, pid_t caller, pid_t tid, struct rec *r)
+{
+	int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
+	struct proc *c = proc_made(n, tid, r);
+	bool exact = c != NULL;
+
+	uint64_t at;
+
+	/* a shell that says which thread made it: one system call of a
+	 * thread is under way at a time; else the shells that say nothing */
+	for (int k = 0; !c && k < n->nprocs; k++)
+		if (may_have_made(&n->procs[k], caller, tid, t0, t1) &&
+		    made_by(&n->procs[k], &at) == tid)
+			c = &n->procs[k];
+	exact = c != NULL;
+	for (int k = 0; !exact && k < n->nprocs; k++) {
+		struct proc *x = &n->procs[k];
+		if (!may_have_made(x, caller, tid, t0, t1) || made_by(x, &at))
+			continue;
+		if (!c || (x->end <= t1 && (c->end > t1 || x->end > c->end)))
+			c = x;
+	}
+	if (!c)
+		return;
+	c->made_claimed = 1;
+	if (c->status < 0)
+		c->status = (int)r->a1;
+	r->a2 = c->pid;
+}
+
+/* a process's pclose calls: the stream's descriptor, when, the status */
+struct pcl { int fd; uint64_t t0; int status; };
+
+static struct pcl *pcloses_of(struct proc *p, size_t *np)
+{
+	struct pcl *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (int j = 0; j < p->nthr; j++) {
+		struct rec_iter it;
+		struct rec *x;
+
+		if (!(p->thr[j].seen & SEEN_STATUS))
+			continue;
+		rec_iter_init(&it, &p->thr[j]);
+		while ((x = rec_next(&it)))
+			if (x->call == C_PCLOSE && x->ret >= 0) {
+				XGROW(v, cap, n + 1);
+				v[n++] = (struct pcl){ x->fd, x->t0, (int)x->ret };
+			}
+	}
+	*np = n;
+	return v;
+}
+
+/* popen's shell: the one its header says, else the first child of the
+ * caller to start after the call did (it may start after popen
+ * returned); its pid goes in the record's a2 for the writer; its status,
+ * the one the first pclose of the stream's descriptor after the call
+ * returned */
+static void popen_child(struct node *n, pid_t caller, pid_t tid, struct rec *r,
+			const struct pcl *pc, size_t npc)
 {
 	int64_t t0 = clock_ns(&n->clk, r->t0);
-	struct proc *best = NULL;
+	struct proc *best = proc_made(n, tid, r);
+	const struct pcl *by = NULL;
+	bool found = best != NULL;
+	uint64_t at;
 
-	for (int k = 0; k < n->nprocs; k++) {
-		struct proc *c = &n->procs[k];
-		if (c->ppid == caller && c->start >= t0 && (!best || c->start < best->start))
-			best = c;
+	/* the shells that say the caller's thread made them first, then
+	 * those that say nothing */
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		for (int k = 0; k < n->nprocs; k++) {
+			struct proc *c = &n->procs[k];
+			if (may_have_made(c, caller, tid, t0, -1) &&
+			    (made_by(c, &at) == tid) == !pass &&
+			    (!best || c->start < best->start))
+				best = c;
+		}
+		found = best != NULL;
 	}
-	if (best)
-		r->a2 = best->pid;
+	if (!best)
+		return;
+	best->made_claimed = 1;
+	r->a2 = best->pid;
+	for (size_t k = 0; k < npc; k++)
+		if (pc[k].fd == r->fd && pc[k].t0 >= r->t1 && (!by || pc[k].t0 < by->t0))
+			by = &pc[k];
+	if (by && best->status < 0)
+		best->status = by->status;
 }
 
 /* Statuses reported to waitpid() calls of the application itself. */
 static void statuses_from_waits(struct node *n)
 {
-	for (int i = 0; i < n->nprocs; i++)
+	for (int i = 0; i < n->nprocs; i++) {
+		size_t npc;
+		struct pcl *pc = pcloses_of(&n->procs[i], &npc);
+
 		for (int j = 0; j < n->procs[i].nthr; j++) {
 			struct rec_iter it;
 			struct rec *r;
@@ -936,11 +1053,13 @@ static void statuses_from_waits(struct node *n)
 			rec_iter_init(&it, &n->procs[i].thr[j]);
 			while ((r = rec_next(&it))) {
 				if (r->call == C_SYSTEM && r->a1 >= 0) {
-					system_status(n, n->procs[i].pid, r);
+					system_status(n, n->procs[i].pid,
+						      n->procs[i].thr[j].tid, r);
 					continue;
 				}
 				if (r->call == C_POPEN && r->err == 0) {
-					popen_child(n, n->procs[i].pid, r);
+					popen_child(n, n->procs[i].pid,
+						    n->procs[i].thr[j].tid, r, pc, npc);
 					continue;
 				}
 				if ((r->call != C_WAITPID && r->call != C_WAIT4 &&
@@ -955,6 +1074,8 @@ static void statuses_from_waits(struct node *n)
 						n->procs[k].status = (int)r->a1;
 			}
 		}
+		free(pc);
+	}
 }
 
 /* --- what the capture could not see ------------------------------------ */

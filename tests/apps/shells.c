@@ -1,0 +1,47 @@
+/* shells: four threads call system("exit N") ten times each at once
+ * (N = 10 * thread + call), then the main thread opens eight popen
+ * streams ("exit 100" .. "exit 107") and closes them, and prints what
+ * its environment is after: the capture puts its variables in environ
+ * for each of these calls and must leave it as it was. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+extern char **environ;
+
+static void *run(void *arg)
+{
+	char cmd[32];
+
+	for (int i = 0; i < 10; i++) {
+		snprintf(cmd, sizeof(cmd), "exit %ld", (long)arg * 10 + i);
+		if (system(cmd) == -1)
+			exit(1);
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	char **was = environ, cmd[32];
+	pthread_t th[4];
+	FILE *f[8];
+	int n = 0;
+
+	for (long i = 0; i < 4; i++)
+		if (pthread_create(&th[i], NULL, run, (void *)(i + 1)))
+			return 1;
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 8; i++) {
+		snprintf(cmd, sizeof(cmd), "exit %d", 100 + i);
+		if (!(f[i] = popen(cmd, "r")))
+			return 1;
+	}
+	for (int i = 0; i < 8; i++)
+		pclose(f[i]);
+	for (char **e = environ; *e; e++)
+		n++;
+	printf("environ %s, %d variables\n", environ == was ? "as it was" : "changed", n);
+	return 0;
+}
