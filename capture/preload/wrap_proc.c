@@ -360,6 +360,13 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file,
 	return spawn(1, pid, file, fa, at, argv, envp);
 }
 
+/* A thread cancelled in system or popen (cancellation points) leaves
+ * them too */
+static void spawn_env_cancelled(void *unused)
+{
+	spawn_env_leave();
+}
+
 /* system() spawns /bin/sh with environ: our variables are in it for the
  * duration of the call (core.c, spawn_env_enter). */
 EXPORT int system(const char *cmd)
@@ -370,7 +377,9 @@ EXPORT int system(const char *cmd)
 
 	/* the shell's header names this call, when it is alone */
 	spawn_env_enter(rec ? (t->tid ? t->tid : (pid_t)syscall(SYS_gettid)) : 0, t0);
+	pthread_cleanup_push(spawn_env_cancelled, NULL);
 	r = REAL(system)(cmd);
+	pthread_cleanup_pop(0);
 	uint64_t t1 = now();
 	int e = errno;
 	spawn_env_leave();
@@ -390,8 +399,12 @@ EXPORT int system(const char *cmd)
  * (wrap_stream.c) calls this for the real one. */
 FILE *popen_with_env(const char *cmd, const char *mode, pid_t tid, uint64_t t0)
 {
+	FILE *f;
+
 	spawn_env_enter(tid, t0);
-	FILE *f = REAL(popen)(cmd, mode);
+	pthread_cleanup_push(spawn_env_cancelled, NULL);
+	f = REAL(popen)(cmd, mode);
+	pthread_cleanup_pop(0);
 	int e = errno;
 	spawn_env_leave();
 	errno = e;

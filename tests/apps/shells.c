@@ -2,10 +2,13 @@
  * (N = 10 * thread + call), then the main thread opens eight popen
  * streams ("exit 100" .. "exit 107") and closes them, and prints what
  * its environment is after: the capture puts its variables in environ
- * for each of these calls and must leave it as it was. */
+ * for each of these calls and must leave it as it was.
+ * shells cancel: a thread cancelled in system("sleep 0.3"), the same. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -21,13 +24,28 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int main(void)
+static void *sleeper(void *arg)
+{
+	system("sleep 0.3");
+	return arg;
+}
+
+int main(int argc, char **argv)
 {
 	char **was = environ, cmd[32];
 	pthread_t th[4];
 	FILE *f[8];
 	int n = 0;
 
+	if (argc == 2 && !strcmp(argv[1], "cancel")) {
+		if (pthread_create(&th[0], NULL, sleeper, NULL))
+			return 1;
+		usleep(100000);
+		pthread_cancel(th[0]);
+		pthread_join(th[0], NULL);
+		printf("environ %s\n", environ == was ? "as it was" : "changed");
+		return 0;
+	}
 	for (long i = 0; i < 4; i++)
 		if (pthread_create(&th[i], NULL, run, (void *)(i + 1)))
 			return 1;

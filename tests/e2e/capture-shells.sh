@@ -6,7 +6,8 @@
 # variables in it); the trace names each call's shell (system: the
 # shell's status is the call's, 40 of 40 where a run before had 22
 # another's; popen: the status its pclose had, "unknown" before), at
-# the end, streamed and under --syscalls.
+# the end, streamed and under --syscalls. A thread cancelled in system
+# leaves environ as it was too.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 [ -x "$APPS/shells" ] || { echo "tests/apps not built"; exit 77; }
 
@@ -41,4 +42,7 @@ for how in end stream syscalls; do
 	expect_eq "$how: processes" "$(grep -c '<process ' $how.xml)" 49
 	expect_eq "$how: the shells named" "$(named $how.xml)" "$want"
 done
+"$CAPTURE" -n c -o cancel.xml -- "$APPS/shells" cancel > cancel.out 2> cancel.err ||
+	fail "cancel: capture: $(cat cancel.err)"
+expect_eq "cancelled in system" "$(cat cancel.out)" "environ as it was"
 exit 0
