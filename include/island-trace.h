@@ -236,6 +236,10 @@ void trace_read(struct trace_run *run, char **files, int nfiles,
  * -1 instead of exiting; 0 when every file was read. */
 int trace_read_try(struct trace_run *run, char **files, int nfiles,
 		   const struct trace_ops *ops, void *ctx);
+/* What the reader of a file held when bad input's die() did not return
+ * (its hook longjmp'd out: a fuzzing harness), freed; the run keeps what
+ * was read (trace_run_free). */
+void trace_read_abandon(void);
 /* Read only the <node> start tags, to know epochs and the run's span
  * before streaming. */
 void trace_prescan(struct trace_run *run, char **files, int nfiles);

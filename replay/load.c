@@ -56,6 +56,15 @@ const char *intern(const char *s)
 	return itab[j];
 }
 
+void intern_free(void)
+{
+	for (size_t i = 0; i < icap; i++)
+		free((char *)itab[i]);
+	free(itab);
+	itab = NULL;
+	icap = icount = 0;
+}
+
 /* ---- reader state ------------------------------------------------------ */
 
 /* replay's classes are the trace's shifted by one (RES_NONE first) */
@@ -732,6 +741,43 @@ static void trace_busywaits(struct trace *t)
 	}
 }
 
+void trace_free(struct trace *t)
+{
+	if (!t)
+		return;
+	for (size_t k = 0; k < t->nnodes; k++) {
+		struct node *n = &t->nodes[k];
+
+		for (size_t i = 0; i < n->nprocs; i++) {
+			free(n->procs[i].threads);
+			free(n->procs[i].redir);
+		}
+		for (size_t i = 0; i < n->nthreads; i++)
+			free(n->threads[i].ops);
+		free(n->procs);
+		free(n->threads);
+		free(n->socks);
+		free(n->slot_tfd);
+	}
+	free(t->nodes);
+	free(t);
+}
+
+/* the load under way: what its death leaves (trace_load_abandon) */
+static struct trace_run load_run;
+static struct trace *load_trace;
+
+void trace_load_abandon(void)
+{
+	trace_read_abandon();
+	trace_run_free(&load_run);
+	trace_free(load_trace);
+	load_trace = NULL;
+	free(pend);
+	pend = NULL;
+	npend = pendcap = 0;
+}
+
 struct trace *trace_load(const char *file)
 {
 	static const struct trace_ops ops = {
@@ -739,16 +785,16 @@ struct trace *trace_load(const char *file)
 		.thread = on_thread, .compute = on_compute, .io = on_io,
 		.dep = on_dep, .socket = on_socket, .strict = true,
 	};
-	struct trace_run run = { 0 };
 	char *files[1] = { (char *)file };
 	struct rd rd = { .file = file };
 
-	rd.t = xcalloc(1, sizeof(*rd.t));
+	trace_load_abandon();
+	load_trace = rd.t = xcalloc(1, sizeof(*rd.t));
 	rd.t->file = file;
 	npend = 0;
-	trace_read(&run, files, 1, &ops, &rd);
-	rd.t->complete = !run.incomplete;
-	trace_run_free(&run);
+	trace_read(&load_run, files, 1, &ops, &rd);
+	rd.t->complete = !load_run.incomplete;
+	trace_run_free(&load_run);
 	if (!rd.t->nnodes)
 		die_at(2, file, 0, "no <node> in the trace");
 
@@ -778,5 +824,6 @@ struct trace *trace_load(const char *file)
 	trace_wait_lags(rd.t);
 	trace_pipe_readers(rd.t);
 	trace_busywaits(rd.t);
+	load_trace = NULL;	/* the caller's */
 	return rd.t;
 }

@@ -129,6 +129,12 @@ struct trace {
 /* load.c: parse FILE (plain or .xml.gz); on any problem print
  * "FILE:LINE: what" and exit 2. */
 struct trace *trace_load(const char *file);
+/* Everything a loaded trace holds; what a load left when it died (die's
+ * hook returned, the fuzz harness); the interned strings (no trace may
+ * hold them any more) */
+void trace_free(struct trace *t);
+void trace_load_abandon(void);
+void intern_free(void);
 /* Intern a string in the trace's string table. */
 const char *intern(const char *s);
 int node_index(const struct trace *t, const char *name);

@@ -136,6 +136,7 @@ static _Thread_local struct rd *current;	/* for trace_line() */
 /* The parser of the file being read, freed by trace_read_try() when bad
  * input leaves it mid-document. */
 static _Thread_local xmlParserCtxtPtr active;
+static _Thread_local struct rd *reading;	/* the file's, for trace_read_abandon */
 static _Thread_local jmp_buf *try_back;
 
 const char *const trace_res_names[TRACE_RES_N] = {
@@ -1904,8 +1905,10 @@ static void read_all(struct trace_run *run, char **files, int nfiles,
 		     const struct trace_ops *ops, void *ctx, bool pre)
 {
 	static const struct trace_ops none;
+	/* not on the stack: trace_read_abandon frees its buffers after a
+	 * longjmp out of here */
+	static _Thread_local struct rd rd;
 	struct vtotals tot = { 0, 0 };
-	struct rd rd;
 
 	zstd_input_register();	/* .zst traces read like any other, for any
 				   program that links the library */
@@ -1920,9 +1923,12 @@ static void read_all(struct trace_run *run, char **files, int nfiles,
 		rd.prescan = pre;
 		rd.tot = &tot;
 		rd.first_node = run->nnodes;
+		reading = &rd;
 		parse_one(&rd);
+		reading = NULL;
 		free(rd.buf);
 		free(rd.text);
+		rd.buf = rd.text = NULL;
 	}
 }
 
@@ -1937,9 +1943,29 @@ static void try_die(int status)
 	longjmp(*try_back, 1);
 }
 
+void trace_read_abandon(void)
+{
+	current = NULL;
+	if (bin_active) {
+		bin_free(bin_active);
+		bin_active = NULL;
+	}
+	if (active) {
+		active->sax = NULL;	/* parse_one's, gone */
+		xmlFreeParserCtxt(active);	/* closes the file */
+		active = NULL;
+	}
+	if (reading) {
+		free(reading->buf);
+		free(reading->text);
+		reading->buf = reading->text = NULL;
+		reading = NULL;
+	}
+}
+
 /* The message is printed by die_at() before its hook runs: the hook
  * returns here instead of exiting. What the reader allocated for the file
- * is freed but for its attribute buffer; the run keeps what was read. */
+ * is freed; the run keeps what was read. */
 int trace_read_try(struct trace_run *run, char **files, int nfiles,
 		   const struct trace_ops *ops, void *ctx)
 {
@@ -1948,16 +1974,7 @@ int trace_read_try(struct trace_run *run, char **files, int nfiles,
 
 	try_back = &back;
 	if (setjmp(back)) {
-		current = NULL;
-		if (bin_active) {
-			bin_free(bin_active);
-			bin_active = NULL;
-		}
-		if (active) {
-			active->sax = NULL;	/* parse_one's, gone */
-			xmlFreeParserCtxt(active);	/* closes the file */
-			active = NULL;
-		}
+		trace_read_abandon();
 		die_hook = old;
 		try_back = NULL;
 		return -1;

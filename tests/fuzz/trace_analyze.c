@@ -20,6 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!setjmp(fuzz_back)) {
 		prescan(&run, files, 1);
 		read_traces(&run, files, 1, &ops, NULL);
+	} else {
+		trace_read_abandon();	/* the file's reading, left by die */
 	}
 	run_free(&run);
 	fuzz_fds_close();

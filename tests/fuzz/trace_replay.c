@@ -9,11 +9,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *file = fuzz_file("t.xml", data, size);
 
+	static struct trace *t;
+
 	fuzz_fds_mark();
+	t = NULL;
 	if (!setjmp(fuzz_back)) {
-		struct trace *t = trace_load(file);
+		t = trace_load(file);
 		trace_check(t);
 	}
+	trace_free(t);
+	trace_load_abandon();	/* a load that died */
+	intern_free();
 	fuzz_fds_close();
-	return 0;	/* the loader keeps no free(): leaks are not findings */
+	return 0;
 }
