@@ -28,6 +28,8 @@ struct clockmap {
 };
 
 void clock_start(struct clockmap *c, int kind);
+/* Now, in the units the interposer stamps records with */
+uint64_t clock_raw(const struct clockmap *c);
 /* The slope from the start to now, kept to the end: streaming writes
  * times while the application runs (clock_end keeps it) */
 void clock_fix(struct clockmap *c);
@@ -49,6 +51,13 @@ static inline int64_t clock_ns(const struct clockmap *c, uint64_t t)
 }
 
 /* One spool file mapped in memory. */
+/* Streaming: an image's header, as read while the app runs, and when
+ * (clock_raw before the read); h of its segments */
+struct hdr_copy {
+	struct spool_hdr h;
+	uint64_t read_at;
+};
+
 struct spool {
 	struct spool_hdr *h;
 	char *map;
@@ -58,6 +67,9 @@ struct spool {
 	char *name;
 	int seg;                     /* spool_poll: its image's segment number
 					(0 owns h, shared by the others) */
+	bool held;                   /* spool_poll: the thread's last record,
+					not taken yet, starts at held_t0 */
+	uint64_t held_t0;
 };
 
 struct thr {
@@ -272,6 +284,10 @@ struct thr *thread_made(struct proc *p, pid_t creator, const struct rec *r);
 /* The process system or popen record r of thread tid made, as the
  * process's header names it; NULL when none seen says so */
 struct proc *proc_made(struct node *n, pid_t tid, const struct rec *r);
+/* Streaming: the shell system or popen record r of thread t made, when
+ * its header says so (a call alone; under system, the thread too), 0
+ * while none seen does */
+pid_t shell_made(struct node *n, struct thr *t, const struct rec *r);
 /* A thread's start, ns (what the writer's first compute counts from) */
 int64_t thread_start(const struct node *n, pid_t pid, const struct thr *t);
 void resolve_free(struct node *n);

@@ -123,6 +123,13 @@ struct spool_hdr {
 	 * the thread's next record is no earlier (island-capture's streaming
 	 * reads it while the app runs) */
 	volatile uint64_t in_t0;
+	/* while the thread is in a wait or a sleep (a call that neither uses
+	 * nor changes descriptors: its record's place among the other
+	 * threads' changes nothing), its start, as in_t0; 0 again before
+	 * the call's end is read: what the thread adds after it is later
+	 * than when it was seen so. A call a signal handler makes inside
+	 * the wait sets in_t0 alone: then in_t0 bounds as for any call */
+	volatile uint64_t in_wait;
 	/* the start of the pthread_create that made the thread (its record's
 	 * t0, clock units), 0 when none or not known: which call made which
 	 * thread, exactly, while the app runs and at the end */

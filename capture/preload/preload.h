@@ -321,6 +321,25 @@ static inline uint64_t call_start(struct tstate *t)
 	return v;
 }
 
+/* ... of a wait or a sleep (spool_hdr.in_wait), and its end */
+static inline uint64_t wait_start(struct tstate *t)
+{
+	uint64_t v = now();
+
+	if (likely(t->hdr != NULL)) {
+		t->hdr->in_t0 = v;
+		t->hdr->in_wait = v;
+	}
+	return v;
+}
+
+static inline uint64_t wait_end(struct tstate *t)
+{
+	if (likely(t->hdr != NULL))
+		t->hdr->in_wait = 0;
+	return now();
+}
+
 #define TRACE_CALL(CALL, T, EXPR, FD, A1, A2)                              \
 	TRACE_CALL_ON(CALL, T, EXPR, FD, A1, A2, -1)
 /* ... telling the causality engine the descriptor written (SFD: an

@@ -474,7 +474,7 @@ EXPORT DIR *opendir(const char *path)
 
 	if (!enter(t))
 		return REAL(opendir)(path);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	DIR *d = REAL(opendir)(path);
 	uint64_t t1 = now();
 	int e = errno;
@@ -492,7 +492,7 @@ EXPORT DIR *fdopendir(int fd)
 
 	if (!enter(t))
 		return REAL(fdopendir)(fd);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	DIR *d = REAL(fdopendir)(fd);
 	uint64_t t1 = now();
 	int e = errno;

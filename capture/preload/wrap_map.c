@@ -25,7 +25,7 @@ static void *map(void *(*fn)(void *, size_t, int, int, int, off64_t),
 
 	if ((flags & MAP_ANONYMOUS) || fd < 0 || !enter(t))
 		return fn(addr, len, prot, flags, fd, off);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	void *r = fn(addr, len, prot, flags, fd, off);
 	uint64_t t1 = now();
 	int e = errno;
@@ -87,7 +87,7 @@ EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt,
 	errno = e;
 	for (size_t i = 0; iov && i < cnt; i++)
 		size += (int64_t)iov[i].iov_len;
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	ssize_t r = REAL(vmsplice)(fd, iov, cnt, flags);
 	uint64_t t1 = now();
 	e = errno;
@@ -135,7 +135,7 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	if (!enter(t))
 		return REAL(clone)(fn, stack, flags, arg, ptid, tls, ctid);
 	int own = !(flags & (CLONE_VM | CLONE_THREAD));
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r;
 
 	if (own) {
@@ -184,7 +184,7 @@ EXPORT long syscall(long nr, ...)
 		   nr != SYS_io_uring_register && nr != SYS_clone) || !enter(t))
 		return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	pid_t me = t->tid ? t->tid : (pid_t)raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	long r = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	int e = errno;
 

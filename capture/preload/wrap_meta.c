@@ -40,7 +40,7 @@ static int pfalloc(int (*fn)(int, off64_t, off64_t), int fd, off64_t off,
 
 	if (!enter(t))
 		return fn(fd, off, len);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = fn(fd, off, len);
 	uint64_t t1 = now();
 	put(t, C_POSIX_FALLOCATE, t0, t1, r ? -1 : 0, fd, len, off, r);

@@ -119,7 +119,7 @@ EXPORT pid_t fork(void)
 	if (!enter(t))
 		return REAL(fork)();
 	pid_t me = t->tid ? t->tid : (pid_t)syscall(SYS_gettid);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	pid_t r = REAL(fork)();
 	if (r == 0) {
 		if (!ts.sud_forked)      /* --syscalls did it at the clone */
@@ -149,7 +149,7 @@ __attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
 
 	real_resolve();
 	if (enter(t)) {
-		uint64_t t0 = now();
+		uint64_t t0 = call_start(t);
 		put(t, C_VFORK, t0, t0, -2, -1, 0, 0, 0);
 		if (t->hdr)
 			t->hold |= HOLD_VFORK;
@@ -213,7 +213,7 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	if (!island_on)
 		env = envp;
 	if (enter(t)) {
-		uint64_t t0 = now();
+		uint64_t t0 = call_start(t);
 		r = put_str(t, C_EXECVE, t0, t0, 0, fd, 0, AT_FDCWD, 0,
 			    path ? path : "", NULL);
 		process_finish(TEXIT_EXEC);
@@ -333,7 +333,7 @@ static int spawn(int search, pid_t *pid, const char *path,
 	if (!enter(t))
 		return search ? REAL(posix_spawnp)(pid, path, fa, at, argv, env)
 			      : REAL(posix_spawn)(pid, path, fa, at, argv, env);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	r = search ? REAL(posix_spawnp)(pid, path, fa, at, argv, env)
 		   : REAL(posix_spawn)(pid, path, fa, at, argv, env);
 	uint64_t t1 = now();
@@ -373,14 +373,14 @@ EXPORT int system(const char *cmd)
 {
 	struct tstate *t = &ts;
 	int r, rec = enter(t);
-	uint64_t t0 = now();
+	uint64_t t0 = rec ? wait_start(t) : now();
 
 	/* the shell's header names this call, when it is alone */
 	spawn_env_enter(rec ? (t->tid ? t->tid : (pid_t)syscall(SYS_gettid)) : 0, t0);
 	pthread_cleanup_push(spawn_env_cancelled, NULL);
 	r = REAL(system)(cmd);
 	pthread_cleanup_pop(0);
-	uint64_t t1 = now();
+	uint64_t t1 = rec ? wait_end(t) : now();
 	int e = errno;
 	spawn_env_leave();
 	if (rec) {

@@ -111,7 +111,7 @@ EXPORT FILE *fdopen(int fd, const char *mode)
 
 	if (!enter(t))
 		return REAL(fdopen)(fd, mode);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	FILE *f = REAL(fdopen)(fd, mode);
 	uint64_t t1 = now();
 	int e = errno;
@@ -141,7 +141,7 @@ EXPORT int fclose(FILE *f)
 		return REAL(fclose)(f);
 	int fd = fno(f);
 	SESS_BEFORE(t, C_FCLOSE, stream_writes(f));
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = REAL(fclose)(f);
 	uint64_t t1 = now();
 	int e = errno;
@@ -444,7 +444,7 @@ static int flush(int (*fn)(FILE *), FILE *f)
 	if (!enter(t))
 		return fn(f);
 	SESS_BEFORE(t, C_FFLUSH, !f || stream_writes(f));
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = fn(f);
 	int e = errno;
 	put_stream(t, C_FFLUSH, t0, r, f, 0, 0, r != 0, e);

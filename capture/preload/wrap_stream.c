@@ -27,7 +27,7 @@ static int scan(int call, FILE *f, int iso, const char *fmt, va_list ap)
 	off64_t p0 = f ? REAL(ftello64)(f) : -1;
 	int64_t b = stream_buffered(f);
 	errno = e;
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = fn(f, fmt, ap);
 	uint64_t t1 = now();
 	e = errno;
@@ -154,7 +154,7 @@ EXPORT void rewind(FILE *f)
 		REAL(rewind)(f);
 		return;
 	}
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	REAL(rewind)(f);
 	uint64_t t1 = now();
 	int e = errno;
@@ -174,7 +174,7 @@ EXPORT FILE *popen(const char *cmd, const char *mode)
 
 	if (!enter(t))
 		return popen_with_env(cmd, mode, 0, 0);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	FILE *f = popen_with_env(cmd, mode, t->tid ? t->tid : (pid_t)syscall(SYS_gettid), t0);
 	uint64_t t1 = now();
 	int e = errno;
@@ -196,7 +196,7 @@ EXPORT int pclose(FILE *f)
 	if (!enter(t))
 		return REAL(pclose)(f);
 	int fd = sfd(f);
-	uint64_t t0 = now();
+	uint64_t t0 = call_start(t);
 	int r = REAL(pclose)(f);
 	uint64_t t1 = now();
 	int e = errno;

@@ -30,6 +30,22 @@ static int64_t until(clockid_t clk, const struct timespec *abs)
 	return d < 0 ? 0 : d;
 }
 
+/* TRACE_CALL of a wait or a sleep (preload.h, wait_start) */
+#define TRACE_WAIT(CALL, T, EXPR, FD, A1, A2)                              \
+	do {                                                               \
+		struct tstate *t_ = &ts;                                   \
+		if (!enter(t_))                                            \
+			return EXPR;                                       \
+		SESS_BEFORE(t_, CALL, A1);                                 \
+		uint64_t t0_ = wait_start(t_);                             \
+		T r_ = EXPR;                                               \
+		uint64_t t1_ = wait_end(t_);                               \
+		put(t_, CALL, t0_, t1_, (int64_t)r_, FD, A1, A2,           \
+		    unlikely(r_ == (T)-1) ? errno : 0);                    \
+		leave(t_);                                                 \
+		return r_;                                                 \
+	} while (0)
+
 /* Calls that return an error number instead of setting errno. */
 #define ERRNUM_CALL(CALL, EXPR, FD, A1, A2)                                \
 	do {                                                               \
@@ -38,9 +54,9 @@ static int64_t until(clockid_t clk, const struct timespec *abs)
 			return EXPR;                                       \
 		SESS_BEFORE(t_, CALL, 0);                                  \
 		int64_t a1_ = (A1);                                        \
-		uint64_t t0_ = call_start(t_);                             \
+		uint64_t t0_ = wait_start(t_);                             \
 		int r_ = EXPR;                                             \
-		uint64_t t1_ = now();                                      \
+		uint64_t t1_ = wait_end(t_);                               \
 		int e_ = errno;                                            \
 		put(t_, CALL, t0_, t1_, r_, FD, a1_, A2,                   \
 		    r_ > 0 && r_ != PTHREAD_BARRIER_SERIAL_THREAD ? r_ : 0); \
@@ -106,9 +122,9 @@ EXPORT unsigned int sleep(unsigned int s)
 
 	if (!enter(t))
 		return REAL(sleep)(s);
-	uint64_t t0 = call_start(t);
+	uint64_t t0 = wait_start(t);
 	unsigned int r = REAL(sleep)(s);
-	uint64_t t1 = now();
+	uint64_t t1 = wait_end(t);
 	int e = errno;
 	put(t, C_SLEEP, t0, t1, r, -1, (int64_t)s * 1000000000, 0, 0);
 	leave(t);
@@ -118,12 +134,12 @@ EXPORT unsigned int sleep(unsigned int s)
 
 EXPORT int usleep(useconds_t us)
 {
-	TRACE_CALL(C_USLEEP, int, REAL(usleep)(us), -1, (int64_t)us * 1000, 0);
+	TRACE_WAIT(C_USLEEP, int, REAL(usleep)(us), -1, (int64_t)us * 1000, 0);
 }
 
 EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 {
-	TRACE_CALL(C_NANOSLEEP, int, REAL(nanosleep)(req, rem), -1, ts_ns(req), 0);
+	TRACE_WAIT(C_NANOSLEEP, int, REAL(nanosleep)(req, rem), -1, ts_ns(req), 0);
 }
 
 EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
@@ -158,13 +174,13 @@ EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 
 EXPORT int sem_wait(sem_t *s)
 {
-	TRACE_CALL(C_SEM_WAIT, int, REAL(sem_wait)(s), -1, -1, 0);
+	TRACE_WAIT(C_SEM_WAIT, int, REAL(sem_wait)(s), -1, -1, 0);
 }
 
 EXPORT int sem_timedwait(sem_t *s, const struct timespec *abs)
 {
 	int64_t req = until(CLOCK_REALTIME, abs);
-	TRACE_CALL(C_SEM_TIMEDWAIT, int, REAL(sem_timedwait)(s, abs), -1, req, 0);
+	TRACE_WAIT(C_SEM_TIMEDWAIT, int, REAL(sem_timedwait)(s, abs), -1, req, 0);
 }
 
 /* Only a lock that had to wait is worth a record: try first. */
@@ -181,9 +197,9 @@ EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		errno = e;
 		return r;
 	}
-	uint64_t t0 = call_start(t);
+	uint64_t t0 = wait_start(t);
 	r = REAL(pthread_mutex_lock)(m);
-	uint64_t t1 = now();
+	uint64_t t1 = wait_end(t);
 	e = errno;
 	put(t, C_MUTEX_LOCK, t0, t1, r, -1, -1, 0, r);
 	leave(t);
@@ -200,9 +216,9 @@ EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
 		SESS_BEFORE(t_, CALL, 0);                                  \
-		uint64_t t0_ = call_start(t_);                             \
+		uint64_t t0_ = wait_start(t_);                             \
 		pid_t r_ = EXPR;                                           \
-		uint64_t t1_ = now();                                      \
+		uint64_t t1_ = wait_end(t_);                               \
 		int e_ = errno;                                            \
 		put(t_, CALL, t0_, t1_, r_, -1, r_ > 0 ? *sp_ : 0, 0,      \
 		    r_ < 0 ? e_ : 0);                                      \
@@ -239,9 +255,9 @@ EXPORT int waitid(idtype_t idt, id_t id, siginfo_t *info, int opts)
 	if (!enter(t))
 		return REAL(waitid)(idt, id, info, opts);
 	SESS_BEFORE(t, C_WAITID, 0);
-	uint64_t t0 = call_start(t);
+	uint64_t t0 = wait_start(t);
 	int r = REAL(waitid)(idt, id, info, opts);
-	uint64_t t1 = now();
+	uint64_t t1 = wait_end(t);
 	int e = errno;
 	int64_t st = 0;
 	pid_t child = 0;

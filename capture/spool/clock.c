@@ -42,6 +42,11 @@ static uint64_t ticks(void)
 }
 
 
+uint64_t clock_raw(const struct clockmap *c)
+{
+	return c->kind == CLOCK_KIND_TSC ? ticks() : (uint64_t)now_ns();
+}
+
 /* A (ticks, monotonic) pair read as close together as we can. */
 static void pair(uint64_t *tk, int64_t *mono)
 {

@@ -928,6 +928,28 @@ static pid_t made_by(const struct proc *c, uint64_t *at)
 	return 0;
 }
 
+pid_t shell_made(struct node *n, struct thr *t, const struct rec *r)
+{
+	struct proc *c = proc_made(n, t->tid, r);
+
+	if (c || r->call != C_SYSTEM)
+		return c ? c->pid : 0;
+	/* the one the thread made while in this call (one at a time) */
+	for (int k = 0; k < n->nprocs; k++) {
+		struct proc *x = &n->procs[k];
+		uint64_t at;
+
+		if (made_by(x, &at) != t->tid || at)
+			continue;
+		for (int j = 0; j < x->nthr; j++) {
+			uint64_t s = (uint64_t)x->thr[j].sp[0]->h->start;
+			if (x->thr[j].tid == x->pid && s >= r->t0 && s <= r->t1)
+				return x->pid;
+		}
+	}
+	return 0;
+}
+
 /* A child of the caller r may have made: of thread tid's, started
  * during [t0, t1] (system) or after t0 (popen, t1 < 0), not named yet;
  * when its header names another thread or call, not this one */
@@ -1269,11 +1291,31 @@ static bool may_add(const struct proc *p, const struct thr *t)
 	return !thread_ended(p, t) || t->napplied < t->nseen;
 }
 
+/* a wait seen under way ended no earlier than its header was read, but
+ * for the store of its end (in_wait 0) still unseen as its end's time
+ * was read: a margin of some ms, in ticks or ns */
+#define WAIT_MARGIN 20000000
+
 static uint64_t next_at_least(const struct thr *t)
 {
-	uint64_t at = t->any ? t->last_t1 : (uint64_t)t->sp[0]->h->start;
-	uint64_t in = t->sp[t->nsp - 1]->h->in_t0;	/* a call under way */
+	const struct spool *last = t->sp[t->nsp - 1];
 
+	/* a record written but not taken yet (its thread's last: it may
+	 * still change) comes first, though the call under way began after */
+	if (last->held)
+		return last->held_t0;
+	uint64_t at = t->any ? t->last_t1 : (uint64_t)t->sp[0]->h->start;
+	uint64_t in = last->h->in_t0;	/* a call under way */
+
+	/* in a wait or a sleep (and in no call a signal handler made in
+	 * it): its record goes anywhere (it neither uses nor changes
+	 * descriptors), what comes after it is later than when the thread
+	 * was seen in it */
+	if (last->h->in_wait && last->h->in_wait == in) {
+		uint64_t seen = ((const struct hdr_copy *)last->h)->read_at;
+		if (seen > WAIT_MARGIN && seen - WAIT_MARGIN > in)
+			in = seen - WAIT_MARGIN;
+	}
 	return in > at ? in : at;
 }
 

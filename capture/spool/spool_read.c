@@ -366,8 +366,9 @@ static void poll_chunk(struct arena_scan *s, uint64_t off, const struct chunk_hd
 		im->owner = off;
 		im->pid = h->pid;
 		im->tid = h->tid;
-		im->h = xmalloc(sizeof(*h));
-		memcpy(im->h, h, sizeof(*h));
+		struct hdr_copy *hc = xcalloc(1, sizeof(*hc));
+		memcpy(&hc->h, h, sizeof(*h));
+		im->h = &hc->h;
 		im->off = off;
 		im->size = c->size;
 		return;
@@ -419,12 +420,14 @@ static int next_chunk(const struct arena_img *im)
 }
 
 static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **out,
-			   size_t *cap, bool final)
+			   size_t *cap, bool final, bool rated, bool *held, uint64_t *held_t0)
 {
 	size_t total = 0;
 	/* a thread's last record may still change (an exec that failed
-	 * gets its end and result after it; a rate limit's hold, its end):
-	 * taken once the thread has written another, or ended */
+	 * gets its end and result after it; under a rate limit, a call's
+	 * hold its end): taken once the thread has written another, or
+	 * ended; any other is taken as it is (a thread blocked after it
+	 * would hold its process's other threads back from there) */
 	int x = im->h->exit;
 	bool ended = final || im->superseded || (x != TEXIT_NONE && x != TEXIT_EXEC);
 
@@ -465,10 +468,16 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 				p += r->len;
 			}
 			if (!ended && last && (ends || im->pos + (size_t)(p - s->in) == len) &&
-			    last < p && next_chunk(im) < 0) {
+			    last < p && next_chunk(im) < 0 &&
+			    (rated || ((struct rec *)last)->call == C_EXECVE)) {
 				p = last;	/* the thread's last record so far */
 				nshort -= lshort;
 				ends = 1;
+				/* what the thread adds starts there: its t0 is
+				 * whole or, read beside a new length, 0 (the
+				 * arena's memory is fresh) */
+				*held = true;
+				*held_t0 = ((struct srec *)last)->t0;
 			}
 			if (p == s->in) {
 				if (partial && want < POLL_READ)
@@ -533,6 +542,7 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 	if (!s->off)
 		s->off = ARENA_DATA;
 	poll_scan(s, size, final);
+	bool rated = n->rs && restrict_any_rate(n->rs);
 	for (size_t i = 0; i < s->nimg; i++) {
 		struct arena_img *im = &s->img[i];
 		char *buf = NULL;
@@ -540,18 +550,21 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 		/* what the thread writes there while it runs and at its end;
 		 * before its records: an end seen here has all its records
 		 * read below (resolve_stream counts on it) */
+		((struct hdr_copy *)im->h)->read_at = clock_raw(&n->clk);
 		if (pread(s->fd, im->h, sizeof(*im->h),
 			  (off_t)(im->owner + CHUNK_SPOOL_HDR)) != (ssize_t)sizeof(*im->h) && final)
 			warnx("%s@%llu: cannot read the thread's header:", s->path,
 			      (unsigned long long)im->owner);
-		size_t cap = 0, len = poll_records(s, im, &buf, &cap, final);
+		bool held = false;
+		uint64_t held_t0 = 0;
+		size_t cap = 0, len = poll_records(s, im, &buf, &cap, final, rated, &held, &held_t0);
 		if (final && im->nnext)
 			warnx("%s@%llu: chunk %llu of the thread is missing, the rest is ignored",
 			      s->path, (unsigned long long)im->owner,
 			      (unsigned long long)im->seq + 1);
 		if (!len && im->nseg) {
 			free(buf);
-			continue;
+			continue;	/* the last segment's held is still so */
 		}
 		struct spool *sp = xcalloc(1, sizeof(*sp));
 		sp->name = xasprintf("%s@%llu", s->path, (unsigned long long)im->owner);
@@ -561,6 +574,8 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 		sp->buf = len ? xrealloc(buf, len) : (free(buf), xmalloc(1));
 		sp->recs = sp->buf;
 		sp->end = sp->buf + len;
+		sp->held = held;
+		sp->held_t0 = held_t0;
 		spool_add(n, &n->procs_cap, sp, im->pid, im->tid);
 	}
 	if (final) {

@@ -11,11 +11,12 @@
  *
  * A process's calls are resolved as far as they are in the order the end
  * would take them (resolve_stream: a thread blocked in a call holds its
- * process back from the call's start on, which the interposer notes in
- * the thread's spool header). What is not streamed is written at the
- * end, as before: a thread's calls from the first whose attributes the
- * end decides (system, popen; a pthread_create until the thread it made
- * is seen: its header names the call), and all of a node in a
+ * process back from the call's start on, in a wait or a sleep from when
+ * it was seen there, which the interposer notes in the thread's spool
+ * header). A call whose attributes the end decides waits until they are
+ * known (a pthread_create's thread, a system or popen's shell, seen
+ * naming it). What is not streamed is written at the
+ * end, as before: all of a node in a
  * session, under --callsites or --profile. Under --syscalls a record is
  * taken once its level is linked for good (levels.c). Only a trace
  * compressed with zstd is streamed (.xml.zst, .isb.zst): its frames go

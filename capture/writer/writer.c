@@ -1004,13 +1004,17 @@ static void ws_init(struct wstate *w, struct node *n, struct proc *p, struct thr
 	w->next_id = 1;
 }
 
-/* What the end (resolve.c's later passes) decides: a system or popen
- * call's child; the thread a pthread_create made, until it is seen */
-static int needs_end(struct proc *p, struct thr *t, const struct rec *r)
+/* What the end (resolve.c's later passes) decides: the thread a
+ * pthread_create made, a system or popen call's shell, until its header
+ * says (the end then finds the same: r->a2, as statuses_from_waits
+ * sets it) */
+static int needs_end(struct node *n, struct proc *p, struct thr *t, struct rec *r)
 {
 	if (r->call == C_PTHREAD_CREATE)
 		return r->ret == 0 && !thread_made(p, t->tid, r);
-	return r->call == C_SYSTEM || r->call == C_POPEN;
+	if ((r->call == C_SYSTEM && r->a1 >= 0) || (r->call == C_POPEN && r->err == 0))
+		return !r->a2 && !(r->a2 = shell_made(n, t, r));
+	return 0;
 }
 
 /* Streaming: are the records that complete call r there (the thread has
@@ -1043,7 +1047,7 @@ static void write_body(struct out *o, struct node *n, struct proc *p,
 	if (!w->next)
 		w->next = rec_next(&w->it);
 	while ((r = w->next) && w->done < upto) {
-		if (how != W_END && (needs_end(p, t, r) || (how == W_RUNNING && !completed(w, r))))
+		if (how != W_END && (needs_end(n, p, t, r) || (how == W_RUNNING && !completed(w, r))))
 			break;
 		/* the app has ended: the end's writer, with its own
 		 * thread for the compression, takes over from here */

@@ -3,7 +3,10 @@
  * streams ("exit 100" .. "exit 107") and closes them, and prints what
  * its environment is after: the capture puts its variables in environ
  * for each of these calls and must leave it as it was.
- * shells cancel: a thread cancelled in system("sleep 0.3"), the same. */
+ * shells cancel: a thread cancelled in system("sleep 0.3"), the same.
+ * shells loop N: two threads each open /dev/null, then N times call
+ * system("exit 0") and write a byte. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,19 @@ static void *run(void *arg)
 	return NULL;
 }
 
+static long loops;
+
+static void *looper(void *arg)
+{
+	int fd = open("/dev/null", O_WRONLY);
+
+	for (long i = 0; i < loops; i++)
+		if (system("exit 0") != 0 || write(fd, "x", 1) != 1)
+			exit(1);
+	close(fd);
+	return arg;
+}
+
 static void *sleeper(void *arg)
 {
 	system("sleep 0.3");
@@ -37,6 +53,15 @@ int main(int argc, char **argv)
 	FILE *f[8];
 	int n = 0;
 
+	if (argc == 3 && !strcmp(argv[1], "loop")) {
+		loops = atol(argv[2]);
+		for (int i = 0; i < 2; i++)
+			if (pthread_create(&th[i], NULL, looper, NULL))
+				return 1;
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "cancel")) {
 		if (pthread_create(&th[0], NULL, sleeper, NULL))
 			return 1;

@@ -12,7 +12,8 @@
 # writes too, then waits for it in pthread_join (streamed: the wait's
 # start is known; the main thread's calls after its pthread_create, once
 # the thread it made is seen);
-# a rate limit; --syscalls; popen (a call streaming stops before); python3 running a
+# a rate limit; --syscalls; popen; threads calling system (a call streaming
+# goes past once its shell is seen); python3 running a
 # child. A capture killed while streaming leaves a spool --recover reads
 # (the parts beside it are not records).
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
@@ -111,6 +112,12 @@ main=$(sed -n 's/.*streamed: pid \([0-9]*\) tid \1: \([0-9]*\) records$/\2/p' jo
 	fail "joined: the main thread streamed ${main:-no} records: it stopped at its pthread_create"
 same popen 1 sh -c 'sleep 0.1; exec "$0" popened' "$APPS/popenwrite"
 [ "$(cat popened)" = hi ] || fail "popen's shell did not write"
+same system 3 sh -c 'sleep 0.1; exec "$0" loop 60' "$APPS/shells"
+# a thread (not the main one) went on streaming past its first system:
+# open, then system first
+most=$(sed -n 's/.*streamed: pid \([0-9]*\) tid \([0-9]*\): \([0-9]*\) records$/\1 \2 \3/p' system.err |
+	awk '$1 != $2 && $3 > m { m = $3 } END { print m + 0 }')
+[ "$most" -ge 3 ] || fail "system: a thread streamed $most records: it stopped at its first system"
 if [ -x /usr/bin/python3 ]; then
 	same python 2 /usr/bin/python3 -c 'import subprocess, time
 time.sleep(0.1)
