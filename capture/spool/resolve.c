@@ -972,8 +972,7 @@ static void system_status(struct node *n, pid_t caller, pid_t tid, struct rec *r
 {
 	int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
 	struct proc *c = proc_made(n, tid, r);
-	bool exact = c != NULL;
-
+	bool exact;
 	uint64_t at;
 
 	/* a shell that says which thread made it: one system call of a
