@@ -388,9 +388,18 @@ int enter_slow(struct tstate *t)
 		int e = errno;
 		pid_t pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
 		errno = e;
-		if (t->pid && pid != t->pid)
-			return 0;          /* the vfork child: not ours */
+		if (t->pid && pid != t->pid) {
+			/* the vfork child: not ours, but for its pid in the
+			 * vfork's record, before the parent resumes (the
+			 * record is taken once the parent writes another) */
+			if (t->vfork_rec) {
+				t->vfork_rec->a1 = pid;
+				t->vfork_rec = NULL;
+			}
+			return 0;
+		}
 		t->hold &= ~HOLD_VFORK;    /* the parent, resumed */
+		t->vfork_rec = NULL;
 	}
 	if (t->hold)
 		return 0;

@@ -66,6 +66,8 @@ struct tstate {
 	uint64_t made_at;           /* spool_hdr's: the pthread_create's, or
 				       the system or popen's, t0 */
 	pid_t made_by;              /* spool_hdr's: that system or popen's tid */
+	struct rec *vfork_rec;      /* a vfork's record, until its child
+				       names itself in it (enter_slow) */
 	int sslot;                  /* slot in the session's thread table + 1 */
 	void *site;                 /* --callsites: where the wrapper returns */
 	int prof_pending;           /* --profile: a snapshot waits for leave() */

@@ -141,7 +141,8 @@ EXPORT pid_t fork(void)
  * our frame and corrupt the parent's). vfork.S records the call here and
  * jumps to the real vfork with the caller's frame; until the parent runs
  * again, the shared thread state says "vfork pending" and the child, whose
- * pid differs, records nothing.
+ * pid differs, records nothing but its pid, in the record's a1, at its
+ * first call a wrapper sees (enter_slow: its exec, most often).
  */
 __attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
 {
@@ -150,9 +151,15 @@ __attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
 	real_resolve();
 	if (enter(t)) {
 		uint64_t t0 = call_start(t);
-		put(t, C_VFORK, t0, t0, -2, -1, 0, 0, 0);
-		if (t->hdr)
+		struct rec *r = rec_reserve(t, sizeof(*r));
+		if (r) {
+			rec_fill(r, C_VFORK, t0, t0, -2, -1, 0, 0, 0);
+			rec_close(t, r, sizeof(*r));
+		}
+		if (t->hdr) {
+			t->vfork_rec = r;
 			t->hold |= HOLD_VFORK;
+		}
 		leave(t);
 	}
 	return (void *)real_vfork;

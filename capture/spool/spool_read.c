@@ -424,10 +424,11 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 {
 	size_t total = 0;
 	/* a thread's last record may still change (an exec that failed
-	 * gets its end and result after it; under a rate limit, a call's
-	 * hold its end): taken once the thread has written another, or
-	 * ended; any other is taken as it is (a thread blocked after it
-	 * would hold its process's other threads back from there) */
+	 * gets its end and result after it; a vfork, its child's pid; under
+	 * a rate limit, a call's hold its end): taken once the thread has
+	 * written another, or ended; any other is taken as it is (a thread
+	 * blocked after it would hold its process's other threads back
+	 * from there) */
 	int x = im->h->exit;
 	bool ended = final || im->superseded || (x != TEXIT_NONE && x != TEXIT_EXEC);
 
@@ -469,7 +470,8 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 			}
 			if (!ended && last && (ends || im->pos + (size_t)(p - s->in) == len) &&
 			    last < p && next_chunk(im) < 0 &&
-			    (rated || ((struct rec *)last)->call == C_EXECVE)) {
+			    (rated || ((struct rec *)last)->call == C_EXECVE ||
+			     ((struct rec *)last)->call == C_VFORK)) {
 				p = last;	/* the thread's last record so far */
 				nshort -= lshort;
 				ends = 1;

@@ -805,6 +805,10 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		if (r->ret > 0)
 			o_attr_int(o, "child", r->ret);
 		break;
+	case C_VFORK:	/* the kernel's result (--syscalls), or the child's word */
+		if (r->ret > 0 || r->a1 > 0)
+			o_attr_int(o, "child", r->ret > 0 ? r->ret : r->a1);
+		break;
 	case C_POSIX_SPAWN:
 		if (r->a1 > 0)
 			o_attr_int(o, "child", r->a1);

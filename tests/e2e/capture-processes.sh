@@ -34,6 +34,10 @@ expect_eq "files" "$got" "$want"
 # the exec keeps the process: the forked child's thread goes on in the new image
 grep -q 'api="execve"' fe.xml || fail "no execve record"
 grep -q 'api="vfork"' fe.xml || fail "no vfork record"
+# the vfork names its child (whose first call a wrapper sees, its exec,
+# writes its pid into the record: it had no child before)
+kid=$(sed -n 's/.*api="vfork"[^>]* child="\([0-9]*\)".*/\1/p' fe.xml)
+[ -n "$kid" ] && grep -q "<process pid=\"$kid\" " fe.xml || fail "vfork without its child: '$kid'"
 grep -q 'api="posix_spawn" res="proc"' fe.xml || fail "no posix_spawn record"
 grep -q 'api="system" res="wait".*status="exit:0"' fe.xml || fail "no system record"
 grep -q 'api="pthread_create" res="proc".*child="' fe.xml || fail "pthread_create without child"
