@@ -342,19 +342,30 @@ static inline uint64_t wait_end(struct tstate *t)
 	return now();
 }
 
+static inline uint64_t call_end(struct tstate *t)
+{
+	(void)t;
+	return now();
+}
+
 #define TRACE_CALL(CALL, T, EXPR, FD, A1, A2)                              \
 	TRACE_CALL_ON(CALL, T, EXPR, FD, A1, A2, -1)
 /* ... telling the causality engine the descriptor written (SFD: an
  * argument, never the result) */
 #define TRACE_CALL_ON(CALL, T, EXPR, FD, A1, A2, SFD)                      \
+	TRACE_CALL_BY(CALL, T, EXPR, FD, A1, A2, SFD, call_start, call_end)
+/* ... of a wait or a sleep (wait_start) */
+#define TRACE_WAIT(CALL, T, EXPR, FD, A1, A2)                              \
+	TRACE_CALL_BY(CALL, T, EXPR, FD, A1, A2, -1, wait_start, wait_end)
+#define TRACE_CALL_BY(CALL, T, EXPR, FD, A1, A2, SFD, START, END)          \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
 		SESS_BEFORE_FD(t_, CALL, A1, SFD);                         \
-		uint64_t t0_ = call_start(t_);                             \
+		uint64_t t0_ = START(t_);                                  \
 		T r_ = EXPR;                                               \
-		uint64_t t1_ = now();                                      \
+		uint64_t t1_ = END(t_);                                    \
 		put(t_, CALL, t0_, t1_, (int64_t)r_, FD, A1, A2,           \
 		    unlikely(r_ == (T)-1) ? errno : 0);                    \
 		leave(t_);                                                 \

@@ -30,22 +30,6 @@ static int64_t until(clockid_t clk, const struct timespec *abs)
 	return d < 0 ? 0 : d;
 }
 
-/* TRACE_CALL of a wait or a sleep (preload.h, wait_start) */
-#define TRACE_WAIT(CALL, T, EXPR, FD, A1, A2)                              \
-	do {                                                               \
-		struct tstate *t_ = &ts;                                   \
-		if (!enter(t_))                                            \
-			return EXPR;                                       \
-		SESS_BEFORE(t_, CALL, A1);                                 \
-		uint64_t t0_ = wait_start(t_);                             \
-		T r_ = EXPR;                                               \
-		uint64_t t1_ = wait_end(t_);                               \
-		put(t_, CALL, t0_, t1_, (int64_t)r_, FD, A1, A2,           \
-		    unlikely(r_ == (T)-1) ? errno : 0);                    \
-		leave(t_);                                                 \
-		return r_;                                                 \
-	} while (0)
-
 /* Calls that return an error number instead of setting errno. */
 #define ERRNUM_CALL(CALL, EXPR, FD, A1, A2)                                \
 	do {                                                               \
