@@ -112,7 +112,7 @@ main=$(sed -n 's/.*streamed: pid \([0-9]*\) tid \1: \([0-9]*\) records$/\2/p' jo
 	fail "joined: the main thread streamed ${main:-no} records: it stopped at its pthread_create"
 same popen 1 sh -c 'sleep 0.1; exec "$0" popened' "$APPS/popenwrite"
 [ "$(cat popened)" = hi ] || fail "popen's shell did not write"
-same system 3 sh -c 'sleep 0.1; exec "$0" loop 60' "$APPS/shells"
+same system 3 sh -c 'sleep 0.1; exec "$0" loop 200' "$APPS/shells"
 # a thread (not the main one) went on streaming past its first system:
 # open, then system first
 most=$(sed -n 's/.*streamed: pid \([0-9]*\) tid \([0-9]*\): \([0-9]*\) records$/\1 \2 \3/p' system.err |
