@@ -378,6 +378,17 @@ out:
 	return r;
 }
 
+/* A vfork child, on its parent's thread state: its pid in the vfork's
+ * record, before the parent resumes (the record is taken once the
+ * parent writes another) */
+void vfork_child_names(struct tstate *t, pid_t pid)
+{
+	if (t->vfork_rec) {
+		t->vfork_rec->a1 = pid;
+		t->vfork_rec = NULL;
+	}
+}
+
 /* Not the fast case: in a thread that may not record now, or a vfork
  * child running on its parent's thread state. */
 int enter_slow(struct tstate *t)
@@ -389,13 +400,7 @@ int enter_slow(struct tstate *t)
 		pid_t pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
 		errno = e;
 		if (t->pid && pid != t->pid) {
-			/* the vfork child: not ours, but for its pid in the
-			 * vfork's record, before the parent resumes (the
-			 * record is taken once the parent writes another) */
-			if (t->vfork_rec) {
-				t->vfork_rec->a1 = pid;
-				t->vfork_rec = NULL;
-			}
+			vfork_child_names(t, pid);	/* not ours but for that */
 			return 0;
 		}
 		t->hold &= ~HOLD_VFORK;    /* the parent, resumed */

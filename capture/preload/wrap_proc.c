@@ -165,12 +165,17 @@ __attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
 	return (void *)real_vfork;
 }
 
+/* ... naming itself in the vfork's record, if it has not yet (an _exit
+ * with no call before it) */
 static int in_vfork_child(void)
 {
 	struct tstate *t = &ts;
+	pid_t pid;
 
-	return (t->hold & HOLD_VFORK) && t->pid &&
-	       (pid_t)syscall(SYS_getpid) != t->pid;
+	if (!(t->hold & HOLD_VFORK) || !t->pid || (pid = (pid_t)syscall(SYS_getpid)) == t->pid)
+		return 0;
+	vfork_child_names(t, pid);
+	return 1;
 }
 
 EXPORT void _exit(int status)

@@ -38,6 +38,11 @@ grep -q 'api="vfork"' fe.xml || fail "no vfork record"
 # writes its pid into the record: it had no child before)
 kid=$(sed -n 's/.*api="vfork"[^>]* child="\([0-9]*\)".*/\1/p' fe.xml)
 [ -n "$kid" ] && grep -q "<process pid=\"$kid\" " fe.xml || fail "vfork without its child: '$kid'"
+# ... and one whose child calls only _exit: the pid its waitpid reaped
+"$CAPTURE" -n vx -o vx.xml "$APPS/vforkexit" || fail "vforkexit failed"
+kid=$(sed -n 's/.*api="vfork"[^>]* child="\([0-9]*\)".*/\1/p' vx.xml)
+reaped=$(sed -n 's/.*api="waitpid"[^>]* child="\([0-9]*\)".*/\1/p' vx.xml)
+[ -n "$kid" ] && [ "$kid" = "$reaped" ] || fail "vfork then _exit: child '$kid', reaped '$reaped'"
 grep -q 'api="posix_spawn" res="proc"' fe.xml || fail "no posix_spawn record"
 grep -q 'api="system" res="wait".*status="exit:0"' fe.xml || fail "no system record"
 grep -q 'api="pthread_create" res="proc".*child="' fe.xml || fail "pthread_create without child"
