@@ -960,7 +960,7 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	static const char pre[] = "LD_PRELOAD=";
 	const char *their = NULL;
 	size_t n = 0, libl = strlen(env_preload_lib);
-	int have_spool = 0;
+	int have_spool = 0, named = 0;
 
 	if (!island_on || !libl)
 		return envp;
@@ -974,9 +974,9 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		else if (!strcmp(*e, env_spool))
 			have_spool = 1;
 		else if (!strncmp(*e, ENV_MADE_BY "=", sizeof(ENV_MADE_BY)))
-			have_spool = -1;	/* a shell's name: not passed on */
+			named = 1;	/* a shell's name: not passed on */
 	}
-	if (have_spool > 0 && their && strstr(their, env_preload_lib))
+	if (have_spool && !named && their && strstr(their, env_preload_lib))
 		return envp;        /* (ISLAND_LIMITS travels with ISLAND_SPOOL) */
 	size_t tl = their ? strlen(their) : 0;
 	if (sizeof(pre) + tl + 1 + libl + 1 > buflen)

@@ -313,6 +313,12 @@ struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
  * call left it (every slow path saves and restores it), so errno is read
  * only for a failed call.
  */
+/* The calling thread's tid (before its spool is open, asked) */
+static inline pid_t self_tid(struct tstate *t)
+{
+	return t->tid ? t->tid : (pid_t)syscall(SYS_gettid);
+}
+
 /* A call's start, also noted in the spool's header: island-capture,
  * streaming the trace, takes the thread's records up to there while the
  * call waits (a thread blocked in a call would hold its process's back) */

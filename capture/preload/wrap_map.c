@@ -141,7 +141,7 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	if (own) {
 		clone_fn = fn;
 		clone_arg = arg;
-		clone_parent = t->tid ? t->tid : (pid_t)raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+		clone_parent = self_tid(t);
 		clone_t0 = t0;
 		r = REAL(clone)(clone_child, stack, flags, NULL, ptid, tls, ctid);
 	} else {
@@ -183,7 +183,7 @@ EXPORT long syscall(long nr, ...)
 	if (likely(nr != SYS_io_uring_setup && nr != SYS_io_uring_enter &&
 		   nr != SYS_io_uring_register && nr != SYS_clone) || !enter(t))
 		return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-	pid_t me = t->tid ? t->tid : (pid_t)raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	pid_t me = self_tid(t);
 	uint64_t t0 = call_start(t);
 	long r = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	int e = errno;

@@ -88,7 +88,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	}
 	tr->fn = fn;
 	tr->arg = arg;
-	tr->creator = t->tid ? t->tid : (pid_t)syscall(SYS_gettid);
+	tr->creator = self_tid(t);
 	/* the thread's header names this call: its record is streamed once
 	 * the thread is seen, and a thread seen bounds no earlier call */
 	uint64_t t0 = call_start(t);
@@ -118,7 +118,7 @@ EXPORT pid_t fork(void)
 
 	if (!enter(t))
 		return REAL(fork)();
-	pid_t me = t->tid ? t->tid : (pid_t)syscall(SYS_gettid);
+	pid_t me = self_tid(t);
 	uint64_t t0 = call_start(t);
 	pid_t r = REAL(fork)();
 	if (r == 0) {
@@ -388,7 +388,7 @@ EXPORT int system(const char *cmd)
 	uint64_t t0 = rec ? wait_start(t) : now();
 
 	/* the shell's header names this call, when it is alone */
-	spawn_env_enter(rec ? (t->tid ? t->tid : (pid_t)syscall(SYS_gettid)) : 0, t0);
+	spawn_env_enter(rec ? self_tid(t) : 0, t0);
 	pthread_cleanup_push(spawn_env_cancelled, NULL);
 	r = REAL(system)(cmd);
 	pthread_cleanup_pop(0);

@@ -175,7 +175,7 @@ EXPORT FILE *popen(const char *cmd, const char *mode)
 	if (!enter(t))
 		return popen_with_env(cmd, mode, 0, 0);
 	uint64_t t0 = call_start(t);
-	FILE *f = popen_with_env(cmd, mode, t->tid ? t->tid : (pid_t)syscall(SYS_gettid), t0);
+	FILE *f = popen_with_env(cmd, mode, self_tid(t), t0);
 	uint64_t t1 = now();
 	int e = errno;
 	int fd = sfd(f);

@@ -892,40 +892,40 @@ static void derive_proc(struct node *n, struct proc *p)
 /* system() reaps its shell internally: the shell is the child of the
  * caller that started during the call. Its pid goes in the record's a2
  * (unused by system) for the writer. */
-struct proc *proc_made(struct node *n, pid_t tid, const struct rec *r)
+/* A process's main thread (tid = pid), NULL when it has none */
+static const struct thr *main_thr(const struct proc *c)
 {
-	for (int k = 0; k < n->nprocs; k++) {
-		struct proc *c = &n->procs[k];
-		for (int j = 0; j < c->nthr; j++) {
-			if (c->thr[j].tid != c->pid)
-				continue;
-			/* its first image's, or (--syscalls) the one after
-			 * the spawn's own calls in the child */
-			for (int g = 0; g < c->thr[j].nsp; g++) {
-				const struct spool_hdr *h = c->thr[j].sp[g]->h;
-				if (h->made_by == tid && (uint64_t)h->made_at == r->t0)
-					return c;
-			}
-		}
-	}
+	for (int j = 0; j < c->nthr; j++)
+		if (c->thr[j].tid == c->pid)
+			return &c->thr[j];
 	return NULL;
 }
 
-/* The thread whose call made process c, as its header says; 0 when it
- * does not; *at the call's t0 when it names the call too, else 0 (the
- * call of that thread under way when c started) */
+/* The thread whose call made process c, as its header says (its first
+ * image's, or under --syscalls the one after the spawn's own calls in
+ * the child); 0 when it does not; *at the call's t0 when it names the
+ * call too, else 0 (the call of that thread under way when c started) */
 static pid_t made_by(const struct proc *c, uint64_t *at)
 {
+	const struct thr *m = main_thr(c);
+
 	*at = 0;
-	for (int j = 0; j < c->nthr; j++)
-		for (int g = 0; c->thr[j].tid == c->pid && g < c->thr[j].nsp; g++) {
-			const struct spool_hdr *h = c->thr[j].sp[g]->h;
-			if (h->made_by) {
-				*at = (uint64_t)h->made_at;
-				return h->made_by;
-			}
+	for (int g = 0; m && g < m->nsp; g++)
+		if (m->sp[g]->h->made_by) {
+			*at = (uint64_t)m->sp[g]->h->made_at;
+			return m->sp[g]->h->made_by;
 		}
 	return 0;
+}
+
+struct proc *proc_made(struct node *n, pid_t tid, const struct rec *r)
+{
+	uint64_t at;
+
+	for (int k = 0; k < n->nprocs; k++)
+		if (made_by(&n->procs[k], &at) == tid && at == r->t0)
+			return &n->procs[k];
+	return NULL;
 }
 
 pid_t shell_made(struct node *n, struct thr *t, const struct rec *r)
@@ -936,16 +936,14 @@ pid_t shell_made(struct node *n, struct thr *t, const struct rec *r)
 		return c ? c->pid : 0;
 	/* the one the thread made while in this call (one at a time) */
 	for (int k = 0; k < n->nprocs; k++) {
-		struct proc *x = &n->procs[k];
-		uint64_t at;
+		const struct thr *m = main_thr(&n->procs[k]);
+		uint64_t at, s;
 
-		if (made_by(x, &at) != t->tid || at)
+		if (!m || made_by(&n->procs[k], &at) != t->tid || at)
 			continue;
-		for (int j = 0; j < x->nthr; j++) {
-			uint64_t s = (uint64_t)x->thr[j].sp[0]->h->start;
-			if (x->thr[j].tid == x->pid && s >= r->t0 && s <= r->t1)
-				return x->pid;
-		}
+		s = (uint64_t)m->sp[0]->h->start;
+		if (s >= r->t0 && s <= r->t1)
+			return n->procs[k].pid;
 	}
 	return 0;
 }
@@ -1063,8 +1061,9 @@ static void popen_child(struct node *n, pid_t caller, pid_t tid, struct rec *r,
 static void statuses_from_waits(struct node *n)
 {
 	for (int i = 0; i < n->nprocs; i++) {
-		size_t npc;
-		struct pcl *pc = pcloses_of(&n->procs[i], &npc);
+		size_t npc = 0;
+		struct pcl *pc = NULL;
+		bool pcl_read = false;	/* its pclose calls, at its first popen */
 
 		for (int j = 0; j < n->procs[i].nthr; j++) {
 			struct rec_iter it;
@@ -1079,6 +1078,10 @@ static void statuses_from_waits(struct node *n)
 					continue;
 				}
 				if (r->call == C_POPEN && r->err == 0) {
+					if (!pcl_read) {
+						pc = pcloses_of(&n->procs[i], &npc);
+						pcl_read = true;
+					}
 					popen_child(n, n->procs[i].pid,
 						    n->procs[i].thr[j].tid, r, pc, npc);
 					continue;
