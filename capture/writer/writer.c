@@ -1118,6 +1118,12 @@ static void write_body(struct out *o, struct node *n, struct proc *p,
 	}
 }
 
+/* A part written and closed whole: it goes into the trace as it is */
+static bool part_whole(const struct wstate *w)
+{
+	return w && w->part && !w->failed && !w->pf;
+}
+
 static void ws_free(struct wstate *w)
 {
 	while (w->depth)
@@ -1150,7 +1156,7 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 	free(name);
 
 	/* what streaming wrote, then on from there */
-	if (w && w->part && !w->failed && !w->pf) {
+	if (part_whole(w)) {
 		o_flush(o);
 		if (outfile_splice(o->f, w->part) < 0)
 			o->failed = 1;
@@ -1236,7 +1242,7 @@ uint64_t write_streamed(const struct thr *t)
 {
 	const struct wstate *w = t->ws;
 
-	return w && w->part && !w->failed && !w->pf ? w->done : 0;
+	return part_whole(w) ? w->done : 0;
 }
 
 /* The parts gone (after trace_write, or when it is not written) */
