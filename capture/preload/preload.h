@@ -334,12 +334,10 @@ static inline uint64_t call_start(struct tstate *t)
 /* ... of a wait or a sleep (spool_hdr.in_wait), and its end */
 static inline uint64_t wait_start(struct tstate *t)
 {
-	uint64_t v = now();
+	uint64_t v = call_start(t);
 
-	if (likely(t->hdr != NULL)) {
-		t->hdr->in_t0 = v;
+	if (likely(t->hdr != NULL))
 		t->hdr->in_wait = v;
-	}
 	return v;
 }
 
