@@ -109,6 +109,14 @@ struct isb_attr {
 int isbenc_element(struct isbenc *e, const char *name, int nattr,
 		   const struct isb_attr *a, bool empty);
 
+/* NAME, an element given whole before, once more: the same
+ * attributes, with the same values but the numbers at POS[0..N)
+ * (ascending; D decimals), which are M[0..N). The caller vouches for the
+ * rest (what it gave last for NAME); it codes as isbenc_element would.
+ * 0, or an errno (EINVAL: no such element to repeat). */
+int isbenc_again(struct isbenc *e, const char *name, int n, const int *pos,
+		 const int64_t *m, int d);
+
 /* Whether a trace named PATH is written in this encoding: its name
  * ends in .isb, before any .gz or .zst. */
 int isb_path(const char *path);

@@ -666,6 +666,56 @@ int isbenc_element(struct isbenc *e, const char *name, int nattr,
 	return e->err;
 }
 
+/* NAME once more with the attributes its last element had, the numbers at
+ * POS[0..N) (ascending, D decimals) new: what isbenc_element codes for
+ * that element, its other values SAME (the caller knows they are). */
+int isbenc_again(struct isbenc *e, const char *name, int n, const int *pos,
+		 const int64_t *m, int d)
+{
+	struct tmpl *t;
+	int el, j = 0;
+
+	if (e->err)
+		return e->err;
+	if (name == e->elptr[0])
+		el = e->elid[0];
+	else if (name == e->elptr[1])
+		el = e->elid[1];
+	else if ((el = name_id(e, name, strlen(name))) >= 0) {
+		e->elptr[1] = e->elptr[0];
+		e->elid[1] = e->elid[0];
+		e->elptr[0] = name;
+		e->elid[0] = el;
+	}
+	t = el >= 0 ? e->tmpl[el] : NULL;
+	if (e->pn || !t || !n || pos[n - 1] >= t->nattr || e->done_root ||
+	    e->depth == ISB_MAXDEPTH || text_out(e, false))
+		return e->err = EINVAL;
+	if (e->depth)
+		e->kids[e->depth - 1] = true;
+	/* all of it at once: the tag, a byte a value kept, 11 a number */
+	room(e, 11 + (size_t)t->nattr + 11 * (size_t)n);
+	put_byte(e, ISB_AGAIN | ISB_EMPTY);
+	put_uv(e, (uint64_t)el);
+	for (int k = 0; j <= n; j++) {
+		int upto = j < n ? pos[j] : t->nattr;
+
+		if (upto < k)
+			return e->err = EINVAL;	/* not ascending */
+		memset(e->ob + e->on, ISB_V_SAME, (size_t)(upto - k));
+		e->on += (size_t)(upto - k);
+		if (j == n)
+			break;
+		if (m[j] > 999999999999999999LL || m[j] < -999999999999999999LL)
+			return e->err = EINVAL;
+		put_num(e, t->slot[upto], upto ? t->slot[upto - 1] : NULL, m[j], d);
+		k = upto + 1;
+	}
+	if (!e->depth)
+		e->done_root = true;
+	return 0;
+}
+
 /* The first byte from V on that ends a plain double-quoted value (the
  * quote, or what must be decoded): 16 bytes a compare where they are
  * there, which spares a mispredicted loop end per value. */

@@ -260,9 +260,10 @@ static void pipe_sync(struct pipe *g)
  * .isb: the writing thread runs the coder, so that a capture's calls are
  * coded beside their gathering. Its blocks hold records: XML text (the
  * coder takes it cut anywhere), or a whole element, its names the
- * caller's (literals: pointers that stay), its values copied.
+ * caller's (literals: pointers that stay), its values copied, or an
+ * element again (its name, then N, D and N positions and numbers).
  */
-enum { R_TEXT = 1, R_ELEMENT };
+enum { R_TEXT = 1, R_ELEMENT, R_AGAIN };
 #define R_HEAD 5	/* kind, length */
 
 static int rec_put(struct outfile *f, const char *b, size_t n)
@@ -276,6 +277,20 @@ static int rec_put(struct outfile *f, const char *b, size_t n)
 		memcpy(&len, b + 1, 4);
 		if (b[0] == R_TEXT) {
 			err = isbenc_feed(f->isb, b + R_HEAD, len);
+		} else if (b[0] == R_AGAIN) {
+			const char *q = b + R_HEAD, *name;
+			int pos[ISB_MAXATTR];
+			int64_t m[ISB_MAXATTR];
+			int na = (unsigned char)q[sizeof(name)];
+
+			memcpy(&name, q, sizeof(name));
+			q += sizeof(name) + 2;
+			for (int k = 0; k < na; k++) {
+				pos[k] = (unsigned char)q[k * 9];
+				memcpy(&m[k], q + k * 9 + 1, 8);
+			}
+			err = isbenc_again(f->isb, name, na, pos, m,
+					   (unsigned char)b[R_HEAD + sizeof(name) + 1]);
 		} else {
 			const char *q = b + R_HEAD, *name;
 			uint16_t nattr;
@@ -389,6 +404,37 @@ int outfile_element(struct outfile *f, const char *name, int nattr,
 			memcpy(g->fill + g->n, av[k].s, av[k].len);
 			g->n += av[k].len;
 		}
+	}
+	return 0;
+}
+
+int outfile_again(struct outfile *f, const char *name, int n, const int *pos,
+		  const int64_t *m, int d)
+{
+	struct pipe *g = f->wp;
+	size_t len = sizeof(name) + 2 + (size_t)n * 9;
+	int err;
+
+	if ((err = first_err(f)))
+		return errno = err, -1;
+	if (!f->isb || n < 1 || n > ISB_MAXATTR || d < 0 || d > ISB_MAXDIGITS)
+		return set_err(f, EINVAL);
+	if (!g) {
+		if ((err = isbenc_again(f->isb, name, n, pos, m, d)))
+			return set_err(f, err);
+		return 0;
+	}
+	if (PIPE_BLOCK - g->n < R_HEAD + len)
+		pipe_hand(g);
+	rec_head(g, R_AGAIN, len);
+	memcpy(g->fill + g->n, &name, sizeof(name));
+	g->fill[g->n + sizeof(name)] = (char)n;
+	g->fill[g->n + sizeof(name) + 1] = (char)d;
+	g->n += sizeof(name) + 2;
+	for (int k = 0; k < n; k++) {
+		g->fill[g->n] = (char)pos[k];
+		memcpy(g->fill + g->n + 1, &m[k], 8);
+		g->n += 9;
 	}
 	return 0;
 }

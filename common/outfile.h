@@ -7,6 +7,7 @@
 
 #include <libxml/xmlwriter.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "zstdio.h"
 
@@ -37,6 +38,11 @@ int outfile_isb(struct outfile *f);
 struct isb_attr;
 int outfile_element(struct outfile *f, const char *name, int nattr,
 		    const struct isb_attr *a, bool empty);
+/* NAME, given whole before, once more (isb.h's isbenc_again): its
+ * attributes and values the last NAME's but the numbers at POS[0..N),
+ * M[0..N) with D decimals; 0, or -1 with errno. */
+int outfile_again(struct outfile *f, const char *name, int n, const int *pos,
+		  const int64_t *m, int d);
 /* Finish and rename into place, or remove the temporary on any failure
  * (failed != 0: the caller's own); 0, or -1 with errno. Frees f. */
 int outfile_close(struct outfile *f, int failed);

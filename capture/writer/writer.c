@@ -99,6 +99,15 @@ struct out {
 	struct isb_attr ba[ISB_MAXATTR];
 	char bv[4096];
 	size_t nbv;
+	/* .isb: a call like the last one given whole but for its times goes
+	 * as that element again (outfile_again), which a loop's calls are:
+	 * what the last one's attributes came from, valid while again_io */
+	bool again_compute, again_io;
+	struct again_key {
+		const struct node *n;
+		struct rec r;        /* t0 and t1 zero */
+		char proto[16];      /* a pipe's */
+	} key;
 };
 
 /* The buffer to the file, what libxml2's writer holds first; also when
@@ -650,6 +659,65 @@ static void write_level(struct out *o, const struct rec *r)
 		o_attr(o, "via", call_name(SEQ_VIA(r->seq)));
 }
 
+/* What write_io makes of r comes from r's fields and its object's
+ * (a file's name does not change, a pipe's protocol may), for the calls
+ * that have no payload and look nothing else up; else false. */
+static bool again_key_of(struct again_key *k, const struct node *n, const struct rec *r,
+			 const struct rec *held, const struct rec *site, int64_t kread)
+{
+	const struct obj *ob = r->obj && r->obj <= (uint32_t)n->nobjs ?
+			       &n->objs[r->obj - 1] : NULL;
+
+	if (held || site || kread || SEQ_IO(r->seq) || REC_PAYLOAD_LEN(r) ||
+	    r->call >= C_NCALLS || r->call == C_PTHREAD_CREATE ||
+	    r->call == C_SENDFILE || r->call == C_COPY_FILE_RANGE ||
+	    r->call == C_SPLICE || r->call == C_TEE ||
+	    (r->obj && !ob) || (ob && ob->kind == OBJ_SOCKET))
+		return false;
+	memset(k, 0, sizeof(*k));
+	k->n = n;
+	k->r = *r;
+	k->r.t0 = k->r.t1 = 0;
+	if (ob && ob->kind == OBJ_PIPE)
+		memcpy(k->proto, ob->proto, sizeof(k->proto));
+	return true;
+}
+
+static inline bool same_key(const struct again_key *a, const struct again_key *b)
+{
+	return a->r.call == b->r.call && a->r.fd == b->r.fd && a->r.ret == b->r.ret &&
+	       a->r.a1 == b->r.a1 && a->r.a2 == b->r.a2 && a->r.seq == b->r.seq &&
+	       a->r.err == b->r.err && a->r.obj == b->r.obj && a->r.len == b->r.len &&
+	       a->n == b->n && !memcmp(a->proto, b->proto, sizeof(a->proto));
+}
+
+/* The last call's element again, its start and end new (attributes 2
+ * and 3: api and res come first) */
+static bool io_again(struct out *o, const struct node *n, const struct rec *r,
+		     int64_t t0, int64_t t1, const struct rec *held,
+		     const struct rec *site, int64_t kread)
+{
+	static const int pos[2] = { 2, 3 };
+	struct again_key k;
+	int64_t m[2] = { t0, t1 };
+
+	if (!o->enc)
+		return false;
+	if (!again_key_of(&k, n, r, held, site, kread)) {
+		o->again_io = false;
+		return false;
+	}
+	if (!o->again_io || !same_key(&k, &o->key)) {
+		o->key = k;	/* for the next: write_io gives this one whole */
+		o->again_io = true;
+		return false;
+	}
+	o_sync(o);
+	if (outfile_again(o->f, "io", 2, pos, m, 9) < 0)
+		o->failed = 1;
+	return true;
+}
+
 static void write_io(struct out *o, struct node *n, struct proc *p,
 		     struct thr *t, struct rec *r, int64_t t0, int64_t t1,
 		     const struct rec *held, const struct rec *site, int64_t kread)
@@ -661,6 +729,8 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	char buf[256];
 	int kernel_only = (r->seq & SEQ_KERNEL) && !(r->seq & SEQ_LIBC);
 
+	if (io_again(o, n, r, t0, t1, held, site, kread))
+		return;
 	if (o->enc) {
 		b_begin(o);
 		b_kept(o, "api", 0, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c),
@@ -947,10 +1017,20 @@ static void write_region(struct out *o, struct region *g, int64_t end,
 
 static void write_compute(struct out *o, int64_t dur)
 {
+	if (o->enc && o->again_compute) {
+		static const int pos0 = 0;
+		int64_t m = dur < 0 ? 0 : dur;
+
+		o_sync(o);
+		if (outfile_again(o->f, "compute", 1, &pos0, &m, 9) < 0)
+			o->failed = 1;
+		return;
+	}
 	if (o->enc) {
 		b_begin(o);
 		b_num(o, "dur", sizeof("dur") - 1, dur < 0 ? 0 : dur, 9);
 		b_end(o, "compute");
+		o->again_compute = true;
 		return;
 	}
 	o_lit(o, "      <compute dur=\"");
@@ -1160,6 +1240,8 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 		o_flush(o);
 		if (outfile_splice(o->f, w->part) < 0)
 			o->failed = 1;
+		/* the coder starts afresh after a part */
+		o->again_compute = o->again_io = false;
 	} else {
 		w = &local;
 		ws_init(w, n, p, t);

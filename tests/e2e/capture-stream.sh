@@ -47,11 +47,13 @@ xml_of() {
 }
 
 # same NAME MIN_FRAMES CMD...: captured streamed, the twin written whole
-# (to NAME.xml.zst, or NAME.isb.zst when $SUF says so; $OPT: an option)
+# (to NAME.xml.zst, or NAME.isb.zst when $SUF says so, the twin to
+# NAME.whole$TWIN when given; $OPT: an option)
 same() {
 	name=$1 min=$2 suf=${SUF:-.xml.zst}
+	twin=${TWIN:-$suf}
 	shift 2
-	ISLAND_TEST_STREAM_TWIN="$PWD/$name.whole$suf" "$CAPTURE" $OPT -n "$name" \
+	ISLAND_TEST_STREAM_TWIN="$PWD/$name.whole$twin" "$CAPTURE" $OPT -n "$name" \
 		-o "$name$suf" -- "$@" > "$name.out" 2> "$name.err" ||
 		fail "$name: the capture failed: $(cat "$name.err")"
 	xml_of "$name$suf" > "$name.xml" || fail "$name: not a trace"
@@ -60,16 +62,21 @@ same() {
 		check_trace "$name.xml"
 		"$ANALYZE" calls "$name$suf" > "$name.calls" ||
 			fail "$name: analyze refuses its frames"
-		"$ANALYZE" calls "$name.whole$suf" | cmp -s - "$name.calls" ||
+		"$ANALYZE" calls "$name.whole$twin" | cmp -s - "$name.calls" ||
 			fail "$name: analyze reads the two differently"
 		if [ -n "$PYZ" ]; then
 			/usr/bin/python3 -c "$PYZ" "$name$suf" > "$name.py" &&
-			/usr/bin/python3 -c "$PYZ" "$name.whole$suf" > "$name.whole.py" &&
+			/usr/bin/python3 -c "$PYZ" "$name.whole$twin" > "$name.whole.py" &&
 			cmp -s "$name.py" "$name.whole.py" ||
 				fail "$name: the Python reader reads the two differently"
 		fi
 	fi
-	xml_of "$name.whole$suf" > "$name.whole.xml" || fail "$name: the twin is not a trace"
+	# an XML twin of a binary trace: as analyze exports it too
+	if [ "$twin" != "$suf" ]; then
+		"$ANALYZE" export --format xml "$name.whole$twin"
+	else
+		xml_of "$name.whole$twin"
+	fi > "$name.whole.xml" || fail "$name: the twin is not a trace"
 	f=$(frames "$name$suf")
 	[ "$f" -ge "$min" ] || fail "$name: $f frames, parts were not streamed (at least $min)"
 	echo "$name: $(grep -c '<io ' "$name.xml") calls, $f frames, as written whole"
@@ -135,9 +142,14 @@ OPT="--filewrite 4000000" same rated 3 sh -c 'sleep 0.1; dd if=/dev/zero of=dd.o
 OPT=--syscalls same syscalls 1 "$APPS/writes" 1 1000000 64
 expect_eq "writes at both levels" "$(cat syscalls.writes)" 1000000
 
-# the binary encoding: a part coded from nothing between two RESETs
-SUF=.isb.zst same binwrites 1 "$APPS/writes" 1 1000000 64
+# the binary encoding: a part coded from nothing between two RESETs; a
+# loop's calls coded as the last one again (outfile_again), the twin
+# written as XML, without it
+SUF=.isb.zst TWIN=.xml.zst same binwrites 1 "$APPS/writes" 1 1000000 64
 expect_eq "binary writes" "$(cat binwrites.writes)" 1000000
+SUF=.isb.zst TWIN=.xml.zst same binthreads 1 "$APPS/writes" 4 100000 64
+OPT=--syscalls SUF=.isb.zst TWIN=.xml.zst same binsyscalls 1 "$APPS/writes" 1 200000 64
+SUF=.isb.zst TWIN=.xml.zst same binpipes 1 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6; do cat /etc/hostname; done | cat > names3'
 SUF=.isb.zst same binprocs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names2'
 # version 1 (before RESET) is read as it was
 "$ANALYZE" export --format isb -o v.isb binprocs.whole.isb.zst || fail "export to .isb failed"

@@ -332,11 +332,83 @@ static void test_part(void)
 	free(b.p);
 }
 
+/* Elements given whole (isbenc_element), and the same with each one like
+ * the last but for its times given again (isbenc_again): the same bytes,
+ * read back as the same elements. */
+static void give(struct isbenc *e, int i, bool again)
+{
+	static const int pos[2] = { 1, 3 }, first = 0;
+	int64_t m[2] = { 1000000000LL + 37 * i, 1000000000LL + 37 * i + (i % 5) };
+	const struct isb_attr io[] = {
+		{ .name = "api", .nlen = 3, .s = "write", .len = 5, .kind = ISB_A_PLAIN },
+		{ .name = "start", .nlen = 5, .m = m[0], .d = 9, .kind = ISB_A_NUM },
+		{ .name = "path", .nlen = 4, .s = "/a&amp;b", .len = 8, .kind = ISB_A_XML },
+		{ .name = "end", .nlen = 3, .m = m[1], .d = 9, .kind = ISB_A_NUM },
+		{ .name = "fd", .nlen = 2, .m = 3, .kind = ISB_A_NUM },
+	};
+	const struct isb_attr dur = { .name = "dur", .nlen = 3, .m = i * 11, .d = 9,
+				      .kind = ISB_A_NUM };
+
+	/* the first of each, and every seventh call, whole */
+	if (again && i && i % 7) {
+		CU_ASSERT_EQUAL(isbenc_again(e, "compute", 1, &first, &dur.m, 9), 0);
+		CU_ASSERT_EQUAL(isbenc_again(e, "io", 2, pos, m, 9), 0);
+		return;
+	}
+	CU_ASSERT_EQUAL(isbenc_element(e, "compute", 1, &dur, true), 0);
+	CU_ASSERT_EQUAL(isbenc_element(e, "io", 5, io, true), 0);
+}
+
+static void test_again(void)
+{
+	struct buf whole = { 0 }, again = { 0 };
+	struct seen s;
+	char msg[256];
+	int zero = 0;
+	int64_t m = 1;
+
+	for (int k = 0; k < 2; k++) {
+		struct isbenc *e = isbenc_new(to_buf, k ? &again : &whole);
+
+		CU_ASSERT_EQUAL(isbenc_feed(e, "<trace>", 7), 0);
+		for (int i = 0; i < 100; i++)
+			give(e, i, k);
+		CU_ASSERT_EQUAL(isbenc_feed(e, "</trace>", 8), 0);
+		CU_ASSERT_EQUAL_FATAL(isbenc_finish(e), 0);
+	}
+	CU_ASSERT_EQUAL(whole.n, again.n);
+	CU_ASSERT(whole.n == again.n && !memcmp(whole.p, again.p, whole.n));
+	CU_ASSERT_EQUAL(decode(&again, again.n, &s, msg), 0);
+	CU_ASSERT(s.text.p && strstr(s.text.p, "<io api=[write] start=[1.000003663] "
+					       "path=[/a&b] end=[1.000003667] fd=[3]/>"));
+	free(s.text.p);
+	/* an element never given whole, past its attributes, not ascending */
+	struct isbenc *e = isbenc_new(to_buf, &again);
+	CU_ASSERT_EQUAL(isbenc_feed(e, "<trace>", 7), 0);
+	CU_ASSERT_EQUAL(isbenc_again(e, "io", 1, &zero, &m, 9), EINVAL);
+	isbenc_free(e);
+	e = isbenc_new(to_buf, &again);
+	CU_ASSERT_EQUAL(isbenc_feed(e, "<trace>", 7), 0);
+	give(e, 0, false);
+	int past = 5, back[2] = { 3, 1 };
+	int64_t two[2] = { 1, 2 };
+	CU_ASSERT_EQUAL(isbenc_again(e, "io", 1, &past, &m, 9), EINVAL);
+	isbenc_free(e);
+	e = isbenc_new(to_buf, &again);
+	CU_ASSERT_EQUAL(isbenc_feed(e, "<trace>", 7), 0);
+	give(e, 0, false);
+	CU_ASSERT_EQUAL(isbenc_again(e, "io", 2, back, two, 9), EINVAL);
+	isbenc_free(e);
+	free(whole.p);
+	free(again.p);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 		{ "XML in, the same elements out, cut anywhere", test_roundtrip },
 		{ "a loop's elements, a few bytes each", test_loop },
+		{ "an element again codes as given whole", test_again },
 		{ "what the encoder does not take", test_refused },
 		{ "a stream cut or damaged", test_damaged },
 		{ "a part between two RESETs", test_part },
