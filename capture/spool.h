@@ -367,6 +367,10 @@ struct session {
 #define ENV_IMAGE  "ISLAND_IMAGE"     /* pid of the process that exec'd */
 #define ENV_MADE_BY "ISLAND_MADE_BY"  /* TID:T0 of the system or popen call
 					 that made this shell (spool_hdr) */
+#define ENV_VFORKED "ISLAND_VFORKED"  /* T0:T1:PATH: this image's pid is a
+					 vfork child, made at T0, that exec'd
+					 PATH at T1 (its calls before, not
+					 recorded, are counted in the vfork's) */
 #define CALLSITES_FILE "callsites"    /* in the spool directory: --callsites */
 
 /*

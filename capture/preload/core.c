@@ -378,14 +378,19 @@ out:
 	return r;
 }
 
-/* A vfork child, on its parent's thread state: its pid in the vfork's
- * record, before the parent resumes (the record is taken once the
- * parent writes another) */
-void vfork_child_names(struct tstate *t, pid_t pid)
+/* A vfork child, on its parent's thread state, at a call a wrapper sees:
+ * its pid in the vfork's record (a1) and the call counted (a2: what the
+ * capture does not record of it, its calls until its exec or _exit),
+ * before the parent resumes (the record is taken once the parent writes
+ * another) */
+void vfork_child_call(struct tstate *t, pid_t pid)
 {
-	if (t->vfork_rec) {
-		t->vfork_rec->a1 = pid;
-		t->vfork_rec = NULL;
+	struct rec *r = t->vfork_rec;
+
+	if (r) {
+		if (!r->a1)
+			r->a1 = pid;
+		r->a2++;
 	}
 }
 
@@ -400,7 +405,7 @@ int enter_slow(struct tstate *t)
 		pid_t pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
 		errno = e;
 		if (t->pid && pid != t->pid) {
-			vfork_child_names(t, pid);	/* not ours but for that */
+			vfork_child_call(t, pid);	/* not ours but for that */
 			return 0;
 		}
 		t->hold &= ~HOLD_VFORK;    /* the parent, resumed */
@@ -633,6 +638,23 @@ static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
 		    el + cl + (size_t)n, NULL, 0);
 }
 
+/* The image a vfork child exec'd (ENV_VFORKED: T0:T1:PATH): the child's
+ * record starts as a fork's would, at the vfork, with its exec, which
+ * the child could not record on its parent's thread state. */
+static void vfork_image(struct tstate *t, const char *vf)
+{
+	const char *c1 = strchr(vf, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	uint64_t made = dec(vf), at = c1 ? dec(c1 + 1) : 0;
+
+	if (!c2 || !made || at < made || at > (uint64_t)t->hdr->start) {
+		record_proc(t, ORIGIN_EXEC, 0, (uint64_t)t->hdr->start);
+		return;
+	}
+	t->hdr->start = (int64_t)made;
+	record_proc(t, ORIGIN_EXEC, 0, made);
+	put_str(t, C_EXECVE, at, at, 0, -1, 0, AT_FDCWD, 0, c2 + 1, NULL);
+}
+
 #ifndef ISLAND_LOADER
 extern char **environ;
 static int env_ours(const char *e);
@@ -781,9 +803,13 @@ CONSTRUCTOR void island_init(void)
 		if (!c || !t->made_by || !t->made_at)
 			t->made_by = 0, t->made_at = 0;
 	}
+	const char *vf = execd ? getenv(ENV_VFORKED) : NULL;
 	if (spool_open(t) == 0) {
-		record_proc(t, execd && !handoff ? ORIGIN_EXEC : ORIGIN_NEW, 0,
-			    (uint64_t)t->hdr->start);
+		if (vf)
+			vfork_image(t, vf);
+		else
+			record_proc(t, execd && !handoff ? ORIGIN_EXEC : ORIGIN_NEW, 0,
+				    (uint64_t)t->hdr->start);
 		record_fds(t);
 	}
 	t->guard = 0;
@@ -922,6 +948,7 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	t->win = NULL;
 	t->cur = t->lim = NULL;
 	t->hold = 0;
+	t->vfork_rec = NULL;        /* the parent's (--syscalls: vfork a fork) */
 	t->slot = -1;
 	t->creator = 0;
 	t->made_at = 0;
@@ -944,7 +971,7 @@ static int env_ours(const char *e)
 	static const char *const ours[] = { "ISLAND_SPOOL=", "ISLAND_CLOCK=", "ISLAND_LIB=",
 		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION",
 		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=", "ISLAND_LOADER_NAME=",
-		"ISLAND_IMAGE=", "ISLAND_MADE_BY=" };
+		"ISLAND_IMAGE=", "ISLAND_MADE_BY=", "ISLAND_VFORKED=" };
 
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (!strncmp(e, ours[i], strlen(ours[i])))

@@ -66,9 +66,9 @@ struct tstate {
 	uint64_t made_at;           /* spool_hdr's: the pthread_create's, or
 				       the system or popen's, t0 */
 	pid_t made_by;              /* spool_hdr's: that system or popen's tid */
-	struct rec *vfork_rec;      /* a vfork's record, until its child
-				       names itself in it (vfork_child_names:
-				       at its first call a wrapper sees) */
+	struct rec *vfork_rec;      /* a vfork's record, until the parent
+				       resumes: its child names itself and
+				       counts its calls in it (vfork_child_call) */
 	int sslot;                  /* slot in the session's thread table + 1 */
 	void *site;                 /* --callsites: where the wrapper returns */
 	int prof_pending;           /* --profile: a snapshot waits for leave() */
@@ -140,7 +140,7 @@ static inline void nap_ns(int64_t ns)
 }
 
 int enter_slow(struct tstate *t);
-void vfork_child_names(struct tstate *t, pid_t pid);
+void vfork_child_call(struct tstate *t, pid_t pid);
 
 /* The causality engine (session.c): NULL outside a session. */
 extern struct session *sess;

@@ -4,6 +4,7 @@
  * child), and every exec and spawn (our variables and library are put back
  * into the child's environment, after any LD_PRELOAD the app set itself).
  */
+#include <stdbool.h>
 #include <sys/syscall.h>
 
 #include "preload.h"
@@ -141,8 +142,9 @@ EXPORT pid_t fork(void)
  * our frame and corrupt the parent's). vfork.S records the call here and
  * jumps to the real vfork with the caller's frame; until the parent runs
  * again, the shared thread state says "vfork pending" and the child, whose
- * pid differs, records nothing but its pid, in the record's a1, at its
- * first call a wrapper sees (enter_slow: its exec, most often).
+ * pid differs, records nothing but its pid, in the record's a1, and how
+ * many calls a wrapper saw it make (enter_slow: its dup2s, its exec), in
+ * a2: the trace says they are missing.
  */
 __attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
 {
@@ -165,17 +167,24 @@ __attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
 	return (void *)real_vfork;
 }
 
-/* ... naming itself in the vfork's record, if it has not yet (an _exit
- * with no call before it) */
-static int in_vfork_child(void)
+/* A vfork child's pid, else 0 */
+static pid_t vfork_child(struct tstate *t)
 {
-	struct tstate *t = &ts;
 	pid_t pid;
 
 	if (!(t->hold & HOLD_VFORK) || !t->pid || (pid = (pid_t)syscall(SYS_getpid)) == t->pid)
 		return 0;
-	vfork_child_names(t, pid);
-	return 1;
+	return pid;
+}
+
+/* ... and its _exit counted there too */
+static int in_vfork_child(void)
+{
+	pid_t pid = vfork_child(&ts);
+
+	if (pid)
+		vfork_child_call(&ts, pid);
+	return pid != 0;
 }
 
 EXPORT void _exit(int status)
@@ -209,22 +218,60 @@ static size_t env_count(char *const *envp)
 
 enum exec_how { EXEC_PATH, EXEC_SEARCH, EXEC_FD, EXEC_AT };
 
+/* A vfork child's exec (it cannot record it: its parent's thread state):
+ * its image told, in ENV_VFORKED, when the vfork was and the exec is,
+ * and what it execs, for the child's record to start with them; in the
+ * room env_fix left in arr: true. Else (a path too long, an environment
+ * env_fix left as it was) it is counted as its other calls are. */
+static bool vfork_exec(struct tstate *t, pid_t pid, char **env, char **arr,
+		       char *vf, size_t vflen, const char *path)
+{
+	struct rec *v = t->vfork_rec;
+	size_t k = 0, pl = path ? strlen(path) : 0;
+
+	if (!v)
+		return false;
+	if (!v->a1)
+		v->a1 = pid;
+	if (env != arr || !pl || sizeof(ENV_VFORKED) + 2 * 21 + pl + 1 > vflen) {
+		v->a2++;
+		return false;
+	}
+	memcpy(vf, ENV_VFORKED "=", sizeof(ENV_VFORKED));
+	char *p = utoa(vf + sizeof(ENV_VFORKED), (unsigned long)v->t0);
+	*p++ = ':';
+	p = utoa(p, (unsigned long)now());
+	*p++ = ':';
+	memcpy(p, path, pl + 1);
+	while (arr[k])
+		k++;
+	arr[k] = vf;
+	arr[k + 1] = NULL;
+	return true;
+}
+
 /* Every exec goes through here: record it, end this image's threads,
  * replace the image with our environment; if that fails, carry on.
  * EXEC_AT: execveat(fd, path, argv, envp, atflags), by its system call. */
 static int do_exec_at(enum exec_how how, int fd, const char *path,
 		      char *const argv[], char *const envp[], int atflags)
 {
-	size_t n = env_count(envp) + 12;
-	char *arr[n], buf[8192], *bp = buf;
-	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n);
+	size_t n = env_count(envp) + 13;
+	char *arr[n], buf[8192], *bp = buf, vf[sizeof(ENV_VFORKED) + 64 + 4096];
+	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n - 1);
 	struct tstate *t = &ts;
 	struct rec *r = NULL;
+	pid_t vchild = island_on ? vfork_child(t) : 0;
+	bool told = false;
 	int ret, e;
 
 	if (!island_on)
 		env = envp;
-	if (enter(t)) {
+	if (vchild && (how == EXEC_PATH || how == EXEC_SEARCH))
+		told = vfork_exec(t, vchild, (char **)env, arr, vf, sizeof(vf), path);
+	else if (vchild)
+		vfork_child_call(t, vchild);
+	if (!vchild && enter(t)) {
 		uint64_t t0 = call_start(t);
 		r = put_str(t, C_EXECVE, t0, t0, 0, fd, 0, AT_FDCWD, 0,
 			    path ? path : "", NULL);
@@ -239,6 +286,14 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	else
 		ret = REAL(execve)(path, argv, env);
 	e = errno;
+	if (told) {
+		/* it failed: what its image would have said, counted */
+		for (size_t k = 0; arr[k]; k++)
+			if (arr[k] == vf)
+				arr[k] = NULL;
+		if (t->vfork_rec)
+			t->vfork_rec->a2++;
+	}
 	if (r) {
 		process_unfinish();
 		r->t1 = now();

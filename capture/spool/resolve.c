@@ -692,7 +692,7 @@ static unsigned seen_of(const struct rec *r)
 	case C_WAIT4: case C_WAITCALL: case C_WAIT3: case C_WAITID:
 		return SEEN_STATUS;
 	case REC_MODULE: case REC_SAMPLE: case C_PTHREAD_CREATE: case C_FORK:
-	case C_POSIX_SPAWN: case C_CLONE: case C_IO_URING_SETUP:
+	case C_POSIX_SPAWN: case C_CLONE: case C_VFORK: case C_IO_URING_SETUP:
 	case C_IO_URING_ENTER: case C_IO_URING_REGISTER:
 		return SEEN_GAPS;
 	}
@@ -1113,12 +1113,38 @@ static void add_reason(struct proc *p, const char *what)
 	p->complete = 0;
 }
 
-static int have_proc(const struct node *n, pid_t pid)
+static struct proc *proc_of(struct node *n, pid_t pid)
 {
 	for (int k = 0; k < n->nprocs; k++)
 		if (n->procs[k].pid == pid)
-			return 1;
-	return 0;
+			return &n->procs[k];
+	return NULL;
+}
+
+/* A vfork child runs on its parent's memory until its exec or _exit:
+ * the calls it makes (a2: the dup2s and closes before an exec, the exec,
+ * an _exit) are not recorded (--syscalls makes it a fork, its own) */
+static void vfork_gap(struct node *n, struct proc *p, const struct rec *r)
+{
+	pid_t pid = r->ret > 0 ? (pid_t)r->ret : (pid_t)r->a1;
+	struct proc *c = pid > 0 ? proc_of(n, pid) : NULL;
+	char buf[200];
+
+	if (c && r->a2 > 0) {
+		snprintf(buf, sizeof(buf), "%lld call%s before its exec, as a vfork child "
+			 "on its parent's memory, not recorded", (long long)r->a2,
+			 r->a2 > 1 ? "s" : "");
+		add_reason(c, buf);
+	} else if (!c && pid > 0 && r->a2 > 0) {
+		snprintf(buf, sizeof(buf), "vfork child %d has no record (%lld call%s on "
+			 "its parent's memory, not recorded)", (int)pid, (long long)r->a2,
+			 r->a2 > 1 ? "s" : "");
+		add_reason(p, buf);
+	} else if (!c && pid > 0) {
+		snprintf(buf, sizeof(buf), "vfork child %d has no record (an image "
+			 "without the interposer)", (int)pid);
+		add_reason(p, buf);
+	}
 }
 
 /*
@@ -1127,7 +1153,8 @@ static int have_proc(const struct node *n, pid_t pid)
  * (its spool could not be created: descriptors or memory exhausted, or an
  * image the interposer cannot enter), when it made a child that shares
  * its memory with raw clone(), or when it used io_uring, whose operations
- * the interposer does not see one by one.
+ * the interposer does not see one by one; a vfork child, when it made
+ * calls before its exec (vfork_gap).
  */
 static void find_gaps(struct node *n)
 {
@@ -1170,6 +1197,9 @@ static void find_gaps(struct node *n)
 				case C_POSIX_SPAWN:
 					child = r->ret == 0 && r->a1 > 0 ? (pid_t)r->a1 : 0;
 					break;
+				case C_VFORK:
+					vfork_gap(n, p, r);
+					break;
 				case C_CLONE:
 					if (r->ret <= 0)
 						break;
@@ -1187,7 +1217,7 @@ static void find_gaps(struct node *n)
 					uring = 1;
 					break;
 				}
-				if (child && !have_proc(n, child)) {
+				if (child && !proc_of(n, child)) {
 					snprintf(buf, sizeof(buf), "child process %d has no record "
 						 "(no spool: descriptors or memory exhausted, or an "
 						 "image without the interposer)", (int)child);

@@ -1,16 +1,44 @@
 /* vforkexit: a vfork child that calls nothing but _exit(3); the parent
- * waits for it. The vfork's record names the child all the same. */
+ * waits for it. The vfork's record names the child all the same.
+ * vforkexit exec: a child that dup2s, closes and execs /bin/true, as
+ * Python's subprocess does (three calls before its exec); then one that
+ * execs a program that is not there and _exits (two calls). */
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-int main(void)
+static int reaped(pid_t p, int want)
 {
 	int st;
-	pid_t p = vfork();
 
+	return p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) &&
+	       WEXITSTATUS(st) == want;
+}
+
+int main(int argc, char **argv)
+{
+	pid_t p;
+
+	if (argc > 1 && !strcmp(argv[1], "exec")) {
+		static char *const args[] = { "true", NULL };
+
+		if ((p = vfork()) == 0) {
+			dup2(1, 5);
+			dup2(5, 6);
+			close(5);
+			execv("/bin/true", args);
+			_exit(127);
+		}
+		if (!reaped(p, 0))
+			return 1;
+		if ((p = vfork()) == 0) {
+			execv("/nonexistent/island-test", args);
+			_exit(127);
+		}
+		return reaped(p, 127) ? 0 : 1;
+	}
+	p = vfork();
 	if (p == 0)
 		_exit(3);
-	if (p < 0 || waitpid(p, &st, 0) != p)
-		return 1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 3 ? 0 : 1;
+	return reaped(p, 3) ? 0 : 1;
 }

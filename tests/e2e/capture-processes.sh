@@ -43,6 +43,34 @@ kid=$(sed -n 's/.*api="vfork"[^>]* child="\([0-9]*\)".*/\1/p' fe.xml)
 kid=$(sed -n 's/.*api="vfork"[^>]* child="\([0-9]*\)".*/\1/p' vx.xml)
 reaped=$(sed -n 's/.*api="waitpid"[^>]* child="\([0-9]*\)".*/\1/p' vx.xml)
 [ -n "$kid" ] && [ "$kid" = "$reaped" ] || fail "vfork then _exit: child '$kid', reaped '$reaped'"
+# ... whose life starts at the vfork, with its exec, as a fork child's:
+# the exec written by the image it made (ISLAND_VFORKED), a child that
+# called nothing else before it complete
+vf=$(grep 'api="vfork"' fe.xml | head -1)
+kid=$(echo "$vf" | sed -n 's/.* child="\([0-9]*\)".*/\1/p')
+at=$(echo "$vf" | sed -n 's/.* start="\([0-9.]*\)".*/\1/p')
+grep -q "<process pid=\"$kid\" [^>]*start=\"$at\" [^>]*complete=\"true\">" fe.xml ||
+	fail "vfork child $kid: not started at its vfork ($at), or incomplete"
+sed -n "/<process pid=\"$kid\" /,/<\/process>/p" fe.xml | grep '<io ' | head -1 |
+	grep -q 'api="execve" .*path="/bin/cp"' || fail "vfork child $kid: its exec is not its first call"
+# a child whose calls before its exec the capture cannot record (it runs
+# on its parent's thread state; --syscalls makes it a fork): counted, and
+# its process says so; one that exec'd nothing, its parent's
+"$CAPTURE" -n vx -o vx.xml "$APPS/vforkexit" exec 2> vx.err || fail "vforkexit exec failed"
+check_trace vx.xml
+kids=$(sed -n 's/.*api="vfork"[^>]* child="\([0-9]*\)".*/\1/p' vx.xml | tr '\n' ' ')
+set -- $kids
+expect_eq "vfork children" "$#" 2
+grep -q "<process pid=\"$1\" [^>]*complete=\"false\" reason=\"3 calls before its exec, as a vfork child on its parent's memory, not recorded\">" vx.xml ||
+	fail "vfork child $1: its three calls before its exec are not said to be missing"
+sed -n "/<process pid=\"$1\" /,/<\/process>/p" vx.xml | grep -q 'api="execve" .*path="/bin/true"' ||
+	fail "vfork child $1: no exec"
+grep -q "reason=\"vfork child $2 has no record (2 calls on its parent's memory, not recorded)\"" vx.xml ||
+	fail "vfork child $2 (a failed exec, then _exit): its parent does not say it is missing"
+grep -q '<trace [^>]*complete="false"' vx.xml || fail "vforkexit exec: the trace says it is complete"
+expect_eq "the capture's warnings" "$(grep -c 'is incomplete: .*vfork child' vx.err)" 2
+"$ANALYZE" sums vx.xml 2> vx.warn > /dev/null || fail "analyze refuses vx.xml"
+grep -q "warning: .*incomplete" vx.warn || fail "analyze does not warn: $(cat vx.warn)"
 grep -q 'api="posix_spawn" res="proc"' fe.xml || fail "no posix_spawn record"
 grep -q 'api="system" res="wait".*status="exit:0"' fe.xml || fail "no system record"
 grep -q 'api="pthread_create" res="proc".*child="' fe.xml || fail "pthread_create without child"
