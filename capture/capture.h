@@ -252,7 +252,6 @@ struct rec *rec_next(struct rec_iter *it);
  */
 #define SEQ_LIBC         (1ull << 61)
 #define SEQ_DROP         (1ull << 60)
-#define SEQ_NR_BITS      (0x3ffull << 48)
 #define SEQ_VIA_SET(c)   ((uint64_t)((c) + 1) << 32)
 #define SEQ_VIA(s)       ((int)(((s) >> 32) & 0xffff) - 1)
 void link_levels(struct node *n);

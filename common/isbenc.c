@@ -211,15 +211,10 @@ static inline uint64_t zigzag(int64_t v)
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
+/* a varint's bytes: 7 bits a byte */
 static inline int uv_len(uint64_t v)
 {
-	int n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
+	return (63 - __builtin_clzll(v | 1)) / 7 + 1;
 }
 
 static void put_bytes(struct isbenc *e, const char *p, size_t n)

@@ -349,6 +349,9 @@ struct rec *rec_slow(struct tstate *t, size_t len)
 	int e = errno;
 	struct rec *r = NULL;
 
+	if (t->kpend)	/* a system call kept aside goes first */
+		kpend_flush(t);
+
 	if (!t->hdr) {
 		if (t->hold & HOLD_OFF || spool_open(t) < 0)
 			goto out;
@@ -423,7 +426,13 @@ struct rec *put_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 {
 	size_t len, pl;
 	struct rec *r;
+	uint64_t joined = 0;
 
+	if (call < C_NCALLS) {
+		if (t->kpend)
+			joined = kpend_join(t, call, fd, ret, err);
+		t->kcalls = 0;
+	}
 	if (n1 > REC_MAX_PAYLOAD)
 		n1 = REC_MAX_PAYLOAD;
 	if (n1 + n2 > REC_MAX_PAYLOAD)
@@ -434,6 +443,7 @@ struct rec *put_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	if (!r)
 		return NULL;
 	rec_fill(r, call, t0, t1, ret, fd, a1, a2, err);
+	r->seq = joined;
 	if (n1)
 		memcpy(REC_PAYLOAD(r), p1, n1);
 	if (n2)
@@ -862,6 +872,8 @@ void thread_finish(struct tstate *t, int how, int unmap)
 		t->hold |= HOLD_OFF;
 		return;
 	}
+	if (t->kpend)
+		kpend_flush(t);
 	if (unlikely(prof != NULL))
 		at = prof_thread_end(t);
 	if (t->win)
@@ -884,6 +896,8 @@ void process_finish(int how)
 	struct tstate *self = &ts;
 	uint64_t at = 0;
 
+	if (self->kpend && self->hdr && !(self->hold & HOLD_OFF))
+		kpend_flush(self);
 	/* --profile: this thread's tail is a last snapshot; the others'
 	 * counters stay in their headers for the writer, unless profiling
 	 * is off now */
@@ -949,6 +963,7 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	t->cur = t->lim = NULL;
 	t->hold = 0;
 	t->vfork_rec = NULL;        /* the parent's (--syscalls: vfork a fork) */
+	t->kcalls = t->kpend = 0;   /* the parent's call's */
 	t->slot = -1;
 	t->creator = 0;
 	t->made_at = 0;

@@ -72,6 +72,15 @@ struct tstate {
 	int sslot;                  /* slot in the session's thread table + 1 */
 	void *site;                 /* --callsites: where the wrapper returns */
 	int prof_pending;           /* --profile: a snapshot waits for leave() */
+	/* --syscalls: the system calls made under a libc call since the
+	 * last libc record (kcalls); the first, plain I/O, kept aside in kp
+	 * (kpend) rather than written, for the libc call's record to stand
+	 * for it when it is the same event (kpend_join); else it is written
+	 * before the next record (rec_slow: lim is NULL meanwhile, klim the
+	 * window's) */
+	int kcalls, kpend;
+	char *klim;
+	struct rec kp;
 	/* --syscalls (sud.c) */
 	volatile char sel;          /* Syscall User Dispatch selector byte */
 	char sysguard;              /* a kernel-level record is being written */
@@ -270,10 +279,20 @@ static inline int fits32(int64_t v)
 	return v == (int64_t)(int32_t)v;
 }
 
+/* sud.c: the seq of a libc record that stands for the system call kept
+ * aside (SEQ_JOINED), else 0; the call kept aside written */
+uint64_t kpend_join(struct tstate *t, int call, int fd, int64_t ret, int err);
+void kpend_flush(struct tstate *t);
+
 static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		       int64_t ret, int fd, int64_t a1, int64_t a2, int err)
 {
-	if (likely(!err && !sess && !limits && t1 - t0 <= UINT32_MAX &&
+	uint64_t joined = 0;
+
+	if (unlikely(t->kpend))
+		joined = kpend_join(t, call, fd, ret, err);
+	t->kcalls = 0;
+	if (likely(!joined && !err && !sess && !limits && t1 - t0 <= UINT32_MAX &&
 		   fits32(ret) && fits32(a1) && fits32(a2))) {
 		struct srec *q = (struct srec *)rec_reserve(t, sizeof(*q));
 		if (unlikely(!q))
@@ -295,6 +314,7 @@ static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	if (unlikely(!r))
 		return;
 	rec_fill(r, call, t0, t1, ret, fd, a1, a2, err);
+	r->seq = joined;
 	rec_close(t, r, sizeof(*r));
 }
 

@@ -115,7 +115,51 @@ static uint64_t ino_of(long fd)
 	return island_sys6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 ? st.st_ino : 0;
 }
 
-/* A full record of a system call, with its number and level in seq. */
+/* Each call's kind: what resolve.c's call_kind_equal compares (the
+ * same event at two levels: write and write, open and openat) */
+static const char *const kind_of[C_NCALLS] = {
+#define CALL(id, api, res, amount, effect) [C_##id] = #res " " #amount " " #effect,
+#include "../calls.def"
+#undef CALL
+};
+
+/* The libc record of the call that made the system call kept aside, when
+ * it made only that one and they are the same event (levels.c's rule):
+ * the libc record stands for both, the kernel's is not written. */
+uint64_t kpend_join(struct tstate *t, int call, int fd, int64_t ret, int err)
+{
+	const struct rec *k = &t->kp;
+
+	if (t->kcalls != 1 || call < 0 || call >= C_NCALLS || k->fd != fd ||
+	    k->ret != ret || k->err != err || !kind_of[call] || !kind_of[k->call] ||
+	    strcmp(kind_of[call], kind_of[k->call]))
+		return 0;		/* rec_slow writes it first */
+	t->kpend = 0;
+	t->lim = t->klim;
+	return SEQ_JOINED | (k->seq & SEQ_NR_BITS);
+}
+
+/* The system call kept aside, written (before a record that follows it) */
+void kpend_flush(struct tstate *t)
+{
+	char outer = t->sysguard;
+	struct rec *r;
+
+	t->sysguard = 1;	/* a signal's calls meanwhile are not ours */
+	t->kpend = 0;
+	t->lim = t->klim;
+	if ((r = rec_reserve(t, sizeof(*r)))) {
+		uint16_t len = r->len;	/* 0: the spool is zero-filled */
+
+		*r = t->kp;
+		r->len = len;
+		rec_close(t, r, sizeof(*r));
+	}
+	t->sysguard = outer;
+}
+
+/* A full record of a system call, with its number and level in seq; the
+ * first plain I/O call a libc call makes kept aside (kpend_join). */
 static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 		    uint64_t t0, uint64_t t1, int inlibc)
 {
@@ -240,6 +284,18 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 	size_t n2 = p2 ? strnlen(p2, 4095) + 1 : 0;
 	size_t pl = raw ? rawn : n1 + n2;
 	size_t len = REC_ALIGN(sizeof(struct rec) + pl);
+
+	if (inlibc && !t->kcalls++ && !pl && !sess && !limits && !rec_extras &&
+	    (how == D_RW || how == D_PRW || how == D_IOV || how == D_PIOV ||
+	     how == D_LSEEK || how == D_FD)) {
+		rec_fill(&t->kp, call, t0, t1, res, fd, a1, a2, e);
+		t->kp.seq = SEQ_KERNEL | SEQ_INLIBC | (uint64_t)nr << 48;
+		t->kp.len = 0;
+		t->klim = t->lim;
+		t->lim = NULL;	/* the next record goes by rec_slow */
+		t->kpend = 1;
+		return;
+	}
 	struct rec *r = rec_reserve(t, len);
 
 	if (!r)

@@ -158,6 +158,7 @@ __attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
 			rec_fill(r, C_VFORK, t0, t0, -2, -1, 0, 0, 0);
 			rec_close(t, r, sizeof(*r));
 		}
+		t->kcalls = 0;
 		if (t->hdr) {
 			t->vfork_rec = r;
 			t->hold |= HOLD_VFORK;

@@ -8,6 +8,9 @@
  * -> openat), the two are one event (the libc record stands for both,
  * level "libc|kernel"); otherwise the libc record is level "libc" and its
  * bytes are not counted again, and each kernel record names it (via).
+ * The interposer applies the same rule as it records (SEQ_JOINED: the
+ * kernel's record was not written), which spares it and us a record a
+ * call; what it could not join comes here as before.
  * An exec is recorded before it is made (it does not return): the
  * kernel records after it are its own, the attempts that failed (execvp
  * along PATH) and the one that succeeded, recorded by the new image,
@@ -92,7 +95,12 @@ static void link_thread(struct node *n, struct thr *t)
 		r->seq |= SEQ_LIBC;
 		for (size_t i = 0; i < l->np; i++)
 			l->pend[i]->seq |= SEQ_VIA_SET(r->call);
-		if (l->np == 1 && same_event(l->pend[0], r)) {
+		if (r->seq & SEQ_JOINED) {
+			/* the interposer joined them (the kernel's record
+			 * was not written) */
+			n->syscalls_seen = 1;
+			r->seq = (r->seq & ~SEQ_JOINED) | SEQ_KERNEL;
+		} else if (l->np == 1 && same_event(l->pend[0], r)) {
 			l->pend[0]->seq |= SEQ_DROP;
 			r->seq |= SEQ_KERNEL | (l->pend[0]->seq & SEQ_NR_BITS);
 		}

@@ -106,7 +106,7 @@ struct out {
 	struct again_key {
 		const struct node *n;
 		struct rec r;        /* t0 and t1 zero */
-		char proto[16];      /* a pipe's */
+		uint64_t proto[2];   /* a pipe's */
 	} key;
 };
 
@@ -688,7 +688,7 @@ static inline bool same_key(const struct again_key *a, const struct again_key *b
 	return a->r.call == b->r.call && a->r.fd == b->r.fd && a->r.ret == b->r.ret &&
 	       a->r.a1 == b->r.a1 && a->r.a2 == b->r.a2 && a->r.seq == b->r.seq &&
 	       a->r.err == b->r.err && a->r.obj == b->r.obj && a->r.len == b->r.len &&
-	       a->n == b->n && !memcmp(a->proto, b->proto, sizeof(a->proto));
+	       a->n == b->n && a->proto[0] == b->proto[0] && a->proto[1] == b->proto[1];
 }
 
 /* The last call's element again, its start and end new (attributes 2
