@@ -1140,7 +1140,8 @@ static void vfork_gap(struct node *n, struct proc *p, const struct rec *r)
 			 "its parent's memory, not recorded)", (int)pid, (long long)r->a2,
 			 r->a2 > 1 ? "s" : "");
 		add_reason(p, buf);
-	} else if (!c && pid > 0) {
+	} else if (!c && pid > 0 && !n->unmapped_images) {
+		/* (with images unmapped, the node says why) */
 		snprintf(buf, sizeof(buf), "vfork child %d has no record (an image "
 			 "without the interposer)", (int)pid);
 		add_reason(p, buf);

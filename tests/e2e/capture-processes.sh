@@ -69,6 +69,12 @@ grep -q "reason=\"vfork child $2 has no record (2 calls on its parent's memory, 
 	fail "vfork child $2 (a failed exec, then _exit): its parent does not say it is missing"
 grep -q '<trace [^>]*complete="false"' vx.xml || fail "vforkexit exec: the trace says it is complete"
 expect_eq "the capture's warnings" "$(grep -c 'is incomplete: .*vfork child' vx.err)" 2
+# a child that execs a program the interposer cannot enter (static)
+"$CAPTURE" -n vs -o vs.xml "$APPS/vforkexit" run "$APPS/selfexe-static" > /dev/null 2>&1 ||
+	fail "vforkexit run failed"
+kid=$(sed -n 's/.*api="vfork"[^>]* child="\([0-9]*\)".*/\1/p' vs.xml)
+grep -q "reason=\"vfork child $kid has no record (an image without the interposer)\"" vs.xml ||
+	fail "vfork child $kid, static: its parent does not say it is missing"
 "$ANALYZE" sums vx.xml 2> vx.warn > /dev/null || fail "analyze refuses vx.xml"
 grep -q "warning: .*incomplete" vx.warn || fail "analyze does not warn: $(cat vx.warn)"
 grep -q 'api="posix_spawn" res="proc"' fe.xml || fail "no posix_spawn record"
