@@ -9,6 +9,7 @@
 
 #include "spool.h"
 #include "restrict.h"
+#include "util.h"
 #include "stoplog.h"
 
 struct netcap_opts;
@@ -113,6 +114,13 @@ struct proc {
 	pid_t pid, ppid;
 	struct thr *thr;
 	int nthr;
+	size_t thr_cap;
+	/* where its threads are, by tid (the latest with it: the kernel
+	 * gives an ended thread's number again) and by the pthread_create
+	 * that made them (made_at): checked on use, made again once they
+	 * are sorted; tids_of: how many threads tids has seen */
+	struct imap tids, made;
+	int tids_of;
 	char *exe, *cwd;
 	int64_t start, end;
 	int status;                  /* wait status, -1 unknown */
@@ -150,6 +158,8 @@ struct node {
 	int64_t end;                 /* ns */
 	struct proc *procs;
 	int nprocs;
+	struct imap pids;                /* where procs are, by pid (checked) */
+	int pids_of;                     /* ... of how many */
 	struct obj *objs;
 	int nobjs;
 	/* statuses of children reaped by island-capture */
@@ -167,7 +177,7 @@ struct node {
 	const char *reason;              /* why not complete, or NULL */
 	uint64_t unmapped_images;        /* process images that could not map
 					    the arena: nothing of theirs */
-	uint64_t spool_span;             /* the arena's size: the spool's limit */
+	uint64_t spool_span;             /* the arena's budget: the spool's limit */
 	uint64_t lost_threads;           /* threads the arena could not take
 					    (the app closed its descriptor) */
 	int syscalls;                    /* --syscalls: kernel-level records */
@@ -230,6 +240,7 @@ struct arena_scan {
 	uint64_t off;                /* where the next chunk may start */
 	struct arena_img *img;
 	size_t nimg, capimg;
+	struct imap owners, last;    /* img by first chunk, by pid and tid */
 	char *in;                    /* a read buffer */
 };
 int spool_poll(struct node *n, struct arena_scan *s, int final);

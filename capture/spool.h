@@ -72,6 +72,12 @@ struct arena_hdr {
 	volatile uint64_t unmapped;  /* process images that could not map the
 					arena (their address space limited):
 					nothing of theirs is recorded */
+	/* the bytes the arena's pages may take (island-capture's choice:
+	 * half the space free where it lives; 0, none), and those given so
+	 * far: a chunk counts out address space, its thread's pages are
+	 * given as it writes (a thread of a call or two takes 8 KB of its
+	 * 256), so the arena holds as many threads as the space allows */
+	volatile uint64_t budget, given;
 };
 
 struct chunk_hdr {

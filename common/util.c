@@ -499,3 +499,54 @@ const char *__asan_default_options(void)
 	return "detect_leaks=0:verify_asan_link_order=0";
 }
 #endif
+
+/* --- imap ---------------------------------------------------------------- */
+
+static size_t imap_slot(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
+int imap_get(const struct imap *m, uint64_t key)
+{
+	if (!m->cap)
+		return -1;
+	for (size_t j = imap_slot(key, m->cap); m->val[j]; j = (j + 1) & (m->cap - 1))
+		if (m->key[j] == key)
+			return m->val[j] - 1;
+	return -1;
+}
+
+void imap_put(struct imap *m, uint64_t key, int val)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		struct imap g = { 0 };
+
+		g.cap = m->cap ? m->cap * 2 : 64;
+		g.key = xcalloc(g.cap, sizeof(*g.key));
+		g.val = xcalloc(g.cap, sizeof(*g.val));
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->val[i])
+				imap_put(&g, m->key[i], m->val[i] - 1);
+		imap_free(m);
+		*m = g;
+	}
+	size_t j = imap_slot(key, m->cap);
+	for (; m->val[j]; j = (j + 1) & (m->cap - 1))
+		if (m->key[j] == key)
+			break;
+	if (!m->val[j])
+		m->n++;
+	m->key[j] = key;
+	m->val[j] = val + 1;
+}
+
+void imap_free(struct imap *m)
+{
+	free(m->key);
+	free(m->val);
+	memset(m, 0, sizeof(*m));
+}

@@ -82,6 +82,18 @@ size_t grow_cap(size_t cap, size_t need, size_t size);
 		}                                                        \
 	} while (0)
 
+/* A map of 64-bit keys to indexes (>= 0), open addressing: what finds
+ * a process, thread or chunk by its number without a walk of them all.
+ * imap_get: the index, or -1; imap_put replaces a key's. Zeroed: empty. */
+struct imap {
+	uint64_t *key;
+	int *val;                    /* index + 1; 0: a free slot */
+	size_t cap, n;
+};
+int imap_get(const struct imap *m, uint64_t key);
+void imap_put(struct imap *m, uint64_t key, int val);
+void imap_free(struct imap *m);
+
 /* Seconds with nine decimals from nanoseconds, into buf (>= 32 bytes). */
 char *fmt_sec(char *buf, int64_t ns);
 /* Parse "[-]S[.fffffffff]" into nanoseconds (digits past the ninth

@@ -95,7 +95,9 @@ void trace_link(struct trace *t)
 				th->started_by = 1;
 			}
 		}
-		/* joins: by tid, else the creator's child that ended last before */
+		/* joins: by tid (the latest with it to start before the join
+		 * returned: the kernel gives an ended thread's number again),
+		 * else the creator's child that ended last before */
 		for (size_t i = 0; i < n->nthreads; i++) {
 			struct thread *th = &n->threads[i];
 			for (size_t j = 0; j < th->nops; j++) {
@@ -107,7 +109,9 @@ void trace_link(struct trace *t)
 					int best = -1;
 					for (size_t q = 0; q < pr->nthreads; q++) {
 						struct thread *c = &n->threads[pr->threads[q]];
-						if (o->child >= 0 ? c->tid == o->child :
+						if (o->child >= 0 ? c->tid == o->child &&
+								    c->start <= o->start + o->dur &&
+								    (best < 0 || c->start > n->threads[best].start) :
 						    (c->creator == th->tid && c->end <= o->start + o->dur &&
 						     (best < 0 || c->end > n->threads[best].end)))
 							best = pr->threads[q];

@@ -52,6 +52,7 @@ static int sud_wanted;               /* --syscalls: children too */
 #define WINDOW (4u << 20)            /* bytes of records mapped at a time */
 #define MIN_WINDOW (128u << 10)      /* > the largest record */
 #define FIRST_WINDOW (256u << 10)
+#define POPULATE (4u << 10)          /* a chunk's pages given at first */
 #define REG_MAX 16384                /* threads alive at once */
 
 static char spool_dir[512];
@@ -232,11 +233,32 @@ static int capture_alive(void)
 	return !capture_gone;
 }
 
-/* Count out a chunk of the arena and give it pages: its offset, 0 when
- * there is no room. A write to a page the file system cannot back would
- * kill the application with SIGBUS; MADV_POPULATE_WRITE says so with an
- * error instead. Smaller when short of space, as long as a record fits. */
-static uint64_t chunk_get(uint64_t *size)
+/* Give pages to [p, p + n) of the arena: a write to a page the file
+ * system cannot back would kill the application with SIGBUS;
+ * MADV_POPULATE_WRITE says so with an error instead (EINVAL: before
+ * Linux 5.14, where there is nothing to ask). 0, or -1. */
+static int populate(char *p, uint64_t n)
+{
+	uint64_t b = arena->budget;
+
+	/* the arena's budget first (half the space that was free) */
+	if (b && __atomic_add_fetch(&arena->given, n, __ATOMIC_RELAXED) > b)
+		goto no;
+	if (syscall(SYS_madvise, p, (long)n, (long)MADV_POPULATE_WRITE) == 0 ||
+	    errno == EINVAL)
+		return 0;
+no:
+	if (b)
+		__atomic_sub_fetch(&arena->given, n, __ATOMIC_RELAXED);
+	return -1;
+}
+
+/* Count out a chunk of the arena and give pages to its start (*given
+ * bytes; the rest as its thread reaches them, chunk_more: a thread that
+ * writes a record or two takes 8 KB, not the chunk's 256): its offset,
+ * 0 when there is no room. Smaller when short of space, as long as a
+ * record fits. */
+static uint64_t chunk_get(uint64_t *size, uint64_t *given)
 {
 	if (!arena_base)
 		return 0;
@@ -245,13 +267,34 @@ static uint64_t chunk_get(uint64_t *size)
 							       __ATOMIC_RELAXED);
 		if (off + *size > arena_span)
 			return 0;
-		long r = syscall(SYS_madvise, arena_base + off, (long)*size,
-				 (long)MADV_POPULATE_WRITE);
-		if (r == 0 || errno == EINVAL)   /* EINVAL: before Linux 5.14 */
+		*given = *size < SPOOL_HDR_SIZE + POPULATE ? *size : SPOOL_HDR_SIZE + POPULATE;
+		if (populate(arena_base + off, *given) == 0)
 			return off;
 		if ((*size /= 2) < MIN_WINDOW)
 			return 0;
 	}
+}
+
+/* More of the thread's chunk given pages, for a record of len bytes: as
+ * much again as it has (a page at least), to the chunk's end. 0, or -1
+ * (then the thread goes on in a new chunk, if it can have one). */
+static int chunk_more(struct tstate *t, size_t len)
+{
+	char *end = t->win + t->wlen;
+	uint64_t step = (uint64_t)(t->lim - t->win);
+
+	if (!t->lim || t->lim >= end || t->cur + len > end)
+		return -1;
+	if (step < POPULATE)
+		step = POPULATE;
+	while (t->lim + step < t->cur + len)
+		step *= 2;
+	if (step > (uint64_t)(end - t->lim))
+		step = (uint64_t)(end - t->lim);
+	if (populate(t->lim, step) < 0)
+		return -1;
+	t->lim += step;
+	return 0;
 }
 
 static void chunk_stamp(struct chunk_hdr *c, uint64_t size, uint64_t owner,
@@ -263,14 +306,15 @@ static void chunk_stamp(struct chunk_hdr *c, uint64_t size, uint64_t owner,
 	__atomic_store_n(&c->magic, CHUNK_MAGIC, __ATOMIC_RELEASE);
 }
 
-/* The records part of the chunk at `off` becomes the thread's window. */
-static void use_chunk(struct tstate *t, uint64_t off, uint64_t size)
+/* The records part of the chunk at `off` becomes the thread's window,
+ * as far as it has pages (given bytes of the chunk). */
+static void use_chunk(struct tstate *t, uint64_t off, uint64_t size, uint64_t given)
 {
 	t->win = arena_base + off + SPOOL_HDR_SIZE;
 	t->woff = off;
 	t->wlen = size - SPOOL_HDR_SIZE;
 	t->cur = t->win;
-	t->lim = t->win + t->wlen;
+	t->lim = arena_base + off + given;
 }
 
 /* The thread's next chunk, twice the last one (small first: a short run
@@ -281,11 +325,11 @@ static int next_chunk(struct tstate *t)
 
 	if (size > WINDOW)
 		size = WINDOW;
-	uint64_t off = chunk_get(&size);
+	uint64_t given, off = chunk_get(&size, &given);
 	if (!off)
 		return -1;
 	chunk_stamp((struct chunk_hdr *)(arena_base + off), size, t->own, ++t->cseq);
-	use_chunk(t, off, size);
+	use_chunk(t, off, size, given);
 	return 0;
 }
 
@@ -298,14 +342,14 @@ static void comm_self(char out[16])
 /* Start this thread's spool: its first chunk of the arena. */
 int spool_open(struct tstate *t)
 {
-	uint64_t size = FIRST_WINDOW, off;
+	uint64_t size = FIRST_WINDOW, off, given;
 
 	if (!island_on || !capture_alive())
 		goto fail;
 	t->pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
 	t->tid = (pid_t)SYS(SYS_gettid, 0, 0, 0, 0);
 	t->gen = image_gen;
-	off = chunk_get(&size);
+	off = chunk_get(&size, &given);
 	if (!off) {
 		if (arena_base)
 			__atomic_fetch_add(&arena->lost_threads, 1, __ATOMIC_RELAXED);
@@ -331,7 +375,7 @@ int spool_open(struct tstate *t)
 	reg_add(t);
 	registry_note_pthread(t, (unsigned long)pthread_self());
 	sess_thread_start(t);
-	use_chunk(t, off, size);
+	use_chunk(t, off, size, given);
 	if (unlikely(prof != NULL)) {
 		prof_thread_start(t);
 		if (t->slot == 0 || !t->creator)	/* an image's first thread */
@@ -356,7 +400,7 @@ struct rec *rec_slow(struct tstate *t, size_t len)
 		if (t->hold & HOLD_OFF || spool_open(t) < 0)
 			goto out;
 	}
-	if (t->cur + len > t->lim) {
+	if (t->cur + len > t->lim && chunk_more(t, len) < 0) {
 		if (t->win)
 			t->hdr->used = (uint64_t)(t->cur - t->win);
 		/* The spool is full: count what is dropped, and try again

@@ -279,6 +279,9 @@ static inline int fits32(int64_t v)
 	return v == (int64_t)(int32_t)v;
 }
 
+/* Stores in program order for a signal handler of the same thread */
+#define barrier() __asm__ __volatile__("" ::: "memory")
+
 /* sud.c: the seq of a libc record that stands for the system call kept
  * aside (SEQ_JOINED), else 0; the call kept aside written */
 uint64_t kpend_join(struct tstate *t, int call, int fd, int64_t ret, int err);

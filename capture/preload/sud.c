@@ -134,8 +134,9 @@ uint64_t kpend_join(struct tstate *t, int call, int fd, int64_t ret, int err)
 	    k->ret != ret || k->err != err || !kind_of[call] || !kind_of[k->call] ||
 	    strcmp(kind_of[call], kind_of[k->call]))
 		return 0;		/* rec_slow writes it first */
-	t->kpend = 0;
 	t->lim = t->klim;
+	barrier();
+	t->kpend = 0;
 	return SEQ_JOINED | (k->seq & SEQ_NR_BITS);
 }
 
@@ -146,8 +147,9 @@ void kpend_flush(struct tstate *t)
 	struct rec *r;
 
 	t->sysguard = 1;	/* a signal's calls meanwhile are not ours */
-	t->kpend = 0;
 	t->lim = t->klim;
+	barrier();
+	t->kpend = 0;
 	if ((r = rec_reserve(t, sizeof(*r)))) {
 		uint16_t len = r->len;	/* 0: the spool is zero-filled */
 
@@ -291,9 +293,12 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 		rec_fill(&t->kp, call, t0, t1, res, fd, a1, a2, e);
 		t->kp.seq = SEQ_KERNEL | SEQ_INLIBC | (uint64_t)nr << 48;
 		t->kp.len = 0;
+		/* in this order: a record between finds lim or kpend */
 		t->klim = t->lim;
-		t->lim = NULL;	/* the next record goes by rec_slow */
+		barrier();
 		t->kpend = 1;
+		barrier();
+		t->lim = NULL;	/* the next record goes by rec_slow */
 		return;
 	}
 	struct rec *r = rec_reserve(t, len);

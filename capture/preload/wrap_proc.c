@@ -287,14 +287,8 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	else
 		ret = REAL(execve)(path, argv, env);
 	e = errno;
-	if (told) {
-		/* it failed: what its image would have said, counted */
-		for (size_t k = 0; arr[k]; k++)
-			if (arr[k] == vf)
-				arr[k] = NULL;
-		if (t->vfork_rec)
-			t->vfork_rec->a2++;
-	}
+	if (told && t->vfork_rec)	/* it failed: counted, as unrecorded */
+		t->vfork_rec->a2++;
 	if (r) {
 		process_unfinish();
 		r->t1 = now();

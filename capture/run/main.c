@@ -538,6 +538,7 @@ static void write_twin(const struct node *n, const char *dir, const char *path)
 	m.procs = NULL;
 	m.nprocs = 0;
 	m.procs_cap = 0;
+	memset(&m.pids, 0, sizeof(m.pids));	/* n's */
 	m.objs = NULL;
 	m.nobjs = 0;
 	m.rsv = NULL;
@@ -945,9 +946,12 @@ int main(int argc, char **argv)
 		      "capture's arena (a limit of address space, ulimit -v?); the trace is "
 		      "marked incomplete", label, (unsigned long long)n.unmapped_images);
 	if (n.lost_threads)
-		warnx("%s: %llu threads were not recorded: the application closed the "
-		      "capture's descriptor; the trace is marked incomplete", label,
-		      (unsigned long long)n.lost_threads);
+		warnx("%s: %llu threads were not recorded: the spool had no room for them "
+		      "(the spool directory %s full, or the spool at its limit of %llu MiB, "
+		      "half the space free there at the start: choose another with "
+		      "--spool-dir); the trace is marked incomplete", label,
+		      (unsigned long long)n.lost_threads, spool_parent,
+		      (unsigned long long)(n.spool_span >> 20));
 	int killed = 0;
 	for (int i = 0; i < n.nprocs; i++) {
 		if (n.procs[i].reason)

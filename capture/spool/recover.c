@@ -85,7 +85,9 @@ int recover_note(const char *spool, const struct node *n)
  * space free where it lives: an application that runs away (a crash loop
  * making calls) filled 23 GiB of /dev/shm, the machine's memory, in two
  * minutes. Past it, records are lost and counted, as on a full disk. */
-static uint64_t arena_span(const char *spool)
+/* The arena's address space (a quarter of a limit of it), and its
+ * budget of pages: half the space free where it lives */
+static uint64_t arena_span(const char *spool, uint64_t *budget)
 {
 	struct rlimit rl;
 	struct statvfs fs;
@@ -94,13 +96,18 @@ static uint64_t arena_span(const char *spool)
 	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur / 4 < span)
 		span = rl.rlim_cur / 4;
-	if (!statvfs(spool, &fs) && (uint64_t)fs.f_bavail * fs.f_frsize / 2 < span)
-		span = (uint64_t)fs.f_bavail * fs.f_frsize / 2;
 	span = span / ARENA_ALIGN * ARENA_ALIGN;
-	return span < ARENA_SPAN_MIN ? ARENA_SPAN_MIN : span;
+	if (span < ARENA_SPAN_MIN)
+		span = ARENA_SPAN_MIN;
+	*budget = span;
+	if (!statvfs(spool, &fs) && (uint64_t)fs.f_bavail * fs.f_frsize / 2 < *budget)
+		*budget = (uint64_t)fs.f_bavail * fs.f_frsize / 2;
+	if (*budget < ARENA_SPAN_MIN)
+		*budget = ARENA_SPAN_MIN;
+	return span;
 }
 
-int arena_hold(const char *spool, uint64_t *span)
+int arena_hold(const char *spool, uint64_t *budget)
 {
 	static pthread_mutexattr_t ma;
 	char *path = xasprintf("%s/" ARENA_FILE, spool);
@@ -109,8 +116,8 @@ int arena_hold(const char *spool, uint64_t *span)
 
 	_Static_assert(sizeof(pthread_mutex_t) <= sizeof(a->capture_lock), "mutex fits");
 	_Static_assert(sizeof(struct arena_hdr) <= SPOOL_HDR_SIZE, "header fits");
-	*span = arena_span(spool);
-	if (fd < 0 || ftruncate(fd, (off_t)*span) < 0 ||
+	uint64_t span = arena_span(spool, budget);
+	if (fd < 0 || ftruncate(fd, (off_t)span) < 0 ||
 	    (a = mmap(NULL, SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      fd, 0)) == MAP_FAILED) {
 		warnx("%s:", path);
@@ -122,6 +129,7 @@ int arena_hold(const char *spool, uint64_t *span)
 	close(fd);
 	free(path);
 	a->version = SPOOL_VERSION;
+	a->budget = *budget;
 	a->magic = ARENA_MAGIC;
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);

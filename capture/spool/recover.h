@@ -11,8 +11,9 @@ struct node;
  * clock, all a later --recover needs besides the records. */
 int recover_note(const char *spool, const struct node *n);
 
-/* Create SPOOL/arena and hold its mutex while we run (capture/spool.h). */
-int arena_hold(const char *spool, uint64_t *span);
+/* Create SPOOL/arena and hold its mutex while we run (capture/spool.h);
+ * *budget: the bytes its pages may take (half the space free there). */
+int arena_hold(const char *spool, uint64_t *budget);
 
 /* --recover [SPOOL] -o OUTPUT (SPOOL NULL: the newest abandoned spool of
  * ours under PARENT), or with LIST the abandoned spools. Exit status. */

@@ -749,6 +749,7 @@ struct pstream {
 	size_t nmade, capmade;
 	uint64_t last;               /* the latest key applied */
 	int paused;                  /* the rest waits for the end */
+	int nomade;                  /* of the nc, headers without made_at */
 };
 
 static void resolve_proc(struct resolver *rs, struct proc *p)
@@ -1352,33 +1353,46 @@ static uint64_t next_at_least(const struct thr *t)
 	return in > at ? in : at;
 }
 
+/* The thread whose header names the call, by the map spool_add keeps
+ * (made again once the threads were sorted) */
+static int made_index(struct proc *p, uint64_t t0)
+{
+	int j = imap_get(&p->made, t0);
+
+	if (j >= p->nthr || (j >= 0 && (uint64_t)p->thr[j].sp[0]->h->made_at != t0)) {
+		imap_free(&p->made);
+		for (int k = 0; k < p->nthr; k++)
+			if (p->thr[k].sp[0]->h->made_at)
+				imap_put(&p->made, (uint64_t)p->thr[k].sp[0]->h->made_at, k);
+		j = imap_get(&p->made, t0);
+	}
+	return j;
+}
+
 struct thr *thread_made(struct proc *p, pid_t creator, const struct rec *r)
 {
-	for (int j = 0; j < p->nthr; j++) {
-		const struct spool_hdr *h = p->thr[j].sp[0]->h;
-		if (h->made_at && (uint64_t)h->made_at == r->t0 && h->creator == creator)
-			return &p->thr[j];
-	}
-	return NULL;
+	int j = made_index(p, r->t0);
+
+	return j >= 0 && p->thr[j].sp[0]->h->creator == creator ? &p->thr[j] : NULL;
 }
 
 /* A pthread_create of thread i at t0: the thread it made, already seen?
  * The one its header names, else (a header that does not say) the
  * earliest that started after it */
-static int claim(const struct proc *p, struct pstream *ps, int i, uint64_t t0)
+static int claim(struct proc *p, struct pstream *ps, int i, uint64_t t0)
 {
-	int best = -1;
+	int best = made_index(p, t0);
 
-	for (int j = 0; j < ps->nc; j++) {
+	if (best >= ps->nc || (best >= 0 && (ps->claimed[best] ||
+			       p->thr[best].sp[0]->h->creator != p->thr[i].tid)))
+		best = -1;
+	/* else the earliest to start after it of those whose header does
+	 * not say (a thread killed before it could), if any */
+	bool named = best >= 0;
+	for (int j = 0; !named && ps->nomade && j < ps->nc; j++) {
 		const struct spool_hdr *h = p->thr[j].sp[0]->h;
-		if (ps->claimed[j] || h->creator != p->thr[i].tid)
+		if (ps->claimed[j] || h->creator != p->thr[i].tid || h->made_at)
 			continue;
-		if (h->made_at) {
-			if ((uint64_t)h->made_at != t0)
-				continue;
-			best = j;
-			break;
-		}
 		if ((uint64_t)h->start >= t0 &&
 		    (best < 0 || h->start < p->thr[best].sp[0]->h->start))
 			best = j;
@@ -1411,6 +1425,7 @@ static void stream_proc(struct resolver *rs, struct proc *p, struct pstream *ps)
 		XGROW(ps->claimed, ps->capcl, (size_t)ps->nc + 1);
 		memset(&ps->c[ps->nc], 0, sizeof(ps->c[0]));
 		rec_iter_init(&ps->c[ps->nc].it, t);
+		ps->nomade += !h->made_at;
 		/* the call its header names; else the latest that can have
 		 * made it: the earlier ones stay, and bound what their
 		 * threads may add */

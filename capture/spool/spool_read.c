@@ -14,29 +14,57 @@
 #include "capture.h"
 #include "util.h"
 
+/* The process of pid, by the map (made again when the processes moved:
+ * sorted once resolved), or a new one: a walk of them all for each
+ * thread's spool was quadratic (a server starting a thread a request) */
 static struct proc *proc_get(struct node *n, pid_t pid, size_t *cap)
 {
-	for (int i = 0; i < n->nprocs; i++)
-		if (n->procs[i].pid == pid)
-			return &n->procs[i];
+	int k = imap_get(&n->pids, (uint64_t)pid);
+
+	if (k >= n->nprocs || (k >= 0 && n->procs[k].pid != pid) ||
+	    n->pids_of != n->nprocs) {
+		imap_free(&n->pids);
+		for (int i = 0; i < n->nprocs; i++)
+			imap_put(&n->pids, (uint64_t)n->procs[i].pid, i);
+		n->pids_of = n->nprocs;
+		k = imap_get(&n->pids, (uint64_t)pid);
+	}
+	if (k >= 0)
+		return &n->procs[k];
 	XGROW(n->procs, *cap, (size_t)n->nprocs + 1);
 	struct proc *p = &n->procs[n->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->status = -1;
+	imap_put(&n->pids, (uint64_t)pid, n->nprocs - 1);
+	n->pids_of = n->nprocs;
 	return p;
 }
 
-static struct thr *thr_get(struct proc *p, pid_t tid)
+/* The thread of spool s: the latest with its tid, unless s starts an
+ * image of the same process image (gen) as that thread's: a thread that
+ * got the number of one that had ended, a thread of its own */
+static struct thr *thr_get(struct proc *p, pid_t tid, const struct spool *s)
 {
-	for (int i = 0; i < p->nthr; i++)
-		if (p->thr[i].tid == tid)
-			return &p->thr[i];
-	p->thr = xrealloc(p->thr, sizeof(*p->thr) * (size_t)(p->nthr + 1));
+	int k = imap_get(&p->tids, (uint64_t)tid);
+
+	if (k >= p->nthr || (k >= 0 && p->thr[k].tid != tid) || p->tids_of != p->nthr) {
+		imap_free(&p->tids);
+		for (int i = 0; i < p->nthr; i++)
+			imap_put(&p->tids, (uint64_t)p->thr[i].tid, i);
+		p->tids_of = p->nthr;
+		k = imap_get(&p->tids, (uint64_t)tid);
+	}
+	if (k >= 0 && !(s->seg == 0 && p->thr[k].nsp &&
+			p->thr[k].sp[p->thr[k].nsp - 1]->h->gen == s->h->gen))
+		return &p->thr[k];
+	XGROW(p->thr, p->thr_cap, (size_t)p->nthr + 1);
 	struct thr *t = &p->thr[p->nthr++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->cpu = -1;
+	imap_put(&p->tids, (uint64_t)tid, p->nthr - 1);
+	p->tids_of = p->nthr;
 	return t;
 }
 
@@ -74,6 +102,21 @@ static char *chain_end(const char *name, char *p, char *end, size_t *nshort)
 		p += r->len;
 	}
 	return p;
+}
+
+/* Whether the chain's end is in [p, end), the start of a chunk's
+ * records: a length of 0, or one no record has; else it may go on */
+static bool chain_seen(const char *p, const char *end)
+{
+	while (p + sizeof(struct srec) <= end) {
+		const struct rec *r = (const struct rec *)p;
+		if (r->len == 0 || len_bad(r->len))
+			return true;
+		if (p + r->len > end)
+			return false;
+		p += r->len;
+	}
+	return false;
 }
 
 static size_t check_chain(struct spool *s)
@@ -170,8 +213,10 @@ static void spool_add(struct node *n, size_t *cap, struct spool *s,
 		      pid_t pid, pid_t tid)
 {
 	struct proc *p = proc_get(n, pid, cap);
-	struct thr *t = thr_get(p, tid);
+	struct thr *t = thr_get(p, tid, s);
 
+	if (!t->nsp && s->h->made_at)	/* (thread_made) */
+		imap_put(&p->made, (uint64_t)s->h->made_at, (int)(t - p->thr));
 	t->sp = xrealloc(t->sp, sizeof(*t->sp) * (size_t)(t->nsp + 1));
 	t->sp[t->nsp++] = s;
 }
@@ -258,13 +303,20 @@ static struct spool *arena_spool(const char *path, int fd,
 			in = xmalloc(len);
 			incap = len;
 		}
-		if (pread(fd, in, len, (off_t)(c[i].off + SPOOL_HDR_SIZE)) != (ssize_t)len) {
+		/* as far as its records go: a thread that wrote a record or
+		 * two has 250 KB of zeroes after them (thousands of threads:
+		 * gigabytes copied) */
+		size_t got = len < 4096 ? len : 4096;
+		while (pread(fd, in, got, (off_t)(c[i].off + SPOOL_HDR_SIZE)) == (ssize_t)got &&
+		       got < len && !chain_seen(in, in + got))
+			got = got * 4 < len ? got * 4 : len;
+		if (!chain_seen(in, in + got) && got < len) {
 			warnx("%s: cannot read chunk %llu:", s->name,
 			      (unsigned long long)c[i].c.seq);
 			break;
 		}
 		size_t nshort = 0;
-		char *e = chain_end(s->name, in, in + len, &nshort);
+		char *e = chain_end(s->name, in, in + got, &nshort);
 		size_t grow = (size_t)(e - in) + nshort * (sizeof(struct rec) - sizeof(struct srec));
 		s->buf = xrealloc(s->buf, total + grow);
 		total = (size_t)(expand_to(s->buf + total, in, e) - s->buf);
@@ -330,6 +382,9 @@ struct arena_img {               /* a thread's image: its chunks so far */
 				    it is ignored, as spool_load does */
 	int nseg;
 	bool superseded;         /* the thread has a later image (exec'd) */
+	bool done;               /* it ended and all it wrote was read (no
+				    chunk left unscanned): not read again
+				    (thousands of threads ended) */
 	struct chunk_at { uint64_t seq, off, size; } *next; /* its later chunks
 							       seen */
 	size_t nnext, capnext;
@@ -339,10 +394,9 @@ struct arena_img {               /* a thread's image: its chunks so far */
 
 static struct arena_img *img_of(struct arena_scan *s, uint64_t owner)
 {
-	for (size_t i = s->nimg; i-- > 0;)
-		if (s->img[i].owner == owner)
-			return &s->img[i];
-	return NULL;
+	int k = imap_get(&s->owners, owner);
+
+	return k >= 0 ? &s->img[k] : NULL;
 }
 
 /* A chunk found at off: a new image (seq 0), or a later chunk of one */
@@ -355,11 +409,12 @@ static void poll_chunk(struct arena_scan *s, uint64_t off, const struct chunk_hd
 			      s->path, (unsigned long long)off, SPOOL_VERSION);
 			return;
 		}
-		for (size_t i = s->nimg; i-- > 0;)
-			if (s->img[i].pid == h->pid && s->img[i].tid == h->tid) {
-				s->img[i].superseded = true;
-				break;
-			}
+		uint64_t who = (uint64_t)(uint32_t)h->pid << 32 | (uint32_t)h->tid;
+		int k = imap_get(&s->last, who);
+		if (k >= 0)
+			s->img[k].superseded = true;
+		imap_put(&s->last, who, (int)s->nimg);
+		imap_put(&s->owners, off, (int)s->nimg);
 		XGROW(s->img, s->capimg, s->nimg + 1);
 		struct arena_img *im = &s->img[s->nimg++];
 		memset(im, 0, sizeof(*im));
@@ -434,8 +489,10 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 
 	for (;;) {
 		uint64_t len = im->size - SPOOL_HDR_SIZE;
-		/* a little first: most threads have written little since */
-		size_t step = 8192;
+		/* a little first: most threads have written little since
+		 * (thousands of threads a record or two each: 1 KB a copy,
+		 * not 8) */
+		size_t step = 1024;
 		while (!im->bad && im->pos < len) {
 			size_t want = len - im->pos > step ? step : (size_t)(len - im->pos);
 			step = POLL_READ;
@@ -521,6 +578,16 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 	}
 }
 
+/* Every chunk counted out so far was scanned: a thread whose end was
+ * read before has none unseen (its chunks are stamped before its end) */
+static bool scanned_all(const struct arena_scan *s)
+{
+	uint64_t next;
+
+	return pread(s->fd, &next, sizeof(next), offsetof(struct arena_hdr, next)) ==
+	       (ssize_t)sizeof(next) && s->off >= ARENA_DATA + next;
+}
+
 int spool_poll(struct node *n, struct arena_scan *s, int final)
 {
 	struct arena_hdr a;
@@ -549,6 +616,8 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 		struct arena_img *im = &s->img[i];
 		char *buf = NULL;
 
+		if (im->done)
+			continue;
 		/* what the thread writes there while it runs and at its end;
 		 * before its records: an end seen here has all its records
 		 * read below (resolve_stream counts on it) */
@@ -559,7 +628,11 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 			      (unsigned long long)im->owner);
 		bool held = false;
 		uint64_t held_t0 = 0;
+		int x = im->h->exit;	/* an end seen before the reading */
+		bool ended = im->superseded || (x != TEXIT_NONE && x != TEXIT_EXEC);
 		size_t cap = 0, len = poll_records(s, im, &buf, &cap, final, rated, &held, &held_t0);
+		if (ended && !held && !im->nnext && !im->bad && scanned_all(s))
+			im->done = true;
 		if (final && im->nnext)
 			warnx("%s@%llu: chunk %llu of the thread is missing, the rest is ignored",
 			      s->path, (unsigned long long)im->owner,
@@ -595,6 +668,8 @@ void arena_scan_free(struct arena_scan *s)
 	for (size_t i = 0; i < s->nimg; i++)
 		free(s->img[i].next);
 	free(s->img);		/* the headers are the segments' */
+	imap_free(&s->owners);
+	imap_free(&s->last);
 	free(s->in);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -653,11 +728,14 @@ void spool_unload(struct node *n)
 			free(t->sp);
 		}
 		free(n->procs[i].thr);
+		imap_free(&n->procs[i].tids);
+		imap_free(&n->procs[i].made);
 		free(n->procs[i].exe);
 		free(n->procs[i].cwd);
 		free(n->procs[i].reason);
 	}
 	free(n->procs);
+	imap_free(&n->pids);
 	n->procs = NULL;
 	n->nprocs = 0;
 	free(n->wpid);           /* the statuses run.c collected */

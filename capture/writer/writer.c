@@ -660,8 +660,9 @@ static void write_level(struct out *o, const struct rec *r)
 }
 
 /* What write_io makes of r comes from r's fields and its object's
- * (a file's name does not change, a pipe's protocol may), for the calls
- * that have no payload and look nothing else up; else false. */
+ * (a file's name does not change, a pipe's protocol may; a socket's
+ * peer is looked up, and may change), for the calls that have no
+ * payload and look nothing else up; else false. */
 static bool again_key_of(struct again_key *k, const struct node *n, const struct rec *r,
 			 const struct rec *held, const struct rec *site, int64_t kread)
 {
@@ -672,7 +673,8 @@ static bool again_key_of(struct again_key *k, const struct node *n, const struct
 	    r->call >= C_NCALLS || r->call == C_PTHREAD_CREATE ||
 	    r->call == C_SENDFILE || r->call == C_COPY_FILE_RANGE ||
 	    r->call == C_SPLICE || r->call == C_TEE ||
-	    (r->obj && !ob) || (ob && ob->kind == OBJ_SOCKET))
+	    (r->obj && !ob) || (ob && ob->kind != OBJ_FILE && ob->kind != OBJ_OTHER &&
+				ob->kind != OBJ_PIPE))
 		return false;
 	memset(k, 0, sizeof(*k));
 	k->n = n;
@@ -1262,6 +1264,8 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 	o_lit(o, "    </thread>\n");
 }
 
+#define STREAM_MIN 64	/* records of an ended thread worth a part */
+
 /*
  * Streaming: the thread's records, as far as the resolver has taken them,
  * written into its part under dir (while it runs, not a call whose
@@ -1275,6 +1279,12 @@ int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 
 	if (!t->napplied || (w && (w->failed || (w->part && !w->pf))))
 		return w && w->failed ? -1 : 0;
+	/* a part (a file, a coder, a compressor) for a thread that runs,
+	 * or has enough to write: thousands of threads of a call or two
+	 * each, ended when first seen, are written at the end at once, not
+	 * made a part each (20,000: 0.3 s more) */
+	if (!w && !running && t->napplied < STREAM_MIN)
+		return 0;
 	uint64_t upto = t->napplied;
 	if (!w) {
 		w = t->ws = xmalloc(sizeof(*w));
