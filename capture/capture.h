@@ -160,6 +160,10 @@ struct node {
 	int nprocs;
 	struct imap pids;                /* where procs are, by pid (checked) */
 	int pids_of;                     /* ... of how many */
+	/* the processes by pid, then start, once resolve_node knows their
+	 * starts (a pid is given again once its process ended) */
+	struct pstart { pid_t pid; int64_t start; int k; } *byp;
+	int nbyp;
 	struct obj *objs;
 	int nobjs;
 	/* statuses of children reaped by island-capture */

@@ -65,8 +65,12 @@ void trace_link(struct trace *t)
 
 		for (size_t p = 0; p < n->nprocs; p++) {
 			struct process *pr = &n->procs[p];
+			/* the last of the number to start before it (the kernel
+			 * gives an ended process's number again) */
 			for (size_t q = 0; q < n->nprocs; q++)
-				if (q != p && n->procs[q].pid == pr->ppid)
+				if (q != p && n->procs[q].pid == pr->ppid &&
+				    n->procs[q].start <= pr->start &&
+				    (pr->parent < 0 || n->procs[q].start > n->procs[pr->parent].start))
 					pr->parent = (int)q;
 			if (pr->parent < 0)
 				continue;
@@ -123,8 +127,12 @@ void trace_link(struct trace *t)
 					o->target = best;
 				} else if (is_waitpid(api_of(o))) {
 					long pid = o->child >= 0 ? o->child : o->has_result ? o->result : -1;
+					/* the last of the number to start before it returned */
 					for (size_t q = 0; q < n->nprocs; q++)
-						if (pid > 0 && n->procs[q].pid == pid)
+						if (pid > 0 && n->procs[q].pid == pid &&
+						    n->procs[q].start <= o->start + o->dur &&
+						    (o->target < 0 ||
+						     n->procs[q].start > n->procs[o->target].start))
 							o->target = (int)q;
 				}
 			}

@@ -879,15 +879,6 @@ static void derive_proc(struct node *n, struct proc *p)
 		if (!p->thr[i].complete)
 			p->complete = 0;
 	}
-	for (int i = 0; i < n->nwait; i++) {
-		if (n->wpid[i] != p->pid)
-			continue;
-		p->status = n->wstatus[i];
-		/* a signal ended it: its main thread's CPU, read by run.c */
-		if (p->nthr && p->thr[0].tid == p->pid && p->thr[0].cpu < 0 &&
-		    p->thr[0].exit == TEXIT_NONE && n->wcpu && n->wcpu[i] >= 0)
-			p->thr[0].cpu = n->wcpu[i];
-	}
 }
 
 /* system() reaps its shell internally: the shell is the child of the
@@ -1058,6 +1049,84 @@ static void popen_child(struct node *n, pid_t caller, pid_t tid, struct rec *r,
 		best->status = by->status;
 }
 
+static int cmp_pstart(const void *a, const void *b)
+{
+	const struct pstart *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void index_procs(struct node *n)
+{
+	free(n->byp);
+	n->byp = xmalloc(sizeof(*n->byp) * (size_t)(n->nprocs + 1));
+	for (int k = 0; k < n->nprocs; k++)
+		n->byp[k] = (struct pstart){ n->procs[k].pid, n->procs[k].start, k };
+	n->nbyp = n->nprocs;
+	qsort(n->byp, (size_t)n->nbyp, sizeof(*n->byp), cmp_pstart);
+}
+
+/* Where pid's processes start in n->byp */
+static size_t pid_first(const struct node *n, pid_t pid)
+{
+	size_t lo = 0, hi = (size_t)n->nbyp;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (n->byp[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The process pid named at time t (ns): the last of that number to start
+ * at or before t (a wait), or with after, the first to start at or after
+ * t (the child of a call at t); NULL when none */
+static struct proc *proc_when(struct node *n, pid_t pid, int64_t t, bool after)
+{
+	struct proc *c = NULL;
+
+	for (size_t lo = pid_first(n, pid); lo < (size_t)n->nbyp && n->byp[lo].pid == pid; lo++) {
+		if (after && n->byp[lo].start >= t)
+			return &n->procs[n->byp[lo].k];
+		if (!after && n->byp[lo].start <= t)
+			c = &n->procs[n->byp[lo].k];
+	}
+	return c;
+}
+
+/* Statuses of the processes island-capture reaped (orphans, and the one
+ * it ran), in the order it reaped them: a number's first such is its
+ * first process */
+static void statuses_from_reaps(struct node *n)
+{
+	char *got = xcalloc((size_t)n->nprocs + 1, 1);
+
+	for (int i = 0; i < n->nwait; i++) {
+		struct proc *p = NULL;
+
+		/* the first of the number not reaped yet, in start order */
+		for (size_t lo = pid_first(n, n->wpid[i]);
+		     !p && lo < (size_t)n->nbyp && n->byp[lo].pid == n->wpid[i]; lo++)
+			if (!got[n->byp[lo].k]) {
+				p = &n->procs[n->byp[lo].k];
+				got[n->byp[lo].k] = 1;
+			}
+		if (!p)
+			continue;
+		p->status = n->wstatus[i];
+		/* a signal ended it: its main thread's CPU, read by run.c */
+		if (p->nthr && p->thr[0].tid == p->pid && p->thr[0].cpu < 0 &&
+		    p->thr[0].exit == TEXIT_NONE && n->wcpu && n->wcpu[i] >= 0)
+			p->thr[0].cpu = n->wcpu[i];
+	}
+	free(got);
+}
+
 /* Statuses reported to waitpid() calls of the application itself. */
 static void statuses_from_waits(struct node *n)
 {
@@ -1093,10 +1162,10 @@ static void statuses_from_waits(struct node *n)
 					continue;
 				if (!WIFEXITED(r->a1) && !WIFSIGNALED(r->a1))
 					continue;
-				for (int k = 0; k < n->nprocs; k++)
-					if (n->procs[k].pid == r->ret &&
-					    n->procs[k].status < 0)
-						n->procs[k].status = (int)r->a1;
+				struct proc *c = proc_when(n, (pid_t)r->ret,
+							   clock_ns(&n->clk, r->t1), false);
+				if (c && c->status < 0)
+					c->status = (int)r->a1;
 			}
 		}
 		free(pc);
@@ -1114,21 +1183,13 @@ static void add_reason(struct proc *p, const char *what)
 	p->complete = 0;
 }
 
-static struct proc *proc_of(struct node *n, pid_t pid)
-{
-	for (int k = 0; k < n->nprocs; k++)
-		if (n->procs[k].pid == pid)
-			return &n->procs[k];
-	return NULL;
-}
-
 /* A vfork child runs on its parent's memory until its exec or _exit:
  * the calls it makes (a2: the dup2s and closes before an exec, the exec,
  * an _exit) are not recorded (--syscalls makes it a fork, its own) */
 static void vfork_gap(struct node *n, struct proc *p, const struct rec *r)
 {
 	pid_t pid = r->ret > 0 ? (pid_t)r->ret : (pid_t)r->a1;
-	struct proc *c = pid > 0 ? proc_of(n, pid) : NULL;
+	struct proc *c = pid > 0 ? proc_when(n, pid, clock_ns(&n->clk, r->t0), true) : NULL;
 	char buf[200];
 
 	if (c && r->a2 > 0) {
@@ -1219,7 +1280,7 @@ static void find_gaps(struct node *n)
 					uring = 1;
 					break;
 				}
-				if (child && !proc_of(n, child)) {
+				if (child && !proc_when(n, child, clock_ns(&n->clk, r->t0), true)) {
 					snprintf(buf, sizeof(buf), "child process %d has no record "
 						 "(no spool: descriptors or memory exhausted, or an "
 						 "image without the interposer)", (int)child);
@@ -1529,6 +1590,8 @@ void resolve_node(struct node *n)
 		resolve_proc(rsv, &n->procs[i]);
 		derive_proc(n, &n->procs[i]);
 	}
+	index_procs(n);
+	statuses_from_reaps(n);
 	statuses_from_waits(n);
 	planned_ends(n);
 	find_gaps(n);
@@ -1545,6 +1608,9 @@ void resolve_node(struct node *n)
 		n->complete = 0;
 		n->reason = "address-space";
 	}
+	free(n->byp);		/* (by the procs' places, which the sort moves) */
+	n->byp = NULL;
+	n->nbyp = 0;
 	if (n->nprocs > 1)	/* qsort(NULL, 0) is undefined (fuzz: spool) */
 		qsort(n->procs, (size_t)n->nprocs, sizeof(*n->procs), cmp_proc);
 	free(rsv->pmap);

@@ -14,10 +14,26 @@
 #include "capture.h"
 #include "util.h"
 
-/* The process of pid, by the map (made again when the processes moved:
- * sorted once resolved), or a new one: a walk of them all for each
- * thread's spool was quadratic (a server starting a thread a request) */
-static struct proc *proc_get(struct node *n, pid_t pid, size_t *cap)
+/* Whether spool s of pid's main thread starts another process than p,
+ * one that got the number of p once it had ended (past pid_max): a new
+ * image not made by an exec of p's (its main thread ended otherwise) */
+static bool pid_again(const struct proc *p, pid_t pid, const struct spool *s)
+{
+	const struct thr *m = NULL;
+
+	if (s->seg || s->h->tid != pid)
+		return false;
+	for (int j = p->nthr; j-- > 0 && !m;)
+		if (p->thr[j].tid == pid && p->thr[j].nsp)
+			m = &p->thr[j];
+	return m && m->sp[m->nsp - 1]->h->exit != TEXIT_EXEC;
+}
+
+/* The process of spool s (pid's latest, by the map, made again when the
+ * processes moved: sorted once resolved), or a new one: a walk of them
+ * all for each thread's spool was quadratic (a server starting a thread
+ * a request); pid's again when the number was given again */
+static struct proc *proc_get(struct node *n, pid_t pid, size_t *cap, const struct spool *s)
 {
 	int k = imap_get(&n->pids, (uint64_t)pid);
 
@@ -29,7 +45,7 @@ static struct proc *proc_get(struct node *n, pid_t pid, size_t *cap)
 		n->pids_of = n->nprocs;
 		k = imap_get(&n->pids, (uint64_t)pid);
 	}
-	if (k >= 0)
+	if (k >= 0 && !pid_again(&n->procs[k], pid, s))
 		return &n->procs[k];
 	XGROW(n->procs, *cap, (size_t)n->nprocs + 1);
 	struct proc *p = &n->procs[n->nprocs++];
@@ -212,7 +228,7 @@ static struct spool *spool_map(const char *dir, const char *name)
 static void spool_add(struct node *n, size_t *cap, struct spool *s,
 		      pid_t pid, pid_t tid)
 {
-	struct proc *p = proc_get(n, pid, cap);
+	struct proc *p = proc_get(n, pid, cap, s);
 	struct thr *t = thr_get(p, tid, s);
 
 	if (!t->nsp && s->h->made_at)	/* (thread_made) */

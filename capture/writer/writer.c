@@ -1293,7 +1293,10 @@ int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 	if (w->done >= upto)
 		return 0;
 	if (!w->pf) {
-		w->part = xasprintf("%s/part.%d.%d%s%s", dir, (int)p->pid, (int)t->tid,
+		/* numbered: a pid or tid may be given again */
+		static unsigned seq;
+		w->part = xasprintf("%s/part.%d.%d.%u%s%s", dir, (int)p->pid, (int)t->tid,
+				    __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED),
 				    isb ? ".isb" : "",
 				    trace_compress_suffix((enum trace_compress)comp));
 		if (!(w->pf = outfile_open_part(w->part, (enum trace_compress)comp))) {
