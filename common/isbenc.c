@@ -631,6 +631,24 @@ static int element_out(struct isbenc *e, int el, int nattr, const struct isb_att
 	return 0;
 }
 
+/* An element's name: a literal, most often one of the last two's */
+static int el_of(struct isbenc *e, const char *name)
+{
+	int el;
+
+	if (name == e->elptr[0])
+		return e->elid[0];
+	if (name == e->elptr[1])
+		return e->elid[1];
+	if ((el = name_id(e, name, strlen(name))) >= 0) {
+		e->elptr[1] = e->elptr[0];
+		e->elid[1] = e->elid[0];
+		e->elptr[0] = name;
+		e->elid[0] = el;
+	}
+	return el;
+}
+
 int isbenc_element(struct isbenc *e, const char *name, int nattr,
 		   const struct isb_attr *av, bool empty)
 {
@@ -640,17 +658,7 @@ int isbenc_element(struct isbenc *e, const char *name, int nattr,
 		return e->err;
 	if (e->pn)		/* the text before it is not whole */
 		return e->err = EINVAL;
-	/* the element's name: a literal, most often the last one's */
-	if (name == e->elptr[0])
-		el = e->elid[0];
-	else if (name == e->elptr[1])
-		el = e->elid[1];
-	else if ((el = name_id(e, name, strlen(name))) >= 0) {
-		e->elptr[1] = e->elptr[0];
-		e->elid[1] = e->elid[0];
-		e->elptr[0] = name;
-		e->elid[0] = el;
-	}
+	el = el_of(e, name);
 	for (int k = 0; k < nattr; k++)
 		if (av[k].kind == ISB_A_NUM && (av[k].m > 999999999999999999LL ||
 						av[k].m < -999999999999999999LL ||
@@ -672,16 +680,7 @@ int isbenc_again(struct isbenc *e, const char *name, int n, const int *pos,
 
 	if (e->err)
 		return e->err;
-	if (name == e->elptr[0])
-		el = e->elid[0];
-	else if (name == e->elptr[1])
-		el = e->elid[1];
-	else if ((el = name_id(e, name, strlen(name))) >= 0) {
-		e->elptr[1] = e->elptr[0];
-		e->elid[1] = e->elid[0];
-		e->elptr[0] = name;
-		e->elid[0] = el;
-	}
+	el = el_of(e, name);
 	t = el >= 0 ? e->tmpl[el] : NULL;
 	if (e->pn || !t || !n || pos[n - 1] >= t->nattr || e->done_root ||
 	    e->depth == ISB_MAXDEPTH || text_out(e, false))

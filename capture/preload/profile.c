@@ -480,26 +480,31 @@ static void allocated(void *p, size_t n)
 	t->hdr->prof_alloc += n;
 	t->hdr->prof_allocs++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->guard = g;
-	if (g)
+	if (g) {
+		t->guard = g;
 		return;
+	}
+	/* the allocation's snapshot under the guard still: a tick between
+	 * the count and it wrote a timer snapshot that took the count, and
+	 * the allocation's had none (alloc_small 999 allocations of 1000,
+	 * a loaded machine's ticks); a tick meanwhile is kept, and written
+	 * after (prof_flush: dropped when this snapshot covers its time) */
+	if (prof->alloc_every && t->hdr->prof_alloc >= (uint64_t)prof->alloc_every) {
+		uintptr_t st[MAXDEPTH];
+		int e = errno, k;
+		char o = own_begin();
+
+		ps.busy = 1;
+		k = stack_here(st);
+		put_sample(t, SAMPLE_ALLOC, now(), thread_cpu(), st, k, (uintptr_t)p);
+		ps.busy = 0;
+		own_end(o);
+		errno = e;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->guard = 0;
 	if (t->prof_pending)
 		prof_flush(t);
-	if (!prof->alloc_every || t->hdr->prof_alloc < (uint64_t)prof->alloc_every)
-		return;
-	uintptr_t st[MAXDEPTH];
-	int e = errno, k;
-
-	char o = own_begin();
-
-	ps.busy = 1;
-	t->guard = 1;
-	k = stack_here(st);
-	put_sample(t, SAMPLE_ALLOC, now(), thread_cpu(), st, k, (uintptr_t)p);
-	t->guard = 0;
-	ps.busy = 0;
-	own_end(o);
-	errno = e;
 }
 
 EXPORT void *malloc(size_t n)

@@ -16,7 +16,10 @@
 
 /* Whether spool s of pid's main thread starts another process than p,
  * one that got the number of p once it had ended (past pid_max): a new
- * image not made by an exec of p's (its main thread ended otherwise) */
+ * image of the main thread after p's had ended, not by an exec (an end
+ * not seen is not one: island-loader hands its image over to the
+ * interposer's; a process a signal ended and whose number was given
+ * again is taken for the same) */
 static bool pid_again(const struct proc *p, pid_t pid, const struct spool *s)
 {
 	const struct thr *m = NULL;
@@ -26,7 +29,9 @@ static bool pid_again(const struct proc *p, pid_t pid, const struct spool *s)
 	for (int j = p->nthr; j-- > 0 && !m;)
 		if (p->thr[j].tid == pid && p->thr[j].nsp)
 			m = &p->thr[j];
-	return m && m->sp[m->nsp - 1]->h->exit != TEXIT_EXEC;
+	int x = m ? m->sp[m->nsp - 1]->h->exit : TEXIT_NONE;
+
+	return x != TEXIT_NONE && x != TEXIT_EXEC;
 }
 
 /* The process of spool s (pid's latest, by the map, made again when the

@@ -126,6 +126,14 @@ within "sleeper's wall" "$(incl wall.csv sleeper)" 0.270 0.330
 "$ANALYZE" profile allocs --csv p.xml | sort > allocs.csv
 expect_eq "allocs" "$(cat allocs.csv)" "$(printf '%s\n' "alloc_big,64K-1M,10,10485760" "alloc_small,65-256,1000,100000" "function,size_class,allocs,bytes" "leak,257-1K,5,5000")"
 expect_eq "inclusive alloc" "$("$ANALYZE" profile inclusive --csv --value alloc p.xml | awk -F, '$1 == "alloc_small" { print $2 }')" 100000
+# ... with a tick every 50 us too: one landing between an allocation's
+# count and its snapshot took the count into a timer snapshot (999 of
+# 1000, half the runs at this rate, now and then at 997 Hz loaded)
+for i in 1 2; do
+	"$CAPTURE" --profile --sample-hz 20000 --sample-alloc 1 -n n1 -o fast.xml -- "$APPS/profiled" > /dev/null 2>&1 ||
+		fail "--sample-hz 20000 failed"
+	expect_eq "allocs at 20 kHz, run $i" "$("$ANALYZE" profile allocs --csv fast.xml | grep '^alloc_small,')" "alloc_small,65-256,1000,100000"
+done
 # live at the end, by site
 "$ANALYZE" profile leaks --csv p.xml > leaks.csv
 expect_eq "leaks" "$(sed 's/:[0-9]*)/:N)/' leaks.csv)" "$(printf '%s\n' "site,live_blocks,live_bytes" "leak (profiled.c:N),5,5000")"
