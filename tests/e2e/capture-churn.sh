@@ -50,6 +50,9 @@ if [ "$n" -gt 0 ]; then
 	check again "$n"
 	[ "$(cat again.tids)" -lt "$((n + 1))" ] ||
 		fail "no thread number was given again ($(cat again.tids) of $((n + 1)))"
+	# replayed: each thread started by its pthread_create, joined once
+	"$REPLAY" -m afap -r rp1 again.isb.zst > again.rep 2>&1 || fail "replay: $(tail -3 again.rep)"
+	expect_eq "again: writes replayed" "$(awk '$1 == "write" { print $4 }' again.rep)" "$((n + 1))"
 fi
 
 # processes: a script's commands past pid_max, each a process of its own
@@ -72,6 +75,10 @@ if unshare -p -f --mount-proc sh -c 'echo 400 > /proc/sys/kernel/pid_max' 2>/dev
 		if (substr($0, RSTART + 13, RLENGTH - 14) + 0 != k++ % 7) bad++ }
 		END { print bad + 0 }' procs.xml)" 0
 	expect_eq "procs: writes" "$(grep -c 'api="write"' procs.xml)" 1000
+	# replayed: each child by its fork, its status as its wait got it
+	"$REPLAY" -m afap -r rp2 procs.xml > procs.rep 2>&1 || fail "procs replay: $(tail -3 procs.rep)"
+	expect_eq "procs: children replayed with their status (not exit:0)" \
+		"$(grep -c '^  process .* ended \([^,]*\), replayed \1$' procs.rep)" 857
 else
 	echo "no PID namespace of its own: process numbers not given again"
 fi
