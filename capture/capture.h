@@ -164,6 +164,8 @@ struct node {
 	 * starts (a pid is given again once its process ended) */
 	struct pstart { pid_t pid; int64_t start; int k; } *byp;
 	int nbyp;
+	uint64_t spools;                 /* spools added so far (spool_read.c) */
+	struct madeix *made;             /* resolve.c: by maker, NULL none */
 	struct obj *objs;
 	int nobjs;
 	/* statuses of children reaped by island-capture */

@@ -550,3 +550,29 @@ void imap_free(struct imap *m)
 	free(m->val);
 	memset(m, 0, sizeof(*m));
 }
+
+void chain_add(struct chains *c, uint64_t key, int v)
+{
+	int t = imap_get(&c->tail, key);
+
+	XGROW(c->next, c->cap, (size_t)v + 1);
+	c->next[v] = -1;
+	if (t < 0)
+		imap_put(&c->head, key, v);
+	else
+		c->next[t] = v;
+	imap_put(&c->tail, key, v);
+}
+
+int chain_first(const struct chains *c, uint64_t key)
+{
+	return imap_get(&c->head, key);
+}
+
+void chains_free(struct chains *c)
+{
+	imap_free(&c->head);
+	imap_free(&c->tail);
+	free(c->next);
+	memset(c, 0, sizeof(*c));
+}

@@ -93,6 +93,17 @@ struct imap {
 int imap_get(const struct imap *m, uint64_t key);
 void imap_put(struct imap *m, uint64_t key, int val);
 void imap_free(struct imap *m);
+/* Lists of indexes by a 64-bit key, each in the order added: a key's
+ * first (chain_first), then next[i] after i, -1 at the end. Zeroed:
+ * empty. */
+struct chains {
+	struct imap head, tail;
+	int *next;
+	size_t cap;
+};
+void chain_add(struct chains *c, uint64_t key, int v);
+int chain_first(const struct chains *c, uint64_t key);
+void chains_free(struct chains *c);
 
 /* Seconds with nine decimals from nanoseconds, into buf (>= 32 bytes). */
 char *fmt_sec(char *buf, int64_t ns);

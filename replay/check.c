@@ -30,41 +30,6 @@ static const char *api_of(const struct op *o)
 	return o->call ? o->call->api : "";
 }
 
-/* Lists of ints by a 64-bit key, each in the order added (imap holds
- * a key's first and last; next[] the rest): what a node's links look up
- * by number, where walking every thread or process for each one was
- * quadratic (20,000 threads: 6 s of 7) */
-struct chains {
-	struct imap head, tail;
-	int *next;
-	size_t cap;
-};
-
-static void chain_add(struct chains *c, uint64_t key, int v)
-{
-	int t = imap_get(&c->tail, key);
-
-	XGROW(c->next, c->cap, (size_t)v + 1);
-	c->next[v] = -1;
-	if (t < 0)
-		imap_put(&c->head, key, v);
-	else
-		c->next[t] = v;
-	imap_put(&c->tail, key, v);
-}
-
-static int chain_first(const struct chains *c, uint64_t key)
-{
-	return imap_get(&c->head, key);
-}
-
-static void chains_free(struct chains *c)
-{
-	imap_free(&c->head);
-	imap_free(&c->tail);
-	free(c->next);
-}
-
 static uint64_t key2(long a, long b)
 {
 	return (uint64_t)(uint32_t)a << 32 | (uint32_t)b;

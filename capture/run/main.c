@@ -540,6 +540,7 @@ static void write_twin(const struct node *n, const char *dir, const char *path)
 	m.procs_cap = 0;
 	memset(&m.pids, 0, sizeof(m.pids));	/* n's */
 	m.byp = NULL;
+	m.made = NULL;
 	m.objs = NULL;
 	m.nobjs = 0;
 	m.rsv = NULL;

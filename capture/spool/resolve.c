@@ -910,34 +910,109 @@ static pid_t made_by(const struct proc *c, uint64_t *at)
 	return 0;
 }
 
+/* The processes by what made them: the call their header names (at:
+ * made_at), the thread that names no call (bytid), and the parent
+ * (byppid), each by its main thread's start (the spool's clock); made
+ * again when spools came since (streaming). A walk of every process for
+ * each system or popen call was quadratic: made_by was a fifth of a
+ * 4,000-shell script's capture. */
+struct maker { pid_t key; uint64_t start; int k; };
+struct madeix {
+	struct imap at;
+	struct maker *bytid, *byppid;
+	int ntid, nppid;
+	uint64_t spools;
+	int of;
+};
+
+static int cmp_maker(const void *a, const void *b)
+{
+	const struct maker *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static struct madeix *by_maker(struct node *n)
+{
+	struct madeix *x = n->made;
+
+	if (x && x->of == n->nprocs && x->spools == n->spools)
+		return x;
+	if (x) {
+		imap_free(&x->at);
+	} else {
+		x = n->made = xcalloc(1, sizeof(*x));
+	}
+	x->bytid = xrealloc(x->bytid, sizeof(*x->bytid) * (size_t)(n->nprocs + 1));
+	x->byppid = xrealloc(x->byppid, sizeof(*x->byppid) * (size_t)(n->nprocs + 1));
+	x->ntid = x->nppid = 0;
+	for (int k = 0; k < n->nprocs; k++) {
+		const struct thr *m = main_thr(&n->procs[k]);
+		uint64_t at;
+		pid_t by = made_by(&n->procs[k], &at);
+
+		if (by && at)
+			imap_put(&x->at, at, k);
+		if (!m)
+			continue;
+		uint64_t s = (uint64_t)m->sp[0]->h->start;
+		if (by && !at)
+			x->bytid[x->ntid++] = (struct maker){ by, s, k };
+		x->byppid[x->nppid++] = (struct maker){ n->procs[k].ppid, s, k };
+	}
+	qsort(x->bytid, (size_t)x->ntid, sizeof(*x->bytid), cmp_maker);
+	qsort(x->byppid, (size_t)x->nppid, sizeof(*x->byppid), cmp_maker);
+	x->of = n->nprocs;
+	x->spools = n->spools;
+	return x;
+}
+
+/* The first of v[0..nv) with key and a start at t or after; nv if none */
+static int maker_from(const struct maker *v, int nv, pid_t key, uint64_t t)
+{
+	int lo = 0, hi = nv;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (v[mid].key < key || (v[mid].key == key && v[mid].start < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nv && v[lo].key == key ? lo : nv;
+}
+
+static void made_free(struct node *n)
+{
+	if (!n->made)
+		return;
+	imap_free(&n->made->at);
+	free(n->made->bytid);
+	free(n->made->byppid);
+	free(n->made);
+	n->made = NULL;
+}
+
 struct proc *proc_made(struct node *n, pid_t tid, const struct rec *r)
 {
+	int k = imap_get(&by_maker(n)->at, r->t0);
 	uint64_t at;
 
-	for (int k = 0; k < n->nprocs; k++)
-		if (made_by(&n->procs[k], &at) == tid && at == r->t0)
-			return &n->procs[k];
-	return NULL;
+	return k >= 0 && made_by(&n->procs[k], &at) == tid && at == r->t0 ? &n->procs[k] : NULL;
 }
 
 pid_t shell_made(struct node *n, struct thr *t, const struct rec *r)
 {
 	struct proc *c = proc_made(n, t->tid, r);
+	const struct madeix *x = by_maker(n);
 
 	if (c || r->call != C_SYSTEM)
 		return c ? c->pid : 0;
 	/* the one the thread made while in this call (one at a time) */
-	for (int k = 0; k < n->nprocs; k++) {
-		const struct thr *m = main_thr(&n->procs[k]);
-		uint64_t at, s;
-
-		if (!m || made_by(&n->procs[k], &at) != t->tid || at)
-			continue;
-		s = (uint64_t)m->sp[0]->h->start;
-		if (s >= r->t0 && s <= r->t1)
-			return n->procs[k].pid;
-	}
-	return 0;
+	int i = maker_from(x->bytid, x->ntid, t->tid, r->t0);
+	return i < x->ntid && x->bytid[i].start <= r->t1 ? n->procs[x->bytid[i].k].pid : 0;
 }
 
 /* A child of the caller r may have made: of thread tid's, started
@@ -965,15 +1040,20 @@ static void system_status(struct node *n, pid_t caller, pid_t tid, struct rec *r
 	bool exact;
 	uint64_t at;
 
+	const struct madeix *ix = by_maker(n);
+
 	/* a shell that says which thread made it: one system call of a
-	 * thread is under way at a time; else the shells that say nothing */
-	for (int k = 0; !c && k < n->nprocs; k++)
-		if (may_have_made(&n->procs[k], caller, tid, t0, t1) &&
-		    made_by(&n->procs[k], &at) == tid)
-			c = &n->procs[k];
+	 * thread is under way at a time; else the shells that say nothing
+	 * (those that started during the call: by the spool's clock) */
+	for (int i = maker_from(ix->bytid, ix->ntid, tid, r->t0);
+	     !c && i < ix->ntid && ix->bytid[i].key == tid && ix->bytid[i].start <= r->t1; i++)
+		if (may_have_made(&n->procs[ix->bytid[i].k], caller, tid, t0, t1))
+			c = &n->procs[ix->bytid[i].k];
 	exact = c != NULL;
-	for (int k = 0; !exact && k < n->nprocs; k++) {
-		struct proc *x = &n->procs[k];
+	for (int i = maker_from(ix->byppid, ix->nppid, caller, r->t0);
+	     !exact && i < ix->nppid && ix->byppid[i].key == caller &&
+	     ix->byppid[i].start <= r->t1; i++) {
+		struct proc *x = &n->procs[ix->byppid[i].k];
 		if (!may_have_made(x, caller, tid, t0, t1) || made_by(x, &at))
 			continue;
 		if (!c || (x->end <= t1 && (c->end > t1 || x->end > c->end)))
@@ -1026,14 +1106,19 @@ static void popen_child(struct node *n, pid_t caller, pid_t tid, struct rec *r,
 	bool found = best != NULL;
 	uint64_t at;
 
+	const struct madeix *ix = by_maker(n);
+
 	/* the shells that say the caller's thread made them first, then
 	 * those that say nothing */
 	for (int pass = 0; pass < 2 && !found; pass++) {
-		for (int k = 0; k < n->nprocs; k++) {
-			struct proc *c = &n->procs[k];
+		const struct maker *v = pass ? ix->byppid : ix->bytid;
+		int nv = pass ? ix->nppid : ix->ntid;
+		pid_t key = pass ? caller : tid;
+		/* by start: the first that may have is the earliest */
+		for (int i = maker_from(v, nv, key, r->t0); !best && i < nv && v[i].key == key; i++) {
+			struct proc *c = &n->procs[v[i].k];
 			if (may_have_made(c, caller, tid, t0, -1) &&
-			    (made_by(c, &at) == tid) == !pass &&
-			    (!best || c->start < best->start))
+			    (made_by(c, &at) == tid) == !pass)
 				best = c;
 		}
 		found = best != NULL;
@@ -1349,6 +1434,7 @@ static void planned_ends(struct node *n)
 /* What resolve_node made: the node's files and sockets. */
 void resolve_free(struct node *n)
 {
+	made_free(n);
 	for (int i = 0; i < n->nobjs; i++) {
 		free(n->objs[i].name);
 		free(n->objs[i].xname);
@@ -1611,6 +1697,7 @@ void resolve_node(struct node *n)
 	free(n->byp);		/* (by the procs' places, which the sort moves) */
 	n->byp = NULL;
 	n->nbyp = 0;
+	made_free(n);
 	if (n->nprocs > 1)	/* qsort(NULL, 0) is undefined (fuzz: spool) */
 		qsort(n->procs, (size_t)n->nprocs, sizeof(*n->procs), cmp_proc);
 	free(rsv->pmap);

@@ -236,6 +236,7 @@ static void spool_add(struct node *n, size_t *cap, struct spool *s,
 	struct proc *p = proc_get(n, pid, cap, s);
 	struct thr *t = thr_get(p, tid, s);
 
+	n->spools++;
 	if (!t->nsp && s->h->made_at)	/* (thread_made) */
 		imap_put(&p->made, (uint64_t)s->h->made_at, (int)(t - p->thr));
 	t->sp = xrealloc(t->sp, sizeof(*t->sp) * (size_t)(t->nsp + 1));
