@@ -329,10 +329,13 @@ static struct spool *arena_spool(const char *path, int fd,
 		 * two has 250 KB of zeroes after them (thousands of threads:
 		 * gigabytes copied) */
 		size_t got = len < 4096 ? len : 4096;
-		while (pread(fd, in, got, (off_t)(c[i].off + SPOOL_HDR_SIZE)) == (ssize_t)got &&
-		       got < len && !chain_seen(in, in + got))
-			got = got * 4 < len ? got * 4 : len;
-		if (!chain_seen(in, in + got) && got < len) {
+		off_t at = (off_t)(c[i].off + SPOOL_HDR_SIZE);
+		bool ok = pread(fd, in, got, at) == (ssize_t)got;
+		if (ok && got < len && !chain_seen(in, in + got)) {	/* the rest, once */
+			ok = pread(fd, in + got, len - got, at + (off_t)got) == (ssize_t)(len - got);
+			got = len;
+		}
+		if (!ok) {
 			warnx("%s: cannot read chunk %llu:", s->name,
 			      (unsigned long long)c[i].c.seq);
 			break;
