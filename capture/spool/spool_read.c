@@ -16,22 +16,22 @@
 
 /* Whether spool s of pid's main thread starts another process than p,
  * one that got the number of p once it had ended (past pid_max): a new
- * image of the main thread after p's had ended, not by an exec (an end
- * not seen is not one: island-loader hands its image over to the
- * interposer's; a process a signal ended and whose number was given
- * again is taken for the same) */
+ * image of the main thread once every thread of p was seen to end, none
+ * by an exec (an end not seen is not one: island-loader hands its image
+ * over to the interposer's; a process a signal ended and whose number
+ * was given again is taken for the same; a thread that execs after the
+ * main one ended continues it) */
 static bool pid_again(const struct proc *p, pid_t pid, const struct spool *s)
 {
-	const struct thr *m = NULL;
-
-	if (s->seg || s->h->tid != pid)
+	if (s->seg || s->h->tid != pid || !p->nthr)
 		return false;
-	for (int j = p->nthr; j-- > 0 && !m;)
-		if (p->thr[j].tid == pid && p->thr[j].nsp)
-			m = &p->thr[j];
-	int x = m ? m->sp[m->nsp - 1]->h->exit : TEXIT_NONE;
-
-	return x != TEXIT_NONE && x != TEXIT_EXEC;
+	for (int j = 0; j < p->nthr; j++) {
+		const struct thr *t = &p->thr[j];
+		int x = t->nsp ? t->sp[t->nsp - 1]->h->exit : TEXIT_NONE;
+		if (x == TEXIT_NONE || x == TEXIT_EXEC)
+			return false;
+	}
+	return true;
 }
 
 /* The process of spool s (pid's latest, by the map, made again when the
