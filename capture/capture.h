@@ -162,7 +162,7 @@ struct node {
 	int pids_of;                     /* ... of how many */
 	/* the processes by pid, then start, once resolve_node knows their
 	 * starts (a pid is given again once its process ended) */
-	struct pstart { pid_t pid; int64_t start; int k; } *byp;
+	struct keyed { pid_t key; int64_t start; int k; } *byp;
 	int nbyp;
 	uint64_t spools;                 /* spools added so far (spool_read.c) */
 	struct madeix *made;             /* resolve.c: by maker, NULL none */

@@ -234,7 +234,7 @@ enum sample_kind { SAMPLE_TIMER = 0, SAMPLE_CALL = 1, SAMPLE_ALLOC = 2,
 #define SEQ_INLIBC    (1ull << 62)
 /* a libc wrapper's record that stands for the one system call the call
  * made, the same event (its number in bits 48-57): the interposer kept
- * that call's record aside and did not write it (sud.c, kpend_join) */
+ * that call's record aside and did not write it (sud.c, kcalls_end) */
 #define SEQ_JOINED    (1ull << 59)
 #define SEQ_NR(s)     ((int)(((s) >> 48) & 0x3ff))
 #define SEQ_NR_BITS   (0x3ffull << 48)

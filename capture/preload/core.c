@@ -425,19 +425,29 @@ out:
 	return r;
 }
 
-/* A vfork child, on its parent's thread state, at a call a wrapper sees:
- * its pid in the vfork's record (a1) and the call counted (a2: what the
- * capture does not record of it, its calls until its exec or _exit),
- * before the parent resumes (the record is taken once the parent writes
- * another) */
-void vfork_child_call(struct tstate *t, pid_t pid)
+/* A vfork child running on its parent's thread state: its pid, else 0 */
+pid_t vfork_child(struct tstate *t)
+{
+	pid_t pid;
+
+	if (!(t->hold & HOLD_VFORK) || !t->pid ||
+	    (pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0)) == t->pid)
+		return 0;
+	return pid;
+}
+
+/* ... at a call a wrapper sees: its pid in the vfork's record (a1) and
+ * the calls counted (a2: what the capture does not record of it, its
+ * calls until its exec or _exit), before the parent resumes (the record
+ * is taken once the parent writes another) */
+void vfork_child_call(struct tstate *t, pid_t pid, int calls)
 {
 	struct rec *r = t->vfork_rec;
 
 	if (r) {
 		if (!r->a1)
 			r->a1 = pid;
-		r->a2++;
+		r->a2 += calls;
 	}
 }
 
@@ -448,11 +458,9 @@ int enter_slow(struct tstate *t)
 	if (t->guard || !island_on || (t->hold & HOLD_OFF))
 		return 0;
 	if (t->hold & HOLD_VFORK) {
-		int e = errno;
-		pid_t pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
-		errno = e;
-		if (t->pid && pid != t->pid) {
-			vfork_child_call(t, pid);	/* not ours but for that */
+		pid_t pid = vfork_child(t);
+		if (pid) {
+			vfork_child_call(t, pid, 1);	/* not ours but for that */
 			return 0;
 		}
 		t->hold &= ~HOLD_VFORK;    /* the parent, resumed */
@@ -472,11 +480,8 @@ struct rec *put_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	struct rec *r;
 	uint64_t joined = 0;
 
-	if (call < C_NCALLS) {
-		if (t->kpend)
-			joined = kpend_join(t, call, fd, ret, err);
-		t->kcalls = 0;
-	}
+	if (call < C_NCALLS && t->kcalls)
+		joined = kcalls_end(t, call, fd, ret, err);
 	if (n1 > REC_MAX_PAYLOAD)
 		n1 = REC_MAX_PAYLOAD;
 	if (n1 + n2 > REC_MAX_PAYLOAD)

@@ -75,7 +75,7 @@ struct tstate {
 	/* --syscalls: the system calls made under a libc call since the
 	 * last libc record (kcalls); the first, plain I/O, kept aside in kp
 	 * (kpend) rather than written, for the libc call's record to stand
-	 * for it when it is the same event (kpend_join); else it is written
+	 * for it when it is the same event (kcalls_end); else it is written
 	 * before the next record (rec_slow: lim is NULL meanwhile, klim the
 	 * window's) */
 	int kcalls, kpend;
@@ -149,7 +149,8 @@ static inline void nap_ns(int64_t ns)
 }
 
 int enter_slow(struct tstate *t);
-void vfork_child_call(struct tstate *t, pid_t pid);
+pid_t vfork_child(struct tstate *t);
+void vfork_child_call(struct tstate *t, pid_t pid, int calls);
 
 /* The causality engine (session.c): NULL outside a session. */
 extern struct session *sess;
@@ -282,19 +283,17 @@ static inline int fits32(int64_t v)
 /* Stores in program order for a signal handler of the same thread */
 #define barrier() __asm__ __volatile__("" ::: "memory")
 
-/* sud.c: the seq of a libc record that stands for the system call kept
- * aside (SEQ_JOINED), else 0; the call kept aside written */
-uint64_t kpend_join(struct tstate *t, int call, int fd, int64_t ret, int err);
+/* sud.c: a libc record ends its call's system calls (kcalls, only ever
+ * made under --syscalls): its seq, SEQ_JOINED when it stands for the one
+ * kept aside, else 0; the call kept aside written */
+uint64_t kcalls_end(struct tstate *t, int call, int fd, int64_t ret, int err);
 void kpend_flush(struct tstate *t);
 
 static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		       int64_t ret, int fd, int64_t a1, int64_t a2, int err)
 {
-	uint64_t joined = 0;
+	uint64_t joined = unlikely(t->kcalls) ? kcalls_end(t, call, fd, ret, err) : 0;
 
-	if (unlikely(t->kpend))
-		joined = kpend_join(t, call, fd, ret, err);
-	t->kcalls = 0;
 	if (likely(!joined && !err && !sess && !limits && t1 - t0 <= UINT32_MAX &&
 		   fits32(ret) && fits32(a1) && fits32(a2))) {
 		struct srec *q = (struct srec *)rec_reserve(t, sizeof(*q));

@@ -124,13 +124,15 @@ static const char *const kind_of[C_NCALLS] = {
 };
 
 /* The libc record of the call that made the system call kept aside, when
- * it made only that one and they are the same event (levels.c's rule):
- * the libc record stands for both, the kernel's is not written. */
-uint64_t kpend_join(struct tstate *t, int call, int fd, int64_t ret, int err)
+ * it made only that one and they are the same event (levels.c's rule),
+ * stands for both: the kernel's is not written. */
+uint64_t kcalls_end(struct tstate *t, int call, int fd, int64_t ret, int err)
 {
 	const struct rec *k = &t->kp;
+	int one = t->kcalls == 1;
 
-	if (t->kcalls != 1 || call < 0 || call >= C_NCALLS || k->fd != fd ||
+	t->kcalls = 0;
+	if (!t->kpend || !one || call < 0 || call >= C_NCALLS || k->fd != fd ||
 	    k->ret != ret || k->err != err || !kind_of[call] || !kind_of[k->call] ||
 	    strcmp(kind_of[call], kind_of[k->call]))
 		return 0;		/* rec_slow writes it first */
@@ -161,7 +163,7 @@ void kpend_flush(struct tstate *t)
 }
 
 /* A full record of a system call, with its number and level in seq; the
- * first plain I/O call a libc call makes kept aside (kpend_join). */
+ * first plain I/O call a libc call makes kept aside (kcalls_end). */
 static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 		    uint64_t t0, uint64_t t1, int inlibc)
 {

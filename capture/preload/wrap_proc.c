@@ -168,23 +168,13 @@ __attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
 	return (void *)real_vfork;
 }
 
-/* A vfork child's pid, else 0 */
-static pid_t vfork_child(struct tstate *t)
-{
-	pid_t pid;
-
-	if (!(t->hold & HOLD_VFORK) || !t->pid || (pid = (pid_t)syscall(SYS_getpid)) == t->pid)
-		return 0;
-	return pid;
-}
-
-/* ... and its _exit counted there too */
+/* A vfork child, its _exit counted too */
 static int in_vfork_child(void)
 {
 	pid_t pid = vfork_child(&ts);
 
 	if (pid)
-		vfork_child_call(&ts, pid);
+		vfork_child_call(&ts, pid, 1);
 	return pid != 0;
 }
 
@@ -229,15 +219,11 @@ static bool vfork_exec(struct tstate *t, pid_t pid, char **env, char **arr,
 {
 	struct rec *v = t->vfork_rec;
 	size_t k = 0, pl = path ? strlen(path) : 0;
+	bool told = v && env == arr && pl && sizeof(ENV_VFORKED) + 2 * 21 + pl + 1 <= vflen;
 
-	if (!v)
+	vfork_child_call(t, pid, !told);
+	if (!told)
 		return false;
-	if (!v->a1)
-		v->a1 = pid;
-	if (env != arr || !pl || sizeof(ENV_VFORKED) + 2 * 21 + pl + 1 > vflen) {
-		v->a2++;
-		return false;
-	}
 	memcpy(vf, ENV_VFORKED "=", sizeof(ENV_VFORKED));
 	char *p = utoa(vf + sizeof(ENV_VFORKED), (unsigned long)v->t0);
 	*p++ = ':';
@@ -271,7 +257,7 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	if (vchild && (how == EXEC_PATH || how == EXEC_SEARCH))
 		told = vfork_exec(t, vchild, (char **)env, arr, vf, sizeof(vf), path);
 	else if (vchild)
-		vfork_child_call(t, vchild);
+		vfork_child_call(t, vchild, 1);
 	if (!vchild && enter(t)) {
 		uint64_t t0 = call_start(t);
 		r = put_str(t, C_EXECVE, t0, t0, 0, fd, 0, AT_FDCWD, 0,
@@ -287,8 +273,8 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	else
 		ret = REAL(execve)(path, argv, env);
 	e = errno;
-	if (told && t->vfork_rec)	/* it failed: counted, as unrecorded */
-		t->vfork_rec->a2++;
+	if (told)	/* it failed: counted, as unrecorded */
+		vfork_child_call(t, vchild, 1);
 	if (r) {
 		process_unfinish();
 		r->t1 = now();

@@ -916,22 +916,38 @@ static pid_t made_by(const struct proc *c, uint64_t *at)
  * again when spools came since (streaming). A walk of every process for
  * each system or popen call was quadratic: made_by was a fifth of a
  * 4,000-shell script's capture. */
-struct maker { pid_t key; uint64_t start; int k; };
 struct madeix {
 	struct imap at;
-	struct maker *bytid, *byppid;
+	struct keyed *bytid, *byppid;
 	int ntid, nppid;
 	uint64_t spools;
 	int of;
 };
 
-static int cmp_maker(const void *a, const void *b)
+/* Processes by a number (a pid, the tid or the parent that made them),
+ * then start: sorted, then searched (keyed_from) */
+static int cmp_keyed(const void *a, const void *b)
 {
-	const struct maker *x = a, *y = b;
+	const struct keyed *x = a, *y = b;
 
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The first of v[0..nv) with key and a start at t or after; nv if none */
+static int keyed_from(const struct keyed *v, int nv, pid_t key, int64_t t)
+{
+	int lo = 0, hi = nv;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (v[mid].key < key || (v[mid].key == key && v[mid].start < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nv && v[lo].key == key ? lo : nv;
 }
 
 static struct madeix *by_maker(struct node *n)
@@ -957,31 +973,16 @@ static struct madeix *by_maker(struct node *n)
 			imap_put(&x->at, at, k);
 		if (!m)
 			continue;
-		uint64_t s = (uint64_t)m->sp[0]->h->start;
+		int64_t s = m->sp[0]->h->start;
 		if (by && !at)
-			x->bytid[x->ntid++] = (struct maker){ by, s, k };
-		x->byppid[x->nppid++] = (struct maker){ n->procs[k].ppid, s, k };
+			x->bytid[x->ntid++] = (struct keyed){ by, s, k };
+		x->byppid[x->nppid++] = (struct keyed){ n->procs[k].ppid, s, k };
 	}
-	qsort(x->bytid, (size_t)x->ntid, sizeof(*x->bytid), cmp_maker);
-	qsort(x->byppid, (size_t)x->nppid, sizeof(*x->byppid), cmp_maker);
+	qsort(x->bytid, (size_t)x->ntid, sizeof(*x->bytid), cmp_keyed);
+	qsort(x->byppid, (size_t)x->nppid, sizeof(*x->byppid), cmp_keyed);
 	x->of = n->nprocs;
 	x->spools = n->spools;
 	return x;
-}
-
-/* The first of v[0..nv) with key and a start at t or after; nv if none */
-static int maker_from(const struct maker *v, int nv, pid_t key, uint64_t t)
-{
-	int lo = 0, hi = nv;
-
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		if (v[mid].key < key || (v[mid].key == key && v[mid].start < t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < nv && v[lo].key == key ? lo : nv;
 }
 
 static void made_free(struct node *n)
@@ -1011,8 +1012,8 @@ pid_t shell_made(struct node *n, struct thr *t, const struct rec *r)
 	if (c || r->call != C_SYSTEM)
 		return c ? c->pid : 0;
 	/* the one the thread made while in this call (one at a time) */
-	int i = maker_from(x->bytid, x->ntid, t->tid, r->t0);
-	return i < x->ntid && x->bytid[i].start <= r->t1 ? n->procs[x->bytid[i].k].pid : 0;
+	int i = keyed_from(x->bytid, x->ntid, t->tid, (int64_t)r->t0);
+	return i < x->ntid && x->bytid[i].start <= (int64_t)r->t1 ? n->procs[x->bytid[i].k].pid : 0;
 }
 
 /* A child of the caller r may have made: of thread tid's, started
@@ -1045,14 +1046,14 @@ static void system_status(struct node *n, pid_t caller, pid_t tid, struct rec *r
 	/* a shell that says which thread made it: one system call of a
 	 * thread is under way at a time; else the shells that say nothing
 	 * (those that started during the call: by the spool's clock) */
-	for (int i = maker_from(ix->bytid, ix->ntid, tid, r->t0);
-	     !c && i < ix->ntid && ix->bytid[i].key == tid && ix->bytid[i].start <= r->t1; i++)
+	for (int i = keyed_from(ix->bytid, ix->ntid, tid, (int64_t)r->t0);
+	     !c && i < ix->ntid && ix->bytid[i].key == tid && ix->bytid[i].start <= (int64_t)r->t1; i++)
 		if (may_have_made(&n->procs[ix->bytid[i].k], caller, tid, t0, t1))
 			c = &n->procs[ix->bytid[i].k];
 	exact = c != NULL;
-	for (int i = maker_from(ix->byppid, ix->nppid, caller, r->t0);
+	for (int i = keyed_from(ix->byppid, ix->nppid, caller, (int64_t)r->t0);
 	     !exact && i < ix->nppid && ix->byppid[i].key == caller &&
-	     ix->byppid[i].start <= r->t1; i++) {
+	     ix->byppid[i].start <= (int64_t)r->t1; i++) {
 		struct proc *x = &n->procs[ix->byppid[i].k];
 		if (!may_have_made(x, caller, tid, t0, t1) || made_by(x, &at))
 			continue;
@@ -1111,11 +1112,11 @@ static void popen_child(struct node *n, pid_t caller, pid_t tid, struct rec *r,
 	/* the shells that say the caller's thread made them first, then
 	 * those that say nothing */
 	for (int pass = 0; pass < 2 && !found; pass++) {
-		const struct maker *v = pass ? ix->byppid : ix->bytid;
+		const struct keyed *v = pass ? ix->byppid : ix->bytid;
 		int nv = pass ? ix->nppid : ix->ntid;
 		pid_t key = pass ? caller : tid;
 		/* by start: the first that may have is the earliest */
-		for (int i = maker_from(v, nv, key, r->t0); !best && i < nv && v[i].key == key; i++) {
+		for (int i = keyed_from(v, nv, key, (int64_t)r->t0); !best && i < nv && v[i].key == key; i++) {
 			struct proc *c = &n->procs[v[i].k];
 			if (may_have_made(c, caller, tid, t0, -1) &&
 			    (made_by(c, &at) == tid) == !pass)
@@ -1134,38 +1135,14 @@ static void popen_child(struct node *n, pid_t caller, pid_t tid, struct rec *r,
 		best->status = by->status;
 }
 
-static int cmp_pstart(const void *a, const void *b)
-{
-	const struct pstart *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 static void index_procs(struct node *n)
 {
 	free(n->byp);
 	n->byp = xmalloc(sizeof(*n->byp) * (size_t)(n->nprocs + 1));
 	for (int k = 0; k < n->nprocs; k++)
-		n->byp[k] = (struct pstart){ n->procs[k].pid, n->procs[k].start, k };
+		n->byp[k] = (struct keyed){ n->procs[k].pid, n->procs[k].start, k };
 	n->nbyp = n->nprocs;
-	qsort(n->byp, (size_t)n->nbyp, sizeof(*n->byp), cmp_pstart);
-}
-
-/* Where pid's processes start in n->byp */
-static size_t pid_first(const struct node *n, pid_t pid)
-{
-	size_t lo = 0, hi = (size_t)n->nbyp;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (n->byp[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	qsort(n->byp, (size_t)n->nbyp, sizeof(*n->byp), cmp_keyed);
 }
 
 /* The process pid named at time t (ns): the last of that number to start
@@ -1173,14 +1150,13 @@ static size_t pid_first(const struct node *n, pid_t pid)
  * t (the child of a call at t); NULL when none */
 static struct proc *proc_when(struct node *n, pid_t pid, int64_t t, bool after)
 {
+	int i = keyed_from(n->byp, n->nbyp, pid, after ? t : INT64_MIN);
 	struct proc *c = NULL;
 
-	for (size_t lo = pid_first(n, pid); lo < (size_t)n->nbyp && n->byp[lo].pid == pid; lo++) {
-		if (after && n->byp[lo].start >= t)
-			return &n->procs[n->byp[lo].k];
-		if (!after && n->byp[lo].start <= t)
-			c = &n->procs[n->byp[lo].k];
-	}
+	if (after)
+		return i < n->nbyp ? &n->procs[n->byp[i].k] : NULL;
+	for (; i < n->nbyp && n->byp[i].key == pid && n->byp[i].start <= t; i++)
+		c = &n->procs[n->byp[i].k];
 	return c;
 }
 
@@ -1195,11 +1171,11 @@ static void statuses_from_reaps(struct node *n)
 		struct proc *p = NULL;
 
 		/* the first of the number not reaped yet, in start order */
-		for (size_t lo = pid_first(n, n->wpid[i]);
-		     !p && lo < (size_t)n->nbyp && n->byp[lo].pid == n->wpid[i]; lo++)
-			if (!got[n->byp[lo].k]) {
-				p = &n->procs[n->byp[lo].k];
-				got[n->byp[lo].k] = 1;
+		for (int j = keyed_from(n->byp, n->nbyp, n->wpid[i], INT64_MIN);
+		     !p && j < n->nbyp && n->byp[j].key == n->wpid[i]; j++)
+			if (!got[n->byp[j].k]) {
+				p = &n->procs[n->byp[j].k];
+				got[n->byp[j].k] = 1;
 			}
 		if (!p)
 			continue;
