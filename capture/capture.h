@@ -188,6 +188,8 @@ struct node {
 					    (the app closed its descriptor) */
 	int syscalls;                    /* --syscalls: kernel-level records */
 	int syscalls_seen;               /* ... and there are some */
+	int whole;                       /* every call written whole, none as
+					    the last one again (tests' twin) */
 	const struct restrictions *rs;   /* NULL: none */
 	struct stoplog *stops;           /* NULL: no CPU restriction */
 	/* in a session: I/O numbers on io, and the dependencies found */
@@ -326,17 +328,19 @@ char *path_join(const char *base, const char *p);
 void fmt_oflags(char *buf, size_t n, int fl);
 int trace_write(struct node *n, const char *path, int comp);
 /* Streaming (writer.c, for stream.c): a thread's records so far into its
- * part under dir (running: it may write more; stopping early once *halt);
- * its part closed; its state freed (the part removed) */
+ * part, a file with no name in dir (running: it may write more; stopping
+ * early once *halt); its part closed; its state freed (the part too) */
 int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 		 int comp, bool isb, int running, const int *halt);
 int write_stream_end(struct thr *t);
 void write_stream_free(struct thr *t);
 /* the records the thread's part took, 0 when it has none (tests) */
 uint64_t write_streamed(const struct thr *t);
-/* stream.c: the trace written while the application runs (comp: the
- * trace's compression); NULL when it cannot be (then all at the end) */
-struct stream *stream_start(struct node *n, const char *dir, int comp, bool isb);
+/* stream.c: the trace written while the application runs, from the
+ * spool's arena into parts in parts_dir (comp: the trace's compression);
+ * NULL when it cannot be (then all at the end) */
+struct stream *stream_start(struct node *n, const char *spool, const char *parts_dir,
+			    int comp, bool isb);
 void stream_stop(struct stream *s);
 int stream_finish(struct stream *s);
 char *attr_escape(const char *s);
@@ -359,6 +363,7 @@ struct run_opts {
 					cluster runner): its signals reach
 					the app without us, 0 none */
 	int stream;                  /* the trace written while the app runs */
+	const char *parts;           /* ... its parts put there */
 	int comp;                    /* ... compressed so */
 	bool isb;                    /* ... in the binary encoding */
 };

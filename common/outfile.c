@@ -49,7 +49,7 @@ struct outfile {
 	char *zbuf;
 	size_t zcap;
 	struct isbenc *isb;	/* -o NAME.isb[.gz|.zst]: the binary encoding */
-	int part;		/* outfile_open_part's */
+	int part;		/* outfile_open_part's: f->fd has no name */
 	int err;		/* the first failure's errno, 0 while all is well */
 	xmlTextWriterPtr w;
 };
@@ -477,7 +477,8 @@ static void zstd_free(struct outfile *f)
 /* a part's elements are a thread's: inside trace, node, process, thread */
 #define PART_DEPTH 4
 
-static struct outfile *open_as(const char *path, enum trace_compress comp, int part)
+static struct outfile *open_as(const char *path, enum trace_compress comp, int part,
+			       bool isb)
 {
 	int gzip = comp == TC_GZIP;
 	struct outfile *f = xcalloc(1, sizeof(*f));
@@ -486,8 +487,16 @@ static struct outfile *open_as(const char *path, enum trace_compress comp, int p
 
 	xmlSetGenericErrorFunc(NULL, quiet);
 	f->path = xstrdup(path);
-	f->tmp = xasprintf("%s.tmp%d", path, (int)getpid());
-	f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (part && gzip) {	/* gzclose would close what splice reads */
+		errno = EINVAL;
+		goto fail;
+	}
+	if (part) {
+		f->fd = open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	} else {
+		f->tmp = xasprintf("%s.tmp%d", path, (int)getpid());
+		f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	}
 	if (f->fd < 0)
 		goto fail;
 	if (gzip && !(f->gz = gzdopen(f->fd, "wb1"))) {
@@ -500,11 +509,11 @@ static struct outfile *open_as(const char *path, enum trace_compress comp, int p
 	}
 	f->part = part;
 	if (part) {		/* inline, no libxml2 writer */
-		if (isb_path(path))
+		if (isb)
 			f->isb = isbenc_part(put_raw, f, PART_DEPTH);
 		return f;
 	}
-	if (isb_path(path))
+	if (isb)
 		f->isb = isbenc_new(put_raw, f);
 	pipe_start(f);
 	ob = xmlOutputBufferCreateIO(xml_write, xml_close, f, NULL);
@@ -522,7 +531,8 @@ fail_unlink:
 		gzclose(f->gz);
 	else
 		close(f->fd);
-	unlink(f->tmp);
+	if (f->tmp)
+		unlink(f->tmp);
 	errno = e;
 fail:
 	e = errno;
@@ -535,12 +545,12 @@ fail:
 
 struct outfile *outfile_open(const char *path, enum trace_compress comp)
 {
-	return open_as(path, comp, 0);
+	return open_as(path, comp, 0, isb_path(path));
 }
 
-struct outfile *outfile_open_part(const char *path, enum trace_compress comp)
+struct outfile *outfile_open_part(const char *dir, enum trace_compress comp, bool isb)
 {
-	return open_as(path, comp, 1);
+	return open_as(dir, comp, 1, isb);
 }
 
 /* The current frame or member ended, so that what follows may be whole
@@ -558,11 +568,43 @@ static int end_frame(struct outfile *f)
 	return 0;
 }
 
-int outfile_splice(struct outfile *f, const char *path)
+/* FD's bytes from its start to f's file: by the kernel, page to page,
+ * where the two are on one file system (a plain trace's parts are put
+ * beside it: a 190 MB part in 0.05 s, against 0.12 s read and written) */
+static int copy_all(struct outfile *f, int fd)
 {
-	int err, fd;
-	char *buf;
+	loff_t off = 0;
 	ssize_t k;
+	char *buf;
+	int err = 0;
+
+	if (!f->z && !f->gz) {
+		while ((k = copy_file_range(fd, &off, f->fd, NULL, 1 << 30, 0)) > 0)
+			;
+		if (k == 0)
+			return 0;
+		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
+		    errno != EOPNOTSUPP)
+			return errno;
+	}
+	/* through f (its compressor), from where the kernel left off */
+	buf = xmalloc(PIPE_BLOCK);
+	while ((k = pread(fd, buf, PIPE_BLOCK, off)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 || write_full(f->fd, buf, (size_t)k) < 0) {
+			err = errno;
+			break;
+		}
+		off += k;
+	}
+	free(buf);
+	return err;
+}
+
+int outfile_splice(struct outfile *f, int fd)
+{
+	int err;
 
 	if (f->w && xmlTextWriterFlush(f->w) < 0)
 		return set_err(f, EIO);
@@ -575,19 +617,7 @@ int outfile_splice(struct outfile *f, const char *path)
 	 * what comes after it */
 	if ((f->isb && (err = isbenc_reset(f->isb))) || (err = end_frame(f)))
 		return set_err(f, err);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
-		return set_err(f, errno);
-	buf = xmalloc(PIPE_BLOCK);
-	while ((k = read(fd, buf, PIPE_BLOCK)) != 0) {
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0 || write_full(f->fd, buf, (size_t)k) < 0) {
-			err = errno;
-			break;
-		}
-	}
-	free(buf);
-	close(fd);
+	err = copy_all(f, fd);
 	if (!err && f->isb)
 		err = isbenc_reset(f->isb);
 	return err ? set_err(f, err) : 0;
@@ -598,9 +628,10 @@ xmlTextWriterPtr outfile_writer(struct outfile *f)
 	return f->w;
 }
 
-int outfile_close(struct outfile *f, int failed)
+/* Everything written and ended but the file's close: f->err says */
+static void finish(struct outfile *f)
 {
-	int err, enc_err = 0;
+	int enc_err = 0;
 
 	if (f->w && xmlTextWriterEndDocument(f->w) < 0 && !f->err)
 		f->err = EIO;
@@ -620,6 +651,13 @@ int outfile_close(struct outfile *f, int failed)
 			f->err = zpush(f, NULL, 0, ZSTD_e_end);	/* the frame's end */
 		zstd_free(f);
 	}
+}
+
+int outfile_close(struct outfile *f, int failed)
+{
+	int err;
+
+	finish(f);
 	if (f->gz) {
 		int r = gzclose(f->gz);	/* the last compressed block */
 
@@ -638,4 +676,20 @@ int outfile_close(struct outfile *f, int failed)
 	free(f);
 	errno = err;
 	return err || failed ? -1 : 0;
+}
+
+int outfile_close_part(struct outfile *f, int failed)
+{
+	int err, fd = f->fd;
+
+	finish(f);
+	err = f->err;
+	if (err || failed) {
+		close(fd);
+		fd = -1;
+	}
+	free(f->path);
+	free(f);
+	errno = err ? err : failed ? ECANCELED : 0;
+	return fd;
 }

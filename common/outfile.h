@@ -18,13 +18,18 @@ struct outfile;
 struct outfile *outfile_open(const char *path, enum trace_compress comp);
 /* A part of a trace (the capture's streaming): a thread's elements,
  * written as they come by the caller's thread (outfile_write, and
- * outfile_element for a part named .isb...), its compressed frames or
- * members whole once closed; to go into a trace by outfile_splice. */
-struct outfile *outfile_open_part(const char *path, enum trace_compress comp);
-/* The part at PATH appended as it is (its bytes after the frame or
- * member so far, which ends there; in the binary encoding between two
- * RESETs). 0, or -1 with errno. */
-int outfile_splice(struct outfile *f, const char *path);
+ * outfile_element when ISB), its compressed frames whole once closed
+ * (outfile_close_part); to go into a trace by outfile_splice. A file
+ * with no name in DIR (O_TMPFILE): a capture killed leaves nothing
+ * beside its spool. Plain or zstd; NULL with errno. */
+struct outfile *outfile_open_part(const char *dir, enum trace_compress comp, bool isb);
+/* The part finished: its descriptor to splice from (the caller's to
+ * close), or -1 with errno (FAILED: the caller's own). Frees f. */
+int outfile_close_part(struct outfile *f, int failed);
+/* The part in FD appended as it is (its bytes after the frame so far,
+ * which ends there; in the binary encoding between two RESETs), by the
+ * kernel's copy when the trace is plain. 0, or -1 with errno. */
+int outfile_splice(struct outfile *f, int fd);
 /* The libxml2 writer that writes into it (owned by the outfile). */
 xmlTextWriterPtr outfile_writer(struct outfile *f);
 /* Raw bytes; -1 with errno (later writes then fail too). */

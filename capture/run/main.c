@@ -504,6 +504,19 @@ static void spool_remove(void)
 		rm_tree(spool_dir);
 }
 
+/* Where a plain trace's parts go while streaming: beside it, on its file
+ * system, where the kernel copies them into it (the spool's is memory,
+ * and a plain part five times the spool's size) */
+static char *parts_dir_of(const char *output)
+{
+	const char *slash = strrchr(output, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	return slash == output ? xstrdup("/") :
+	       xasprintf("%.*s", (int)(slash - output), output);
+}
+
 /* Lines the interposer left for us (it does not write to the app's
  * stderr): each is printed once. */
 static void print_warnings(const char *dir)
@@ -524,7 +537,8 @@ static void print_warnings(const char *dir)
 
 /* ISLAND_TEST_STREAM_TWIN=PATH: the run's trace also written from its
  * spool afresh (loaded, resolved and written at the end, as without
- * streaming), for the tests to compare with the streamed one */
+ * streaming, every call whole, none as the last one again), for the
+ * tests to compare with the streamed one */
 static void write_twin(const struct node *n, const char *dir, const char *path)
 {
 	struct node m = *n;
@@ -548,6 +562,7 @@ static void write_twin(const struct node *n, const char *dir, const char *path)
 	m.lost_threads = m.unmapped_images = 0;
 	m.reason = NULL;
 	m.syscalls_seen = 0;
+	m.whole = 1;
 	if (spool_load(&m, dir) == 0) {
 		resolve_node(&m);
 		if (trace_write(&m, path, trace_compress_for(path, 0)) < 0)
@@ -867,8 +882,9 @@ int main(int argc, char **argv)
 	/* the trace written while the app runs (writer/stream.c says what
 	 * is not); ISLAND_STREAM=0: all of it at the end */
 	const char *sv = getenv("ISLAND_STREAM");
-	ro.stream = comp == TC_ZSTD && !sess && !callsites && !po.enabled &&
+	ro.stream = comp != TC_GZIP && !sess && !callsites && !po.enabled &&
 		    !(sv && !strcmp(sv, "0"));
+	ro.parts = comp == TC_ZSTD ? abs : parts_dir_of(output);
 	ro.comp = comp;
 	ro.isb = isb_path(output);
 	if (in_cluster)

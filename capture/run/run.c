@@ -217,7 +217,7 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 			die(2, "cannot start the CPU monitor:");
 	}
 	if (o->stream)
-		n->stream = stream_start(n, o->spool, o->comp, o->isb);
+		n->stream = stream_start(n, o->spool, o->parts, o->comp, o->isb);
 	for (;;) {
 		siginfo_t si = { 0 };
 		int64_t cpu = -1;

@@ -3,11 +3,12 @@
  * that at its exit only the tail is left to write. A thread of
  * island-capture reads the arena as it fills (spool_poll), resolves what
  * is already in the order the end would take it (resolve_stream) and
- * writes each thread's calls into a part of their own in the spool
- * directory (write_stream), compressed as the trace; at the end the rest
- * is read, resolved and written, and each part goes into the trace as it
- * is (trace_write, outfile_splice). Nothing is taken out of the spool: a
- * capture killed meanwhile leaves it whole for --recover.
+ * writes each thread's calls into a part of their own (write_stream), a
+ * file with no name (O_TMPFILE), compressed as the trace; at the end the
+ * rest is read, resolved and written, and each part goes into the trace
+ * as it is (trace_write, outfile_splice). Nothing is taken out of the
+ * spool: a capture killed meanwhile leaves it whole for --recover, and
+ * no part behind.
  *
  * A process's calls are resolved as far as they are in the order the end
  * would take them (resolve_stream: a thread blocked in a call holds its
@@ -18,12 +19,13 @@
  * naming it). What is not streamed is written at the
  * end, as before: all of a node in a
  * session, under --callsites or --profile. Under --syscalls a record is
- * taken once its level is linked for good (levels.c). Only a trace
- * compressed with zstd is streamed (.xml.zst, .isb.zst): its frames go
- * one after another into the trace as they are, its parts are small
- * beside the spool; a plain part is five times the spool's size in the
- * spool's directory (memory, on /dev/shm) and as long to copy as to
- * write, and libxml2 (2.9) reads a gzip file's first member only. A
+ * taken once its level is linked for good (levels.c). A zstd trace's
+ * parts (.xml.zst, .isb.zst) are frames that go one after another into
+ * it as they are, small beside the spool, in its directory; a plain
+ * trace's (.xml, .isb) are five times the spool's size, so they go
+ * beside the trace, whose file system copies them into it (the spool's
+ * is memory, /dev/shm). A gzip trace is not streamed: libxml2 (2.9)
+ * reads a gzip file's first member only. A
  * binary part is coded from nothing, between two RESETs of the trace's
  * coder (docs/trace-binary.md). The times need the
  * clock's slope: it is measured over the first FIX_AFTER_NS of the run
@@ -120,16 +122,25 @@ static void *stream_main(void *arg)
 	return NULL;
 }
 
-struct stream *stream_start(struct node *n, const char *dir, int comp, bool isb)
+struct stream *stream_start(struct node *n, const char *spool, const char *parts_dir,
+			    int comp, bool isb)
 {
 	struct stream *s = xcalloc(1, sizeof(*s));
 	sigset_t all, old;
+	struct rlimit rl;
 
+	/* a part ended holds its descriptor until the trace is written:
+	 * ours may have as many as the hard limit (the application runs
+	 * already, with the limits it was given) */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	s->n = n;
-	s->dir = xstrdup(dir);
+	s->dir = xstrdup(parts_dir);
 	s->comp = comp;
 	s->isb = isb;
-	s->scan.path = xasprintf("%s/" ARENA_FILE, dir);
+	s->scan.path = xasprintf("%s/" ARENA_FILE, spool);
 	s->scan.fd = open(s->scan.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);

@@ -88,6 +88,7 @@ struct out {
 	char *b;
 	size_t n, cap;
 	int failed, direct;
+	int whole;		/* no element as the last one again */
 	/* the api, res and path of the last call: the next is most often
 	 * the same strings (a loop's), whose lengths are known then */
 	struct { const char *s; size_t l; } memo[3];
@@ -103,6 +104,12 @@ struct out {
 	 * as that element again (outfile_again), which a loop's calls are:
 	 * what the last one's attributes came from, valid while again_io */
 	bool again_compute, again_io;
+	/* XML: the last call's element but its times (its text up to its
+	 * start, after its end), while xa_ok */
+	bool xa_ok;
+	unsigned long flushes;
+	size_t xa_head, xa_tail;
+	char xa[1024];
 	struct again_key {
 		const struct node *n;
 		struct rec r;        /* t0 and t1 zero */
@@ -122,6 +129,7 @@ static void o_sync(struct out *o)
 	if (o->n && outfile_write(o->f, o->b, o->n) < 0)
 		o->failed = 1;
 	o->n = 0;
+	o->flushes++;
 }
 
 static void o_flush(struct out *o)
@@ -703,16 +711,28 @@ static bool io_again(struct out *o, const struct node *n, const struct rec *r,
 	struct again_key k;
 	int64_t m[2] = { t0, t1 };
 
-	if (!o->enc)
-		return false;
-	if (!again_key_of(&k, n, r, held, site, kread)) {
+	if (o->whole || !again_key_of(&k, n, r, held, site, kread)) {
 		o->again_io = false;
 		return false;
 	}
-	if (!o->again_io || !same_key(&k, &o->key)) {
+	if (!o->again_io || !same_key(&k, &o->key) || (!o->enc && !o->xa_ok)) {
 		o->key = k;	/* for the next: write_io gives this one whole */
 		o->again_io = true;
+		o->xa_ok = false;
 		return false;
+	}
+	if (!o->enc) {
+		o_need(o, o->xa_head + o->xa_tail + 80);
+		memcpy(o->b + o->n, o->xa, o->xa_head);
+		o->n += o->xa_head;
+		o_lit(o, " start=\"");
+		o_sec(o, t0);
+		o_lit(o, "\" end=\"");
+		o_sec(o, t1);
+		o_lit(o, "\"");
+		memcpy(o->b + o->n, o->xa + o->xa_head, o->xa_tail);
+		o->n += o->xa_tail;
+		return true;
 	}
 	o_sync(o);
 	if (outfile_again(o->f, "io", 2, pos, m, 9) < 0)
@@ -730,9 +750,16 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	struct obj *ob = r->obj ? &n->objs[r->obj - 1] : NULL;
 	char buf[256];
 	int kernel_only = (r->seq & SEQ_KERNEL) && !(r->seq & SEQ_LIBC);
+	/* XML: where the element's text begins, its times, its end (kept
+	 * for io_again when no flush came between) */
+	size_t x0, x1 = 0, x2;
+	unsigned long flushes0;
 
 	if (io_again(o, n, r, t0, t1, held, site, kread))
 		return;
+	o_need(o, sizeof(o->xa));
+	x0 = o->n;
+	flushes0 = o->flushes;
 	if (o->enc) {
 		b_begin(o);
 		b_kept(o, "api", 0, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c),
@@ -744,9 +771,11 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		o_lit(o, "\" res=\"");
 		o_kept(o, 1, res_names[res_of(n, r)]);
 		o_lit(o, "\"");
+		x1 = o->n;
 	}
 	o_attr_sec(o, "start", t0);
 	o_attr_sec(o, "end", t1);
+	x2 = o->n;
 	if (n->syscalls)
 		write_level(o, r);
 	/* fscanf's bytes are unknown on a stream without a position */
@@ -956,10 +985,19 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		     c == C_EPOLL_WAIT || c == C_EPOLL_PWAIT) && r->ret >= 0)
 			o_attr_int(o, "count", r->ret);
 	}
-	if (o->bel)
+	if (o->bel) {
 		b_end(o, "io");
-	else
-		o_lit(o, "/>\n");
+		return;
+	}
+	o_lit(o, "/>\n");
+	if (o->again_io && !o->enc && flushes0 == o->flushes &&
+	    (x1 - x0) + (o->n - x2) <= sizeof(o->xa)) {
+		o->xa_head = x1 - x0;
+		o->xa_tail = o->n - x2;
+		memcpy(o->xa, o->b + x0, o->xa_head);
+		memcpy(o->xa + o->xa_head, o->b + x2, o->xa_tail);
+		o->xa_ok = true;
+	}
 }
 
 struct region {
@@ -1019,7 +1057,7 @@ static void write_region(struct out *o, struct region *g, int64_t end,
 
 static void write_compute(struct out *o, int64_t dur)
 {
-	if (o->enc && o->again_compute) {
+	if (o->enc && o->again_compute && !o->whole) {
 		static const int pos0 = 0;
 		int64_t m = dur < 0 ? 0 : dur;
 
@@ -1075,7 +1113,7 @@ struct wstate {
 	int next_id;
 	const struct rec *last_sample;
 	/* streaming */
-	char *part;                  /* the part's path, NULL while none */
+	int pfd;                     /* the part, closed whole; or -1 */
 	struct outfile *pf;          /* the part, open while streaming */
 	struct out po;
 	int failed;                  /* it failed: written whole at the end */
@@ -1088,6 +1126,7 @@ static void ws_init(struct wstate *w, struct node *n, struct proc *p, struct thr
 	/* t->start, which streaming comes before */
 	w->prev = thread_start(n, p->pid, t);
 	w->next_id = 1;
+	w->pfd = -1;
 }
 
 /* What the end (resolve.c's later passes) decides: the thread a
@@ -1203,7 +1242,7 @@ static void write_body(struct out *o, struct node *n, struct proc *p,
 /* A part written and closed whole: it goes into the trace as it is */
 static bool part_whole(const struct wstate *w)
 {
-	return w && w->part && !w->failed && !w->pf;
+	return w && w->pfd >= 0 && !w->failed && !w->pf;
 }
 
 static void ws_free(struct wstate *w)
@@ -1212,7 +1251,8 @@ static void ws_free(struct wstate *w)
 		free(w->stack[--w->depth].label);
 	free(w->stack);
 	free(w->po.b);
-	free(w->part);
+	if (w->pfd >= 0)
+		close(w->pfd);
 }
 
 static void write_thread(struct out *o, struct node *n, struct proc *p,
@@ -1240,7 +1280,7 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 	/* what streaming wrote, then on from there */
 	if (part_whole(w)) {
 		o_flush(o);
-		if (outfile_splice(o->f, w->part) < 0)
+		if (outfile_splice(o->f, w->pfd) < 0)
 			o->failed = 1;
 		/* the coder starts afresh after a part */
 		o->again_compute = o->again_io = false;
@@ -1277,7 +1317,7 @@ int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 {
 	struct wstate *w = t->ws;
 
-	if (!t->napplied || (w && (w->failed || (w->part && !w->pf))))
+	if (!t->napplied || (w && (w->failed || w->pfd >= 0)))
 		return w && w->failed ? -1 : 0;
 	/* a part (a file, a coder, a compressor) for a thread that runs,
 	 * or has enough to write: thousands of threads of a call or two
@@ -1293,13 +1333,7 @@ int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 	if (w->done >= upto)
 		return 0;
 	if (!w->pf) {
-		/* numbered: a pid or tid may be given again */
-		static unsigned seq;
-		w->part = xasprintf("%s/part.%d.%d.%u%s%s", dir, (int)p->pid, (int)t->tid,
-				    __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED),
-				    isb ? ".isb" : "",
-				    trace_compress_suffix((enum trace_compress)comp));
-		if (!(w->pf = outfile_open_part(w->part, (enum trace_compress)comp))) {
+		if (!(w->pf = outfile_open_part(dir, (enum trace_compress)comp, isb))) {
 			w->failed = 1;
 			return -1;
 		}
@@ -1312,7 +1346,7 @@ int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 	write_body(&w->po, n, p, t, w, upto, running ? W_RUNNING : W_STREAM, halt);
 	o_flush(&w->po);
 	if (w->po.failed) {
-		outfile_close(w->pf, 1);
+		outfile_close_part(w->pf, 1);
 		w->pf = NULL;
 		w->failed = 1;
 		return -1;
@@ -1327,7 +1361,7 @@ int write_stream_end(struct thr *t)
 
 	if (!w || !w->pf)
 		return 0;
-	if (outfile_close(w->pf, w->po.failed) < 0)
+	if ((w->pfd = outfile_close_part(w->pf, w->po.failed)) < 0)
 		w->failed = 1;
 	w->pf = NULL;
 	return w->failed ? -1 : 0;
@@ -1348,9 +1382,7 @@ void write_stream_free(struct thr *t)
 	if (!w)
 		return;
 	if (w->pf)
-		outfile_close(w->pf, 1);
-	if (w->part)
-		unlink(w->part);
+		outfile_close_part(w->pf, 1);
 	ws_free(w);
 	free(w);
 	t->ws = NULL;
@@ -1484,6 +1516,7 @@ int trace_write(struct node *n, const char *path, int comp)
 	o.w = outfile_writer(f);
 	o.f = f;
 	o.enc = outfile_isb(f);
+	o.whole = n->whole;
 	o.cap = 1 << 18;
 	o.b = xmalloc(o.cap);
 	xmlTextWriterStartDocument(o.w, NULL, "UTF-8", NULL);

@@ -1,4 +1,5 @@
-# The trace written while the application runs (issue 14.2, .xml.zst):
+# The trace written while the application runs (issue 14.2; .xml.zst,
+# .isb.zst, .xml and .isb):
 # for each program, the trace streamed is the trace written from the same
 # spool afresh at the end (ISLAND_TEST_STREAM_TWIN: loaded, resolved and
 # written as without streaming), byte for byte once decompressed but for
@@ -34,50 +35,56 @@ norm() {
 	{ sed -n '1,/^  <files>/p' "$1.n"; sed -n '/^  <files>/,$p' "$1.n" | sort; } > "$2"
 }
 
+# frames TRACE ERR: its zstd frames; a plain trace's parts + 1 (as many
+# as the threads the capture says it streamed records of)
 frames() {
-	zstd -lv "$1" 2>/dev/null | sed -n 's/^# Zstandard Frames: //p'
+	case $1 in
+	*.zst) zstd -lv "$1" 2>/dev/null | sed -n 's/^# Zstandard Frames: //p' ;;
+	*) echo $(($(grep -c 'streamed: .*: [1-9][0-9]* records$' "$2") + 1)) ;;
+	esac
 }
 
 # the XML of a trace: decompressed, or exported from the binary encoding
 xml_of() {
 	case $1 in
-	*.isb.zst) "$ANALYZE" export --format xml "$1" ;;
-	*) zstd -dcq "$1" ;;
+	*.isb.zst|*.isb) "$ANALYZE" export --format xml "$1" ;;
+	*.zst) zstd -dcq "$1" ;;
+	*) cat "$1" ;;
 	esac
 }
 
-# same NAME MIN_FRAMES CMD...: captured streamed, the twin written whole
-# (to NAME.xml.zst, or NAME.isb.zst when $SUF says so, the twin to
-# NAME.whole$TWIN when given; $OPT: an option)
+# same NAME MIN_FRAMES CMD...: captured streamed to NAME.cap$SUF (.xml.zst
+# unless given), the twin written whole to NAME.twin$TWIN (the same
+# suffix unless given); $OPT: an option
 same() {
 	name=$1 min=$2 suf=${SUF:-.xml.zst}
 	twin=${TWIN:-$suf}
 	shift 2
-	ISLAND_TEST_STREAM_TWIN="$PWD/$name.whole$twin" "$CAPTURE" $OPT -n "$name" \
-		-o "$name$suf" -- "$@" > "$name.out" 2> "$name.err" ||
+	ISLAND_TEST_STREAM_TWIN="$PWD/$name.twin$twin" "$CAPTURE" $OPT -n "$name" \
+		-o "$name.cap$suf" -- "$@" > "$name.out" 2> "$name.err" ||
 		fail "$name: the capture failed: $(cat "$name.err")"
-	xml_of "$name$suf" > "$name.xml" || fail "$name: not a trace"
+	xml_of "$name.cap$suf" > "$name.xml" || fail "$name: not a trace"
 	# the schema and the readers on the small ones (seconds a million)
 	if [ "$(wc -l < "$name.xml")" -lt 100000 ]; then
 		check_trace "$name.xml"
-		"$ANALYZE" calls "$name$suf" > "$name.calls" ||
+		"$ANALYZE" calls "$name.cap$suf" > "$name.calls" ||
 			fail "$name: analyze refuses its frames"
-		"$ANALYZE" calls "$name.whole$twin" | cmp -s - "$name.calls" ||
+		"$ANALYZE" calls "$name.twin$twin" | cmp -s - "$name.calls" ||
 			fail "$name: analyze reads the two differently"
 		if [ -n "$PYZ" ]; then
-			/usr/bin/python3 -c "$PYZ" "$name$suf" > "$name.py" &&
-			/usr/bin/python3 -c "$PYZ" "$name.whole$twin" > "$name.whole.py" &&
+			/usr/bin/python3 -c "$PYZ" "$name.cap$suf" > "$name.py" &&
+			/usr/bin/python3 -c "$PYZ" "$name.twin$twin" > "$name.whole.py" &&
 			cmp -s "$name.py" "$name.whole.py" ||
 				fail "$name: the Python reader reads the two differently"
 		fi
 	fi
 	# an XML twin of a binary trace: as analyze exports it too
 	if [ "$twin" != "$suf" ]; then
-		"$ANALYZE" export --format xml "$name.whole$twin"
+		"$ANALYZE" export --format xml "$name.twin$twin"
 	else
-		xml_of "$name.whole$twin"
+		xml_of "$name.twin$twin"
 	fi > "$name.whole.xml" || fail "$name: the twin is not a trace"
-	f=$(frames "$name$suf")
+	f=$(frames "$name.cap$suf" "$name.err")
 	[ "$f" -ge "$min" ] || fail "$name: $f frames, parts were not streamed (at least $min)"
 	echo "$name: $(grep -c '<io ' "$name.xml") calls, $f frames, as written whole"
 	grep -c 'api="write"' "$name.xml" > "$name.writes"
@@ -152,19 +159,40 @@ OPT=--syscalls SUF=.isb.zst TWIN=.xml.zst same binsyscalls 1 "$APPS/writes" 1 20
 SUF=.isb.zst TWIN=.xml.zst same binpipes 1 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6; do cat /etc/hostname; done | cat > names3'
 SUF=.isb.zst same binprocs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names2'
 # version 1 (before RESET) is read as it was
-"$ANALYZE" export --format isb -o v.isb binprocs.whole.isb.zst || fail "export to .isb failed"
+"$ANALYZE" export --format isb -o v.isb binprocs.twin.isb.zst || fail "export to .isb failed"
 { head -c 5 v.isb; printf '\001'; tail -c +7 v.isb; } > v1.isb
 "$ANALYZE" calls v1.isb > v1.calls || fail "a version 1 stream is refused"
 expect_eq "version 1's calls" "$(cat v1.calls)" "$(cat binprocs.calls)"
 
-# killed while streaming: the spool is whole, --recover reads it
+# a plain trace (.xml, .isb): its parts beside it, a file system's copy
+SUF=.xml same plainwrites 1 "$APPS/writes" 1 1000000 64
+expect_eq "plain writes" "$(cat plainwrites.writes)" 1000000
+SUF=.xml same plainprocs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names4'
+OPT=--syscalls SUF=.xml same plainsyscalls 1 "$APPS/writes" 1 200000 64
+SUF=.isb TWIN=.xml same plainbin 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names5'
+
+# parts: the capture's files with no name (O_TMPFILE)
+parts_open() {
+	ls -l "/proc/$1/fd" 2>/dev/null | grep -c '/#[0-9]* (deleted)$'
+}
+
+# killed while streaming: the spool is whole, --recover reads it; no
+# part is left beside it, nor beside a plain trace
+mkdir kd
 "$CAPTURE" -n killed -o never.xml.zst -- "$APPS/joined" 3000000 &
 cap=$!
+"$CAPTURE" -n killed2 -o kd/never.xml -- "$APPS/joined" 3000000 &
+cap2=$!
 sleep 0.3
-kill -9 $cap
+p1=$(parts_open $cap) p2=$(parts_open $cap2)
+kill -9 $cap $cap2
 wait $cap 2>/dev/null
+wait $cap2 2>/dev/null
 [ ! -e never.xml.zst ] || fail "the killed capture wrote a trace"
-ls sp/*/part.* > /dev/null 2>&1 || fail "no part in the spool: nothing was streamed before the kill"
+[ "$p1" -gt 0 ] && [ "$p2" -gt 0 ] ||
+	fail "parts open at the kill: $p1 and $p2: nothing was streamed before it"
+[ -z "$(ls -A kd)" ] || fail "a killed capture left $(ls -A kd) beside its plain trace"
+[ -z "$(ls sp/*/ | grep part)" ] || fail "a part in the spool: $(ls sp/*/)"
 "$CAPTURE" --recover -o rec.xml.zst 2> rec.err || { cat rec.err; fail "--recover failed"; }
 n=$("$ANALYZE" calls rec.xml.zst | awk '$1 == "write" { print $2 }')
 [ "${n:-0}" -gt 100000 ] || fail "the recovered trace has ${n:-no} writes"
