@@ -144,6 +144,11 @@ struct spool_hdr {
 	 * the process (made_at: that call's t0), 0 when none or not known */
 	int32_t  made_by;
 	int32_t  pad2;
+	/* when the process started, in the kernel's ticks since boot
+	 * (/proc/PID/stat's starttime, which an exec keeps): a process
+	 * given the number of one that ended is told from an exec of it,
+	 * even when that one was killed (no end seen); 0 when not known */
+	uint64_t pstart;
 };
 
 /* The fixed part of every record: 64 bytes, a cache line. call and len

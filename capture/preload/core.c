@@ -339,6 +339,8 @@ static void comm_self(char out[16])
 	SYS(SYS_prctl, PR_GET_NAME, (long)out, 0, 0);
 }
 
+static uint64_t proc_started(pid_t pid);
+
 /* Start this thread's spool: its first chunk of the arena. */
 int spool_open(struct tstate *t)
 {
@@ -367,6 +369,7 @@ int spool_open(struct tstate *t)
 	t->hdr->creator = t->creator;
 	t->hdr->made_at = (int64_t)t->made_at;
 	t->hdr->made_by = t->made_by;
+	t->hdr->pstart = proc_started(t->pid);
 	t->hdr->start = (int64_t)(t->born ? t->born : now());
 	t->born = 0;
 	t->hdr->cpu_ns = -1;
@@ -571,6 +574,38 @@ static uint64_t dec(const char *s)
 
 	while (*s >= '0' && *s <= '9')
 		v = v * 10 + (uint64_t)(*s++ - '0');
+	return v;
+}
+
+/* The process's starttime (/proc/self/stat's 22nd field), read once a
+ * process (a pid: a fork's child reads its own); 0 when not known */
+static uint64_t proc_started(pid_t pid)
+{
+	static pid_t of;
+	static uint64_t at;
+	char buf[1024], *p;
+	long n;
+
+	if (__atomic_load_n(&of, __ATOMIC_ACQUIRE) == pid)
+		return __atomic_load_n(&at, __ATOMIC_RELAXED);
+	n = read_small("/proc/self/stat", buf, sizeof(buf) - 1);
+	uint64_t v = 0;
+	if (n > 0) {
+		buf[n] = 0;
+		/* after the name, which may hold spaces and parentheses */
+		p = NULL;
+		for (char *q = buf; *q; q++)
+			if (*q == ')')
+				p = q;
+		/* ") S ppid ...": starttime is the 20th field after it */
+		for (int f = 0; p && *p && f < 20; p++)
+			if (*p == ' ')
+				f++;
+		if (p && *p >= '0' && *p <= '9')
+			v = dec(p);
+	}
+	__atomic_store_n(&at, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&of, pid, __ATOMIC_RELEASE);
 	return v;
 }
 

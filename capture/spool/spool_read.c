@@ -15,16 +15,23 @@
 #include "util.h"
 
 /* Whether spool s of pid's main thread starts another process than p,
- * one that got the number of p once it had ended (past pid_max): a new
- * image of the main thread once every thread of p was seen to end, none
- * by an exec (an end not seen is not one: island-loader hands its image
- * over to the interposer's; a process a signal ended and whose number
- * was given again is taken for the same; a thread that execs after the
- * main one ended continues it) */
+ * one that got the number of p once it had ended (past pid_max): one
+ * that started at another time (the headers' pstart), or, where that
+ * cannot tell, a new image of the main thread once every thread of p was
+ * seen to end, none by an exec (an end not seen is not one: island-loader
+ * hands its image over to the interposer's; a thread that execs after
+ * the main one ended continues it) */
 static bool pid_again(const struct proc *p, pid_t pid, const struct spool *s)
 {
 	if (s->seg || s->h->tid != pid || !p->nthr)
 		return false;
+	/* when each says when its process started: another start is
+	 * another process (the one before may have been killed), the
+	 * same an exec; within one tick (10 ms), as below */
+	const struct thr *t0 = &p->thr[0];
+	uint64_t was = t0->nsp ? t0->sp[0]->h->pstart : 0;
+	if (was && s->h->pstart && was != s->h->pstart)
+		return true;
 	for (int j = 0; j < p->nthr; j++) {
 		const struct thr *t = &p->thr[j];
 		int x = t->nsp ? t->sp[t->nsp - 1]->h->exit : TEXIT_NONE;

@@ -5,7 +5,7 @@
 # took its first chunk's 256 KB: 8,000 threads were 2 GB of /dev/shm);
 # a thread that gets the number of one that ended (past pid_max) is a
 # thread of its own (it was merged into the first), and so is a process
-# (tests/apps/forks). The numbers are given again in a PID namespace of
+# (tests/apps/forks), a killed one too. The numbers are given again in a PID namespace of
 # its own whose pid_max is small (Linux 6.14 and later), else, for
 # threads, past the machine's pid_max where that is small.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
@@ -79,6 +79,18 @@ if unshare -p -f --mount-proc sh -c 'echo 400 > /proc/sys/kernel/pid_max' 2>/dev
 	"$REPLAY" -m afap -r rp2 procs.xml > procs.rep 2>&1 || fail "procs replay: $(tail -3 procs.rep)"
 	expect_eq "procs: children replayed with their status (not exit:0)" \
 		"$(grep -c '^  process .* ended \([^,]*\), replayed \1$' procs.rep)" 857
+	# every other child killed (SIGKILL: no end of its own seen): told
+	# from an exec by when it started, not merged with the next one
+	unshare -p -f --mount-proc sh -c 'echo 400 > /proc/sys/kernel/pid_max &&
+		"$@"' sh "$CAPTURE" -n kprocs -o kprocs.xml "$APPS/forks" 600 kill \
+		> kprocs.out 2> kprocs.err || fail "killed forks failed: $(cat kprocs.err)"
+	expect_eq "kprocs: messages" "$(cat kprocs.err)" \
+		"island-capture: kprocs.xml: some processes were killed; the trace is marked incomplete"
+	check_trace kprocs.xml
+	expect_eq "kprocs: processes" "$(grep -c '<process ' kprocs.xml)" 601
+	expect_eq "kprocs: processes killed" \
+		"$(grep '<process ' kprocs.xml | grep -c 'status="signal:SIGKILL" complete="false"')" 300
+	expect_eq "kprocs: writes" "$(grep -c 'api="write"' kprocs.xml)" 600
 else
 	echo "no PID namespace of its own: process numbers not given again"
 fi
