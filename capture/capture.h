@@ -188,6 +188,8 @@ struct node {
 					    (the app closed its descriptor) */
 	int syscalls;                    /* --syscalls: kernel-level records */
 	int syscalls_seen;               /* ... and there are some */
+	int head_given;                  /* streaming: a head part is made
+					    (outfile_open_head) */
 	int whole;                       /* every call written whole, none as
 					    the last one again (tests' twin) */
 	const struct restrictions *rs;   /* NULL: none */

@@ -26,10 +26,22 @@ struct outfile *outfile_open_part(const char *dir, enum trace_compress comp, boo
 /* The part finished: its descriptor to splice from (the caller's to
  * close), or -1 with errno (FAILED: the caller's own). Frees f. */
 int outfile_close_part(struct outfile *f, int failed);
-/* The part in FD appended as it is (its bytes after the frame so far,
- * which ends there; in the binary encoding between two RESETs), by the
- * kernel's copy when the trace is plain. 0, or -1 with errno. */
-int outfile_splice(struct outfile *f, int fd);
+/* A plain XML part whose bytes start at ROOM in its file: a trace's
+ * first thread's, that file then the trace's own (outfile_open_over),
+ * what comes before the part written into the room at the end. */
+struct outfile *outfile_open_head(const char *dir, size_t room);
+/* The trace (plain XML) written into FD's file, a head part's: what
+ * comes before that part held until it is spliced, then written in its
+ * room, the rest of the room a line of spaces, the part left where it
+ * is (no copy); when the room is too small, or another part comes
+ * first, the trace is a file of its own (PATH.tmpPID) as outfile_open's
+ * and the head part is spliced as any other. */
+struct outfile *outfile_open_over(const char *path, int fd, size_t room);
+/* The part in FD (its bytes from AT on) appended as it is (after the
+ * frame so far, which ends there; in the binary encoding between two
+ * RESETs), by the kernel's copy, in a thread of its own, when the trace
+ * is plain. 0, or -1 with errno. */
+int outfile_splice(struct outfile *f, int fd, size_t at);
 /* The libxml2 writer that writes into it (owned by the outfile). */
 xmlTextWriterPtr outfile_writer(struct outfile *f);
 /* Raw bytes; -1 with errno (later writes then fail too). */

@@ -114,6 +114,27 @@ int fclose_checked(FILE *f)
 	return err ? -1 : 0;
 }
 
+int pwrite_full(int fd, const void *buf, size_t n, off_t at)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t r = pwrite(fd, p, n, at);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		p += r;
+		at += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
 int write_full(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;

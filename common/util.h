@@ -47,6 +47,8 @@ void flush_stdout(void);
 /* write all n bytes (again after a short write or EINTR); 0, or -1 with
  * errno (ENOSPC when the device took nothing and said nothing). */
 int write_full(int fd, const void *buf, size_t n);
+/* the same at offset at (pwrite) */
+int pwrite_full(int fd, const void *buf, size_t n, off_t at);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

@@ -89,6 +89,8 @@ struct out {
 	size_t n, cap;
 	int failed, direct;
 	int whole;		/* no element as the last one again */
+	int measure;		/* no file: bytes counted (head_room) */
+	size_t counted;
 	/* the api, res and path of the last call: the next is most often
 	 * the same strings (a loop's), whose lengths are known then */
 	struct { const char *s; size_t l; } memo[3];
@@ -121,6 +123,11 @@ struct out {
  * the buffer is empty (before a call given to the coder whole) */
 static void o_sync(struct out *o)
 {
+	if (o->measure) {
+		o->counted += o->n;
+		o->n = 0;
+		return;
+	}
 	if (!o->direct) {
 		if (xmlTextWriterFlush(o->w) < 0)
 			o->failed = 1;
@@ -1114,6 +1121,7 @@ struct wstate {
 	const struct rec *last_sample;
 	/* streaming */
 	int pfd;                     /* the part, closed whole; or -1 */
+	size_t at;                   /* where its bytes start in its file */
 	struct outfile *pf;          /* the part, open while streaming */
 	struct out po;
 	int failed;                  /* it failed: written whole at the end */
@@ -1255,10 +1263,8 @@ static void ws_free(struct wstate *w)
 		close(w->pfd);
 }
 
-static void write_thread(struct out *o, struct node *n, struct proc *p,
-			 struct thr *t)
+static void write_thread_tag(struct out *o, struct thr *t)
 {
-	struct wstate local, *w = t->ws;
 	char *name = attr_escape(t->name);
 
 	o_lit(o, "    <thread");
@@ -1276,11 +1282,19 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 		o_attr_int(o, "lost", (int64_t)t->lost);
 	o_lit(o, ">\n");
 	free(name);
+}
+
+static void write_thread(struct out *o, struct node *n, struct proc *p,
+			 struct thr *t)
+{
+	struct wstate local, *w = t->ws;
+
+	write_thread_tag(o, t);
 
 	/* what streaming wrote, then on from there */
 	if (part_whole(w)) {
 		o_flush(o);
-		if (outfile_splice(o->f, w->pfd) < 0)
+		if (outfile_splice(o->f, w->pfd, w->at) < 0)
 			o->failed = 1;
 		/* the coder starts afresh after a part */
 		o->again_compute = o->again_io = false;
@@ -1305,6 +1319,29 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 }
 
 #define STREAM_MIN 64	/* records of an ended thread worth a part */
+
+static void write_head(struct out *o, struct node *n, int complete);
+static void write_proc_tag(struct out *o, struct proc *p);
+
+/* The room for what comes before a head part: as it would be written
+ * now, and what its numbers, statuses and flags may add by the end (a
+ * long reason does not fit: the part is then copied as any other) */
+static size_t head_room(struct node *n, struct proc *p, struct thr *t)
+{
+	struct out m = { 0 };
+	const char *test = getenv("ISLAND_TEST_HEAD_ROOM");
+
+	if (test)		/* the tests' way to a room too small */
+		return (size_t)atol(test);
+	m.measure = m.direct = 1;
+	m.cap = 1 << 16;
+	m.b = xmalloc(m.cap);
+	write_head(&m, n, 0);
+	write_proc_tag(&m, p);
+	write_thread_tag(&m, t);
+	free(m.b);
+	return sizeof("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n") + m.counted + m.n + 512;
+}
 
 /*
  * Streaming: the thread's records, as far as the resolver has taken them,
@@ -1333,7 +1370,19 @@ int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 	if (w->done >= upto)
 		return 0;
 	if (!w->pf) {
-		if (!(w->pf = outfile_open_part(dir, (enum trace_compress)comp, isb))) {
+		/* the first thread of the first process, in a plain XML
+		 * trace: its part in the trace's file from the start, room
+		 * kept before it for what the end writes there (no copy of
+		 * it then) */
+		if (comp == TC_NONE && !isb && !n->head_given && p == &n->procs[0] &&
+		    t == &p->thr[0] && !(n->rs && n->rs->cpu > 0)) {
+			n->head_given = 1;
+			w->at = head_room(n, p, t);
+			w->pf = outfile_open_head(dir, w->at);
+			if (!w->pf)
+				w->at = 0;
+		}
+		if (!w->pf && !(w->pf = outfile_open_part(dir, (enum trace_compress)comp, isb))) {
 			w->failed = 1;
 			return -1;
 		}
@@ -1388,7 +1437,7 @@ void write_stream_free(struct thr *t)
 	t->ws = NULL;
 }
 
-static void write_proc(struct out *o, struct node *n, struct proc *p)
+static void write_proc_tag(struct out *o, struct proc *p)
 {
 	char st[64];
 
@@ -1407,6 +1456,11 @@ static void write_proc(struct out *o, struct node *n, struct proc *p)
 	if (p->unprofiled)
 		o_attr_esc(o, "unprofiled", p->unprofiled);
 	o_lit(o, ">\n");
+}
+
+static void write_proc(struct out *o, struct node *n, struct proc *p)
+{
+	write_proc_tag(o, p);
 	nmods = 0;
 	if (n->callsites || n->profile) {
 		collect_modules(p);
@@ -1500,17 +1554,84 @@ static void write_restrictions(struct out *o, struct node *n)
 	}
 }
 
-int trace_write(struct node *n, const char *path, int comp)
+/* The trace's start, to its processes */
+static void write_head(struct out *o, struct node *n, int complete)
 {
-	struct outfile *f = outfile_open(path, (enum trace_compress)comp);
-	struct out o = { 0 };
-	int complete = n->complete;
 	char buf[64];
 
+	o_str(o, "<trace version=\"1\" generator=\"island-capture " ISLAND_VERSION
+		  "\"");
+	o_attr(o, "complete", complete ? "true" : "false");
+	if (n->reason)
+		o_attr(o, "reason", n->reason);
+	o_lit(o, ">\n<node");
+	o_attr_esc(o, "name", n->name);
+	o_attr_esc(o, "host", n->host);
+	snprintf(buf, sizeof(buf), "%lld.%09lld", (long long)(n->clk.real0 / 1000000000),
+		 (long long)(n->clk.real0 % 1000000000));
+	o_attr(o, "epoch", buf);
+	if (n->has_clock_offset) {
+		int64_t co = n->clock_offset, a = co < 0 ? -co : co;
+
+		snprintf(buf, sizeof(buf), "%s%lld.%09lld", co < 0 ? "-" : "",
+			 (long long)(a / 1000000000), (long long)(a % 1000000000));
+		o_attr(o, "clock_offset", buf);
+	}
+	o_attr_sec(o, "start", 0);
+	o_attr_sec(o, "end", n->end);
+	o_attr(o, "clock", n->clk.kind == CLOCK_KIND_TSC ? "tsc" : "monotonic");
+	if (n->syscalls)
+		o_attr(o, "syscalls", n->syscalls_seen ? "kernel" : "unavailable");
+	if (n->server)
+		o_attr(o, "role", "server");
+	if (n->has_stopped)
+		o_attr_sec(o, "stopped", n->stopped);
+	if (n->mpi_rank >= 0)
+		o_attr_int(o, "mpi_rank", n->mpi_rank);
+	if (n->unseen)
+		o_attr(o, "unseen", n->unseen);
+	if (n->pcap) {
+		const char *base = strrchr(n->pcap, '/');
+		o_attr_esc(o, "pcap", base ? base + 1 : n->pcap);
+	}
+	o_lit(o, ">\n  <command>");
+	for (int i = 0; i < n->argc; i++) {
+		char *e = attr_escape(n->argv[i]);
+		o_lit(o, "<arg>");
+		o_str(o, e);
+		o_lit(o, "</arg>");
+		free(e);
+	}
+	o_lit(o, "</command>\n");
+	write_restrictions(o, n);
+	if (n->profile) {
+		o_lit(o, "  <profile");
+		o_attr(o, "values", prof_values_name(n->profile));
+		o_attr_int(o, "hz", n->profile_hz);
+		if (n->profile_alloc)
+			o_attr_int(o, "alloc_every", n->profile_alloc);
+		write_sampler(o, n);
+		o_lit(o, "/>\n");
+	}
+}
+
+int trace_write(struct node *n, const char *path, int comp)
+{
+	struct outfile *f;
+	struct out o = { 0 };
+	int complete = n->complete;
+	const struct wstate *head = NULL;
+
 	for (int i = 0; i < n->nprocs; i++)
-		for (int j = 0; j < n->procs[i].nthr; j++)
+		for (int j = 0; j < n->procs[i].nthr; j++) {
+			const struct wstate *w = n->procs[i].thr[j].ws;
 			if (n->procs[i].thr[j].lost)
 				complete = 0;
+			if (part_whole(w) && w->at)
+				head = w;
+		}
+	f = head && comp == TC_NONE ? outfile_open_over(path, head->pfd, head->at) :
+	    outfile_open(path, (enum trace_compress)comp);
 	if (!f)
 		return -1;
 	o.w = outfile_writer(f);
@@ -1520,60 +1641,7 @@ int trace_write(struct node *n, const char *path, int comp)
 	o.cap = 1 << 18;
 	o.b = xmalloc(o.cap);
 	xmlTextWriterStartDocument(o.w, NULL, "UTF-8", NULL);
-	o_str(&o, "<trace version=\"1\" generator=\"island-capture " ISLAND_VERSION
-		  "\"");
-	o_attr(&o, "complete", complete ? "true" : "false");
-	if (n->reason)
-		o_attr(&o, "reason", n->reason);
-	o_lit(&o, ">\n<node");
-	o_attr_esc(&o, "name", n->name);
-	o_attr_esc(&o, "host", n->host);
-	snprintf(buf, sizeof(buf), "%lld.%09lld", (long long)(n->clk.real0 / 1000000000),
-		 (long long)(n->clk.real0 % 1000000000));
-	o_attr(&o, "epoch", buf);
-	if (n->has_clock_offset) {
-		int64_t co = n->clock_offset, a = co < 0 ? -co : co;
-
-		snprintf(buf, sizeof(buf), "%s%lld.%09lld", co < 0 ? "-" : "",
-			 (long long)(a / 1000000000), (long long)(a % 1000000000));
-		o_attr(&o, "clock_offset", buf);
-	}
-	o_attr_sec(&o, "start", 0);
-	o_attr_sec(&o, "end", n->end);
-	o_attr(&o, "clock", n->clk.kind == CLOCK_KIND_TSC ? "tsc" : "monotonic");
-	if (n->syscalls)
-		o_attr(&o, "syscalls", n->syscalls_seen ? "kernel" : "unavailable");
-	if (n->server)
-		o_attr(&o, "role", "server");
-	if (n->has_stopped)
-		o_attr_sec(&o, "stopped", n->stopped);
-	if (n->mpi_rank >= 0)
-		o_attr_int(&o, "mpi_rank", n->mpi_rank);
-	if (n->unseen)
-		o_attr(&o, "unseen", n->unseen);
-	if (n->pcap) {
-		const char *base = strrchr(n->pcap, '/');
-		o_attr_esc(&o, "pcap", base ? base + 1 : n->pcap);
-	}
-	o_lit(&o, ">\n  <command>");
-	for (int i = 0; i < n->argc; i++) {
-		char *e = attr_escape(n->argv[i]);
-		o_lit(&o, "<arg>");
-		o_str(&o, e);
-		o_lit(&o, "</arg>");
-		free(e);
-	}
-	o_lit(&o, "</command>\n");
-	write_restrictions(&o, n);
-	if (n->profile) {
-		o_lit(&o, "  <profile");
-		o_attr(&o, "values", prof_values_name(n->profile));
-		o_attr_int(&o, "hz", n->profile_hz);
-		if (n->profile_alloc)
-			o_attr_int(&o, "alloc_every", n->profile_alloc);
-		write_sampler(&o, n);
-		o_lit(&o, "/>\n");
-	}
+	write_head(&o, n, complete);
 	for (int i = 0; i < n->nprocs; i++)
 		write_proc(&o, n, &n->procs[i]);
 	write_summaries(&o, n);

@@ -44,12 +44,14 @@ frames() {
 	esac
 }
 
-# the XML of a trace: decompressed, or exported from the binary encoding
+# the XML of a trace: decompressed, or exported from the binary encoding;
+# a plain one without the line of spaces left of the room kept before
+# its first thread's part (written in place, not copied)
 xml_of() {
 	case $1 in
 	*.isb.zst|*.isb) "$ANALYZE" export --format xml "$1" ;;
 	*.zst) zstd -dcq "$1" ;;
-	*) cat "$1" ;;
+	*) awk '/^ +$/ && p ~ /^    <thread / { p = ""; next } { p = $0; print }' "$1" ;;
 	esac
 }
 
@@ -64,6 +66,14 @@ same() {
 		-o "$name.cap$suf" -- "$@" > "$name.out" 2> "$name.err" ||
 		fail "$name: the capture failed: $(cat "$name.err")"
 	xml_of "$name.cap$suf" > "$name.xml" || fail "$name: not a trace"
+	# $HEAD: the first thread's part, when it was streamed, written in
+	# place (yes), or copied (no: a room too small)
+	if [ -n "$HEAD" ] && grep -q 'streamed: pid \([0-9]*\) tid \1: [1-9][0-9]* records$' "$name.err"; then
+		room=no
+		sed -n '/^    <thread /{n;p;q}' "$name.cap$suf" | grep -q '^ *$' && room=yes
+		expect_eq "$name: the first thread's part in place" "$room" "$HEAD"
+		echo "$name: the first thread's part streamed, in place: $room"
+	fi
 	# the schema and the readers on the small ones (seconds a million)
 	if [ "$(wc -l < "$name.xml")" -lt 100000 ]; then
 		check_trace "$name.xml"
@@ -165,10 +175,13 @@ SUF=.isb.zst same binprocs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat 
 expect_eq "version 1's calls" "$(cat v1.calls)" "$(cat binprocs.calls)"
 
 # a plain trace (.xml, .isb): its parts beside it, a file system's copy
-SUF=.xml same plainwrites 1 "$APPS/writes" 1 1000000 64
+HEAD=yes SUF=.xml same plainwrites 1 "$APPS/writes" 1 1000000 64
 expect_eq "plain writes" "$(cat plainwrites.writes)" 1000000
+# the room kept too small for what the end writes before the part: the
+# trace a file of its own, the part copied into it
+ISLAND_TEST_HEAD_ROOM=100 HEAD=no SUF=.xml same plainsmall 1 "$APPS/writes" 1 1000000 64
 SUF=.xml same plainprocs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names4'
-OPT=--syscalls SUF=.xml same plainsyscalls 1 "$APPS/writes" 1 200000 64
+HEAD=yes OPT=--syscalls SUF=.xml same plainsyscalls 1 "$APPS/writes" 1 1000000 64
 SUF=.isb TWIN=.xml same plainbin 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names5'
 
 # parts: the capture's files with no name (O_TMPFILE)
