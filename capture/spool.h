@@ -387,6 +387,10 @@ struct session {
 					 vfork child, made at T0, that exec'd
 					 PATH at T1 (its calls before, not
 					 recorded, are counted in the vfork's) */
+#define ENV_SPAWNED "ISLAND_SPAWNED"  /* PPID:T0:PATH: this image is a child
+					 PPID's posix_spawn, called at T0,
+					 made and exec'd (PATH) by libc's own
+					 clone and exec, which no wrapper sees */
 #define CALLSITES_FILE "callsites"    /* in the spool directory: --callsites */
 
 /*

@@ -749,6 +749,25 @@ static void vfork_image(struct tstate *t, const char *vf)
 	put_str(t, C_EXECVE, at, at, 0, -1, 0, AT_FDCWD, 0, c2 + 1, NULL);
 }
 
+/* The image a posix_spawn made (ENV_SPAWNED: PPID:T0:PATH, PPID ours):
+ * the child's record starts at the call, with its exec, as a vfork
+ * child's; the exec when this image started, all the child knows. */
+static int spawn_image(struct tstate *t, const char *sp)
+{
+	const char *c1 = strchr(sp, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	uint64_t made = c1 ? dec(c1 + 1) : 0, at = (uint64_t)t->hdr->start;
+
+	if (!c2 || (long)dec(sp) != SYS(SYS_getppid, 0, 0, 0, 0) || !made || made > at)
+		return 0;
+	t->hdr->start = (int64_t)made;
+	record_proc(t, ORIGIN_EXEC, 0, made);
+	struct rec *r = put_str(t, C_EXECVE, at, at, 0, -1, 0, AT_FDCWD, 0, c2 + 1, NULL);
+	/* --syscalls: the kernel's exec too, which was made (levels.c) */
+	if (r && getenv(ENV_SYSCALLS))
+		r->seq |= SEQ_JOINED | ((uint64_t)SYS_execve << 48);
+	return 1;
+}
+
 #ifndef ISLAND_LOADER
 extern char **environ;
 static int env_ours(const char *e);
@@ -898,9 +917,12 @@ CONSTRUCTOR void island_init(void)
 			t->made_by = 0, t->made_at = 0;
 	}
 	const char *vf = execd ? getenv(ENV_VFORKED) : NULL;
+	const char *sp = !execd ? getenv(ENV_SPAWNED) : NULL;
 	if (spool_open(t) == 0) {
 		if (vf)
 			vfork_image(t, vf);
+		else if (sp && spawn_image(t, sp))
+			;
 		else
 			record_proc(t, execd && !handoff ? ORIGIN_EXEC : ORIGIN_NEW, 0,
 				    (uint64_t)t->hdr->start);
@@ -1070,7 +1092,7 @@ static int env_ours(const char *e)
 	static const char *const ours[] = { "ISLAND_SPOOL=", "ISLAND_CLOCK=", "ISLAND_LIB=",
 		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION",
 		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=", "ISLAND_LOADER_NAME=",
-		"ISLAND_IMAGE=", "ISLAND_MADE_BY=", "ISLAND_VFORKED=" };
+		"ISLAND_IMAGE=", "ISLAND_MADE_BY=", "ISLAND_VFORKED=", "ISLAND_SPAWNED=" };
 
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (!strncmp(e, ours[i], strlen(ours[i])))

@@ -369,9 +369,9 @@ static int spawn(int search, pid_t *pid, const char *path,
 		 const posix_spawnattr_t *at, char *const argv[],
 		 char *const envp[])
 {
-	size_t n = env_count(envp) + 12;
-	char *arr[n], buf[8192], *bp = buf;
-	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n);
+	size_t n = env_count(envp) + 13;
+	char *arr[n], buf[8192], *bp = buf, sp[sizeof(ENV_SPAWNED) + 64 + 4096];
+	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n - 1);
 	struct tstate *t = &ts;
 	pid_t child = 0;
 	int r;
@@ -382,11 +382,29 @@ static int spawn(int search, pid_t *pid, const char *path,
 		return search ? REAL(posix_spawnp)(pid, path, fa, at, argv, env)
 			      : REAL(posix_spawn)(pid, path, fa, at, argv, env);
 	uint64_t t0 = call_start(t);
+	/* the child's image told when it was made and what it execs: its
+	 * record starts at this call, with its exec (spawn_image) */
+	size_t pl = path ? strlen(path) : 0, k = 0;
+	if (env == arr && pl && sizeof(ENV_SPAWNED) + 2 * 21 + pl + 1 <= sizeof(sp)) {
+		memcpy(sp, ENV_SPAWNED "=", sizeof(ENV_SPAWNED));
+		char *q = utoa(sp + sizeof(ENV_SPAWNED), (unsigned long)raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0));
+		*q++ = ':';
+		q = utoa(q, (unsigned long)t0);
+		*q++ = ':';
+		memcpy(q, path, pl + 1);
+		while (arr[k])
+			k++;
+		arr[k] = sp;
+		arr[k + 1] = NULL;
+	}
 	r = search ? REAL(posix_spawnp)(pid, path, fa, at, argv, env)
 		   : REAL(posix_spawn)(pid, path, fa, at, argv, env);
 	uint64_t t1 = now();
 	int e = errno;
-	put_str(t, C_POSIX_SPAWN, t0, t1, r, -1, r ? 0 : *pid, 0, r, path, NULL);
+	/* its file actions (dup2, close, open in the child before its exec:
+	 * glibc's count) are not seen: counted here */
+	put_str(t, C_POSIX_SPAWN, t0, t1, r, -1, r ? 0 : *pid,
+		fa ? fa->__used : 0, r, path, NULL);
 	leave(t);
 	errno = e;
 	return r;

@@ -95,6 +95,9 @@ static void link_thread(struct node *n, struct thr *t)
 		r->seq |= SEQ_LIBC;
 		for (size_t i = 0; i < l->np; i++)
 			l->pend[i]->seq |= SEQ_VIA_SET(r->call);
+		/* an exec joined already: a child's image's own record of
+		 * the exec that made it (spawn_image), none of it to come */
+		int done = (r->seq & SEQ_JOINED) && r->call == C_EXECVE;
 		if (r->seq & SEQ_JOINED) {
 			/* the interposer joined them (the kernel's record
 			 * was not written) */
@@ -105,7 +108,7 @@ static void link_thread(struct node *n, struct thr *t)
 			r->seq |= SEQ_KERNEL | (l->pend[0]->seq & SEQ_NR_BITS);
 		}
 		l->np = 0;
-		l->exec = r->call == C_EXECVE || r->call == C_VFORK ? r : NULL;
+		l->exec = (r->call == C_EXECVE && !done) || r->call == C_VFORK ? r : NULL;
 		l->exec_idx = idx;
 	}
 	t->nseen = l->taken;

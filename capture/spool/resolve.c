@@ -1271,6 +1271,21 @@ static void vfork_gap(struct node *n, struct proc *p, const struct rec *r)
 	}
 }
 
+/* A posix_spawn's child, whose file actions (open, dup2, close before its
+ * exec, by libc in the child) no wrapper sees: counted in its record */
+static void spawn_gap(struct node *n, const struct rec *r)
+{
+	struct proc *c = r->ret == 0 && r->a1 > 0 && r->a2 > 0 ?
+			 proc_when(n, (pid_t)r->a1, clock_ns(&n->clk, r->t0), true) : NULL;
+	char buf[160];
+
+	if (!c)
+		return;
+	snprintf(buf, sizeof(buf), "%lld file action%s of its posix_spawn before its "
+		 "exec, not recorded", (long long)r->a2, r->a2 > 1 ? "s" : "");
+	add_reason(c, buf);
+}
+
 /*
  * A process is incomplete, with the reasons, when one of its threads lost
  * records, when a thread or child it created has no record of its own
@@ -1278,7 +1293,8 @@ static void vfork_gap(struct node *n, struct proc *p, const struct rec *r)
  * image the interposer cannot enter), when it made a child that shares
  * its memory with raw clone(), or when it used io_uring, whose operations
  * the interposer does not see one by one; a vfork child, when it made
- * calls before its exec (vfork_gap).
+ * calls before its exec (vfork_gap), a posix_spawn child when it had file
+ * actions (spawn_gap).
  */
 static void find_gaps(struct node *n)
 {
@@ -1320,6 +1336,7 @@ static void find_gaps(struct node *n)
 					break;
 				case C_POSIX_SPAWN:
 					child = r->ret == 0 && r->a1 > 0 ? (pid_t)r->a1 : 0;
+					spawn_gap(n, r);
 					break;
 				case C_VFORK:
 					vfork_gap(n, p, r);

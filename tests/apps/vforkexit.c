@@ -4,7 +4,11 @@
  * Python's subprocess does (three calls before its exec); then one that
  * execs a program that is not there and _exits (two calls).
  * vforkexit run PROG: a child that execs PROG at once (its status not
- * looked at). */
+ * looked at).
+ * vforkexit spawn: posix_spawn of /bin/true with two file actions (its
+ * standard output /dev/null, dup2'd to 5), then one without. */
+#include <fcntl.h>
+#include <spawn.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,9 +21,25 @@ static int reaped(pid_t p, int want)
 	       WEXITSTATUS(st) == want;
 }
 
+extern char **environ;
+
 int main(int argc, char **argv)
 {
 	pid_t p;
+
+	if (argc > 1 && !strcmp(argv[1], "spawn")) {
+		static char *const args[] = { "true", NULL };
+		posix_spawn_file_actions_t fa;
+
+		if (posix_spawn_file_actions_init(&fa) ||
+		    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) ||
+		    posix_spawn_file_actions_adddup2(&fa, 1, 5) ||
+		    posix_spawn(&p, "/bin/true", &fa, NULL, args, environ) || !reaped(p, 0))
+			return 1;
+		posix_spawn_file_actions_destroy(&fa);
+		return posix_spawn(&p, "/bin/true", NULL, NULL, args, environ) == 0 &&
+		       reaped(p, 0) ? 0 : 1;
+	}
 
 	if (argc > 1 && !strcmp(argv[1], "exec")) {
 		static char *const args[] = { "true", NULL };

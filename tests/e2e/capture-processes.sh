@@ -78,6 +78,27 @@ grep -q "reason=\"vfork child $kid has no record (an image without the interpose
 "$ANALYZE" sums vx.xml 2> vx.warn > /dev/null || fail "analyze refuses vx.xml"
 grep -q "warning: .*incomplete" vx.warn || fail "analyze does not warn: $(cat vx.warn)"
 grep -q 'api="posix_spawn" res="proc"' fe.xml || fail "no posix_spawn record"
+# a posix_spawn child (libc's own clone and exec, which no wrapper sees):
+# its life starts at the call, its first record its exec; its file
+# actions (before its exec, in the child) counted, its process saying so
+"$CAPTURE" -n sp -o sp.xml "$APPS/vforkexit" spawn 2> sp.err || fail "vforkexit spawn failed"
+check_trace sp.xml
+kids=$(sed -n 's/.*api="posix_spawn"[^>]* start="\([0-9.]*\)"[^>]* child="\([0-9]*\)".*/\2:\1/p' sp.xml)
+set -- $kids
+expect_eq "spawned children" "$#" 2
+for c in "$@"; do
+	kid=${c%%:*} at=${c#*:}
+	grep -q "<process pid=\"$kid\" [^>]*start=\"$at\" " sp.xml ||
+		fail "spawned child $kid: not started at its posix_spawn ($at)"
+	sed -n "/<process pid=\"$kid\" /,/<\/process>/p" sp.xml | grep '<io ' | head -1 |
+		grep -q 'api="execve" .*path="/bin/true"' || fail "spawned child $kid: its exec is not its first call"
+done
+grep -q "<process pid=\"${1%%:*}\" [^>]*complete=\"false\" reason=\"2 file actions of its posix_spawn before its exec, not recorded\">" sp.xml ||
+	fail "spawned child ${1%%:*}: its two file actions are not said to be missing"
+grep -q "<process pid=\"${2%%:*}\" [^>]*complete=\"true\">" sp.xml ||
+	fail "spawned child ${2%%:*} (no file actions): not complete"
+expect_eq "the capture's warnings" "$(cat sp.err)" \
+	"island-capture: sp.xml: process ${1%%:*} is incomplete: 2 file actions of its posix_spawn before its exec, not recorded"
 grep -q 'api="system" res="wait".*status="exit:0"' fe.xml || fail "no system record"
 grep -q 'api="pthread_create" res="proc".*child="' fe.xml || fail "pthread_create without child"
 exit 0
