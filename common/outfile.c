@@ -780,7 +780,7 @@ static int copy_at(int in, loff_t from, int out, loff_t at, loff_t len)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0 || pwrite_full(out, buf, (size_t)k, at + off) < 0) {
-			int e = k < 0 || k > 0 ? errno : EIO;
+			int e = k == 0 ? EIO : errno;
 
 			free(buf);
 			return e;
