@@ -114,12 +114,13 @@ int fclose_checked(FILE *f)
 	return err ? -1 : 0;
 }
 
-int pwrite_full(int fd, const void *buf, size_t n, off_t at)
+/* all of n bytes, at AT (pwrite) or, AT < 0, where the file is (write) */
+static int put_full(int fd, const void *buf, size_t n, off_t at)
 {
 	const char *p = buf;
 
 	while (n) {
-		ssize_t r = pwrite(fd, p, n, at);
+		ssize_t r = at < 0 ? write(fd, p, n) : pwrite(fd, p, n, at);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -129,30 +130,21 @@ int pwrite_full(int fd, const void *buf, size_t n, off_t at)
 			return -1;
 		}
 		p += r;
-		at += r;
+		if (at >= 0)
+			at += r;
 		n -= (size_t)r;
 	}
 	return 0;
 }
 
+int pwrite_full(int fd, const void *buf, size_t n, off_t at)
+{
+	return put_full(fd, buf, n, at < 0 ? 0 : at);
+}
+
 int write_full(int fd, const void *buf, size_t n)
 {
-	const char *p = buf;
-
-	while (n) {
-		ssize_t r = write(fd, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0)
-				errno = ENOSPC;
-			return -1;
-		}
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
+	return put_full(fd, buf, n, -1);
 }
 
 static void stdout_failed(int err)
