@@ -748,8 +748,8 @@ static int copy_all(struct outfile *f, int fd)
 
 /* IN's LEN bytes from FROM into OUT at AT: by the kernel, page to page,
  * where the two are on one file system (a plain trace's parts are put
- * beside it: a 190 MB part in 0.05 s, against 0.12 s read and written),
- * else read and written; the errno */
+ * beside it: 133 MB in 56 ms on /dev/shm, no copy through us), else read
+ * and written; the errno */
 static int copy_at(int in, loff_t from, int out, loff_t at, loff_t len)
 {
 	loff_t off = 0;
