@@ -11,10 +11,9 @@ cd "$(dirname "$0")/.." || exit 2
 RUNS=${RUNS:-5}
 W=build/tests/apps/writes
 C=bin/island-capture
-tmp=$(mktemp -d /dev/shm/island-bench.XXXXXX 2>/dev/null || mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 . bench/lib.sh
+bench_tmp
 
 bench() {
 	threads=$1 count=$2 label=$3 opts=$4

@@ -19,10 +19,9 @@ C=bin/island-capture
 A=bin/island-analyze
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "compress.sh: needs /usr/bin/time (Debian: time)" >&2; exit 2; }
-tmp=$(mktemp -d /dev/shm/island-bench.XXXXXX 2>/dev/null || mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 . bench/lib.sh
+bench_tmp
 
 # in_run TRACE: its node's end, seconds (the application's life under
 # the capture), from the start of its XML export

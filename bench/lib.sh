@@ -7,6 +7,20 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 # now: the wall-clock time in seconds
 now() { date +%s.%N; }
 
+# timed CMD...: the seconds CMD took, on stdout (its own output on
+# stderr); the script ends when CMD fails
+timed() {
+	t0=$(now); "$@" >&2 || exit 1; t1=$(now)
+	echo "$t1 - $t0" | bc
+}
+
+# bench_tmp: $tmp, a scratch directory (in memory where /dev/shm is),
+# removed at the script's exit
+bench_tmp() {
+	tmp=$(mktemp -d /dev/shm/island-bench.XXXXXX 2>/dev/null || mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+}
+
 # pseudo_cluster APP [PHASES UNIT_MS]: a cluster file of 4 nodes of the
 # pseudo-application APP (in $APPS, the built tests/apps) on loopback,
 # on stdout.

@@ -13,15 +13,9 @@ RUNS=${RUNS:-5}
 N=${N:-1000000}
 W=build/tests/apps/writes
 C=bin/island-capture
-tmp=$(mktemp -d /dev/shm/island-bench.XXXXXX 2>/dev/null || mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 . bench/lib.sh
-
-timed() {
-	t0=$(now); "$@" || exit 1; t1=$(now)
-	echo "$t1 - $t0" | bc
-}
+bench_tmp
 
 # in_run TRACE: its node's end, seconds
 in_run() { sed -n 's/^<node [^>]* end="\([0-9.]*\)".*/\1/p' "$1"; }

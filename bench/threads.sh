@@ -9,18 +9,15 @@ RUNS=${RUNS:-3}
 N=${N:-20000}
 APP=build/tests/apps/churn
 C=bin/island-capture
-tmp=$(mktemp -d /dev/shm/island-bench.XXXXXX 2>/dev/null || mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 . bench/lib.sh
+bench_tmp
 
 : > "$tmp/native"; : > "$tmp/cap"; : > "$tmp/rss"
 for i in $(seq "$RUNS"); do
-	t0=$(now); $APP "$N" > /dev/null || exit 1; t1=$(now)
-	echo "$t1 - $t0" | bc >> "$tmp/native"
+	timed $APP "$N" >> "$tmp/native" 2> /dev/null
 	rm -f "$tmp/t.isb.zst"
-	t0=$(now); $C -n bench -o "$tmp/t.isb.zst" $APP "$N" > "$tmp/out" || exit 1; t1=$(now)
-	echo "$t1 - $t0" | bc >> "$tmp/cap"
+	timed $C -n bench -o "$tmp/t.isb.zst" $APP "$N" >> "$tmp/cap" 2> "$tmp/out"
 	sed -n 's/^peak rss: \([0-9]*\) KB$/\1/p' "$tmp/out" >> "$tmp/rss"
 done
 native=$(median < "$tmp/native")

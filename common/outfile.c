@@ -41,10 +41,11 @@ struct pipe {
 	int seen;		/* the caller's copy, taken with each block */
 };
 
-/* A plain trace's parts copied in by a thread of their own, each into the
- * place kept for it (the file's offset moved past), while the caller
- * writes what follows: the kernel's copy of a part beside the formatting
- * of the rest */
+/* A trace's parts copied in by a thread of their own, each into the place
+ * kept for it (the file's offset moved past; a compressed part's frames
+ * whole, after the frame written so far ended), while the caller writes
+ * what follows: the kernel's copy of a part beside the formatting of the
+ * rest */
 struct copy_job {
 	struct copy_job *next;
 	int fd;			/* ours, closed once copied */
@@ -77,8 +78,6 @@ struct outfile {
 	int hold;
 	size_t room, nheld;
 	char *held;
-	dev_t hdev;
-	ino_t hino;
 	xmlTextWriterPtr w;
 };
 
@@ -539,16 +538,8 @@ static struct outfile *open_as(const char *path, enum trace_compress comp, int p
 			f->fd = -1;
 		}
 	} else if (over >= 0) {
-		struct stat st;
-
 		f->fd = fcntl(over, F_DUPFD_CLOEXEC, 0);
-		if (f->fd >= 0 && fstat(f->fd, &st) < 0) {
-			close(f->fd);
-			f->fd = -1;
-		}
 		if (f->fd >= 0) {
-			f->hdev = st.st_dev;
-			f->hino = st.st_ino;
 			f->hold = 1;
 			f->room = room;
 			f->held = xmalloc(room);
@@ -725,27 +716,6 @@ static int end_frame(struct outfile *f)
 	return 0;
 }
 
-/* A compressed part's frames to the end of f's file; the errno */
-static int copy_all(struct outfile *f, int fd)
-{
-	loff_t off = 0;
-	ssize_t k;
-	char *buf = xmalloc(PIPE_BLOCK);
-	int err = 0;
-
-	while ((k = pread(fd, buf, PIPE_BLOCK, off)) != 0) {
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0 || write_full(f->fd, buf, (size_t)k) < 0) {
-			err = errno;
-			break;
-		}
-		off += k;
-	}
-	free(buf);
-	return err;
-}
-
 /* IN's LEN bytes from FROM into OUT at AT: by the kernel, page to page,
  * where the two are on one file system (a plain trace's parts are put
  * beside it: 133 MB in 56 ms on /dev/shm, no copy through us), else read
@@ -818,7 +788,7 @@ static void *copier_main(void *arg)
 	return NULL;
 }
 
-/* FD's bytes from FROM into f's plain file where it is now, by the
+/* FD's bytes from FROM into f's file where it is now, by the
  * copier (or here, where it cannot start), the file's offset moved past
  * them; the errno */
 static int copy_later(struct outfile *f, int fd, size_t from)
@@ -905,17 +875,18 @@ int outfile_splice(struct outfile *f, int fd, size_t at)
 	if ((f->isb && (err = isbenc_reset(f->isb))) || (err = end_frame(f)))
 		return set_err(f, err);
 	if (f->hold) {
-		struct stat st;
+		struct stat a, b;
 
-		if (fstat(fd, &st) == 0 && st.st_dev == f->hdev && st.st_ino == f->hino &&
-		    at == f->room) {
+		/* the part is the file's own (fd, f->fd: dups of one) */
+		if (fstat(fd, &a) == 0 && fstat(f->fd, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino && at == f->room) {
 			err = in_place(f);
 			return err ? set_err(f, err) : 0;
 		}
 		if ((err = unhold(f)))
 			return set_err(f, err);
 	}
-	err = f->z || f->gz ? copy_all(f, fd) : copy_later(f, fd, at);
+	err = copy_later(f, fd, at);
 	if (!err && f->isb)
 		err = isbenc_reset(f->isb);
 	return err ? set_err(f, err) : 0;

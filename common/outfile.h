@@ -39,8 +39,8 @@ struct outfile *outfile_open_head(const char *dir, size_t room);
 struct outfile *outfile_open_over(const char *path, int fd, size_t room);
 /* The part in FD (its bytes from AT on) appended as it is (after the
  * frame so far, which ends there; in the binary encoding between two
- * RESETs), by the kernel's copy, in a thread of its own, when the trace
- * is plain. 0, or -1 with errno. */
+ * RESETs), by the kernel's copy, in a thread of its own. 0, or -1 with
+ * errno. */
 int outfile_splice(struct outfile *f, int fd, size_t at);
 /* The libxml2 writer that writes into it (owned by the outfile). */
 xmlTextWriterPtr outfile_writer(struct outfile *f);

@@ -732,37 +732,26 @@ static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
 		    el + cl + (size_t)n, NULL, 0);
 }
 
-/* The image a vfork child exec'd (ENV_VFORKED: T0:T1:PATH): the child's
- * record starts as a fork's would, at the vfork, with its exec, which
- * the child could not record on its parent's thread state. */
-static void vfork_image(struct tstate *t, const char *vf)
+/* The image a call made that the child could not record itself (told
+ * A:B:PATH by wrap_proc.c's env_tell): a vfork child's exec (ENV_VFORKED:
+ * T0 the vfork, T1 the exec), on its parent's thread state until then; a
+ * posix_spawn's child (ENV_SPAWNED: PPID ours, T0 the call), libc's own
+ * clone and exec, the exec when this image started, all it knows. Its
+ * process starts at the call, with its exec, as a fork's child's does;
+ * --syscalls: the kernel's exec too, which was made (levels.c). 0 when
+ * what it was told does not hold. */
+static int told_image(struct tstate *t, const char *v, int vforked)
 {
-	const char *c1 = strchr(vf, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-	uint64_t made = dec(vf), at = c1 ? dec(c1 + 1) : 0;
+	const char *c1 = strchr(v, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	uint64_t a = dec(v), b = c1 ? dec(c1 + 1) : 0, start = (uint64_t)t->hdr->start;
+	uint64_t made = vforked ? a : b, at = vforked ? b : start;
 
-	if (!c2 || !made || at < made || at > (uint64_t)t->hdr->start) {
-		record_proc(t, ORIGIN_EXEC, 0, (uint64_t)t->hdr->start);
-		return;
-	}
-	t->hdr->start = (int64_t)made;
-	record_proc(t, ORIGIN_EXEC, 0, made);
-	put_str(t, C_EXECVE, at, at, 0, -1, 0, AT_FDCWD, 0, c2 + 1, NULL);
-}
-
-/* The image a posix_spawn made (ENV_SPAWNED: PPID:T0:PATH, PPID ours):
- * the child's record starts at the call, with its exec, as a vfork
- * child's; the exec when this image started, all the child knows. */
-static int spawn_image(struct tstate *t, const char *sp)
-{
-	const char *c1 = strchr(sp, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-	uint64_t made = c1 ? dec(c1 + 1) : 0, at = (uint64_t)t->hdr->start;
-
-	if (!c2 || (long)dec(sp) != SYS(SYS_getppid, 0, 0, 0, 0) || !made || made > at)
+	if (!c2 || !made || at < made || at > start ||
+	    (!vforked && (long)a != SYS(SYS_getppid, 0, 0, 0, 0)))
 		return 0;
 	t->hdr->start = (int64_t)made;
 	record_proc(t, ORIGIN_EXEC, 0, made);
 	struct rec *r = put_str(t, C_EXECVE, at, at, 0, -1, 0, AT_FDCWD, 0, c2 + 1, NULL);
-	/* --syscalls: the kernel's exec too, which was made (levels.c) */
 	if (r && getenv(ENV_SYSCALLS))
 		r->seq |= SEQ_JOINED | ((uint64_t)SYS_execve << 48);
 	return 1;
@@ -916,14 +905,9 @@ CONSTRUCTOR void island_init(void)
 		if (!c || !t->made_by || !t->made_at)
 			t->made_by = 0, t->made_at = 0;
 	}
-	const char *vf = execd ? getenv(ENV_VFORKED) : NULL;
-	const char *sp = !execd ? getenv(ENV_SPAWNED) : NULL;
+	const char *told = getenv(execd ? ENV_VFORKED : ENV_SPAWNED);
 	if (spool_open(t) == 0) {
-		if (vf)
-			vfork_image(t, vf);
-		else if (sp && spawn_image(t, sp))
-			;
-		else
+		if (!told || !told_image(t, told, execd))
 			record_proc(t, execd && !handoff ? ORIGIN_EXEC : ORIGIN_NEW, 0,
 				    (uint64_t)t->hdr->start);
 		record_fds(t);

@@ -209,6 +209,30 @@ static size_t env_count(char *const *envp)
 
 enum exec_how { EXEC_PATH, EXEC_SEARCH, EXEC_FD, EXEC_AT };
 
+/* NAME=A:B:PATH in buf, put last in arr (the room env_fix left there):
+ * what a child's image is told of the call that made it (core.c's
+ * told_image); false when it does not fit */
+static bool env_tell(char **arr, char *buf, size_t len, const char *name,
+		     unsigned long a, unsigned long b, const char *path)
+{
+	size_t nl = strlen(name), pl = path ? strlen(path) : 0, k = 0;
+
+	if (!pl || nl + 1 + 2 * 21 + pl + 1 > len)
+		return false;
+	memcpy(buf, name, nl);
+	buf[nl] = '=';
+	char *p = utoa(buf + nl + 1, a);
+	*p++ = ':';
+	p = utoa(p, b);
+	*p++ = ':';
+	memcpy(p, path, pl + 1);
+	while (arr[k])
+		k++;
+	arr[k] = buf;
+	arr[k + 1] = NULL;
+	return true;
+}
+
 /* A vfork child's exec (it cannot record it: its parent's thread state):
  * its image told, in ENV_VFORKED, when the vfork was and the exec is,
  * and what it execs, for the child's record to start with them; in the
@@ -218,23 +242,12 @@ static bool vfork_exec(struct tstate *t, pid_t pid, char **env, char **arr,
 		       char *vf, size_t vflen, const char *path)
 {
 	struct rec *v = t->vfork_rec;
-	size_t k = 0, pl = path ? strlen(path) : 0;
-	bool told = v && env == arr && pl && sizeof(ENV_VFORKED) + 2 * 21 + pl + 1 <= vflen;
+	bool told = v && env == arr &&
+		    env_tell(arr, vf, vflen, ENV_VFORKED, (unsigned long)v->t0,
+			     (unsigned long)now(), path);
 
 	vfork_child_call(t, pid, !told);
-	if (!told)
-		return false;
-	memcpy(vf, ENV_VFORKED "=", sizeof(ENV_VFORKED));
-	char *p = utoa(vf + sizeof(ENV_VFORKED), (unsigned long)v->t0);
-	*p++ = ':';
-	p = utoa(p, (unsigned long)now());
-	*p++ = ':';
-	memcpy(p, path, pl + 1);
-	while (arr[k])
-		k++;
-	arr[k] = vf;
-	arr[k + 1] = NULL;
-	return true;
+	return told;
 }
 
 /* Every exec goes through here: record it, end this image's threads,
@@ -383,20 +396,11 @@ static int spawn(int search, pid_t *pid, const char *path,
 			      : REAL(posix_spawn)(pid, path, fa, at, argv, env);
 	uint64_t t0 = call_start(t);
 	/* the child's image told when it was made and what it execs: its
-	 * record starts at this call, with its exec (spawn_image) */
-	size_t pl = path ? strlen(path) : 0, k = 0;
-	if (env == arr && pl && sizeof(ENV_SPAWNED) + 2 * 21 + pl + 1 <= sizeof(sp)) {
-		memcpy(sp, ENV_SPAWNED "=", sizeof(ENV_SPAWNED));
-		char *q = utoa(sp + sizeof(ENV_SPAWNED), (unsigned long)raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0));
-		*q++ = ':';
-		q = utoa(q, (unsigned long)t0);
-		*q++ = ':';
-		memcpy(q, path, pl + 1);
-		while (arr[k])
-			k++;
-		arr[k] = sp;
-		arr[k + 1] = NULL;
-	}
+	 * record starts at this call, with its exec (told_image) */
+	if (env == arr)
+		env_tell(arr, sp, sizeof(sp), ENV_SPAWNED,
+			 (unsigned long)raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0),
+			 (unsigned long)t0, path);
 	r = search ? REAL(posix_spawnp)(pid, path, fa, at, argv, env)
 		   : REAL(posix_spawn)(pid, path, fa, at, argv, env);
 	uint64_t t1 = now();

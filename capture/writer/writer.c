@@ -102,13 +102,13 @@ struct out {
 	struct isb_attr ba[ISB_MAXATTR];
 	char bv[4096];
 	size_t nbv;
-	/* .isb: a call like the last one given whole but for its times goes
-	 * as that element again (outfile_again), which a loop's calls are:
-	 * what the last one's attributes came from, valid while again_io */
+	/* a call like the last one given whole but for its times goes as
+	 * that element again (.isb: outfile_again; XML: its text kept in
+	 * xa), which a loop's calls are: what the last one's attributes came
+	 * from, valid while again_io */
 	bool again_compute, again_io;
 	/* XML: the last call's element but its times (its text up to its
-	 * start, after its end), while xa_ok */
-	bool xa_ok;
+	 * start, after its end) */
 	unsigned long flushes;
 	size_t xa_head, xa_tail;
 	char xa[1024];
@@ -722,10 +722,9 @@ static bool io_again(struct out *o, const struct node *n, const struct rec *r,
 		o->again_io = false;
 		return false;
 	}
-	if (!o->again_io || !same_key(&k, &o->key) || (!o->enc && !o->xa_ok)) {
+	if (!o->again_io || !same_key(&k, &o->key)) {
 		o->key = k;	/* for the next: write_io gives this one whole */
 		o->again_io = true;
-		o->xa_ok = false;
 		return false;
 	}
 	if (!o->enc) {
@@ -997,13 +996,15 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		return;
 	}
 	o_lit(o, "/>\n");
-	if (o->again_io && !o->enc && flushes0 == o->flushes &&
-	    (x1 - x0) + (o->n - x2) <= sizeof(o->xa)) {
+	/* its text for the next like it, when whole in the buffer and short */
+	if (o->again_io && (flushes0 != o->flushes ||
+			    (x1 - x0) + (o->n - x2) > sizeof(o->xa))) {
+		o->again_io = false;
+	} else if (o->again_io) {
 		o->xa_head = x1 - x0;
 		o->xa_tail = o->n - x2;
 		memcpy(o->xa, o->b + x0, o->xa_head);
 		memcpy(o->xa + o->xa_head, o->b + x2, o->xa_tail);
-		o->xa_ok = true;
 	}
 }
 
