@@ -96,7 +96,7 @@ static void link_thread(struct node *n, struct thr *t)
 		for (size_t i = 0; i < l->np; i++)
 			l->pend[i]->seq |= SEQ_VIA_SET(r->call);
 		/* an exec joined already: a child's image's own record of
-		 * the exec that made it (spawn_image), none of it to come */
+		 * the exec that made it (told_image), none of it to come */
 		int done = (r->seq & SEQ_JOINED) && r->call == C_EXECVE;
 		if (r->seq & SEQ_JOINED) {
 			/* the interposer joined them (the kernel's record
