@@ -26,7 +26,8 @@
  * 0.03 s of the 0.22 s a 1M-event trace took to write). */
 #define PIPE_BLOCK (1u << 20)
 #define PIPE_QUEUE 2
-#define GZ_BLOCK PIPE_BLOCK	/* gzwrite's count is unsigned */
+#define GZ_BLOCK PIPE_BLOCK	/* deflate's counts are unsigned */
+#define GZ_SUM 12		/* a gzip part's crc32 and length, at its end */
 
 struct pipe {
 	pthread_t th;
@@ -63,7 +64,7 @@ struct copier {
 struct outfile {
 	char *path, *tmp;
 	int fd;
-	gzFile gz;
+	struct gzo *gz;		/* .gz: the one member's deflate */
 	struct pipe *wp;		/* the writing thread, or NULL: inline */
 	ZSTD_CCtx *z;
 	char *zbuf;
@@ -105,22 +106,102 @@ static int zpush(struct outfile *f, const void *p, size_t n, ZSTD_EndDirective m
 	return 0;
 }
 
-/* gzwrite takes an unsigned count: bounded pieces; returns the errno */
-static int gz_put(gzFile gz, const char *p, size_t n)
-{
-	while (n) {
-		unsigned k = n > GZ_BLOCK ? GZ_BLOCK : (unsigned)n;
-		int e = 0;
+/*
+ * gzip as one member, however many parts go into it: libxml2 (2.9) reads
+ * a gzip file's first member only. The member's deflate data are raw
+ * streams one after another, each but the last ended by a sync flush
+ * (byte-aligned, no final block: pigz's way), the trace's own restarted
+ * after each part; its crc32 and length those of all the streams hold
+ * (crc32_combine). A part ends with its own crc32 and length (GZ_SUM
+ * bytes, little-endian), which outfile_splice takes and does not copy.
+ */
+struct gzo {
+	z_stream zs;
+	uLong crc;
+	uint64_t len;
+	unsigned char buf[1u << 16];
+};
 
-		errno = 0;
-		if (gzwrite(gz, p, k) != (int)k) {
-			gzerror(gz, &e);
-			return e == Z_ERRNO && errno ? errno : EIO;
-		}
-		p += k;
+/* P's N bytes deflated with FLUSH and written; the errno */
+static int gz_push(struct outfile *f, const void *p, size_t n, int flush)
+{
+	struct gzo *g = f->gz;
+
+	do {
+		unsigned k = n > GZ_BLOCK ? GZ_BLOCK : (unsigned)n;
+
+		if (k)		/* crc32 of NULL is the initial value */
+			g->crc = crc32(g->crc, p, k);
+		g->len += k;
+		g->zs.next_in = (Bytef *)p;
+		g->zs.avail_in = k;
+		p = (const char *)p + k;
 		n -= k;
-	}
+		do {
+			g->zs.next_out = g->buf;
+			g->zs.avail_out = sizeof(g->buf);
+			if (deflate(&g->zs, n ? Z_NO_FLUSH : flush) == Z_STREAM_ERROR)
+				return EIO;
+			size_t have = sizeof(g->buf) - g->zs.avail_out;
+			if (have && write_full(f->fd, g->buf, have) < 0)
+				return errno;
+		} while (g->zs.avail_out == 0);
+	} while (n);
 	return 0;
+}
+
+static void put_le(unsigned char *b, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *b, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n; i--;)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/* zlib level 1, as gzdopen's "wb1" was; the trace (not a part) starts
+ * with the member's header. 0, or -1 with errno. */
+static int gz_start(struct outfile *f, int part)
+{
+	static const unsigned char head[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+
+	f->gz = xcalloc(1, sizeof(*f->gz));
+	if (deflateInit2(&f->gz->zs, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(f->gz);
+		f->gz = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	f->gz->crc = crc32(0, NULL, 0);
+	return part ? 0 : write_full(f->fd, head, sizeof(head));
+}
+
+/* The member's end: the last block, its crc32 and length; a part's end:
+ * a sync flush and the part's sum. The errno. */
+static int gz_end(struct outfile *f)
+{
+	unsigned char tail[GZ_SUM];
+	int err;
+
+	if ((err = gz_push(f, NULL, 0, f->part ? Z_SYNC_FLUSH : Z_FINISH)))
+		return err;
+	put_le(tail, f->gz->crc, 4);
+	put_le(tail + 4, f->gz->len, f->part ? 8 : 4);
+	return write_full(f->fd, tail, f->part ? GZ_SUM : 8) < 0 ? errno : 0;
+}
+
+static void gz_free(struct outfile *f)
+{
+	if (f->gz)
+		deflateEnd(&f->gz->zs);
+	free(f->gz);
+	f->gz = NULL;
 }
 
 static int unhold(struct outfile *f);
@@ -144,7 +225,7 @@ static int put_raw(void *ctx, const void *b, size_t n)
 	if (f->z)
 		return zpush(f, b, n, ZSTD_e_continue);
 	if (f->gz)
-		return gz_put(f->gz, b, n);
+		return gz_push(f, b, n, Z_NO_FLUSH);
 	return write_full(f->fd, b, n) < 0 ? errno : 0;
 }
 
@@ -527,10 +608,6 @@ static struct outfile *open_as(const char *path, enum trace_compress comp, int p
 
 	xmlSetGenericErrorFunc(NULL, quiet);
 	f->path = xstrdup(path);
-	if (part && gzip) {	/* gzclose would close what splice reads */
-		errno = EINVAL;
-		goto fail;
-	}
 	if (part) {
 		f->fd = open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 		if (f->fd >= 0 && room && lseek(f->fd, (off_t)room, SEEK_SET) < 0) {
@@ -550,15 +627,13 @@ static struct outfile *open_as(const char *path, enum trace_compress comp, int p
 	}
 	if (f->fd < 0)
 		goto fail;
-	if (gzip && !(f->gz = gzdopen(f->fd, "wb1"))) {
-		errno = ENOMEM;
+	f->part = part;
+	if (gzip && gz_start(f, part) < 0)
 		goto fail_unlink;
-	}
 	if (comp == TC_ZSTD && zstd_start(f) < 0) {
 		errno = ENOMEM;
 		goto fail_unlink;
 	}
-	f->part = part;
 	if (part) {		/* inline, no libxml2 writer */
 		if (isb)
 			f->isb = isbenc_part(put_raw, f, PART_DEPTH);
@@ -578,10 +653,8 @@ fail_unlink:
 	pipe_end(f);
 	zstd_free(f);
 	isbenc_free(f->isb);
-	if (f->gz)
-		gzclose(f->gz);
-	else
-		close(f->fd);
+	gz_free(f);
+	close(f->fd);
 	if (f->tmp)
 		unlink(f->tmp);
 	errno = e;
@@ -701,19 +774,20 @@ static int name_it(struct outfile *f)
 	return err;
 }
 
-/* The current frame or member ended, so that what follows may be whole
- * ones of their own: zstd and gzip readers take them one after another */
+/* The current frame ended (zstd readers take frames one after another),
+ * or the deflate stream (gzip: a part's streams follow it in the one
+ * member, and a new one after them), so that a part may follow */
 static int end_frame(struct outfile *f)
 {
+	int err;
+
 	if (f->z)
 		return zpush(f, NULL, 0, ZSTD_e_end);
-	if (f->gz && gzflush(f->gz, Z_FINISH) != Z_OK) {
-		int e = 0;
-
-		gzerror(f->gz, &e);
-		return e == Z_ERRNO && errno ? errno : EIO;
-	}
-	return 0;
+	if (!f->gz)
+		return 0;
+	if ((err = gz_push(f, NULL, 0, Z_SYNC_FLUSH)))
+		return err;
+	return deflateReset(&f->gz->zs) == Z_OK ? 0 : EIO;
 }
 
 /* IN's LEN bytes from FROM into OUT at AT: by the kernel, page to page,
@@ -788,18 +862,16 @@ static void *copier_main(void *arg)
 	return NULL;
 }
 
-/* FD's bytes from FROM into f's file where it is now, by the
+/* FD's LEN bytes from FROM into f's file where it is now, by the
  * copier (or here, where it cannot start), the file's offset moved past
  * them; the errno */
-static int copy_later(struct outfile *f, int fd, size_t from)
+static int copy_later(struct outfile *f, int fd, loff_t from, loff_t len)
 {
-	struct stat st;
-	loff_t at = lseek(f->fd, 0, SEEK_CUR), len;
+	loff_t at = lseek(f->fd, 0, SEEK_CUR);
 	struct copy_job *j;
 
-	if (at < 0 || fstat(fd, &st) < 0)
+	if (at < 0)
 		return errno;
-	len = st.st_size > (off_t)from ? st.st_size - (off_t)from : 0;
 	if (!f->cp) {
 		struct copier *c = xcalloc(1, sizeof(*c));
 
@@ -812,7 +884,7 @@ static int copy_later(struct outfile *f, int fd, size_t from)
 		}
 	}
 	if (!f->cp) {
-		int err = copy_at(fd, (loff_t)from, f->fd, at, len);
+		int err = copy_at(fd, from, f->fd, at, len);
 
 		return err ? err : lseek(f->fd, len, SEEK_CUR) < 0 ? errno : 0;
 	}
@@ -824,7 +896,7 @@ static int copy_later(struct outfile *f, int fd, size_t from)
 		free(j);
 		return errno;
 	}
-	j->from = (loff_t)from;
+	j->from = from;
 	j->at = at;
 	j->len = len;
 	pthread_mutex_lock(&f->cp->mu);
@@ -859,8 +931,35 @@ static int copier_end(struct outfile *f)
 	return err;
 }
 
+/* The bytes of the part in FD from AT: to its end, or to its sum (a
+ * gzip part's, taken into the member's: the part follows what the
+ * member holds so far); the errno */
+static int part_span(struct outfile *f, int fd, loff_t at, loff_t *len)
+{
+	unsigned char sum[GZ_SUM];
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return errno;
+	*len = st.st_size > at ? st.st_size - at : 0;
+	if (!f->gz)
+		return 0;
+	if (*len < GZ_SUM)
+		return EIO;	/* not a part of ours */
+	*len -= GZ_SUM;
+	errno = 0;
+	if (pread(fd, sum, GZ_SUM, at + *len) != GZ_SUM)
+		return errno ? errno : EIO;
+	uint64_t n = get_le(sum + 4, 8);
+
+	f->gz->crc = crc32_combine(f->gz->crc, (uLong)get_le(sum, 4), (z_off_t)n);
+	f->gz->len += n;
+	return 0;
+}
+
 int outfile_splice(struct outfile *f, int fd, size_t at)
 {
+	loff_t len = 0;
 	int err;
 
 	if (f->w && xmlTextWriterFlush(f->w) < 0)
@@ -886,7 +985,9 @@ int outfile_splice(struct outfile *f, int fd, size_t at)
 		if ((err = unhold(f)))
 			return set_err(f, err);
 	}
-	err = copy_later(f, fd, at);
+	if ((err = part_span(f, fd, (loff_t)at, &len)))
+		return set_err(f, err);
+	err = copy_later(f, fd, (loff_t)at, len);
 	if (!err && f->isb)
 		err = isbenc_reset(f->isb);
 	return err ? set_err(f, err) : 0;
@@ -920,6 +1021,11 @@ static void finish(struct outfile *f)
 			f->err = zpush(f, NULL, 0, ZSTD_e_end);	/* the frame's end */
 		zstd_free(f);
 	}
+	if (f->gz) {
+		if (!f->err)
+			f->err = gz_end(f);
+		gz_free(f);
+	}
 }
 
 int outfile_close(struct outfile *f, int failed)
@@ -935,14 +1041,8 @@ int outfile_close(struct outfile *f, int failed)
 	/* a head part's file, the part in place: named now */
 	if (!f->tmp && !f->err && !failed && (err = name_it(f)))
 		f->err = err;
-	if (f->gz) {
-		int r = gzclose(f->gz);	/* the last compressed block */
-
-		if (r != Z_OK && !f->err)
-			f->err = r == Z_ERRNO && errno ? errno : EIO;
-	} else if (close(f->fd) && !f->err) {
+	if (close(f->fd) && !f->err)
 		f->err = errno;
-	}
 	if (!f->err && !failed && rename(f->tmp, f->path))
 		f->err = errno;
 	err = f->err;

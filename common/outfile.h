@@ -21,7 +21,8 @@ struct outfile *outfile_open(const char *path, enum trace_compress comp);
  * outfile_element when ISB), its compressed frames whole once closed
  * (outfile_close_part); to go into a trace by outfile_splice. A file
  * with no name in DIR (O_TMPFILE): a capture killed leaves nothing
- * beside its spool. Plain or zstd; NULL with errno. */
+ * beside its spool. Plain, gzip (deflate streams of the trace's one
+ * member, the part's sum after them) or zstd; NULL with errno. */
 struct outfile *outfile_open_part(const char *dir, enum trace_compress comp, bool isb);
 /* The part finished: its descriptor to splice from (the caller's to
  * close), or -1 with errno (FAILED: the caller's own). Frees f. */

@@ -1,5 +1,5 @@
 /* Compressed traces: the output chosen by the file name's suffix (.gz,
- * .zst: written by common/outfile.c), and zstd input read
+ * .zst: written by common/outfile.c), and zstd and gzip input read
  * transparently by every libxml2 reader once zstd_input_register() ran. */
 #ifndef ISLAND_ZSTDIO_H
 #define ISLAND_ZSTDIO_H
@@ -18,11 +18,13 @@ const char *trace_compress_suffix(enum trace_compress c);
 /* Writing goes through common/outfile.c (outfile_open), for every
  * compression. */
 
-/* libxml2 reads zstd files (magic 28 b5 2f fd) from now on: every tool
- * calls it first. Idempotent. */
+/* libxml2 reads zstd files (magic 28 b5 2f fd) and gzip files (1f 8b,
+ * every member: its own reader stops after the first) through us from now
+ * on: every tool calls it first. Idempotent. */
 void zstd_input_register(void);
-/* What went wrong decoding the zstd input libxml2 opened last on this
- * thread ("truncated or corrupt zstd data: ..."), or NULL; clears it. */
+/* What went wrong decoding the compressed input libxml2 opened last on
+ * this thread ("truncated or corrupt zstd data: ...", or gzip), or NULL;
+ * clears it. */
 const char *zstd_input_error(void);
 /* "gzip", "zstd" or NULL: FILE's first bytes. */
 const char *compressed_kind(const char *file);

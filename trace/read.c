@@ -998,7 +998,11 @@ static void bad(struct rd *rd, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
+	const char *z = zstd_input_error();
 
+	/* an element cut where the decoding failed: the failure */
+	if (z)
+		die_at(2, rd->file, line(rd), "%s", z);
 	if (rd->depth > 1 && !rd->bin && truncated_at(rd->file, line(rd)))
 		die_at(2, rd->file, line(rd),
 		       "truncated trace (the document ends before </trace>)");
@@ -1879,6 +1883,9 @@ static void parse_one(struct rd *rd)
 	}
 	if (!rd->seen_root)
 		die_at(2, rd->file, 1, "not an XML document");
+	/* the document whole, the stream it came in not (its checksum) */
+	if (zerr)
+		die_at(2, rd->file, ctxt->input ? ctxt->input->line : 1, "%s", zerr);
 	ctxt->sax = NULL;
 	xmlFreeParserCtxt(ctxt);
 	rd->ctxt = NULL;

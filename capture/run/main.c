@@ -882,9 +882,9 @@ int main(int argc, char **argv)
 	/* the trace written while the app runs (writer/stream.c says what
 	 * is not); ISLAND_STREAM=0: all of it at the end */
 	const char *sv = getenv("ISLAND_STREAM");
-	ro.stream = comp != TC_GZIP && !sess && !callsites && !po.enabled &&
+	ro.stream = !sess && !callsites && !po.enabled &&
 		    !(sv && !strcmp(sv, "0"));
-	ro.parts = comp == TC_ZSTD ? abs : parts_dir_of(output);
+	ro.parts = comp != TC_NONE ? abs : parts_dir_of(output);
 	ro.comp = comp;
 	ro.isb = isb_path(output);
 	if (in_cluster)

@@ -19,13 +19,13 @@
  * naming it). What is not streamed is written at the
  * end, as before: all of a node in a
  * session, under --callsites or --profile. Under --syscalls a record is
- * taken once its level is linked for good (levels.c). A zstd trace's
- * parts (.xml.zst, .isb.zst) are frames that go one after another into
- * it as they are, small beside the spool, in its directory; a plain
- * trace's (.xml, .isb) are five times the spool's size, so they go
- * beside the trace, whose file system copies them into it (the spool's
- * is memory, /dev/shm). A gzip trace is not streamed: libxml2 (2.9)
- * reads a gzip file's first member only. A
+ * taken once its level is linked for good (levels.c). A compressed
+ * trace's parts go into it as they are, small beside the spool, in its
+ * directory: zstd's (.xml.zst, .isb.zst) frames one after another,
+ * gzip's deflate streams of its one member (libxml2 2.9 reads a gzip
+ * file's first member only; outfile.c); a plain trace's (.xml, .isb)
+ * are five times the spool's size, so they go beside the trace, whose
+ * file system copies them into it (the spool's is memory, /dev/shm). A
  * binary part is coded from nothing, between two RESETs of the trace's
  * coder (docs/trace-binary.md). The times need the
  * clock's slope: it is measured over the first FIX_AFTER_NS of the run

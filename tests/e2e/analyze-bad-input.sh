@@ -48,7 +48,7 @@ head -n 20 "$B" > cut-at-line.xml
 bad cut-at-line.xml "cut-at-line.xml:21: truncated trace (the document ends before </trace>)"
 
 gzip -c "$B" | head -c 900 > cut.xml.gz
-bad cut.xml.gz "cut.xml.gz: truncated or corrupt gzip data"
+bad cut.xml.gz "cut.xml.gz:42: truncated or corrupt gzip data: the stream ends inside a member"
 
 sed 's|</process>|</proces>|' "$B" > mismatch.xml
 bad mismatch.xml "mismatch.xml:50: not well-formed XML: Opening and ending tag mismatch: process line 14 and proces"

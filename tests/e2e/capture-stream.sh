@@ -1,5 +1,5 @@
 # The trace written while the application runs (issue 14.2; .xml.zst,
-# .isb.zst, .xml and .isb):
+# .isb.zst, .xml, .isb, .xml.gz and .isb.gz):
 # for each program, the trace streamed is the trace written from the same
 # spool afresh at the end (ISLAND_TEST_STREAM_TWIN: loaded, resolved and
 # written as without streaming), byte for byte once decompressed but for
@@ -35,8 +35,8 @@ norm() {
 	{ sed -n '1,/^  <files>/p' "$1.n"; sed -n '/^  <files>/,$p' "$1.n" | sort; } > "$2"
 }
 
-# frames TRACE ERR: its zstd frames; a plain trace's parts + 1 (as many
-# as the threads the capture says it streamed records of)
+# frames TRACE ERR: its zstd frames; a plain or gzip trace's parts + 1
+# (as many as the threads the capture says it streamed records of)
 frames() {
 	case $1 in
 	*.zst) zstd -lv "$1" 2>/dev/null | sed -n 's/^# Zstandard Frames: //p' ;;
@@ -49,8 +49,9 @@ frames() {
 # its first thread's part (written in place, not copied)
 xml_of() {
 	case $1 in
-	*.isb.zst|*.isb) "$ANALYZE" export --format xml "$1" ;;
+	*.isb.zst|*.isb|*.isb.gz) "$ANALYZE" export --format xml "$1" ;;
 	*.zst) zstd -dcq "$1" ;;
+	*.gz) gzip -dc "$1" ;;
 	*) awk '/^ +$/ && p ~ /^    <thread / { p = ""; next } { p = $0; print }' "$1" ;;
 	esac
 }
@@ -66,6 +67,16 @@ same() {
 		-o "$name.cap$suf" -- "$@" > "$name.out" 2> "$name.err" ||
 		fail "$name: the capture failed: $(cat "$name.err")"
 	xml_of "$name.cap$suf" > "$name.xml" || fail "$name: not a trace"
+	# gzip: one member, whatever its parts (libxml2 reads the first one
+	# only; xmllint through it)
+	case $suf in
+	*.gz) expect_eq "$name: gzip members" "$(/usr/bin/python3 -c 'import sys, zlib
+d, n = open(sys.argv[1], "rb").read(), 0
+while d:
+    z = zlib.decompressobj(31); z.decompress(d); d = z.unused_data; n += 1
+print(n)' "$name.cap$suf")" 1
+	   case $suf in *.xml.gz) xmllint --noout "$name.cap$suf" || fail "$name: xmllint reads it short" ;; esac ;;
+	esac
 	# $HEAD: the first thread's part, when it was streamed, written in
 	# place (yes), or copied (no: a room too small)
 	if [ -n "$HEAD" ] && grep -q 'streamed: pid \([0-9]*\) tid \1: [1-9][0-9]* records$' "$name.err"; then
@@ -183,6 +194,12 @@ ISLAND_TEST_HEAD_ROOM=100 HEAD=no SUF=.xml same plainsmall 1 "$APPS/writes" 1 10
 SUF=.xml same plainprocs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names4'
 HEAD=yes OPT=--syscalls SUF=.xml same plainsyscalls 1 "$APPS/writes" 1 1000000 64
 SUF=.isb TWIN=.xml same plainbin 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names5'
+
+# gzip (-z): its parts deflate streams of the trace's one member
+SUF=.xml.gz same gzwrites 1 "$APPS/writes" 1 1000000 64
+expect_eq "gzip writes" "$(cat gzwrites.writes)" 1000000
+SUF=.xml.gz same gzprocs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names6'
+SUF=.isb.gz TWIN=.xml.gz same gzbin 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names7'
 
 # parts: the capture's files with no name (O_TMPFILE)
 parts_open() {

@@ -61,6 +61,36 @@ rc=0; "$ANALYZE" sums bad.xml.zst > /dev/null 2> err || rc=$?
 expect_eq "corrupt: status" "$rc" 2
 grep -q '^bad.xml.zst:[1-9][0-9]*: truncated or corrupt zstd data: Restored data doesn.t match checksum$' err || fail "corrupt: $(cat err)"
 
+# gzip, read by our decoder too (libxml2's own takes a file's first
+# member only): a trace in two members is read whole, as gzip -d reads
+# it; cut or corrupt, the one line, from the decoding thread (a large
+# file, decoded ahead) as without it (ISLAND_READER_THREADS=1)
+half=$(($(wc -l < t.xml) / 2))
+{ head -n $half t.xml | gzip -c; tail -n +$((half + 1)) t.xml | gzip -c; } > two.xml.gz
+"$ANALYZE" sums two.xml.gz > two.out 2>&1 || fail "a gzip trace in two members: $(cat two.out)"
+"$ANALYZE" sums t.xml | cmp -s - two.out || fail "a gzip trace in two members is read short"
+"$CAPTURE" -n n3 -o big.xml -- "$APPS/writes" 1 300000 64 || fail "capture big.xml"
+gzip -c big.xml > big.xml.gz
+[ "$(wc -c < big.xml.gz)" -gt 65536 ] || fail "big.xml.gz is under 64 KiB: not decoded ahead"
+"$ANALYZE" sums big.xml > plain.out || fail "sums big.xml"
+for n in 1 2; do
+	ISLAND_READER_THREADS=$n "$ANALYZE" sums big.xml.gz > z.out 2>&1 || fail "$n threads: $(cat z.out)"
+	cmp -s plain.out z.out || fail "big.xml.gz, $n threads: $(diff plain.out z.out | head -5)"
+done
+size=$(wc -c < big.xml.gz)
+head -c $((size / 2)) big.xml.gz > cutbig.xml.gz
+{ head -c $((size - 8)) big.xml.gz; printf 'XXXX'; tail -c 4 big.xml.gz; } > badbig.xml.gz
+# (the checksum's failure once the document is whole: on its last line)
+for f in "cutbig:the stream ends inside a member" "badbig:incorrect data check"; do
+	for n in 1 2; do
+		rc=0; ISLAND_READER_THREADS=$n "$ANALYZE" sums ${f%%:*}.xml.gz > /dev/null 2> err.$n || rc=$?
+		expect_eq "${f%%:*}.xml.gz, $n threads: status" "$rc" 2
+	done
+	cmp -s err.1 err.2 || fail "${f%%:*}.xml.gz: one thread and two differ: $(cat err.1 err.2)"
+	grep -q "^${f%%:*}.xml.gz:[1-9][0-9]*: truncated or corrupt gzip data: ${f#*:}\$" err.1 ||
+		fail "${f%%:*}.xml.gz: $(cat err.1)"
+done
+
 # a full disk (root: a 64 KiB tmpfs, filled): the zstd stream's failed
 # writes are errors, and nothing is left under the trace's name
 if [ "$(id -u)" = 0 ] && mkdir full && mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
