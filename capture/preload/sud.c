@@ -1086,14 +1086,40 @@ static void zp_vec_init(void)
 		island_zp_ymm = 1;
 }
 
+/* What island_zp_entry's xsave saves: every state XCR0 enables but AMX's
+ * tiles (17, 18: 8 KB, which no code of ours or libc's touches, and
+ * which a process that never asked for them has disabled), so that the
+ * save fits the entry's 4096 bytes on a machine with AMX too. */
+__attribute__((visibility("hidden"))) uint64_t island_zp_mask;
+
+/* The bytes an xsave of island_zp_mask takes (the standard format:
+ * each component where CPUID 0xd says), 0 without xsave */
+static unsigned zp_save_size(void)
+{
+	unsigned a, b, c, d, lo, hi, need = 576;	/* legacy area, header */
+
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+	if (!(c & (1u << 27)))	/* OSXSAVE */
+		return 0;
+	__asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	island_zp_mask = ((uint64_t)hi << 32 | lo) & ~(3ull << 17);
+	for (unsigned i = 2; i < 64; i++)
+		if (island_zp_mask & (1ull << i)) {
+			__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(i));
+			if (b + a > need)
+				need = b + a;
+		}
+	return need;
+}
+
 static void zp_init(void)
 {
-	unsigned a, b, c, d;
+	unsigned need;
 
 	if (getenv("ISLAND_NO_REWRITE"))
 		return;
-	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(0));
-	if (b == 0 || b > 4096)
+	need = zp_save_size();
+	if (need == 0 || need > 4096)
 		return;
 	long got = island_sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);

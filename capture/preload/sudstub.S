@@ -171,8 +171,8 @@ island_zp_entry:
 	.irp	k, 0, 1, 2, 3, 4, 5, 6, 7
 	mov	%rax, 512+\k*8(%rsp)	/* the xsave header */
 	.endr
-	mov	$-1, %eax
-	mov	$-1, %edx
+	mov	island_zp_mask(%rip), %eax	/* all but AMX's tiles (sud.c) */
+	mov	island_zp_mask+4(%rip), %edx
 	xsave64	(%rsp)
 	jmp	4f
 3:	mov	$1, %ecx		/* XINUSE: were the upper halves in use? */
@@ -186,8 +186,8 @@ island_zp_entry:
 	mov	%eax, %ebp		/* 1: made here; 0: the slow way; 2: a fault */
 	cmpb	$0, island_zp_ymm(%rip)
 	jne	3f
-	mov	$-1, %eax
-	mov	$-1, %edx
+	mov	island_zp_mask(%rip), %eax
+	mov	island_zp_mask+4(%rip), %edx
 	xrstor64 (%rsp)
 	jmp	5f
 	/* ymm0-15 as they were: whole when their upper halves were in use,
