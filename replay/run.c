@@ -756,10 +756,19 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		if (!o->call) {
 			c->skipped++;
 		} else if (!o->libc_only) {	/* else its kernel elements moved the bytes */
-			int64_t t = c->mark ? c->mark : rnow_ns();
+			int64_t t = c->mark ? c->mark : rnow_ns(), s = t;
 			c->moved = 0;
 			ts->at = o;
 			ts->since = t;
+			/* the replayer's own steps since the last call or phase
+			 * ended are no call's: the phases after pay them back, as
+			 * the original's phases held the capture's own work
+			 * around its calls (sqlite's 78,000 calls of a few
+			 * microseconds replayed 16 % long on them alone) */
+			if (computes && c->mark) {
+				s = rnow_ns();
+				c->late += s - t;
+			}
 			wake_wait(c, o);
 			int rc = o->call->fn(c, o);
 			/* what the kernel took to make a file of its own (a PCI
@@ -774,7 +783,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			/* the time the limit holds the call is the call's, as in the capture */
 			sleep_ns(limit_hold(ns->n->name, o->res, c->moved));
 			c->mark = rnow_ns();
-			c->fam[f].repl_ns += c->mark - t + c->waited;
+			c->fam[f].repl_ns += c->mark - s + c->waited;
 			c->fam[f].repl_bytes += c->moved;
 			/* a call that failed in the trace may fail again */
 			if (rc < 0 && !o->failed) {
