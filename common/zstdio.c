@@ -332,15 +332,16 @@ static int ahead_read(struct zin *z, char *buf, int len)
 
 static void *zin_open(const char *uri)
 {
-	const char *path = plain_path(uri);
 	struct zin *z = xcalloc(1, sizeof(*z));
+	unsigned char head[2];
 
-	z->gzip = magic_is(path, gz_magic, 2);
-	z->fd = open(path, O_RDONLY | O_CLOEXEC);
+	z->fd = open(plain_path(uri), O_RDONLY | O_CLOEXEC);
 	if (z->fd < 0) {
 		free(z);
 		return NULL;
 	}
+	/* the file opened, not the one zin_match looked at */
+	z->gzip = pread(z->fd, head, 2, 0) == 2 && !memcmp(head, gz_magic, 2);
 	if (z->gzip) {
 		z->cap = 1 << 16;
 		if (inflateInit2(&z->zs, 15 + 16) != Z_OK)
