@@ -168,6 +168,14 @@ static int gz_push(struct outfile *f, const void *p, size_t n, int flush)
 	return 0;
 }
 
+/* Deflate streams of N bytes with crc32 CRC, made elsewhere (a part, a
+ * block), now follow what the member holds */
+static void gz_take(struct gzo *g, uLong crc, uint64_t n)
+{
+	g->crc = crc32_combine(g->crc, crc, (z_off_t)n);
+	g->len += n;
+}
+
 static void put_le(unsigned char *b, uint64_t v, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -282,12 +290,9 @@ static int block_deflate(struct pworker *w, const char *b, size_t n)
 /* The block deflated, written in its turn, taken into the member's sum */
 static int block_write(struct pworker *w)
 {
-	struct gzo *gz = w->f->gz;
-
 	if (write_full(w->f->fd, w->ob, w->olen) < 0)
 		return errno;
-	gz->crc = crc32_combine(gz->crc, w->crc, (z_off_t)w->n);
-	gz->len += w->n;
+	gz_take(w->f->gz, w->crc, w->n);
 	return 0;
 }
 
@@ -1060,10 +1065,7 @@ static int part_span(struct outfile *f, int fd, loff_t at, loff_t *len)
 	errno = 0;
 	if (pread(fd, sum, GZ_SUM, at + *len) != GZ_SUM)
 		return errno ? errno : EIO;
-	uint64_t n = get_le(sum + 4, 8);
-
-	f->gz->crc = crc32_combine(f->gz->crc, (uLong)get_le(sum, 4), (z_off_t)n);
-	f->gz->len += n;
+	gz_take(f->gz, (uLong)get_le(sum, 4), get_le(sum + 4, 8));
 	return 0;
 }
 

@@ -589,3 +589,15 @@ void chains_free(struct chains *c)
 	free(c->next);
 	memset(c, 0, sizeof(*c));
 }
+
+int thread_quiet(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int e;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return e;
+}

@@ -3,6 +3,7 @@
 #ifndef ISLAND_UTIL_H
 #define ISLAND_UTIL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -128,5 +129,9 @@ int pid_alive(long pid);
 const char *errno_name(int err);
 int errno_from_name(const char *name);
 const char *signal_name(int sig);
+
+/* A thread that takes no signal (the caller's threads keep them): FN(ARG)
+ * in *TH; pthread_create's result. */
+int thread_quiet(pthread_t *th, void *(*fn)(void *), void *arg);
 
 #endif

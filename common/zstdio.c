@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,23 +104,25 @@ static const char *plain_path(const char *uri)
 
 static const unsigned char gz_magic[2] = { 0x1f, 0x8b };
 
-static int magic_is(const char *file, const unsigned char *m, size_t n)
+/* "gzip", "zstd" or NULL: FD's first bytes */
+static const char *kind_of(int fd)
 {
 	unsigned char head[4];
-	int fd = open(file, O_RDONLY | O_CLOEXEC), ok;
+	ssize_t n = pread(fd, head, sizeof(head), 0);
 
-	if (fd < 0)
-		return 0;
-	ok = read(fd, head, n) == (ssize_t)n && !memcmp(head, m, n);
-	close(fd);
-	return ok;
+	if (n == 4 && !memcmp(head, zstd_magic, 4))
+		return "zstd";
+	return n >= 2 && !memcmp(head, gz_magic, 2) ? "gzip" : NULL;
 }
 
 const char *compressed_kind(const char *file)
 {
-	if (magic_is(file, zstd_magic, 4))
-		return "zstd";
-	return magic_is(file, gz_magic, 2) ? "gzip" : NULL;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	const char *k = fd < 0 ? NULL : kind_of(fd);
+
+	if (fd >= 0)
+		close(fd);
+	return k;
 }
 
 static int zin_match(const char *uri)
@@ -263,7 +264,6 @@ static void ahead_start(struct zin *z)
 	const char *v = getenv("ISLAND_READER_THREADS");
 	struct ahead *a;
 	struct stat st;
-	sigset_t all, old;
 
 	if ((v && !strcmp(v, "1")) || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
 	    fstat(z->fd, &st) < 0 || st.st_size < AHEAD_MIN)
@@ -274,15 +274,12 @@ static void ahead_start(struct zin *z)
 	for (int i = 0; i < AHEAD_N; i++)
 		a->blk[i] = xmalloc(AHEAD_BLK);
 	z->ah = a;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&a->th, NULL, ahead_main, z)) {
+	if (thread_quiet(&a->th, ahead_main, z)) {
 		z->ah = NULL;	/* decoded as read, then */
 		for (int i = 0; i < AHEAD_N; i++)
 			free(a->blk[i]);
 		free(a);
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void ahead_end(struct zin *z)
@@ -333,7 +330,7 @@ static int ahead_read(struct zin *z, char *buf, int len)
 static void *zin_open(const char *uri)
 {
 	struct zin *z = xcalloc(1, sizeof(*z));
-	unsigned char head[2];
+	const char *kind;
 
 	z->fd = open(plain_path(uri), O_RDONLY | O_CLOEXEC);
 	if (z->fd < 0) {
@@ -341,7 +338,8 @@ static void *zin_open(const char *uri)
 		return NULL;
 	}
 	/* the file opened, not the one zin_match looked at */
-	z->gzip = pread(z->fd, head, 2, 0) == 2 && !memcmp(head, gz_magic, 2);
+	kind = kind_of(z->fd);
+	z->gzip = kind && !strcmp(kind, "gzip");
 	if (z->gzip) {
 		z->cap = 1 << 16;
 		if (inflateInit2(&z->zs, 15 + 16) != Z_OK)

@@ -1429,13 +1429,8 @@ static void pipe_free(struct pipe *p)
  * pipe freed, when none could be made */
 static bool pipe_spawn(struct pipe *p, void *(*fn)(void *))
 {
-	sigset_t all, old;
-	int e;
+	int e = thread_quiet(&p->thread, fn, p);
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&p->thread, NULL, fn, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
 		free_blks(p->free);
 		pipe_free(p);

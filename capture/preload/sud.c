@@ -1092,9 +1092,9 @@ static void zp_vec_init(void)
  * save fits the entry's 4096 bytes on a machine with AMX too. */
 __attribute__((visibility("hidden"))) uint64_t island_zp_mask;
 
-/* The bytes an xsave of island_zp_mask takes (the standard format:
- * each component where CPUID 0xd says), 0 without xsave */
-static unsigned zp_save_size(void)
+/* island_zp_mask set, and the bytes its xsave takes (the standard
+ * format: each component where CPUID 0xd says); 0 without xsave */
+static unsigned zp_mask_init(void)
 {
 	unsigned a, b, c, d, lo, hi, need = 576;	/* legacy area, header */
 
@@ -1118,7 +1118,7 @@ static void zp_init(void)
 
 	if (getenv("ISLAND_NO_REWRITE"))
 		return;
-	need = zp_save_size();
+	need = zp_mask_init();
 	if (need == 0 || need > 4096)
 		return;
 	long got = island_sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE,

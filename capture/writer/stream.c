@@ -126,7 +126,6 @@ struct stream *stream_start(struct node *n, const char *spool, const char *parts
 			    int comp, bool isb)
 {
 	struct stream *s = xcalloc(1, sizeof(*s));
-	sigset_t all, old;
 	struct rlimit rl;
 
 	/* a part ended holds its descriptor until the trace is written:
@@ -145,11 +144,7 @@ struct stream *stream_start(struct node *n, const char *spool, const char *parts
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	/* the signals island-capture passes on are the main thread's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int e = s->scan.fd < 0 ? -1 : pthread_create(&s->th, NULL, stream_main, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e) {
+	if (s->scan.fd < 0 || thread_quiet(&s->th, stream_main, s)) {
 		arena_scan_free(&s->scan);
 		free(s->dir);
 		free(s);
