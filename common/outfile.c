@@ -52,7 +52,6 @@ struct pipe {
 	char *q[PIPE_QUEUE], *spare[PIPE_QUEUE + PIPE_WORKERS];
 	size_t qn[PIPE_QUEUE];
 	int head, queued, nspare, done;
-	int count;		/* blocks queued or in a thread's hands */
 	uint64_t seq_in, seq_out;	/* blocks taken, blocks written */
 	char *fill;		/* the caller's block */
 	size_t n;
@@ -337,7 +336,6 @@ static void *pipe_main(void *arg)
 		if (err && !f->err)
 			f->err = g->err = err;
 		g->seq_out++;
-		g->count--;
 		g->spare[g->nspare++] = b;
 		pthread_cond_broadcast(&g->cv);
 	}
@@ -354,7 +352,6 @@ static void pipe_hand(struct pipe *g)
 	g->q[(g->head + g->queued) % PIPE_QUEUE] = g->fill;
 	g->qn[(g->head + g->queued) % PIPE_QUEUE] = g->n;
 	g->queued++;
-	g->count++;
 	g->fill = g->spare[--g->nspare];
 	g->n = 0;
 	g->seen = g->err;
@@ -487,7 +484,7 @@ static void pipe_sync(struct pipe *g)
 	if (g->n)
 		pipe_hand(g);
 	pthread_mutex_lock(&g->mu);
-	while (g->count)
+	while (g->queued || g->seq_in != g->seq_out)	/* queued, or in hand */
 		pthread_cond_wait(&g->cv, &g->mu);
 	pthread_mutex_unlock(&g->mu);
 }

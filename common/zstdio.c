@@ -73,8 +73,7 @@ struct zin {
 	size_t cap;
 	ZSTD_inBuffer in;
 	int in_frame;		/* input taken since the last frame's end */
-	const char *why;	/* the failure, kept: decoding stops there */
-	char whybuf[128];
+	char why[128];		/* the failure, kept: decoding stops there */
 	struct ahead *ah;
 };
 
@@ -133,8 +132,7 @@ static int zin_match(const char *uri)
 
 static int failed(struct zin *z, const char *why)
 {
-	snprintf(z->whybuf, sizeof(z->whybuf), "%s", why);
-	z->why = z->whybuf;
+	snprintf(z->why, sizeof(z->why), "%s", why);
 	return -1;
 }
 
@@ -220,7 +218,7 @@ static int gzip_decode(struct zin *z, char *buf, size_t len)
  * for a stream cut short or corrupt, and from then on */
 static int decode(struct zin *z, char *buf, size_t len)
 {
-	if (z->why)
+	if (z->why[0])
 		return -1;
 	if (!len)
 		return 0;
@@ -247,7 +245,7 @@ static void *ahead_main(void *arg)
 		while (n < AHEAD_BLK && (k = decode(z, a->blk[slot] + n, AHEAD_BLK - n)) > 0)
 			n += k;
 		if (!n)
-			n = z->why ? -1 : 0;
+			n = z->why[0] ? -1 : 0;
 		pthread_mutex_lock(&a->mu);
 		a->len[slot] = n;
 		a->count++;
