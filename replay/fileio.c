@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const struct { const char *name; int flag; } oflags[] = {
@@ -67,25 +68,25 @@ int h_open(struct rctx *c, const struct op *o)
 		return 0;
 	flags &= ~O_DIRECT;
 	if (sandbox_passthrough(o->path)) {
-		rfd = open(o->path, (flags & ~(O_CREAT | O_TRUNC | O_EXCL)) | O_CLOEXEC);
+		rfd = SYS(c, open(o->path, (flags & ~(O_CREAT | O_TRUNC | O_EXCL)) | O_CLOEXEC));
 	} else {
 		if (map_path(c, o->path, rel, sizeof(rel)))
 			return errno = EINVAL, -1;
-		rfd = sandbox_openat(c->ns->r->rootfd, rel, flags | O_CLOEXEC, 0644);
+		rfd = SYS(c, sandbox_openat(c->ns->r->rootfd, rel, flags | O_CLOEXEC, 0644));
 		/* its directory is made only when missing: a create is one
 		 * call, as it was */
 		if (rfd < 0 && errno == ENOENT && (flags & O_CREAT)) {
 			const char *base;
-			int d = sandbox_parent(c->ns->r->rootfd, rel, 1, &base);
+			int d = SYS(c, sandbox_parent(c->ns->r->rootfd, rel, 1, &base));
 			if (d >= 0)
-				close(d);
-			rfd = sandbox_openat(c->ns->r->rootfd, rel, flags | O_CLOEXEC, 0644);
+				SYS(c, close(d));
+			rfd = SYS(c, sandbox_openat(c->ns->r->rootfd, rel, flags | O_CLOEXEC, 0644));
 		}
 	}
 	if (rfd < 0)
 		return -1;
 	if (o->failed) {
-		close(rfd);	/* it failed originally: keep the trace's view */
+		SYS(c, close(rfd));	/* it failed originally: keep the trace's view */
 		return 0;
 	}
 	fd_put(c, o->fd, rfd, !!(flags & O_CLOEXEC));
@@ -93,6 +94,26 @@ int h_open(struct rctx *c, const struct op *o)
 }
 
 static int file_rw(struct rctx *c, const struct op *o, int out);
+
+/* The data calls, which glibc makes cancellation points in a process of
+ * several threads: issued directly for a node of one thread (c->solo). */
+static ssize_t rw(struct rctx *c, int out, int fd, char *b, size_t n, off_t off, int at)
+{
+	static const long nr[2][2] = { { SYS_read, SYS_pread64 }, { SYS_write, SYS_pwrite64 } };
+
+	if (c->solo)
+		return at ? syscall(nr[out][1], fd, b, n, off) : syscall(nr[out][0], fd, b, n);
+	if (out)
+		return at ? pwrite(fd, b, n, off) : write(fd, b, n);
+	return at ? pread(fd, b, n, off) : read(fd, b, n);
+}
+
+static int sync_fd(struct rctx *c, int fd, int data)
+{
+	if (c->solo)
+		return (int)syscall(data ? SYS_fdatasync : SYS_fsync, fd);
+	return data ? fdatasync(fd) : fsync(fd);
+}
 
 /* What a stdio stream holds goes to the kernel in one write. */
 static int stdio_out(struct rctx *c, const struct op *o, int64_t n)
@@ -110,9 +131,13 @@ static int stdio_out(struct rctx *c, const struct op *o, int64_t n)
 	return rc;
 }
 
+/* A stdio call its buffer answers makes no system call: it lasts its
+ * original time, the library's, as h_spent's. */
 int h_fflush(struct rctx *c, const struct op *o)
 {
-	return stdio_out(c, o, stdio_flush(c, o->fd));
+	int64_t n = stdio_flush(c, o->fd);
+
+	return n > 0 ? stdio_out(c, o, n) : h_spent(c, o);
 }
 
 int h_close(struct rctx *c, const struct op *o)
@@ -123,7 +148,7 @@ int h_close(struct rctx *c, const struct op *o)
 
 	if (rfd < 0)
 		return 0;
-	return rfd_close(rfd);
+	return SYS(c, rfd_close(rfd));
 }
 
 /* A write that put down less than the trace's bytes lost data: counted,
@@ -157,10 +182,7 @@ static int file_rw(struct rctx *c, const struct op *o, int out)
 		size_t k = (uint64_t)(n - done) < IO_CHUNK ? (size_t)(n - done) : IO_CHUNK;
 		off_t off = (off_t)(o->offset + done);
 
-		if (out)
-			r = at ? pwrite(fd, b, k, off) : write(fd, b, k);
-		else
-			r = at ? pread(fd, b, k, off) : read(fd, b, k);
+		r = SYS(c, rw(c, out, fd, b, k, off, at));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -191,7 +213,7 @@ static int stdio_in(struct rctx *c, const struct op *o)
 
 	c->moved += n;
 	if (!need)
-		return 0;
+		return h_spent(c, o);
 	int fd = fd_get(c, o->fd, o);
 	if (fd < 0)
 		return -1;
@@ -200,7 +222,7 @@ static int stdio_in(struct rctx *c, const struct op *o)
 	/* one read, as glibc's; past IO_CHUNK in chunks while they fill */
 	while (got < want) {
 		size_t k = (uint64_t)(want - got) < IO_CHUNK ? (size_t)(want - got) : IO_CHUNK;
-		ssize_t r = read(fd, b, k);
+		ssize_t r = SYS(c, rw(c, 0, fd, b, k, 0, 0));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -224,8 +246,8 @@ int h_read(struct rctx *c, const struct op *o)
 int h_write(struct rctx *c, const struct op *o)
 {
 	if (call_stdio(o->call) == STDIO_WRITE && !o->failed && !o->kernel) {
-		int64_t n = o->has_amount ? o->amount : o->size;
-		int rc = stdio_out(c, o, stdio_write(c, o->fd, n));
+		int64_t n = o->has_amount ? o->amount : o->size, k = stdio_write(c, o->fd, n);
+		int rc = k > 0 ? stdio_out(c, o, k) : h_spent(c, o);
 		c->moved += n;
 		return rc;
 	}
@@ -246,11 +268,11 @@ int h_seek(struct rctx *c, const struct op *o)
 	if (fd < 0)
 		return -1;
 	if (!strcmp(o->call->api, "rewind"))
-		return lseek(fd, 0, SEEK_SET) < 0 ? -1 : 0;
+		return SYS(c, lseek(fd, 0, SEEK_SET)) < 0 ? -1 : 0;
 	/* the new offset is what matters; SEEK_END would depend on sizes */
 	if (o->has_result && o->result >= 0)
-		return lseek(fd, (off_t)o->result, SEEK_SET) < 0 ? -1 : 0;
-	return lseek(fd, (off_t)o->offset, o->whence < 0 ? SEEK_SET : o->whence) < 0 ? -1 : 0;
+		return SYS(c, lseek(fd, (off_t)o->result, SEEK_SET)) < 0 ? -1 : 0;
+	return SYS(c, lseek(fd, (off_t)o->offset, o->whence < 0 ? SEEK_SET : o->whence)) < 0 ? -1 : 0;
 }
 
 int h_sync(struct rctx *c, const struct op *o)
@@ -258,17 +280,17 @@ int h_sync(struct rctx *c, const struct op *o)
 	const char *api = o->call->api;
 
 	if (!strcmp(api, "sync")) {
-		sync();
+		SYS(c, (sync(), 0));
 		return 0;
 	}
 	int fd = fd_get(c, o->fd, o);
 	if (fd < 0)
 		return -1;
 	if (!strcmp(api, "fdatasync") || !strcmp(api, "sync_file_range"))
-		return fdatasync(fd);
+		return SYS(c, sync_fd(c, fd, 1));
 	if (!strcmp(api, "syncfs"))
-		return syncfs(fd);
-	return fsync(fd);
+		return SYS(c, syncfs(fd));
+	return SYS(c, sync_fd(c, fd, 0));
 }
 
 /* stat of a path is the commonest call of programs that check files
@@ -308,17 +330,17 @@ static int stat_path(struct rctx *c, const struct op *o, struct stat *st)
 
 	pthread_mutex_lock(&statmu);
 	if (statcache[k].path == o->path && statcache[k].cwd == cwd) {
-		r = fstat(statcache[k].fd, st);
+		r = SYS(c, fstat(statcache[k].fd, st));
 		pthread_mutex_unlock(&statmu);
 		return r;
 	}
 	pthread_mutex_unlock(&statmu);
 	if (map_path(c, o->path, rel, sizeof(rel)))
 		return errno = EINVAL, -1;
-	int fd = sandbox_openat(c->ns->r->rootfd, rel, O_PATH | O_CLOEXEC, 0);
+	int fd = SYS(c, sandbox_openat(c->ns->r->rootfd, rel, O_PATH | O_CLOEXEC, 0));
 	if (fd < 0)
 		return -1;
-	r = fstat(fd, st);
+	r = SYS(c, fstat(fd, st));
 	pthread_mutex_lock(&statmu);
 	if (statcache[k].path)
 		close(statcache[k].fd);
@@ -335,11 +357,11 @@ int h_stat(struct rctx *c, const struct op *o)
 
 	if (o->fd >= 0 && !o->path) {
 		int fd = fd_get(c, o->fd, o);
-		return fd < 0 ? -1 : fstat(fd, &st);
+		return fd < 0 ? -1 : SYS(c, fstat(fd, &st));
 	}
 	if (o->fd >= 0 && (!strcmp(o->call->api, "fstat"))) {
 		int fd = fd_get(c, o->fd, o);
-		return fd < 0 ? -1 : fstat(fd, &st);
+		return fd < 0 ? -1 : SYS(c, fstat(fd, &st));
 	}
 	if (!o->path || sandbox_passthrough(o->path))
 		return 0;
@@ -349,11 +371,11 @@ int h_stat(struct rctx *c, const struct op *o)
 		char rel[4096];
 		if (map_path(c, o->path, rel, sizeof(rel)))
 			return errno = EINVAL, -1;
-		int fd = sandbox_openat(c->ns->r->rootfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
+		int fd = SYS(c, sandbox_openat(c->ns->r->rootfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0));
 		if (fd < 0)
 			return -1;
-		int r = fstat(fd, &st);
-		close(fd);
+		int r = SYS(c, fstat(fd, &st));
+		SYS(c, close(fd));
 		return r;
 	}
 	return stat_path(c, o, &st);
@@ -365,16 +387,16 @@ int h_trunc(struct rctx *c, const struct op *o)
 
 	if (!strcmp(o->call->api, "ftruncate")) {
 		int fd = fd_get(c, o->fd, o);
-		return fd < 0 ? -1 : ftruncate(fd, (off_t)len);
+		return fd < 0 ? -1 : SYS(c, ftruncate(fd, (off_t)len));
 	}
 	char rel[4096];
 	if (map_path(c, o->path, rel, sizeof(rel)))
 		return errno = EINVAL, -1;
-	int fd = sandbox_openat(c->ns->r->rootfd, rel, O_WRONLY | O_CLOEXEC, 0);
+	int fd = SYS(c, sandbox_openat(c->ns->r->rootfd, rel, O_WRONLY | O_CLOEXEC, 0));
 	if (fd < 0)
 		return -1;
-	int r = ftruncate(fd, (off_t)len);
-	close(fd);
+	int r = SYS(c, ftruncate(fd, (off_t)len));
+	SYS(c, close(fd));
 	return r;
 }
 
@@ -388,7 +410,7 @@ static int at_parent(struct rctx *c, const char *path, int mk, const char **base
 		return errno = EINVAL, -1;
 	if (!strcmp(rel, "."))
 		return errno = EBUSY, -1;
-	int d = sandbox_parent(c->ns->r->rootfd, rel, mk, base);
+	int d = SYS(c, sandbox_parent(c->ns->r->rootfd, rel, mk, base));
 	/* base points into rel: copy it to the caller's static use */
 	static __thread char b[256];
 	snprintf(b, sizeof(b), "%s", *base);
@@ -420,8 +442,8 @@ int h_mkdir(struct rctx *c, const struct op *o)
 
 	if (d < 0)
 		return -1;
-	int r = mkdirat(d, base, 0755);
-	close(d);
+	int r = SYS(c, mkdirat(d, base, 0755));
+	SYS(c, close(d));
 	return r && errno == EEXIST && !o->failed ? 0 : r;
 }
 
@@ -434,8 +456,8 @@ int h_rmdir(struct rctx *c, const struct op *o)
 
 	if (d < 0)
 		return -1;
-	int r = unlinkat(d, base, AT_REMOVEDIR);
-	close(d);
+	int r = SYS(c, unlinkat(d, base, AT_REMOVEDIR));
+	SYS(c, close(d));
 	return r;
 }
 
@@ -460,10 +482,10 @@ int h_unlink(struct rctx *c, const struct op *o)
 		dircache[k].fd = d;
 		snprintf(dircache[k].base, sizeof(dircache[k].base), "%s", base);
 	}
-	int r = unlinkat(dircache[k].fd, dircache[k].base, 0);
+	int r = SYS(c, unlinkat(dircache[k].fd, dircache[k].base, 0));
 	int dir = r && errno == EISDIR;
 	if (dir)
-		r = unlinkat(dircache[k].fd, dircache[k].base, AT_REMOVEDIR);
+		r = SYS(c, unlinkat(dircache[k].fd, dircache[k].base, AT_REMOVEDIR));
 	pthread_mutex_unlock(&statmu);
 	if (dir)
 		dir_forget();
@@ -487,9 +509,9 @@ static int two_parents(struct rctx *c, const struct op *o,
 		close(d1);
 		return -1;
 	}
-	int r = fn(d1, keep, d2, b2);
-	close(d1);
-	close(d2);
+	int r = SYS(c, fn(d1, keep, d2, b2));
+	SYS(c, close(d1));
+	SYS(c, close(d2));
 	return r;
 }
 
@@ -541,8 +563,8 @@ int h_symlink(struct rctx *c, const struct op *o)
 	int d = at_parent(c, o->path, 1, &base);
 	if (d < 0)
 		return -1;
-	int r = symlinkat(content, d, base);
-	close(d);
+	int r = SYS(c, symlinkat(content, d, base));
+	SYS(c, close(d));
 	return r;
 }
 
@@ -557,7 +579,7 @@ int h_dup(struct rctx *c, const struct op *o)
 	int old = fd_get(c, o->oldfd, o);
 	if (old < 0)
 		return -1;
-	int nfd = rfd_dup(old);
+	int nfd = SYS(c, rfd_dup(old));
 	if (nfd < 0)
 		return -1;
 	fd_put(c, o->fd, nfd, 0);
@@ -588,13 +610,13 @@ int h_copy(struct rctx *c, const struct op *o)
 		char *b = xbuf(c, (int64_t)k);
 		if (sink && net_inject(in, b, k) < 0)
 			return -1;
-		ssize_t r = sink ? -1 : copy_file_range(in, NULL, out, NULL, k, 0);
+		ssize_t r = sink ? -1 : SYS(c, copy_file_range(in, NULL, out, NULL, k, 0));
 		if (r <= 0) {
 			/* across file systems or from a pipe: plain copy;
 			 * all of what was put in a sink, or it stays there */
 			r = 0;
 			do {
-				ssize_t g = read(in, b + r, k - (size_t)r);
+				ssize_t g = SYS(c, read(in, b + r, k - (size_t)r));
 				if (g < 0 && errno == EINTR)
 					continue;
 				if (g < 0 && !r)
@@ -612,7 +634,7 @@ int h_copy(struct rctx *c, const struct op *o)
 				r = (ssize_t)k;
 			if (r == 0)
 				return 0;
-			if (write_full(out, b, (size_t)r) < 0) {
+			if (SYS(c, write_full(out, b, (size_t)r)) < 0) {
 				unwritten(c, o, n);
 				return -1;
 			}
