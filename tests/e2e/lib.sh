@@ -199,7 +199,9 @@ passes_within() {
 	own=$(echo "$line" | sed 's/.*passes: unthrottled \([0-9.]*\) s.*/\1/')
 	if [ -n "$3" ]; then
 		for k in 1 2; do
-			"$CAPTURE" --cluster "$3" --timeout 60 -o own$k.xml 2> own$k.err ||
+			# the nodes' own output apart: redis-server's log lines
+			# were taken for the times ("own time 2135:M s")
+			"$CAPTURE" --cluster "$3" --timeout 60 -o own$k.xml > own$k.out 2> own$k.err ||
 				fail "plain run $k of $3: $(cat own$k.err)"
 			sed -n 's/.*passes: run \([0-9.]*\) s.*/\1/p' own$k.err
 		done > own.txt
