@@ -919,10 +919,15 @@ static void *thread_main(void *arg)
 	 * points (glibc's SINGLE_THREAD_P); the replayer's threads (this one,
 	 * the watchdog, the first) share a table, and each cancellable call
 	 * marks itself so: 10 and 24 ns more per call here, 2 % of sqlite's
-	 * run. A node of one thread replays on a table of its own, a copy,
-	 * and issues its calls directly (c.solo). */
-	if (ns->n->nthreads == 1 && !unshare(CLONE_FILES))
+	 * run. A node of one thread issues its calls directly (c.solo), on a
+	 * table of its own, a copy; not under --mpi, where this thread's
+	 * completions are MPI sends, and a connection one opens must be the
+	 * library's other threads' too. */
+	if (ns->n->nthreads == 1) {
 		c.solo = 1;
+		if (!opt.mpi)
+			(void)unshare(CLONE_FILES);
+	}
 	run_ops(&c, th);
 	if (ns->n->procs[th->proc].threads[0] == me) {
 		if (!ns->ps[th->proc].ended && !sync_stopped(ns->r->sync))
