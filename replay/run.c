@@ -532,18 +532,23 @@ int h_spent(struct rctx *c, const struct op *o)
 	return 0;
 }
 
-int h_sleep(struct rctx *c, const struct op *o)
+/* A call that slept sleeps what it slept, not what it asked: the
+ * original's timer slack and wake-up latency were part of its run (and an
+ * interrupted sleep slept less), from where the call began. So this
+ * wake-up's lateness is the replayer's, paid back by the phases after as
+ * a late spin's is: an MPI rank's usleeps of 190 us slept 33 us long each. */
+static void slept(struct rctx *c, const struct op *o)
 {
-	if (opt.mode == MODE_AFAP || opt.mode == MODE_TIMED)
-		return 0;
-	/* what it slept, not what it asked: the original's timer slack and
-	 * wake-up latency were part of its run (and an interrupted sleep
-	 * slept less), from where the call began. So this wake-up's lateness
-	 * is the replayer's, paid back by the phases after as a late spin's
-	 * is: an MPI rank's usleeps of 190 us slept 33 us long each. */
 	int64_t until = (c->mark ? c->mark : rnow_ns()) + (int64_t)((double)o->dur / opt.speed);
+
 	sleep_until(until);
 	c->returned = until;
+}
+
+int h_sleep(struct rctx *c, const struct op *o)
+{
+	if (opt.mode != MODE_AFAP && opt.mode != MODE_TIMED)
+		slept(c, o);
 	return 0;
 }
 
@@ -593,7 +598,7 @@ int h_poll(struct rctx *c, const struct op *o)
 		    !net_is_sink(fd_get(c, n->fd, NULL)))
 			return 0;
 	}
-	sleep_ns((int64_t)((double)o->dur / opt.speed));
+	slept(c, o);
 	return 0;
 }
 
