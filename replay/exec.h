@@ -80,6 +80,7 @@ struct rctx {
 	/* the current call's first system call began, its last one or the
 	 * spin of its time ended (0: none yet): see SYS */
 	int64_t issued, returned;
+	int64_t paid;		/* of the time owed, what the call's spin paid */
 	int solo;		/* the node's one thread: see thread_main */
 };
 

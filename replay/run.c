@@ -70,8 +70,10 @@ static void compute(struct rctx *c, int64_t ns, double share)
 		return;
 	if (c->late >= ns) {
 		c->late -= ns;
+		c->paid += ns;
 		return;
 	}
+	c->paid += c->late;
 	ns -= c->late;
 	/* the phase began when the call before it ended: the replayer's own
 	 * work in between is part of it, not added to it */
@@ -787,13 +789,14 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			c->skipped++;
 			if (computes && (o->res == RES_FILEMETA || o->res == RES_NETMETA)) {
 				int64_t t = c->mark ? c->mark : rnow_ns();
+				c->paid = 0;
 				compute(c, (int64_t)((double)o->dur / opt.speed), 1);
-				c->fam[f].repl_ns += (c->mark ? c->mark : rnow_ns()) - t;
+				c->fam[f].repl_ns += (c->mark ? c->mark : rnow_ns()) - t + c->paid;
 			}
 		} else if (!o->libc_only) {	/* else its kernel elements moved the bytes */
 			int64_t t = c->mark ? c->mark : rnow_ns(), s = t;
 			c->moved = 0;
-			c->issued = c->returned = 0;
+			c->issued = c->returned = c->paid = 0;
 			atomic_store_explicit(&ts->at, o, memory_order_relaxed);
 			atomic_store_explicit(&ts->since, t, memory_order_relaxed);
 			/* the replayer's own steps since the last call or phase
@@ -841,7 +844,9 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			}
 			/* from the call's end, the replayer's again */
 			c->mark = held ? rnow_ns() : e;
-			c->fam[f].repl_ns += c->mark - s + c->waited;
+			/* a spin of its time that the time owed shortened
+			 * lasted that much more, as the report sees it */
+			c->fam[f].repl_ns += c->mark - s + c->waited + c->paid;
 			c->fam[f].repl_bytes += c->moved;
 			/* a call that failed in the trace may fail again */
 			if (rc < 0 && !o->failed) {
