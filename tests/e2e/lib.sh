@@ -206,6 +206,9 @@ passes_within() {
 			sed -n 's/.*passes: run \([0-9.]*\) s.*/\1/p' own$k.err
 		done > own.txt
 		own=$( (cat own.txt; echo "$own") | median)
+		case "$own" in
+		'' | *[!0-9.]*) fail "the run's own time is not a number: '$own'" ;;
+		esac
 		# one line: CI shows a failing test's first lines only
 		echo "$(echo "$line" | sed 's/.*(passes: /passes: /; s/)$//'); own time $own s (median of it and two plain runs)"
 	else
