@@ -190,14 +190,20 @@ static uint64_t get_le(const unsigned char *b, int n)
 	return v;
 }
 
-/* zlib level 1, as gzdopen's "wb1" was; the trace (not a part) starts
- * with the member's header. 0, or -1 with errno. */
+/* A raw deflate stream at zlib's level 1, as gzdopen's "wb1" was */
+static bool raw_deflate(z_stream *zs)
+{
+	return deflateInit2(zs, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+}
+
+/* The trace (not a part) starts with the member's header. 0, or -1 with
+ * errno. */
 static int gz_start(struct outfile *f, int part)
 {
 	static const unsigned char head[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
 
 	f->gz = xcalloc(1, sizeof(*f->gz));
-	if (deflateInit2(&f->gz->zs, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+	if (!raw_deflate(&f->gz->zs)) {
 		free(f->gz);
 		f->gz = NULL;
 		errno = ENOMEM;
@@ -389,8 +395,7 @@ static void pipe_start(struct outfile *f)
 		struct pworker *w = &g->wk[i];
 
 		w->f = f;
-		w->par = par && deflateInit2(&w->zs, 1, Z_DEFLATED, -15, 8,
-					     Z_DEFAULT_STRATEGY) == Z_OK;
+		w->par = par && raw_deflate(&w->zs);
 		if (par && !w->par)
 			break;
 		if (pthread_create(&w->th, NULL, pipe_main, w)) {

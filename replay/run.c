@@ -781,19 +781,17 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		c->fam[f].orig_ns += o->dur;
 		if (o->has_amount && !o->failed && !o->libc_only)
 			c->fam[f].orig_bytes += o->amount;
+		call_fn fn = o->call ? o->call->fn : NULL;
 		if (!o->call) {
 			/* not reissued; a metadata call (fchown, chmod, a
 			 * setsockopt: the trace holds no owner, mode or value)
-			 * lasts its original time, the kernel's, as h_spent's
-			 * (sqlite's 2,000 fchowns: 1.8 % of its run) */
+			 * lasts its original time, the kernel's (sqlite's 2,000
+			 * fchowns: 1.8 % of its run) */
 			c->skipped++;
-			if (computes && (o->res == RES_FILEMETA || o->res == RES_NETMETA)) {
-				int64_t t = c->mark ? c->mark : rnow_ns();
-				c->paid = 0;
-				compute(c, (int64_t)((double)o->dur / opt.speed), 1);
-				c->fam[f].repl_ns += (c->mark ? c->mark : rnow_ns()) - t + c->paid;
-			}
-		} else if (!o->libc_only) {	/* else its kernel elements moved the bytes */
+			if (o->res == RES_FILEMETA || o->res == RES_NETMETA)
+				fn = h_spent;
+		}
+		if (fn && !o->libc_only) {	/* else its kernel elements moved the bytes */
 			int64_t t = c->mark ? c->mark : rnow_ns(), s = t;
 			c->moved = 0;
 			c->issued = c->returned = c->paid = 0;
@@ -812,7 +810,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			int64_t woke = wake_wait(c, o);
 			if (woke)
 				c->mark = 0;
-			int rc = o->call->fn(c, o);
+			int rc = fn(c, o);
 			/* so are its steps up to its first system call (SYS):
 			 * a descriptor looked up, a path mapped. Its end: its
 			 * last system call's or spin's, else now. */
