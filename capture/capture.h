@@ -252,6 +252,7 @@ struct arena_scan {
 	size_t nimg, capimg;
 	struct imap owners, last;    /* img by first chunk, by pid and tid */
 	char *in;                    /* a read buffer */
+	uint64_t got;                /* bytes of records the last poll took */
 };
 int spool_poll(struct node *n, struct arena_scan *s, int final);
 void arena_scan_free(struct arena_scan *s);

@@ -164,15 +164,18 @@ static char *expand_to(char *o, const char *p, const char *end)
 		const struct srec *q = (const struct srec *)p;
 		if (q->len == sizeof(*q)) {
 			struct rec *r = (struct rec *)o;
-			memset(r, 0, sizeof(*r));
+			/* every field set: no memset, a call per record */
 			r->t0 = q->t0;
 			r->t1 = q->t0 + q->dt;
 			r->fd = q->fd;
+			r->err = 0;
+			r->call = q->call;
+			r->len = sizeof(*r);
+			r->obj = 0;
 			r->ret = q->ret;
 			r->a1 = q->a1;
 			r->a2 = q->a2;
-			r->call = q->call;
-			r->len = sizeof(*r);
+			r->seq = 0;
 			o += sizeof(*r);
 		} else {
 			memcpy(o, p, q->len);
@@ -643,6 +646,7 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 	if (!s->off)
 		s->off = ARENA_DATA;
 	poll_scan(s, size, final);
+	s->got = 0;
 	bool rated = n->rs && restrict_any_rate(n->rs);
 	for (size_t i = 0; i < s->nimg; i++) {
 		struct arena_img *im = &s->img[i];
@@ -663,6 +667,7 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 		int x = im->h->exit;	/* an end seen before the reading */
 		bool ended = im->superseded || (x != TEXIT_NONE && x != TEXIT_EXEC);
 		size_t cap = 0, len = poll_records(s, im, &buf, &cap, final, rated, &held, &held_t0);
+		s->got += len;
 		if (ended && !held && !im->nnext && !im->bad && scanned_all(s))
 			im->done = true;
 		if (final && im->nnext)

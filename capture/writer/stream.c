@@ -1,7 +1,8 @@
 /*
  * Streaming (issue 14): the trace written while the application runs, so
  * that at its exit only the tail is left to write. A thread of
- * island-capture reads the arena as it fills (spool_poll), resolves what
+ * island-capture reads the arena as it fills (spool_poll: every STEP_NS,
+ * or at once again while it is behind the application), resolves what
  * is already in the order the end would take it (resolve_stream) and
  * writes each thread's calls into a part of their own (write_stream), a
  * file with no name (O_TMPFILE), compressed as the trace; at the end the
@@ -47,6 +48,7 @@
 #define STEP_NS       20000000      /* between two steps */
 #define FIX_AFTER_NS  50000000      /* the clock's slope over this at least */
 #define MAX_PARTS     32            /* parts open at once */
+#define BUSY_BYTES    (256u << 10)  /* a poll that took this: again at once */
 
 struct stream {
 	pthread_t th;
@@ -61,16 +63,17 @@ struct stream {
 	int open_parts;
 };
 
-static void step(struct stream *s)
+/* 1 when the poll took enough that more is likely waiting */
+static int step(struct stream *s)
 {
 	struct node *n = s->n;
 
 	if (spool_poll(n, &s->scan, 0) < 0)
-		return;
+		return 0;
 	resolve_stream(n);
 	if (!n->clk.fixed) {
 		if (now_ns() - n->clk.mono0 < FIX_AFTER_NS)
-			return;
+			return s->scan.got >= BUSY_BYTES;
 		clock_fix(&n->clk);
 	}
 	for (int i = 0; i < n->nprocs; i++) {
@@ -82,7 +85,7 @@ static void step(struct stream *s)
 				continue;
 			int had = t->ws != NULL;
 			if (__atomic_load_n(&s->halt, __ATOMIC_RELAXED))
-				return;
+				return 0;
 			if (write_stream(n, p, t, s->dir, s->comp, s->isb, !ended, &s->halt) < 0)
 				continue;
 			if (!had && t->ws)
@@ -93,6 +96,7 @@ static void step(struct stream *s)
 				s->open_parts--;
 		}
 	}
+	return s->scan.got >= BUSY_BYTES;
 }
 
 static void *stream_main(void *arg)
@@ -101,21 +105,25 @@ static void *stream_main(void *arg)
 
 	/* the application first: on a CPU it needs, this thread waits */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	int busy = 0;	/* behind the application: no wait before the next step */
+
 	pthread_mutex_lock(&s->mu);
 	while (!s->halt) {
-		struct timespec ts;
+		if (!busy) {
+			struct timespec ts;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += STEP_NS;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += STEP_NS;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+			if (s->halt)
+				break;
 		}
-		pthread_cond_timedwait(&s->cv, &s->mu, &ts);
-		if (s->halt)
-			break;
 		pthread_mutex_unlock(&s->mu);
-		step(s);
+		busy = step(s);
 		pthread_mutex_lock(&s->mu);
 	}
 	pthread_mutex_unlock(&s->mu);
