@@ -337,8 +337,10 @@ int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 		 int comp, bool isb, int running, const int *halt);
 int write_stream_end(struct thr *t);
 void write_stream_free(struct thr *t);
-/* the records the thread's part took, 0 when it has none (tests) */
+/* the records the thread's part took, 0 when it has none (tests); the
+ * records resolved that it could still take (0: closed, or failed) */
 uint64_t write_streamed(const struct thr *t);
+uint64_t write_stream_left(const struct thr *t);
 /* stream.c: the trace written while the application runs, from the
  * spool's arena into parts in parts_dir (comp: the trace's compression);
  * NULL when it cannot be (then all at the end) */
@@ -346,6 +348,7 @@ struct stream *stream_start(struct node *n, const char *spool, const char *parts
 			    int comp, bool isb);
 void stream_stop(struct stream *s);
 int stream_finish(struct stream *s);
+void stream_end(struct stream *s);
 char *attr_escape(const char *s);
 void fmt_sockaddr(char *buf, size_t n, const void *sa, size_t len);
 

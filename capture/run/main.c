@@ -923,8 +923,12 @@ int main(int argc, char **argv)
 		return code ? code : 1;
 	}
 	resolve_node(&n);
+	/* (the twin tells what streaming took while the app ran) */
 	if (getenv("ISLAND_TEST_STREAM_TWIN"))
 		write_twin(&n, abs, getenv("ISLAND_TEST_STREAM_TWIN"));
+	if (n.stream)
+		stream_end(n.stream);	/* the rest into the parts, on every CPU */
+	n.stream = NULL;
 	int wrote = trace_write(&n, output, comp), werr = errno;
 	for (int i = 0; i < n.nprocs; i++)	/* the parts: in it or not at all */
 		for (int j = 0; j < n.procs[i].nthr; j++)

@@ -783,6 +783,7 @@ static void resolve_proc(struct resolver *rs, struct proc *p)
 		heap_down(h, n, i);
 	while (n) {
 		apply(rs, p, &f, h[0].cur);
+		h[0].it.t->napplied++;	/* (the end's parts write up to it) */
 		if (!cur_next(&h[0]))
 			h[0] = h[--n];
 		heap_down(h, n, 0);

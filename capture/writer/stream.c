@@ -34,6 +34,7 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +45,13 @@
 
 #include "capture.h"
 #include "util.h"
+#include "zstdio.h"
 
 #define STEP_NS       20000000      /* between two steps */
 #define FIX_AFTER_NS  50000000      /* the clock's slope over this at least */
 #define MAX_PARTS     32            /* parts open at once */
 #define BUSY_BYTES    (256u << 10)  /* a poll that took this: again at once */
+#define PART_MIN      4096          /* records left worth a part at the end */
 
 struct stream {
 	pthread_t th;
@@ -60,6 +63,7 @@ struct stream {
 	char *dir;
 	int comp;
 	bool isb;
+	bool wait;                   /* the tests': all the writing at the end */
 	int open_parts;
 };
 
@@ -76,6 +80,8 @@ static int step(struct stream *s)
 			return s->scan.got >= BUSY_BYTES;
 		clock_fix(&n->clk);
 	}
+	if (s->wait)
+		return 0;
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
 		for (int j = 0; j < p->nthr; j++) {
@@ -147,6 +153,7 @@ struct stream *stream_start(struct node *n, const char *spool, const char *parts
 	s->dir = xstrdup(parts_dir);
 	s->comp = comp;
 	s->isb = isb;
+	s->wait = getenv("ISLAND_TEST_STREAM_WAIT") != NULL;
 	s->scan.path = xasprintf("%s/" ARENA_FILE, spool);
 	s->scan.fd = open(s->scan.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	pthread_mutex_init(&s->mu, NULL);
@@ -170,12 +177,10 @@ void stream_stop(struct stream *s)
 	pthread_join(s->th, NULL);
 }
 
-/* After the application: the rest of the arena read, the parts closed.
- * -1 when the arena cannot be read (then spool_load's messages say why). */
-int stream_finish(struct stream *s)
+/* The parts closed and the stream freed */
+static void stream_free(struct stream *s)
 {
 	struct node *n = s->n;
-	int r = spool_poll(n, &s->scan, 1);
 
 	for (int i = 0; i < n->nprocs; i++)
 		for (int j = 0; j < n->procs[i].nthr; j++)
@@ -185,5 +190,99 @@ int stream_finish(struct stream *s)
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);
 	free(s);
-	return r;
+}
+
+/* After the application: the rest of the arena read. -1 when it cannot
+ * be (then spool_load's messages say why, and the stream is freed). */
+int stream_finish(struct stream *s)
+{
+	if (spool_poll(s->n, &s->scan, 1) < 0) {
+		stream_free(s);
+		return -1;
+	}
+	return 0;
+}
+
+struct part_job {
+	struct proc *p;
+	struct thr *t;
+	uint64_t left;
+};
+
+struct part_pool {
+	struct stream *s;
+	struct part_job *job;
+	size_t njob;
+	size_t next;	/* the next job, taken atomically */
+};
+
+static void *part_worker(void *arg)
+{
+	struct part_pool *pl = arg;
+	struct stream *s = pl->s;
+	size_t k;
+
+	while ((k = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED)) < pl->njob) {
+		struct part_job *j = &pl->job[k];
+		/* a failed part: the thread is written whole by the end */
+		if (write_stream(s->n, j->p, j->t, s->dir, s->comp, s->isb, 0, NULL) == 0)
+			write_stream_end(j->t);
+	}
+	return NULL;
+}
+
+static int cmp_left(const void *a, const void *b)
+{
+	uint64_t x = ((const struct part_job *)a)->left, y = ((const struct part_job *)b)->left;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The jobs done by ncpu threads, this one among them, the longest first */
+static void write_parts(struct part_pool *pl, int ncpu)
+{
+	size_t nth = (size_t)ncpu < pl->njob ? (size_t)ncpu - 1 : pl->njob - 1, started = 0;
+	pthread_t *th = xcalloc(nth, sizeof(*th));
+
+	qsort(pl->job, pl->njob, sizeof(*pl->job), cmp_left);
+	while (started < nth && !thread_quiet(&th[started], part_worker, pl))
+		started++;
+	part_worker(pl);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+}
+
+/*
+ * The node resolved: what the threads' parts still lack (PART_MIN records
+ * at least) written into them by a thread per CPU, so that trace_write
+ * only puts the parts in (four threads on two CPUs: the app had both
+ * while it ran, and all of the writing was left for the end). Threads
+ * write apart: a pthread_create names a thread only its caller made
+ * (created_thread). One such thread, or a plain XML trace: left to
+ * trace_write, whose output compresses on a thread of its own (and a
+ * plain XML trace's parts would be copied into it, 159 bytes a call).
+ * The parts closed, the stream freed.
+ */
+void stream_end(struct stream *s)
+{
+	struct node *n = s->n;
+	struct part_pool pl = { .s = s };
+	cpu_set_t cpus;
+	int ncpu = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+	size_t cap = 0;
+
+	for (int i = 0; i < n->nprocs; i++)
+		for (int j = 0; j < n->procs[i].nthr; j++) {
+			struct thr *t = &n->procs[i].thr[j];
+			uint64_t left = write_stream_left(t);
+			if (left < PART_MIN)
+				continue;
+			XGROW(pl.job, cap, pl.njob + 1);
+			pl.job[pl.njob++] = (struct part_job){ &n->procs[i], t, left };
+		}
+	if (ncpu > 1 && pl.njob > 1 && (s->comp != TC_NONE || s->isb))
+		write_parts(&pl, ncpu);
+	free(pl.job);
+	stream_free(s);
 }

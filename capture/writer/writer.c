@@ -1421,7 +1421,16 @@ uint64_t write_streamed(const struct thr *t)
 {
 	const struct wstate *w = t->ws;
 
-	return part_whole(w) ? w->done : 0;
+	return w && !w->failed ? w->done : 0;
+}
+
+uint64_t write_stream_left(const struct thr *t)
+{
+	const struct wstate *w = t->ws;
+
+	if (w && (w->failed || w->pfd >= 0))
+		return 0;
+	return t->napplied - (w ? w->done : 0);
 }
 
 /* The parts gone (after trace_write, or when it is not written) */

@@ -4,9 +4,12 @@
 # spool afresh at the end (ISLAND_TEST_STREAM_TWIN: loaded, resolved and
 # written as without streaming), byte for byte once decompressed but for
 # the pipes' numbers; where a program ran long enough and left the
-# capture's writer some CPU, parts went in (more than one zstd frame; a
-# loop that keeps a core busy may leave it none on a loaded machine, and
-# checks only that what was streamed is exact). One thread writing 1M
+# capture's writer some CPU, parts were streamed while it ran (as the
+# twin tells; a loop that keeps a core busy may leave it none on a loaded
+# machine, and checks only that what was streamed is exact), each in the
+# trace (a zstd frame). What is left at the app's exit goes into the
+# threads' parts on every CPU (all of it left there: one frame a thread's
+# part). One thread writing 1M
 # times; processes
 # made after the clock's slope is known (a loop of cats, tar, gzip); an
 # exec with regions; four threads; a thread writing while the main one
@@ -35,13 +38,15 @@ norm() {
 	{ sed -n '1,/^  <files>/p' "$1.n"; sed -n '/^  <files>/,$p' "$1.n" | sort; } > "$2"
 }
 
-# frames TRACE ERR: its zstd frames; a plain or gzip trace's parts + 1
-# (as many as the threads the capture says it streamed records of)
+# streamed ERR: the threads the capture says it streamed records of while
+# the app ran, + 1 (the trace's own frame; the twin tells, before the
+# end writes the rest of the threads into their parts on every CPU)
+streamed() {
+	echo $(($(grep -c 'streamed: .*: [1-9][0-9]* records$' "$1") + 1))
+}
+# frames TRACE: a zstd trace's frames (its parts went in as frames)
 frames() {
-	case $1 in
-	*.zst) zstd -lv "$1" 2>/dev/null | sed -n 's/^# Zstandard Frames: //p' ;;
-	*) echo $(($(grep -c 'streamed: .*: [1-9][0-9]* records$' "$2") + 1)) ;;
-	esac
+	zstd -lv "$1" 2>/dev/null | sed -n 's/^# Zstandard Frames: //p'
 }
 
 # the XML of a trace: decompressed, or exported from the binary encoding;
@@ -105,9 +110,17 @@ print(n)' "$name.cap$suf")" 1
 	else
 		xml_of "$name.twin$twin"
 	fi > "$name.whole.xml" || fail "$name: the twin is not a trace"
-	f=$(frames "$name.cap$suf" "$name.err")
-	[ "$f" -ge "$min" ] || fail "$name: $f frames, parts were not streamed (at least $min)"
-	echo "$name: $(grep -c '<io ' "$name.xml") calls, $f frames, as written whole"
+	f=$(streamed "$name.err")
+	[ "$f" -ge "$min" ] ||
+		fail "$name: $((f - 1)) parts streamed while it ran (at least $((min - 1)))"
+	case $suf in
+	*.zst) z=$(frames "$name.cap$suf")
+	       [ "$z" -ge "$f" ] || fail "$name: $z zstd frames for $f parts"
+	       # $PARTS: the parts the trace has at least, wherever written
+	       [ -z "$PARTS" ] || [ "$z" -gt "$PARTS" ] ||
+			fail "$name: $z zstd frames, not $PARTS parts and the trace's own" ;;
+	esac
+	echo "$name: $(grep -c '<io ' "$name.xml") calls, $((f - 1)) parts streamed while it ran, as written whole"
 	grep -c 'api="write"' "$name.xml" > "$name.writes"
 	grep -c '<process ' "$name.xml" > "$name.procs"
 	grep -c ' throttle="' "$name.xml" > "$name.held"
@@ -138,6 +151,12 @@ same procs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do cat /etc/
 same regions 3 sh -c 'sleep 0.1; exec "$0"' "$APPS/regions"
 expect_eq "the open region" "$(cat regions.open)" 1
 same threads 1 "$APPS/writes" 4 200000 64
+# all of it left for the end (the tests' knob): the threads' parts written
+# there on every CPU, each a frame, and the trace the same
+if [ "$(nproc)" -ge 2 ]; then
+	PARTS=3 ISLAND_TEST_STREAM_WAIT=1 same endparts 1 "$APPS/writes" 3 100000 64
+	expect_eq "endparts: parts streamed while it ran" "$(($(streamed endparts.err) - 1))" 0
+fi
 expect_eq "threads' writes" "$(cat threads.writes)" 800000
 same joined 3 "$APPS/joined" 600000 300000
 expect_eq "the two threads' writes" "$(cat joined.writes)" 900000
