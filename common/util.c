@@ -382,7 +382,7 @@ static const struct { int num; const char *name; } errnos[] = {
 
 const char *errno_name(int err)
 {
-	static char buf[32];
+	static _Thread_local char buf[32];	/* (writers of parts run at once) */
 
 	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
 		if (errnos[i].num == err)
@@ -403,7 +403,7 @@ int errno_from_name(const char *name)
 
 const char *signal_name(int sig)
 {
-	static char buf[32];
+	static _Thread_local char buf[32];	/* (writers of parts run at once) */
 	const char *abbrev = sigabbrev_np(sig);
 
 	if (abbrev) {
