@@ -311,6 +311,7 @@ struct proc *proc_made(struct node *n, pid_t tid, const struct rec *r);
 pid_t shell_made(struct node *n, struct thr *t, const struct rec *r);
 /* A thread's start, ns (what the writer's first compute counts from) */
 int64_t thread_start(const struct node *n, pid_t pid, const struct thr *t);
+void resolve_index_ready(struct node *n);
 void resolve_free(struct node *n);
 int res_of(const struct node *n, const struct rec *r);
 int64_t amount_of(const struct rec *r);

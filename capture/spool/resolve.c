@@ -1496,18 +1496,33 @@ static uint64_t next_at_least(const struct thr *t)
 
 /* The thread whose header names the call, by the map spool_add keeps
  * (made again once the threads were sorted) */
+static void made_rebuild(struct proc *p)
+{
+	imap_free(&p->made);
+	for (int k = 0; k < p->nthr; k++)
+		if (p->thr[k].sp[0]->h->made_at)
+			imap_put(&p->made, (uint64_t)p->thr[k].sp[0]->h->made_at, k);
+}
+
 static int made_index(struct proc *p, uint64_t t0)
 {
 	int j = imap_get(&p->made, t0);
 
 	if (j >= p->nthr || (j >= 0 && (uint64_t)p->thr[j].sp[0]->h->made_at != t0)) {
-		imap_free(&p->made);
-		for (int k = 0; k < p->nthr; k++)
-			if (p->thr[k].sp[0]->h->made_at)
-				imap_put(&p->made, (uint64_t)p->thr[k].sp[0]->h->made_at, k);
+		made_rebuild(p);
 		j = imap_get(&p->made, t0);
 	}
 	return j;
+}
+
+/* The indexes the writer looks threads and processes up in, made whole
+ * now: the end's parts are written by several threads at once, which
+ * then only read them (made_index, by_maker) */
+void resolve_index_ready(struct node *n)
+{
+	by_maker(n);
+	for (int i = 0; i < n->nprocs; i++)
+		made_rebuild(&n->procs[i]);
 }
 
 struct thr *thread_made(struct proc *p, pid_t creator, const struct rec *r)

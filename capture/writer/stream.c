@@ -259,7 +259,8 @@ static void write_parts(struct part_pool *pl, int ncpu)
  * only puts the parts in (four threads on two CPUs: the app had both
  * while it ran, and all of the writing was left for the end). Threads
  * write apart: a pthread_create names a thread only its caller made
- * (created_thread). One such thread, or a plain XML trace: left to
+ * (created_thread), and the indexes they look up are built before
+ * (resolve_index_ready). One such thread, or a plain XML trace: left to
  * trace_write, whose output compresses on a thread of its own (and a
  * plain XML trace's parts would be copied into it, 159 bytes a call).
  * The parts closed, the stream freed.
@@ -281,8 +282,10 @@ void stream_end(struct stream *s)
 			XGROW(pl.job, cap, pl.njob + 1);
 			pl.job[pl.njob++] = (struct part_job){ &n->procs[i], t, left };
 		}
-	if (ncpu > 1 && pl.njob > 1 && (s->comp != TC_NONE || s->isb))
+	if (ncpu > 1 && pl.njob > 1 && (s->comp != TC_NONE || s->isb)) {
+		resolve_index_ready(n);
 		write_parts(&pl, ncpu);
+	}
 	free(pl.job);
 	stream_free(s);
 }
