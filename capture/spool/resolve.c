@@ -1494,8 +1494,6 @@ static uint64_t next_at_least(const struct thr *t)
 	return in > at ? in : at;
 }
 
-/* The thread whose header names the call, by the map spool_add keeps
- * (made again once the threads were sorted) */
 static void made_rebuild(struct proc *p)
 {
 	imap_free(&p->made);
@@ -1504,6 +1502,8 @@ static void made_rebuild(struct proc *p)
 			imap_put(&p->made, (uint64_t)p->thr[k].sp[0]->h->made_at, k);
 }
 
+/* The thread whose header names the call, by the map spool_add keeps
+ * (made again once the threads were sorted) */
 static int made_index(struct proc *p, uint64_t t0)
 {
 	int j = imap_get(&p->made, t0);
