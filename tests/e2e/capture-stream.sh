@@ -154,13 +154,13 @@ same procs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do cat /etc/
 same regions 3 sh -c 'sleep 0.1; exec "$0"' "$APPS/regions"
 expect_eq "the open region" "$(cat regions.open)" 1
 same threads 1 "$APPS/writes" 4 200000 64
+expect_eq "threads' writes" "$(cat threads.writes)" 800000
 # all of it left for the end (the tests' knob): the threads' parts written
 # there on every CPU, each a frame, and the trace the same
 if [ "$(nproc)" -ge 2 ]; then
 	PARTS=3 ISLAND_TEST_STREAM_WAIT=1 same endparts 1 "$APPS/writes" 3 100000 64
 	expect_eq "endparts: parts streamed while it ran" "$(streamed endparts.err)" 0
 fi
-expect_eq "threads' writes" "$(cat threads.writes)" 800000
 same joined 3 "$APPS/joined" 600000 300000
 expect_eq "the two threads' writes" "$(cat joined.writes)" 900000
 # the main thread (pid = tid) went on streaming past its pthread_create
