@@ -242,7 +242,8 @@ void spool_unload(struct node *n);
 /* The arena read while the application runs: each call adds what its
  * threads recorded since as a segment of their spools; final: the last
  * time (probes past a chunk never stamped, refreshes the headers, counts
- * the threads lost). 0, or -1 when there is no arena to read. */
+ * the threads lost). The bytes of records it took (expanded), or -1
+ * when there is no arena to read. */
 struct arena_img;
 struct arena_scan {
 	int fd;
@@ -252,9 +253,8 @@ struct arena_scan {
 	size_t nimg, capimg;
 	struct imap owners, last;    /* img by first chunk, by pid and tid */
 	char *in;                    /* a read buffer */
-	uint64_t got;                /* bytes of records the last poll took */
 };
-int spool_poll(struct node *n, struct arena_scan *s, int final);
+int64_t spool_poll(struct node *n, struct arena_scan *s, int final);
 void arena_scan_free(struct arena_scan *s);
 /* Iterate the records of a thread across its generations. */
 struct rec_iter {

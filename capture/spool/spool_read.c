@@ -623,7 +623,7 @@ static bool scanned_all(const struct arena_scan *s)
 	       (ssize_t)sizeof(next) && s->off >= ARENA_DATA + next;
 }
 
-int spool_poll(struct node *n, struct arena_scan *s, int final)
+int64_t spool_poll(struct node *n, struct arena_scan *s, int final)
 {
 	struct arena_hdr a;
 	struct stat st;
@@ -646,7 +646,7 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 	if (!s->off)
 		s->off = ARENA_DATA;
 	poll_scan(s, size, final);
-	s->got = 0;
+	int64_t taken = 0;
 	bool rated = n->rs && restrict_any_rate(n->rs);
 	for (size_t i = 0; i < s->nimg; i++) {
 		struct arena_img *im = &s->img[i];
@@ -667,7 +667,7 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 		int x = im->h->exit;	/* an end seen before the reading */
 		bool ended = im->superseded || (x != TEXIT_NONE && x != TEXIT_EXEC);
 		size_t cap = 0, len = poll_records(s, im, &buf, &cap, final, rated, &held, &held_t0);
-		s->got += len;
+		taken += (int64_t)len;
 		if (ended && !held && !im->nnext && !im->bad && scanned_all(s))
 			im->done = true;
 		if (final && im->nnext)
@@ -694,7 +694,7 @@ int spool_poll(struct node *n, struct arena_scan *s, int final)
 		n->lost_threads += a.lost_threads;
 		n->unmapped_images += a.unmapped;
 	}
-	return 0;
+	return taken;
 }
 
 void arena_scan_free(struct arena_scan *s)

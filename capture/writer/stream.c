@@ -71,13 +71,14 @@ struct stream {
 static int step(struct stream *s)
 {
 	struct node *n = s->n;
+	int64_t got = spool_poll(n, &s->scan, 0);
 
-	if (spool_poll(n, &s->scan, 0) < 0)
+	if (got < 0)
 		return 0;
 	resolve_stream(n);
 	if (!n->clk.fixed) {
 		if (now_ns() - n->clk.mono0 < FIX_AFTER_NS)
-			return s->scan.got >= BUSY_BYTES;
+			return got >= BUSY_BYTES;
 		clock_fix(&n->clk);
 	}
 	if (s->wait)
@@ -102,7 +103,7 @@ static int step(struct stream *s)
 				s->open_parts--;
 		}
 	}
-	return s->scan.got >= BUSY_BYTES;
+	return got >= BUSY_BYTES;
 }
 
 static void *stream_main(void *arg)
