@@ -79,6 +79,8 @@ struct zin {
 
 static __thread const char *zin_error;
 static __thread char zin_msg[160];
+static __thread void (*zin_watch)(void *, const char *);
+static __thread void *zin_watch_arg;
 
 /* the failure told to the thread that reads (libxml2's) */
 static void zin_fail(struct zin *z)
@@ -86,6 +88,14 @@ static void zin_fail(struct zin *z)
 	snprintf(zin_msg, sizeof(zin_msg), "truncated or corrupt %s data: %s",
 		 z->gzip ? "gzip" : "zstd", z->why);
 	zin_error = zin_msg;
+	if (zin_watch)
+		zin_watch(zin_watch_arg, zin_msg);
+}
+
+void zstd_input_watch(void (*fn)(void *arg, const char *msg), void *arg)
+{
+	zin_watch = fn;
+	zin_watch_arg = arg;
 }
 
 const char *zstd_input_error(void)

@@ -26,6 +26,10 @@ void zstd_input_register(void);
  * this thread ("truncated or corrupt zstd data: ...", or gzip), or NULL;
  * clears it. */
 const char *zstd_input_error(void);
+/* FN(ARG, message) is called on this thread when the decoding fails, the
+ * moment libxml2 is told (a reader in another thread learns which of the
+ * parser's elements came after the failure); NULL stops it. */
+void zstd_input_watch(void (*fn)(void *arg, const char *msg), void *arg);
 /* "gzip", "zstd" or NULL: FILE's first bytes. */
 const char *compressed_kind(const char *file);
 

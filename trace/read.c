@@ -121,6 +121,7 @@ struct rd {
 	char errmsg[256];
 	struct pipe *pipe;	/* parsing in a second thread: line() is rline */
 	long rline;
+	uint64_t rrec;		/* and the parser's records replayed so far */
 	/* ops->element: the open elements, whether each has a child, the
 	 * text since the last tag */
 	int rdepth;
@@ -169,6 +170,7 @@ static long line(struct rd *rd)
 
 static void bad(struct rd *rd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
+static const char *pipe_zfail(struct rd *rd);
 
 static const char *attr(struct rd *rd, const char *name)
 {
@@ -1000,6 +1002,8 @@ static void bad(struct rd *rd, const char *fmt, ...)
 	char *msg;
 	const char *z = zstd_input_error();
 
+	if (!z && rd->pipe)
+		z = pipe_zfail(rd);
 	/* an element cut where the decoding failed: the failure */
 	if (z)
 		die_at(2, rd->file, line(rd), "%s", z);
@@ -1067,6 +1071,10 @@ struct pipe {
 	bool err, oom;
 	int errline, errcode;
 	char errmsg[256], zerr[160];
+	/* the decoding's failure, as it happened: the records made before
+	 * it (+1; 0 none yet, atomic), and its message, set before that */
+	uint64_t nrec, zfail_at;
+	char zfail[160];
 	struct blk *reading;	/* the reader's block */
 	/* the binary encoding (no ctxt): its input, names, line */
 	xmlParserInputBufferPtr bin;
@@ -1162,6 +1170,7 @@ static inline struct rec *p_rec(struct pipe *p, size_t size, int nattr, const xm
 
 	p->open = NULL;
 	if (r) {
+		p->nrec++;
 		r->size = (uint32_t)size;
 		r->nattr = nattr;
 		r->line = !p->ctxt ? p->bline : p->ctxt->input ? p->ctxt->input->line : 0;
@@ -1265,12 +1274,35 @@ static void p_done(struct pipe *p)
 	pthread_mutex_unlock(&p->mu);
 }
 
+/* zstdio's watch on the parser's thread: the reader's bad() tells the
+ * failure for an element made after it, as one thread's would */
+static void p_zfail(void *arg, const char *msg)
+{
+	struct pipe *p = arg;
+
+	if (__atomic_load_n(&p->zfail_at, __ATOMIC_RELAXED))
+		return;
+	snprintf(p->zfail, sizeof(p->zfail), "%s", msg);
+	__atomic_store_n(&p->zfail_at, p->nrec + 1, __ATOMIC_RELEASE);
+}
+
+/* The failure for the record the reader replays, if made after it */
+static const char *pipe_zfail(struct rd *rd)
+{
+	struct pipe *p = rd->pipe;
+	uint64_t at = __atomic_load_n(&p->zfail_at, __ATOMIC_ACQUIRE);
+
+	return at && rd->rrec >= at ? p->zfail : NULL;
+}
+
 static void *p_main(void *arg)
 {
 	struct pipe *p = arg;
 
 	xmlSetGenericErrorFunc(NULL, quiet);	/* libxml2's are per thread */
+	zstd_input_watch(p_zfail, p);
 	xmlParseDocument(p->ctxt);
+	zstd_input_watch(NULL, NULL);
 	p_done(p);
 	return NULL;
 }
@@ -1374,6 +1406,7 @@ static void pipe_replay(struct rd *rd, struct blk *b)
 
 		off += r->size & ~REC_CLOSED;
 		rd->rline = r->line;
+		rd->rrec++;
 		switch (r->nattr) {
 		case R_END:
 			el_close(rd);
@@ -1447,6 +1480,7 @@ static void pipe_drain(struct rd *rd, struct pipe *p, void (*cleanup)(void))
 	piping = p;
 	die_cleanup = cleanup;
 	rd->pipe = p;
+	rd->rrec = 0;
 	while ((b = pipe_take(p))) {
 		p->reading = b;
 		pipe_replay(rd, b);
@@ -1768,10 +1802,12 @@ static void *q_main(void *arg)
 {
 	struct pipe *p = arg;
 
+	zstd_input_watch(p_zfail, p);
 	if (isb_decode(&q_ops, p, &p->bline, p->errmsg, sizeof(p->errmsg)) && !p->halted) {
 		p->err = true;
 		p->errline = (int)p->bline;
 	}
+	zstd_input_watch(NULL, NULL);
 	p_done(p);
 	return NULL;
 }
