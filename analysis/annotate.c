@@ -51,14 +51,13 @@ static struct anode *anode(struct annot *a, const char *name)
 	return n;
 }
 
-static int64_t sec_attr(xmlTextReaderPtr r, const char *name)
+static int64_t sec_attr(const struct xmlcopy_io *io, const char *name)
 {
-	xmlChar *v = xmlTextReaderGetAttribute(r, (const xmlChar *)name);
+	const char *v = xmlcopy_io_attr(io, name);
 	int64_t ns = -1;
 
-	if (v && parse_sec((char *)v, &ns))
+	if (v && parse_sec(v, &ns))
 		ns = -1;
-	xmlFree(v);
 	return ns;
 }
 
@@ -74,37 +73,45 @@ static int cmp_start(const void *x, const void *y)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-/* Every I/O of every node, numbered; then sorted by start for lookups. */
-static void scan(struct annot *a, const char *file)
-{
-	xmlTextReaderPtr r = xmlReaderForFile(file, NULL, XML_PARSE_NONET | XML_PARSE_HUGE);
-	struct anode *cur = NULL;
+struct scan {
+	struct annot *a;
+	struct anode *cur;
+};
 
-	if (!r)
-		die_at(2, file, 0, "cannot read the trace");
-	while (xmlTextReaderRead(r) == 1) {
-		if (xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT)
-			continue;
-		const char *el = (const char *)xmlTextReaderConstName(r);
-		if (!strcmp(el, "node")) {
-			xmlChar *n = xmlTextReaderGetAttribute(r, (const xmlChar *)"name");
-			cur = anode(a, n ? (char *)n : "");
-			xmlFree(n);
-		} else if (cur && !strcmp(el, "io")) {
-			xmlChar *res = xmlTextReaderGetAttribute(r, (const xmlChar *)"res");
-			xmlChar *seq = xmlTextReaderGetAttribute(r, (const xmlChar *)"seq");
-			if (is_io((char *)res)) {
-				XGROW(cur->io, cur->cap, cur->n + 1);
-				cur->io[cur->n++] = (struct aio){ sec_attr(r, "start"),
-					sec_attr(r, "end"), seq ? strtoull((char *)seq, NULL, 10) : 0 };
-				if (seq)
-					cur->numbered = 1;
-			}
-			xmlFree(res);
-			xmlFree(seq);
-		}
-	}
-	xmlFreeTextReader(r);
+static void on_node(void *ctx, struct trace_node *n)
+{
+	struct scan *sc = ctx;
+
+	sc->cur = anode(sc->a, n->name);
+}
+
+static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
+{
+	struct anode *cur = ((struct scan *)ctx)->cur;
+	const struct trace_attr *seq = trace_io_attr(io, "seq");
+
+	(void)t;
+	if (!is_io(trace_res_names[io->res]))
+		return;
+	XGROW(cur->io, cur->cap, cur->n + 1);
+	cur->io[cur->n++] = (struct aio){ io->start, io->end,
+		seq ? strtoull(seq->value, NULL, 10) : 0 };
+	if (seq)
+		cur->numbered = 1;
+}
+
+/* Every I/O of every node, numbered; then sorted by start for lookups.
+ * Whether every trace is complete. */
+static bool scan(struct annot *a, char **files, int nfiles)
+{
+	static const struct trace_ops ops = { .node = on_node, .io = on_io };
+	struct trace_run run = { 0 };
+	struct scan sc = { a, NULL };
+	bool complete;
+
+	trace_read(&run, files, nfiles, &ops, &sc);
+	complete = !run.incomplete;
+	trace_run_free(&run);
 	for (size_t i = 0; i < a->n; i++) {
 		struct anode *n = &a->nodes[i];
 		if (!n->numbered) {
@@ -114,6 +121,7 @@ static void scan(struct annot *a, const char *file)
 		}
 		qsort(n->io, n->n, sizeof(*n->io), cmp_start);
 	}
+	return complete;
 }
 
 static uint64_t seq_at(const struct anode *n, int64_t start)
@@ -153,62 +161,55 @@ static size_t normalise(struct adepx *d, size_t n)
 	return k;
 }
 
-static uint64_t cur_seq(xmlTextReaderPtr r, struct anode *n)
+static uint64_t cur_seq(const struct xmlcopy_io *io, struct anode *n)
 {
-	uint64_t seq = xmlcopy_seq(r);
+	uint64_t seq = xmlcopy_seq(io);
 
-	if (!seq && n) {
-		xmlChar *res = xmlTextReaderGetAttribute(r, (const xmlChar *)"res");
-		if (is_io((char *)res))
-			seq = seq_at(n, sec_attr(r, "start"));
-		xmlFree(res);
-	}
+	if (!seq && n && is_io(xmlcopy_io_attr(io, "res")))
+		seq = seq_at(n, sec_attr(io, "start"));
 	return seq;
 }
 
-static void put_deps(xmlTextWriterPtr w, struct adepx *d, size_t nd, uint64_t seq, int wait)
+static void put_deps(struct xmlcopy *w, struct adepx *d, size_t nd, uint64_t seq, int wait)
 {
 	for (size_t i = 0; seq && i < nd; i++)
 		if (d[i].seq == seq)
 			xmlcopy_dep(w, wait, d[i].other, d[i].oseq);
 }
 
-static void h_before(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
+static void h_before(void *ctx, struct xmlcopy *w, const struct xmlcopy_io *io, const char *node)
 {
 	struct anode *n = anode(ctx, node);
-	put_deps(w, n->w, n->nw, cur_seq(r, n), 1);
+	put_deps(w, n->w, n->nw, cur_seq(io, n), 1);
 }
 
-static void h_attrs(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
+static void h_attrs(void *ctx, struct xmlcopy *w, const struct xmlcopy_io *io, const char *node)
 {
 	struct anode *n = anode(ctx, node);
 	char num[32];
 
 	if (n->numbered)
 		return;
-	uint64_t seq = cur_seq(r, n);
+	uint64_t seq = cur_seq(io, n);
 	if (seq) {
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)seq);
-		xmlTextWriterWriteAttribute(w, (const xmlChar *)"seq", (xmlChar *)num);
+		xmlcopy_attr(w, "seq", num);
 	}
 }
 
-static void h_after(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
+static void h_after(void *ctx, struct xmlcopy *w, const struct xmlcopy_io *io, const char *node)
 {
 	struct anode *n = anode(ctx, node);
-	put_deps(w, n->s, n->ns, cur_seq(r, n), 0);
+	put_deps(w, n->s, n->ns, cur_seq(io, n), 0);
 }
 
 int annotate_write(const char *out, char **files, int nfiles,
 		   const struct adep *deps, size_t ndeps)
 {
 	struct annot a = { 0 };
-	int complete = 1, rc = 0;
+	int rc = 0;
+	bool complete = scan(&a, files, nfiles);
 
-	for (int i = 0; i < nfiles; i++) {
-		scan(&a, files[i]);
-		complete &= xmlcopy_complete(files[i]);
-	}
 	for (size_t k = 0; k < ndeps; k++) {
 		anode(&a, deps[k].xnode);        /* both exist before either is */
 		anode(&a, deps[k].tnode);        /* held: the array may move */
@@ -231,14 +232,14 @@ int annotate_write(const char *out, char **files, int nfiles,
 	for (size_t i = 0; i < a.n; i++)
 		a.nodes[i].ns = normalise(a.nodes[i].s, a.nodes[i].ns);
 
-	struct outfile *f = xmlcopy_start(out, trace_compress_of(out), "island-analyze " ISLAND_VERSION,
+	struct xmlcopy *w = xmlcopy_start(out, trace_compress_of(out), "island-analyze " ISLAND_VERSION,
 					  complete);
-	if (!f)
+	if (!w)
 		die(2, "%s: cannot create:", out);
 	struct xmlcopy_hooks h = { h_before, h_attrs, h_after, &a, NULL };
 	for (int i = 0; i < nfiles && !rc; i++)
-		rc = xmlcopy_nodes(outfile_writer(f), files[i], &h);
-	if (xmlcopy_end(f, rc) < 0) {
+		rc = xmlcopy_nodes(w, files[i], &h);
+	if (xmlcopy_end(w, rc) < 0) {
 		if (rc)
 			die(2, "%s: cannot write the annotated trace", out);
 		die(2, "%s: cannot write the annotated trace:", out);

@@ -47,8 +47,7 @@ int report_merge(int argc, char **argv)
 {
 	struct trace_run run = { 0 };
 	const char *out = opt.output;
-	int complete = 1;
-	struct outfile *f;
+	struct xmlcopy *w;
 
 	if (!out)
 		die(2, "merge: say where to write the merged trace (-o FILE)");
@@ -64,19 +63,18 @@ int report_merge(int argc, char **argv)
 				die(2, "merge: node \"%s\" is in %s and in %s: name the ranks apart (-n)",
 				    run.nodes[i]->name, run.nodes[k]->file, run.nodes[i]->file);
 	warn_clocks(&run);
-	for (int i = 0; i < argc; i++)
-		complete &= xmlcopy_complete(argv[i]) != 0;
 	/* written aside, renamed when whole: never a half trace under its name
 	 * (common/outfile.c: every write, the compressor's end and close checked) */
-	f = xmlcopy_start(out, trace_compress_of(out), "island-analyze merge " ISLAND_VERSION, complete);
-	if (!f)
+	w = xmlcopy_start(out, trace_compress_of(out), "island-analyze merge " ISLAND_VERSION,
+			  !run.incomplete);
+	if (!w)
 		die(2, "%s: cannot write: %s", out, strerror(errno));
 	for (int i = 0; i < argc; i++)
-		if (xmlcopy_nodes(outfile_writer(f), argv[i], NULL) < 0) {
-			xmlcopy_end(f, 1);
-			die(2, "%s: cannot read it again", argv[i]);
+		if (xmlcopy_nodes(w, argv[i], NULL) < 0) {
+			xmlcopy_end(w, 1);
+			exit(2);	/* its line printed: changed since it was read */
 		}
-	if (xmlcopy_end(f, 0) < 0)
+	if (xmlcopy_end(w, 0) < 0)
 		die(2, "%s: cannot write: %s", out, strerror(errno));
 	run_free(&run);
 	return 0;

@@ -822,7 +822,7 @@ static int base_order(const struct pnode *x, uint64_t xs, const struct pnode *t,
 	return a && b && t->me->epoch + b->start <= x->me->epoch + a->end;
 }
 
-static void write_deps(xmlTextWriterPtr w, struct cdep *d, size_t n, uint64_t seq,
+static void write_deps(struct xmlcopy *w, struct cdep *d, size_t n, uint64_t seq,
 		       int wait)
 {
 	for (size_t i = 0; seq && i < n; i++)
@@ -830,24 +830,24 @@ static void write_deps(xmlTextWriterPtr w, struct cdep *d, size_t n, uint64_t se
 			xmlcopy_dep(w, wait, d[i].other, d[i].oseq);
 }
 
-static void before_io(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
+static void before_io(void *ctx, struct xmlcopy *w, const struct xmlcopy_io *r, const char *node)
 {
 	struct mnode *m = ctx;
 	write_deps(w, m->waits, m->nwaits, xmlcopy_seq(r), 1);
 }
 
 /* poll="..." on the I/Os set aside as polling */
-static void io_attrs(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
+static void io_attrs(void *ctx, struct xmlcopy *w, const struct xmlcopy_io *r, const char *node)
 {
 	struct mnode *m = ctx;
 	uint64_t seq = xmlcopy_seq(r);
 	const struct tr_io *io = seq && m->base ? io_of(m->base, seq) : NULL;
 
 	if (io && io->poll)
-		xmlTextWriterWriteAttribute(w, BAD_CAST "poll", BAD_CAST polling_name(io->poll));
+		xmlcopy_attr(w, "poll", polling_name(io->poll));
 }
 
-static void after_io(void *ctx, xmlTextWriterPtr w, xmlTextReaderPtr r, const char *node)
+static void after_io(void *ctx, struct xmlcopy *w, const struct xmlcopy_io *r, const char *node)
 {
 	struct mnode *m = ctx;
 	write_deps(w, m->signals, m->nsignals, xmlcopy_seq(r), 0);
@@ -938,21 +938,20 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 		m[i].nsignals = cdep_normalise(m[i].signals, m[i].nsignals);
 
 	for (int i = 0; i < n; i++)
-		if (!xmlcopy_complete(m[i].file) || base->incomplete)
+		if (bt[i].me->incomplete || base->incomplete)
 			complete = 0;
-	struct outfile *f = xmlcopy_start(o->output, trace_compress_for(o->output, o->gzip),
+	struct xmlcopy *w = xmlcopy_start(o->output, trace_compress_for(o->output, o->gzip),
 					  "island-capture " ISLAND_VERSION, complete);
-	if (!f)
+	if (!w)
 		die(2, "%s: cannot create the trace:", o->output);
 	if (base->incomplete)
-		xmlTextWriterWriteAttribute(outfile_writer(f), (const xmlChar *)"reason",
-					    (const xmlChar *)base->incomplete);
+		xmlcopy_attr(w, "reason", base->incomplete);
 	for (int i = 0; i < n && !rc; i++) {
 		struct xmlcopy_hooks h = { before_io, io_attrs, after_io, &m[i], node_attr };
-		rc = xmlcopy_nodes(outfile_writer(f), m[i].file, &h);
+		rc = xmlcopy_nodes(w, m[i].file, &h);
 	}
 	free_pass(bt, n);
-	if (xmlcopy_end(f, rc) < 0) {
+	if (xmlcopy_end(w, rc) < 0) {
 		if (rc)
 			warnx("%s: cannot write the merged trace", o->output);
 		else

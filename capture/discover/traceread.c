@@ -130,18 +130,21 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 	struct trace_run run = { 0 };
 	struct scan sc = { 0 };
 	char *files[1] = { (char *)file };
-	int rc;
+	int rc, incomplete;
 
 	*nodes = NULL;
 	*nnodes = 0;
 	rc = trace_read_try(&run, files, 1, &ops, &sc);	/* bad input: its line */
+	incomplete = run.incomplete;
 	trace_run_free(&run);
 	if (rc < 0) {
 		trace_scan_free(sc.nodes, sc.nnodes);
 		return -1;
 	}
-	for (int i = 0; i < sc.nnodes; i++)
+	for (int i = 0; i < sc.nnodes; i++) {
+		sc.nodes[i].incomplete = incomplete;
 		polling_mark(&sc.nodes[i]);
+	}
 	*nodes = sc.nodes;
 	*nnodes = sc.nnodes;
 	return 0;

@@ -65,6 +65,7 @@ struct tr_node {
 	int64_t stopped;             /* a SIGTERM passed on to it, ns; -1 never */
 	int64_t epoch;               /* its start, ns since 1970 (aligned) */
 	int mpi;                     /* an MPI rank */
+	int incomplete;              /* its trace says complete="false" */
 	char **locals;               /* its sockets' own addresses (connect's and
 					accept's local=): who is at the other end
 					of another node's socket */

@@ -17,6 +17,24 @@ gzip -t run.xml.gz || fail "run.xml.gz is not gzip"
 mkdir root
 "$REPLAY" --root root -m afap run.xml > replay.out 2>&1 || fail "replay of the merged trace: $(cat replay.out)"
 
+# traces in the binary encoding (docs/trace-binary.md) merge as XML ones
+# do, into either encoding: merge reads through the trace library
+"$ANALYZE" export --format isb -o rank0.isb rank0.xml || fail "export rank0.isb"
+"$ANALYZE" export --format isb -o rank1.isb.zst rank1.xml || fail "export rank1.isb.zst"
+"$ANALYZE" merge -o runb.xml rank0.isb rank1.isb.zst 2> err || fail "merge of .isb traces: $(cat err)"
+check_trace runb.xml
+"$ANALYZE" sums --csv --by node runb.xml | cmp -s - apart.csv || fail ".isb merge differs"
+"$ANALYZE" merge -o runb.isb.zst rank0.xml rank1.isb.zst 2> err || fail "merge into .isb.zst: $(cat err)"
+"$ANALYZE" sums --csv --by node runb.isb.zst | cmp -s - apart.csv || fail "merge into .isb.zst differs"
+"$ANALYZE" export --format csv run.xml > run.csv
+"$ANALYZE" export --format csv runb.isb.zst | cmp -s - run.csv || fail "merged .isb.zst's events differ"
+# an input with complete="false": so is the merged trace
+sed 's/^<trace \(.*\) complete="true"/<trace \1 complete="false"/' rank1.xml > rank1i.xml
+grep -q '^<trace .* complete="false"' rank1i.xml || fail "rank1.xml's root has no complete="
+"$ANALYZE" merge -o runi.xml rank0.xml rank1i.xml 2> /dev/null || fail "merge of an incomplete trace"
+grep -q '^<trace .* complete="false"' runi.xml || fail "an incomplete input merged as complete"
+grep -q '^<trace .* complete="true"' run.xml || fail "complete inputs merged as incomplete"
+
 # the same node name twice, the output among the inputs, no -o: refused
 rc=0; "$ANALYZE" merge -o twice.xml rank0.xml rank0.xml 2>err || rc=$?
 expect_eq "twice status" "$rc" 2

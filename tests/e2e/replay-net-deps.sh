@@ -19,6 +19,14 @@ check_trace net.xml
 waits=$(grep -c '<wait ' net.xml)
 [ "$waits" -ge 20 ] || fail "only $waits waits for 20 messages"
 expect_eq "signals" "$(grep -c '<signal ' net.xml)" "$waits"
+# the same from the binary encoding (read through the trace library)
+"$ANALYZE" export --format isb -o srv.isb srv.xml && "$ANALYZE" export --format isb -o cli.isb.zst cli.xml ||
+	fail "export to .isb"
+"$ANALYZE" deps --from net --annotate netb.xml srv.isb cli.isb.zst > /dev/null ||
+	fail "deps --annotate of .isb traces failed"
+check_trace netb.xml
+expect_eq "waits, from .isb" "$(grep -c '<wait ' netb.xml)" "$waits"
+expect_eq "signals, from .isb" "$(grep -c '<signal ' netb.xml)" "$waits"
 
 # the replay honours them: it runs, reports both nodes, leaves nothing
 before=$(ls -d /tmp/island-replay-net.* 2>/dev/null | wc -l)
