@@ -71,6 +71,9 @@ struct spool {
 	bool held;                   /* spool_poll: the thread's last record,
 					not taken yet, starts at held_t0 */
 	uint64_t held_t0;
+	bool damaged;                /* a record not sane: the rest of its
+					chunk skipped (the process's trace
+					then says it is incomplete) */
 };
 
 struct thr {

@@ -471,7 +471,7 @@ int enter_slow(struct tstate *t)
 	}
 	if (t->hold)
 		return 0;
-	t->guard = 1;
+	guard_on(t);
 	return 1;
 }
 
@@ -891,7 +891,7 @@ CONSTRUCTOR void island_init(void)
 
 	struct tstate *t = &ts;
 	t->slot = -1;
-	t->guard = 1;
+	guard_on(t);
 	/* a system or popen call's shell: which call made it */
 	const char *by = getenv(ENV_MADE_BY);
 	if (by && !execd && by[0] == '?') {
@@ -912,7 +912,7 @@ CONSTRUCTOR void island_init(void)
 				    (uint64_t)t->hdr->start);
 		record_fds(t);
 	}
-	t->guard = 0;
+	guard_off(t);
 	if (getenv(ENV_SYSCALLS)) {
 		sud_wanted = 1;
 		if (getenv(ENV_LOADER))
@@ -1029,7 +1029,7 @@ __attribute__((destructor)) static void island_fini(void)
 {
 	if (!island_on)
 		return;
-	ts.guard = 1;
+	guard_on(&ts);
 	process_finish(TEXIT_PROCESS);
 }
 #endif
@@ -1059,7 +1059,7 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	t->made_at = 0;
 	t->made_by = 0;
 	t->sslot = 0;
-	t->guard = 1;
+	guard_on(t);
 	/* one thread: a safe point to open again what the parent lost */
 	if (arena_attach() == 0)
 		image_gen = (int)__atomic_fetch_add(&arena->images, 1, __ATOMIC_RELAXED);

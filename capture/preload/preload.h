@@ -199,12 +199,31 @@ long prof_unw_read(void);
 void *prof_handler(void);
 long prof_unw_write(const void *addr);
 
+/* The guard, in the compiler's order too: set before the thread's
+ * records are touched, cleared once they are written, as a profiling
+ * tick (a signal that writes a snapshot unless guarded) sees it. A
+ * free's record reserved at a place loaded before the guard was stored
+ * was written over the snapshot a tick put there (the rest of the
+ * chunk then unreadable: 453 of 1000 allocations lost). A compiler
+ * barrier only: no instruction. */
+static inline void guard_on(struct tstate *t)
+{
+	t->guard = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void guard_off(struct tstate *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->guard = 0;
+}
+
 /* May this call be recorded? Sets the guard when it may. Always inlined
  * into the wrapper, so that the return address is the wrapper's. */
 static inline __attribute__((always_inline)) int enter(struct tstate *t)
 {
 	if (likely(!(t->guard | t->hold) && island_on))
-		t->guard = 1;
+		guard_on(t);
 	else if (!enter_slow(t))
 		return 0;
 	/* here too after enter_slow: the first call of a vfork parent that
@@ -216,7 +235,7 @@ static inline __attribute__((always_inline)) int enter(struct tstate *t)
 
 static inline void leave(struct tstate *t)
 {
-	t->guard = 0;
+	guard_off(t);
 	if (unlikely(t->prof_pending))
 		prof_flush(t);
 }

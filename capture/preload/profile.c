@@ -114,7 +114,7 @@ static void unw_enter(struct unw_save *s)
 	s->guard = t->guard;
 	s->sysguard = t->sysguard;
 	s->unwinding = t->unwinding;
-	t->guard = 1;
+	guard_on(t);
 	t->sysguard = 1;
 	t->unwinding = 1;
 }
@@ -350,10 +350,10 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 		uintptr_t st[MAXDEPTH];
 		int n;
 
-		t->guard = 1;
+		guard_on(t);
 		n = stack_of_signal(ucv, st);
 		put_sample(t, SAMPLE_TIMER, now(), thread_cpu(), st, n, 0);
-		t->guard = 0;
+		guard_off(t);
 	}
 	ps.busy = 0;
 out:
@@ -384,9 +384,9 @@ void prof_flush(struct tstate *t)
 		errno = e;
 		return;
 	}
-	t->guard = 1;
+	guard_on(t);
 	put_sample(t, ps.pkind, ps.pt, ps.pcpu, ps.pstack, ps.npend, 0);
-	t->guard = 0;
+	guard_off(t);
 	own_end(o);
 	errno = e;
 }
@@ -475,8 +475,7 @@ static void allocated(void *p, size_t n)
 	 * snapshot of no bytes); under the guard, a tick is taken when it
 	 * ends (as in a recorded call) */
 	int g = t->guard;
-	t->guard = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_on(t);
 	t->hdr->prof_alloc += n;
 	t->hdr->prof_allocs++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -501,8 +500,7 @@ static void allocated(void *p, size_t n)
 		own_end(o);
 		errno = e;
 	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->guard = 0;
+	guard_off(t);
 	if (t->prof_pending)
 		prof_flush(t);
 }
@@ -603,14 +601,14 @@ void prof_free(void *p)
 
 	if (!p || t->guard || ps.busy || !t->hdr)
 		return;
-	t->guard = 1;
+	guard_on(t);
 	if ((r = rec_reserve(t, sizeof(*r)))) {
 		uint64_t at = now();
 
 		rec_fill(r, REC_FREE, at, at, 0, -1, (int64_t)(uintptr_t)p, 0, 0);
 		rec_commit(t, &r->len, sizeof(*r));
 	}
-	t->guard = 0;
+	guard_off(t);
 }
 
 EXPORT void free(void *p)
@@ -742,7 +740,7 @@ uint64_t prof_tail(struct tstate *t)
 	if (t->prof_pending)
 		prof_flush(t);
 	char o = own_begin();
-	t->guard = 1;
+	guard_on(t);
 	sites_describe_all(t);	/* modules loaded since the start */
 	if (prof->on && !ps.busy) {
 		ps.busy = 1;

@@ -58,7 +58,7 @@ static void *tramp_start(void *p)
 	tramp_put(p);
 	ts.creator = tr.creator;
 	ts.made_at = tr.made_at;
-	ts.guard = 1;
+	guard_on(&ts);
 	if (ts.hdr) {        /* --syscalls: opened by the thread's first call */
 		ts.hdr->made_at = (int64_t)tr.made_at;
 		ts.hdr->creator = tr.creator;
@@ -66,7 +66,7 @@ static void *tramp_start(void *p)
 		ts.slot = -1;
 		spool_open(&ts);
 	}
-	ts.guard = 0;
+	guard_off(&ts);
 	pthread_cleanup_push(tramp_cancelled, NULL);
 	ret = tr.fn(tr.arg);
 	pthread_cleanup_pop(0);
@@ -181,7 +181,7 @@ static int in_vfork_child(void)
 EXPORT void _exit(int status)
 {
 	if (island_on && !in_vfork_child()) {
-		ts.guard = 1;
+		guard_on(&ts);
 		process_finish(TEXIT_PROCESS);
 	}
 	REAL(_exit)(status);
@@ -191,7 +191,7 @@ EXPORT void _exit(int status)
 EXPORT void _Exit(int status)
 {
 	if (island_on && !in_vfork_child()) {
-		ts.guard = 1;
+		guard_on(&ts);
 		process_finish(TEXIT_PROCESS);
 	}
 	REAL(_Exit)(status);

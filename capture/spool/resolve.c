@@ -1245,6 +1245,22 @@ static void add_reason(struct proc *p, const char *what)
 	p->complete = 0;
 }
 
+/* A thread's records cut where one was not sane (spool_read.c's
+ * warning): the calls after it in its chunk are not in the trace */
+static void damaged_spools(struct proc *p)
+{
+	for (int j = 0; j < p->nthr; j++)
+		for (int g = 0; g < p->thr[j].nsp; g++)
+			if (p->thr[j].sp[g]->damaged) {
+				char why[96];
+
+				snprintf(why, sizeof(why), "thread %d's records damaged: "
+					 "some of its calls are missing", (int)p->thr[j].tid);
+				add_reason(p, why);
+				break;
+			}
+}
+
 /* A vfork child runs on its parent's memory until its exec or _exit:
  * the calls it makes (a2: the dup2s and closes before an exec, the exec,
  * an _exit) are not recorded (--syscalls makes it a fork, its own) */
@@ -1692,6 +1708,7 @@ void resolve_node(struct node *n)
 	find_gaps(n);
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
+		damaged_spools(p);
 		if (p->status >= 0 && WIFSIGNALED(p->status) && !planned_end(n, p->status))
 			p->complete = 0;
 		if (!p->complete)

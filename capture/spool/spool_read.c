@@ -112,8 +112,9 @@ static bool chunk_ok(const struct chunk_hdr *h, uint64_t off, uint64_t size)
 
 /* Walk a record chain in [p, end); stop at the first record that is not
  * sane (a crash can only cut the chain, since `used` is written after a
- * record). Returns where the complete records end; counts short ones. */
-static char *chain_end(const char *name, char *p, char *end, size_t *nshort)
+ * record: one is damage, *damaged set). Returns where the complete
+ * records end; counts short ones. */
+static char *chain_end(const char *name, char *p, char *end, size_t *nshort, bool *damaged)
 {
 	char *start = p;
 
@@ -124,6 +125,7 @@ static char *chain_end(const char *name, char *p, char *end, size_t *nshort)
 		if (len_bad(r->len) || p + r->len > end) {
 			warnx("%s: bad record at byte %zu, the rest is ignored",
 			      name, (size_t)(p - start));
+			*damaged = true;
 			break;
 		}
 		*nshort += r->len == sizeof(struct srec);
@@ -151,7 +153,7 @@ static size_t check_chain(struct spool *s)
 {
 	size_t nshort = 0;
 
-	s->end = chain_end(s->name, s->recs, s->end, &nshort);
+	s->end = chain_end(s->name, s->recs, s->end, &nshort, &s->damaged);
 	return nshort;
 }
 
@@ -351,7 +353,7 @@ static struct spool *arena_spool(const char *path, int fd,
 			break;
 		}
 		size_t nshort = 0;
-		char *e = chain_end(s->name, in, in + got, &nshort);
+		char *e = chain_end(s->name, in, in + got, &nshort, &s->damaged);
 		size_t grow = (size_t)(e - in) + nshort * (sizeof(struct rec) - sizeof(struct srec));
 		s->buf = xrealloc(s->buf, total + grow);
 		total = (size_t)(expand_to(s->buf + total, in, e) - s->buf);
@@ -415,6 +417,7 @@ struct arena_img {               /* a thread's image: its chunks so far */
 	uint64_t pos;            /* bytes of records read there */
 	int bad;                 /* the chunk's chain is broken: the rest of
 				    it is ignored, as spool_load does */
+	bool damaged;            /* so, since its last segment */
 	int nseg;
 	bool superseded;         /* the thread has a later image (exec'd) */
 	bool done;               /* it ended and all it wrote was read (no
@@ -545,10 +548,13 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 					break;
 				}
 				if (len_bad(r->len) || im->pos + (size_t)(p - s->in) + r->len > len) {
-					warnx("%s@%llu: bad record at byte %llu, the rest is ignored",
+					warnx("%s@%llu: bad record at byte %llu of its chunk at %llu, "
+					      "the rest of the chunk is ignored",
 					      s->path, (unsigned long long)im->owner,
-					      (unsigned long long)(im->pos + (size_t)(p - s->in)));
+					      (unsigned long long)(im->pos + (size_t)(p - s->in)),
+					      (unsigned long long)im->off);
 					im->bad = 1;
+					im->damaged = true;
 					break;
 				}
 				if (p + r->len > e) {
@@ -674,7 +680,7 @@ int64_t spool_poll(struct node *n, struct arena_scan *s, int final)
 			warnx("%s@%llu: chunk %llu of the thread is missing, the rest is ignored",
 			      s->path, (unsigned long long)im->owner,
 			      (unsigned long long)im->seq + 1);
-		if (!len && im->nseg) {
+		if (!len && im->nseg && !im->damaged) {
 			free(buf);
 			continue;	/* the last segment's held is still so */
 		}
@@ -688,6 +694,8 @@ int64_t spool_poll(struct node *n, struct arena_scan *s, int final)
 		sp->end = sp->buf + len;
 		sp->held = held;
 		sp->held_t0 = held_t0;
+		sp->damaged = im->damaged;
+		im->damaged = false;
 		spool_add(n, &n->procs_cap, sp, im->pid, im->tid);
 	}
 	if (final) {

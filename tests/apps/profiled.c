@@ -6,7 +6,8 @@
  * spends 80 ms in spin_thread(). Exclusive CPU: burn 50 %, spin_main
  * 30 %, spin_thread 20 %. With "linger", a third thread spends 50 ms in
  * linger(), allocates 7 x 1000 bytes (freed) and is still waiting when
- * the process exits. tests/e2e/capture-profile.sh states what must come
+ * the process exits. "churn N" only allocates and frees 100 bytes N
+ * times in churn(). tests/e2e/capture-profile.sh states what must come
  * out. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -101,11 +102,24 @@ static void *lingerer(void *arg)
 	return arg;
 }
 
+__attribute__((noinline)) static void churn(int n)
+{
+	for (int i = 0; i < n; i++) {
+		escape = malloc(100);
+		free(escape);
+	}
+	KEEP();
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th, lt;
 	char c;
 
+	if (argc > 2 && !strcmp(argv[1], "churn")) {
+		churn(atoi(argv[2]));
+		return 0;
+	}
 	if (pthread_create(&th, NULL, second, NULL))
 		return 1;
 	if (argc > 1 && !strcmp(argv[1], "linger") &&
