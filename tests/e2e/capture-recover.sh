@@ -60,4 +60,34 @@ cat own.counts
 expect_eq "recovered as captured" "$(cat modes.counts)" "$(cat own.counts)"
 grep -q ' 0 at both levels' own.counts && fail "no element at both levels: $(cat own.counts)"
 grep -q ' 0 with a site' own.counts && fail "no element with a site: $(cat own.counts)"
+
+# a record damaged in the spool (its length not a multiple of 8): the
+# rest of its chunk is skipped with a warning, and the process says it
+# is incomplete, and why (it said complete="true" before)
+rm -rf sp/*
+"$CAPTURE" --keep-spool -n dmg -o whole.xml -- "$APPS/writes" 1 1000 64 2> keep.err ||
+	fail "the capture to damage failed: $(cat keep.err)"
+spool=$(sed -n 's/.*spool kept in //p' keep.err)
+[ -f "$spool/arena" ] || fail "no arena kept: $(cat keep.err)"
+/usr/bin/python3 - "$spool/arena" <<'PY' || fail "could not damage the arena"
+import struct, sys
+# the first thread's records: after its chunk's 4 KiB header, at 128 KiB
+with open(sys.argv[1], "r+b") as f:
+    at = 131072 + 4096
+    for i in range(500):
+        f.seek(at + 26)
+        n = struct.unpack("<H", f.read(2))[0]
+        if n == 0:
+            sys.exit(1)
+        at += n
+    f.seek(at + 26)
+    f.write(struct.pack("<H", 3))
+PY
+"$CAPTURE" --recover "$spool" -o dmg.xml 2> dmg.err || fail "--recover of the damaged spool failed: $(cat dmg.err)"
+check_trace dmg.xml
+grep -q 'bad record at byte [0-9]*, the rest is ignored' dmg.err || fail "no warning: $(cat dmg.err)"
+grep -q '<process [^>]*complete="false" reason="thread [0-9]*.s records damaged: some of its calls are missing"' dmg.xml ||
+	fail "the damaged process is not marked: $(grep '<process' dmg.xml)"
+n=$(grep -c 'api="write"' dmg.xml)
+[ "$n" -lt 1000 ] && [ "$n" -gt 400 ] || fail "$n writes recovered from the damaged spool"
 exit 0
