@@ -184,10 +184,14 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	n->app_pid = pid;
 	close(ep[1]);
 	/* The terminal's ^C and ^\ reach the app directly; we outlive it to
-	 * write the trace. Other signals sent to us are passed on. */
+	 * write the trace. Other signals sent to us are passed on. A stderr
+	 * read by a pipe that closed (2>&1 | head) fails our warnings, and
+	 * does not kill us with the trace unwritten (the app's own
+	 * disposition is its own: set here, after the fork). */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGQUIT, &sa, &old_quit);
+	sigaction(SIGPIPE, &sa, NULL);
 	sa.sa_sigaction = forward;
 	sa.sa_flags = SA_RESTART | SA_SIGINFO;
 	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)

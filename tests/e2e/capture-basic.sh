@@ -11,6 +11,21 @@ grep -q 'status="signal:SIGTERM"' n1.xml || fail "no signal status in trace"
 grep -q 'complete="false"' n1.xml || fail "killed run not marked incomplete"
 check_trace n1.xml
 
+# a stderr whose reader is gone (2>&1 | head): the capture's warning
+# fails, the trace is written, the status is the app's (island-capture
+# died of SIGPIPE, and left no trace when it warned before writing it);
+# the app's SIGPIPE is its own (not ignored: ours is set after the fork)
+/usr/bin/python3 - "$CAPTURE" <<'PY' > epipe.out || fail "stderr closed: $(cat epipe.out)"
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run([sys.argv[1], "-n", "n1", "-o", "epipe.xml", "--", "sh", "-c", "kill -SEGV $$"], stderr=w)
+print(p.returncode, os.path.exists("epipe.xml"))
+PY
+expect_eq "status and trace, stderr closed" "$(cat epipe.out)" "139 True"
+"$CAPTURE" -n n1 -o ign.xml -- grep SigIgn /proc/self/status > ign.out || fail "capture of grep SigIgn failed"
+expect_eq "signals the app ignores" "$(cat ign.out)" "$(grep SigIgn /proc/self/status)"
+
 # a thread's cpu fits in its start..end: the process island-capture runs
 # starts at its fork, before exec and the dynamic loader, whose CPU time
 # its main thread's cpu counts (true: 0.5 ms of cpu in a 0.1 ms life)
