@@ -7,7 +7,7 @@ ANALYZE_LIB_OBJS := $(filter-out $(O)/analysis/main.o,$(ANALYZE_OBJS))
 # libdw resolves call sites (analysis/sites.c)
 ANALYZE_LIBS := -ldw -lelf
 
-bin/island-analyze: $(ANALYZE_OBJS) $(TRACE_LIB) $(COMMON_OBJS)
+bin/island-analyze: $(ANALYZE_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(ANALYZE_LIBS) -lm
@@ -17,7 +17,7 @@ BIN_TARGETS += bin/island-analyze
 ANALYZE_TEST_SRCS := $(wildcard tests/unit/test-analyze*.c)
 ANALYZE_TESTS := $(patsubst %.c,$(O)/%,$(ANALYZE_TEST_SRCS))
 
-$(O)/tests/unit/test-analyze%: $(O)/tests/unit/test-analyze%.o $(ANALYZE_LIB_OBJS) $(TRACE_LIB) $(COMMON_OBJS)
+$(O)/tests/unit/test-analyze%: $(O)/tests/unit/test-analyze%.o $(ANALYZE_LIB_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(ANALYZE_LIBS) $(CUNIT_LIBS) -lm
 

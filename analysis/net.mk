@@ -7,7 +7,7 @@ $(O)/tests/unit/test-analyze%: XML_LIBS += -lpcap
 NET_TEST_SRCS := $(wildcard tests/unit/test-net*.c)
 NET_TESTS := $(patsubst %.c,$(O)/%,$(NET_TEST_SRCS))
 
-$(O)/tests/unit/test-net%: $(O)/tests/unit/test-net%.o $(ANALYZE_LIB_OBJS) $(TRACE_LIB) $(COMMON_OBJS)
+$(O)/tests/unit/test-net%: $(O)/tests/unit/test-net%.o $(ANALYZE_LIB_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -lpcap $(ANALYZE_LIBS) $(CUNIT_LIBS) -lm
 
@@ -19,7 +19,7 @@ TEST_BINS += $(NET_TESTS)
 # --pcap's exact filter lives in capture/packets/: its test links the capture's
 # objects instead (an explicit rule, over the pattern above).
 $(O)/tests/unit/test-net-filter: $(O)/tests/unit/test-net-filter.o \
-		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(TRACE_LIB) $(COMMON_OBJS)
+		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread $(CUNIT_LIBS) -lm
 $(O)/tests/unit/test-net-filter.o: CPPFLAGS += $(CAPTURE_INC)

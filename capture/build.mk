@@ -77,7 +77,7 @@ CAPTURE_OBJS := $(patsubst %.c,$(O)/%.o,$(CAPTURE_SRCS))
 CAPTURE_INC  := -Icapture $(addprefix -Icapture/,$(CAPTURE_DIRS))
 $(CAPTURE_OBJS): CPPFLAGS += $(CAPTURE_INC)
 
-bin/island-capture: $(CAPTURE_OBJS) $(TRACE_LIB) $(COMMON_OBJS)
+bin/island-capture: $(CAPTURE_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p bin
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
@@ -87,7 +87,7 @@ LIB_TARGETS += lib/libisland-capture.so
 
 # Unit tests of the capture's pure functions (everything but main.c).
 $(O)/tests/unit/test-capture: $(O)/tests/unit/test-capture.o \
-		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(TRACE_LIB) $(COMMON_OBJS)
+		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) $(CUNIT_LIBS) -lpcap -lpthread -lm
 $(O)/tests/unit/test-capture.o: CPPFLAGS += $(CAPTURE_INC)

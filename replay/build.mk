@@ -15,7 +15,7 @@ REPLAY_MPI_LIBS :=
 $(info island-replay: mpicc not found: building without MPI (--mpi disabled; install openmpi-bin libopenmpi-dev))
 endif
 
-bin/island-replay: $(REPLAY_OBJS) $(TRACE_LIB) $(COMMON_OBJS)
+bin/island-replay: $(REPLAY_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(REPLAY_MPI_LIBS) -lpthread -lm
@@ -25,7 +25,7 @@ BIN_TARGETS += bin/island-replay
 REPLAY_TEST_SRCS := $(wildcard tests/unit/test-replay*.c)
 REPLAY_TESTS := $(patsubst %.c,$(O)/%,$(REPLAY_TEST_SRCS))
 
-$(REPLAY_TESTS): %: %.o $(REPLAY_LIB_OBJS) $(TRACE_LIB) $(COMMON_OBJS)
+$(REPLAY_TESTS): %: %.o $(REPLAY_LIB_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(REPLAY_MPI_LIBS) $(CUNIT_LIBS) -lpthread -lm
 

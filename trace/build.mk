@@ -35,7 +35,7 @@ $(O)/island-trace.pc: include/island-trace.pc.in FORCE
 TRACE_TEST_SRCS := $(wildcard tests/unit/test-trace*.c)
 TRACE_TESTS := $(patsubst %.c,$(O)/%,$(TRACE_TEST_SRCS))
 
-$(O)/tests/unit/test-trace%: $(O)/tests/unit/test-trace%.o $(TRACE_LIB) $(COMMON_OBJS)
+$(O)/tests/unit/test-trace%: $(O)/tests/unit/test-trace%.o $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -lm
 
