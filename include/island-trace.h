@@ -198,7 +198,7 @@ struct trace_ops {
 	 * attributes in their order (validated where the format defines
 	 * them), its text (when more than white space, or all that an
 	 * element holds), its end. What island-analyze export --format xml
-	 * writes back; set, the file is parsed in the calling thread. */
+	 * writes back. */
 	void (*element)(void *ctx, const char *name, int nattr,
 			const char *const *names, const char *const *values);
 	void (*element_text)(void *ctx, const char *text, size_t len);

@@ -1031,7 +1031,8 @@ static void bad(struct rd *rd, const char *fmt, ...)
 #define PIPE_BLK (1 << 20)
 #define PIPE_NBLK 4
 /* Records: a start tag (nattr >= 0), an end tag, text other than
- * whitespace (strict only), a DOCTYPE. */
+ * whitespace (strict only; for ops->element, the text raw_flush would
+ * give, NUL-terminated after the record), a DOCTYPE. */
 enum { R_END = -1, R_TEXT = -2, R_DOCTYPE = -3 };
 
 struct rec {
@@ -1081,6 +1082,13 @@ struct pipe {
 	xmlDictPtr dict;
 	long bline;
 	bool strict;
+	/* ops->element: the text since the last tag, and whether each open
+	 * element has a child, as the reader's raw_flush keeps them */
+	bool raw;
+	char *text;
+	size_t tn, tcap;
+	int depth;
+	bool kids[MAXDEPTH];
 };
 
 static _Thread_local struct pipe *piping;	/* this thread's, for die() */
@@ -1180,6 +1188,52 @@ static inline struct rec *p_rec(struct pipe *p, size_t size, int nattr, const xm
 	return r;
 }
 
+/* ops->element: text kept until the next tag, then a record of it when
+ * raw_flush would give it (so whitespace between elements, most of a
+ * trace's text, stays here) */
+static void p_raw_text(struct pipe *p, const char *t, size_t n)
+{
+	if (!p->depth || p_stopped(p))
+		return;
+	if (p->tn + n + 1 > p->tcap) {
+		size_t cap = (p->tn + n + 1) * 2;
+		char *x = realloc(p->text, cap);
+
+		if (!x) {
+			p->oom = true;
+			p_halt(p);
+			return;
+		}
+		p->text = x;
+		p->tcap = cap;
+	}
+	memcpy(p->text + p->tn, t, n);
+	p->tn += n;
+}
+
+/* Before a tag: the text before it; START, a start tag's place kept */
+static void p_raw_tag(struct pipe *p, bool start, bool empty)
+{
+	if (p->tn && ((!start && !p->kids[p->depth - 1]) || is_text(BAD_CAST p->text, (int)p->tn))) {
+		struct rec *r = p_rec(p, REC_ALIGN(sizeof(struct rec) + p->tn + 1), R_TEXT, NULL);
+
+		if (r) {
+			memcpy(r + 1, p->text, p->tn);
+			((char *)(r + 1))[p->tn] = 0;
+		}
+	}
+	p->tn = 0;
+	if (!start) {
+		if (p->depth)
+			p->depth--;
+		return;
+	}
+	if (p->depth)
+		p->kids[p->depth - 1] = true;
+	if (!empty && p->depth < MAXDEPTH)	/* deeper: the reader stops there */
+		p->kids[p->depth++] = false;
+}
+
 static void p_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 		    const xmlChar *uri, int nns, const xmlChar **ns,
 		    int nattr, int ndef, const xmlChar **at)
@@ -1191,6 +1245,8 @@ static void p_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 
 	if (p_stopped(p))
 		return;
+	if (p->raw)
+		p_raw_tag(p, true, false);
 	for (int i = 0; i < nattr; i++)
 		vals += (size_t)(at[i * 5 + 4] - at[i * 5 + 3]) + 1;
 	if (!(r = p_rec(p, head + REC_ALIGN(vals), nattr, name)))
@@ -1219,6 +1275,8 @@ static void p_end(void *ctx, const xmlChar *name, const xmlChar *prefix,
 
 	if (p_stopped(p))
 		return;
+	if (p->raw)
+		p_raw_tag(p, false, false);
 	if (p->open && p->open->line == p->ctxt->input->line) {
 		p->open->size |= REC_CLOSED;
 		p->open = NULL;
@@ -1231,7 +1289,9 @@ static void p_text(void *ctx, const xmlChar *ch, int len)
 {
 	struct pipe *p = ((xmlParserCtxtPtr)ctx)->_private;
 
-	if (!p_stopped(p) && is_text(ch, len))
+	if (p->raw)
+		p_raw_text(p, (const char *)ch, (size_t)len);
+	else if (!p_stopped(p) && is_text(ch, len))
 		p_rec(p, sizeof(struct rec), R_TEXT, NULL);
 }
 
@@ -1381,7 +1441,7 @@ static void replay_start(struct rd *rd, const struct rec *r)
 	int nattr = r->nattr;
 	el_fn fn = el_open(rd, r->name);
 
-	if (!fn)
+	if (!fn && (!raw(rd) || rd->err))
 		return;
 	if (nattr > TRACE_MAXATTR)
 		bad(rd, "<%s> has too many attributes", (const char *)r->name);
@@ -1396,7 +1456,7 @@ static void replay_start(struct rd *rd, const struct rec *r)
 		rd->aval[i] = v;
 		v += lens[i] + 1;
 	}
-	el_attrs(rd, r->name, nattr, fn);
+	el_start(rd, r->name, nattr, fn);
 }
 
 static void pipe_replay(struct rd *rd, struct blk *b)
@@ -1412,7 +1472,17 @@ static void pipe_replay(struct rd *rd, struct blk *b)
 			el_close(rd);
 			break;
 		case R_TEXT:
-			el_text(rd);
+			if (raw(rd)) {
+				const char *t = (const char *)(r + 1);
+				size_t n = strlen(t);
+
+				if (!rd->err)
+					raw_text(rd, t, n);
+				if (rd->ops->strict && is_text(BAD_CAST t, (int)n))
+					el_text(rd);
+			} else {
+				el_text(rd);
+			}
 			break;
 		case R_DOCTYPE:
 			die_at(2, rd->file, rd->rline, "a DOCTYPE is not allowed in a trace "
@@ -1452,6 +1522,7 @@ static struct pipe *pipe_new(void)
 
 static void pipe_free(struct pipe *p)
 {
+	free(p->text);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->full_cv);
 	pthread_cond_destroy(&p->free_cv);
@@ -1498,6 +1569,7 @@ static bool parse_piped(struct rd *rd, const char **zerr)
 	xmlSAXHandler keep = *sax;
 
 	p->ctxt = rd->ctxt;
+	p->raw = raw(rd);
 	sax->startElementNs = p_start;
 	sax->endElementNs = p_end;
 	sax->serror = p_error;
@@ -1706,7 +1778,7 @@ static void parse_binary(struct rd *rd, xmlParserInputBufferPtr in)
 	current = rd;
 	bin_active = rd;
 	die_cleanup = bin_abort;
-	if (!raw(rd) && piped_bin(rd->file) && binary_piped(rd)) {
+	if (piped_bin(rd->file) && binary_piped(rd)) {
 		/* done: read in a second thread */
 	} else if (isb_decode(&b_ops, rd, &rd->rline, msg, sizeof(msg))) {
 		if ((zerr = zstd_input_error()))
@@ -1752,6 +1824,8 @@ static void q_start(void *ctx, const char *name, int nattr, const char *const *n
 
 	if (p_stopped(p))
 		return;
+	if (p->raw)
+		p_raw_tag(p, true, empty);
 	for (int i = 0; i < nattr; i++)
 		vals += (len[i] = strlen(values[i])) + 1;
 	if (!(r = p_rec(p, head + REC_ALIGN(vals), nattr, BAD_CAST name)))
@@ -1775,8 +1849,11 @@ static void q_end(void *ctx)
 {
 	struct pipe *p = ctx;
 
-	if (!p_stopped(p))
-		p_rec(p, REC_END_SIZE, R_END, NULL);
+	if (p_stopped(p))
+		return;
+	if (p->raw)
+		p_raw_tag(p, false, false);
+	p_rec(p, REC_END_SIZE, R_END, NULL);
 }
 
 static void q_text(void *ctx, const char *t, size_t n)
@@ -1784,7 +1861,9 @@ static void q_text(void *ctx, const char *t, size_t n)
 	struct pipe *p = ctx;
 
 	/* text is an error to a strict reader only, as in XML */
-	if (p->strict && !p_stopped(p) && is_text(BAD_CAST t, (int)n))
+	if (p->raw)
+		p_raw_text(p, t, n);
+	else if (p->strict && !p_stopped(p) && is_text(BAD_CAST t, (int)n))
 		p_rec(p, sizeof(struct rec), R_TEXT, NULL);
 }
 
@@ -1826,6 +1905,7 @@ static bool binary_piped(struct rd *rd)
 	p->bin = rd->bin;
 	p->dict = rd->dict;
 	p->strict = rd->ops->strict && !rd->prescan;
+	p->raw = raw(rd);
 	if (!pipe_spawn(p, q_main))
 		return false;
 	pipe_drain(rd, p, bpipe_abort);
@@ -1893,7 +1973,7 @@ static void parse_one(struct rd *rd)
 	current = rd;
 	names_init(rd, ctxt->dict);
 	zerr = zstd_input_error();	/* the file's start, read here */
-	if (raw(rd) || !piped(rd->file) || !parse_piped(rd, &zerr)) {
+	if (!piped(rd->file) || !parse_piped(rd, &zerr)) {
 		xmlParseDocument(ctxt);
 		if (!zerr)
 			zerr = zstd_input_error();

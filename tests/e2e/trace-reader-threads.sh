@@ -82,10 +82,36 @@ refused doctype.xml 'doctype.xml:2: a DOCTYPE is not allowed in a trace (entitie
 # Its damage is made by hand (export validates): a value renamed, a cut.
 "$ANALYZE" export --format isb -o good.isb good.xml || fail "export good.isb"
 [ "$(wc -c < good.isb)" -gt 131072 ] || fail "good.isb is under 128 KiB: not read in two threads"
-# exported back (the whole trace: read in the calling thread)
+# exported back: the same XML from either encoding, in one thread and
+# two (the parser's thread hands over what raw_flush would give of the
+# text: whitespace between elements stays there, an argument of spaces
+# or an empty one does not), and the same refusal
 "$ANALYZE" export --format xml good.xml > good1.xml
 "$ANALYZE" export --format xml good.isb > good2.xml
 cmp -s good1.xml good2.xml || fail "good.isb exported: $(diff good1.xml good2.xml | head -5)"
+sed 's|<arg>-x</arg>|<arg>  </arg><arg> a \&amp; b </arg><arg></arg>|; s|<command>|<command>\n  <!-- c -->  |' \
+	good.xml > args.xml
+grep -q '<arg>  </arg>' args.xml || fail "args.xml has no argument of spaces"
+"$ANALYZE" export --format isb -o args.isb args.xml || fail "export args.isb"
+for f in good.xml good.isb text.xml args.xml args.isb; do
+	for n in 1 2; do
+		ISLAND_READER_THREADS=$n "$ANALYZE" export --format xml $f > exp$n.xml ||
+			fail "export $f in $n threads"
+	done
+	cmp -s exp1.xml exp2.xml || fail "$f exported in one thread and two: $(diff exp1.xml exp2.xml | head -5)"
+done
+expect_eq "args exported" "$(grep -A4 '<command>' exp2.xml | sed 's/^ *//')" "<command>
+<arg>./app</arg>
+<arg>  </arg>
+<arg> a &amp; b </arg>
+<arg/>"
+for f in misplaced.xml notwf.xml; do
+	for n in 1 2; do
+		ISLAND_READER_THREADS=$n "$ANALYZE" export --format xml $f > /dev/null 2> experr$n.txt &&
+			fail "export of $f in $n threads succeeded"
+	done
+	cmp -s experr1.txt experr2.txt || fail "$f: $(cat experr1.txt experr2.txt)"
+done
 for n in 1 2; do
 	ISLAND_READER_THREADS=$n "$ANALYZE" calls --csv good.isb > callsb.txt || fail "analyze good.isb ($n threads)"
 	cmp -s calls1.txt callsb.txt || fail "good.isb, $n threads: other calls: $(diff calls1.txt callsb.txt | head -5)"
