@@ -1032,7 +1032,8 @@ static void bad(struct rd *rd, const char *fmt, ...)
 #define PIPE_NBLK 4
 /* Records: a start tag (nattr >= 0), an end tag, text other than
  * whitespace (strict only; for ops->element, the text raw_flush would
- * give, NUL-terminated after the record), a DOCTYPE. */
+ * give: its length, uint32_t, and its bytes after the record), a
+ * DOCTYPE. */
 enum { R_END = -1, R_TEXT = -2, R_DOCTYPE = -3 };
 
 struct rec {
@@ -1214,12 +1215,20 @@ static void p_raw_text(struct pipe *p, const char *t, size_t n)
 /* Before a tag: the text before it; START, a start tag's place kept */
 static void p_raw_tag(struct pipe *p, bool start, bool empty)
 {
+	if (p->tn > INT32_MAX) {
+		p->oom = true;
+		p_halt(p);
+		return;
+	}
 	if (p->tn && ((!start && !p->kids[p->depth - 1]) || is_text(BAD_CAST p->text, (int)p->tn))) {
-		struct rec *r = p_rec(p, REC_ALIGN(sizeof(struct rec) + p->tn + 1), R_TEXT, NULL);
+		size_t size = REC_ALIGN(sizeof(struct rec) + sizeof(uint32_t) + p->tn);
+		struct rec *r = p_rec(p, size, R_TEXT, NULL);
 
 		if (r) {
-			memcpy(r + 1, p->text, p->tn);
-			((char *)(r + 1))[p->tn] = 0;
+			uint32_t n = (uint32_t)p->tn;
+
+			memcpy(r + 1, &n, sizeof(n));
+			memcpy((char *)(r + 1) + sizeof(n), p->text, p->tn);
 		}
 	}
 	p->tn = 0;
@@ -1473,9 +1482,10 @@ static void pipe_replay(struct rd *rd, struct blk *b)
 			break;
 		case R_TEXT:
 			if (raw(rd)) {
-				const char *t = (const char *)(r + 1);
-				size_t n = strlen(t);
+				const char *t = (const char *)(r + 1) + sizeof(uint32_t);
+				uint32_t n;
 
+				memcpy(&n, r + 1, sizeof(n));
 				if (!rd->err)
 					raw_text(rd, t, n);
 				if (rd->ops->strict && is_text(BAD_CAST t, (int)n))
