@@ -67,6 +67,11 @@ void prof_exec_resume(struct tstate *t)
 	(void)t;
 }
 
+void prof_drop_own(struct tstate *t)
+{
+	(void)t;
+}
+
 void prof_flush(struct tstate *t)
 {
 	t->prof_pending = 0;

@@ -912,6 +912,7 @@ CONSTRUCTOR void island_init(void)
 				    (uint64_t)t->hdr->start);
 		record_fds(t);
 	}
+	prof_drop_own(t);
 	guard_off(t);
 	if (getenv(ENV_SYSCALLS)) {
 		sud_wanted = 1;
@@ -1068,6 +1069,7 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 		record_proc(t, ORIGIN_FORK, parent_tid, t0);
 		record_fds(t);
 	}
+	prof_drop_own(t);
 }
 
 /* The variables island-capture passes to every image of the app */

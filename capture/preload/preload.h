@@ -195,6 +195,7 @@ void prof_exec_stop(struct tstate *t);
 void prof_fork_child(void);
 void prof_exec_resume(struct tstate *t);
 void prof_flush(struct tstate *t);
+void prof_drop_own(struct tstate *t);
 long prof_unw_read(void);
 void *prof_handler(void);
 long prof_unw_write(const void *addr);

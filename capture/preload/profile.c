@@ -726,6 +726,17 @@ void prof_thread_start(struct tstate *t)
 	own_end(o);
 }
 
+/* Island's own setting up of a process or a thread (its stack's bounds
+ * read with stdio, its modules, its descriptors) allocates under the
+ * guard: not the program's, whose next allocation's snapshot took them
+ * (churn's first malloc counted 8, 271 B each, when no tick came
+ * between) */
+void prof_drop_own(struct tstate *t)
+{
+	if (prof && t->hdr)
+		t->hdr->prof_alloc = t->hdr->prof_allocs = 0;
+}
+
 /* The thread's last snapshot, for its tail: at its end, or when its
  * process ends (exit, exec) while it runs. Its time, the thread's end
  * too (nothing of the thread after it is in no snapshot), or 0. */

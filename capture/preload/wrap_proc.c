@@ -66,6 +66,7 @@ static void *tramp_start(void *p)
 		ts.slot = -1;
 		spool_open(&ts);
 	}
+	prof_drop_own(&ts);
 	guard_off(&ts);
 	pthread_cleanup_push(tramp_cancelled, NULL);
 	ret = tr.fn(tr.arg);
