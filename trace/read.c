@@ -765,11 +765,19 @@ static void el_attrs(struct rd *rd, const xmlChar *name, int nattr, el_fn fn)
 
 static bool is_text(const xmlChar *ch, int len);
 
+/* The text since the last tag given: what is more than white space, or
+ * all that an element with no child holds (the parser's thread keeps
+ * the rest: p_raw_tag) */
+static bool text_given(bool at_end, bool kids, const char *t, size_t n)
+{
+	return (at_end && !kids) || is_text(BAD_CAST t, (int)n);
+}
+
 static void raw_flush(struct rd *rd, bool at_end)
 {
 	if (!rd->tn)
 		return;
-	if ((at_end && !rd->rkids[rd->rdepth - 1]) || is_text(BAD_CAST rd->text, (int)rd->tn))
+	if (text_given(at_end, rd->rkids[rd->rdepth - 1], rd->text, rd->tn))
 		rd->ops->element_text(rd->ctx, rd->text, rd->tn);
 	rd->tn = 0;
 }
@@ -904,14 +912,18 @@ static void el_text(struct rd *rd)
 		bad(rd, "unexpected text in <%s>", parent_name(el));
 }
 
+/* Text, however it came (libxml2, the pipe, the binary decoder) */
+static void on_text(struct rd *rd, const char *t, size_t n)
+{
+	if (raw(rd) && !rd->err)
+		raw_text(rd, t, n);
+	if (rd->ops->strict && !rd->prescan && is_text(BAD_CAST t, (int)n))
+		el_text(rd);
+}
+
 static void sax_text(void *ctx, const xmlChar *ch, int len)
 {
-	struct rd *rd = ((xmlParserCtxtPtr)ctx)->_private;
-
-	if (raw(rd) && !rd->err)
-		raw_text(rd, (const char *)ch, (size_t)len);
-	if (rd->ops->strict && is_text(ch, len))
-		el_text(rd);
+	on_text(((xmlParserCtxtPtr)ctx)->_private, (const char *)ch, (size_t)len);
 }
 
 /* A parse error as the message will show it: its line, its code, its
@@ -1220,7 +1232,7 @@ static void p_raw_tag(struct pipe *p, bool start, bool empty)
 		p_halt(p);
 		return;
 	}
-	if (p->tn && ((!start && !p->kids[p->depth - 1]) || is_text(BAD_CAST p->text, (int)p->tn))) {
+	if (p->tn && text_given(!start, p->kids[p->depth - 1], p->text, p->tn)) {
 		size_t size = REC_ALIGN(sizeof(struct rec) + sizeof(uint32_t) + p->tn);
 		struct rec *r = p_rec(p, size, R_TEXT, NULL);
 
@@ -1481,17 +1493,13 @@ static void pipe_replay(struct rd *rd, struct blk *b)
 			el_close(rd);
 			break;
 		case R_TEXT:
-			if (raw(rd)) {
-				const char *t = (const char *)(r + 1) + sizeof(uint32_t);
+			if (raw(rd)) {	/* its length, then its bytes */
 				uint32_t n;
 
 				memcpy(&n, r + 1, sizeof(n));
-				if (!rd->err)
-					raw_text(rd, t, n);
-				if (rd->ops->strict && is_text(BAD_CAST t, (int)n))
-					el_text(rd);
+				on_text(rd, (const char *)(r + 1) + sizeof(n), n);
 			} else {
-				el_text(rd);
+				el_text(rd);	/* strict: text was there */
 			}
 			break;
 		case R_DOCTYPE:
@@ -1731,12 +1739,7 @@ static void b_end(void *ctx)
 
 static void b_text(void *ctx, const char *p, size_t n)
 {
-	struct rd *rd = ctx;
-
-	if (raw(rd))
-		raw_text(rd, p, n);
-	if (rd->ops->strict && !rd->prescan && is_text(BAD_CAST p, (int)n))
-		el_text(rd);
+	on_text(ctx, p, n);
 }
 
 /* The binary file being read, freed by trace_read_try() when bad input
