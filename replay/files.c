@@ -155,6 +155,60 @@ static int by_time(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t ? 1 : (x->o > y->o) - (x->o < y->o);
 }
 
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const struct ent *)a)->path, ((const struct ent *)b)->path);
+}
+
+/* What the trace did to DIR (sorted ents): UNSEEN when nothing */
+static int dir_state(const struct ent *e, size_t n, const char *dir)
+{
+	const struct ent key = { .path = dir };
+	const struct ent *hit = bsearch(&key, e, n, sizeof(*e), by_path);
+
+	return hit ? hit->state : UNSEEN;
+}
+
+/* The directories the trace's files were made in: they were there (the
+ * create succeeded and no call of the trace made them), so they are made
+ * before the replay, not by its first open in a fresh root, which paid
+ * a file system's mkdir (0.3 ms on ext4) that the run never did. Each
+ * file's deepest such directory, as (path, len): a directory the trace
+ * made or found absent stops the walk (its replay makes it). */
+static size_t parents_needed(struct scan *s, struct fileneed **f, size_t nf, size_t *fcap)
+{
+	char dir[4096];
+	const char *last = NULL;
+	size_t lastlen = 0;
+
+	qsort(s->e, s->ne, sizeof(*s->e), by_path);
+	for (size_t i = 0; i < s->ne; i++) {
+		const struct ent *e = &s->e[i];
+		size_t len = 0;
+
+		if (e->state != CREATED && e->state != EXCL && e->state != MAYBE)
+			continue;
+		for (const char *c = strchr(e->path + 1, '/'); c; c = strchr(c + 1, '/')) {
+			size_t l = (size_t)(c - e->path);
+			if (l >= sizeof(dir))
+				break;
+			memcpy(dir, e->path, l);
+			dir[l] = 0;
+			int st = dir_state(s->e, s->ne, dir);
+			if (st != UNSEEN && st != EXISTS)
+				break;
+			len = l;
+		}
+		if (!len || (last && lastlen == len && !strncmp(last, e->path, len)))
+			continue;
+		XGROW(*f, *fcap, nf + 1);
+		(*f)[nf++] = (struct fileneed){ e->path, 0, 1, len };
+		last = e->path;
+		lastlen = len;
+	}
+	return nf;
+}
+
 size_t files_needed(const struct trace *t, const int *sel, int unordered, struct fileneed **out)
 {
 	struct scan s = { 0 };
@@ -214,6 +268,7 @@ size_t files_needed(const struct trace *t, const int *sel, int unordered, struct
 		XGROW(f, fcap, nf + 1);
 		f[nf++] = (struct fileneed){ e->path, e->dir ? 0 : e->need, e->dir };
 	}
+	nf = parents_needed(&s, &f, nf, &fcap);
 	free(s.e);
 	*out = f;
 	return nf;
@@ -228,7 +283,17 @@ int files_prepare(int rootfd, const struct fileneed *f, size_t n)
 	memset(block, 'd', sizeof(block));
 	for (size_t i = 0; i < n; i++) {
 		const char *base;
-		if (!sandbox_map(f[i].path, "/", rel, sizeof(rel)) || !strcmp(rel, "."))
+		const char *path = f[i].path;
+		char dir[4096];
+
+		if (f[i].len) {
+			if (f[i].len >= sizeof(dir))
+				continue;
+			memcpy(dir, path, f[i].len);
+			dir[f[i].len] = 0;
+			path = dir;
+		}
+		if (!sandbox_map(path, "/", rel, sizeof(rel)) || !strcmp(rel, "."))
 			continue;
 		int d;
 		if (f[i].size < 0) {

@@ -202,6 +202,7 @@ struct fileneed {
 	const char *path;	/* trace path (absolute) */
 	int64_t size;		/* bytes the replay must find there; -1: must not exist */
 	int dir;		/* a directory */
+	size_t len;		/* of path, the directory to make; 0: all */
 };
 /* What must exist before the replay of the selected nodes; unordered:
  * the replay keeps no causality (every file read exists beforehand). */

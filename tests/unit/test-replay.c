@@ -209,9 +209,19 @@ static void test_cycles(void)
 static const struct fileneed *find_need(const struct fileneed *f, size_t n, const char *path)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(f[i].path, path))
+		if (f[i].len ? strlen(path) == f[i].len && !strncmp(f[i].path, path, f[i].len) :
+			       !strcmp(f[i].path, path))
 			return &f[i];
 	return NULL;
+}
+
+static size_t count_need(const struct fileneed *f, size_t n, const char *path)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += find_need(f + i, 1, path) != NULL;
+	return k;
 }
 
 #define FIO(api, res, t, extra) "<io api=\"" api "\" res=\"" res "\" start=\"" t "\" end=\"" t "\" " extra "/>\n"
@@ -284,6 +294,53 @@ static void test_files(void)
 	CU_ASSERT_EQUAL(st.st_size, 100010);
 	CU_ASSERT(st.st_blocks * 512 >= 100010);
 	CU_ASSERT_EQUAL(fstatat(fd, "out", &st, 0), -1);	/* the trace makes it */
+	close(fd);
+	free(f);
+}
+
+/* The directories the trace's new files went in were there in the run:
+ * made before the replay, not by its first create (a mkdir's time in the
+ * replayed open), but never one the trace makes or found absent. */
+static void test_files_parents(void)
+{
+	const char *a =
+		FIO("open", "filemeta", "0.01", "fd=\"3\" path=\"/tmp/made/run/log\" flags=\"O_WRONLY|O_CREAT|O_TRUNC\"")
+		FIO("open", "filemeta", "0.02", "fd=\"4\" path=\"/tmp/made/run/log2\" flags=\"O_WRONLY|O_CREAT|O_TRUNC\"")
+		FIO("mkdir", "filemeta", "0.03", "path=\"/w/new\"")
+		FIO("open", "filemeta", "0.04", "fd=\"5\" path=\"/w/new/f\" flags=\"O_WRONLY|O_CREAT|O_TRUNC\"")
+		FIO("stat", "filemeta", "0.05", "path=\"/gone\" result=\"-1\" errno=\"ENOENT\"")
+		FIO("mkdir", "filemeta", "0.06", "path=\"/gone\"")
+		FIO("open", "filemeta", "0.07", "fd=\"6\" path=\"/gone/x\" flags=\"O_WRONLY|O_CREAT|O_TRUNC\"")
+		FIO("open", "filemeta", "0.08", "fd=\"7\" path=\"/top\" flags=\"O_WRONLY|O_CREAT|O_TRUNC\"");
+	struct trace *t = trace_load(write_trace(a, "", NULL));
+	int sel[2] = { 1, 1 };
+	struct fileneed *f;
+	const struct fileneed *e;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(trace_check(t), 0);
+	n = files_needed(t, sel, 0, &f);
+	CU_ASSERT_EQUAL(count_need(f, n, "/tmp/made/run"), 1);	/* once for both */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e = find_need(f, n, "/tmp/made/run"));
+	CU_ASSERT_TRUE(e->dir);
+	CU_ASSERT_PTR_NOT_NULL(find_need(f, n, "/w"));
+	CU_ASSERT_PTR_NULL(find_need(f, n, "/w/new"));	/* the trace's mkdir */
+	CU_ASSERT_PTR_NULL(find_need(f, n, "/gone"));	/* found absent */
+	CU_ASSERT_PTR_NULL(find_need(f, n, "/tmp/made/run/log"));
+	CU_ASSERT_PTR_NULL(find_need(f, n, "/top"));
+	CU_ASSERT_EQUAL(n, 2);
+
+	char sub[160];
+	struct stat st;
+	snprintf(sub, sizeof(sub), "%s/parentsroot", tmp);
+	int fd = sandbox_open_root(sub);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(files_prepare(fd, f, n), 2);
+	CU_ASSERT(fstatat(fd, "tmp/made/run", &st, 0) == 0 && S_ISDIR(st.st_mode));
+	CU_ASSERT_EQUAL(fstatat(fd, "tmp/made/run/log", &st, 0), -1);
+	CU_ASSERT(fstatat(fd, "w", &st, 0) == 0 && S_ISDIR(st.st_mode));
+	CU_ASSERT_EQUAL(fstatat(fd, "w/new", &st, 0), -1);
+	CU_ASSERT_EQUAL(fstatat(fd, "gone", &st, 0), -1);
 	close(fd);
 	free(f);
 }
@@ -617,6 +674,7 @@ int main(void)
 	CU_add_test(s, "WAIT cycles are found", test_cycles);
 	CU_add_test(s, "the call table", test_calls);
 	CU_add_test(s, "dummy files: what the trace reads but did not create", test_files);
+	CU_add_test(s, "dummy files: the directories the trace's new files went in", test_files_parents);
 	CU_add_test(s, "a reused descriptor number gets a slot per life", test_fdslots);
 	CU_add_test(s, "a thread spins what its host's CPU time allows", test_spin_shares);
 	CU_add_test(s, "a wait ends when another thread's call did", test_wakers);
