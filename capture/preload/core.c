@@ -350,7 +350,7 @@ int spool_open(struct tstate *t)
 		goto fail;
 	t->pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
 	t->tid = (pid_t)SYS(SYS_gettid, 0, 0, 0, 0);
-	t->gen = image_gen;
+	t->gen = t->vpid ? t->vgen : image_gen;
 	off = chunk_get(&size, &given);
 	if (!off) {
 		if (arena_base)
@@ -375,8 +375,10 @@ int spool_open(struct tstate *t)
 	t->hdr->cpu_ns = -1;
 	comm_self(t->hdr->comm);
 	chunk_stamp((struct chunk_hdr *)(arena_base + off), size, off, 0);
-	reg_add(t);
-	registry_note_pthread(t, (unsigned long)pthread_self());
+	if (!t->vpid) {	/* a vfork child's are its parent's */
+		reg_add(t);
+		registry_note_pthread(t, (unsigned long)pthread_self());
+	}
 	sess_thread_start(t);
 	use_chunk(t, off, size, given);
 	if (unlikely(prof != NULL)) {
@@ -431,12 +433,86 @@ out:
 /* A vfork child running on its parent's thread state: its pid, else 0 */
 pid_t vfork_child(struct tstate *t)
 {
-	pid_t pid;
+	pid_t pid, parent = t->vpid ? t->vs.pid : t->pid;
 
-	if (!(t->hold & HOLD_VFORK) || !t->pid ||
-	    (pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0)) == t->pid)
+	if (!(t->hold & HOLD_VFORK) || !parent ||
+	    (pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0)) == parent)
 		return 0;
 	return pid;
+}
+
+static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
+			uint64_t t0);
+
+/* A vfork child's first call: from here it records as a fork's child
+ * does, in a spool of its own (its process starts at the vfork, its exec
+ * is its own record), on its parent's thread state, whose own part is
+ * kept aside meanwhile (vs, put back by vfork_resumed). Not under
+ * --profile or --callsites (their state is the parent image's): there
+ * its calls are counted as missing. 1 when it records. */
+int vfork_child_open(struct tstate *t, pid_t pid)
+{
+	struct rec *v = t->vfork_rec;
+
+	if (t->vpid)		/* a vfork in the child: counted */
+		return t->vpid == pid && t->hdr && !(t->hold & HOLD_OFF);
+	if (!v || unlikely(prof != NULL) || (rec_extras & EXTRA_SITES) || !arena_base)
+		return 0;
+	t->vs = (struct vsave){ t->cur, t->lim, t->win, t->hdr, t->woff, t->wlen,
+				t->own, t->cseq, t->made_at, t->pid, t->tid, t->creator,
+				t->made_by, t->gen, t->slot, t->sslot, t->hold };
+	t->vpid = pid;
+	t->vgen = (int)__atomic_fetch_add(&arena->images, 1, __ATOMIC_RELAXED);
+	t->hdr = NULL;
+	t->win = t->cur = t->lim = NULL;
+	t->slot = -1;
+	t->creator = 0;
+	t->made_at = 0;
+	t->made_by = 0;
+	t->sslot = 0;
+	t->hold = HOLD_VFORK;
+	vfork_child_call(t, pid, 0);
+	guard_on(t);
+	if (spool_open(t) == 0) {
+		t->hdr->start = (int64_t)v->t0;
+		record_proc(t, ORIGIN_FORK, t->vs.tid, v->t0);
+		record_fds(t);
+	}
+	guard_off(t);
+	return t->hdr && !(t->hold & HOLD_OFF);
+}
+
+/* The parent of a vfork runs again (its first call, its thread's or
+ * process's end): its own thread state back, and no vfork pending. */
+void vfork_resumed(struct tstate *t)
+{
+	if (t->vpid) {
+		struct vsave *s = &t->vs;
+
+		t->cur = s->cur;
+		t->lim = s->lim;
+		t->win = s->win;
+		t->hdr = s->hdr;
+		t->woff = s->woff;
+		t->wlen = s->wlen;
+		t->own = s->own;
+		t->cseq = s->cseq;
+		t->made_at = s->made_at;
+		t->pid = s->pid;
+		t->tid = s->tid;
+		t->creator = s->creator;
+		t->made_by = s->made_by;
+		t->gen = s->gen;
+		t->slot = s->slot;
+		t->sslot = s->sslot;
+		t->hold = s->hold;
+		t->vpid = 0;
+		/* the child's exec or _exit left it on: the parent was
+		 * in none of our wrappers when it called vfork */
+		guard_off(t);
+	}
+	t->hold &= ~HOLD_VFORK;
+	t->vfork_rec = NULL;
 }
 
 /* ... at a call a wrapper sees: its pid in the vfork's record (a1) and
@@ -458,16 +534,21 @@ void vfork_child_call(struct tstate *t, pid_t pid, int calls)
  * child running on its parent's thread state. */
 int enter_slow(struct tstate *t)
 {
-	if (t->guard || !island_on || (t->hold & HOLD_OFF))
+	pid_t pid = (t->hold & HOLD_VFORK) ? vfork_child(t) : 0;
+
+	/* the parent of a vfork runs again (not inside its own vfork's
+	 * wrapper, unless a child that recorded left the guard on) */
+	if ((t->hold & HOLD_VFORK) && !pid && (t->vpid || !t->guard))
+		vfork_resumed(t);
+	if (t->guard || !island_on)
 		return 0;
-	if (t->hold & HOLD_VFORK) {
-		pid_t pid = vfork_child(t);
-		if (pid) {
-			vfork_child_call(t, pid, 1);	/* not ours but for that */
-			return 0;
+	if (pid) {
+		if (vfork_child_open(t, pid)) {
+			guard_on(t);
+			return 1;
 		}
-		t->hold &= ~HOLD_VFORK;    /* the parent, resumed */
-		t->vfork_rec = NULL;
+		vfork_child_call(t, pid, 1);	/* not ours but for that */
+		return 0;
 	}
 	if (t->hold)
 		return 0;
@@ -707,10 +788,15 @@ void record_fds(struct tstate *t)
 static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
 			uint64_t t0)
 {
-	static char buf[16384];      /* one image starts at a time */
+	static char buf[16384];      /* one image starts at a time, but
+					vfork children of two threads */
+	static int busy;
 	char exe[4096], cwd[4096];
 	long n, l;
 	size_t el, cl;
+
+	while (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
+		SYS(SYS_sched_yield, 0, 0, 0, 0);
 
 	l = SYS(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe", (long)exe,
 		sizeof(exe) - 1);
@@ -730,6 +816,7 @@ static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
 	put_payload(t, REC_PROC, t0, now(), parent_tid, -1,
 		    SYS(SYS_getppid, 0, 0, 0, 0), origin, 0, buf,
 		    el + cl + (size_t)n, NULL, 0);
+	__atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
 }
 
 /* The image a call made that the child could not record itself (told
@@ -959,6 +1046,8 @@ void thread_finish(struct tstate *t, int how, int unmap)
 	int e = errno;
 	uint64_t at = 0;
 
+	if ((t->hold & HOLD_VFORK) && !vfork_child(t))
+		vfork_resumed(t);
 	if (!t->hdr || (t->hold & HOLD_OFF)) {
 		t->hold |= HOLD_OFF;
 		return;
@@ -987,6 +1076,21 @@ void process_finish(int how)
 	struct tstate *self = &ts;
 	uint64_t at = 0;
 
+	if (self->hold & HOLD_VFORK) {
+		if (vfork_child(self)) {
+			/* a vfork child that records (vfork_child_open):
+			 * its own spool ends, not its parent's threads */
+			if (self->vpid && self->hdr && self->hdr->exit == TEXIT_NONE) {
+				if (self->win)
+					self->hdr->used = (uint64_t)(self->cur - self->win);
+				hdr_finish(self->hdr, self->tid, 1, how, 0);
+				sess_process_gone();
+			}
+			errno = e;
+			return;
+		}
+		vfork_resumed(self);
+	}
 	if (self->kpend && self->hdr && !(self->hold & HOLD_OFF))
 		kpend_flush(self);
 	/* --profile: this thread's tail is a last snapshot; the others'
@@ -1013,8 +1117,15 @@ void process_finish(int how)
 /* exec failed: the threads go on. */
 void process_unfinish(void)
 {
+	struct spool_hdr *own = ts.hdr;
+
 	if (unlikely(prof != NULL))
 		prof_exec_resume(&ts);
+	if (own && own->exit == TEXIT_EXEC) {	/* a vfork child's: no registry */
+		own->exit = TEXIT_NONE;
+		own->end = 0;
+		own->cpu_ns = -1;
+	}
 	for (int i = 0; i < REG_MAX; i++) {
 		struct spool_hdr *h = __atomic_load_n(&reg_hdr[i], __ATOMIC_ACQUIRE);
 		if (h && h->exit == TEXIT_EXEC) {

@@ -67,8 +67,21 @@ struct tstate {
 				       the system or popen's, t0 */
 	pid_t made_by;              /* spool_hdr's: that system or popen's tid */
 	struct rec *vfork_rec;      /* a vfork's record, until the parent
-				       resumes: its child names itself and
-				       counts its calls in it (vfork_child_call) */
+				       resumes: its child names itself in it,
+				       and counts the calls it could not
+				       record (vfork_child_call) */
+	/* a vfork child recording in a spool of its own on this state
+	 * (vfork_child_open): its pid, its image's number, and the
+	 * parent's state, put back when the parent runs again */
+	pid_t vpid;
+	int vgen;
+	struct vsave {
+		char *cur, *lim, *win;
+		struct spool_hdr *hdr;
+		uint64_t woff, wlen, own, cseq, made_at;
+		pid_t pid, tid, creator, made_by;
+		int gen, slot, sslot, hold;
+	} vs;
 	int sslot;                  /* slot in the session's thread table + 1 */
 	void *site;                 /* --callsites: where the wrapper returns */
 	int prof_pending;           /* --profile: a snapshot waits for leave() */
@@ -150,6 +163,8 @@ static inline void nap_ns(int64_t ns)
 
 int enter_slow(struct tstate *t);
 pid_t vfork_child(struct tstate *t);
+void vfork_resumed(struct tstate *t);
+int vfork_child_open(struct tstate *t, pid_t pid);
 void vfork_child_call(struct tstate *t, pid_t pid, int calls);
 
 /* The causality engine (session.c): NULL outside a session. */

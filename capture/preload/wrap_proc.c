@@ -142,17 +142,19 @@ EXPORT pid_t fork(void)
  * vfork cannot be wrapped by a C function (the child would return through
  * our frame and corrupt the parent's). vfork.S records the call here and
  * jumps to the real vfork with the caller's frame; until the parent runs
- * again, the shared thread state says "vfork pending" and the child, whose
- * pid differs, records nothing but its pid, in the record's a1, and how
- * many calls a wrapper saw it make (enter_slow: its dup2s, its exec), in
- * a2: the trace says they are missing.
+ * again, the shared thread state says "vfork pending". The child, whose
+ * pid differs, names itself in the record's a1; at its first call it
+ * opens a spool of its own (core.c, vfork_child_open) and records as a
+ * fork's child does. Where it cannot (--profile, --callsites, no
+ * space), it counts the calls a wrapper saw it make (its dup2s, its
+ * exec) in a2: the trace says they are missing.
  */
 __attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
 {
 	struct tstate *t = &ts;
 
 	real_resolve();
-	if (enter(t)) {
+	if (!t->vpid && enter(t)) {	/* (not a vfork child's own vfork) */
 		uint64_t t0 = call_start(t);
 		struct rec *r = rec_reserve(t, sizeof(*r));
 		if (r) {
@@ -169,14 +171,17 @@ __attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
 	return (void *)real_vfork;
 }
 
-/* A vfork child, its _exit counted too */
+/* At _exit: a vfork child that cannot record, its _exit counted too;
+ * one that can (even if this is its first call) ends as a process does
+ * (process_finish: its spool alone) */
 static int in_vfork_child(void)
 {
 	pid_t pid = vfork_child(&ts);
 
-	if (pid)
-		vfork_child_call(&ts, pid, 1);
-	return pid != 0;
+	if (!pid || vfork_child_open(&ts, pid))
+		return 0;
+	vfork_child_call(&ts, pid, 1);
+	return 1;
 }
 
 EXPORT void _exit(int status)
@@ -234,21 +239,20 @@ static bool env_tell(char **arr, char *buf, size_t len, const char *name,
 	return true;
 }
 
-/* A vfork child's exec (it cannot record it: its parent's thread state):
- * its image told, in ENV_VFORKED, when the vfork was and the exec is,
- * and what it execs, for the child's record to start with them; in the
- * room env_fix left in arr: true. Else (a path too long, an environment
- * env_fix left as it was) it is counted as its other calls are. */
+/* A vfork child whose exec is its first call: rather than open a spool
+ * for it, its image is told, in ENV_VFORKED, when the vfork was and the
+ * exec is, and what it execs, for the child's record to start with them;
+ * in the room env_fix left in arr: true. Else (a path too long, an
+ * environment env_fix left as it was) false. */
 static bool vfork_exec(struct tstate *t, pid_t pid, char **env, char **arr,
 		       char *vf, size_t vflen, const char *path)
 {
 	struct rec *v = t->vfork_rec;
-	bool told = v && env == arr &&
-		    env_tell(arr, vf, vflen, ENV_VFORKED, (unsigned long)v->t0,
-			     (unsigned long)now(), path);
 
-	vfork_child_call(t, pid, !told);
-	return told;
+	vfork_child_call(t, pid, 0);
+	return v && env == arr &&
+	       env_tell(arr, vf, vflen, ENV_VFORKED, (unsigned long)v->t0,
+			(unsigned long)now(), path);
 }
 
 /* Every exec goes through here: record it, end this image's threads,
@@ -266,12 +270,19 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	bool told = false;
 	int ret, e;
 
+	/* a vfork child that records: its exec is its own record, as a
+	 * fork's child's is */
+	if (vchild && t->vpid == vchild && t->hdr && !(t->hold & HOLD_OFF))
+		vchild = 0;
 	if (!island_on)
 		env = envp;
 	if (vchild && (how == EXEC_PATH || how == EXEC_SEARCH))
 		told = vfork_exec(t, vchild, (char **)env, arr, vf, sizeof(vf), path);
-	else if (vchild)
+	if (vchild && !told && vfork_child_open(t, vchild))
+		vchild = 0;	/* records from its exec on */
+	else if (vchild && !told)
 		vfork_child_call(t, vchild, 1);
+	uint64_t tx = told ? now() : 0;
 	if (!vchild && enter(t)) {
 		uint64_t t0 = call_start(t);
 		r = put_str(t, C_EXECVE, t0, t0, 0, fd, 0, AT_FDCWD, 0,
@@ -287,8 +298,12 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	else
 		ret = REAL(execve)(path, argv, env);
 	e = errno;
-	if (told)	/* it failed: counted, as unrecorded */
-		vfork_child_call(t, vchild, 1);
+	/* it failed: the child records from here on, this exec first (or,
+	 * where it cannot, enter counts it) */
+	if (told && enter(t)) {
+		put_str(t, C_EXECVE, tx, now(), ret, fd, 0, AT_FDCWD, e, path ? path : "", NULL);
+		leave(t);
+	}
 	if (r) {
 		process_unfinish();
 		r->t1 = now();

@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 	}
 	p = vfork();
 	if (p == 0) {
-		/* the capture records nothing of the vfork child before its exec */
+		/* the child's dup2, on its parent's thread state */
 		if (dup2(fd, 1) == 1)
 			execl("/bin/cat", "cat", argv[2], (char *)0);
 		_exit(127);

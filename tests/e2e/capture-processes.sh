@@ -53,29 +53,77 @@ grep -q "<process pid=\"$kid\" [^>]*start=\"$at\" [^>]*complete=\"true\">" fe.xm
 	fail "vfork child $kid: not started at its vfork ($at), or incomplete"
 sed -n "/<process pid=\"$kid\" /,/<\/process>/p" fe.xml | grep '<io ' | head -1 |
 	grep -q 'api="execve" .*path="/bin/cp"' || fail "vfork child $kid: its exec is not its first call"
-# a child whose calls before its exec the capture cannot record (it runs
-# on its parent's thread state; --syscalls makes it a fork): counted, and
-# its process says so; one that exec'd nothing, its parent's
+# a child that dup2s, closes and execs, as Python's subprocess does: on
+# its parent's thread state, it records in a spool of its own from its
+# first call, as a fork's child does (before, its calls were counted as
+# missing and its process incomplete); one whose exec fails, that exec
+# and its _exit. Its life starts at its vfork.
 "$CAPTURE" -n vx -o vx.xml "$APPS/vforkexit" exec 2> vx.err || fail "vforkexit exec failed"
 check_trace vx.xml
-kids=$(sed -n 's/.*api="vfork"[^>]* child="\([0-9]*\)".*/\1/p' vx.xml | tr '\n' ' ')
-set -- $kids
+expect_eq "vforkexit exec: the capture's warnings" "$(cat vx.err)" ""
+grep -q '<trace [^>]*complete="true"' vx.xml || fail "vforkexit exec: the trace is not complete"
+vforks=$(sed -n 's/.*api="vfork"[^>]* start="\([0-9.]*\)"[^>]* child="\([0-9]*\)".*/\2:\1/p' vx.xml | tr '\n' ' ')
+set -- $vforks
 expect_eq "vfork children" "$#" 2
-grep -q "<process pid=\"$1\" [^>]*complete=\"false\" reason=\"3 calls before its exec, as a vfork child on its parent's memory, not recorded\">" vx.xml ||
-	fail "vfork child $1: its three calls before its exec are not said to be missing"
-sed -n "/<process pid=\"$1\" /,/<\/process>/p" vx.xml | grep -q 'api="execve" .*path="/bin/true"' ||
-	fail "vfork child $1: no exec"
-grep -q "reason=\"vfork child $2 has no record (2 calls on its parent's memory, not recorded)\"" vx.xml ||
-	fail "vfork child $2 (a failed exec, then _exit): its parent does not say it is missing"
-grep -q '<trace [^>]*complete="false"' vx.xml || fail "vforkexit exec: the trace says it is complete"
+# calls CHILD (PID:START): its process's status, then each call's api,
+# fd, oldfd, path and errno, ';'-separated
+calls() {
+	sed -n "/<process pid=\"${1%%:*}\" [^>]*start=\"${1#*:}\" [^>]*complete=\"true\">/,/<\/process>/p" vx.xml |
+		awk '{ out = "" }
+		/<process / { match($0, / status="[^"]*"/); out = "status " substr($0, RSTART + 9, RLENGTH - 10) }
+		/<io / { match($0, /api="[^"]*"/); out = substr($0, RSTART + 5, RLENGTH - 6)
+			n = split("fd oldfd path errno", k, " ")
+			for (i = 1; i <= n; i++)
+				if (match($0, " " k[i] "=\"[^\"]*\""))
+					out = out substr($0, RSTART, RLENGTH) }
+		out != "" { printf "%s;", out }'
+}
+c1=$(calls "$1")
+case "$c1" in
+"status exit:0;dup2 fd=\"5\" oldfd=\"1\""*"dup2 fd=\"6\" oldfd=\"5\""*"close fd=\"5\""*"execve path=\"/bin/true\";"*) ;;
+*) fail "vfork child ${1%%:*}: its calls, from its vfork on: '$c1'" ;;
+esac
+expect_eq "vfork child ${2%%:*}, a failed exec" "$(calls "$2" | cut -d';' -f1-2)" \
+	'status exit:127;execve path="/nonexistent/island-test" errno="ENOENT"'
+# where its state cannot be its own (--profile, whose timers and counters
+# are its parent image's), it counts its calls, and its process says so;
+# one that exec'd nothing, its parent's
+"$CAPTURE" --profile=cpu -n vx -o vp.xml "$APPS/vforkexit" exec 2> vx.err || fail "vforkexit exec --profile failed"
+check_trace vp.xml
+kids=$(sed -n 's/.*api="vfork"[^>]* child="\([0-9]*\)".*/\1/p' vp.xml | tr '\n' ' ')
+set -- $kids
+expect_eq "vfork children (--profile)" "$#" 2
+grep -q "<process pid=\"$1\" [^>]*complete=\"false\" reason=\"3 calls before its exec, as a vfork child on its parent's memory, not recorded\">" vp.xml ||
+	fail "vfork child $1 (--profile): its three calls before its exec are not said to be missing"
+sed -n "/<process pid=\"$1\" /,/<\/process>/p" vp.xml | grep -q 'api="execve" .*path="/bin/true"' ||
+	fail "vfork child $1 (--profile): no exec"
+grep -q "reason=\"vfork child $2 has no record (2 calls on its parent's memory, not recorded)\"" vp.xml ||
+	fail "vfork child $2 (--profile; a failed exec, then _exit): its parent does not say it is missing"
+grep -q '<trace [^>]*complete="false"' vp.xml || fail "vforkexit exec --profile: the trace says it is complete"
 expect_eq "the capture's warnings" "$(grep -c 'is incomplete: .*vfork child' vx.err)" 2
+# gcc starts cc1, as and collect2 (and collect2 ld) with vfork, each
+# child closing its end of a pipe before its exec: every process whole
+# (before, each of them said 1 call was missing)
+printf 'int main(void) { return 0; }\n' > m.c
+"$CAPTURE" -n cc -o cc.xml gcc -o m m.c 2> cc.err || fail "gcc under the capture failed"
+check_trace cc.xml
+expect_eq "gcc: the capture's warnings" "$(cat cc.err)" ""
+grep -q '<trace [^>]*complete="true"' cc.xml ||
+	fail "gcc: the trace is not complete: $(grep -o 'reason="[^"]*"' cc.xml | head -3)"
+kids=$(sed -n 's/.*api="vfork"[^>]* child="\([0-9]*\)".*/\1/p' cc.xml)
+[ "$(echo "$kids" | wc -w)" -ge 3 ] || fail "gcc: vfork children: '$kids' (cc1, as, collect2 at least)"
+for k in $kids; do
+	sed -n "/<process pid=\"$k\" [^>]*complete=\"true\">/,/<\/process>/p" cc.xml |
+		grep '<io ' | head -2 | grep -q 'api="close" ' ||
+		fail "gcc: vfork child $k: its close before its exec is not its first call"
+done
 # a child that execs a program the interposer cannot enter (static)
 "$CAPTURE" -n vs -o vs.xml "$APPS/vforkexit" run "$APPS/selfexe-static" > /dev/null 2>&1 ||
 	fail "vforkexit run failed"
 kid=$(sed -n 's/.*api="vfork"[^>]* child="\([0-9]*\)".*/\1/p' vs.xml)
 grep -q "reason=\"vfork child $kid has no record (an image without the interposer)\"" vs.xml ||
 	fail "vfork child $kid, static: its parent does not say it is missing"
-"$ANALYZE" sums vx.xml 2> vx.warn > /dev/null || fail "analyze refuses vx.xml"
+"$ANALYZE" sums vp.xml 2> vx.warn > /dev/null || fail "analyze refuses vp.xml"
 grep -q "warning: .*incomplete" vx.warn || fail "analyze does not warn: $(cat vx.warn)"
 grep -q 'api="posix_spawn" res="proc"' fe.xml || fail "no posix_spawn record"
 # a posix_spawn child (libc's own clone and exec, which no wrapper sees):

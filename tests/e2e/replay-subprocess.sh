@@ -39,6 +39,9 @@ EOF
 check_trace sub.xml
 check_trace echo.xml
 check_trace vd.xml
+# the vfork child's dup2 before its exec is its own record
+grep -q "<io api=\"dup2\" [^>]*fd=\"1\" oldfd=\"[0-9]*\" path=\"$PWD/vd\"" vd.xml ||
+	fail "vforkdup: the child's dup2 is not in vd.xml"
 expect_eq "original vd" "$(cat vd)" "head
 hello"
 expect_eq "original o" "$(stat -c %s o)" 6
