@@ -4,7 +4,9 @@
  * child), and every exec and spawn (our variables and library are put back
  * into the child's environment, after any LD_PRELOAD the app set itself).
  */
+#include <fcntl.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "preload.h"
@@ -255,6 +257,37 @@ static bool vfork_exec(struct tstate *t, pid_t pid, char **env, char **arr,
 			(unsigned long)now(), path);
 }
 
+/* The file execvp runs for a name without a '/': the first of PATH's
+ * directories (glibc's default when it is unset) to hold an executable
+ * file of that name, which the exec's record names (read as relative to
+ * the cwd, the name alone was another file); the name when none does. */
+static const char *exec_search(const char *name, char *buf, size_t len)
+{
+	const char *p = getenv("PATH");
+	size_t nl = name ? strlen(name) : 0;
+	struct stat st;
+
+	if (!nl || strchr(name, '/'))
+		return name;
+	for (p = p ? p : "/bin:/usr/bin";; p++) {
+		const char *e = strchrnul(p, ':');
+		size_t dl = (size_t)(e - p);
+
+		if (dl && dl + 1 + nl < len) {	/* (an empty entry: the cwd) */
+			memcpy(buf, p, dl);
+			buf[dl] = '/';
+			memcpy(buf + dl + 1, name, nl + 1);
+			if (syscall(SYS_newfstatat, AT_FDCWD, buf, &st, 0) == 0 &&
+			    S_ISREG(st.st_mode) &&
+			    syscall(SYS_faccessat, AT_FDCWD, buf, X_OK) == 0)
+				return buf;
+		}
+		if (!*e)
+			return name;
+		p = e;
+	}
+}
+
 /* Every exec goes through here: record it, end this image's threads,
  * replace the image with our environment; if that fails, carry on.
  * EXEC_AT: execveat(fd, path, argv, envp, atflags), by its system call. */
@@ -269,6 +302,9 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	pid_t vchild = island_on ? vfork_child(t) : 0;
 	bool told = false;
 	int ret, e;
+	char found[4096];
+	const char *file = how == EXEC_SEARCH && island_on ?
+			   exec_search(path, found, sizeof(found)) : path;
 
 	/* a vfork child that records: its exec is its own record, as a
 	 * fork's child's is */
@@ -277,7 +313,7 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	if (!island_on)
 		env = envp;
 	if (vchild && (how == EXEC_PATH || how == EXEC_SEARCH))
-		told = vfork_exec(t, vchild, (char **)env, arr, vf, sizeof(vf), path);
+		told = vfork_exec(t, vchild, (char **)env, arr, vf, sizeof(vf), file);
 	if (vchild && !told && vfork_child_open(t, vchild))
 		vchild = 0;	/* records from its exec on */
 	else if (vchild && !told)
@@ -286,7 +322,7 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	if (!vchild && enter(t)) {
 		uint64_t t0 = call_start(t);
 		r = put_str(t, C_EXECVE, t0, t0, 0, fd, 0, AT_FDCWD, 0,
-			    path ? path : "", NULL);
+			    file ? file : "", NULL);
 		process_finish(TEXIT_EXEC);
 	}
 	if (how == EXEC_FD)
@@ -301,7 +337,7 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	/* it failed: the child records from here on, this exec first (or,
 	 * where it cannot, enter counts it) */
 	if (told && enter(t)) {
-		put_str(t, C_EXECVE, tx, now(), ret, fd, 0, AT_FDCWD, e, path ? path : "", NULL);
+		put_str(t, C_EXECVE, tx, now(), ret, fd, 0, AT_FDCWD, e, file ? file : "", NULL);
 		leave(t);
 	}
 	if (r) {

@@ -5,6 +5,8 @@
  * execs a program that is not there and _exits (two calls).
  * vforkexit run PROG: a child that execs PROG at once (its status not
  * looked at).
+ * vforkexit search NAME: a child that execlp's NAME (found in PATH) at
+ * once, and must exit 0.
  * vforkexit spawn: posix_spawn of /bin/true with two file actions (its
  * standard output /dev/null, dup2'd to 5), then one without. */
 #include <fcntl.h>
@@ -58,6 +60,13 @@ int main(int argc, char **argv)
 			_exit(127);
 		}
 		return reaped(p, 127) ? 0 : 1;
+	}
+	if (argc > 2 && !strcmp(argv[1], "search")) {
+		if ((p = vfork()) == 0) {
+			execlp(argv[2], argv[2], (char *)0);
+			_exit(127);
+		}
+		return reaped(p, 0) ? 0 : 1;
 	}
 	if (argc > 2 && !strcmp(argv[1], "run")) {
 		int st;

@@ -117,6 +117,14 @@ for k in $kids; do
 		grep '<io ' | head -2 | grep -q 'api="close" ' ||
 		fail "gcc: vfork child $k: its close before its exec is not its first call"
 done
+# what an execvp of a bare name ran, found in PATH (before: the name
+# read as relative to the cwd, $PWD/as for gcc's as)
+for p in $(sed -n 's/.*api="execve"[^>]* path="\([^"]*\)".*/\1/p' cc.xml); do
+	[ -f "$p" ] || fail "gcc: an exec of $p, which is not a file"
+done
+"$CAPTURE" -n vs -o vsearch.xml "$APPS/vforkexit" search env > /dev/null || fail "vforkexit search failed"
+expect_eq "execlp env: the exec's path" \
+	"$(sed -n 's/.*api="execve"[^>]* path="\([^"]*\)".*/\1/p' vsearch.xml)" "$(command -v env)"
 # a child that execs a program the interposer cannot enter (static)
 "$CAPTURE" -n vs -o vs.xml "$APPS/vforkexit" run "$APPS/selfexe-static" > /dev/null 2>&1 ||
 	fail "vforkexit run failed"
