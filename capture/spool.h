@@ -391,6 +391,10 @@ struct session {
 					 PPID's posix_spawn, called at T0,
 					 made and exec'd (PATH) by libc's own
 					 clone and exec, which no wrapper sees */
+#define ENV_SPAWN_ACTS "ISLAND_SPAWN_ACTS"  /* that posix_spawn's file actions
+					 (open, dup2, close, ...), which the
+					 image records before its exec
+					 (preload/spawn_acts.c) */
 #define CALLSITES_FILE "callsites"    /* in the spool directory: --callsites */
 
 /*

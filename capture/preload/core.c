@@ -838,6 +838,8 @@ static int told_image(struct tstate *t, const char *v, int vforked)
 		return 0;
 	t->hdr->start = (int64_t)made;
 	record_proc(t, ORIGIN_EXEC, 0, made);
+	if (!vforked)	/* its file actions, libc's in the child */
+		spawn_acts_record(t, getenv(ENV_SPAWN_ACTS), at);
 	struct rec *r = put_str(t, C_EXECVE, at, at, 0, -1, 0, AT_FDCWD, 0, c2 + 1, NULL);
 	if (r && getenv(ENV_SYSCALLS))
 		r->seq |= SEQ_JOINED | ((uint64_t)SYS_execve << 48);
@@ -1189,7 +1191,8 @@ static int env_ours(const char *e)
 	static const char *const ours[] = { "ISLAND_SPOOL=", "ISLAND_CLOCK=", "ISLAND_LIB=",
 		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION",
 		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=", "ISLAND_LOADER_NAME=",
-		"ISLAND_IMAGE=", "ISLAND_MADE_BY=", "ISLAND_VFORKED=", "ISLAND_SPAWNED=" };
+		"ISLAND_IMAGE=", "ISLAND_MADE_BY=", "ISLAND_VFORKED=", "ISLAND_SPAWNED=",
+		"ISLAND_SPAWN_ACTS=" };
 
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (!strncmp(e, ours[i], strlen(ours[i])))

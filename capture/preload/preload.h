@@ -14,6 +14,8 @@
 #define ISLAND_PRELOAD_H
 
 #include <errno.h>
+#include <spawn.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -165,6 +167,10 @@ int enter_slow(struct tstate *t);
 pid_t vfork_child(struct tstate *t);
 void vfork_resumed(struct tstate *t);
 int vfork_child_open(struct tstate *t, pid_t pid);
+
+/* spawn_acts.c: a posix_spawn's file actions, told to its child's image */
+bool spawn_acts_tell(const posix_spawn_file_actions_t *fa, char *buf, size_t len);
+void spawn_acts_record(struct tstate *t, const char *v, uint64_t at);
 void vfork_child_call(struct tstate *t, pid_t pid, int calls);
 
 /* The causality engine (session.c): NULL outside a session. */

@@ -434,12 +434,13 @@ static int spawn(int search, pid_t *pid, const char *path,
 		 const posix_spawnattr_t *at, char *const argv[],
 		 char *const envp[])
 {
-	size_t n = env_count(envp) + 13;
+	size_t n = env_count(envp) + 14;
 	char *arr[n], buf[8192], *bp = buf, sp[sizeof(ENV_SPAWNED) + 64 + 4096];
-	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n - 1);
+	char acts[8192];
+	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n - 2);
 	struct tstate *t = &ts;
 	pid_t child = 0;
-	int r;
+	int r, untold = fa ? fa->__used : 0;
 
 	if (!pid)
 		pid = &child;
@@ -449,18 +450,26 @@ static int spawn(int search, pid_t *pid, const char *path,
 	uint64_t t0 = call_start(t);
 	/* the child's image told when it was made and what it execs: its
 	 * record starts at this call, with its exec (told_image) */
-	if (env == arr)
-		env_tell(arr, sp, sizeof(sp), ENV_SPAWNED,
-			 (unsigned long)raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0),
-			 (unsigned long)t0, path);
+	if (env == arr &&
+	    env_tell(arr, sp, sizeof(sp), ENV_SPAWNED,
+		     (unsigned long)raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0),
+		     (unsigned long)t0, path) &&
+	    untold && spawn_acts_tell(fa, acts, sizeof(acts))) {
+		size_t k = 0;
+
+		while (arr[k])
+			k++;
+		arr[k] = acts;
+		arr[k + 1] = NULL;
+		untold = 0;
+	}
 	r = search ? REAL(posix_spawnp)(pid, path, fa, at, argv, env)
 		   : REAL(posix_spawn)(pid, path, fa, at, argv, env);
 	uint64_t t1 = now();
 	int e = errno;
-	/* its file actions (dup2, close, open in the child before its exec:
-	 * glibc's count) are not seen: counted here */
-	put_str(t, C_POSIX_SPAWN, t0, t1, r, -1, r ? 0 : *pid,
-		fa ? fa->__used : 0, r, path, NULL);
+	/* its file actions (dup2, close, open in the child before its exec)
+	 * not told to its image: counted here */
+	put_str(t, C_POSIX_SPAWN, t0, t1, r, -1, r ? 0 : *pid, untold, r, path, NULL);
 	leave(t);
 	errno = e;
 	return r;
