@@ -115,7 +115,11 @@ struct spool_hdr {
 	volatile int64_t  end;       /* clock units, 0 = not observed */
 	volatile int64_t  cpu_ns;    /* thread CPU time, -1 = unknown */
 	volatile int32_t  exit;      /* enum thread_exit */
-	int32_t  pad;
+	/* the status its process's exit or _exit call gave, + 1 (0: none
+	 * seen), in the header of the thread that called it: the status
+	 * when no wait of the parent's was recorded (bash reaps its
+	 * children in its SIGCHLD handler, inside a call of ours) */
+	volatile int32_t  status;
 	char     comm_end[16];       /* name at end */
 	/* --profile: what the thread's next snapshot would carry, kept here
 	 * (not in TLS) so that the writer can make the tail of a thread

@@ -186,9 +186,54 @@ static int in_vfork_child(void)
 	return 1;
 }
 
+/* The status the process ends with, in this thread's header (a vfork
+ * child's own, when it records) */
+static void exit_status(int status)
+{
+	struct tstate *t = &ts;
+	pid_t v = vfork_child(t);
+
+	if ((t->hold & HOLD_VFORK) && !v && (t->vpid || !t->guard))
+		vfork_resumed(t);	/* the parent of a vfork, running again */
+	if (t->hdr && !(t->hold & HOLD_OFF) && (!v || t->vpid == v))
+		t->hdr->status = (status & 0xff) + 1;
+}
+
+static int (*app_main)(int, char **, char **);
+
+static int main_returns(int argc, char **argv, char **envp)
+{
+	int r = app_main(argc, argv, envp);
+
+	if (island_on)
+		exit_status(r);
+	return r;
+}
+
+/* The program's main, for the status it returns: libc's exit after it
+ * is its own call, which no wrapper sees (GLIBC_2.34 and 2.2.5 are one
+ * function) */
+EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
+			     void (*init)(void), void (*fini)(void),
+			     void (*rtld_fini)(void), void *stack_end)
+{
+	app_main = main;
+	return REAL(__libc_start_main)(main ? main_returns : main, argc, argv, init, fini,
+				       rtld_fini, stack_end);
+}
+
+EXPORT void exit(int status)
+{
+	if (island_on)
+		exit_status(status);
+	REAL(exit)(status);
+	__builtin_unreachable();
+}
+
 EXPORT void _exit(int status)
 {
 	if (island_on && !in_vfork_child()) {
+		exit_status(status);
 		guard_on(&ts);
 		process_finish(TEXIT_PROCESS);
 	}
@@ -199,6 +244,7 @@ EXPORT void _exit(int status)
 EXPORT void _Exit(int status)
 {
 	if (island_on && !in_vfork_child()) {
+		exit_status(status);
 		guard_on(&ts);
 		process_finish(TEXIT_PROCESS);
 	}

@@ -807,6 +807,7 @@ static void derive_thread(struct node *n, struct thr *t)
 	 * must not index past exit_names (found by tests/fuzz/spool) */
 	t->exit = last->exit >= TEXIT_NONE && last->exit <= TEXIT_EXEC ? last->exit : TEXIT_NONE;
 	t->complete = t->exit != TEXIT_NONE;
+	t->status = last->status > 0 && last->status <= 256 ? last->status : 0;
 	t->end = t->complete ? clock_ns(&n->clk, (uint64_t)last->end) : t->start;
 	if (any && clock_ns(&n->clk, last_t1) > t->end)
 		t->end = clock_ns(&n->clk, last_t1);
@@ -1232,6 +1233,17 @@ static void statuses_from_waits(struct node *n)
 		}
 		free(pc);
 	}
+}
+
+/* What no recorded wait reported: the status a process's exit or _exit
+ * call gave (its parent's wait may be unseen: bash reaps its children in
+ * its SIGCHLD handler, which runs inside the call it interrupts). */
+static void statuses_from_exits(struct node *n)
+{
+	for (int i = 0; i < n->nprocs; i++)
+		for (int j = 0; n->procs[i].status < 0 && j < n->procs[i].nthr; j++)
+			if (n->procs[i].thr[j].status)
+				n->procs[i].status = (n->procs[i].thr[j].status - 1) << 8;
 }
 
 /* --- what the capture could not see ------------------------------------ */
@@ -1704,6 +1716,7 @@ void resolve_node(struct node *n)
 	index_procs(n);
 	statuses_from_reaps(n);
 	statuses_from_waits(n);
+	statuses_from_exits(n);
 	planned_ends(n);
 	find_gaps(n);
 	for (int i = 0; i < n->nprocs; i++) {
