@@ -84,6 +84,7 @@ struct thr {
 	int64_t start, end, cpu;     /* ns; cpu -1 unknown */
 	int exit;                    /* enum thread_exit of the last generation */
 	int status;                  /* its exit or _exit call's status + 1, 0 none */
+	uint64_t nested;             /* calls made inside recorded ones, lost */
 	int complete;
 	char name[17];
 	pid_t creator;

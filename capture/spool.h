@@ -153,6 +153,11 @@ struct spool_hdr {
 	 * given the number of one that ended is told from an exec of it,
 	 * even when that one was killed (no end seen); 0 when not known */
 	uint64_t pstart;
+	/* calls the thread made inside a call the capture was recording
+	 * (a signal handler's that interrupted it, a callback's it ran:
+	 * bash's SIGCHLD handler reaping children inside its read), which
+	 * are not recorded: counted (call_start, enter_slow) */
+	volatile uint64_t nested;
 };
 
 /* The fixed part of every record: 64 bytes, a cache line. call and len

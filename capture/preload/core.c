@@ -540,6 +540,13 @@ int enter_slow(struct tstate *t)
 	 * wrapper, unless a child that recorded left the guard on) */
 	if ((t->hold & HOLD_VFORK) && !pid && (t->vpid || !t->guard))
 		vfork_resumed(t);
+	/* the program's own call, inside one of its calls we record (a
+	 * signal handler's, a callback's): not recorded, but counted. Not
+	 * the profiler's (libunwind's, under sysguard), nor under
+	 * --syscalls (its system calls are the kernel's records) */
+	if (t->guard == GUARD_INCALL && !t->sysguard && !t->unwinding && !sud_on &&
+	    t->hdr && !(t->hold & HOLD_OFF) && island_on)
+		t->hdr->nested++;
 	if (t->guard || !island_on)
 		return 0;
 	if (pid) {
@@ -1012,6 +1019,7 @@ CONSTRUCTOR void island_init(void)
 	}
 #ifndef ISLAND_LOADER
 	env_hide();
+	exit_watch();
 #endif
 	errno = e;
 }

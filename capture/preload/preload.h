@@ -50,6 +50,9 @@ long island_syscall(long nr, ...);
 #define HOLD_OFF    1   /* thread finished, or its spool failed */
 #define HOLD_VFORK  2   /* a vfork is pending: the child may run on our TLS */
 
+/* tstate.guard: 0, 1 in our code, GUARD_INCALL in the call recorded */
+#define GUARD_INCALL 2
+
 struct tstate {
 	struct tstate *self;        /* island-loader: %gs:0 */
 	char *cur, *lim;            /* free space in the record window */
@@ -167,6 +170,7 @@ int enter_slow(struct tstate *t);
 pid_t vfork_child(struct tstate *t);
 void vfork_resumed(struct tstate *t);
 int vfork_child_open(struct tstate *t, pid_t pid);
+void exit_watch(void);
 
 /* spawn_acts.c: a posix_spawn's file actions, told to its child's image */
 bool spawn_acts_tell(const posix_spawn_file_actions_t *fa, char *buf, size_t len);
@@ -391,6 +395,9 @@ static inline uint64_t call_start(struct tstate *t)
 
 	if (likely(t->hdr != NULL))
 		t->hdr->in_t0 = v;
+	/* inside the call from here to leave(): a wrapper entered meanwhile
+	 * is a signal handler's or a callback's (enter_slow counts it) */
+	t->guard = GUARD_INCALL;
 	return v;
 }
 

@@ -59,8 +59,6 @@ int close_range(unsigned int, unsigned int, int);
 ssize_t __readlink_chk(const char *, char *, size_t, size_t);
 ssize_t __readlinkat_chk(int, const char *, char *, size_t, size_t);
 int __isoc99_vfscanf(FILE *, const char *, va_list);
-int __libc_start_main(int (*)(int, char **, char **), int, char **, void (*)(void),
-		      void (*)(void), void (*)(void), void *);
 
 #define R(fn) extern __typeof__(fn) *real_##fn;
 #define RV(fn, ver) R(fn)

@@ -199,35 +199,21 @@ static void exit_status(int status)
 		t->hdr->status = (status & 0xff) + 1;
 }
 
-static int (*app_main)(int, char **, char **);
-
-static int main_returns(int argc, char **argv, char **envp)
+/* exit's status, as on_exit hands it over: main's return too (libc's
+ * own call of exit, which no wrapper sees), no frame of ours in the
+ * program's stacks (a main of ours around its main was, in every
+ * profile). Registered by the constructor, before the program's own
+ * handlers, so run after them. */
+static void exited(int status, void *arg)
 {
-	int r = app_main(argc, argv, envp);
-
-	if (island_on)
-		exit_status(r);
-	return r;
-}
-
-/* The program's main, for the status it returns: libc's exit after it
- * is its own call, which no wrapper sees (GLIBC_2.34 and 2.2.5 are one
- * function) */
-EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
-			     void (*init)(void), void (*fini)(void),
-			     void (*rtld_fini)(void), void *stack_end)
-{
-	app_main = main;
-	return REAL(__libc_start_main)(main ? main_returns : main, argc, argv, init, fini,
-				       rtld_fini, stack_end);
-}
-
-EXPORT void exit(int status)
-{
+	(void)arg;
 	if (island_on)
 		exit_status(status);
-	REAL(exit)(status);
-	__builtin_unreachable();
+}
+
+void exit_watch(void)
+{
+	on_exit(exited, NULL);
 }
 
 EXPORT void _exit(int status)

@@ -827,8 +827,10 @@ static void derive_thread(struct node *n, struct thr *t)
 	memcpy(t->name, last->comm_end[0] ? last->comm_end : last->comm, 16);
 	t->name[16] = 0;
 	for (int g = 0; g < t->nsp; g++)
-		if (!t->sp[g]->seg)	/* an image's segments share its header */
+		if (!t->sp[g]->seg) {	/* an image's segments share its header */
 			t->lost += t->sp[g]->h->lost;
+			t->nested += t->sp[g]->h->nested;
+		}
 }
 
 static int cmp_thr(const void *a, const void *b)
@@ -1343,6 +1345,13 @@ static void find_gaps(struct node *n)
 			if (t->lost) {
 				snprintf(buf, sizeof(buf), "thread %d lost %llu records (spool full)",
 					 (int)t->tid, (unsigned long long)t->lost);
+				add_reason(p, buf);
+			}
+			if (t->nested) {
+				snprintf(buf, sizeof(buf), "thread %d made %llu call%s inside calls being "
+					 "recorded (a signal handler's, a callback's), not recorded",
+					 (int)t->tid, (unsigned long long)t->nested,
+					 t->nested > 1 ? "s" : "");
 				add_reason(p, buf);
 			}
 			rec_iter_init(&it, t);
