@@ -355,6 +355,10 @@ struct sess_node {
 	volatile int64_t hold_start;                 /* mono ns, 0 none */
 	volatile uint64_t hold_after;                /* io_seq at its start */
 	volatile int32_t hold_call;                  /* the call held */
+	/* when the cluster runner sent the node's group its SIGTERM (mono
+	 * ns, 0 not): the node's capture handles it later than the app
+	 * may, on a loaded machine */
+	volatile int64_t stop_at;
 	struct sess_thread th[SESS_THREADS];
 };
 
