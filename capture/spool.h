@@ -359,6 +359,10 @@ struct sess_node {
 	 * ns, 0 not): the node's capture handles it later than the app
 	 * may, on a loaded machine */
 	volatile int64_t stop_at;
+	/* a node of another host: the last hold of this host's throttled
+	 * node that its agent had heard of when it sampled the state
+	 * mirrored here (UINT32_MAX: its agent does not say) */
+	volatile uint32_t seen_holds;
 	struct sess_thread th[SESS_THREADS];
 };
 
