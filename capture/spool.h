@@ -363,6 +363,10 @@ struct sess_node {
 	 * node that its agent had heard of when it sampled the state
 	 * mirrored here (UINT32_MAX: its agent does not say) */
 	volatile uint32_t seen_holds;
+	/* ... when (mono ns, ours) its agent had heard of that hold, and
+	 * when it sampled the state: the node is judged at that sample, on
+	 * how long it had been idle since it heard of the hold */
+	volatile int64_t heard_at, sampled_at;
 	struct sess_thread th[SESS_THREADS];
 };
 

@@ -328,14 +328,23 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
 	int live = 0;
 	int64_t retry = x->retry_at;
 
-	/* a node of another host is judged on the state its agent sampled
-	 * once it had heard of this hold: relayed through the coordinator,
-	 * a state may come late (55 ms on a loaded machine: its I/O count
-	 * before the receive our last call had released, which was then
-	 * logged as waiting for this one) */
-	if (x->remote && __atomic_load_n(&x->seen_holds, __ATOMIC_ACQUIRE) <
-			 __atomic_load_n(&me->holds, __ATOMIC_RELAXED))
-		return 0;
+	/* a node of another host is judged on a state its agent sampled
+	 * once it had heard of this hold, at that sample, on how long it had
+	 * been idle since it heard of it: relayed through the coordinator, a
+	 * state may come late (50 ms on a loaded machine: its I/O count
+	 * from before the accept our last call had released, which was then
+	 * logged as waiting for this one). An agent that does not say
+	 * (UINT32_MAX) is judged on its state as it comes. */
+	if (x->remote) {
+		uint32_t seen = __atomic_load_n(&x->seen_holds, __ATOMIC_ACQUIRE);
+		if (seen != UINT32_MAX) {
+			if (seen < __atomic_load_n(&me->holds, __ATOMIC_RELAXED))
+				return 0;
+			now_ns = x->sampled_at;
+			if (x->heard_at > held)
+				held = x->heard_at;
+		}
+	}
 	if (retry > held && retry >= x->progress_at)
 		return 1;
 	for (int i = 0; i < SESS_THREADS; i++) {

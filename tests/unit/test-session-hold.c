@@ -127,10 +127,10 @@ static void test_woken_is_not_waiting(void)
 	close(pfd[1]);
 }
 
-/* A node of another host is judged on time alone, and only on a state
- * its agent sampled once it had heard of the hold under way (the mirror
- * may be late: a stale I/O count logged the receive our previous call
- * released as waiting for this one). */
+/* A node of another host is judged on time alone, on a state its agent
+ * sampled once it had heard of the hold under way, and at that sample:
+ * relayed, a state may come late (a stale I/O count logged the accept our
+ * previous call released as waiting for this one). */
 static void test_remote_state_after_hold(void)
 {
 	int64_t now = mono_ns();
@@ -138,15 +138,20 @@ static void test_remote_state_after_hold(void)
 
 	x->remote = 1;
 	x->th[0].wait_since = 0;
-	x->th[0].since = now - 2000000000LL;      /* idle for 2 s */
+	x->th[0].since = now - 2000000000LL;      /* its last I/O 2 s ago */
 	x->max_gap = 50000000;                     /* 50 ms */
 	me->holds = 3;                             /* our third hold ... */
 	int64_t held = now - 100000000;            /* ... began 100 ms ago */
+	x->heard_at = held + 1000000;
+	x->sampled_at = held + 2000000;
 	x->seen_holds = 2;                         /* sampled before it */
 	CU_ASSERT_EQUAL(node_blocked(x, now, held), 0);
-	x->seen_holds = 3;                         /* sampled after it began */
+	x->seen_holds = 3;                         /* after, but 1 ms after */
+	CU_ASSERT_EQUAL(node_blocked(x, now, held), 0);
+	x->sampled_at = held + 60000000;           /* idle 59 ms since heard */
 	CU_ASSERT_EQUAL(node_blocked(x, now, held), 1);
-	x->seen_holds = UINT32_MAX;                /* an agent that does not say */
+	x->seen_holds = UINT32_MAX;                /* an agent that does not say: */
+	x->sampled_at = held + 2000000;            /* judged as the state comes */
 	CU_ASSERT_EQUAL(node_blocked(x, now, held), 1);
 }
 
