@@ -92,3 +92,12 @@ $(O)/tests/unit/test-capture: $(O)/tests/unit/test-capture.o \
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) $(CUNIT_LIBS) -lpcap -lpthread -lm
 $(O)/tests/unit/test-capture.o: CPPFLAGS += $(CAPTURE_INC)
 TEST_BINS += $(O)/tests/unit/test-capture
+
+# The throttled node's judgement of the others: capture/preload/session.c
+# built into the test, the interposer's core stood in for.
+$(O)/tests/unit/test-session-hold: $(O)/tests/unit/test-session-hold.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(CUNIT_LIBS) -lpthread
+$(O)/tests/unit/test-session-hold.o: capture/preload/session.c capture/preload/preload.h
+$(O)/tests/unit/test-session-hold.o: CPPFLAGS += -Icapture
+TEST_BINS += $(O)/tests/unit/test-session-hold

@@ -364,6 +364,18 @@ struct sess_node {
 	volatile int64_t hold_start;                 /* mono ns, 0 none */
 	volatile uint64_t hold_after;                /* io_seq at its start */
 	volatile int32_t hold_call;                  /* the call held */
+	/* when the cluster runner sent the node's group its SIGTERM (mono
+	 * ns, 0 not): the node's capture handles it later than the app
+	 * may, on a loaded machine */
+	volatile int64_t stop_at;
+	/* a node of another host: the last hold of this host's throttled
+	 * node that its agent had heard of when it sampled the state
+	 * mirrored here (UINT32_MAX: its agent does not say) */
+	volatile uint32_t seen_holds;
+	/* ... when (mono ns, ours) its agent had heard of that hold, and
+	 * when it sampled the state: the node is judged at that sample, on
+	 * how long it had been idle since it heard of the hold */
+	volatile int64_t heard_at, sampled_at;
 	struct sess_thread th[SESS_THREADS];
 };
 

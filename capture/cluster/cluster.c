@@ -712,9 +712,13 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 			clients += !c->nodes[i].server && c->nodes[i].status < 0;
 		if (!clients && !stopped) {
 			stopped = 1;
+			/* when, for the node's trace (stopped=): its capture
+			 * gets the signal with the app and may run later */
 			for (int i = 0; i < c->n; i++)
-				if (c->nodes[i].server && c->nodes[i].status < 0)
+				if (c->nodes[i].server && c->nodes[i].status < 0) {
+					s->node[i].stop_at = now_ns();
 					kill(-c->nodes[i].pid, SIGTERM);
+				}
 		}
 		if (interrupted || (double)(now_ns() - start) / 1e9 > o->timeout) {
 			/* a server is late only when it outlives our SIGTERM:

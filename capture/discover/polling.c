@@ -320,7 +320,7 @@ static void mark_checks(struct tr_node *n)
 void polling_mark(struct tr_node *n)
 {
 	for (size_t i = 0; i < n->nio; i++)
-		n->io[i].poll = n->stopped >= 0 && n->io[i].end > n->stopped ? POLL_STOPPED :
+		n->io[i].poll = n->stopped >= 0 && n->io[i].start > n->stopped ? POLL_STOPPED :
 				n->io[i].failed ? POLL_FAIL :
 				is_kernel(&n->io[i]) ? POLL_KERNEL :
 				is_wakeup(&n->io[i]) ? POLL_WAKEUP : POLL_NONE;

@@ -269,18 +269,25 @@ static void note_spin(struct tstate *t, const struct rec *r)
  * server at once, would otherwise be taken for a wait on us). 1 when it
  * cannot tell (a node of another host, a thread gone). Reading it takes
  * a descriptor for a few microseconds, in the held thread of a throttled
- * pass: asked once per waiting call (asleep_at), so that a thread of the
- * held process opening a file in that instant is unlikely to get
- * another number than it would have. */
+ * pass: asked once per waiting call and hold (asleep_at), so that a
+ * thread of the held process opening a file in that instant is unlikely
+ * to get another number than it would have. Not once per waiting call:
+ * the call we released last may have woken the thread, still in the call
+ * it was found asleep in, and on a loaded machine not yet run (redis-cli's
+ * connect woke redis-server's epoll_wait, which ran 30 ms later: the
+ * connect's second call and the request's send were each released after
+ * 2 ms on the first answer, and the request's read was found waiting for
+ * none of them). */
 static int64_t asleep_at[SESS_NODES][SESS_THREADS];  /* wait_since found asleep */
+static int64_t asleep_in[SESS_NODES][SESS_THREADS];  /* in the hold begun then */
 
-static int asleep(const struct sess_node *x, int i)
+static int asleep(const struct sess_node *x, int i, int64_t held)
 {
 	char path[64] = "/proc/", buf[512], *p;
 	size_t xi = (size_t)(x - sess->node);
 	int64_t w = x->th[i].wait_since;
 
-	if (x->remote || (xi < SESS_NODES && asleep_at[xi][i] == w))
+	if (x->remote || (xi < SESS_NODES && asleep_at[xi][i] == w && asleep_in[xi][i] == held))
 		return 1;
 	int32_t pid = x->th[i].pid, tid = x->th[i].tid;
 	p = utoa(path + 6, (unsigned long)pid);
@@ -300,8 +307,10 @@ static int asleep(const struct sess_node *x, int i)
 	p = strrchr(buf, ')');
 	if (p && p[1] == ' ' && p[2] == 'R')
 		return 0;
-	if (xi < SESS_NODES)
+	if (xi < SESS_NODES) {
 		asleep_at[xi][i] = w;
+		asleep_in[xi][i] = held;
+	}
 	return 1;
 }
 
@@ -319,6 +328,23 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
 	int live = 0;
 	int64_t retry = x->retry_at;
 
+	/* a node of another host is judged on a state its agent sampled
+	 * once it had heard of this hold, at that sample, on how long it had
+	 * been idle since it heard of it: relayed through the coordinator, a
+	 * state may come late (50 ms on a loaded machine: its I/O count
+	 * from before the accept our last call had released, which was then
+	 * logged as waiting for this one). An agent that does not say
+	 * (UINT32_MAX) is judged on its state as it comes. */
+	if (x->remote) {
+		uint32_t seen = __atomic_load_n(&x->seen_holds, __ATOMIC_ACQUIRE);
+		if (seen != UINT32_MAX) {
+			if (seen < __atomic_load_n(&me->holds, __ATOMIC_RELAXED))
+				return 0;
+			now_ns = x->sampled_at;
+			if (x->heard_at > held)
+				held = x->heard_at;
+		}
+	}
 	if (retry > held && retry >= x->progress_at)
 		return 1;
 	for (int i = 0; i < SESS_THREADS; i++) {
@@ -327,7 +353,7 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
 		live++;
 		int64_t since = x->th[i].since, w = x->th[i].wait_since;
 		if (w && now_ns - (w > held ? w : held) > WAIT_MIN_NS &&
-		    asleep(x, i))
+		    asleep(x, i, held))
 			continue;
 		int64_t sf = x->th[i].spin_from, sa = x->th[i].spin_at;
 		if (sf && sa >= since && now_ns - sa <= SPIN_RECENT_NS &&

@@ -911,6 +911,13 @@ int main(int argc, char **argv)
 				warnx("%s: the coordinator answered no clock probe: the node's "
 				      "times are on its own host's clock", node);
 		}
+		/* stopped by a cluster runner: from when it sent the
+		 * SIGTERM, which reached the app with us (on a loaded
+		 * machine the app may have logged its shutdown before our
+		 * handler ran) */
+		int64_t stop_at = sess->node[sidx].stop_at;
+		if (n.has_stopped && stop_at > 0 && stop_at - n.clk.mono0 < n.stopped)
+			n.stopped = stop_at - n.clk.mono0;
 		session_deps(sess, sidx, &n);
 		session_leave(sess, sidx, so.name);
 		session_close(sess);

@@ -15,13 +15,21 @@
  * one that has not authenticated within 2 s is dropped, and at most 8 wait
  * at once (a new one pushes out the oldest), so idle connections cannot
  * take the slots of real nodes. Then:
- *   STATE name state ioseq age live gap retry progress
+ *   STATE name state ioseq age live gap retry progress [holds seen heard]
  *                                   a node's progress: state SN_*, its I/O
  *                                   count, ns since its last I/O completed
  *                                   (an age: hosts share no clock), live
  *                                   threads (0: not started), its watchdog
  *                                   maximum (ns), ns since its last retry
- *                                   and its last progress (-1: never)
+ *                                   and its last progress (-1: never), its
+ *                                   holds so far, the most holds of another
+ *                                   node it had heard of before sampling
+ *                                   the rest, and ns since it heard of
+ *                                   them: a throttled node judges it on a
+ *                                   state sampled after the hold began, on
+ *                                   its idleness since it heard of it
+ *                                   (relayed, a state came 50 ms late on a
+ *                                   loaded machine)
  *   DEP tname tseq xname xseq       xname's I/O xseq waits for tname's tseq
  *   GONE name                       (coordinator) that agent went away
  *   TIME t1 [t2]                    a clock probe: an agent's wall clock
@@ -312,16 +320,21 @@ static void on_line(struct agent *ag, char *line)
 	char a[64], b[64];
 	unsigned long long x, y, z;
 	long long ra = -1, pa = -1;
-	int st, live;
+	long long heard = 0;
+	unsigned holds = 0, seen = UINT32_MAX;
+	int st, live, f;
 
-	if (sscanf(line, "STATE %63s %d %llu %llu %d %llu %lld %lld", a, &st, &x, &y, &live,
-		   &z, &ra, &pa) >= 6) {
+	if ((f = sscanf(line, "STATE %63s %d %llu %llu %d %llu %lld %lld %u %u %lld", a, &st, &x,
+			&y, &live, &z, &ra, &pa, &holds, &seen, &heard)) >= 6) {
 		int i = slot_of(s, a, 1);
 		if (i < 0 || i == ag->idx || !s->node[i].remote)
 			return;
 		struct sess_node *n = &s->node[i];
 		n->max_gap = (int64_t)z;
 		n->io_seq = x;
+		n->holds = holds;
+		n->sampled_at = now_ns();    /* later by the way here: idle longer */
+		n->heard_at = n->sampled_at - heard;
 		n->th[0].since = now_ns() - (int64_t)y;
 		n->retry_at = ra >= 0 ? now_ns() - ra : 0;
 		n->progress_at = pa >= 0 ? now_ns() - pa : 0;
@@ -329,6 +342,7 @@ static void on_line(struct agent *ag, char *line)
 		__atomic_store_n(&n->th[0].tid, live ? 1 : 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&n->state, st == SN_EXITED ? SN_EXITED : SN_RUNNING,
 				 __ATOMIC_RELEASE);
+		__atomic_store_n(&n->seen_holds, f >= 11 ? seen : UINT32_MAX, __ATOMIC_RELEASE);
 	} else if (sscanf(line, "TIME %llu %llu", &x, &y) == 2) {
 		int64_t t3 = host_real_ns(), rtt = t3 - (int64_t)x;
 
@@ -372,9 +386,21 @@ static void say(struct agent *ag, const char *fmt, ...)
 static void publish(struct agent *ag)
 {
 	struct sess_node *me = &ag->s->node[ag->idx];
-	int64_t latest = 0, now = now_ns();
+	int64_t latest = 0, now;
 	int live = 0;
+	uint32_t seen = 0;
 
+	/* the holds of the other hosts' nodes we know of, before our state:
+	 * what follows was sampled after them */
+	for (int i = 0; i < SESS_NODES; i++)
+		if (i != ag->idx && ag->s->node[i].remote && ag->s->node[i].holds > seen)
+			seen = ag->s->node[i].holds;
+	if (seen != ag->heard) {
+		ag->heard = seen;
+		ag->heard_at = now_ns();
+	}
+	__atomic_thread_fence(__ATOMIC_ACQ_REL);
+	now = now_ns();
 	for (int i = 0; i < SESS_THREADS; i++) {
 		if (!__atomic_load_n(&me->th[i].tid, __ATOMIC_ACQUIRE))
 			continue;
@@ -391,10 +417,11 @@ static void publish(struct agent *ag)
 			say(ag, "DEP %s %llu %s %llu\n", me->name, (unsigned long long)d.tseq,
 			    ag->s->node[d.xnode].name, (unsigned long long)d.xseq);
 	}
-	say(ag, "STATE %s %d %llu %lld %d %lld %lld %lld\n", me->name, me->state,
+	say(ag, "STATE %s %d %llu %lld %d %lld %lld %lld %u %u %lld\n", me->name, me->state,
 	    (unsigned long long)me->io_seq, (long long)(live ? now - latest : 0), live,
 	    (long long)me->max_gap, (long long)(me->retry_at ? now - me->retry_at : -1),
-	    (long long)(me->progress_at ? now - me->progress_at : -1));
+	    (long long)(me->progress_at ? now - me->progress_at : -1),
+	    (unsigned)me->holds, (unsigned)seen, (long long)(now - ag->heard_at));
 }
 
 /* Every other node we know of is done: nothing more can come from it. */

@@ -17,6 +17,8 @@ struct agent {
 	volatile int done, drain;
 	int64_t until;               /* at the end, wait for the others until */
 	uint32_t sent;               /* dependencies forwarded so far */
+	uint32_t heard;              /* the most holds of another host's node */
+	int64_t heard_at;            /* known since (mono ns) */
 	/* the coordinator's clock minus ours, from the probe with the
 	 * shortest round trip (NTP's estimate) */
 	int probes, answers;

@@ -137,6 +137,7 @@ int session_join(struct session *s, const char *node, const struct sess_opts *o)
 	memset(n->th, 0, sizeof(n->th));
 	snprintf(n->name, sizeof(n->name), "%s", node);
 	n->io_seq = 0;
+	n->stop_at = 0;
 	n->holds = n->hold_timeouts = 0;
 	n->throttled = o->throttle && !strcmp(o->throttle, node);
 	n->period = o->period > 0 ? o->period : 1;

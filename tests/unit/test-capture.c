@@ -598,6 +598,39 @@ static void test_polling(void)
 	unlink(path);
 }
 
+/* A server stopped (stopped=, capture/discover/polling.c): what it began
+ * once the SIGTERM was sent is set aside; what it began before stays, even
+ * when it ended after (a reply whose end was stamped only once the server
+ * ran again: the client had its bytes, exited, and the runner stopped the
+ * server meanwhile, on a loaded machine). */
+static void test_polling_stopped(void)
+{
+	static const char doc[] =
+		"<trace version=\"1\">\n<node name=\"srv\" end=\"9\" role=\"server\" stopped=\"2\">\n"
+		"<process pid=\"10\" ppid=\"1\" exe=\"/usr/bin/srv\" start=\"0\" end=\"9\" status=\"signal:SIGTERM\">\n"
+		"<thread tid=\"10\" start=\"0\" end=\"9\">\n"
+		"<io seq=\"1\" api=\"read\" res=\"netrecv\" start=\"1\" end=\"1.1\" fd=\"7\" amount=\"5\" peer=\"127.0.0.1:5000\" proto=\"tcp\"/>\n"
+		"<io seq=\"2\" api=\"write\" res=\"netsend\" start=\"1.5\" end=\"2.5\" fd=\"7\" amount=\"5\" peer=\"127.0.0.1:5000\" proto=\"tcp\"/>\n"
+		"<io seq=\"3\" api=\"write\" res=\"filewrite\" start=\"2.6\" end=\"2.7\" fd=\"1\" amount=\"30\" path=\"/o\"/>\n"
+		"</thread></process>\n</node>\n</trace>\n";
+	static const char *const want[] = { "", "", "stopped" };
+	char path[] = "/tmp/island-poll-XXXXXX";
+	struct tr_node *nodes, *n;
+	int nn, fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, doc, sizeof(doc) - 1) == (ssize_t)(sizeof(doc) - 1));
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(trace_scan(path, &nodes, &nn), 0);
+	n = trace_node(nodes, nn, "srv");
+	CU_ASSERT_FATAL(n != NULL);
+	CU_ASSERT_EQUAL_FATAL(n->nio, 3);
+	for (size_t i = 0; i < n->nio; i++)
+		CU_ASSERT_STRING_EQUAL(polling_name(n->io[i].poll), want[i]);
+	trace_scan_free(nodes, nn);
+	unlink(path);
+}
+
 /* clock_ns in integers: the long double product, truncated, within 1 ns
  * (a boundary rounded the other way), exact on whole rates, the same
  * either side of the start, and no overflow on a day of a 4 GHz counter */
@@ -655,6 +688,7 @@ int main(void)
 	CU_add_test(s, "spool_stray_obj", test_spool_stray_obj);
 	CU_add_test(s, "sesskey_unhex", test_sesskey_unhex);
 	CU_add_test(s, "polling", test_polling);
+	CU_add_test(s, "polling: a stopped server", test_polling_stopped);
 	CU_add_test(s, "clock_ns", test_clock_ns);
 	return unit_run("capture") ? 1 : 0;
 }
