@@ -20,8 +20,12 @@ mkdir sess
 	--session-dir sess --passes-dir passes -o redis.xml > out 2> err ||
 	{ cat err; fail "discover failed"; }
 check_trace redis.xml
-grep -q '<trace version="1" [^>]*complete="true">' redis.xml ||
-	{ grep 'complete="false"\|reason' redis.xml; fail "the trace is not complete"; }
+# whole, but for the calls redis-server's SIGTERM handler makes (its
+# shutdown log) when it interrupts a call, its epoll_wait: counted, not
+# recorded, and said so (the trace said it was whole without them)
+missing=$(grep -o 'complete="false" reason="[^"]*"' redis.xml | sort -u |
+	grep -v 'reason="thread [0-9]* made [0-9]* calls* inside calls being recorded (a signal handler.s, a callback.s), not recorded"$')
+[ -z "$missing" ] || fail "the trace is not complete: $missing"
 expect_eq "replies" "$(grep -x 'PONG\|OK\|hello' out | tail -3 | tr '\n' ' ')" "PONG OK hello "
 grep -q 'poll="kernel"' redis.xml || fail "the server's /proc reads are not set aside"
 # the server's stop is in its trace, and what it did once told to stop
