@@ -164,7 +164,7 @@ static int by_path(const void *a, const void *b)
 static int dir_state(const struct ent *e, size_t n, const char *dir)
 {
 	const struct ent key = { .path = dir };
-	const struct ent *hit = bsearch(&key, e, n, sizeof(*e), by_path);
+	const struct ent *hit = n ? bsearch(&key, e, n, sizeof(*e), by_path) : NULL;
 
 	return hit ? hit->state : UNSEEN;
 }
@@ -181,7 +181,8 @@ static size_t parents_needed(struct scan *s, struct fileneed **f, size_t nf, siz
 	const char *last = NULL;
 	size_t lastlen = 0;
 
-	qsort(s->e, s->ne, sizeof(*s->e), by_path);
+	if (s->ne > 1)	/* (none: no array at all) */
+		qsort(s->e, s->ne, sizeof(*s->e), by_path);
 	for (size_t i = 0; i < s->ne; i++) {
 		const struct ent *e = &s->e[i];
 		size_t len = 0;
@@ -250,7 +251,7 @@ size_t files_needed(const struct trace *t, const int *sel, int unordered, struct
 		 * not make it fail */
 		if (e->excl && (e->state == EXCL || e->state == ABSENT)) {
 			XGROW(f, fcap, nf + 1);
-			f[nf++] = (struct fileneed){ e->path, -1, 0 };
+			f[nf++] = (struct fileneed){ e->path, -1, 0, 0 };
 			continue;
 		}
 		/* without causality a reader may run before its writer: what
@@ -266,7 +267,7 @@ size_t files_needed(const struct trace *t, const int *sel, int unordered, struct
 			if (!strncmp(s.e[j].path, e->path, len) && s.e[j].path[len] == '/')
 				e->dir = 1;
 		XGROW(f, fcap, nf + 1);
-		f[nf++] = (struct fileneed){ e->path, e->dir ? 0 : e->need, e->dir };
+		f[nf++] = (struct fileneed){ e->path, e->dir ? 0 : e->need, e->dir, 0 };
 	}
 	nf = parents_needed(&s, &f, nf, &fcap);
 	free(s.e);
