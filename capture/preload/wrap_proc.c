@@ -468,11 +468,14 @@ static int spawn(int search, pid_t *pid, const char *path,
 {
 	size_t n = env_count(envp) + 14;
 	char *arr[n], buf[8192], *bp = buf, sp[sizeof(ENV_SPAWNED) + 64 + 4096];
-	char acts[8192];
+	char acts[8192], found[4096];
 	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n - 2);
 	struct tstate *t = &ts;
 	pid_t child = 0;
 	int r, untold = fa ? fa->__used : 0;
+	/* posix_spawnp's file: as execvp's (a chdir action first would
+	 * search from its directory, which is left to the name alone) */
+	const char *file = search && island_on ? exec_search(path, found, sizeof(found)) : path;
 
 	if (!pid)
 		pid = &child;
@@ -485,7 +488,7 @@ static int spawn(int search, pid_t *pid, const char *path,
 	if (env == arr &&
 	    env_tell(arr, sp, sizeof(sp), ENV_SPAWNED,
 		     (unsigned long)raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0),
-		     (unsigned long)t0, path) &&
+		     (unsigned long)t0, file) &&
 	    untold && spawn_acts_tell(fa, acts, sizeof(acts))) {
 		size_t k = 0;
 
@@ -501,7 +504,7 @@ static int spawn(int search, pid_t *pid, const char *path,
 	int e = errno;
 	/* its file actions (dup2, close, open in the child before its exec)
 	 * not told to its image: counted here */
-	put_str(t, C_POSIX_SPAWN, t0, t1, r, -1, r ? 0 : *pid, untold, r, path, NULL);
+	put_str(t, C_POSIX_SPAWN, t0, t1, r, -1, r ? 0 : *pid, untold, r, file, NULL);
 	leave(t);
 	errno = e;
 	return r;

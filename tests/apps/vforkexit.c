@@ -6,7 +6,7 @@
  * vforkexit run PROG: a child that execs PROG at once (its status not
  * looked at).
  * vforkexit search NAME: a child that execlp's NAME (found in PATH) at
- * once, and must exit 0.
+ * once, and must exit 0; vforkexit spawnp NAME: the same by posix_spawnp.
  * vforkexit spawn: posix_spawn of /bin/true with two file actions (its
  * standard output /dev/null, dup2'd to 5), then one without. */
 #include <fcntl.h>
@@ -60,6 +60,12 @@ int main(int argc, char **argv)
 			_exit(127);
 		}
 		return reaped(p, 127) ? 0 : 1;
+	}
+	if (argc > 2 && !strcmp(argv[1], "spawnp")) {
+		char *args[] = { argv[2], NULL };
+
+		return posix_spawnp(&p, argv[2], NULL, NULL, args, environ) == 0 &&
+		       reaped(p, 0) ? 0 : 1;
 	}
 	if (argc > 2 && !strcmp(argv[1], "search")) {
 		if ((p = vfork()) == 0) {

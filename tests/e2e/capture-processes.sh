@@ -125,6 +125,9 @@ done
 "$CAPTURE" -n vs -o vsearch.xml "$APPS/vforkexit" search env > /dev/null || fail "vforkexit search failed"
 expect_eq "execlp env: the exec's path" \
 	"$(sed -n 's/.*api="execve"[^>]* path="\([^"]*\)".*/\1/p' vsearch.xml)" "$(command -v env)"
+"$CAPTURE" -n vs -o vsearch.xml "$APPS/vforkexit" spawnp env > /dev/null || fail "vforkexit spawnp failed"
+expect_eq "posix_spawnp env: the exec's path" \
+	"$(sed -n 's/.*api="execve"[^>]* path="\([^"]*\)".*/\1/p' vsearch.xml)" "$(command -v env)"
 # a child that execs a program the interposer cannot enter (static)
 "$CAPTURE" -n vs -o vs.xml "$APPS/vforkexit" run "$APPS/selfexe-static" > /dev/null 2>&1 ||
 	fail "vforkexit run failed"
