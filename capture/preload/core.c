@@ -543,9 +543,12 @@ int enter_slow(struct tstate *t)
 	/* the program's own call, inside one of its calls we record (a
 	 * signal handler's, a callback's): not recorded, but counted. Not
 	 * the profiler's (libunwind's, under sysguard), nor under
-	 * --syscalls (its system calls are the kernel's records) */
+	 * --syscalls (its system calls are the kernel's records), nor a
+	 * fork child's atfork handler's before its spool is its own (the
+	 * header is its parent's) */
 	if (t->guard == GUARD_INCALL && !t->sysguard && !t->unwinding && !sud_on &&
-	    t->hdr && !(t->hold & HOLD_OFF) && island_on)
+	    t->hdr && !(t->hold & HOLD_OFF) && island_on &&
+	    (pid_t)SYS(SYS_getpid, 0, 0, 0, 0) == t->pid)
 		t->hdr->nested++;
 	if (t->guard || !island_on)
 		return 0;
