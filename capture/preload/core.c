@@ -458,9 +458,9 @@ int vfork_child_open(struct tstate *t, pid_t pid)
 		return t->vpid == pid && t->hdr && !(t->hold & HOLD_OFF);
 	if (!v || unlikely(prof != NULL) || (rec_extras & EXTRA_SITES) || !arena_base)
 		return 0;
-	t->vs = (struct vsave){ t->cur, t->lim, t->win, t->hdr, t->woff, t->wlen,
-				t->own, t->cseq, t->made_at, t->pid, t->tid, t->creator,
-				t->made_by, t->gen, t->slot, t->sslot, t->hold };
+#define SAVE(f) t->vs.f = t->f;
+	VSAVED(SAVE)
+#undef SAVE
 	t->vpid = pid;
 	t->vgen = (int)__atomic_fetch_add(&arena->images, 1, __ATOMIC_RELAXED);
 	t->hdr = NULL;
@@ -482,30 +482,14 @@ int vfork_child_open(struct tstate *t, pid_t pid)
 	return t->hdr && !(t->hold & HOLD_OFF);
 }
 
-/* The parent of a vfork runs again (its first call, its thread's or
- * process's end): its own thread state back, and no vfork pending. */
-void vfork_resumed(struct tstate *t)
+/* The parent of a vfork runs again: its own thread state back, and no
+ * vfork pending. */
+static void vfork_resumed(struct tstate *t)
 {
 	if (t->vpid) {
-		struct vsave *s = &t->vs;
-
-		t->cur = s->cur;
-		t->lim = s->lim;
-		t->win = s->win;
-		t->hdr = s->hdr;
-		t->woff = s->woff;
-		t->wlen = s->wlen;
-		t->own = s->own;
-		t->cseq = s->cseq;
-		t->made_at = s->made_at;
-		t->pid = s->pid;
-		t->tid = s->tid;
-		t->creator = s->creator;
-		t->made_by = s->made_by;
-		t->gen = s->gen;
-		t->slot = s->slot;
-		t->sslot = s->sslot;
-		t->hold = s->hold;
+#define LOAD(f) t->f = t->vs.f;
+		VSAVED(LOAD)
+#undef LOAD
 		t->vpid = 0;
 		/* the child's exec or _exit left it on: the parent was
 		 * in none of our wrappers when it called vfork */
@@ -513,6 +497,22 @@ void vfork_resumed(struct tstate *t)
 	}
 	t->hold &= ~HOLD_VFORK;
 	t->vfork_rec = NULL;
+}
+
+/* Where a thread that made a vfork stands (at a call, an exit, its
+ * end): the child's pid when this is the child, on its parent's state;
+ * else 0, and the parent running again has its own state back (but
+ * inside its own vfork's wrapper, unless a child that recorded left
+ * the guard on). */
+pid_t vfork_state(struct tstate *t)
+{
+	pid_t pid;
+
+	if (!(t->hold & HOLD_VFORK))
+		return 0;
+	if (!(pid = vfork_child(t)) && (t->vpid || !t->guard))
+		vfork_resumed(t);
+	return pid;
 }
 
 /* ... at a call a wrapper sees: its pid in the vfork's record (a1) and
@@ -534,12 +534,8 @@ void vfork_child_call(struct tstate *t, pid_t pid, int calls)
  * child running on its parent's thread state. */
 int enter_slow(struct tstate *t)
 {
-	pid_t pid = (t->hold & HOLD_VFORK) ? vfork_child(t) : 0;
+	pid_t pid = vfork_state(t);
 
-	/* the parent of a vfork runs again (not inside its own vfork's
-	 * wrapper, unless a child that recorded left the guard on) */
-	if ((t->hold & HOLD_VFORK) && !pid && (t->vpid || !t->guard))
-		vfork_resumed(t);
 	/* the program's own call, inside one of its calls we record (a
 	 * signal handler's, a callback's): not recorded, but counted. Not
 	 * the profiler's (libunwind's, under sysguard), nor under
@@ -1059,8 +1055,7 @@ void thread_finish(struct tstate *t, int how, int unmap)
 	int e = errno;
 	uint64_t at = 0;
 
-	if ((t->hold & HOLD_VFORK) && !vfork_child(t))
-		vfork_resumed(t);
+	(void)vfork_state(t);
 	if (!t->hdr || (t->hold & HOLD_OFF)) {
 		t->hold |= HOLD_OFF;
 		return;
@@ -1089,20 +1084,17 @@ void process_finish(int how)
 	struct tstate *self = &ts;
 	uint64_t at = 0;
 
-	if (self->hold & HOLD_VFORK) {
-		if (vfork_child(self)) {
-			/* a vfork child that records (vfork_child_open):
-			 * its own spool ends, not its parent's threads */
-			if (self->vpid && self->hdr && self->hdr->exit == TEXIT_NONE) {
-				if (self->win)
-					self->hdr->used = (uint64_t)(self->cur - self->win);
-				hdr_finish(self->hdr, self->tid, 1, how, 0);
-				sess_process_gone();
-			}
-			errno = e;
-			return;
+	if (vfork_state(self)) {
+		/* a vfork child that records (vfork_child_open): its own
+		 * spool ends, not its parent's threads */
+		if (self->vpid && self->hdr && self->hdr->exit == TEXIT_NONE) {
+			if (self->win)
+				self->hdr->used = (uint64_t)(self->cur - self->win);
+			hdr_finish(self->hdr, self->tid, 1, how, 0);
+			sess_process_gone();
 		}
-		vfork_resumed(self);
+		errno = e;
+		return;
 	}
 	if (self->kpend && self->hdr && !(self->hold & HOLD_OFF))
 		kpend_flush(self);

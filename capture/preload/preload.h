@@ -77,7 +77,7 @@ struct tstate {
 				       record (vfork_child_call) */
 	/* a vfork child recording in a spool of its own on this state
 	 * (vfork_child_open): its pid, its image's number, and the
-	 * parent's state, put back when the parent runs again */
+	 * parent's state (VSAVED), put back when the parent runs again */
 	pid_t vpid;
 	int vgen;
 	struct vsave {
@@ -87,6 +87,8 @@ struct tstate {
 		pid_t pid, tid, creator, made_by;
 		int gen, slot, sslot, hold;
 	} vs;
+#define VSAVED(X) X(cur) X(lim) X(win) X(hdr) X(woff) X(wlen) X(own) X(cseq) \
+	X(made_at) X(pid) X(tid) X(creator) X(made_by) X(gen) X(slot) X(sslot) X(hold)
 	int sslot;                  /* slot in the session's thread table + 1 */
 	void *site;                 /* --callsites: where the wrapper returns */
 	int prof_pending;           /* --profile: a snapshot waits for leave() */
@@ -168,7 +170,7 @@ static inline void nap_ns(int64_t ns)
 
 int enter_slow(struct tstate *t);
 pid_t vfork_child(struct tstate *t);
-void vfork_resumed(struct tstate *t);
+pid_t vfork_state(struct tstate *t);
 int vfork_child_open(struct tstate *t, pid_t pid);
 void exit_watch(void);
 

@@ -191,10 +191,8 @@ static int in_vfork_child(void)
 static void exit_status(int status)
 {
 	struct tstate *t = &ts;
-	pid_t v = vfork_child(t);
+	pid_t v = vfork_state(t);
 
-	if ((t->hold & HOLD_VFORK) && !v && (t->vpid || !t->guard))
-		vfork_resumed(t);	/* the parent of a vfork, running again */
 	if (t->hdr && !(t->hold & HOLD_OFF) && (!v || t->vpid == v))
 		t->hdr->status = (status & 0xff) + 1;
 }
@@ -249,13 +247,24 @@ static size_t env_count(char *const *envp)
 
 enum exec_how { EXEC_PATH, EXEC_SEARCH, EXEC_FD, EXEC_AT };
 
+/* entry put last in arr, in the room env_fix left there */
+static void env_append(char **arr, char *entry)
+{
+	size_t k = 0;
+
+	while (arr[k])
+		k++;
+	arr[k] = entry;
+	arr[k + 1] = NULL;
+}
+
 /* NAME=A:B:PATH in buf, put last in arr (the room env_fix left there):
  * what a child's image is told of the call that made it (core.c's
  * told_image); false when it does not fit */
 static bool env_tell(char **arr, char *buf, size_t len, const char *name,
 		     unsigned long a, unsigned long b, const char *path)
 {
-	size_t nl = strlen(name), pl = path ? strlen(path) : 0, k = 0;
+	size_t nl = strlen(name), pl = path ? strlen(path) : 0;
 
 	if (!pl || nl + 1 + 2 * 21 + pl + 1 > len)
 		return false;
@@ -266,10 +275,7 @@ static bool env_tell(char **arr, char *buf, size_t len, const char *name,
 	p = utoa(p, b);
 	*p++ = ':';
 	memcpy(p, path, pl + 1);
-	while (arr[k])
-		k++;
-	arr[k] = buf;
-	arr[k + 1] = NULL;
+	env_append(arr, buf);
 	return true;
 }
 
@@ -340,7 +346,7 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 
 	/* a vfork child that records: its exec is its own record, as a
 	 * fork's child's is */
-	if (vchild && t->vpid == vchild && t->hdr && !(t->hold & HOLD_OFF))
+	if (vchild && t->vpid && vfork_child_open(t, vchild))
 		vchild = 0;
 	if (!island_on)
 		env = envp;
@@ -490,12 +496,7 @@ static int spawn(int search, pid_t *pid, const char *path,
 		     (unsigned long)raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0),
 		     (unsigned long)t0, file) &&
 	    untold && spawn_acts_tell(fa, acts, sizeof(acts))) {
-		size_t k = 0;
-
-		while (arr[k])
-			k++;
-		arr[k] = acts;
-		arr[k + 1] = NULL;
+		env_append(arr, acts);
 		untold = 0;
 	}
 	r = search ? REAL(posix_spawnp)(pid, path, fa, at, argv, env)

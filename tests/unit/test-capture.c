@@ -533,6 +533,23 @@ static void test_sesskey_unhex(void)
 	CU_ASSERT(sesskey_unhex("0ag0", b, 2) == -1);
 }
 
+/* DOC scanned as a trace file (discover's reader): its node NAME */
+static struct tr_node *scanned(const char *doc, size_t len, const char *name,
+			       struct tr_node **nodes, int *nn)
+{
+	char path[] = "/tmp/island-poll-XXXXXX";
+	int fd = mkstemp(path);
+	bool ok;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, doc, len) == (ssize_t)len);
+	close(fd);
+	ok = trace_scan(path, nodes, nn) == 0;
+	unlink(path);
+	CU_ASSERT_FATAL(ok);
+	return trace_node(*nodes, *nn, name);
+}
+
 /* Polling marks (capture/discover/polling.c) on a shell's retry loop: a curl that
  * failed (its attempt's socket and close, its refused connect), the sleep
  * and the PATH search between the tries, a repeated look, /proc. */
@@ -577,15 +594,10 @@ static void test_polling(void)
 	static const char *const want[] = { "", "", "retry", "attempt", "fail", "attempt",
 		"retry", "", "repeat", "", "kernel", "", "attempt", "attempt", "attempt", "fail",
 		"attempt" };
-	char path[] = "/tmp/island-poll-XXXXXX";
 	struct tr_node *nodes, *n;
-	int nn, fd = mkstemp(path);
+	int nn;
 
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT(write(fd, doc, sizeof(doc) - 1) == (ssize_t)(sizeof(doc) - 1));
-	close(fd);
-	CU_ASSERT_EQUAL_FATAL(trace_scan(path, &nodes, &nn), 0);
-	n = trace_node(nodes, nn, "cli");
+	n = scanned(doc, sizeof(doc) - 1, "cli", &nodes, &nn);
 	CU_ASSERT_FATAL(n != NULL);
 	CU_ASSERT_EQUAL_FATAL(n->nio, 16);
 	for (size_t i = 0; i < n->nio; i++) {
@@ -595,7 +607,6 @@ static void test_polling(void)
 		CU_ASSERT_STRING_EQUAL(polling_name(n->io[i].poll), want[i + 1]);
 	}
 	trace_scan_free(nodes, nn);
-	unlink(path);
 }
 
 /* A server stopped (stopped=, capture/discover/polling.c): what it began
@@ -614,21 +625,15 @@ static void test_polling_stopped(void)
 		"<io seq=\"3\" api=\"write\" res=\"filewrite\" start=\"2.6\" end=\"2.7\" fd=\"1\" amount=\"30\" path=\"/o\"/>\n"
 		"</thread></process>\n</node>\n</trace>\n";
 	static const char *const want[] = { "", "", "stopped" };
-	char path[] = "/tmp/island-poll-XXXXXX";
 	struct tr_node *nodes, *n;
-	int nn, fd = mkstemp(path);
+	int nn;
 
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT(write(fd, doc, sizeof(doc) - 1) == (ssize_t)(sizeof(doc) - 1));
-	close(fd);
-	CU_ASSERT_EQUAL_FATAL(trace_scan(path, &nodes, &nn), 0);
-	n = trace_node(nodes, nn, "srv");
+	n = scanned(doc, sizeof(doc) - 1, "srv", &nodes, &nn);
 	CU_ASSERT_FATAL(n != NULL);
 	CU_ASSERT_EQUAL_FATAL(n->nio, 3);
 	for (size_t i = 0; i < n->nio; i++)
 		CU_ASSERT_STRING_EQUAL(polling_name(n->io[i].poll), want[i]);
 	trace_scan_free(nodes, nn);
-	unlink(path);
 }
 
 /* clock_ns in integers: the long double product, truncated, within 1 ns
