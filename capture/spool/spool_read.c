@@ -566,10 +566,19 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 				nshort += lshort;
 				p += r->len;
 			}
-			if (!ended && last && (ends || im->pos + (size_t)(p - s->in) == len) &&
-			    last < p && next_chunk(im) < 0 &&
-			    (rated || ((struct rec *)last)->call == C_EXECVE ||
-			     ((struct rec *)last)->call == C_VFORK)) {
+			bool may_change = !ended && last && last < p && next_chunk(im) < 0 &&
+				(rated || ((struct rec *)last)->call == C_EXECVE ||
+				 ((struct rec *)last)->call == C_VFORK);
+			bool known = ends || im->pos + (size_t)(p - s->in) == len;
+			/* the read ended right after it, what follows unread:
+			 * read it again with what follows (a single record
+			 * that fills a whole read: held as the last) */
+			if (may_change && !known && !partial &&
+			    (last > s->in || want < POLL_READ)) {
+				p = last;
+				nshort -= lshort;
+				partial = 1;
+			} else if (may_change && !partial) {
 				p = last;	/* the thread's last record so far */
 				nshort -= lshort;
 				ends = 1;

@@ -314,6 +314,69 @@ static void test_arena(void)
 	rmdir(dir);
 }
 
+/* A thread's last record may still change (an exec's end and result, a
+ * rate limit's hold): a poll whose read ends right after it, what
+ * follows unread, takes it only once it has read what follows (regression:
+ * a held write's end written before its hold, in the first read's 1 KB). */
+static void test_poll_cut(void)
+{
+	char dir[] = "/tmp/island-spool-XXXXXX", path[64];
+	struct arena_hdr a = { .magic = ARENA_MAGIC, .version = SPOOL_VERSION,
+			       .next = ARENA_ALIGN };
+	struct spool_hdr h = { .magic = SPOOL_MAGIC, .version = SPOOL_VERSION,
+			       .pid = 7, .tid = 7 };
+	struct rec q[17] = { 0 };
+	const uint64_t c0 = ARENA_DATA;
+
+	/* 15 writes and an exec: 1,024 bytes, the poll's first read */
+	for (int i = 0; i < 17; i++)
+		q[i] = (struct rec){ .t0 = 1000u * (i + 1), .t1 = 1000u * (i + 1) + 10,
+				     .fd = 3, .ret = i, .call = C_WRITE, .len = sizeof(q[0]) };
+	q[15].call = C_EXECVE;
+	q[15].fd = -1;
+	q[15].t1 = 0;		/* under way */
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/" ARENA_FILE, dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(ftruncate(fd, ARENA_DATA + ARENA_ALIGN) == 0);
+	CU_ASSERT(pwrite(fd, &a, sizeof(a), 0) == (ssize_t)sizeof(a));
+	arena_put(fd, c0, ARENA_ALIGN, c0, 0, &h, q, 16 * sizeof(q[0]));
+
+	struct node n = { 0 };
+	struct arena_scan sc = { .path = xstrdup(path) };
+	sc.fd = open(path, O_RDONLY);
+	CU_ASSERT_FATAL(sc.fd >= 0);
+	CU_ASSERT(spool_poll(&n, &sc, 0) == 15 * (int64_t)sizeof(q[0]));
+	CU_ASSERT_FATAL(n.nprocs == 1 && n.procs[0].nthr == 1);
+	struct thr *t = &n.procs[0].thr[0];
+	CU_ASSERT(t->sp[t->nsp - 1]->held && t->sp[t->nsp - 1]->held_t0 == q[15].t0);
+
+	/* the exec failed: its end, then the thread's next record */
+	q[15].t1 = q[15].t0 + 10;
+	q[15].ret = -1;
+	CU_ASSERT(pwrite(fd, &q[15], sizeof(q[0]),
+			 (off_t)(c0 + SPOOL_HDR_SIZE + 15 * sizeof(q[0]))) == (ssize_t)sizeof(q[0]));
+	CU_ASSERT(pwrite(fd, &q[16], sizeof(q[0]),
+			 (off_t)(c0 + SPOOL_HDR_SIZE + 16 * sizeof(q[0]))) == (ssize_t)sizeof(q[0]));
+	close(fd);
+	CU_ASSERT(spool_poll(&n, &sc, 0) > 0);
+	struct rec_iter it;
+	struct rec *r;
+	int k = 0;
+	rec_iter_init(&it, t);
+	while ((r = rec_next(&it))) {
+		if (k == 15)
+			CU_ASSERT(r->call == C_EXECVE && r->ret == -1 && r->t1 == q[15].t1);
+		k++;
+	}
+	CU_ASSERT(k == 17);	/* a write taken as it is (no rate limit) */
+	arena_scan_free(&sc);
+	spool_unload(&n);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* A trace written through the zstd writer reads back through the
  * registered zstd input (traceread: --watchdog-from, the cluster merge);
  * the same stream cut short is refused. */
@@ -677,6 +740,7 @@ int main(void)
 	s = CU_add_suite("capture", NULL, NULL);
 	CU_add_test(s, "path_join", test_path_join);
 	CU_add_test(s, "arena", test_arena);
+	CU_add_test(s, "poll: a read cut after the last record", test_poll_cut);
 	CU_add_test(s, "fmt_sockaddr", test_sockaddr);
 	CU_add_test(s, "attr_escape", test_escape);
 	CU_add_test(s, "fmt_oflags", test_oflags);
