@@ -1371,6 +1371,13 @@ int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 	if (w->done >= upto)
 		return 0;
 	if (!w->pf) {
+		/* no part before its first record can be written (a part
+		 * open is a record streamed: the tests wait for one) */
+		w->it.t = t;
+		if (!w->next)
+			w->next = rec_next(&w->it);
+		if (!w->next || needs_end(n, p, t, w->next) || (running && !completed(w, w->next)))
+			return 0;
 		/* the first thread of the first process, in a plain XML
 		 * trace: its part in the trace's file from the start, room
 		 * kept before it for what the end writes there (no copy of

@@ -15,7 +15,8 @@
 # exec with regions; four threads; a thread writing while the main one
 # writes too, then waits for it in pthread_join (streamed: the wait's
 # start is known; the main thread's calls after its pthread_create, once
-# the thread it made is seen);
+# the thread it made is seen; the thread then waits, idle, until parts are
+# open, which a loaded machine leaves the writer at nice 19 CPU for);
 # a rate limit; --syscalls; popen; threads calling system (a call streaming
 # goes past once its shell is seen); python3 running a
 # child. A capture killed while streaming leaves a spool --recover reads
@@ -62,16 +63,38 @@ xml_of() {
 	esac
 }
 
+# parts_open PID: the parts the capture PID has open (each a file with no
+# name, in its trace's directory)
+parts_open() {
+	ls -l "/proc/$1/fd" 2>/dev/null | grep -c '/#[0-9]* (deleted)$'
+}
+
 # same NAME MIN_FRAMES CMD...: captured streamed to NAME.cap$SUF (.xml.zst
 # unless given), the twin written whole to NAME.twin$TWIN (the same
-# suffix unless given); $OPT: an option
+# suffix unless given); $OPT: an option; $GATE_PARTS: the app waits, idle,
+# for the file NAME.gate (gate, joined), made once the capture has that
+# many parts open: streamed while the app ran, however busy the machine
+# (other programs on both CPUs leave the writer at nice 19 next to none)
 same() {
 	name=$1 min=$2 suf=${SUF:-.xml.zst}
 	twin=${TWIN:-$suf}
 	shift 2
 	ISLAND_TEST_STREAM_TWIN="$PWD/$name.twin$twin" "$CAPTURE" $OPT -n "$name" \
-		-o "$name.cap$suf" -- "$@" > "$name.out" 2> "$name.err" ||
-		fail "$name: the capture failed: $(cat "$name.err")"
+		-o "$name.cap$suf" -- "$@" > "$name.out" 2> "$name.err" &
+	cap=$!
+	if [ -n "$GATE_PARTS" ]; then
+		i=0
+		while [ "$(parts_open $cap)" -lt "$GATE_PARTS" ] && [ $i -lt 2400 ] &&
+		      kill -0 $cap 2>/dev/null; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		# what was open then, and the wait (a failure's witnesses)
+		ls -l "/proc/$cap/fd" > "$name.gated" 2>&1
+		echo "$i" >> "$name.gated"
+		: > "$name.gate"
+	fi
+	wait $cap || fail "$name: the capture failed: $(cat "$name.err")"
 	xml_of "$name.cap$suf" > "$name.xml" || fail "$name: not a trace"
 	# gzip: one member, whatever its parts (libxml2 reads the first one
 	# only; xmllint through it)
@@ -134,7 +157,7 @@ print(n)' "$name.cap$suf")" 1
 		cmp "$name.cmp" "$name.whole.cmp" ||
 			fail "$name: the streamed trace differs from the one written whole: $(diff "$name.whole.cmp" "$name.cmp" | head -5)"
 	fi
-	rm -f "$name".*xml* "$name".*cmp*
+	rm -f "$name".*xml* "$name".*cmp* "$name.gate"
 }
 
 # the Python reader where it can read zstd
@@ -145,13 +168,15 @@ for e in island.events(sys.argv[1]):
     e.pop("pipe", None)
     print(sorted(e.items()))'
 
+# the gate the shells below wait at (same, $GATE_PARTS)
+export G="$APPS/gate"
 same writes 1 "$APPS/writes" 1 1000000 64
 expect_eq "writes recorded" "$(cat writes.writes)" 1000000
-same procs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do cat /etc/hostname; done > names;
+GATE_PARTS=1 same procs 3 sh -c '"$G" procs.gate; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do cat /etc/hostname; done > names;
 	tar cf a.tar -C "$ISLAND_ROOT/docs" . && gzip -k a.tar && gzip -dc a.tar.gz | tar tf - | wc -l > n'
 [ "$(cat procs.procs)" -ge 15 ] || fail "procs: $(cat procs.procs) processes"
 [ -s n ] || fail "the pipeline did not run"
-same regions 3 sh -c 'sleep 0.1; exec "$0"' "$APPS/regions"
+GATE_PARTS=1 same regions 3 sh -c '"$G" regions.gate; exec "$0"' "$APPS/regions"
 expect_eq "the open region" "$(cat regions.open)" 1
 same threads 1 "$APPS/writes" 4 200000 64
 expect_eq "threads' writes" "$(cat threads.writes)" 800000
@@ -161,7 +186,7 @@ if [ "$(nproc)" -ge 2 ]; then
 	PARTS=3 ISLAND_TEST_STREAM_WAIT=1 same endparts 1 "$APPS/writes" 3 100000 64
 	expect_eq "endparts: parts streamed while it ran" "$(streamed endparts.err)" 0
 fi
-same joined 3 "$APPS/joined" 600000 300000
+GATE_PARTS=2 same joined 3 "$APPS/joined" 600000 300000 joined.gate
 expect_eq "the two threads' writes" "$(cat joined.writes)" 900000
 # the main thread (pid = tid) went on streaming past its pthread_create
 main=$(sed -n 's/.*streamed: pid \([0-9]*\) tid \1: \([0-9]*\) records$/\2/p' joined.err)
@@ -169,15 +194,17 @@ main=$(sed -n 's/.*streamed: pid \([0-9]*\) tid \1: \([0-9]*\) records$/\2/p' jo
 	fail "joined: the main thread streamed ${main:-no} records: it stopped at its pthread_create"
 same popen 1 sh -c 'sleep 0.1; exec "$0" popened' "$APPS/popenwrite"
 [ "$(cat popened)" = hi ] || fail "popen's shell did not write"
-same system 3 sh -c 'sleep 0.1; exec "$0" loop 200' "$APPS/shells"
+GATE_PARTS=1 same system 3 sh -c '"$G" system.gate; exec "$0" loop 200' "$APPS/shells"
 # a thread (not the main one) went on streaming past its first system:
 # open, then system first
 most=$(sed -n 's/.*streamed: pid \([0-9]*\) tid \([0-9]*\): \([0-9]*\) records$/\1 \2 \3/p' system.err |
 	awk '$1 != $2 && $3 > m { m = $3 } END { print m + 0 }')
 [ "$most" -ge 3 ] || fail "system: a thread streamed $most records: it stopped at its first system"
 if [ -x /usr/bin/python3 ]; then
-	same python 2 /usr/bin/python3 -c 'import subprocess, time
-time.sleep(0.1)
+	GATE_PARTS=1 same python 2 /usr/bin/python3 -c 'import subprocess, time
+import os
+while not os.path.exists("python.gate"):
+    time.sleep(0.01)
 subprocess.run(["true"], check=True)
 open("py.txt", "w").write("x" * 100000)'
 fi
@@ -200,7 +227,7 @@ expect_eq "binary writes" "$(cat binwrites.writes)" 1000000
 SUF=.isb.zst TWIN=.xml.zst same binthreads 1 "$APPS/writes" 4 100000 64
 OPT=--syscalls SUF=.isb.zst TWIN=.xml.zst same binsyscalls 1 "$APPS/writes" 1 200000 64
 SUF=.isb.zst TWIN=.xml.zst same binpipes 1 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6; do cat /etc/hostname; done | cat > names3'
-SUF=.isb.zst same binprocs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names2'
+GATE_PARTS=1 SUF=.isb.zst same binprocs 3 sh -c '"$G" binprocs.gate; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names2'
 # version 1 (before RESET) is read as it was
 "$ANALYZE" export --format isb -o v.isb binprocs.twin.isb.zst || fail "export to .isb failed"
 { head -c 5 v.isb; printf '\001'; tail -c +7 v.isb; } > v1.isb
@@ -213,38 +240,44 @@ expect_eq "plain writes" "$(cat plainwrites.writes)" 1000000
 # the room kept too small for what the end writes before the part: the
 # trace a file of its own, the part copied into it
 ISLAND_TEST_HEAD_ROOM=100 HEAD=no SUF=.xml same plainsmall 1 "$APPS/writes" 1 1000000 64
-SUF=.xml same plainprocs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names4'
+GATE_PARTS=2 SUF=.xml same plainprocs 3 sh -c '"$G" plainprocs.gate; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names4'
 HEAD=yes OPT=--syscalls SUF=.xml same plainsyscalls 1 "$APPS/writes" 1 1000000 64
-SUF=.isb TWIN=.xml same plainbin 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names5'
+GATE_PARTS=2 SUF=.isb TWIN=.xml same plainbin 3 sh -c '"$G" plainbin.gate; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names5'
 
 # gzip (-z): its parts deflate streams of the trace's one member
 SUF=.xml.gz same gzwrites 1 "$APPS/writes" 1 1000000 64
 expect_eq "gzip writes" "$(cat gzwrites.writes)" 1000000
-SUF=.xml.gz same gzprocs 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names6'
-SUF=.isb.gz TWIN=.xml.gz same gzbin 3 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names7'
+GATE_PARTS=2 SUF=.xml.gz same gzprocs 3 sh -c '"$G" gzprocs.gate; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names6'
+GATE_PARTS=2 SUF=.isb.gz TWIN=.xml.gz same gzbin 3 sh -c '"$G" gzbin.gate; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names7'
 
 # parts: the capture's files with no name (O_TMPFILE)
-parts_open() {
-	ls -l "/proc/$1/fd" 2>/dev/null | grep -c '/#[0-9]* (deleted)$'
-}
-
 # killed while streaming: the spool is whole, --recover reads it; no
 # part is left beside it, nor beside a plain trace
 mkdir kd
-"$CAPTURE" -n killed -o never.xml.zst -- "$APPS/joined" 3000000 &
+"$CAPTURE" -n killed -o never.xml.zst -- "$APPS/joined" 1000000 0 kill.gate &
 cap=$!
-"$CAPTURE" -n killed2 -o kd/never.xml -- "$APPS/joined" 3000000 &
+"$CAPTURE" -n killed2 -o kd/never.xml -- "$APPS/joined" 1000000 0 kill.gate &
 cap2=$!
 # (each once it streams: under ASan, beside the other, one had opened
-# none at 0.3 s)
-for i in $(seq 100); do
+# none at 0.3 s; on a machine kept busy, none before its app was idle
+# at its gate)
+for i in $(seq 1200); do
 	p1=$(parts_open $cap) p2=$(parts_open $cap2)
 	[ "$p1" -gt 0 ] && [ "$p2" -gt 0 ] && break
 	sleep 0.05
 done
+apps=$(cat /proc/$cap/task/*/children /proc/$cap2/task/*/children 2>/dev/null)
 kill -9 $cap $cap2
 wait $cap 2>/dev/null
 wait $cap2 2>/dev/null
+# the apps outlive their captures: let them end
+: > kill.gate
+for i in $(seq 600); do
+	left=
+	for a in $apps; do kill -0 $a 2>/dev/null && left=$a; done
+	[ -n "$left" ] || break
+	sleep 0.05
+done
 [ ! -e never.xml.zst ] || fail "the killed capture wrote a trace"
 [ "$p1" -gt 0 ] && [ "$p2" -gt 0 ] ||
 	fail "parts open at the kill: $p1 and $p2: nothing was streamed before it"
