@@ -572,13 +572,14 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 			bool known = ends || im->pos + (size_t)(p - s->in) == len;
 			/* the read ended right after it, what follows unread:
 			 * read it again with what follows (a single record
-			 * that fills a whole read: held as the last) */
-			if (may_change && !known && !partial &&
+			 * that fills a whole read: held as the last; one
+			 * before a damaged record: taken, nothing follows) */
+			if (may_change && !known && !partial && !im->bad &&
 			    (last > s->in || want < POLL_READ)) {
 				p = last;
 				nshort -= lshort;
 				partial = 1;
-			} else if (may_change && !partial) {
+			} else if (may_change && !partial && (known || !im->bad)) {
 				p = last;	/* the thread's last record so far */
 				nshort -= lshort;
 				ends = 1;
