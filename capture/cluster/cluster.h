@@ -34,5 +34,8 @@ int cleanup_leftovers(void);
 /* Check the passes, gather their waits, write the merged trace. */
 int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *base,
 		   struct pass **thr, int nthr);
+/* An I/O's "API CLASS TARGET" as it must be the same in every pass (the
+ * names the pass gave set aside); malloc'd. */
+char *discover_io_key(const char *what, const struct pass *p);
 
 #endif

@@ -31,14 +31,18 @@ struct mnode {
 	size_t nwaits, nsignals, cw, cs;
 };
 
-/* Open MPI's own files (its session directory $TMPDIR/ompi.HOST.UID/,
- * the shared-memory segments /dev/shm/vader_segment.HOST.JOB.RANK) are
- * named after the job's ids, new in every pass: from where such a name
- * begins, runs of digits are set aside. */
-static const char *ompi_names(const char *path)
+/* Names whose numbers are not the application's, new in every pass: Open
+ * MPI's own files (its session directory $TMPDIR/ompi.HOST.UID/, the
+ * shared-memory segments /dev/shm/vader_segment.HOST.JOB.RANK, named
+ * after the job's ids), a terminal's (/dev/pts/N: orted gives a rank's
+ * output whichever pty is free); from where such a name begins, runs of
+ * digits are set aside. */
+static const char *given_names(const char *path)
 {
 	static const char *const marks[] = { "/ompi.", "/vader_segment." };
 
+	if (!strncmp(path, "/dev/pts/", 9))
+		return path;
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
 		const char *m = strstr(path, marks[i]);
 		if (m)
@@ -49,10 +53,9 @@ static const char *ompi_names(const char *path)
 
 /* What must match between passes: the call, its resource class and the
  * file it named (the pass's scratch directory set aside, the pid of its
- * mpirun and the job's ids in Open MPI's file names: ompi_names);
- * socket peers differ from pass to pass (ports), so only their kind
- * counts. */
-static char *io_key(const char *what, const struct pass *p)
+ * mpirun and the numbers others give: given_names); socket peers differ
+ * from pass to pass (ports), so only their kind counts. */
+char *discover_io_key(const char *what, const struct pass *p)
 {
 	char api[64], res[32], target[4096] = "", pid[24], out[4200];
 
@@ -67,7 +70,7 @@ static char *io_key(const char *what, const struct pass *p)
 	}
 	if (p->mpirun > 0)
 		pl = (size_t)snprintf(pid, sizeof(pid), "%ld", (long)p->mpirun);
-	const char *ids = ompi_names(t);
+	const char *ids = given_names(t);
 	for (; *t && n + 16 < sizeof(out); t++) {
 		int edge = t == target || !(t[-1] >= '0' && t[-1] <= '9');
 		if (ids && t >= ids && *t >= '0' && *t <= '9') {
@@ -788,8 +791,8 @@ static int check_same(char **names, int me, struct pass *base, const struct pnod
 				return -1;
 			}
 			uint64_t sa = x->io[x->first[i]].seq, sb = y->io[y->first[i]].seq;
-			char *ka = io_key(io_of(a->me, sa)->what, base);
-			char *kb = io_key(io_of(b->me, sb)->what, p);
+			char *ka = discover_io_key(io_of(a->me, sa)->what, base);
+			char *kb = discover_io_key(io_of(b->me, sb)->what, p);
 			int same = !strcmp(ka, kb);
 			char what[256];
 			if (!same)

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "capture.h"
+#include "cluster.h"
 #include "traceread.h"
 #include "util.h"
 #include "outfile.h"
@@ -377,6 +378,32 @@ static void test_poll_cut(void)
 	rmdir(dir);
 }
 
+/* What --discover compares between passes: the names a pass was given
+ * set aside (its scratch directory, its mpirun's pid, Open MPI's job ids,
+ * a terminal's number: a rank's fstat of /dev/pts/1, then /dev/pts/0, was
+ * "not deterministic"), the application's own numbers kept. */
+static void check_key(const struct pass *p, const char *what, const char *want)
+{
+	char *got = discover_io_key(what, p);
+	CU_ASSERT_STRING_EQUAL(got, want);
+	free(got);
+}
+
+static void test_io_key(void)
+{
+	struct pass p = { .name = "unthrottled", .scratch = "/tmp/sc.1", .mpirun = 4242 };
+
+	check_key(&p, "fstat tty /dev/pts/1", "fstat tty /dev/pts/#");
+	check_key(&p, "fstat tty /dev/pts/17", "fstat tty /dev/pts/#");
+	check_key(&p, "open file /tmp/sc.1/out.42", "open file ${SCRATCH}/out.42");
+	check_key(&p, "open file /tmp/ompi.h.0/jf.4242/12/vader_segment.h.3.1",
+		  "open file /tmp/ompi.h.#/jf.#/#/vader_segment.h.#.#");
+	check_key(&p, "open file /data/run42421/x", "open file /data/run42421/x");
+	check_key(&p, "open file /proc/4242/status", "open file /proc/${MPIRUN}/status");
+	check_key(&p, "open file /home/u/dev/pts/3", "open file /home/u/dev/pts/3");
+	check_key(&p, "send socket 10.0.0.1:5000", "send socket");
+}
+
 /* A trace written through the zstd writer reads back through the
  * registered zstd input (traceread: --watchdog-from, the cluster merge);
  * the same stream cut short is refused. */
@@ -740,6 +767,7 @@ int main(void)
 	s = CU_add_suite("capture", NULL, NULL);
 	CU_add_test(s, "path_join", test_path_join);
 	CU_add_test(s, "arena", test_arena);
+	CU_add_test(s, "discover: an I/O's key across passes", test_io_key);
 	CU_add_test(s, "poll: a read cut after the last record", test_poll_cut);
 	CU_add_test(s, "fmt_sockaddr", test_sockaddr);
 	CU_add_test(s, "attr_escape", test_escape);
