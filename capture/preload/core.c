@@ -742,11 +742,39 @@ static pid_t parent_thread(void)
 	return found;
 }
 
+/* Descriptor fd's file, socket or pipe, recorded as descriptor `as`'s;
+ * false when fd is not open */
+bool record_fd(struct tstate *t, uint64_t tt, int fd, int as)
+{
+	char path[64], target[4096];
+
+	memcpy(path, "/proc/self/fd/", 14);
+	utoa(path + 14, (unsigned long)fd);
+	long l = SYS(SYS_readlinkat, AT_FDCWD, (long)path, (long)target, sizeof(target) - 1);
+	if (l < 0)
+		return false;
+	target[l] = 0;
+	if (!strncmp(target, "socket:", 7)) {
+		struct sockinfo si;
+		sockinfo_fill(&si, fd, NULL, 0);
+		put_payload(t, REC_FDINFO, tt, tt, 0, as, FDK_SOCKET, 0, 0, &si, sizeof(si),
+			    NULL, 0);
+	} else if (!strncmp(target, "pipe:", 5)) {
+		uint64_t ino = dec(target + 6);
+		put_payload(t, REC_FDINFO, tt, tt, 0, as, FDK_PIPE, 0, 0, &ino, sizeof(ino),
+			    NULL, 0);
+	} else {
+		put_str(t, REC_FDINFO, tt, tt, 0, as, target[0] == '/' ? FDK_FILE : FDK_OTHER,
+			0, 0, target, NULL);
+	}
+	return true;
+}
+
 /* Record the descriptors the image starts with, so that calls on inherited
  * fds resolve to their file, socket or pipe. */
 void record_fds(struct tstate *t)
 {
-	char dbuf[4096], path[64], target[4096];
+	char dbuf[4096];
 	long dfd, n;
 	uint64_t tt = now();
 
@@ -761,30 +789,8 @@ void record_fds(struct tstate *t)
 			if (d->d_name[0] < '0' || d->d_name[0] > '9')
 				continue;
 			int fd = (int)dec(d->d_name);
-			if (fd == dfd)
-				continue;
-			char *p = path;
-			memcpy(p, "/proc/self/fd/", 14);
-			utoa(p + 14, (unsigned long)fd);
-			long l = SYS(SYS_readlinkat, AT_FDCWD, (long)path,
-				     (long)target, sizeof(target) - 1);
-			if (l < 0)
-				continue;
-			target[l] = 0;
-			if (!strncmp(target, "socket:", 7)) {
-				struct sockinfo si;
-				sockinfo_fill(&si, fd, NULL, 0);
-				put_payload(t, REC_FDINFO, tt, tt, 0, fd, FDK_SOCKET, 0,
-					    0, &si, sizeof(si), NULL, 0);
-			} else if (!strncmp(target, "pipe:", 5)) {
-				uint64_t ino = dec(target + 6);
-				put_payload(t, REC_FDINFO, tt, tt, 0, fd, FDK_PIPE, 0, 0,
-					    &ino, sizeof(ino), NULL, 0);
-			} else {
-				put_str(t, REC_FDINFO, tt, tt, 0, fd,
-					target[0] == '/' ? FDK_FILE : FDK_OTHER, 0, 0,
-					target, NULL);
-			}
+			if (fd != dfd)
+				record_fd(t, tt, fd, fd);
 		}
 	}
 	SYS(SYS_close, dfd, 0, 0, 0);

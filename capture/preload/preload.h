@@ -484,6 +484,7 @@ void process_finish(int how);
 void process_unfinish(void);
 void fork_child(pid_t parent_tid, uint64_t t0);
 void record_fds(struct tstate *t);
+bool record_fd(struct tstate *t, uint64_t tt, int fd, int as);
 void sockinfo_fill(struct sockinfo *si, int fd, const void *peer, size_t plen);
 pid_t tid_of(unsigned long pthread);
 void registry_note_pthread(struct tstate *t, unsigned long pthread);

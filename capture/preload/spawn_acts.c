@@ -162,52 +162,121 @@ static const char *get_path(const char *p, char *buf, size_t len)
 	return p + 1 + n;
 }
 
-/* In the child's image: its actions recorded at `at`, before its exec;
+#define MAX_PRE 64
+
+/* the descriptors action i changes: [lo, hi] */
+static void changes(const long (*a)[3], int i, long *lo, long *hi)
+{
+	*lo = 1;
+	*hi = 0;
+	switch (a[i][0]) {
+	case 'o': case 'c': *lo = *hi = a[i][1]; break;
+	case 'd': *lo = *hi = a[i][2]; break;
+	case 'F': *lo = a[i][1]; *hi = 1L << 30; break;
+	}
+}
+
+static bool changed(const long (*a)[3], int from, int to, long fd)
+{
+	for (int i = from; i < to; i++) {
+		long lo, hi;
+		changes(a, i, &lo, &hi);
+		if (fd >= lo && fd <= hi)
+			return true;
+	}
+	return false;
+}
+
+/* What the actions found on the descriptors they inherited (the parent's,
+ * before the exec this image started at): a descriptor the actions use
+ * before any changed it is recorded as what holds its file, socket or
+ * pipe now: itself if none changed it and it is open, else the target of
+ * a dup2 of it that none changed after (a pipe's end dup2'd onto 1, then
+ * closed, or closed by the exec). */
+static void record_inherited(struct tstate *t, const long (*a)[3], int n, uint64_t at)
+{
+	for (int i = 0; i < n; i++) {
+		long fd = a[i][0] == 'd' || a[i][0] == 'c' || a[i][0] == 'f' ? a[i][1] : -1;
+		if (fd < 0 || changed(a, 0, i, fd))
+			continue;
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = (a[j][0] == 'd' || a[j][0] == 'c' || a[j][0] == 'f') && a[j][1] == fd;
+		if (seen)
+			continue;	/* recorded at its first use */
+		if (!changed(a, i, n, fd) && record_fd(t, at, (int)fd, (int)fd))
+			continue;
+		for (int k = i; k < n && !changed(a, i, k, fd); k++)
+			if (a[k][0] == 'd' && a[k][1] == fd && !changed(a, k + 1, n, a[k][2]) &&
+			    record_fd(t, at, (int)a[k][2], (int)fd))
+				break;
+	}
+}
+
+/* One action told (KIND, FD or -1, dup2's NEWFD or open's FLAGS; a path
+ * into path): past its ';', or NULL where it does not parse */
+static const char *next_act(const char *v, long act[3], char *path, size_t plen)
+{
+	act[0] = *v++;
+	act[1] = act[2] = -1;
+	switch (act[0]) {
+	case 'o':
+		if (!(v = get_num(v, &act[1])) || *v++ != ',' || !(v = get_num(v, &act[2])) ||
+		    *v++ != ',' || !(v = get_path(v, path, plen)))
+			return NULL;
+		break;
+	case 'd':
+		if (!(v = get_num(v, &act[1])) || *v++ != ',' || !(v = get_num(v, &act[2])))
+			return NULL;
+		break;
+	case 'c': case 'f': case 'F':
+		if (!(v = get_num(v, &act[1])))
+			return NULL;
+		break;
+	case 'h':
+		if (!(v = get_path(v, path, plen)))
+			return NULL;
+		break;
+	default:
+		return NULL;
+	}
+	return *v == ';' ? v + 1 : NULL;
+}
+
+/* In the child's image: its actions recorded at `at`, before its exec,
+ * after what they found inherited (when all of them were told right);
  * what does not parse ends them (it was told by our own parent) */
 void spawn_acts_record(struct tstate *t, const char *v, uint64_t at)
 {
 	char path[4096];
-	long fd, x;
+	long a[MAX_PRE][3], c[3];
+	const char *q = v;
+	int n = 0;
 
-	while (v && *v) {
-		char k = *v++;
-
-		switch (k) {
+	while (q && *q && n < MAX_PRE && (q = next_act(q, a[n], path, sizeof(path))))
+		n++;
+	if (q && !*q)
+		record_inherited(t, (const long (*)[3])a, n, at);
+	while (v && *v && (v = next_act(v, c, path, sizeof(path)))) {
+		switch (c[0]) {
 		case 'o':
-			if (!(v = get_num(v, &fd)) || *v++ != ',' || !(v = get_num(v, &x)) ||
-			    *v++ != ',' || !(v = get_path(v, path, sizeof(path))))
-				return;
-			put_str(t, C_OPEN, at, at, fd, (int)fd, x, AT_FDCWD, 0, path, NULL);
+			put_str(t, C_OPEN, at, at, c[1], (int)c[1], c[2], AT_FDCWD, 0, path, NULL);
 			break;
 		case 'd':
-			if (!(v = get_num(v, &fd)) || *v++ != ',' || !(v = get_num(v, &x)))
-				return;
-			put(t, C_DUP2, at, at, x, (int)x, fd, 0, 0);
+			put(t, C_DUP2, at, at, c[2], (int)c[2], c[1], 0, 0);
 			break;
 		case 'c':
-			if (!(v = get_num(v, &fd)))
-				return;
-			put(t, C_CLOSE, at, at, 0, (int)fd, 0, 0, 0);
+			put(t, C_CLOSE, at, at, 0, (int)c[1], 0, 0, 0);
 			break;
 		case 'h':
-			if (!(v = get_path(v, path, sizeof(path))))
-				return;
 			put_str(t, C_CHDIR, at, at, 0, -1, 0, AT_FDCWD, 0, path, NULL);
 			break;
 		case 'f':
-			if (!(v = get_num(v, &fd)))
-				return;
-			put(t, C_FCHDIR, at, at, 0, (int)fd, 0, 0, 0);
+			put(t, C_FCHDIR, at, at, 0, (int)c[1], 0, 0, 0);
 			break;
 		case 'F':
-			if (!(v = get_num(v, &fd)))
-				return;
-			put(t, C_CLOSE_RANGE, at, at, 0, (int)fd, (int64_t)~0u, 0, 0);
+			put(t, C_CLOSE_RANGE, at, at, 0, (int)c[1], (int64_t)~0u, 0, 0);
 			break;
-		default:
-			return;
 		}
-		if (*v++ != ';')
-			return;
 	}
 }

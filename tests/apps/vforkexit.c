@@ -8,7 +8,10 @@
  * vforkexit search NAME: a child that execlp's NAME (found in PATH) at
  * once, and must exit 0; vforkexit spawnp NAME: the same by posix_spawnp.
  * vforkexit spawn: posix_spawn of /bin/true with two file actions (its
- * standard output /dev/null, dup2'd to 5), then one without. */
+ * standard output /dev/null, dup2'd to 5), then one without.
+ * vforkexit spawnpipe: posix_spawn of echo with its output dup2'd from a
+ * pipe's end (close-on-exec, as Python's subprocess makes them); the
+ * parent reads what it wrote ("hi"). */
 #include <fcntl.h>
 #include <spawn.h>
 #include <string.h>
@@ -40,6 +43,22 @@ int main(int argc, char **argv)
 			return 1;
 		posix_spawn_file_actions_destroy(&fa);
 		return posix_spawn(&p, "/bin/true", NULL, NULL, args, environ) == 0 &&
+		       reaped(p, 0) ? 0 : 1;
+	}
+
+	if (argc > 1 && !strcmp(argv[1], "spawnpipe")) {
+		static char *const args[] = { "echo", "hi", NULL };
+		posix_spawn_file_actions_t fa;
+		char buf[8];
+		int fd[2];
+
+		if (pipe2(fd, O_CLOEXEC) || posix_spawn_file_actions_init(&fa) ||
+		    posix_spawn_file_actions_adddup2(&fa, fd[1], 1) ||
+		    posix_spawn(&p, "/bin/echo", &fa, NULL, args, environ))
+			return 1;
+		posix_spawn_file_actions_destroy(&fa);
+		close(fd[1]);
+		return read(fd[0], buf, sizeof(buf)) == 3 && !memcmp(buf, "hi\n", 3) &&
 		       reaped(p, 0) ? 0 : 1;
 	}
 

@@ -170,6 +170,14 @@ for mode in "" --syscalls; do
 		'open fd="1" path="/dev/null" flags="O_WRONLY";dup2 fd="5" oldfd="1" path="/dev/null";execve path="/bin/true";'
 	expect_eq "spawned child ${2%%:*} $mode (no file actions)" "$(acts "$2")" 'execve path="/bin/true";'
 done
+# its dup2 of a pipe's end that its exec closed: the pipe, as a fork's
+# child's dup2 names it (the end is found where the dup2 put it)
+"$CAPTURE" -n spp -o spp.xml "$APPS/vforkexit" spawnpipe 2> spp.err || fail "vforkexit spawnpipe failed"
+check_trace spp.xml
+pipe=$(sed -n 's/.*api="pipe"[^>]* pipe="\([0-9]*\)".*/\1/p' spp.xml)
+expect_eq "spawnpipe: the child's dup2" \
+	"$(grep 'api="dup2"' spp.xml | sed 's/.* fd="1" oldfd="\([0-9]*\)"\(.*\)/oldfd \1\2/; s/ start="[^"]*" end="[^"]*"//')" \
+	"oldfd $(sed -n 's/.*api="pipe"[^>]* fd2="\([0-9]*\)".*/\1/p' spp.xml) peer=\"pipe\" pipe=\"$pipe\" proto=\"pipe\"/>"
 # a child reaped in a SIGCHLD handler that ran inside its parent's read:
 # the wait is in no record (the read's was being made), the status is
 # the one the child's exit, _exit or return from main gave ("unknown"
