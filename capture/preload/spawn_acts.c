@@ -187,6 +187,12 @@ static bool changed(const long (*a)[3], int from, int to, long fd)
 	return false;
 }
 
+/* the descriptor action i uses as it is (dup2's, close's, fchdir's): -1 none */
+static long used(const long (*a)[3], int i)
+{
+	return a[i][0] == 'd' || a[i][0] == 'c' || a[i][0] == 'f' ? a[i][1] : -1;
+}
+
 /* What the actions found on the descriptors they inherited (the parent's,
  * before the exec this image started at): a descriptor the actions use
  * before any changed it is recorded as what holds its file, socket or
@@ -196,12 +202,12 @@ static bool changed(const long (*a)[3], int from, int to, long fd)
 static void record_inherited(struct tstate *t, const long (*a)[3], int n, uint64_t at)
 {
 	for (int i = 0; i < n; i++) {
-		long fd = a[i][0] == 'd' || a[i][0] == 'c' || a[i][0] == 'f' ? a[i][1] : -1;
+		long fd = used(a, i);
 		if (fd < 0 || changed(a, 0, i, fd))
 			continue;
 		bool seen = false;
 		for (int j = 0; j < i && !seen; j++)
-			seen = (a[j][0] == 'd' || a[j][0] == 'c' || a[j][0] == 'f') && a[j][1] == fd;
+			seen = used(a, j) == fd;
 		if (seen)
 			continue;	/* recorded at its first use */
 		if (!changed(a, i, n, fd) && record_fd(t, at, (int)fd, (int)fd))

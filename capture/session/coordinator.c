@@ -333,11 +333,12 @@ static void on_line(struct agent *ag, char *line)
 		n->max_gap = (int64_t)z;
 		n->io_seq = x;
 		n->holds = holds;
-		n->sampled_at = now_ns();    /* later by the way here: idle longer */
-		n->heard_at = n->sampled_at - heard;
-		n->th[0].since = now_ns() - (int64_t)y;
-		n->retry_at = ra >= 0 ? now_ns() - ra : 0;
-		n->progress_at = pa >= 0 ? now_ns() - pa : 0;
+		int64_t now = now_ns();     /* later by the way here: idle longer */
+		n->sampled_at = now;
+		n->heard_at = now - heard;
+		n->th[0].since = now - (int64_t)y;
+		n->retry_at = ra >= 0 ? now - ra : 0;
+		n->progress_at = pa >= 0 ? now - pa : 0;
 		n->th[0].pid = 0;
 		__atomic_store_n(&n->th[0].tid, live ? 1 : 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&n->state, st == SN_EXITED ? SN_EXITED : SN_RUNNING,

@@ -47,51 +47,43 @@ uint64_t clock_raw(const struct clockmap *c)
 	return c->kind == CLOCK_KIND_TSC ? ticks() : (uint64_t)now_ns();
 }
 
-/* A (ticks, monotonic) pair read as close together as we can. */
-static void pair(uint64_t *tk, int64_t *mono)
+/* A clock read between two monotonic reads as close together as we can
+ * (the closest of 20): its value, and in *mono the monotonic time then */
+static uint64_t bracketed(uint64_t (*read)(void), int64_t *mono)
 {
 	int64_t best = INT64_MAX;
+	uint64_t v = 0;
 
 	for (int i = 0; i < 20; i++) {
 		int64_t a = now_ns();
-		uint64_t t = ticks();
+		uint64_t x = read();
 		int64_t b = now_ns();
 		if (b - a < best) {
 			best = b - a;
-			*tk = t;
+			v = x;
 			*mono = a + (b - a) / 2;
 		}
 	}
+	return v;
 }
 
-/* The wall clock minus the monotonic one, from a wall clock read between
- * two monotonic reads as close together as we can: the node's epoch is
- * the wall clock at mono0, and the nodes' traces are aligned by their
- * epochs. One wall clock read before the pair was off by the time between
- * them: 0.43 ms once on a loaded machine (preempted there), and a reply's
- * receive ended before its send began across the two nodes' traces. */
-static int64_t real_minus_mono(void)
+static uint64_t real_now(void)
 {
-	int64_t best = INT64_MAX, off = 0;
-
-	for (int i = 0; i < 20; i++) {
-		int64_t a = now_ns();
-		int64_t r = host_real_ns();
-		int64_t b = now_ns();
-		if (b - a < best) {
-			best = b - a;
-			off = r - (a + (b - a) / 2);
-		}
-	}
-	return off;
+	return (uint64_t)host_real_ns();
 }
 
 void clock_start(struct clockmap *c, int kind)
 {
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
-	pair(&c->tsc0, &c->mono0);
-	c->real0 = c->mono0 + real_minus_mono();
+	c->tsc0 = bracketed(ticks, &c->mono0);
+	/* the node's epoch, the wall clock at mono0, by which the nodes'
+	 * traces are aligned: read bracketed too (one read before the pair
+	 * was 0.43 ms off once on a loaded machine, preempted there, and a
+	 * reply's receive ended before its send began across two traces) */
+	int64_t m = 0;
+	int64_t r = (int64_t)bracketed(real_now, &m);
+	c->real0 = c->mono0 + (r - m);
 	clock_rate(c, 1);
 }
 
@@ -107,7 +99,7 @@ void clock_rate(struct clockmap *c, long double r)
 
 void clock_fix(struct clockmap *c)
 {
-	pair(&c->tsc1, &c->mono1);
+	c->tsc1 = bracketed(ticks, &c->mono1);
 	if (c->kind == CLOCK_KIND_TSC && c->tsc1 > c->tsc0)
 		clock_rate(c, (long double)(c->mono1 - c->mono0) /
 			      (long double)(c->tsc1 - c->tsc0));
@@ -118,13 +110,13 @@ void clock_end(struct clockmap *c)
 {
 	if (c->fixed)
 		return;
-	pair(&c->tsc1, &c->mono1);
+	c->tsc1 = bracketed(ticks, &c->mono1);
 	if (c->kind == CLOCK_KIND_TSC) {
 		/* a short run gives a poor slope: stretch the baseline */
 		if (c->mono1 - c->mono0 < 20000000) {
 			struct timespec d = { 0, 20000000 - (c->mono1 - c->mono0) };
 			nanosleep(&d, NULL);
-			pair(&c->tsc1, &c->mono1);
+			c->tsc1 = bracketed(ticks, &c->mono1);
 		}
 		if (c->tsc1 > c->tsc0)
 			clock_rate(c, (long double)(c->mono1 - c->mono0) /
