@@ -14,39 +14,63 @@
 
 struct netcap_opts;
 
-/* Clock calibration: maps spool clock units to ns since the node's start. */
+/* A stretch of the clock's map: from tick tsc on, ns + (t - tsc) times
+ * whole + frac / 2^64 (clock_ns in integers: the long double's
+ * conversion changed the x87 rounding mode twice a time, a tenth of
+ * writing a trace) */
+struct clockseg {
+	uint64_t tsc;
+	int64_t ns;
+	uint64_t whole, frac;
+};
+
+#define CLOCK_SEGS 64
+
+/* Clock calibration: maps spool clock units to ns since the node's start.
+ * One slope from the start to the end, unless the times are written while
+ * the application runs (streaming): then each clock_fix starts a stretch
+ * at its reading, with the slope from the start to there, and what is
+ * before it keeps the map it was written with. */
 struct clockmap {
 	int kind;                    /* enum spool_clock */
 	uint64_t tsc0, tsc1;         /* cycle counter at start and end */
 	int64_t mono0, mono1;        /* CLOCK_MONOTONIC ns at start and end */
 	int64_t real0;               /* CLOCK_REALTIME ns at start */
-	long double ns_per_tick;
-	/* the same as whole + frac / 2^64: clock_ns in integers (the long
-	 * double's conversion changed the x87 rounding mode twice a time,
-	 * a tenth of writing a trace) */
-	uint64_t whole, frac;
-	int fixed;                   /* clock_fix: the slope is set */
+	long double ns_per_tick;     /* cur's */
+	struct clockseg cur;         /* every tick from cur.tsc on */
+	int nseg;                    /* the stretches before cur, in order */
+	struct clockseg seg[CLOCK_SEGS];
+	int fixed;                   /* clock_fix: the map is kept */
 };
 
 void clock_start(struct clockmap *c, int kind);
 /* Now, in the units the interposer stamps records with */
 uint64_t clock_raw(const struct clockmap *c);
-/* The slope from the start to now, kept to the end: streaming writes
- * times while the application runs (clock_end keeps it) */
+/* Times are written while the application runs (streaming): the map up
+ * to now kept, from now on the slope from the start to now (clock_end
+ * keeps it) */
 void clock_fix(struct clockmap *c);
+/* 1 when clock_fix would be worth calling: never called, or the time
+ * since the start has doubled since the last call */
+int clock_due(const struct clockmap *c);
 int64_t host_real_ns(void);
 void clock_end(struct clockmap *c);
 /* ns_per_tick = r, in both forms */
 void clock_rate(struct clockmap *c, long double r);
+int64_t clock_ns_before(const struct clockmap *c, uint64_t t);
+
+static inline uint64_t clockseg_ns(const struct clockseg *s, uint64_t u)
+{
+	return u * s->whole + (uint64_t)(((unsigned __int128)u * s->frac) >> 64);
+}
+
 /* ticks t in ns from the start, truncated toward zero */
 static inline int64_t clock_ns(const struct clockmap *c, uint64_t t)
 {
 	if (c->kind == CLOCK_KIND_TSC) {
-		int64_t d = (int64_t)(t - c->tsc0);
-		uint64_t u = d < 0 ? -(uint64_t)d : (uint64_t)d;
-		uint64_t ns = u * c->whole + (uint64_t)(((unsigned __int128)u * c->frac) >> 64);
-
-		return d < 0 ? -(int64_t)ns : (int64_t)ns;
+		if ((int64_t)(t - c->cur.tsc) >= 0)	/* signed: a tick before the start */
+			return c->cur.ns + (int64_t)clockseg_ns(&c->cur, t - c->cur.tsc);
+		return clock_ns_before(c, t);
 	}
 	return (int64_t)t - c->mono0;
 }
@@ -258,9 +282,16 @@ struct arena_scan {
 	size_t nimg, capimg;
 	struct imap owners, last;    /* img by first chunk, by pid and tid */
 	char *in;                    /* a read buffer */
+	char *map;                   /* ahead.c: the arena, for its pages */
+	uint64_t map_len;
 };
 int64_t spool_poll(struct node *n, struct arena_scan *s, int final);
 void arena_scan_free(struct arena_scan *s);
+/* ahead.c: while streaming, the threads' next pages given ahead of them */
+int arena_ahead_open(struct arena_scan *s);
+void arena_ahead_close(struct arena_scan *s);
+void arena_ahead(struct arena_scan *s, const struct arena_hdr *a, uint64_t off,
+		 uint64_t size, uint64_t pos, uint64_t *mark, uint64_t *next_for);
 /* Iterate the records of a thread across its generations. */
 struct rec_iter {
 	struct thr *t;

@@ -77,6 +77,7 @@ void clock_start(struct clockmap *c, int kind)
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
 	c->tsc0 = bracketed(ticks, &c->mono0);
+	c->cur.tsc = c->tsc0;
 	/* the node's epoch, the wall clock at mono0, by which the nodes'
 	 * traces are aligned: read bracketed too (one read before the pair
 	 * was 0.43 ms off once on a loaded machine, preempted there, and a
@@ -92,34 +93,67 @@ void clock_rate(struct clockmap *c, long double r)
 	long double w = r < 0 ? 0 : (long double)(uint64_t)r;
 
 	c->ns_per_tick = r;
-	c->whole = (uint64_t)w;
+	c->cur.whole = (uint64_t)w;
 	/* the fraction to 64 bits: 2^64 does not fit, 2^63 twice does */
-	c->frac = r <= w ? 0 : (uint64_t)((r - w) * 9223372036854775808.0L) * 2;
+	c->cur.frac = r <= w ? 0 : (uint64_t)((r - w) * 9223372036854775808.0L) * 2;
 }
 
+/* A tick before cur: in the stretch it was written with, or before the
+ * first, that stretch's slope back from its start */
+int64_t clock_ns_before(const struct clockmap *c, uint64_t t)
+{
+	const struct clockseg *s = c->nseg ? &c->seg[0] : &c->cur;
+
+	for (int i = c->nseg - 1; i >= 0; i--)
+		if ((int64_t)(t - c->seg[i].tsc) >= 0)
+			return c->seg[i].ns + (int64_t)clockseg_ns(&c->seg[i], t - c->seg[i].tsc);
+	return s->ns - (int64_t)clockseg_ns(s, s->tsc - t);
+}
+
+/*
+ * The slope over the run so far, from now on. Each stretch errs by the
+ * two readings' error (tens of ns) over its baseline, which is at least
+ * as long as the stretch when the calls double it (clock_due): a
+ * stretch adds about one reading's error to the times after it, where
+ * one slope fixed early would go on drifting (2 ppm for a 50 ms
+ * baseline: 7 ms an hour).
+ */
 void clock_fix(struct clockmap *c)
 {
-	c->tsc1 = bracketed(ticks, &c->mono1);
-	if (c->kind == CLOCK_KIND_TSC && c->tsc1 > c->tsc0)
-		clock_rate(c, (long double)(c->mono1 - c->mono0) /
-			      (long double)(c->tsc1 - c->tsc0));
+	int64_t mono = 0;
+	uint64_t t = bracketed(ticks, &mono);
+
+	if (c->kind != CLOCK_KIND_TSC || t <= c->tsc0) {
+		c->fixed = 1;
+		return;
+	}
+	if (c->fixed) {
+		if (c->nseg == CLOCK_SEGS)
+			return;          /* 2^64 baselines on: the last kept */
+		c->seg[c->nseg++] = c->cur;
+		c->cur.ns = clock_ns(c, t);
+		c->cur.tsc = t;
+	}
+	c->tsc1 = t;
+	c->mono1 = mono;
+	clock_rate(c, (long double)(mono - c->mono0) / (long double)(t - c->tsc0));
 	c->fixed = 1;
 }
 
+int clock_due(const struct clockmap *c)
+{
+	return !c->fixed || now_ns() - c->mono1 >= c->mono1 - c->mono0;
+}
+
+/* The slope over the whole run, unless streaming fixed it. A short run
+ * gives as good a map as a long one: the readings' error over the
+ * baseline, at most that error on the times it maps, all within it. */
 void clock_end(struct clockmap *c)
 {
 	if (c->fixed)
 		return;
 	c->tsc1 = bracketed(ticks, &c->mono1);
-	if (c->kind == CLOCK_KIND_TSC) {
-		/* a short run gives a poor slope: stretch the baseline */
-		if (c->mono1 - c->mono0 < 20000000) {
-			struct timespec d = { 0, 20000000 - (c->mono1 - c->mono0) };
-			nanosleep(&d, NULL);
-			c->tsc1 = bracketed(ticks, &c->mono1);
-		}
-		if (c->tsc1 > c->tsc0)
-			clock_rate(c, (long double)(c->mono1 - c->mono0) /
-				      (long double)(c->tsc1 - c->tsc0));
-	}
+	if (c->kind == CLOCK_KIND_TSC && c->tsc1 > c->tsc0)
+		clock_rate(c, (long double)(c->mono1 - c->mono0) /
+			      (long double)(c->tsc1 - c->tsc0));
 }

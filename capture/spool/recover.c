@@ -213,6 +213,7 @@ static int read_info(const char *dir, struct info *in, int loud)
 		else if (sscanf(line, "clock %d %llu %lld %lld", &kind, &tsc, &mono, &real) == 4) {
 			in->clk.kind = kind;
 			in->clk.tsc0 = tsc;
+			in->clk.cur.tsc = tsc;
 			in->clk.mono0 = mono;
 			in->clk.real0 = real;
 			clock_rate(&in->clk, 1);

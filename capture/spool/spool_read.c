@@ -415,6 +415,7 @@ struct arena_img {               /* a thread's image: its chunks so far */
 	struct spool_hdr *h;     /* the header's copy, its segments' */
 	uint64_t seq, off, size; /* the chunk being read */
 	uint64_t pos;            /* bytes of records read there */
+	uint64_t ahead, ahead_next; /* arena_ahead's marks */
 	int bad;                 /* the chunk's chain is broken: the rest of
 				    it is ignored, as spool_load does */
 	bool damaged;            /* so, since its last segment */
@@ -684,6 +685,9 @@ int64_t spool_poll(struct node *n, struct arena_scan *s, int final)
 		bool ended = im->superseded || (x != TEXIT_NONE && x != TEXIT_EXEC);
 		size_t cap = 0, len = poll_records(s, im, &buf, &cap, final, rated, &held, &held_t0);
 		taken += (int64_t)len;
+		if (!final && !ended)
+			arena_ahead(s, &a, im->off, im->size, im->pos, &im->ahead,
+				    &im->ahead_next);
 		if (ended && !held && !im->nnext && !im->bad && scanned_all(s))
 			im->done = true;
 		if (final && im->nnext)
@@ -726,6 +730,7 @@ void arena_scan_free(struct arena_scan *s)
 	imap_free(&s->owners);
 	imap_free(&s->last);
 	free(s->in);
+	arena_ahead_close(s);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 }

@@ -28,9 +28,9 @@
  * are five times the spool's size, so they go beside the trace, whose
  * file system copies them into it (the spool's is memory, /dev/shm). A
  * binary part is coded from nothing, between two RESETs of the trace's
- * coder (docs/trace-binary.md). The times need the
- * clock's slope: it is measured over the first FIX_AFTER_NS of the run
- * and kept (clock_fix).
+ * coder (docs/trace-binary.md). The times need the clock's map: each
+ * step keeps what it has mapped, and refines the slope from there on as
+ * the run doubles (clock_fix).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -47,8 +47,8 @@
 #include "util.h"
 #include "zstdio.h"
 
-#define STEP_NS       20000000      /* between two steps */
-#define FIX_AFTER_NS  50000000      /* the clock's slope over this at least */
+#define STEP_NS       20000000      /* between two steps, the app quiet */
+#define STEP_BUSY_NS  5000000       /* ... or not */
 #define MAX_PARTS     32            /* parts open at once */
 #define BUSY_BYTES    (256u << 10)  /* a poll that took this: again at once */
 #define PART_MIN      4096          /* records left worth a part at the end */
@@ -67,20 +67,19 @@ struct stream {
 	int open_parts;
 };
 
-/* 1 when the poll took enough that more is likely waiting */
-static int step(struct stream *s)
+/* The bytes the poll took (0 when it failed) */
+static int64_t step(struct stream *s)
 {
 	struct node *n = s->n;
-	int64_t got = spool_poll(n, &s->scan, 0);
+	int64_t got;
 
+	/* before any time is taken: the map up to now is then kept */
+	if (clock_due(&n->clk))
+		clock_fix(&n->clk);
+	got = spool_poll(n, &s->scan, 0);
 	if (got < 0)
 		return 0;
 	resolve_stream(n);
-	if (!n->clk.fixed) {
-		if (now_ns() - n->clk.mono0 < FIX_AFTER_NS)
-			return got >= BUSY_BYTES;
-		clock_fix(&n->clk);
-	}
 	if (s->wait)
 		return 0;
 	for (int i = 0; i < n->nprocs; i++) {
@@ -103,7 +102,7 @@ static int step(struct stream *s)
 				s->open_parts--;
 		}
 	}
-	return got >= BUSY_BYTES;
+	return got;
 }
 
 static void *stream_main(void *arg)
@@ -112,15 +111,15 @@ static void *stream_main(void *arg)
 
 	/* the application first: on a CPU it needs, this thread waits */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-	int busy = 0;	/* behind the application: no wait before the next step */
+	int64_t got = 1;	/* the last step's: BUSY_BYTES, behind the app */
 
 	pthread_mutex_lock(&s->mu);
 	while (!s->halt) {
-		if (!busy) {
+		if (got < BUSY_BYTES) {
 			struct timespec ts;
 
 			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += STEP_NS;
+			ts.tv_nsec += got ? STEP_BUSY_NS : STEP_NS;
 			if (ts.tv_nsec >= 1000000000) {
 				ts.tv_sec++;
 				ts.tv_nsec -= 1000000000;
@@ -130,7 +129,7 @@ static void *stream_main(void *arg)
 				break;
 		}
 		pthread_mutex_unlock(&s->mu);
-		busy = step(s);
+		got = step(s);
 		pthread_mutex_lock(&s->mu);
 	}
 	pthread_mutex_unlock(&s->mu);
@@ -157,6 +156,8 @@ struct stream *stream_start(struct node *n, const char *spool, const char *parts
 	s->wait = getenv("ISLAND_TEST_STREAM_WAIT") != NULL;
 	s->scan.path = xasprintf("%s/" ARENA_FILE, spool);
 	s->scan.fd = open(s->scan.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (s->scan.fd >= 0 && !s->wait)
+		arena_ahead_open(&s->scan);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	/* the signals island-capture passes on are the main thread's */

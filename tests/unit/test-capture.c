@@ -3,6 +3,7 @@
 #include "unit.h"
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <stdlib.h>
@@ -726,6 +727,76 @@ static void test_polling_stopped(void)
 	trace_scan_free(nodes, nn);
 }
 
+/* how many pages of [from, to) of map are in memory (the file's, in /dev/shm) */
+static int resident(char *map, uint64_t from, uint64_t to)
+{
+	unsigned char v[256];
+	int n = 0;
+
+	CU_ASSERT_FATAL((to - from) / 4096 <= sizeof(v));
+	CU_ASSERT_FATAL(mincore(map + from, to - from, v) == 0);
+	for (uint64_t i = 0; i < (to - from) / 4096; i++)
+		n += v[i] & 1;
+	return n;
+}
+
+/* Pages ahead of a thread (ahead.c): three times what it wrote in its
+ * chunk asked for past it, to the chunk's end at most, what it wrote
+ * left as it is; the free space's start once it nears its chunk's end;
+ * nothing past the arena's budget */
+static void test_ahead(void)
+{
+	char dir[] = "/dev/shm/island-ahead-XXXXXX", path[64], buf[20000], got[20000];
+	const uint64_t c0 = ARENA_DATA, size = 4 * ARENA_ALIGN, rs = c0 + SPOOL_HDR_SIZE;
+	struct arena_hdr a = { .magic = ARENA_MAGIC, .version = SPOOL_VERSION,
+			       .next = size };
+	struct arena_scan sc = { .fd = -1 };
+	uint64_t mark = 0, next_for = 0;
+
+	if (!mkdtemp(dir))
+		return;	/* no /dev/shm: what is resident is not the file's */
+	snprintf(path, sizeof(path), "%s/" ARENA_FILE, dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(ftruncate(fd, ARENA_DATA + 16 * ARENA_ALIGN) == 0);
+	memset(buf, 0x5a, sizeof(buf));
+	CU_ASSERT(pwrite(fd, buf, sizeof(buf), (off_t)rs) == (ssize_t)sizeof(buf));
+	sc.path = path;
+	CU_ASSERT_FATAL(arena_ahead_open(&sc) == 0);
+
+	arena_ahead(&sc, &a, c0, size, sizeof(buf), &mark, &next_for);
+	uint64_t want = (rs + 4 * sizeof(buf) + 4095) & ~4095ull;
+	CU_ASSERT_EQUAL(mark, want);
+	CU_ASSERT_EQUAL(resident(sc.map, rs, want), (int)((want - rs) / 4096));
+	CU_ASSERT_EQUAL(resident(sc.map, want, c0 + size), 0);
+	CU_ASSERT(pread(fd, got, sizeof(got), (off_t)rs) == (ssize_t)sizeof(got) &&
+		  memcmp(got, buf, sizeof(buf)) == 0);
+	CU_ASSERT_EQUAL(next_for, 0);
+	CU_ASSERT_EQUAL(resident(sc.map, c0 + size, c0 + size + 65536), 0);
+
+	/* near the chunk's end: to its end, and the free space's start */
+	uint64_t at = c0 + size - 100000, from = at & ~4095ull;
+	arena_ahead(&sc, &a, c0, size, at - rs, &mark, &next_for);
+	CU_ASSERT_EQUAL(mark, c0 + size);
+	CU_ASSERT_EQUAL(resident(sc.map, from, c0 + size), (int)((c0 + size - from) / 4096));
+	CU_ASSERT_EQUAL(next_for, c0);
+	CU_ASSERT_EQUAL(resident(sc.map, c0 + size, c0 + size + 65536), 16);
+	CU_ASSERT_EQUAL(resident(sc.map, c0 + size + 65536, c0 + size + 2 * 65536), 0);
+
+	/* the budget spent: nothing asked for */
+	uint64_t c1 = c0 + 2 * size, m1 = 0, n1 = 0;
+	a.budget = a.given = 1 << 20;
+	arena_ahead(&sc, &a, c1, size, sizeof(buf), &m1, &n1);
+	CU_ASSERT_EQUAL(m1, 0);
+	CU_ASSERT_EQUAL(resident(sc.map, c1, c1 + size / 2), 0);
+
+	arena_ahead_close(&sc);
+	CU_ASSERT(sc.map == NULL);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* clock_ns in integers: the long double product, truncated, within 1 ns
  * (a boundary rounded the other way), exact on whole rates, the same
  * either side of the start, and no overflow on a day of a 4 GHz counter */
@@ -739,7 +810,7 @@ static void test_clock_ns(void)
 
 	memset(&c, 0, sizeof(c));
 	c.kind = CLOCK_KIND_TSC;
-	c.tsc0 = 1000000007;
+	c.tsc0 = c.cur.tsc = 1000000007;
 	for (size_t k = 0; k < sizeof(rates) / sizeof(rates[0]); k++) {
 		clock_rate(&c, rates[k]);
 		for (int i = 0; i < 200000; i++) {
@@ -758,6 +829,53 @@ static void test_clock_ns(void)
 	CU_ASSERT(off < 100);
 }
 
+/* Streaming's map (clock_fix): a tick keeps the time it was given when a
+ * later fix starts a stretch, the map goes on without a jump, each fix's
+ * reading maps to its monotonic time, and before the first stretch the
+ * first slope goes back */
+static void spin_ns(int64_t ns)
+{
+	int64_t end = now_ns() + ns;
+
+	while (now_ns() < end)
+		;
+}
+
+static void test_clock_stretches(void)
+{
+	struct clockmap c;
+	uint64_t kept[4];
+	int64_t was[4];
+
+	clock_start(&c, CLOCK_KIND_TSC);
+	if (c.tsc0 == 0)
+		return;	/* no cycle counter here */
+	CU_ASSERT(clock_due(&c));
+	for (int k = 0; k < 4; k++) {
+		spin_ns(2000000);
+		clock_fix(&c);
+		CU_ASSERT_EQUAL(c.nseg, k);
+		/* the fix's reading: within a microsecond of its time */
+		int64_t at = clock_ns(&c, c.tsc1), want = c.mono1 - c.mono0;
+		CU_ASSERT(at - want < 1000 && want - at < 1000);
+		for (int j = 0; j < k; j++)
+			CU_ASSERT_EQUAL(clock_ns(&c, kept[j]), was[j]);
+		if (k) {
+			int64_t a = clock_ns(&c, c.cur.tsc - 1), b = clock_ns(&c, c.cur.tsc);
+			CU_ASSERT(a <= b && b - a <= 1);
+		}
+		kept[k] = c.tsc1 - 1000;
+		was[k] = clock_ns(&c, kept[k]);
+		CU_ASSERT(!clock_due(&c));
+	}
+	/* before the start: the first stretch's slope, back */
+	int64_t after = clock_ns(&c, c.tsc0 + 5000000), before = clock_ns(&c, c.tsc0 - 5000000);
+	CU_ASSERT(after > 0 && (before == -after || before == -after - 1 || before == -after + 1));
+	clock_end(&c);	/* kept */
+	CU_ASSERT_EQUAL(c.nseg, 3);
+	CU_ASSERT_EQUAL(clock_ns(&c, kept[0]), was[0]);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -767,6 +885,7 @@ int main(void)
 	s = CU_add_suite("capture", NULL, NULL);
 	CU_add_test(s, "path_join", test_path_join);
 	CU_add_test(s, "arena", test_arena);
+	CU_add_test(s, "arena: pages ahead of a thread", test_ahead);
 	CU_add_test(s, "discover: an I/O's key across passes", test_io_key);
 	CU_add_test(s, "poll: a read cut after the last record", test_poll_cut);
 	CU_add_test(s, "fmt_sockaddr", test_sockaddr);
@@ -787,5 +906,6 @@ int main(void)
 	CU_add_test(s, "polling", test_polling);
 	CU_add_test(s, "polling: a stopped server", test_polling_stopped);
 	CU_add_test(s, "clock_ns", test_clock_ns);
+	CU_add_test(s, "clock: streaming's stretches", test_clock_stretches);
 	return unit_run("capture") ? 1 : 0;
 }
