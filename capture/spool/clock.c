@@ -124,6 +124,8 @@ void clock_fix(struct clockmap *c)
 	uint64_t t = bracketed(ticks, &mono);
 
 	if (c->kind != CLOCK_KIND_TSC || t <= c->tsc0) {
+		c->tsc1 = t;	/* nothing to map: clock_due doubles anyway */
+		c->mono1 = mono;
 		c->fixed = 1;
 		return;
 	}

@@ -67,7 +67,7 @@ struct stream {
 	int open_parts;
 };
 
-/* The bytes the poll took (0 when it failed) */
+/* The bytes the poll took (0 when it failed, or the tests' wait) */
 static int64_t step(struct stream *s)
 {
 	struct node *n = s->n;

@@ -866,8 +866,14 @@ static void test_clock_stretches(void)
 		}
 		kept[k] = c.tsc1 - 1000;
 		was[k] = clock_ns(&c, kept[k]);
-		CU_ASSERT(!clock_due(&c));
 	}
+	/* due once the run has doubled since the last fix */
+	struct clockmap d = c;
+	d.mono1 = now_ns() - 1000;
+	d.mono0 = d.mono1 - 1000000000000ll;
+	CU_ASSERT(!clock_due(&d));
+	d.mono0 = d.mono1 - 10;
+	CU_ASSERT(clock_due(&d));
 	/* before the start: the first stretch's slope, back */
 	int64_t after = clock_ns(&c, c.tsc0 + 5000000), before = clock_ns(&c, c.tsc0 - 5000000);
 	CU_ASSERT(after > 0 && (before == -after || before == -after - 1 || before == -after + 1));
