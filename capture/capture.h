@@ -128,6 +128,8 @@ struct thr {
 	 * writing so far, or NULL */
 	uint64_t napplied;
 	struct wstate *ws;
+	int dropped;                 /* its first segments, records let go
+					(spool_drop): written and resolved */
 	/* --syscalls: records linked to their level for good, and the
 	 * linking's place (levels.c) */
 	uint64_t nlinked, nseen;     /* ... of those it has seen */
@@ -286,6 +288,7 @@ struct arena_scan {
 	uint64_t map_len;
 };
 int64_t spool_poll(struct node *n, struct arena_scan *s, int final);
+void spool_drop(struct thr *t, int upto);
 void arena_scan_free(struct arena_scan *s);
 /* ahead.c: while streaming, the threads' next pages given ahead of them */
 int arena_ahead_open(struct arena_scan *s);
@@ -332,6 +335,8 @@ int call_kind_equal(int a, int b);
 void resolve_node(struct node *n);
 /* streaming: what can be resolved of the records so far (resolve.c) */
 void resolve_stream(struct node *n);
+/* streaming: the segment process p's thread i is resolved in, -1 none */
+int resolve_stream_at(const struct proc *p, int i);
 /* Streaming: has the thread ended (as its spool header says; an exec
  * goes on in the process's main thread)? Nothing more will come. */
 int thread_ended(const struct proc *p, const struct thr *t);
@@ -377,6 +382,8 @@ void write_stream_free(struct thr *t);
 /* the records the thread's part took, 0 when it has none (tests); the
  * records resolved that it could still take (0: closed, or failed) */
 uint64_t write_streamed(const struct thr *t);
+/* the segment the thread's open part is written from, -1 none */
+int write_stream_at(const struct thr *t);
 uint64_t write_stream_left(const struct thr *t);
 /* stream.c: the trace written while the application runs, from the
  * spool's arena into parts in parts_dir (comp: the trace's compression);

@@ -1695,6 +1695,11 @@ static void stream_proc(struct resolver *rs, struct proc *p, struct pstream *ps)
 	free(heap);
 }
 
+int resolve_stream_at(const struct proc *p, int i)
+{
+	return p->ps && i < p->ps->nc ? p->ps->c[i].it.g : -1;
+}
+
 void resolve_stream(struct node *n)
 {
 	link_stream(n);

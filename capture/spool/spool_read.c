@@ -719,6 +719,28 @@ int64_t spool_poll(struct node *n, struct arena_scan *s, int final)
 	return taken;
 }
 
+/*
+ * Streaming: the records of a thread's segments before segment upto let
+ * go, once written into its part and resolved, so that the capture holds
+ * what is still to be written, not all the run has made (64 bytes a
+ * call). Never its last segment (a held record is read again there),
+ * nor a header; the spool keeps them all. Its iterators skip a segment
+ * with no records.
+ */
+void spool_drop(struct thr *t, int upto)
+{
+	if (upto > t->nsp - 1)
+		upto = t->nsp - 1;
+	for (int g = t->dropped; g < upto; g++) {
+		struct spool *s = t->sp[g];
+
+		free(s->buf);
+		s->buf = s->recs = s->end = NULL;
+	}
+	if (upto > t->dropped)
+		t->dropped = upto;
+}
+
 void arena_scan_free(struct arena_scan *s)
 {
 	if (s->fd >= 0)

@@ -9,7 +9,10 @@
  * rest is read, resolved and written, and each part goes into the trace
  * as it is (trace_write, outfile_splice). Nothing is taken out of the
  * spool: a capture killed meanwhile leaves it whole for --recover, and
- * no part behind.
+ * no part behind. What a thread's part holds and the resolver passed is
+ * let go from memory (spool_drop): the capture holds what it has still
+ * to write, not the run's 64 bytes a call; not what a pass at the end
+ * reads again.
  *
  * A process's calls are resolved as far as they are in the order the end
  * would take them (resolve_stream: a thread blocked in a call holds its
@@ -67,6 +70,19 @@ struct stream {
 	int open_parts;
 };
 
+/* What thread j of p wrote into its part and the resolver passed, let
+ * go; not what a pass at the end reads again (statuses, gaps, the
+ * levels of --syscalls) */
+static void drop(struct node *n, struct proc *p, int j)
+{
+	struct thr *t = &p->thr[j];
+
+	if (n->syscalls || (t->seen & (SEEN_STATUS | SEEN_GAPS)))
+		return;
+	int a = write_stream_at(t), b = resolve_stream_at(p, j);
+	spool_drop(t, a < b ? a : b);
+}
+
 /* The bytes the poll took (0 when it failed, or the tests' wait) */
 static int64_t step(struct stream *s)
 {
@@ -94,6 +110,7 @@ static int64_t step(struct stream *s)
 				return 0;
 			if (write_stream(n, p, t, s->dir, s->comp, s->isb, !ended, &s->halt) < 0)
 				continue;
+			drop(n, p, j);
 			if (!had && t->ws)
 				s->open_parts++;
 			/* a thread that has ended has nothing more to come:

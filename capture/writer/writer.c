@@ -1424,6 +1424,13 @@ int write_stream_end(struct thr *t)
 	return w->failed ? -1 : 0;
 }
 
+int write_stream_at(const struct thr *t)
+{
+	const struct wstate *w = t->ws;
+
+	return w && w->pf && !w->failed ? w->it.g : -1;
+}
+
 uint64_t write_streamed(const struct thr *t)
 {
 	const struct wstate *w = t->ws;
@@ -1644,6 +1651,15 @@ int trace_write(struct node *n, const char *path, int comp)
 			const struct wstate *w = n->procs[i].thr[j].ws;
 			if (n->procs[i].thr[j].lost)
 				complete = 0;
+			/* its first records let go, its part failed: the
+			 * spool has them (--recover) */
+			if (n->procs[i].thr[j].dropped && !part_whole(w)) {
+				warnx("pid %d tid %d: its part of the trace failed after "
+				      "records written there were let go",
+				      (int)n->procs[i].pid, (int)n->procs[i].thr[j].tid);
+				errno = EIO;
+				return -1;
+			}
 			if (part_whole(w) && w->at)
 				head = w;
 		}

@@ -727,6 +727,54 @@ static void test_polling_stopped(void)
 	trace_scan_free(nodes, nn);
 }
 
+/* Streaming lets go of what it wrote (spool_drop): a thread's first
+ * segments freed, never its last, its iterators going on past them; a
+ * trace whose thread lost records so and has no whole part is not
+ * written (the spool has them) */
+static void test_drop(void)
+{
+	struct spool seg[3], *sp[3] = { &seg[0], &seg[1], &seg[2] };
+	struct thr t = { .tid = 9, .sp = sp, .nsp = 3 };
+	struct rec_iter it;
+	struct rec *r;
+
+	memset(seg, 0, sizeof(seg));
+	for (int g = 0; g < 3; g++) {
+		struct rec *x = calloc(2, sizeof(*x));
+		for (int k = 0; k < 2; k++)
+			x[k] = (struct rec){ .t0 = (uint64_t)(10 * g + k), .call = C_WRITE,
+					     .len = sizeof(*x) };
+		seg[g].buf = seg[g].recs = (char *)x;
+		seg[g].end = (char *)(x + 2);
+	}
+	spool_drop(&t, 2);
+	CU_ASSERT_EQUAL(t.dropped, 2);
+	CU_ASSERT(seg[0].buf == NULL && seg[1].recs == NULL && seg[2].buf != NULL);
+	spool_drop(&t, 7);	/* never the last */
+	CU_ASSERT_EQUAL(t.dropped, 2);
+	CU_ASSERT(seg[2].buf != NULL);
+	rec_iter_init(&it, &t);
+	int k = 0;
+	while ((r = rec_next(&it))) {
+		CU_ASSERT_EQUAL(r->t0, (uint64_t)(20 + k));
+		k++;
+	}
+	CU_ASSERT_EQUAL(k, 2);
+
+	struct proc p = { .pid = 9, .thr = &t, .nthr = 1 };
+	struct node n = { .name = "drop", .procs = &p, .nprocs = 1 };
+	char path[] = "/tmp/island-drop-XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	unlink(path);
+	errno = 0;
+	CU_ASSERT_EQUAL(trace_write(&n, path, TC_NONE), -1);
+	CU_ASSERT_EQUAL(errno, EIO);
+	CU_ASSERT(access(path, F_OK) != 0);
+	free(seg[2].buf);
+}
+
 /* how many pages of [from, to) of map are in memory (the file's, in /dev/shm) */
 static int resident(char *map, uint64_t from, uint64_t to)
 {
@@ -892,6 +940,7 @@ int main(void)
 	CU_add_test(s, "path_join", test_path_join);
 	CU_add_test(s, "arena", test_arena);
 	CU_add_test(s, "arena: pages ahead of a thread", test_ahead);
+	CU_add_test(s, "streaming: written records let go", test_drop);
 	CU_add_test(s, "discover: an I/O's key across passes", test_io_key);
 	CU_add_test(s, "poll: a read cut after the last record", test_poll_cut);
 	CU_add_test(s, "fmt_sockaddr", test_sockaddr);
