@@ -36,7 +36,6 @@ struct clockmap {
 	uint64_t tsc0, tsc1;         /* cycle counter at start and end */
 	int64_t mono0, mono1;        /* CLOCK_MONOTONIC ns at start and end */
 	int64_t real0;               /* CLOCK_REALTIME ns at start */
-	long double ns_per_tick;     /* cur's */
 	struct clockseg cur;         /* every tick from cur.tsc on */
 	int nseg;                    /* the stretches before cur, in order */
 	struct clockseg seg[CLOCK_SEGS];
@@ -55,7 +54,10 @@ void clock_fix(struct clockmap *c);
 int clock_due(const struct clockmap *c);
 int64_t host_real_ns(void);
 void clock_end(struct clockmap *c);
-/* ns_per_tick = r, in both forms */
+/* The map from tick tsc at monotonic mono, 1 ns a tick until a rate is
+ * known (clock_fix, clock_end) */
+void clock_origin(struct clockmap *c, int kind, uint64_t tsc, int64_t mono);
+/* cur's slope: r ns a tick, in integers */
 void clock_rate(struct clockmap *c, long double r);
 int64_t clock_ns_before(const struct clockmap *c, uint64_t t);
 

@@ -75,9 +75,9 @@ static uint64_t real_now(void)
 void clock_start(struct clockmap *c, int kind)
 {
 	memset(c, 0, sizeof(*c));
-	c->kind = kind;
-	c->tsc0 = bracketed(ticks, &c->mono0);
-	c->cur.tsc = c->tsc0;
+	uint64_t t = bracketed(ticks, &c->mono0);
+
+	clock_origin(c, kind, t, c->mono0);
 	/* the node's epoch, the wall clock at mono0, by which the nodes'
 	 * traces are aligned: read bracketed too (one read before the pair
 	 * was 0.43 ms off once on a loaded machine, preempted there, and a
@@ -85,17 +85,33 @@ void clock_start(struct clockmap *c, int kind)
 	int64_t m = 0;
 	int64_t r = (int64_t)bracketed(real_now, &m);
 	c->real0 = c->mono0 + (r - m);
-	clock_rate(c, 1);
 }
 
 void clock_rate(struct clockmap *c, long double r)
 {
 	long double w = r < 0 ? 0 : (long double)(uint64_t)r;
 
-	c->ns_per_tick = r;
 	c->cur.whole = (uint64_t)w;
 	/* the fraction to 64 bits: 2^64 does not fit, 2^63 twice does */
 	c->cur.frac = r <= w ? 0 : (uint64_t)((r - w) * 9223372036854775808.0L) * 2;
+}
+
+void clock_origin(struct clockmap *c, int kind, uint64_t tsc, int64_t mono)
+{
+	c->kind = kind;
+	c->tsc0 = c->cur.tsc = tsc;
+	c->mono0 = mono;
+	clock_rate(c, 1);
+}
+
+/* tsc1 at mono1: the slope from the start to there, cur's (a cycle
+ * counter that went on) */
+static void slope_to(struct clockmap *c, uint64_t t, int64_t mono)
+{
+	c->tsc1 = t;
+	c->mono1 = mono;
+	if (c->kind == CLOCK_KIND_TSC && t > c->tsc0)
+		clock_rate(c, (long double)(mono - c->mono0) / (long double)(t - c->tsc0));
 }
 
 /* A tick before cur: in the stretch it was written with, or before the
@@ -123,22 +139,15 @@ void clock_fix(struct clockmap *c)
 	int64_t mono = 0;
 	uint64_t t = bracketed(ticks, &mono);
 
-	if (c->kind != CLOCK_KIND_TSC || t <= c->tsc0) {
-		c->tsc1 = t;	/* nothing to map: clock_due doubles anyway */
-		c->mono1 = mono;
-		c->fixed = 1;
-		return;
-	}
-	if (c->fixed) {
+	/* with nothing to map (no cycle counter), clock_due doubles too */
+	if (c->fixed && c->kind == CLOCK_KIND_TSC && t > c->tsc0) {
 		if (c->nseg == CLOCK_SEGS)
 			return;          /* 2^64 baselines on: the last kept */
 		c->seg[c->nseg++] = c->cur;
 		c->cur.ns = clock_ns(c, t);
 		c->cur.tsc = t;
 	}
-	c->tsc1 = t;
-	c->mono1 = mono;
-	clock_rate(c, (long double)(mono - c->mono0) / (long double)(t - c->tsc0));
+	slope_to(c, t, mono);
 	c->fixed = 1;
 }
 
@@ -152,10 +161,10 @@ int clock_due(const struct clockmap *c)
  * baseline, at most that error on the times it maps, all within it. */
 void clock_end(struct clockmap *c)
 {
+	int64_t mono = 0;
+
 	if (c->fixed)
 		return;
-	c->tsc1 = bracketed(ticks, &c->mono1);
-	if (c->kind == CLOCK_KIND_TSC && c->tsc1 > c->tsc0)
-		clock_rate(c, (long double)(c->mono1 - c->mono0) /
-			      (long double)(c->tsc1 - c->tsc0));
+	uint64_t t = bracketed(ticks, &mono);
+	slope_to(c, t, mono);
 }

@@ -211,12 +211,8 @@ static int read_info(const char *dir, struct info *in, int loud)
 		else if (!strncmp(line, "host ", 5))
 			snprintf(in->host, sizeof(in->host), "%.255s", line + 5);
 		else if (sscanf(line, "clock %d %llu %lld %lld", &kind, &tsc, &mono, &real) == 4) {
-			in->clk.kind = kind;
-			in->clk.tsc0 = tsc;
-			in->clk.cur.tsc = tsc;
-			in->clk.mono0 = mono;
+			clock_origin(&in->clk, kind, tsc, mono);
 			in->clk.real0 = real;
-			clock_rate(&in->clk, 1);
 		} else if (!strncmp(line, "mode ", 5)) {
 			if (sscanf(line, "mode %d %d %d %d %lld %d %d", &in->syscalls,
 				   &in->callsites, &in->profile, &in->profile_hz,

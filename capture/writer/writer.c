@@ -1168,21 +1168,32 @@ static bool completed(const struct wstate *w, const struct rec *r)
 
 enum { W_END, W_STREAM, W_RUNNING };
 
-/* The thread's records from where w is, as long as fewer than upto were
- * taken; streaming stops before a call it cannot write yet, and while
- * the thread runs before one whose completing records may be to come. */
-static void write_body(struct out *o, struct node *n, struct proc *p,
-		       struct thr *t, struct wstate *w, uint64_t upto, int how,
-		       const int *halt)
+/* w's next record, when the writing (how) may take it now: streaming
+ * not a call it cannot write yet, and while the thread runs not one
+ * whose completing records may be to come */
+static struct rec *writable(struct node *n, struct proc *p, struct thr *t,
+			    struct wstate *w, int how)
 {
 	struct rec *r;
 
 	w->it.t = t;		/* the arrays may have moved */
 	if (!w->next)
 		w->next = rec_next(&w->it);
-	while ((r = w->next) && w->done < upto) {
-		if (how != W_END && (needs_end(n, p, t, r) || (how == W_RUNNING && !completed(w, r))))
-			break;
+	r = w->next;
+	if (r && how != W_END && (needs_end(n, p, t, r) || (how == W_RUNNING && !completed(w, r))))
+		return NULL;
+	return r;
+}
+
+/* The thread's records from where w is, as long as fewer than upto were
+ * taken and they are writable */
+static void write_body(struct out *o, struct node *n, struct proc *p,
+		       struct thr *t, struct wstate *w, uint64_t upto, int how,
+		       const int *halt)
+{
+	struct rec *r;
+
+	while (w->done < upto && (r = writable(n, p, t, w, how))) {
 		/* the app has ended: the end's writer, with its own
 		 * thread for the compression, takes over from here */
 		if (halt && !(w->done & 4095) && __atomic_load_n(halt, __ATOMIC_RELAXED))
@@ -1373,10 +1384,7 @@ int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 	if (!w->pf) {
 		/* no part before its first record can be written (a part
 		 * open is a record streamed: the tests wait for one) */
-		w->it.t = t;
-		if (!w->next)
-			w->next = rec_next(&w->it);
-		if (!w->next || needs_end(n, p, t, w->next) || (running && !completed(w, w->next)))
+		if (!writable(n, p, t, w, running ? W_RUNNING : W_STREAM))
 			return 0;
 		/* the first thread of the first process, in a plain XML
 		 * trace: its part in the trace's file from the start, room
