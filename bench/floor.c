@@ -4,12 +4,16 @@
  * call and stores a 32-byte record of it, nothing else (no guard, no
  * spool header, no file: what Island's interposer does at the least).
  * FLOOR_RING=1: the records go round a 1 MiB ring that stays in the cache
- * (a consumer that keeps up at no cost); else into fresh memory, FLOOR_MB
- * of it given by the kernel in one call at the start (its pages allocated
- * and zeroed, as any recorder's memory must be once).
+ * (a consumer that keeps up at no cost); with FLOOR_DRAIN=1 too, a thread
+ * on the other core reads them there a millisecond behind, as any
+ * recorder's writer must read them (it only reads: the app pays for
+ * taking back lines another core has read); else into fresh memory,
+ * FLOOR_MB of it given by the kernel in one call at the start (its pages
+ * allocated and zeroed, as any recorder's memory must be once).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -29,6 +33,32 @@ static size_t size, mask;
 static size_t next;                 /* bytes handed out, all threads */
 static __thread char *cur, *lim;
 
+static volatile uint64_t drained;
+
+/* the ring's reader: takes each record once its length is there and its
+ * stamp newer than the last (an older one is the last lap's), sleeps
+ * 1 ms when it has caught up */
+static void *drain(void *unused)
+{
+	uint64_t last = 0, sum = 0;
+	size_t at = 0;
+
+	(void)unused;
+	for (;;) {
+		const struct srec *q = (const struct srec *)(base + (at & mask));
+
+		if (!__atomic_load_n(&q->len, __ATOMIC_ACQUIRE) || q->t0 <= last) {
+			usleep(1000);
+			continue;
+		}
+		last = q->t0;
+		sum += q->t0 + q->dt + (uint64_t)q->fd + (uint64_t)q->ret;
+		drained = sum;
+		at += sizeof(*q);
+	}
+	return NULL;
+}
+
 __attribute__((constructor)) static void floor_init(void)
 {
 	const char *mb = getenv("FLOOR_MB");
@@ -41,6 +71,12 @@ __attribute__((constructor)) static void floor_init(void)
 		    MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (base == MAP_FAILED)
 		base = NULL;
+	if (base && ring && getenv("FLOOR_DRAIN")) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, drain, NULL) == 0)
+			pthread_detach(th);
+	}
 }
 
 /* a thread's next 64 KiB of the memory (the ring: all of it, shared) */

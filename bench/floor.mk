@@ -5,7 +5,7 @@ FLOOR_LIB := $(O)/bench/floor.so
 $(FLOOR_LIB): bench/floor.c
 	$(call msg,CC,$<)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -O2 -Wall -Wextra -shared -fPIC -o $@ $< -ldl
+	$(Q)$(CC) -O2 -Wall -Wextra -shared -fPIC -o $@ $< -ldl -lpthread
 
 bench-run: $(FLOOR_LIB)
 BENCH_SCRIPTS += bench/floor.sh

@@ -2,8 +2,9 @@
 # The floor under the capture's cost: 1,000,000 64-byte writes (one
 # thread) natively, under the least a per-call recorder can do
 # (bench/floor.c: two cycle-counter readings and a 32-byte record per
-# call, into a ring that stays in the cache, or into fresh memory given
-# in one call at the start) and under island-capture (the application's
+# call, into a ring that stays in the cache, the same ring read by a
+# thread on the other core, or into fresh memory given in one call at
+# the start) and under island-capture (the application's
 # run, and with its trace written, .isb). Medians of RUNS runs of the
 # whole process, each with its ratio to native.
 #   RUNS=5 bench/floor.sh
@@ -19,11 +20,12 @@ FLOOR=build/bench/floor.so
 . bench/lib.sh
 bench_tmp
 
-: > "$tmp/native"; : > "$tmp/ring"; : > "$tmp/fresh"; : > "$tmp/run"; : > "$tmp/total"
+: > "$tmp/native"; : > "$tmp/ring"; : > "$tmp/drain"; : > "$tmp/fresh"; : > "$tmp/run"; : > "$tmp/total"
 mb=$((COUNT * 32 / 1048576 + 2))
 for i in $(seq "$RUNS"); do
 	timed $W 1 $COUNT 64 >> "$tmp/native"
 	timed env FLOOR_RING=1 LD_PRELOAD="$PWD/$FLOOR" $W 1 $COUNT 64 >> "$tmp/ring"
+	timed env FLOOR_RING=1 FLOOR_DRAIN=1 LD_PRELOAD="$PWD/$FLOOR" $W 1 $COUNT 64 >> "$tmp/drain"
 	timed env FLOOR_MB=$mb LD_PRELOAD="$PWD/$FLOOR" $W 1 $COUNT 64 >> "$tmp/fresh"
 	rm -f "$tmp/t.isb"
 	timed $C -n bench -o "$tmp/t.isb" $W 1 $COUNT 64 >> "$tmp/total"
@@ -37,6 +39,7 @@ row() {
 }
 row "native" "$native"
 row "floor: 2 readings + 32 B a call, in a cached ring" "$(median < "$tmp/ring")"
+row "floor: the same ring, read by a thread 1 ms behind" "$(median < "$tmp/drain")"
 row "floor: 2 readings + 32 B a call, in fresh memory" "$(median < "$tmp/fresh")"
 row "island-capture: the application's run" "$(median < "$tmp/run")"
 row "island-capture: with its trace written (.isb)" "$(median < "$tmp/total")"
