@@ -250,6 +250,10 @@ enum sample_kind { SAMPLE_TIMER = 0, SAMPLE_CALL = 1, SAMPLE_ALLOC = 2,
  * made, the same event (its number in bits 48-57): the interposer kept
  * that call's record aside and did not write it (sud.c, kcalls_end) */
 #define SEQ_JOINED    (1ull << 59)
+/* a libc wrapper's record of a call made inside the call recorded before
+ * it, by the same thread (a signal handler's, a callback's: nest.c), its
+ * time part of that call's */
+#define SEQ_NESTED    (1ull << 58)
 #define SEQ_NR(s)     ((int)(((s) >> 48) & 0x3ff))
 #define SEQ_NR_BITS   (0x3ffull << 48)
 #define SEQ_IO(s)     ((s) & 0xffffffffull)

@@ -398,6 +398,10 @@ struct rec *rec_slow(struct tstate *t, size_t len)
 	int e = errno;
 	struct rec *r = NULL;
 
+	if (t->nside & NEST_ON) {	/* an inner call past the side buffer */
+		t->nest_full = 1;
+		return NULL;
+	}
 	if (t->kpend)	/* a system call kept aside goes first */
 		kpend_flush(t);
 
@@ -532,20 +536,24 @@ void vfork_child_call(struct tstate *t, pid_t pid, int calls)
 
 /* Not the fast case: in a thread that may not record now, or a vfork
  * child running on its parent's thread state. */
-int enter_slow(struct tstate *t)
+int enter_slow(struct tstate *t, int nest)
 {
 	pid_t pid = vfork_state(t);
 
 	/* the program's own call, inside one of its calls we record (a
-	 * signal handler's, a callback's): not recorded, but counted. Not
+	 * signal handler's, a callback's): recorded aside (nest.c), or
+	 * counted where it cannot be. Not
 	 * the profiler's (libunwind's, under sysguard), nor under
 	 * --syscalls (its system calls are the kernel's records), nor a
 	 * fork child's atfork handler's before its spool is its own (the
 	 * header is its parent's) */
 	if (t->guard == GUARD_INCALL && !t->sysguard && !t->unwinding && !sud_on &&
 	    t->hdr && !(t->hold & HOLD_OFF) && island_on &&
-	    (pid_t)SYS(SYS_getpid, 0, 0, 0, 0) == t->pid)
+	    (pid_t)SYS(SYS_getpid, 0, 0, 0, 0) == t->pid) {
+		if (nest && nest_begin(t))
+			return 1;
 		t->hdr->nested++;
+	}
 	if (t->guard || !island_on)
 		return 0;
 	if (pid) {
@@ -1068,6 +1076,7 @@ void thread_finish(struct tstate *t, int how, int unmap)
 	}
 	if (t->kpend)
 		kpend_flush(t);
+	nest_drain(t, 1);
 	if (unlikely(prof != NULL))
 		at = prof_thread_end(t);
 	if (t->win)
@@ -1104,6 +1113,7 @@ void process_finish(int how)
 	}
 	if (self->kpend && self->hdr && !(self->hold & HOLD_OFF))
 		kpend_flush(self);
+	nest_drain(self, 0);
 	/* --profile: this thread's tail is a last snapshot; the others'
 	 * counters stay in their headers for the writer, unless profiling
 	 * is off now */
@@ -1177,6 +1187,8 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	t->hold = 0;
 	t->vfork_rec = NULL;        /* the parent's (--syscalls: vfork a fork) */
 	t->kcalls = t->kpend = 0;   /* the parent's call's */
+	t->nside = 0;               /* calls the parent made inside it */
+	t->nest_full = 0;
 	t->slot = -1;
 	t->creator = 0;
 	t->made_at = 0;

@@ -53,6 +53,11 @@ long island_syscall(long nr, ...);
 /* tstate.guard: 0, 1 in our code, GUARD_INCALL in the call recorded */
 #define GUARD_INCALL 2
 
+/* calls inside calls (nest.c): the side buffer's size (a page), and the
+ * bit of tstate.nside set while an inner call records there */
+#define NEST_SIDE 4096
+#define NEST_ON   (1u << 31)
+
 struct tstate {
 	struct tstate *self;        /* island-loader: %gs:0 */
 	char *cur, *lim;            /* free space in the record window */
@@ -115,6 +120,19 @@ struct tstate {
 	/* a session's hold before this thread's call (session.c): the
 	 * number reserved for the call, under which the waits were logged */
 	uint64_t held_seq;
+	/* calls inside a recorded call (nest.c): the bytes they took of
+	 * side (a page mapped when first needed: not in TLS, which takes
+	 * from every thread's stack), NEST_ON while one records; the outer
+	 * call's place, kept */
+	uint32_t nside;
+	int nest_full;              /* an inner call did not fit in side */
+	char *side;
+	struct nsave {
+		char *cur, *lim;
+		void *site;
+		uint64_t in_t0, in_wait;
+		uint32_t from;
+	} ns;
 };
 
 #ifdef ISLAND_LOADER
@@ -168,7 +186,10 @@ static inline void nap_ns(int64_t ns)
 		;
 }
 
-int enter_slow(struct tstate *t);
+int enter_slow(struct tstate *t, int nest);
+int nest_begin(struct tstate *t);
+void nest_drain(struct tstate *t, int unmap);
+void leave_slow(struct tstate *t);
 pid_t vfork_child(struct tstate *t);
 pid_t vfork_state(struct tstate *t);
 int vfork_child_open(struct tstate *t, pid_t pid);
@@ -247,12 +268,14 @@ static inline void guard_off(struct tstate *t)
 }
 
 /* May this call be recorded? Sets the guard when it may. Always inlined
- * into the wrapper, so that the return address is the wrapper's. */
-static inline __attribute__((always_inline)) int enter(struct tstate *t)
+ * into the wrapper, so that the return address is the wrapper's. NEST:
+ * inside another call of the thread, recorded aside (nest.c); enter_top
+ * for the calls that change the thread's spool, counted there. */
+static inline __attribute__((always_inline)) int enter_as(struct tstate *t, int nest)
 {
 	if (likely(!(t->guard | t->hold) && island_on))
 		guard_on(t);
-	else if (!enter_slow(t))
+	else if (!enter_slow(t, nest))
 		return 0;
 	/* here too after enter_slow: the first call of a vfork parent that
 	 * resumed kept the site of the call before */
@@ -261,11 +284,16 @@ static inline __attribute__((always_inline)) int enter(struct tstate *t)
 	return 1;
 }
 
+#define enter(t)     enter_as(t, 1)
+#define enter_top(t) enter_as(t, 0)
+
 static inline void leave(struct tstate *t)
 {
+	if (unlikely(t->nside | (uint32_t)t->prof_pending)) {
+		leave_slow(t);
+		return;
+	}
 	guard_off(t);
-	if (unlikely(t->prof_pending))
-		prof_flush(t);
 }
 
 /* Space for a record of len bytes, or NULL (then nothing is recorded). */

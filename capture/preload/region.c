@@ -5,7 +5,7 @@ static void region_mark(int kind, const char *label)
 {
 	struct tstate *t = &ts;
 
-	if (!enter(t))
+	if (!enter_top(t))
 		return;
 	uint64_t t0 = now();
 	put_str(t, kind, t0, t0, 0, -1, 0, 0, 0, label ? label : "", NULL);

@@ -132,7 +132,7 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	void *tls = va_arg(ap, void *);
 	pid_t *ctid = va_arg(ap, pid_t *);
 	va_end(ap);
-	if (!enter(t))
+	if (!enter_top(t))
 		return REAL(clone)(fn, stack, flags, arg, ptid, tls, ctid);
 	int own = !(flags & (CLONE_VM | CLONE_THREAD));
 	uint64_t t0 = call_start(t);
@@ -181,7 +181,7 @@ EXPORT long syscall(long nr, ...)
 	else if (unlikely(nr == SYS_exit) && island_on && !t->guard)
 		thread_finish(t, TEXIT_RETURN, 0);
 	if (likely(nr != SYS_io_uring_setup && nr != SYS_io_uring_enter &&
-		   nr != SYS_io_uring_register && nr != SYS_clone) || !enter(t))
+		   nr != SYS_io_uring_register && nr != SYS_clone) || !enter_top(t))
 		return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	pid_t me = self_tid(t);
 	uint64_t t0 = call_start(t);

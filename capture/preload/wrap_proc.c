@@ -83,7 +83,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	struct tstate *t = &ts;
 	struct tramp *tr;
 
-	if (!enter(t))
+	if (!enter_top(t))
 		return REAL(pthread_create)(th, attr, fn, arg);
 	tr = tramp_get();
 	if (!tr) {
@@ -120,7 +120,7 @@ EXPORT pid_t fork(void)
 {
 	struct tstate *t = &ts;
 
-	if (!enter(t))
+	if (!enter_top(t))
 		return REAL(fork)();
 	pid_t me = self_tid(t);
 	uint64_t t0 = call_start(t);
@@ -156,7 +156,7 @@ __attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
 	struct tstate *t = &ts;
 
 	real_resolve();
-	if (!t->vpid && enter(t)) {	/* (not a vfork child's own vfork) */
+	if (!t->vpid && enter_top(t)) {	/* (not a vfork child's own vfork) */
 		uint64_t t0 = call_start(t);
 		struct rec *r = rec_reserve(t, sizeof(*r));
 		if (r) {
@@ -357,7 +357,7 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	else if (vchild && !told)
 		vfork_child_call(t, vchild, 1);
 	uint64_t tx = told ? now() : 0;
-	if (!vchild && enter(t)) {
+	if (!vchild && enter_top(t)) {
 		uint64_t t0 = call_start(t);
 		r = put_str(t, C_EXECVE, t0, t0, 0, fd, 0, AT_FDCWD, 0,
 			    file ? file : "", NULL);
@@ -374,7 +374,7 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	e = errno;
 	/* it failed: the child records from here on, this exec first (or,
 	 * where it cannot, enter counts it) */
-	if (told && enter(t)) {
+	if (told && enter_top(t)) {
 		put_str(t, C_EXECVE, tx, now(), ret, fd, 0, AT_FDCWD, e, file ? file : "", NULL);
 		leave(t);
 	}
@@ -485,7 +485,7 @@ static int spawn(int search, pid_t *pid, const char *path,
 
 	if (!pid)
 		pid = &child;
-	if (!enter(t))
+	if (!enter_top(t))
 		return search ? REAL(posix_spawnp)(pid, path, fa, at, argv, env)
 			      : REAL(posix_spawn)(pid, path, fa, at, argv, env);
 	uint64_t t0 = call_start(t);
@@ -539,7 +539,7 @@ static void spawn_env_cancelled(void *unused)
 EXPORT int system(const char *cmd)
 {
 	struct tstate *t = &ts;
-	int r, rec = enter(t);
+	int r, rec = enter_top(t);
 	uint64_t t0 = rec ? wait_start(t) : now();
 
 	/* the shell's header names this call, when it is alone */

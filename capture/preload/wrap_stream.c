@@ -172,7 +172,7 @@ EXPORT FILE *popen(const char *cmd, const char *mode)
 {
 	struct tstate *t = &ts;
 
-	if (!enter(t))
+	if (!enter_top(t))
 		return popen_with_env(cmd, mode, 0, 0);
 	uint64_t t0 = call_start(t);
 	FILE *f = popen_with_env(cmd, mode, self_tid(t), t0);
@@ -193,7 +193,7 @@ EXPORT int pclose(FILE *f)
 {
 	struct tstate *t = &ts;
 
-	if (!enter(t))
+	if (!enter_top(t))
 		return REAL(pclose)(f);
 	int fd = sfd(f);
 	uint64_t t0 = call_start(t);

@@ -684,7 +684,8 @@ static bool again_key_of(struct again_key *k, const struct node *n, const struct
 	const struct obj *ob = r->obj && r->obj <= (uint32_t)n->nobjs ?
 			       &n->objs[r->obj - 1] : NULL;
 
-	if (held || site || kread || SEQ_IO(r->seq) || REC_PAYLOAD_LEN(r) ||
+	if (held || site || kread || SEQ_IO(r->seq) || (r->seq & SEQ_NESTED) ||
+	    REC_PAYLOAD_LEN(r) ||
 	    r->call >= C_NCALLS || r->call == C_PTHREAD_CREATE ||
 	    r->call == C_SENDFILE || r->call == C_COPY_FILE_RANGE ||
 	    r->call == C_SPLICE || r->call == C_TEE ||
@@ -748,7 +749,8 @@ static bool io_again(struct out *o, const struct node *n, const struct rec *r,
 
 static void write_io(struct out *o, struct node *n, struct proc *p,
 		     struct thr *t, struct rec *r, int64_t t0, int64_t t1,
-		     const struct rec *held, const struct rec *site, int64_t kread)
+		     const struct rec *held, const struct rec *site, int64_t kread,
+		     const char *within)
 {
 	int c = r->call;
 	/* the interposer sets err exactly when the call failed */
@@ -784,6 +786,8 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	x2 = o->n;
 	if (n->syscalls)
 		write_level(o, r);
+	if (within)
+		o_attr(o, "within", within);
 	/* fscanf's bytes are unknown on a stream without a position */
 	if (call_has_amount(c) &&
 	    !((c == C_FSCANF || c == C_VFSCANF || c == C_SCANF) && r->a2 < 0)) {
@@ -1116,6 +1120,10 @@ struct wstate {
 	struct rec *next;            /* the next record, not yet written */
 	uint64_t done;               /* records taken */
 	int64_t prev, kread;
+	/* the last call written not inside another: a call made inside it
+	 * (SEQ_NESTED) follows it */
+	int outer;
+	int64_t out_t0, out_t1;
 	struct region *stack;
 	size_t depth, cap;
 	int next_id;
@@ -1136,6 +1144,7 @@ static void ws_init(struct wstate *w, struct node *n, struct proc *p, struct thr
 	w->prev = thread_start(n, p->pid, t);
 	w->next_id = 1;
 	w->pfd = -1;
+	w->outer = -1;
 }
 
 /* What the end (resolve.c's later passes) decides: the thread a
@@ -1244,15 +1253,27 @@ static void write_body(struct out *o, struct node *n, struct proc *p,
 		}
 		if (r->call >= C_NCALLS || (r->seq & SEQ_DROP))
 			continue;
-		write_compute(o, t0 - w->prev);
+		/* made inside the call before: no computing between them,
+		 * its time part of that call's (else the outer call never
+		 * returned, and it is one of the thread's own) */
+		const char *within = (r->seq & SEQ_NESTED) && w->outer >= 0 &&
+				     t0 >= w->out_t0 && t1 <= w->out_t1 ?
+				     call_name(w->outer) : NULL;
+		if (!within)
+			write_compute(o, t0 - w->prev);
 		if (SEQ_IO(r->seq))
 			write_deps(o, n->waits, n->nwaits, SEQ_IO(r->seq), 1);
 		const struct rec *held = NULL, *site = NULL;
 		completing(w->it, w->next, &held, &site);
 		if (!site && n->callsites && (r->seq & SEQ_KERNEL) && SEQ_VIA(r->seq) >= 0)
 			site = via_site(w->it, w->next, SEQ_VIA(r->seq));
-		write_io(o, n, p, t, r, t0, t1, held, site, w->kread);
+		write_io(o, n, p, t, r, t0, t1, held, site, w->kread, within);
 		w->kread = 0;
+		if (!within) {
+			w->outer = r->call;
+			w->out_t0 = t0;
+			w->out_t1 = t1;
+		}
 		if (SEQ_IO(r->seq))
 			write_deps(o, n->signals, n->nsignals, SEQ_IO(r->seq), 0);
 		w->prev = t1 > w->prev ? t1 : w->prev;

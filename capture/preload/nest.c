@@ -1,0 +1,157 @@
+/*
+ * Calls inside calls: a call the program makes while the capture records
+ * another of the same thread, in the middle of it. A signal handler's:
+ * bash reaps its children in its SIGCHLD handler, which runs inside its
+ * read or waitpid; a callback's: a fopencookie stream's functions run
+ * inside the fwrite.
+ *
+ * The outer call's record is written when it returns, after the inner
+ * ones, and a thread's records are in order of their start: the inner
+ * calls are recorded aside, in the thread's side buffer, and leave()
+ * moves them into the spool after the outer call's record, each marked
+ * SEQ_NESTED. The outer call's place in the spool (cur, lim), its site
+ * and its start in the spool's header (in_t0, in_wait, which streaming
+ * reads) are kept meanwhile and put back.
+ *
+ * Counted instead, not recorded (spool_hdr.nested): a call of those that
+ * change the thread's spool (fork, exec, threads, spawns: enter_top),
+ * one inside an inner call, one past the side buffer, and every one in
+ * a session, under rate limits or --profile (which number, hold or
+ * snapshot a thread's calls in their order).
+ */
+#include <stddef.h>
+#include <sys/mman.h>
+
+#include "preload.h"
+
+/* May the thread record an inner call now? */
+static int nest_ok(const struct tstate *t)
+{
+	return !(t->nside & NEST_ON) && !sess && !limits && !prof && !t->kcalls &&
+	       !t->vpid && !t->hold;
+}
+
+int nest_begin(struct tstate *t)
+{
+	if (!nest_ok(t))
+		return 0;
+	/* first: a signal from here on finds the guard up, not in a call */
+	guard_on(t);
+	if (!t->side) {
+		int e = errno;
+		void *p = mmap(NULL, NEST_SIDE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		errno = e;
+		if (p == MAP_FAILED || !p) {
+			t->guard = GUARD_INCALL;
+			return 0;
+		}
+		t->side = p;
+	}
+	t->ns.cur = t->cur;
+	t->ns.lim = t->lim;
+	t->ns.site = t->site;
+	t->ns.in_t0 = t->hdr->in_t0;
+	t->ns.in_wait = t->hdr->in_wait;
+	t->ns.from = t->nside;
+	t->cur = t->side + t->nside;
+	t->lim = t->side + NEST_SIDE;
+	t->nside |= NEST_ON;
+	return 1;
+}
+
+/* The inner call has returned: back to the outer one's place */
+static void nest_end(struct tstate *t)
+{
+	uint32_t used = (uint32_t)(t->cur - t->side);
+
+	if (t->nest_full) {	/* not all of it fitted: none of it stays */
+		used = t->ns.from;
+		t->hdr->nested++;
+		t->nest_full = 0;
+	}
+	t->cur = t->ns.cur;
+	t->lim = t->ns.lim;
+	t->site = t->ns.site;
+	t->hdr->in_t0 = t->ns.in_t0;
+	t->hdr->in_wait = t->ns.in_wait;
+	t->nside = used;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->guard = GUARD_INCALL;
+}
+
+/* The side buffer into the spool, after the outer call's record: a
+ * call's short record as a full one, to carry SEQ_NESTED; each record's
+ * length stored last, as rec_commit does */
+static void side_flush(struct tstate *t)
+{
+	const size_t lenat = offsetof(struct rec, len), rest = lenat + sizeof(uint16_t);
+	uint32_t n = t->nside, at = 0;
+
+	while (at + sizeof(struct srec) <= n) {
+		const struct srec *q = (const struct srec *)(t->side + at);
+		size_t ql = q->len;
+		int wide = ql == sizeof(*q) && q->call < C_NCALLS;
+		size_t len = wide ? sizeof(struct rec) : ql;
+		struct rec *r;
+
+		if (ql < sizeof(*q) || at + ql > n)
+			break;
+		if (!(r = rec_reserve(t, len))) {
+			at += (uint32_t)ql;	/* the spool is full: rec_slow counts it */
+			continue;
+		}
+		if (wide) {
+			rec_fill(r, q->call, q->t0, q->t0 + q->dt, q->ret, q->fd,
+				 q->a1, q->a2, 0);
+		} else {
+			memcpy(r, q, lenat);
+			memcpy((char *)r + rest, (const char *)q + rest, len - rest);
+		}
+		if (r->call < C_NCALLS)
+			r->seq |= SEQ_NESTED;
+		rec_commit(t, &r->len, len);
+		at += (uint32_t)ql;
+	}
+	t->nside = 0;
+}
+
+void leave_slow(struct tstate *t)
+{
+	if (t->nside & NEST_ON) {
+		nest_end(t);
+		return;
+	}
+	if (t->nside) {
+		/* a signal meanwhile finds the guard up, not in a call */
+		t->guard = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		side_flush(t);
+	}
+	guard_off(t);
+	if (unlikely(t->prof_pending))
+		prof_flush(t);
+}
+
+/* The thread or process ends where no outer call returns (exit in a
+ * handler, a handler's longjmp before it): what the side buffer holds
+ * goes into the spool as it is; a thread's page goes (UNMAP) */
+void nest_drain(struct tstate *t, int unmap)
+{
+	if (t->nside & NEST_ON) {
+		t->nside = (uint32_t)(t->cur - t->side);
+		t->cur = t->ns.cur;
+		t->lim = t->ns.lim;
+	}
+	if (t->nside && t->hdr && !(t->hold & HOLD_OFF))
+		side_flush(t);
+	t->nside = 0;
+	if (unmap && t->side) {
+		int e = errno;
+
+		munmap(t->side, NEST_SIDE);
+		errno = e;
+		t->side = NULL;
+	}
+}
