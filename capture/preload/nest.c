@@ -9,9 +9,10 @@
  * ones, and a thread's records are in order of their start: the inner
  * calls are recorded aside, in the thread's side buffer, and leave()
  * moves them into the spool after the outer call's record, each marked
- * SEQ_NESTED. The outer call's place in the spool (cur, lim), its site
- * and its start in the spool's header (in_t0, in_wait, which streaming
- * reads) are kept meanwhile and put back.
+ * SEQ_NESTED. The outer call's place in the spool (cur, lim) and its
+ * site are kept meanwhile and put back, and the inner call writes its
+ * start into a header of the side page's, not the spool's (in_t0,
+ * in_wait: streaming reads them as the outer call's).
  *
  * Counted instead, not recorded (spool_hdr.nested): a call of those that
  * change the thread's spool (fork, exec, threads, spawns: enter_top),
@@ -24,6 +25,12 @@
 
 #include "preload.h"
 
+/* The side page: a header the inner call's wrapper writes its start
+ * and counts into (call_start, enter_slow) in place of the spool's, which
+ * streaming reads and which must keep the outer call's; then records */
+#define SIDE_HDR (((sizeof(struct spool_hdr) + 63) / 64) * 64)
+#define SIDE_RECS(t) ((t)->side + SIDE_HDR)
+
 /* May the thread record an inner call now? */
 static int nest_ok(const struct tstate *t)
 {
@@ -35,8 +42,10 @@ int nest_begin(struct tstate *t)
 {
 	if (!nest_ok(t))
 		return 0;
-	/* first: a signal from here on finds the guard up, not in a call */
-	guard_on(t);
+	/* first: a signal from here on finds an inner call under way, and
+	 * is counted (in the spool's header, then in the side page's) */
+	t->nside |= NEST_ON;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!t->side) {
 		int e = errno;
 		void *p = mmap(NULL, NEST_SIDE, PROT_READ | PROT_WRITE,
@@ -44,28 +53,39 @@ int nest_begin(struct tstate *t)
 
 		errno = e;
 		if (p == MAP_FAILED || !p) {
-			t->guard = GUARD_INCALL;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			t->nside &= ~NEST_ON;
 			return 0;
 		}
 		t->side = p;
 	}
+	struct spool_hdr *h = (struct spool_hdr *)t->side;
+
+	h->nested = 0;
+	h->in_t0 = h->in_wait = 0;
 	t->ns.cur = t->cur;
 	t->ns.lim = t->lim;
 	t->ns.site = t->site;
-	t->ns.in_t0 = t->hdr->in_t0;
-	t->ns.in_wait = t->hdr->in_wait;
-	t->ns.from = t->nside;
-	t->cur = t->side + t->nside;
+	t->ns.hdr = t->hdr;
+	t->ns.from = t->nside & ~NEST_ON;
+	t->cur = SIDE_RECS(t) + t->ns.from;
 	t->lim = t->side + NEST_SIDE;
-	t->nside |= NEST_ON;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->hdr = h;
+	guard_on(t);
 	return 1;
 }
 
 /* The inner call has returned: back to the outer one's place */
 static void nest_end(struct tstate *t)
 {
-	uint32_t used = (uint32_t)(t->cur - t->side);
+	struct spool_hdr *h = t->hdr;
+	uint32_t used = (uint32_t)(t->cur - SIDE_RECS(t));
 
+	/* first: what a signal counts from here goes to the spool */
+	t->hdr = t->ns.hdr;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->hdr->nested += h->nested;
 	if (t->nest_full) {	/* not all of it fitted: none of it stays */
 		used = t->ns.from;
 		t->hdr->nested++;
@@ -74,23 +94,22 @@ static void nest_end(struct tstate *t)
 	t->cur = t->ns.cur;
 	t->lim = t->ns.lim;
 	t->site = t->ns.site;
-	t->hdr->in_t0 = t->ns.in_t0;
-	t->hdr->in_wait = t->ns.in_wait;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->nside = used;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->guard = GUARD_INCALL;
 }
 
-/* The side buffer into the spool, after the outer call's record: a
- * call's short record as a full one, to carry SEQ_NESTED; each record's
- * length stored last, as rec_commit does */
+/* The side page into the spool, after the outer call's record: a call's
+ * short record as a full one, to carry SEQ_NESTED; each record's length
+ * stored last, as rec_commit does */
 static void side_flush(struct tstate *t)
 {
 	const size_t lenat = offsetof(struct rec, len), rest = lenat + sizeof(uint16_t);
 	uint32_t n = t->nside, at = 0;
 
 	while (at + sizeof(struct srec) <= n) {
-		const struct srec *q = (const struct srec *)(t->side + at);
+		const struct srec *q = (const struct srec *)(SIDE_RECS(t) + at);
 		size_t ql = q->len;
 		int wide = ql == sizeof(*q) && q->call < C_NCALLS;
 		size_t len = wide ? sizeof(struct rec) : ql;
@@ -135,15 +154,18 @@ void leave_slow(struct tstate *t)
 }
 
 /* The thread or process ends where no outer call returns (exit in a
- * handler, a handler's longjmp before it): what the side buffer holds
- * goes into the spool as it is; a thread's page goes (UNMAP) */
+ * handler, a handler's longjmp before it): what the side page holds goes
+ * into the spool as it is; a thread's page goes (UNMAP) */
 void nest_drain(struct tstate *t, int unmap)
 {
-	if (t->nside & NEST_ON) {
-		t->nside = (uint32_t)(t->cur - t->side);
+	if ((t->nside & NEST_ON) && t->side && t->hdr == (struct spool_hdr *)t->side) {
+		t->hdr = t->ns.hdr;
+		t->hdr->nested += ((struct spool_hdr *)t->side)->nested;
+		t->nside = (uint32_t)(t->cur - SIDE_RECS(t));
 		t->cur = t->ns.cur;
 		t->lim = t->ns.lim;
 	}
+	t->nside &= ~NEST_ON;
 	if (t->nside && t->hdr && !(t->hold & HOLD_OFF))
 		side_flush(t);
 	t->nside = 0;

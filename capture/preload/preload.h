@@ -97,6 +97,10 @@ struct tstate {
 	int sslot;                  /* slot in the session's thread table + 1 */
 	void *site;                 /* --callsites: where the wrapper returns */
 	int prof_pending;           /* --profile: a snapshot waits for leave() */
+	/* calls inside a recorded call (nest.c): the bytes they took of
+	 * the side page's records, NEST_ON while one records there; beside
+	 * prof_pending, which leave() tests with it */
+	uint32_t nside;
 	/* --syscalls: the system calls made under a libc call since the
 	 * last libc record (kcalls); the first, plain I/O, kept aside in kp
 	 * (kpend) rather than written, for the libc call's record to stand
@@ -120,17 +124,15 @@ struct tstate {
 	/* a session's hold before this thread's call (session.c): the
 	 * number reserved for the call, under which the waits were logged */
 	uint64_t held_seq;
-	/* calls inside a recorded call (nest.c): the bytes they took of
-	 * side (a page mapped when first needed: not in TLS, which takes
-	 * from every thread's stack), NEST_ON while one records; the outer
-	 * call's place, kept */
-	uint32_t nside;
+	/* calls inside a recorded call (nest.c): the side page, mapped when
+	 * first needed (not in TLS, which takes from every thread's stack),
+	 * and the outer call's place, kept */
 	int nest_full;              /* an inner call did not fit in side */
 	char *side;
 	struct nsave {
 		char *cur, *lim;
 		void *site;
-		uint64_t in_t0, in_wait;
+		struct spool_hdr *hdr;
 		uint32_t from;
 	} ns;
 };

@@ -150,6 +150,7 @@ print(n)' "$name.cap$suf")" 1
 	grep -c 'api="write"' "$name.xml" > "$name.writes"
 	grep -c '<process ' "$name.xml" > "$name.procs"
 	grep -c ' throttle="' "$name.xml" > "$name.held"
+	grep -c ' within="' "$name.xml" > "$name.within"
 	grep -c '<region [^>]*label="left open"[^>]*error="unclosed"' "$name.xml" > "$name.open"
 	if ! cmp -s "$name.xml" "$name.whole.xml"; then
 		norm "$name.xml" "$name.cmp"
@@ -208,6 +209,11 @@ while not os.path.exists("python.gate"):
 subprocess.run(["true"], check=True)
 open("py.txt", "w").write("x" * 100000)'
 fi
+
+# calls a signal handler made inside a read (nest.c): put after the
+# read's record when it returns, the streamed part as the whole
+same nested 1 "$APPS/nested" handler
+expect_eq "nested: the handler's calls inside the read" "$(cat nested.within)" 3
 
 # a rate limit: a held call's end is set after its record, then its
 # hold's record follows it
