@@ -1,9 +1,8 @@
 /*
  * Calls inside calls: a call the program makes while the capture records
- * another of the same thread, in the middle of it. A signal handler's:
- * bash reaps its children in its SIGCHLD handler, which runs inside its
- * read or waitpid; a callback's: a fopencookie stream's functions run
- * inside the fwrite.
+ * another of the same thread, in the middle of it: a signal handler's
+ * (bash reaps its children in its SIGCHLD handler, which runs inside its
+ * read or waitpid), a callback's.
  *
  * The outer call's record is written when it returns, after the inner
  * ones, and a thread's records are in order of their start: the inner

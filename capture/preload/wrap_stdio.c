@@ -1,10 +1,11 @@
 /*
- * Wrappers: stdio streams. The record carries fileno() of the stream, and
+ * Wrappers: stdio streams. The record carries the stream's descriptor, and
  * for string and character calls the wrapper computes the byte count
  * (stored as the return value, -1 at EOF or error).
  */
 #include "preload.h"
 #include "real.h"
+#include "stream.h"
 
 /* Some of these are also macros in <stdio.h>; define the functions. */
 #undef fread_unlocked
@@ -17,10 +18,7 @@
 #undef putchar
 #undef fflush_unlocked
 
-static inline int fno(FILE *f)
-{
-	return f ? fileno(f) : -1;
-}
+#define fno stream_fd
 
 /*
  * What the kernel read under a stdio read call: the call consumed `app`
@@ -137,7 +135,7 @@ EXPORT int fclose(FILE *f)
 {
 	struct tstate *t = &ts;
 
-	if (!enter(t))
+	if (mem_stream(f) || !enter(t))
 		return REAL(fclose)(f);
 	int fd = fno(f);
 	SESS_BEFORE(t, C_FCLOSE, stream_writes(f));
@@ -155,7 +153,7 @@ EXPORT int fclose(FILE *f)
 #define ITEMS_CALL(CALL, EXPR, F, SIZE, N)                                 \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (!enter(t_))                                            \
+		if (mem_stream(F) || !enter(t_))                                            \
 			return EXPR;                                       \
 		int64_t b_ = CALL == C_FREAD ? stream_buffered(F) : -1;    \
 		uint64_t t0_ = now();                                      \
@@ -206,7 +204,7 @@ EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *f)
 #define GETS_CALL(EXPR, S, N, F)                                           \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (!enter(t_))                                            \
+		if (mem_stream(F) || !enter(t_))                                            \
 			return EXPR;                                       \
 		int64_t b_ = stream_buffered(F);                           \
 		uint64_t t0_ = now();                                      \
@@ -244,7 +242,7 @@ EXPORT char *__fgets_unlocked_chk(char *s, size_t sz, int n, FILE *f)
 #define SSIZE_STREAM(CALL, EXPR, F)                                        \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (!enter(t_))                                            \
+		if (mem_stream(F) || !enter(t_))                                            \
 			return EXPR;                                       \
 		int64_t b_ = stream_buffered(F);                           \
 		uint64_t t0_ = now();                                      \
@@ -272,7 +270,7 @@ EXPORT ssize_t getdelim(char **line, size_t *n, int delim, FILE *f)
 #define CHAR_CALL(CALL, EXPR, F)                                           \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (!enter(t_))                                            \
+		if (mem_stream(F) || !enter(t_))                                            \
 			return EXPR;                                       \
 		int64_t b_ = stream_buffered(F);                           \
 		uint64_t t0_ = now();                                      \
@@ -330,7 +328,7 @@ EXPORT int putchar(int c)
 #define PUTS_CALL(CALL, EXPR, S, EXTRA, F)                                 \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (!enter(t_))                                            \
+		if (mem_stream(F) || !enter(t_))                                            \
 			return EXPR;                                       \
 		uint64_t t0_ = now();                                      \
 		int r_ = EXPR;                                             \
@@ -362,7 +360,7 @@ EXPORT int puts(const char *s)
 #define PRINTF_CALL(CALL, EXPR, F)                                         \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (!enter(t_))                                            \
+		if (mem_stream(F) || !enter(t_))                                            \
 			return EXPR;                                       \
 		uint64_t t0_ = now();                                      \
 		int r_ = EXPR;                                             \
@@ -441,7 +439,7 @@ static int flush(int (*fn)(FILE *), FILE *f)
 {
 	struct tstate *t = &ts;
 
-	if (!enter(t))
+	if (mem_stream(f) || !enter(t))
 		return fn(f);
 	SESS_BEFORE(t, C_FFLUSH, !f || stream_writes(f));
 	uint64_t t0 = call_start(t);
@@ -466,7 +464,7 @@ EXPORT int fflush_unlocked(FILE *f)
 #define SEEK_CALL(EXPR, F, OFF, WH)                                        \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (!enter(t_))                                            \
+		if (mem_stream(F) || !enter(t_))                                            \
 			return EXPR;                                       \
 		uint64_t t0_ = now();                                      \
 		int r_ = EXPR;                                             \

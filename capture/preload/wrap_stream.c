@@ -1,14 +1,12 @@
 /*
  * Wrappers: stdio scanning, stream positions, popen/pclose. The record's
- * fd is fileno() of the stream, as in wrap_stdio.c.
+ * fd is the stream's descriptor, as in wrap_stdio.c.
  */
 #include "preload.h"
 #include "real.h"
+#include "stream.h"
 
-static inline int sfd(FILE *f)
-{
-	return f ? fileno(f) : -1;
-}
+#define sfd stream_fd
 
 /*
  * fscanf family: ret the items converted (EOF -1), a2 the bytes the call
@@ -21,7 +19,7 @@ static int scan(int call, FILE *f, int iso, const char *fmt, va_list ap)
 	int (*fn)(FILE *, const char *, va_list) =
 		iso && real___isoc99_vfscanf ? REAL(__isoc99_vfscanf) : REAL(vfscanf);
 
-	if (!enter(t))
+	if (mem_stream(f) || !enter(t))
 		return fn(f, fmt, ap);
 	int e = errno;
 	off64_t p0 = f ? REAL(ftello64)(f) : -1;
@@ -96,7 +94,7 @@ int island_isoc99_scanf(const char *fmt, ...)
 #define POS_CALL(CALL, T, EXPR, F, A1)                                     \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (!enter(t_))                                            \
+		if (mem_stream(F) || !enter(t_))                                            \
 			return EXPR;                                       \
 		uint64_t t0_ = now();                                      \
 		T r_ = EXPR;                                               \
@@ -150,7 +148,7 @@ EXPORT void rewind(FILE *f)
 {
 	struct tstate *t = &ts;
 
-	if (!enter(t)) {
+	if (mem_stream(f) || !enter(t)) {
 		REAL(rewind)(f);
 		return;
 	}

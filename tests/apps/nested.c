@@ -8,12 +8,15 @@
  *   cookie   a fopencookie stream over c.out: fputs then fclose, whose
  *            flush calls the stream's write function (a write of c.out)
  *            and then its close function (a close)
+ *   memory   100 fprintfs into an open_memstream, fputs into a fmemopen
+ *            buffer, then prints the bytes they hold: "memory 900 5"
  * A child sends the signal 50 ms in, and 50 ms later writes a byte into
  * the pipe and exits; the parent reaps it. Prints "read N" (the byte
  * read) or nothing for cookie. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,6 +71,24 @@ static int cookie(void)
 	return 0;
 }
 
+static int memory(void)
+{
+	char *b, m[16];
+	size_t n;
+	FILE *f = open_memstream(&b, &n), *g = fmemopen(m, sizeof(m), "w");
+
+	if (!f || !g)
+		return 2;
+	for (int i = 0; i < 100; i++)
+		fprintf(f, "line %03d\n", i);	/* 9 bytes */
+	fputs("hello", g);
+	if (fclose(f) || fclose(g))
+		return 1;
+	printf("memory %zu %zu\n", n, strlen(m));
+	free(b);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
@@ -76,12 +97,14 @@ int main(int argc, char **argv)
 	pid_t p;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: nested handler|many|exit|cookie\n");
+		fprintf(stderr, "usage: nested handler|many|exit|cookie|memory\n");
 		return 2;
 	}
 	how = argv[1];
 	if (!strcmp(how, "cookie"))
 		return cookie();
+	if (!strcmp(how, "memory"))
+		return memory();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_usr1;
 	sa.sa_flags = SA_RESTART;

@@ -1,8 +1,9 @@
 # Calls a program makes inside another of its calls (tests/apps/nested):
-# a signal handler's, run inside a read, and a fopencookie stream's
-# functions, run inside fclose. Each is recorded after the call it ran
-# in, within="that call", its time part of that call's (no computing
-# between them): the trace is whole. A handler that _exits inside the
+# a signal handler's, run inside a read. Each is recorded after the call
+# it ran in, within="that call", its time part of that call's (no
+# computing between them): the trace is whole. Memory streams' calls
+# (fopencookie, open_memstream, fmemopen) are no I/O: not recorded, but
+# what a cookie's functions do. A handler that _exits inside the
 # read, which never returns, has its calls recorded as the thread's own;
 # a handler past the room the capture keeps for them has the rest
 # counted, and the trace says so. Under --callsites each has its site;
@@ -41,13 +42,23 @@ expect_eq "handler: the main thread blocked for the read's 100 ms, the handler's
 	"$(awk -v t="$main" '$2 == t && $4 == "blocked" { print ($6 >= 90) ? "most of it" : $6 "%" }' cons.txt)" \
 	"most of it"
 
+# a fopencookie stream's fputs and fclose move bytes in memory (not
+# recorded); its functions' write and close, made inside the fclose, are
+# the program's I/O (recorded as its own: the fclose is not); a memory
+# stream's calls are no I/O at all
 "$CAPTURE" -n c -o c.xml "$APPS/nested" cookie 2> c.err || fail "cookie failed"
 check_trace c.xml
-expect_eq "cookie: the stream's functions inside fclose" "$(calls c.xml | tail -3)" \
-'<io api="fclose" res="filemeta"/>
-<io api="write" res="filewrite" within="fclose" amount="7" size="7" fd="3" path="c.out"/>
-<io api="close" res="filemeta" within="fclose" fd="3" path="c.out"/>'
+expect_eq "cookie: the calls" "$(calls c.xml)" \
+'<io api="open" res="filemeta" fd="3" path="c.out" flags="O_WRONLY|O_CREAT|O_TRUNC"/>
+<io api="write" res="filewrite" amount="7" size="7" fd="3" path="c.out"/>
+<io api="close" res="filemeta" fd="3" path="c.out"/>'
 expect_eq "cookie: what it wrote" "$(cat c.out)" "cookie"
+"$CAPTURE" -n mem -o mem.xml "$APPS/nested" memory > mem.out 2> mem.err || fail "memory failed"
+check_trace mem.xml
+expect_eq "memory: what the streams hold" "$(cat mem.out)" "memory 900 5"
+expect_eq "memory: the calls, its printf only" "$(calls mem.xml | sed 's/ path="[^"]*"//')" \
+	'<io api="printf" res="filewrite" amount="13" fd="1"/>'
+expect_eq "memory: bytes written" "$("$ANALYZE" sums mem.xml | awk '$1 == "filewrite" { print $2 }')" 13
 
 "$CAPTURE" -n e -o e.xml "$APPS/nested" exit > e.out 2> e.err
 expect_eq "exit: its status" "$?" 3
