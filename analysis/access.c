@@ -86,6 +86,8 @@ static const struct {
 } effects[] = {
 	{ "open", E_OPEN }, { "openat", E_OPEN }, { "openat2", E_OPEN },
 	{ "creat", E_OPEN }, { "fopen", E_OPEN }, { "freopen", E_OPEN },
+	{ "mkstemp", E_OPEN }, { "mkostemp", E_OPEN }, { "mkstemps", E_OPEN },
+	{ "mkostemps", E_OPEN }, { "tmpfile", E_OPEN },
 	{ "dup", E_DUP }, { "dup2", E_DUP }, { "dup3", E_DUP }, { "fcntl", E_DUP },
 	{ "close", E_CLOSE }, { "fclose", E_CLOSE },
 	/* --syscalls writes the kernel's names */

@@ -26,7 +26,8 @@ struct ftab {
 };
 
 static const char *const open_calls[] = {
-	"open", "openat", "creat", "fopen", "freopen", "opendir", NULL,
+	"open", "openat", "creat", "fopen", "freopen", "opendir",
+	"mkstemp", "mkostemp", "mkstemps", "mkostemps", "tmpfile", NULL,
 };
 
 static bool is_open(const char *api)

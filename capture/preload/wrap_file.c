@@ -1,6 +1,7 @@
 /* Wrappers: file descriptors, data transfer and metadata. */
 #include "preload.h"
 #include "real.h"
+#include "stream.h"
 
 #define RET r_     /* the call's return value, inside TRACE_CALL */
 
@@ -316,6 +317,99 @@ EXPORT ssize_t splice(int in, off64_t *inoff, int out, off64_t *outoff,
 	TRACE_CALL(C_SPLICE, ssize_t,
 		   REAL(splice)(in, inoff, out, outoff, n, flags), out,
 		   (int64_t)n, in);
+}
+
+/*
+ * Temporary files: libc opens them itself, where the interposer does not
+ * see it; each is recorded as the open of what it made (calls.def).
+ */
+#define TEMP_CALL(CALL, EXPR, TMPL, FLAGS)                                 \
+	PATH_CALL(CALL, int, EXPR, RET, O_RDWR | O_CREAT | O_EXCL | (FLAGS),  \
+		  AT_FDCWD, TMPL, NULL)
+
+EXPORT int mkstemp(char *tmpl)
+{
+	TEMP_CALL(C_MKSTEMP, REAL(mkstemp)(tmpl), tmpl, 0);
+}
+
+EXPORT int mkstemp64(char *tmpl)
+{
+	TEMP_CALL(C_MKSTEMP, REAL(mkstemp64)(tmpl), tmpl, 0);
+}
+
+EXPORT int mkostemp(char *tmpl, int flags)
+{
+	TEMP_CALL(C_MKOSTEMP, REAL(mkostemp)(tmpl, flags), tmpl, flags);
+}
+
+EXPORT int mkostemp64(char *tmpl, int flags)
+{
+	TEMP_CALL(C_MKOSTEMP, REAL(mkostemp64)(tmpl, flags), tmpl, flags);
+}
+
+EXPORT int mkstemps(char *tmpl, int suffixlen)
+{
+	TEMP_CALL(C_MKSTEMPS, REAL(mkstemps)(tmpl, suffixlen), tmpl, 0);
+}
+
+EXPORT int mkstemps64(char *tmpl, int suffixlen)
+{
+	TEMP_CALL(C_MKSTEMPS, REAL(mkstemps64)(tmpl, suffixlen), tmpl, 0);
+}
+
+EXPORT int mkostemps(char *tmpl, int suffixlen, int flags)
+{
+	TEMP_CALL(C_MKOSTEMPS, REAL(mkostemps)(tmpl, suffixlen, flags), tmpl, flags);
+}
+
+EXPORT int mkostemps64(char *tmpl, int suffixlen, int flags)
+{
+	TEMP_CALL(C_MKOSTEMPS, REAL(mkostemps64)(tmpl, suffixlen, flags), tmpl, flags);
+}
+
+/* glibc makes it nameless in /tmp (O_TMPFILE; else a name it unlinks) */
+static FILE *tmp_file(FILE *(*fn)(void))
+{
+	struct tstate *t = &ts;
+
+	if (!enter(t))
+		return fn();
+	uint64_t t0 = call_start(t);
+	FILE *f = fn();
+	uint64_t t1 = now();
+	int e = errno;
+	int fd = stream_fd(f);
+	put_str(t, C_TMPFILE, t0, t1, f ? fd : -1, f ? fd : -1,
+		O_RDWR | O_TMPFILE | O_EXCL, AT_FDCWD, f ? 0 : e, "/tmp", NULL);
+	leave(t);
+	errno = e;
+	return f;
+}
+
+EXPORT FILE *tmpfile(void)
+{
+	return tmp_file(REAL(tmpfile));
+}
+
+EXPORT FILE *tmpfile64(void)
+{
+	return tmp_file(REAL(tmpfile64));
+}
+
+EXPORT char *mkdtemp(char *tmpl)
+{
+	struct tstate *t = &ts;
+
+	if (!enter(t))
+		return REAL(mkdtemp)(tmpl);
+	uint64_t t0 = call_start(t);
+	char *r = REAL(mkdtemp)(tmpl);
+	uint64_t t1 = now();
+	int e = errno;
+	put_str(t, C_MKDTEMP, t0, t1, r ? 0 : -1, -1, 0, AT_FDCWD, r ? 0 : e, tmpl, NULL);
+	leave(t);
+	errno = e;
+	return r;
 }
 
 EXPORT int mkdir(const char *path, mode_t mode)

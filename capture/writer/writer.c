@@ -894,7 +894,9 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		if (tg && tg + 1 < REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r))
 			o_attr_esc(o, "target", tg + 1);
 	}
-	if (c == C_OPEN || c == C_OPENAT || c == C_CREAT || c == C_OPENDIR) {
+	if (c == C_OPEN || c == C_OPENAT || c == C_CREAT || c == C_OPENDIR ||
+	    c == C_MKSTEMP || c == C_MKOSTEMP || c == C_MKSTEMPS || c == C_MKOSTEMPS ||
+	    c == C_TMPFILE) {
 		fmt_oflags(buf, sizeof(buf), (int)r->a1);
 		o_attr(o, "flags", buf);
 	} else if (c == C_FOPEN || c == C_FREOPEN) {
