@@ -605,6 +605,68 @@ static void test_spool_stray_obj(void)
 	rmdir(dir);
 }
 
+/* Calls made inside another (SEQ_NESTED, nest.c) follow it: written
+ * within="its api", with no computing before them and the outer call's
+ * end kept as the thread's; one that no call before holds (its outer
+ * call never returned) is the thread's own. */
+static void test_nested(void)
+{
+	char dir[] = "/tmp/island-spool-XXXXXX", path[64], out[80], line[512];
+	static char buf[SPOOL_HDR_SIZE + 4 * sizeof(struct rec)];
+	struct spool_hdr *h = (struct spool_hdr *)buf;
+	struct rec *r = (struct rec *)(buf + SPOOL_HDR_SIZE);
+	struct node n = { .name = "nest", .host = "h" };
+	char got[1024] = "";
+	FILE *f;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	memset(buf, 0, sizeof(buf));
+	h->magic = SPOOL_MAGIC;
+	h->version = SPOOL_VERSION;
+	h->pid = h->tid = 7;
+	h->exit = TEXIT_PROCESS;
+	h->end = 9000;
+	r[0] = (struct rec){ .t0 = 1000, .t1 = 5000, .fd = -1, .call = C_NANOSLEEP,
+			     .len = sizeof(*r), .a1 = -1 };
+	r[1] = (struct rec){ .t0 = 2000, .t1 = 3000, .fd = -1, .call = C_USLEEP,
+			     .len = sizeof(*r), .a1 = -1, .seq = SEQ_NESTED };
+	r[2] = (struct rec){ .t0 = 3500, .t1 = 4000, .fd = -1, .call = C_SLEEP,
+			     .len = sizeof(*r), .a1 = -1, .seq = SEQ_NESTED };
+	r[3] = (struct rec){ .t0 = 6000, .t1 = 7000, .fd = -1, .call = C_USLEEP,
+			     .len = sizeof(*r), .a1 = -1, .seq = SEQ_NESTED };
+	snprintf(path, sizeof(path), "%s/7.7.0", dir);
+	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
+	close(fd);
+	CU_ASSERT_FATAL(spool_load(&n, dir) == 0);
+	resolve_node(&n);
+	snprintf(out, sizeof(out), "%s/t.xml", dir);
+	CU_ASSERT_FATAL(trace_write(&n, out, TC_NONE) == 0);
+	spool_unload(&n);
+	CU_ASSERT_FATAL((f = fopen(out, "r")) != NULL);
+	/* each element's name, api and within, in order */
+	while (fgets(line, sizeof(line), f)) {
+		char *el = strstr(line, "<io "), *w;
+
+		if (strstr(line, "<compute "))
+			strcat(got, "compute;");
+		if (!el)
+			continue;
+		el = strstr(el, "api=\"") + 5;
+		strncat(got, el, strcspn(el, "\""));
+		if ((w = strstr(line, " within=\"")))
+			strncat(got, w, strcspn(w + 9, "\"") + 10);
+		strcat(got, ";");
+	}
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(got, "compute;nanosleep;usleep within=\"nanosleep\";"
+			       "sleep within=\"nanosleep\";compute;usleep;compute;");
+	unlink(out);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* The hex of the session handshake's nonces and MACs: exactly two hex
  * digits a byte (the session_auth fuzzer found "0[" read as 00). */
 static void test_sesskey_unhex(void)
@@ -957,6 +1019,7 @@ int main(void)
 	CU_add_test(s, "spool_bad_exit", test_spool_bad_exit);
 	CU_add_test(s, "spool_huge_fd", test_spool_huge_fd);
 	CU_add_test(s, "spool_stray_obj", test_spool_stray_obj);
+	CU_add_test(s, "writer: calls inside a call", test_nested);
 	CU_add_test(s, "sesskey_unhex", test_sesskey_unhex);
 	CU_add_test(s, "polling", test_polling);
 	CU_add_test(s, "polling: a stopped server", test_polling_stopped);
