@@ -181,6 +181,8 @@ struct obj {
 	uint64_t opens, reads, bytes_read, writes, bytes_written;
 	int open_fds;                /* descriptors on it still open */
 	int listed;                  /* goes in <files>/<sockets> */
+	int event;                   /* an anon_inode: its reads wait for
+					events (res_of); not an epoll set */
 };
 
 struct node {

@@ -61,6 +61,14 @@ static struct call calls[] = {
 	{ "dup", h_dup, FAM_OPEN }, { "dup2", h_dup, FAM_OPEN },
 	{ "dup3", h_dup, FAM_OPEN }, { "fcntl", h_dup, FAM_OPEN },
 	{ "chdir", h_nop, FAM_OPEN }, { "fchdir", h_nop, FAM_OPEN },
+	/* descriptors on no file: a memory file is made again; an event
+	 * counter, timer, signal queue, epoll set or inotify is not (its
+	 * reads and writes: call_on_event) */
+	{ "memfd_create", h_memfd, FAM_OPEN },
+	{ "eventfd", h_nop, FAM_OTHER }, { "timerfd_create", h_nop, FAM_OTHER },
+	{ "signalfd", h_nop, FAM_OTHER }, { "epoll_create", h_nop, FAM_OTHER },
+	{ "epoll_create1", h_nop, FAM_OTHER }, { "inotify_init", h_nop, FAM_OTHER },
+	{ "inotify_init1", h_nop, FAM_OTHER },
 	/* network */
 	{ "socket", h_socket, FAM_NET }, { "socketpair", h_socketpair, FAM_NET },
 	{ "pipe", h_pipe, FAM_NET }, { "pipe2", h_pipe, FAM_NET },
@@ -159,6 +167,19 @@ const struct call *call_lookup(const char *api, int res)
 	if (res >= 0 && res < (int)(sizeof(by_res) / sizeof(*by_res)) && by_res[res].fn)
 		return &by_res[res];
 	return NULL;
+}
+
+/* A read or write of an event counter, timer, signal queue or inotify
+ * (an "anon_inode:"), which the replay does not make: the read waits for
+ * its waker's write (load.c) or, with none in the process, what it
+ * waited (a timer's expiry: h_event); the write posted, nothing to
+ * reissue. */
+const struct call *call_on_event(const struct call *c)
+{
+	static const struct call wait = { "(event wait)", h_event, FAM_OTHER },
+				 post = { "(event post)", h_nop, FAM_OTHER };
+
+	return c && c->fn == h_read ? &wait : c && c->fn == h_write ? &post : c;
 }
 
 int call_thread_wait(const struct call *c)

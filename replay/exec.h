@@ -160,6 +160,7 @@ H(h_nop); H(h_spent); H(h_wake); H(h_open); H(h_close); H(h_fflush);
 H(h_read); H(h_write); H(h_seek); H(h_sync);
 H(h_stat); H(h_trunc); H(h_mkdir); H(h_rmdir); H(h_unlink); H(h_rename);
 H(h_link); H(h_symlink);
+H(h_memfd); H(h_event);
 H(h_dup); H(h_copy); H(h_sleep); H(h_poll); H(h_join); H(h_waitpid);
 H(h_thread); H(h_spawn); H(h_exec);
 H(h_socket); H(h_pipe); H(h_socketpair); H(h_bind); H(h_listen);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -94,6 +95,20 @@ int h_open(struct rctx *c, const struct op *o)
 }
 
 static int file_rw(struct rctx *c, const struct op *o, int out);
+
+/* A memory file, made again (its name after "memfd:") */
+int h_memfd(struct rctx *c, const struct op *o)
+{
+	const char *name = o->path && !strncmp(o->path, "memfd:", 6) ? o->path + 6 : "island";
+	int rfd;
+
+	if (o->fd < 0 || o->failed)
+		return 0;
+	if ((rfd = SYS(c, memfd_create(name, MFD_CLOEXEC))) < 0)
+		return -1;
+	fd_put(c, o->fd, rfd, 1);
+	return 0;
+}
 
 /* The data calls, which glibc makes cancellation points in a process of
  * several threads: issued directly for a node of one thread (c->solo). */

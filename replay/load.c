@@ -147,6 +147,12 @@ static struct op *new_op(struct rd *rd, int kind)
 	return o;
 }
 
+/* A descriptor on an event counter, timer, signal queue or inotify */
+static int event_path(const char *p)
+{
+	return p && !strncmp(p, "anon_inode:", 11);
+}
+
 static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 {
 	struct rd *rd = ctx;
@@ -175,6 +181,8 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	o->req = io->has_req ? io->req : -1;
 	o->timeout = io_num(io, "timeout", NULL, -2);
 	o->path = intern(io->path);
+	if (event_path(o->path))
+		o->call = call_on_event(o->call);
 	o->path2 = intern(io_str(io, "path2"));
 	o->kfile = o->path && (o->res == RES_FILEREAD || o->res == RES_FILEWRITE ||
 			       o->res == RES_FILEMETA) &&
@@ -532,11 +540,20 @@ static void trace_file_order(struct trace *t)
  * locks and semaphores (calls.c). A read of a descriptor that names
  * nothing (an eventfd: the capture did not see it made, and the replay
  * reads /dev/null) was let go by the last write to it of another thread
- * of the process, before the read. */
+ * of the process, before the read; so was a read of an event counter the
+ * capture saw made (path "anon_inode:[eventfd]", res wait, its writes
+ * res sys). */
 static int anon_read(const struct op *o)
 {
-	return o->kind == OP_IO && o->res == RES_FILEREAD && !o->libc_only && o->fd >= 0 && !o->path &&
-	       !o->peer && !o->proto && o->has_amount && o->amount > 0;
+	return o->kind == OP_IO && !o->libc_only && o->fd >= 0 && !o->peer && !o->proto &&
+	       o->has_amount && o->amount > 0 &&
+	       ((o->res == RES_FILEREAD && !o->path) || (o->res == RES_WAIT && event_path(o->path)));
+}
+
+static int anon_write(const struct op *o, const struct op *read)
+{
+	return o->fd == read->fd && !o->failed &&
+	       ((o->res == RES_FILEWRITE && !o->path) || (o->res == RES_SYS && event_path(o->path)));
 }
 
 static void trace_wakers(struct trace *t)
@@ -579,7 +596,7 @@ static void trace_wakers(struct trace *t)
 							continue;
 						if (end < s || end <= best)
 							break;
-						if (anon && !(o->res == RES_FILEWRITE && o->fd == w->fd && !o->failed))
+						if (anon && !anon_write(o, w))
 							continue;
 						best = end;
 						w->waker = (int32_t)b + 1;

@@ -168,6 +168,7 @@ enum { STDIO_NONE, STDIO_WRITE, STDIO_READ, STDIO_FLUSH };
 int call_stdio(const struct call *c);
 
 const struct call *call_lookup(const char *api, int res);
+const struct call *call_on_event(const struct call *c);
 /* A wait on a condition or barrier shared by the process's threads:
  * another thread of it ends the wait. */
 int call_thread_wait(const struct call *c);

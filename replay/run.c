@@ -554,6 +554,14 @@ int h_sleep(struct rctx *c, const struct op *o)
 	return 0;
 }
 
+/* A read of an event counter, timer, signal queue or inotify: let go by
+ * a write of another thread's, already waited for (wake_wait); else it
+ * waited what it waited (a timer's expiry, an event from outside) */
+int h_event(struct rctx *c, const struct op *o)
+{
+	return o->waker ? 0 : h_sleep(c, o);
+}
+
 /* to its original end: what is left is often less than a sleep's own
  * wake-up (a /proc file's fgets of 0.1 us held 25 us, and Open MPI's
  * start reads a hundred), so the last stretch is spun (issue_at) */

@@ -188,9 +188,9 @@ static int is_kernel(const struct tr_io *io)
 	return p && (!strncmp(p + 1, "/proc/", 6) || !strncmp(p + 1, "/sys/", 5));
 }
 
-/* A read or write of a descriptor that names nothing: the capture never
- * saw it made, by a call it does not interpose (eventfd, timerfd,
- * signalfd). Such descriptors stay in their process: Open MPI's progress
+/* A read or write of a descriptor that names nothing (made where the
+ * capture did not see it) or an anonymous inode (eventfd, timerfd,
+ * signalfd: "anon_inode:[eventfd]"). Such descriptors stay in their process: Open MPI's progress
  * engine wakes its own threads through an eventfd, as often as timing
  * makes it. */
 static int is_wakeup(const struct tr_io *io)
@@ -198,7 +198,8 @@ static int is_wakeup(const struct tr_io *io)
 	static const char *const rw[] = { "read", "write", "readv", "writev" };
 	size_t l = strlen(io->what);
 
-	if (l < 2 || strcmp(io->what + l - 2, " -"))
+	if ((l < 2 || strcmp(io->what + l - 2, " -")) &&
+	    strncmp(tr_target(io), "anon_inode:", 11))
 		return 0;
 	for (size_t i = 0; i < sizeof(rw) / sizeof(rw[0]); i++)
 		if (api_is(io, rw[i]))

@@ -15,6 +15,10 @@
 #include <unistd.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/sendfile.h>

@@ -85,7 +85,7 @@ enum how { D_NONE = 0, D_RW, D_PRW, D_IOV, D_PIOV, D_OPEN, D_CREAT, D_OPENAT,
 	   D_SENDFILE, D_COPY, D_PATH, D_PATHAT, D_RENAME, D_RENAMEAT, D_SOCKET,
 	   D_SOCKETPAIR, D_PIPE, D_BIND, D_CONNECT, D_ACCEPT, D_MSG, D_MMSG,
 	   D_POLL, D_WAIT, D_EPOLL, D_SLEEP, D_CLOCK_SLEEP, D_WAIT4, D_MMAP,
-	   D_UNMAP };
+	   D_UNMAP, D_ANON };
 
 #define NSYS 512
 static const struct { uint16_t call; uint8_t how; } sysdec[NSYS] = {
@@ -162,6 +162,28 @@ void kpend_flush(struct tstate *t)
 	t->sysguard = outer;
 }
 
+/* A descriptor on no file, as /proc/PID/fd names it (wrap_anon.c) */
+static const char *anon_name(long nr, const long *a, char *buf)
+{
+	switch (nr) {
+	case SYS_eventfd: case SYS_eventfd2: return "anon_inode:[eventfd]";
+	case SYS_timerfd_create: return "anon_inode:[timerfd]";
+	case SYS_signalfd: case SYS_signalfd4: return "anon_inode:[signalfd]";
+	case SYS_epoll_create: case SYS_epoll_create1: return "anon_inode:[eventpoll]";
+	case SYS_inotify_init: case SYS_inotify_init1: return "anon_inode:inotify";
+	}
+	/* memfd_create: its name read once the call took it (A NULL when
+	 * it failed: the pointer may be bad) */
+	const char *s = a ? (const char *)a[0] : NULL;
+	size_t n = s ? strnlen(s, 249) : 0;
+
+	memcpy(buf, "memfd:", 6);
+	if (n)
+		memcpy(buf + 6, s, n);
+	buf[6 + n] = 0;
+	return buf;
+}
+
 /* A full record of a system call, with its number and level in seq; the
  * first plain I/O call a libc call makes kept aside (kcalls_end). */
 static void sys_put(struct tstate *t, long nr, const long *a, long ret,
@@ -175,6 +197,7 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 	struct sockinfo si;
 	uint64_t ino[2];
 	int32_t pf[2];
+	char name[6 + 250];
 	enum how how = nr >= 0 && nr < NSYS ? (enum how)sysdec[nr].how : D_NONE;
 
 	if (ret < 0 && ret > -4096) {
@@ -190,6 +213,7 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 	case D_IOV:  fd = (int)a[0]; a1 = iov_sum((void *)a[1], a[2]); a2 = -1; break;
 	case D_PIOV: fd = (int)a[0]; a1 = iov_sum((void *)a[1], a[2]); a2 = a[3]; break;
 	case D_OPEN: fd = (int)res; a1 = a[1]; a2 = AT_FDCWD; p1 = (char *)a[0]; break;
+	case D_ANON: fd = (int)res; a1 = 0; p1 = anon_name(nr, res >= 0 ? a : NULL, name); break;
 	case D_CREAT:
 		fd = (int)res; a1 = O_CREAT | O_WRONLY | O_TRUNC; a2 = AT_FDCWD;
 		p1 = (char *)a[0];

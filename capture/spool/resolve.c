@@ -20,7 +20,7 @@ enum amount { AMT_NONE, AMT_RET, AMT_ITEMS, AMT_CHAR, AMT_A2, AMT_A1 };
 enum effect { EFF_NONE, EFF_USE, EFF_OPEN, EFF_CLOSE, EFF_DUP, EFF_FCNTL,
 	      EFF_SOCKET, EFF_PAIR, EFF_ACCEPT, EFF_CONNECT, EFF_BIND,
 	      EFF_PATH, EFF_REOPEN, EFF_CWD, EFF_FDOPEN, EFF_MAP, EFF_UNMAP,
-	      EFF_MSYNC, EFF_POPEN };
+	      EFF_MSYNC, EFF_POPEN, EFF_ANON };
 
 static const struct callinfo {
 	const char *api;
@@ -73,9 +73,13 @@ int res_of(const struct node *n, const struct rec *r)
 	int res = calls[r->call].res;
 
 	if ((res == RES_FILEREAD || res == RES_FILEWRITE) && r->obj) {
-		int k = n->objs[r->obj - 1].kind;
-		if (k == OBJ_SOCKET || k == OBJ_PIPE)
+		const struct obj *o = &n->objs[r->obj - 1];
+		if (o->kind == OBJ_SOCKET || o->kind == OBJ_PIPE)
 			return res == RES_FILEREAD ? RES_NETRECV : RES_NETSEND;
+		/* an event counter, timer, signal queue, inotify: a read
+		 * waits for an event, a write posts one */
+		if (o->event)
+			return res == RES_FILEREAD ? RES_WAIT : RES_SYS;
 	}
 	return res;
 }
@@ -151,6 +155,8 @@ static int obj_file(struct resolver *rs, const char *path)
 		j = (j + 1) & (rs->pcap - 1);
 	}
 	int id = obj_new(rs, path[0] == '/' ? OBJ_FILE : OBJ_OTHER);
+	rs->n->objs[id - 1].event = !strncmp(path, "anon_inode:", 11) &&
+				    strcmp(path, "anon_inode:[eventpoll]");
 	rs->n->objs[id - 1].name = xstrdup(path);
 	rs->n->objs[id - 1].xname = attr_escape(path);
 	rs->pmap[j] = id;
@@ -505,6 +511,11 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 			fd_bind(rs, f, r->fd, (int)r->obj);
 		}
 		break;
+	case EFF_ANON:		/* a name, not a path: as inherited */
+		r->obj = (uint32_t)obj_file(rs, plen ? pl : "anon_inode:");
+		if (ok)
+			fd_bind(rs, f, r->fd, (int)r->obj);
+		break;
 	case EFF_REOPEN:
 		fd_bind(rs, f, (int)r->a1, 0);
 		if (pl[0]) {
@@ -679,6 +690,7 @@ static int yields_fd(const struct rec *r)
 	switch (calls[r->call].effect) {
 	case EFF_OPEN: case EFF_DUP: case EFF_FCNTL: case EFF_SOCKET:
 	case EFF_PAIR: case EFF_ACCEPT: case EFF_REOPEN: case EFF_POPEN:
+	case EFF_ANON:
 		return 1;
 	}
 	return 0;
