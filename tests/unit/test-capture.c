@@ -184,6 +184,16 @@ static void test_stoplog(void)
 	stoplog_close(&l);
 }
 
+/* A thread's spool file DIR/7.7.0 holding BUF (its name in PATH) */
+static void spool_file(const char *dir, const void *buf, size_t n, char *path, size_t pathlen)
+{
+	snprintf(path, pathlen, "%s/7.7.0", dir);
+	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, buf, n) == (ssize_t)n);
+	close(fd);
+}
+
 /* A spool of short and full records, cut by a crash in the middle of a
  * short one, reads back as full records up to the cut. */
 static void test_spool_short(void)
@@ -215,11 +225,7 @@ static void test_spool_short(void)
 	p += sizeof(*q);
 	q = (struct srec *)p;                   /* cut before its len */
 	*q = (struct srec){ .t0 = 4000, .dt = 1, .fd = 4, .call = C_CLOSE };
-	snprintf(path, sizeof(path), "%s/7.7.0", dir);
-	int fd = open(path, O_WRONLY | O_CREAT, 0600);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
-	close(fd);
+	spool_file(dir, buf, sizeof(buf), path, sizeof(path));
 
 	struct node n = { 0 };
 	struct rec_iter it;
@@ -509,11 +515,7 @@ static void test_spool_bad_exit(void)
 		h->version = SPOOL_VERSION;
 		h->pid = h->tid = 7;
 		h->exit = kinds[k];
-		snprintf(path, sizeof(path), "%s/7.7.0", dir);
-		int fd = open(path, O_WRONLY | O_CREAT, 0600);
-		CU_ASSERT_FATAL(fd >= 0);
-		CU_ASSERT(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
-		close(fd);
+		spool_file(dir, buf, sizeof(buf), path, sizeof(path));
 		CU_ASSERT_FATAL(spool_load(&n, dir) == 0);
 		CU_ASSERT_FATAL(n.nprocs == 1 && n.procs[0].nthr == 1);
 		resolve_node(&n);
@@ -544,11 +546,7 @@ static void test_spool_huge_fd(void)
 	*r = (struct rec){ .t0 = 2000, .t1 = 2100, .fd = INT32_MAX - 1, .call = C_OPEN,
 			   .len = sizeof(*r) + 8, .ret = INT32_MAX - 1, .a2 = AT_FDCWD };
 	strcpy(REC_PAYLOAD(r), "f");
-	snprintf(path, sizeof(path), "%s/7.7.0", dir);
-	int fd = open(path, O_WRONLY | O_CREAT, 0600);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
-	close(fd);
+	spool_file(dir, buf, sizeof(buf), path, sizeof(path));
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct node n = { 0 };
@@ -585,11 +583,7 @@ static void test_spool_stray_obj(void)
 	/* a call that names no descriptor or path: resolve leaves obj be */
 	*r = (struct rec){ .t0 = 2000, .t1 = 2100, .fd = -1, .call = C_NANOSLEEP,
 			   .len = sizeof(*r), .obj = 999 };
-	snprintf(path, sizeof(path), "%s/7.7.0", dir);
-	int fd = open(path, O_WRONLY | O_CREAT, 0600);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
-	close(fd);
+	spool_file(dir, buf, sizeof(buf), path, sizeof(path));
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct node n = { 0 };
@@ -634,11 +628,7 @@ static void test_nested(void)
 			     .len = sizeof(*r), .a1 = -1, .seq = SEQ_NESTED };
 	r[3] = (struct rec){ .t0 = 6000, .t1 = 7000, .fd = -1, .call = C_USLEEP,
 			     .len = sizeof(*r), .a1 = -1, .seq = SEQ_NESTED };
-	snprintf(path, sizeof(path), "%s/7.7.0", dir);
-	int fd = open(path, O_WRONLY | O_CREAT, 0600);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
-	close(fd);
+	spool_file(dir, buf, sizeof(buf), path, sizeof(path));
 	CU_ASSERT_FATAL(spool_load(&n, dir) == 0);
 	resolve_node(&n);
 	snprintf(out, sizeof(out), "%s/t.xml", dir);
