@@ -41,10 +41,10 @@ int nest_begin(struct tstate *t)
 {
 	if (!nest_ok(t))
 		return 0;
-	/* first: a signal from here on finds an inner call under way, and
-	 * is counted (in the spool's header, then in the side page's) */
-	t->nside |= NEST_ON;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* first, in one instruction: a signal from here on finds an inner
+	 * call under way, and is counted (in the spool's header, then in
+	 * the side page's) */
+	__atomic_fetch_or(&t->nside, NEST_ON, __ATOMIC_SEQ_CST);
 	if (!t->side) {
 		int e = errno;
 		void *p = mmap(NULL, NEST_SIDE, PROT_READ | PROT_WRITE,
@@ -52,8 +52,7 @@ int nest_begin(struct tstate *t)
 
 		errno = e;
 		if (p == MAP_FAILED || !p) {
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			t->nside &= ~NEST_ON;
+			__atomic_fetch_and(&t->nside, ~NEST_ON, __ATOMIC_SEQ_CST);
 			return 0;
 		}
 		t->side = p;
@@ -84,10 +83,10 @@ static void nest_end(struct tstate *t)
 	/* first: what a signal counts from here goes to the spool */
 	t->hdr = t->ns.hdr;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->hdr->nested += h->nested;
+	__atomic_fetch_add(&t->hdr->nested, h->nested, __ATOMIC_RELAXED);
 	if (t->nest_full) {	/* not all of it fitted: none of it stays */
 		used = t->ns.from;
-		t->hdr->nested++;
+		__atomic_fetch_add(&t->hdr->nested, 1, __ATOMIC_RELAXED);
 		t->nest_full = 0;
 	}
 	t->cur = t->ns.cur;
