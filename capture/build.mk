@@ -54,7 +54,8 @@ $(O)/capture/spool/sysnames.o: CPPFLAGS += -I$(O)/capture/spool
 # with the interposer's core built in (thread state behind %gs).
 LOADER_SRCS := capture/loader/loader.c capture/loader/stubs.c capture/preload/core.c \
 	capture/preload/sud.c capture/preload/spawn_acts.c \
-	capture/preload/limits.c capture/preload/session.c capture/preload/nest.c
+	capture/preload/limits.c capture/preload/session.c capture/preload/nest.c \
+	capture/preload/appmem.c
 LOADER_OBJS := $(patsubst %.c,$(O)/%.ldr.o,$(LOADER_SRCS)) $(O)/capture/preload/sudstub.ldr.o
 $(O)/%.ldr.o: %.c
 	$(call msg,CC,$<)

@@ -604,8 +604,16 @@ struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	     int64_t ret, int fd, int64_t a1, int64_t a2, int err,
 	     const char *s1, const char *s2)
 {
-	size_t n1 = s1 ? (size_t)cstrlen(s1) + 1 : 0;
-	size_t n2 = s2 ? (size_t)cstrlen(s2) + 1 : 0;
+	size_t n1, n2;
+
+	/* a failed call's strings may point nowhere: without its first, no
+	 * payload (the second would be read as the first) */
+	if (unlikely(err) && s1 && !app_str_ok(s1, err))
+		s1 = s2 = NULL;
+	if (unlikely(err) && s2 && !app_str_ok(s2, err))
+		s2 = NULL;
+	n1 = s1 ? (size_t)cstrlen(s1) + 1 : 0;
+	n2 = s2 ? (size_t)cstrlen(s2) + 1 : 0;
 
 	/* Keep strings terminated even when cut to the payload limit. */
 	if (n1 > 4096)

@@ -189,6 +189,10 @@ static inline void nap_ns(int64_t ns)
 }
 
 int enter_slow(struct tstate *t, int nest);
+/* appmem.c: may a call that failed with ERR (0: it succeeded) have its
+ * memory at P read? */
+int app_mem_ok(const void *p, size_t n, int err);
+int app_str_ok(const char *s, int err);
 int nest_begin(struct tstate *t);
 void nest_drain(struct tstate *t, int unmap);
 void leave_slow(struct tstate *t);
@@ -470,12 +474,15 @@ static inline uint64_t call_end(struct tstate *t)
 		struct tstate *t_ = &ts;                                   \
 		if (!enter(t_))                                            \
 			return EXPR;                                       \
+		int err_ = 0;                                              \
 		SESS_BEFORE_FD(t_, CALL, A1, SFD);                         \
 		uint64_t t0_ = START(t_);                                  \
 		T r_ = EXPR;                                               \
 		uint64_t t1_ = END(t_);                                    \
-		put(t_, CALL, t0_, t1_, (int64_t)r_, FD, A1, A2,           \
-		    unlikely(r_ == (T)-1) ? errno : 0);                    \
+		if (unlikely(r_ == (T)-1))                                 \
+			err_ = errno;                                      \
+		/* A1, A2 may read memory: given err_ (appmem.c) */        \
+		put(t_, CALL, t0_, t1_, (int64_t)r_, FD, A1, A2, err_);   \
 		leave(t_);                                                 \
 		return r_;                                                 \
 	} while (0)

@@ -184,6 +184,44 @@ static const char *anon_name(long nr, const long *a, char *buf)
 	return buf;
 }
 
+/* May the decoder read what a system call that failed with E was given
+ * (appmem.c)? Its strings, vectors, message, address or time. */
+static int sys_mem_ok(enum how how, const long *a, int e)
+{
+	const struct msghdr *m;
+
+	if (!e)
+		return 1;
+	switch (how) {
+	case D_OPEN: case D_CREAT: case D_PATH:
+		return app_str_ok((const char *)a[0], e);
+	case D_OPENAT: case D_PATHAT:
+		return app_str_ok((const char *)a[1], e);
+	case D_OPENAT2:
+		return app_str_ok((const char *)a[1], e) &&
+		       app_mem_ok((const void *)a[2], sizeof(struct open_how), e);
+	case D_RENAME:
+		return app_str_ok((const char *)a[0], e) && app_str_ok((const char *)a[1], e);
+	case D_RENAMEAT:
+		return app_str_ok((const char *)a[1], e) && app_str_ok((const char *)a[3], e);
+	case D_IOV: case D_PIOV:
+		return a[2] >= 0 &&
+		       app_mem_ok((const void *)a[1], (size_t)a[2] * sizeof(struct iovec), e);
+	case D_MSG:
+		m = (const struct msghdr *)a[1];
+		return app_mem_ok(m, sizeof(*m), e) &&
+		       app_mem_ok(m->msg_iov, m->msg_iovlen * sizeof(struct iovec), e);
+	case D_CONNECT:
+		return app_mem_ok((const void *)a[1], (size_t)a[2], e);
+	case D_SLEEP:
+		return app_mem_ok((const void *)a[0], sizeof(struct timespec), e);
+	case D_CLOCK_SLEEP:
+		return app_mem_ok((const void *)a[2], sizeof(struct timespec), e);
+	default:
+		return 1;
+	}
+}
+
 /* A full record of a system call, with its number and level in seq; the
  * first plain I/O call a libc call makes kept aside (kcalls_end). */
 static void sys_put(struct tstate *t, long nr, const long *a, long ret,
@@ -204,6 +242,9 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 		e = (int)-ret;
 		res = -1;
 	}
+	/* what it was given points nowhere: a plain system call */
+	if (how != D_NONE && !sys_mem_ok(how, a, e))
+		how = D_NONE;
 	if (how != D_NONE)
 		call = sysdec[nr].call;
 	switch (how) {
@@ -835,7 +876,9 @@ static int names_self(const char *p)
 {
 	long pid = 0;
 
-	if (!p || strncmp(p, "/proc/", 6))
+	/* read only where it can be (appmem.c: a bad path is the call's
+	 * EFAULT, not our fault) */
+	if (!p || !app_str_ok(p, -1) || strncmp(p, "/proc/", 6))
 		return 0;
 	p += 6;
 	if (!strcmp(p, "self/exe") || !strcmp(p, "thread-self/exe"))
@@ -1424,6 +1467,16 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		ret = island_sys6(nr, a[0], 0, 0, 0, 0, 0);
 		break;
 	case SYS_execve: case SYS_execveat: {
+		/* pointers to nowhere (appmem.c; -1: not known to be good):
+		 * the call fails as it would, untouched, where reading them
+		 * (the environment fixed, the file looked at) would fault */
+		int pi = nr == SYS_execve ? 0 : 1;
+		if (!app_str_ok((const char *)a[pi], -1) ||
+		    (a[pi + 1] && !app_mem_ok((const void *)a[pi + 1], sizeof(char *), -1)) ||
+		    (a[pi + 2] && !app_mem_ok((const void *)a[pi + 2], sizeof(char *), -1))) {
+			ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+			break;
+		}
 		/* the new image gets our variables back (environ has none:
 		 * env_hide), as the libc wrappers give them (env_fix) */
 		long x[6] = { a[0], a[1], a[2], a[3], a[4], a[5] };

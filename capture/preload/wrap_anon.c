@@ -62,15 +62,22 @@ EXPORT int inotify_init1(int flags)
 	ANON_CALL(C_INOTIFY_INIT1, REAL(inotify_init1)(flags), "anon_inode:inotify", flags);
 }
 
-/* "memfd:NAME", as the kernel has it (without its " (deleted)") */
+/* "memfd:NAME", as the kernel has it (without its " (deleted)"): NAME
+ * read once the call took it (a failed call's may point nowhere) */
+static const char *memfd_name(char *buf, size_t n, const char *name, int ok)
+{
+	size_t k = ok && name ? strnlen(name, n - 7) : 0;
+
+	memcpy(buf, "memfd:", 6);
+	memcpy(buf + 6, name ? name : "", k);
+	buf[6 + k] = 0;
+	return buf;
+}
+
 EXPORT int memfd_create(const char *name, unsigned int flags)
 {
 	char buf[256];
-	size_t n = name ? strnlen(name, sizeof(buf) - 7) : 0;
 
-	memcpy(buf, "memfd:", 6);
-	if (n)
-		memcpy(buf + 6, name, n);
-	buf[6 + n] = 0;
-	ANON_CALL(C_MEMFD_CREATE, REAL(memfd_create)(name, flags), buf, (int64_t)flags);
+	ANON_CALL(C_MEMFD_CREATE, REAL(memfd_create)(name, flags),
+		  memfd_name(buf, sizeof(buf), name, r_ >= 0), (int64_t)flags);
 }

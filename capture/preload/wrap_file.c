@@ -16,10 +16,14 @@
 		}                                            \
 	} while (0)
 
-static int64_t iovsum(const struct iovec *iov, int n)
+/* the bytes asked for, or -1 when the call failed and the vector may
+ * point nowhere (appmem.c) */
+static int64_t iovsum(const struct iovec *iov, int n, int err)
 {
 	int64_t s = 0;
 
+	if (err && (n < 0 || !app_mem_ok(iov, (size_t)n * sizeof(*iov), err)))
+		return -1;
 	for (int i = 0; iov && i < n; i++)
 		s += (int64_t)iov[i].iov_len;
 	return s;
@@ -198,58 +202,58 @@ EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
 	TRACE_CALL(C_READV, ssize_t, REAL(readv)(fd, iov, cnt), fd,
-		   iovsum(iov, cnt), -1);
+		   iovsum(iov, cnt, err_), -1);
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
 	TRACE_CALL_ON(C_WRITEV, ssize_t, REAL(writev)(fd, iov, cnt), fd,
-		      iovsum(iov, cnt), -1, fd);
+		      iovsum(iov, cnt, err_), -1, fd);
 }
 
 EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 {
 	TRACE_CALL(C_PREADV, ssize_t, REAL(preadv)(fd, iov, cnt, off), fd,
-		   iovsum(iov, cnt), off);
+		   iovsum(iov, cnt, err_), off);
 }
 
 EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
 	TRACE_CALL(C_PREADV, ssize_t, REAL(preadv64)(fd, iov, cnt, off), fd,
-		   iovsum(iov, cnt), off);
+		   iovsum(iov, cnt, err_), off);
 }
 
 EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
 	TRACE_CALL(C_PWRITEV, ssize_t, REAL(pwritev)(fd, iov, cnt, off), fd,
-		   iovsum(iov, cnt), off);
+		   iovsum(iov, cnt, err_), off);
 }
 
 EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
 	TRACE_CALL(C_PWRITEV, ssize_t, REAL(pwritev64)(fd, iov, cnt, off), fd,
-		   iovsum(iov, cnt), off);
+		   iovsum(iov, cnt, err_), off);
 }
 
 EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off,
 		       int flags)
 {
 	TRACE_CALL(C_PREADV2, ssize_t, REAL(preadv2)(fd, iov, cnt, off, flags),
-		   fd, iovsum(iov, cnt), off);
+		   fd, iovsum(iov, cnt, err_), off);
 }
 
 EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt,
 			  off64_t off, int flags)
 {
 	TRACE_CALL(C_PREADV2, ssize_t, REAL(preadv64v2)(fd, iov, cnt, off, flags),
-		   fd, iovsum(iov, cnt), off);
+		   fd, iovsum(iov, cnt, err_), off);
 }
 
 EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 			int flags)
 {
 	TRACE_CALL(C_PWRITEV2, ssize_t, REAL(pwritev2)(fd, iov, cnt, off, flags),
-		   fd, iovsum(iov, cnt), off);
+		   fd, iovsum(iov, cnt, err_), off);
 }
 
 EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt,
@@ -257,7 +261,7 @@ EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt,
 {
 	TRACE_CALL(C_PWRITEV2, ssize_t,
 		   REAL(pwritev64v2)(fd, iov, cnt, off, flags), fd,
-		   iovsum(iov, cnt), off);
+		   iovsum(iov, cnt, err_), off);
 }
 
 EXPORT off_t lseek(int fd, off_t off, int whence)

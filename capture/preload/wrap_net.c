@@ -12,6 +12,9 @@ static void put_sock(struct tstate *t, int call, uint64_t t0, int64_t ret,
 	struct sockinfo si;
 	uint64_t t1 = now();
 
+	/* a failed call's address may point nowhere */
+	if (ret < 0 && peer && !app_mem_ok(peer, plen, e))
+		peer = NULL, plen = 0;
 	if (infofd >= 0)
 		sockinfo_fill(&si, infofd, peer, plen);
 	else
@@ -197,12 +200,15 @@ EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 		uint64_t t0_ = call_start(t_);                             \
 		ssize_t r_ = EXPR;                                         \
 		uint64_t t1_ = now();                                      \
-		int e_ = errno;                                            \
-		size_t al_ = (ADDR) && r_ >= 0 ? (size_t)(ALEN) : 0;       \
+		int e_ = errno, err_ = r_ < 0 ? e_ : 0;                    \
+		/* a failed call's pointers may point nowhere: N given   \
+		 * err_, its address not read */                           \
+		const void *ad_ = r_ >= 0 ? (const void *)(ADDR) : NULL;   \
+		size_t al_ = ad_ ? (size_t)(ALEN) : 0;                     \
 		if (al_ > sizeof(struct sockaddr_storage))                 \
 			al_ = sizeof(struct sockaddr_storage);             \
 		put_payload(t_, CALL, t0_, t1_, r_, FD, (int64_t)(N), -1,  \
-			    r_ < 0 ? e_ : 0, ADDR, al_, NULL, 0);          \
+			    err_, ad_, al_, NULL, 0);                      \
 		leave(t_);                                                 \
 		errno = e_;                                                \
 		return r_;                                                 \
@@ -215,10 +221,15 @@ EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 		  addr, alen);
 }
 
-static int64_t msgsum(const struct msghdr *m)
+/* the bytes asked for, or -1 when the call failed and the message may
+ * point nowhere (appmem.c) */
+static int64_t msgsum(const struct msghdr *m, int err)
 {
 	int64_t s = 0;
 
+	if (err && (!app_mem_ok(m, sizeof(*m), err) ||
+		    !app_mem_ok(m->msg_iov, m->msg_iovlen * sizeof(*m->msg_iov), err)))
+		return -1;
 	for (size_t i = 0; m && m->msg_iov && i < m->msg_iovlen; i++)
 		s += (int64_t)m->msg_iov[i].iov_len;
 	return s;
@@ -226,7 +237,7 @@ static int64_t msgsum(const struct msghdr *m)
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 {
-	ADDR_CALL(C_SENDMSG, REAL(sendmsg)(fd, m, flags), fd, msgsum(m),
+	ADDR_CALL(C_SENDMSG, REAL(sendmsg)(fd, m, flags), fd, msgsum(m, err_),
 		  m ? m->msg_name : NULL, m ? m->msg_namelen : 0);
 }
 
@@ -259,7 +270,7 @@ EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t bl,
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 {
-	ADDR_CALL(C_RECVMSG, REAL(recvmsg)(fd, m, flags), fd, msgsum(m),
+	ADDR_CALL(C_RECVMSG, REAL(recvmsg)(fd, m, flags), fd, msgsum(m, err_),
 		  m ? m->msg_name : NULL, m ? m->msg_namelen : 0);
 }
 

@@ -329,8 +329,47 @@ static const char *exec_search(const char *name, char *buf, size_t len)
 /* Every exec goes through here: record it, end this image's threads,
  * replace the image with our environment; if that fails, carry on.
  * EXEC_AT: execveat(fd, path, argv, envp, atflags), by its system call. */
+static int exec_real(enum exec_how how, int fd, const char *path,
+		     char *const argv[], char *const envp[], int atflags)
+{
+	if (how == EXEC_FD)
+		return REAL(fexecve)(fd, argv, envp);
+	if (how == EXEC_AT)
+		return (int)REAL(syscall)(SYS_execveat, fd, path, argv, envp, atflags, 0);
+	if (how == EXEC_SEARCH)
+		return REAL(execvpe)(path, argv, envp);
+	return REAL(execve)(path, argv, envp);
+}
+
+static int exec_with(enum exec_how how, int fd, const char *path,
+		     char *const argv[], char *const envp[], int atflags);
+
+/* Pointers to nowhere (appmem.c; -1: not known to be good) make the exec
+ * fail as it would, untouched: reading them (the path recorded, the
+ * environment fixed) would fault instead */
 static int do_exec_at(enum exec_how how, int fd, const char *path,
 		      char *const argv[], char *const envp[], int atflags)
+{
+	if (island_on && ((how != EXEC_FD && !app_str_ok(path, -1)) ||
+			  (envp && !app_mem_ok(envp, sizeof(*envp), -1)) ||
+			  (argv && !app_mem_ok(argv, sizeof(*argv), -1)))) {
+		struct tstate *t = &ts;
+		int rec = !vfork_child(t) && enter_top(t);
+		uint64_t t0 = rec ? call_start(t) : 0;
+		int ret = exec_real(how, fd, path, argv, envp, atflags), e = errno;
+
+		if (rec) {	/* it failed (EFAULT): recorded, with no path */
+			put_str(t, C_EXECVE, t0, now(), ret, fd, 0, AT_FDCWD, e, NULL, NULL);
+			leave(t);
+		}
+		errno = e;
+		return ret;
+	}
+	return exec_with(how, fd, path, argv, envp, atflags);
+}
+
+static int exec_with(enum exec_how how, int fd, const char *path,
+		     char *const argv[], char *const envp[], int atflags)
 {
 	size_t n = env_count(envp) + 13;
 	char *arr[n], buf[8192], *bp = buf, vf[sizeof(ENV_VFORKED) + 64 + 4096];
@@ -363,14 +402,7 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 			    file ? file : "", NULL);
 		process_finish(TEXIT_EXEC);
 	}
-	if (how == EXEC_FD)
-		ret = REAL(fexecve)(fd, argv, env);
-	else if (how == EXEC_AT)
-		ret = (int)REAL(syscall)(SYS_execveat, fd, path, argv, env, atflags, 0);
-	else if (how == EXEC_SEARCH)
-		ret = REAL(execvpe)(path, argv, env);
-	else
-		ret = REAL(execve)(path, argv, env);
+	ret = exec_real(how, fd, path, argv, env, atflags);
 	e = errno;
 	/* it failed: the child records from here on, this exec first (or,
 	 * where it cannot, enter counts it) */

@@ -9,6 +9,12 @@ static int64_t ts_ns(const struct timespec *t)
 	return t ? (int64_t)t->tv_sec * 1000000000 + t->tv_nsec : -1;
 }
 
+/* ts_ns after a call that failed with ERR: -1 where T may point nowhere */
+static int64_t ts_after(const struct timespec *t, int err)
+{
+	return err && !app_mem_ok(t, sizeof(*t), err) ? -1 : ts_ns(t);
+}
+
 static int64_t tv_ns(const struct timeval *t)
 {
 	return t ? (int64_t)t->tv_sec * 1000000000 + (int64_t)t->tv_usec * 1000 : -1;
@@ -63,15 +69,15 @@ EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int tmo, size_t fl)
 EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo,
 		 const sigset_t *mask)
 {
-	TRACE_CALL(C_PPOLL, int, REAL(ppoll)(fds, n, tmo, mask), -1, ts_ns(tmo),
-		   (int64_t)n);
+	TRACE_CALL(C_PPOLL, int, REAL(ppoll)(fds, n, tmo, mask), -1,
+		   ts_after(tmo, err_), (int64_t)n);
 }
 
 EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *tmo,
 		       const sigset_t *mask, size_t fl)
 {
 	TRACE_CALL(C_PPOLL, int, REAL(__ppoll_chk)(fds, n, tmo, mask, fl), -1,
-		   ts_ns(tmo), (int64_t)n);
+		   ts_after(tmo, err_), (int64_t)n);
 }
 
 EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *tmo)
@@ -84,7 +90,7 @@ EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *x,
 		   const struct timespec *tmo, const sigset_t *mask)
 {
 	TRACE_CALL(C_PSELECT, int, REAL(pselect)(n, r, w, x, tmo, mask), -1,
-		   ts_ns(tmo), n);
+		   ts_after(tmo, err_), n);
 }
 
 EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int tmo)
@@ -123,14 +129,35 @@ EXPORT int usleep(useconds_t us)
 
 EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 {
-	TRACE_WAIT(C_NANOSLEEP, int, REAL(nanosleep)(req, rem), -1, ts_ns(req), 0);
+	TRACE_WAIT(C_NANOSLEEP, int, REAL(nanosleep)(req, rem), -1, ts_after(req, err_), 0);
 }
 
+/* the kernel reads req: the time asked for is read after the call, and
+ * an absolute one taken against the clock read before it */
 EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
 			   struct timespec *rem)
 {
-	ERRNUM_CALL(C_CLOCK_NANOSLEEP, REAL(clock_nanosleep)(clk, flags, req, rem),
-		    -1, flags & TIMER_ABSTIME ? until(clk, req) : ts_ns(req), 0);
+	struct tstate *t = &ts;
+	struct timespec n = { 0, 0 };
+
+	if (!enter(t))
+		return REAL(clock_nanosleep)(clk, flags, req, rem);
+	SESS_BEFORE(t, C_CLOCK_NANOSLEEP, 0);
+	int abs = flags & TIMER_ABSTIME;
+	if (abs && clock_gettime(clk, &n))
+		abs = -1;
+	uint64_t t0 = wait_start(t);
+	int r = REAL(clock_nanosleep)(clk, flags, req, rem);
+	uint64_t t1 = wait_end(t);
+	int e = errno;
+	int64_t a1 = abs < 0 ? -1 : ts_after(req, r);
+
+	if (abs > 0 && a1 >= 0 && (a1 -= ts_ns(&n)) < 0)
+		a1 = 0;
+	put(t, C_CLOCK_NANOSLEEP, t0, t1, r, -1, a1, 0, r > 0 ? r : 0);
+	leave(t);
+	errno = e;
+	return r;
 }
 
 EXPORT int pthread_join(pthread_t th, void **ret)

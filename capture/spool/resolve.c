@@ -493,6 +493,17 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 	}
 	if (r->call >= C_NCALLS)
 		return;
+	/* a call that names a path but has none: the program's pointer
+	 * pointed nowhere (the call failed, appmem.c), no file named */
+	if (!plen && (calls[r->call].effect == EFF_OPEN || calls[r->call].effect == EFF_PATH ||
+		      calls[r->call].effect == EFF_REOPEN ||
+		      (calls[r->call].effect == EFF_CWD && r->call == C_CHDIR))) {
+		r->obj = 0;
+		if (two_paths(r->call))
+			r->a1 = 0;
+		count_use(rs->n, r);
+		return;
+	}
 
 	switch (calls[r->call].effect) {
 	case EFF_USE:

@@ -1,0 +1,67 @@
+/*
+ * The program's memory behind a call's pointers, read after the call.
+ * A call that succeeded was given memory the kernel (or libc) read; one
+ * that failed proves nothing: EFAULT, or refused before the pointer was
+ * looked at (pwritev of a pipe: ESPIPE), and the interposer reading it
+ * would fault where the program got an error (open((char *)1, ...) was
+ * a SIGSEGV under the capture). After a failure the memory is tried by
+ * process_vm_readv of our own, which fails where a read would fault;
+ * where seccomp refuses that, it is taken as readable unless the call
+ * said EFAULT.
+ */
+#include <sys/uio.h>
+
+#include "preload.h"
+
+/* 1: [p, p + n) can be read; 0: it cannot; -1: not to be told */
+static int readable(const void *p, size_t n, const char **nul)
+{
+	char b[256];
+	long pid = raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+
+	while (n) {
+		size_t k = n < sizeof(b) ? n : sizeof(b);
+		struct iovec to = { b, k }, from = { (void *)p, k };
+		long r = raw_syscall(SYS_process_vm_readv, pid, (long)&to, 1, (long)&from, 1, 0);
+
+		if (r < 0)
+			return errno == EFAULT ? 0 : -1;
+		if (nul && memchr(b, 0, (size_t)r)) {
+			*nul = p;
+			return 1;
+		}
+		if ((size_t)r < k)
+			return 0;
+		p = (const char *)p + k;
+		n -= k;
+	}
+	return 1;
+}
+
+int app_mem_ok(const void *p, size_t n, int err)
+{
+	int e = errno, r;
+
+	if (!err)
+		return 1;
+	if (!p)
+		return n == 0;
+	r = readable(p, n, NULL);
+	errno = e;
+	return r < 0 ? err != EFAULT : r;
+}
+
+int app_str_ok(const char *s, int err)
+{
+	const char *nul = NULL;
+	int e = errno, r;
+
+	if (!s)
+		return 0;
+	if (!err)
+		return 1;
+	/* a path is at most 4096 bytes: one with no end there is not read */
+	r = readable(s, 4096, &nul);
+	errno = e;
+	return r < 0 ? err != EFAULT : r && nul;
+}
