@@ -205,11 +205,11 @@ static int sys_mem_ok(enum how how, const long *a, int e)
 	case D_RENAMEAT:
 		return app_str_ok((const char *)a[1], e) && app_str_ok((const char *)a[3], e);
 	case D_IOV: case D_PIOV:
-		return a[2] >= 0 &&
+		return a[2] >= 0 && a[2] <= 1024 &&
 		       app_mem_ok((const void *)a[1], (size_t)a[2] * sizeof(struct iovec), e);
 	case D_MSG:
 		m = (const struct msghdr *)a[1];
-		return app_mem_ok(m, sizeof(*m), e) &&
+		return m && app_mem_ok(m, sizeof(*m), e) && m->msg_iovlen <= 1024 &&
 		       app_mem_ok(m->msg_iov, m->msg_iovlen * sizeof(struct iovec), e);
 	case D_CONNECT:
 		return app_mem_ok((const void *)a[1], (size_t)a[2], e);

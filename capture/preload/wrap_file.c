@@ -22,7 +22,7 @@ static int64_t iovsum(const struct iovec *iov, int n, int err)
 {
 	int64_t s = 0;
 
-	if (err && (n < 0 || !app_mem_ok(iov, (size_t)n * sizeof(*iov), err)))
+	if (err && (n < 0 || n > 1024 || !app_mem_ok(iov, (size_t)n * sizeof(*iov), err)))
 		return -1;
 	for (int i = 0; iov && i < n; i++)
 		s += (int64_t)iov[i].iov_len;

@@ -227,7 +227,7 @@ static int64_t msgsum(const struct msghdr *m, int err)
 {
 	int64_t s = 0;
 
-	if (err && (!app_mem_ok(m, sizeof(*m), err) ||
+	if (err && (!m || !app_mem_ok(m, sizeof(*m), err) || m->msg_iovlen > 1024 ||
 		    !app_mem_ok(m->msg_iov, m->msg_iovlen * sizeof(*m->msg_iov), err)))
 		return -1;
 	for (size_t i = 0; m && m->msg_iov && i < m->msg_iovlen; i++)
