@@ -4,15 +4,17 @@
  * that failed proves nothing: EFAULT, or refused before the pointer was
  * looked at (pwritev of a pipe: ESPIPE), and the interposer reading it
  * would fault where the program got an error (open((char *)1, ...) was
- * a SIGSEGV under the capture). After a failure the memory is tried by
- * process_vm_readv of our own, which fails where a read would fault;
- * where seccomp refuses that, it is taken as readable unless the call
- * said EFAULT, and not tried after the errors that come only once the
- * kernel has read it (read_before).
+ * a SIGSEGV under the capture). After a failure each page of the memory
+ * is tried by the kernel (page_ok), and what is read is read in pages it
+ * can read; not after the errors that come only once the kernel has read
+ * it (read_before).
  */
-#include <sys/uio.h>
+#include <signal.h>
+#include <stdint.h>
 
 #include "preload.h"
+
+#define PAGE 4096u
 
 /* Errors the kernel returns only once it has read what it was given: a
  * path walked (ENOENT: every failed stat of a search), a vector or a
@@ -31,31 +33,44 @@ static int read_before(int err)
 	return 0;
 }
 
-/* 1: [p, p + n) can be read; 0: it cannot; -1: not to be told */
+/* Can the page holding address a be read? The kernel copies a signal
+ * set from it before it looks at how, which no mask is changed by: EFAULT
+ * where it cannot, else EINVAL. rt_sigprocmask, which every sandbox lets
+ * a program make (process_vm_readv is one seccomp profiles refuse, and
+ * some kill for). 1 yes, 0 no, -1 not to be told. */
+static int page_ok(uintptr_t a)
+{
+	long r = raw_syscall(SYS_rt_sigprocmask, 0x7fff, (long)(a & ~(uintptr_t)(PAGE - 1)),
+			     0, sizeof(uint64_t), 0, 0);
+
+	return r == 0 ? -1 : errno == EINVAL ? 1 : errno == EFAULT ? 0 : -1;
+}
+
+/* 1: [p, p + n) can be read (NUL: its first NUL byte looked for, and
+ * there); 0: it cannot; -1: not to be told */
 static int readable(const void *p, size_t n, const char **nul)
 {
-	char b[256];
-	long pid;
+	uintptr_t a = (uintptr_t)p, end = a + n;
 
 	/* more than any call takes (IOV_MAX vectors): refused natively */
-	if (n > 65536)
+	if (n > 65536 || end < a)
 		return 0;
-	pid = raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
-	while (n) {
-		size_t k = n < sizeof(b) ? n : sizeof(b);
-		struct iovec to = { b, k }, from = { (void *)p, k };
-		long r = raw_syscall(SYS_process_vm_readv, pid, (long)&to, 1, (long)&from, 1, 0);
+	while (a < end) {
+		uintptr_t stop = (a & ~(uintptr_t)(PAGE - 1)) + PAGE;
+		int r = page_ok(a);
 
-		if (r < 0)
-			return errno == EFAULT ? 0 : -1;
-		if (nul && memchr(b, 0, (size_t)r)) {
-			*nul = p;
-			return 1;
+		if (r <= 0)
+			return r;
+		if (stop > end)
+			stop = end;
+		if (nul) {	/* in a page that can be read */
+			const char *z = memchr((const void *)a, 0, stop - a);
+			if (z) {
+				*nul = z;
+				return 1;
+			}
 		}
-		if ((size_t)r < k)
-			return 0;
-		p = (const char *)p + k;
-		n -= k;
+		a = stop;
 	}
 	return 1;
 }
