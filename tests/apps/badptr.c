@@ -1,7 +1,15 @@
-/* badptr: calls given a pointer to nowhere (a page mapped and unmapped),
- * which fail, and which a capture reading the pointer would crash in.
- * Prints each call's result and errno name: "open -1 EFAULT". */
+/* badptr [sandboxed]: calls given a pointer to nowhere (a page mapped and
+ * unmapped), which fail, and which a capture reading the pointer would
+ * crash in. Prints each call's result and errno name: "open -1 EFAULT".
+ * "sandboxed": under a seccomp filter that kills the process for a
+ * process_vm_readv (as sandboxes refuse it), which a capture trying the
+ * memory so would die of. */
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +28,21 @@ static void show(const char *name, long r, int e)
 
 #define T(name, expr) do { errno = 0; long r_ = (long)(expr); show(name, r_, errno); } while (0)
 
-int main(void)
+static int sandbox(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+int main(int argc, char **argv)
 {
 	void *bad = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int s = socket(AF_INET, SOCK_DGRAM, 0), p[2];
@@ -31,6 +53,8 @@ int main(void)
 
 	if (bad == MAP_FAILED || munmap(bad, 4096) || s < 0 || pipe(p))
 		return 2;
+	if (argc > 1 && !strcmp(argv[1], "sandboxed") && sandbox())
+		return 3;
 	setvbuf(stdout, NULL, _IONBF, 0);
 	T("open", open(bad, O_RDONLY));
 	T("openat", openat(AT_FDCWD, bad, O_RDONLY));

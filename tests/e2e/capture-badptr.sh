@@ -1,5 +1,6 @@
 # Calls given a pointer to nowhere (tests/apps/badptr) fail as they do
-# natively, under the capture as without it, and with --syscalls: the
+# natively, under the capture as without it, with --syscalls, and in a
+# sandbox that kills for process_vm_readv: the
 # capture reads what a failed call was given only where it can be read
 # (capture/preload/appmem.c; open((char *)1, ...) was a SIGSEGV under
 # it, and 24 other calls too). Each is recorded, failed with EFAULT (or
@@ -34,6 +35,13 @@ for opt in "" --syscalls; do
 	expect_eq "captured $opt" "$(cat "cap$opt.out")" "$want"
 	check_trace "b$opt.xml"
 done
+# in a sandbox that kills for process_vm_readv: the memory is tried
+# another way (a process_vm_readv of its own killed the program)
+"$APPS/badptr" sandboxed > sandboxed.out 2>&1 || fail "badptr sandboxed failed natively: $(cat sandboxed.out)"
+expect_eq "sandboxed, natively" "$(cat sandboxed.out)" "$want"
+"$CAPTURE" -n b -o bs.xml "$APPS/badptr" sandboxed > caps.out 2> caps.err ||
+	fail "badptr sandboxed failed under the capture: $(cat caps.out caps.err)"
+expect_eq "sandboxed, captured" "$(cat caps.out)" "$want"
 # the failed calls, as the default capture records them: no path read
 expect_eq "recorded" "$(grep '<io ' b.xml | grep -v 'api="printf"\|api="socket"\|api="pipe"\|api="munmap"' |
 	sed 's/ start="[^"]*" end="[^"]*"//; s/ fd="[0-9]*"//; s/ peer="pipe" pipe="[0-9]*" proto="pipe"//
