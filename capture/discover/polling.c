@@ -190,9 +190,9 @@ static int is_kernel(const struct tr_io *io)
 
 /* A read or write of a descriptor that names nothing (made where the
  * capture did not see it) or an anonymous inode (eventfd, timerfd,
- * signalfd: "anon_inode:[eventfd]"). Such descriptors stay in their process: Open MPI's progress
- * engine wakes its own threads through an eventfd, as often as timing
- * makes it. */
+ * signalfd: "anon_inode:[eventfd]"). Such descriptors stay in their
+ * process: Open MPI's progress engine wakes its own threads through an
+ * eventfd, as often as timing makes it. */
 static int is_wakeup(const struct tr_io *io)
 {
 	static const char *const rw[] = { "read", "write", "readv", "writev" };

@@ -189,6 +189,27 @@ static inline void nap_ns(int64_t ns)
 }
 
 int enter_slow(struct tstate *t, int nest);
+/* A descriptor on no file as /proc/PID/fd names it, by the call that
+ * made it (calls.def, ANON): "memfd:NAME" a memory file's, NAME the
+ * name given (NULL: not to be read), into BUF of N bytes */
+static inline const char *anon_name(int call, const char *name, char *buf, size_t n)
+{
+	size_t k;
+
+	switch (call) {
+	case C_EVENTFD: return "anon_inode:[eventfd]";
+	case C_TIMERFD_CREATE: return "anon_inode:[timerfd]";
+	case C_SIGNALFD: return "anon_inode:[signalfd]";
+	case C_EPOLL_CREATE: case C_EPOLL_CREATE1: return "anon_inode:[eventpoll]";
+	case C_INOTIFY_INIT: case C_INOTIFY_INIT1: return "anon_inode:inotify";
+	}
+	k = name ? strnlen(name, n - 7) : 0;
+	memcpy(buf, "memfd:", 6);
+	memcpy(buf + 6, name ? name : "", k);
+	buf[6 + k] = 0;
+	return buf;
+}
+
 /* appmem.c: may a call that failed with ERR (0: it succeeded) have its
  * memory at P read? */
 int app_mem_ok(const void *p, size_t n, int err);

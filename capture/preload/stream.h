@@ -25,4 +25,7 @@ static inline int mem_stream(FILE *f)
 	return f && stream_fd(f) < 0;
 }
 
+/* enter() for a call on stream F: none on a memory stream */
+#define enter_stream(t, f) (!mem_stream(f) && enter(t))
+
 #endif

@@ -162,28 +162,6 @@ void kpend_flush(struct tstate *t)
 	t->sysguard = outer;
 }
 
-/* A descriptor on no file, as /proc/PID/fd names it (wrap_anon.c) */
-static const char *anon_name(long nr, const long *a, char *buf)
-{
-	switch (nr) {
-	case SYS_eventfd: case SYS_eventfd2: return "anon_inode:[eventfd]";
-	case SYS_timerfd_create: return "anon_inode:[timerfd]";
-	case SYS_signalfd: case SYS_signalfd4: return "anon_inode:[signalfd]";
-	case SYS_epoll_create: case SYS_epoll_create1: return "anon_inode:[eventpoll]";
-	case SYS_inotify_init: case SYS_inotify_init1: return "anon_inode:inotify";
-	}
-	/* memfd_create: its name read once the call took it (A NULL when
-	 * it failed: the pointer may be bad) */
-	const char *s = a ? (const char *)a[0] : NULL;
-	size_t n = s ? strnlen(s, 249) : 0;
-
-	memcpy(buf, "memfd:", 6);
-	if (n)
-		memcpy(buf + 6, s, n);
-	buf[6 + n] = 0;
-	return buf;
-}
-
 /* May the decoder read what a system call that failed with E was given
  * (appmem.c)? Its strings, vectors, message, address or time. */
 static int sys_mem_ok(enum how how, const long *a, int e)
@@ -254,7 +232,10 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 	case D_IOV:  fd = (int)a[0]; a1 = iov_sum((void *)a[1], a[2]); a2 = -1; break;
 	case D_PIOV: fd = (int)a[0]; a1 = iov_sum((void *)a[1], a[2]); a2 = a[3]; break;
 	case D_OPEN: fd = (int)res; a1 = a[1]; a2 = AT_FDCWD; p1 = (char *)a[0]; break;
-	case D_ANON: fd = (int)res; a1 = 0; p1 = anon_name(nr, res >= 0 ? a : NULL, name); break;
+	case D_ANON:
+		fd = (int)res; a1 = 0;
+		p1 = anon_name(call, res >= 0 ? (const char *)a[0] : NULL, name, sizeof(name));
+		break;
 	case D_CREAT:
 		fd = (int)res; a1 = O_CREAT | O_WRONLY | O_TRUNC; a2 = AT_FDCWD;
 		p1 = (char *)a[0];

@@ -7,77 +7,68 @@
 #include "preload.h"
 #include "real.h"
 
-/* The new descriptor r (or the call's failure) named NAME; A1 an
- * argument of the call's (its flags) */
-#define ANON_CALL(CALL, EXPR, NAME, A1)                                     \
-	do {                                                               \
-		struct tstate *t_ = &ts;                                   \
-		if (!enter(t_))                                            \
-			return EXPR;                                       \
-		uint64_t t0_ = call_start(t_);                             \
-		int r_ = EXPR;                                             \
-		uint64_t t1_ = now();                                      \
-		int e_ = errno;                                            \
-		put_str(t_, CALL, t0_, t1_, r_, r_, (A1), 0, r_ < 0 ? e_ : 0, \
-			NAME, NULL);                                       \
-		leave(t_);                                                 \
-		errno = e_;                                                \
-		return r_;                                                 \
-	} while (0)
+#define RET r_     /* the call's return value, inside PATH_CALL */
+
+/* the new descriptor recorded as an open of the name it has */
+#define ANON_CALL(CALL, EXPR, A1, NAME)                                     \
+	PATH_CALL(CALL, int, EXPR, RET, A1, 0, anon_name(CALL, NAME, buf, sizeof(buf)), NULL)
 
 EXPORT int eventfd(unsigned int initval, int flags)
 {
-	ANON_CALL(C_EVENTFD, REAL(eventfd)(initval, flags), "anon_inode:[eventfd]", flags);
+	char buf[8];
+
+	ANON_CALL(C_EVENTFD, REAL(eventfd)(initval, flags), flags, NULL);
 }
 
 EXPORT int timerfd_create(int clockid, int flags)
 {
-	ANON_CALL(C_TIMERFD_CREATE, REAL(timerfd_create)(clockid, flags),
-		  "anon_inode:[timerfd]", flags);
+	char buf[8];
+
+	ANON_CALL(C_TIMERFD_CREATE, REAL(timerfd_create)(clockid, flags), flags, NULL);
 }
 
 /* FD -1 makes a queue; else it changes FD's mask, and FD is returned */
 EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
 {
-	ANON_CALL(C_SIGNALFD, REAL(signalfd)(fd, mask, flags), "anon_inode:[signalfd]", flags);
+	char buf[8];
+
+	ANON_CALL(C_SIGNALFD, REAL(signalfd)(fd, mask, flags), flags, NULL);
 }
 
 EXPORT int epoll_create(int size)
 {
-	ANON_CALL(C_EPOLL_CREATE, REAL(epoll_create)(size), "anon_inode:[eventpoll]", 0);
+	char buf[8];
+
+	ANON_CALL(C_EPOLL_CREATE, REAL(epoll_create)(size), 0, NULL);
 }
 
 EXPORT int epoll_create1(int flags)
 {
-	ANON_CALL(C_EPOLL_CREATE1, REAL(epoll_create1)(flags), "anon_inode:[eventpoll]", flags);
+	char buf[8];
+
+	ANON_CALL(C_EPOLL_CREATE1, REAL(epoll_create1)(flags), flags, NULL);
 }
 
 EXPORT int inotify_init(void)
 {
-	ANON_CALL(C_INOTIFY_INIT, REAL(inotify_init)(), "anon_inode:inotify", 0);
+	char buf[8];
+
+	ANON_CALL(C_INOTIFY_INIT, REAL(inotify_init)(), 0, NULL);
 }
 
 EXPORT int inotify_init1(int flags)
 {
-	ANON_CALL(C_INOTIFY_INIT1, REAL(inotify_init1)(flags), "anon_inode:inotify", flags);
+	char buf[8];
+
+	ANON_CALL(C_INOTIFY_INIT1, REAL(inotify_init1)(flags), flags, NULL);
 }
 
-/* "memfd:NAME", as the kernel has it (without its " (deleted)"): NAME
- * read once the call took it (a failed call's may point nowhere) */
-static const char *memfd_name(char *buf, size_t n, const char *name, int ok)
-{
-	size_t k = ok && name ? strnlen(name, n - 7) : 0;
-
-	memcpy(buf, "memfd:", 6);
-	memcpy(buf + 6, name ? name : "", k);
-	buf[6 + k] = 0;
-	return buf;
-}
-
+/* its name read once the call took it (a failed call's may point
+ * nowhere) */
 EXPORT int memfd_create(const char *name, unsigned int flags)
 {
 	char buf[256];
 
-	ANON_CALL(C_MEMFD_CREATE, REAL(memfd_create)(name, flags),
-		  memfd_name(buf, sizeof(buf), name, r_ >= 0), (int64_t)flags);
+	ANON_CALL(C_MEMFD_CREATE, REAL(memfd_create)(name, flags), (int64_t)flags,
+		  r_ >= 0 ? name : NULL);
 }

@@ -18,8 +18,6 @@
 #undef putchar
 #undef fflush_unlocked
 
-#define fno stream_fd
-
 /*
  * What the kernel read under a stdio read call: the call consumed `app`
  * bytes, and the stream's buffer went from holding `before` unconsumed
@@ -49,7 +47,7 @@ void put_kread(struct tstate *t, uint64_t t0, FILE *f, int64_t before,
 	struct rec *r = rec_reserve(t, sizeof(*r));
 	if (!r)
 		return;
-	rec_fill(r, REC_KREAD, t0, t0, app + after - before, fno(f), 0, 0, 0);
+	rec_fill(r, REC_KREAD, t0, t0, app + after - before, stream_fd(f), 0, 0, 0);
 	rec_commit(t, &r->len, sizeof(*r));
 }
 
@@ -59,7 +57,7 @@ static inline void put_stream(struct tstate *t, int call, uint64_t t0,
 			      int failed, int e)
 {
 	uint64_t t1 = now();
-	put(t, call, t0, t1, ret, fno(f), a1, a2, failed ? e : 0);
+	put(t, call, t0, t1, ret, stream_fd(f), a1, a2, failed ? e : 0);
 }
 
 /* A stream that can write (glibc's _IO_NO_WRITES clear): its fclose and
@@ -85,7 +83,7 @@ static int mode_creates(const char *mode)
 		FILE *f_ = EXPR;                                           \
 		uint64_t t1_ = now();                                      \
 		int e_ = errno;                                            \
-		int fd_ = fno(f_);                                         \
+		int fd_ = stream_fd(f_);                                         \
 		put_str(t_, CALL, t0_, t1_, fd_, fd_, OLDFD, AT_FDCWD,     \
 			f_ ? 0 : e_, (PATH) ? (PATH) : "", MODE);          \
 		leave(t_);                                                 \
@@ -121,13 +119,13 @@ EXPORT FILE *fdopen(int fd, const char *mode)
 
 EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
 {
-	int old = fno(f);
+	int old = stream_fd(f);
 	STREAM_OPEN(C_FREOPEN, REAL(freopen)(path, mode, f), path, mode, old);
 }
 
 EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
 {
-	int old = fno(f);
+	int old = stream_fd(f);
 	STREAM_OPEN(C_FREOPEN, REAL(freopen64)(path, mode, f), path, mode, old);
 }
 
@@ -135,9 +133,9 @@ EXPORT int fclose(FILE *f)
 {
 	struct tstate *t = &ts;
 
-	if (mem_stream(f) || !enter(t))
+	if (!enter_stream(t, f))
 		return REAL(fclose)(f);
-	int fd = fno(f);
+	int fd = stream_fd(f);
 	SESS_BEFORE(t, C_FCLOSE, stream_writes(f));
 	uint64_t t0 = call_start(t);
 	int r = REAL(fclose)(f);
@@ -153,7 +151,7 @@ EXPORT int fclose(FILE *f)
 #define ITEMS_CALL(CALL, EXPR, F, SIZE, N)                                 \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (mem_stream(F) || !enter(t_))                                            \
+		if (!enter_stream(t_, F))                                  \
 			return EXPR;                                       \
 		int64_t b_ = CALL == C_FREAD ? stream_buffered(F) : -1;    \
 		uint64_t t0_ = now();                                      \
@@ -204,7 +202,7 @@ EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *f)
 #define GETS_CALL(EXPR, S, N, F)                                           \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (mem_stream(F) || !enter(t_))                                            \
+		if (!enter_stream(t_, F))                                  \
 			return EXPR;                                       \
 		int64_t b_ = stream_buffered(F);                           \
 		uint64_t t0_ = now();                                      \
@@ -242,7 +240,7 @@ EXPORT char *__fgets_unlocked_chk(char *s, size_t sz, int n, FILE *f)
 #define SSIZE_STREAM(CALL, EXPR, F)                                        \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (mem_stream(F) || !enter(t_))                                            \
+		if (!enter_stream(t_, F))                                  \
 			return EXPR;                                       \
 		int64_t b_ = stream_buffered(F);                           \
 		uint64_t t0_ = now();                                      \
@@ -270,7 +268,7 @@ EXPORT ssize_t getdelim(char **line, size_t *n, int delim, FILE *f)
 #define CHAR_CALL(CALL, EXPR, F)                                           \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (mem_stream(F) || !enter(t_))                                            \
+		if (!enter_stream(t_, F))                                  \
 			return EXPR;                                       \
 		int64_t b_ = stream_buffered(F);                           \
 		uint64_t t0_ = now();                                      \
@@ -328,7 +326,7 @@ EXPORT int putchar(int c)
 #define PUTS_CALL(CALL, EXPR, S, EXTRA, F)                                 \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (mem_stream(F) || !enter(t_))                                            \
+		if (!enter_stream(t_, F))                                  \
 			return EXPR;                                       \
 		uint64_t t0_ = now();                                      \
 		int r_ = EXPR;                                             \
@@ -360,7 +358,7 @@ EXPORT int puts(const char *s)
 #define PRINTF_CALL(CALL, EXPR, F)                                         \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (mem_stream(F) || !enter(t_))                                            \
+		if (!enter_stream(t_, F))                                  \
 			return EXPR;                                       \
 		uint64_t t0_ = now();                                      \
 		int r_ = EXPR;                                             \
@@ -439,7 +437,7 @@ static int flush(int (*fn)(FILE *), FILE *f)
 {
 	struct tstate *t = &ts;
 
-	if (mem_stream(f) || !enter(t))
+	if (!enter_stream(t, f))
 		return fn(f);
 	SESS_BEFORE(t, C_FFLUSH, !f || stream_writes(f));
 	uint64_t t0 = call_start(t);
@@ -464,7 +462,7 @@ EXPORT int fflush_unlocked(FILE *f)
 #define SEEK_CALL(EXPR, F, OFF, WH)                                        \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (mem_stream(F) || !enter(t_))                                            \
+		if (!enter_stream(t_, F))                                  \
 			return EXPR;                                       \
 		uint64_t t0_ = now();                                      \
 		int r_ = EXPR;                                             \

@@ -6,8 +6,6 @@
 #include "real.h"
 #include "stream.h"
 
-#define sfd stream_fd
-
 /*
  * fscanf family: ret the items converted (EOF -1), a2 the bytes the call
  * consumed from the stream, from its position before and after (-1 when
@@ -19,7 +17,7 @@ static int scan(int call, FILE *f, int iso, const char *fmt, va_list ap)
 	int (*fn)(FILE *, const char *, va_list) =
 		iso && real___isoc99_vfscanf ? REAL(__isoc99_vfscanf) : REAL(vfscanf);
 
-	if (mem_stream(f) || !enter(t))
+	if (!enter_stream(t, f))
 		return fn(f, fmt, ap);
 	int e = errno;
 	off64_t p0 = f ? REAL(ftello64)(f) : -1;
@@ -32,7 +30,7 @@ static int scan(int call, FILE *f, int iso, const char *fmt, va_list ap)
 	off64_t p1 = p0 >= 0 ? REAL(ftello64)(f) : -1;
 	if (p0 >= 0 && p1 >= p0)
 		put_kread(t, t0, f, b, p1 - p0);
-	put(t, call, t0, t1, r, sfd(f), 0, p0 >= 0 && p1 >= p0 ? p1 - p0 : -1,
+	put(t, call, t0, t1, r, stream_fd(f), 0, p0 >= 0 && p1 >= p0 ? p1 - p0 : -1,
 	    r == EOF && ferror(f) ? e : 0);
 	leave(t);
 	errno = e;
@@ -94,13 +92,13 @@ int island_isoc99_scanf(const char *fmt, ...)
 #define POS_CALL(CALL, T, EXPR, F, A1)                                     \
 	do {                                                               \
 		struct tstate *t_ = &ts;                                   \
-		if (mem_stream(F) || !enter(t_))                                            \
+		if (!enter_stream(t_, F))                                  \
 			return EXPR;                                       \
 		uint64_t t0_ = now();                                      \
 		T r_ = EXPR;                                               \
 		uint64_t t1_ = now();                                      \
 		int e_ = errno;                                            \
-		put(t_, CALL, t0_, t1_, (int64_t)r_, sfd(F), A1, 0,        \
+		put(t_, CALL, t0_, t1_, (int64_t)r_, stream_fd(F), A1, 0,        \
 		    r_ == (T)-1 ? e_ : 0);                                 \
 		leave(t_);                                                 \
 		errno = e_;                                                \
@@ -148,7 +146,7 @@ EXPORT void rewind(FILE *f)
 {
 	struct tstate *t = &ts;
 
-	if (mem_stream(f) || !enter(t)) {
+	if (!enter_stream(t, f)) {
 		REAL(rewind)(f);
 		return;
 	}
@@ -156,7 +154,7 @@ EXPORT void rewind(FILE *f)
 	REAL(rewind)(f);
 	uint64_t t1 = now();
 	int e = errno;
-	put(t, C_REWIND, t0, t1, 0, sfd(f), 0, 0, 0);
+	put(t, C_REWIND, t0, t1, 0, stream_fd(f), 0, 0, 0);
 	leave(t);
 	errno = e;
 }
@@ -176,7 +174,7 @@ EXPORT FILE *popen(const char *cmd, const char *mode)
 	FILE *f = popen_with_env(cmd, mode, self_tid(t), t0);
 	uint64_t t1 = now();
 	int e = errno;
-	int fd = sfd(f);
+	int fd = stream_fd(f);
 	struct stat st;
 	uint64_t ino = fd >= 0 && raw_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 ?
 		       st.st_ino : 0;
@@ -193,7 +191,7 @@ EXPORT int pclose(FILE *f)
 
 	if (!enter_top(t))
 		return REAL(pclose)(f);
-	int fd = sfd(f);
+	int fd = stream_fd(f);
 	uint64_t t0 = call_start(t);
 	int r = REAL(pclose)(f);
 	uint64_t t1 = now();

@@ -493,11 +493,11 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 	}
 	if (r->call >= C_NCALLS)
 		return;
+	int eff = calls[r->call].effect;
 	/* a call that names a path but has none: the program's pointer
 	 * pointed nowhere (the call failed, appmem.c), no file named */
-	if (!plen && (calls[r->call].effect == EFF_OPEN || calls[r->call].effect == EFF_PATH ||
-		      calls[r->call].effect == EFF_REOPEN ||
-		      (calls[r->call].effect == EFF_CWD && r->call == C_CHDIR))) {
+	if (!plen && (eff == EFF_OPEN || eff == EFF_PATH || eff == EFF_REOPEN ||
+		      (eff == EFF_CWD && r->call == C_CHDIR))) {
 		r->obj = 0;
 		if (two_paths(r->call))
 			r->a1 = 0;
@@ -505,7 +505,7 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 		return;
 	}
 
-	switch (calls[r->call].effect) {
+	switch (eff) {
 	case EFF_USE:
 	case EFF_FDOPEN:
 		r->obj = (uint32_t)fd_get(f, r->fd);
