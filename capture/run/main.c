@@ -21,6 +21,7 @@
 #include <elf.h>
 
 #include "capture.h"
+#include "claim.h"
 #include "cluster.h"
 #include "coordinator.h"
 #include "netcap.h"
@@ -429,15 +430,16 @@ static double num_opt(const char *opt, const char *v, double lo, double hi)
 	return d;
 }
 
-/* Under mpirun, a node is named after its rank. */
-static const char *mpi_rank_name(void)
+/* Under a launcher (mpirun, srun...), this process's rank: Open MPI's,
+ * PMIx's, MPICH's (hydra) or Slurm's variable; NULL elsewhere. */
+static const char *mpi_rank(void)
 {
 	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
 					    "PMI_RANK", "SLURM_PROCID" };
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const char *v = getenv(vars[i]);
 		if (v && *v)
-			return xasprintf("rank%s", v);
+			return v;
 	}
 	return NULL;
 }
@@ -753,8 +755,10 @@ int main(int argc, char **argv)
 			die(2, "--recover writes a spool's trace: no program expected");
 		if (!recover_list && !output)
 			die(2, "--recover needs -o FILE");
-		if (output)
+		if (output) {
 			check_output(output);
+			claim_output(output);
+		}
 		return recover_main(recover_spool, spool_parent ? spool_parent : default_spool_parent(),
 				    recover_list, output, output ? trace_compress_for(output, gzip) : 0);
 	}
@@ -765,8 +769,14 @@ int main(int argc, char **argv)
 	}
 
 	gethostname(host, sizeof(host) - 1);
-	if (!node && so.name)
-		node = mpi_rank_name();
+	/* Under a launcher every rank is a node of its own: in a session
+	 * rankR, or else NODE.rankR (NODE the host or -n), whose trace is
+	 * NODE.rankR.xml, never one name for all ranks */
+	const char *rank = mpi_rank();
+	if (!node && so.name && rank)
+		node = xasprintf("rank%s", rank);
+	else if (rank && !so.name)
+		node = xasprintf("%s.rank%s", node ? node : host, rank);
 	if (!node)
 		node = host;
 	if (!*node || strchr(node, '/'))
@@ -780,6 +790,7 @@ int main(int argc, char **argv)
 	comp = trace_compress_for(output, gzip);
 	check_program(argv[optind]);
 	check_output(output);
+	claim_output(output);
 
 	if (!spool_parent)
 		spool_parent = default_spool_parent();
@@ -892,7 +903,7 @@ int main(int argc, char **argv)
 	n.name = node;
 	n.server = server;
 	n.unseen = mpi_unseen();
-	n.mpi_rank = getenv("OMPI_COMM_WORLD_RANK") ? atoi(getenv("OMPI_COMM_WORLD_RANK")) : -1;
+	n.mpi_rank = rank ? atoi(rank) : -1;
 	n.host = host;
 	n.argv = argv + optind;
 	n.argc = argc - optind;
