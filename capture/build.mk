@@ -102,3 +102,6 @@ $(O)/tests/unit/test-session-hold: $(O)/tests/unit/test-session-hold.o
 $(O)/tests/unit/test-session-hold.o: capture/preload/session.c capture/preload/preload.h
 $(O)/tests/unit/test-session-hold.o: CPPFLAGS += -Icapture
 TEST_BINS += $(O)/tests/unit/test-session-hold
+
+# The MPI level (capture/mpi/build.mk)
+include capture/mpi/build.mk

@@ -78,6 +78,10 @@ struct rd {
 	struct process *proc;
 	struct thread *thr;
 	int seq_seen;	/* per node */
+	/* the thread's MPI-level calls open at this point (op index, times) */
+	struct thread *lvthr;
+	struct { size_t op; int64_t start, end; } lv[8];
+	int nlv;
 };
 
 /* Waits name nodes that may come later in the file: names are kept and
@@ -153,6 +157,37 @@ static int event_path(const char *p)
 	return p && !strncmp(p, "anon_inode:", 11);
 }
 
+/* The MPI level (level="mpi"): the calls it made below are replayed as
+ * they are, within it; its element stands for the rest of its time (a
+ * message over shared memory), spent, and moves nothing itself */
+static void mpi_level(struct rd *rd, const struct trace_io *io, struct op *o)
+{
+	const char *lv = io_str(io, "level");
+	int level = lv && !strcmp(lv, "mpi");
+
+	if (rd->lvthr != rd->thr)
+		rd->nlv = 0;
+	rd->lvthr = rd->thr;
+	while (rd->nlv && !(io->start >= rd->lv[rd->nlv - 1].start &&
+			    io->end <= rd->lv[rd->nlv - 1].end))
+		rd->nlv--;
+	if (rd->nlv && io_str(io, "within")) {
+		struct op *up = &rd->thr->ops[rd->lv[rd->nlv - 1].op];
+		up->dur = up->dur > o->dur ? up->dur - o->dur : 0;
+	}
+	if (!level)
+		return;
+	o->call = NULL;
+	o->res = RES_NETMETA;
+	o->kernel = 0;
+	o->has_amount = 0;
+	if (rd->nlv < 8) {
+		rd->lv[rd->nlv].op = (size_t)(o - rd->thr->ops);
+		rd->lv[rd->nlv].start = io->start;
+		rd->lv[rd->nlv++].end = io->end;
+	}
+}
+
 static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 {
 	struct rd *rd = ctx;
@@ -213,6 +248,7 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	rd->node->nall++;
 	if (has)
 		rd->node->nios++;
+	mpi_level(rd, io, o);
 }
 
 static void on_node(void *ctx, struct trace_node *tn)

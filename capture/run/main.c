@@ -244,6 +244,27 @@ static char *find_lib(void)
 	die(2, "cannot find libisland-capture.so near %s", dir);
 }
 
+/* Under Open MPI's launcher, the MPI level: libisland-mpi.so beside the
+ * interposer (built where mpicc was found), preloaded into every image
+ * of the app and inert in those that never call MPI (it needs no libmpi
+ * of its own: it finds the one the program loaded). Built against Open
+ * MPI's ABI: not under other launchers. ISLAND_MPI_LEVEL=0: none. */
+static char *find_mpi_lib(const char *lib)
+{
+	const char *off = getenv("ISLAND_MPI_LEVEL");
+
+	if (!getenv("OMPI_COMM_WORLD_RANK") || (off && !strcmp(off, "0")))
+		return NULL;
+	char *dir = xstrdup(lib);
+	*strrchr(dir, '/') = 0;
+	char *p = xasprintf("%s/libisland-mpi.so", dir);
+	free(dir);
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
 /* A network interface's name (for --pcap IFACE). */
 static int is_iface(const char *name)
 {
@@ -872,6 +893,7 @@ int main(int argc, char **argv)
 	}
 	ro.argv = argv + optind;
 	ro.lib = capture_lib = find_lib();
+	ro.mpi_lib = ro.syscalls ? NULL : find_mpi_lib(ro.lib);
 	if (ro.syscalls) {
 		/* a static program is started by island-loader, beside the
 		 * interposer */
@@ -893,7 +915,7 @@ int main(int argc, char **argv)
 	/* the trace written while the app runs (writer/stream.c says what
 	 * is not); ISLAND_STREAM=0: all of it at the end */
 	const char *sv = getenv("ISLAND_STREAM");
-	ro.stream = !sess && !callsites && !po.enabled &&
+	ro.stream = !sess && !callsites && !po.enabled && !ro.mpi_lib &&
 		    !(sv && !strcmp(sv, "0"));
 	ro.parts = comp != TC_NONE ? abs : parts_dir_of(output);
 	ro.comp = comp;
