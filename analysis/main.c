@@ -102,7 +102,8 @@ static void set_by(const char *name, const char *v, void *field)
  * report takes. */
 static void set_from(const char *name, const char *v, void *field)
 {
-	bool source = !strcmp(v, "trace") || !strcmp(v, "net") || !strcmp(v, "both");
+	bool source = !strcmp(v, "trace") || !strcmp(v, "net") || !strcmp(v, "both") ||
+		      !strcmp(v, "mpi");
 
 	if (source && rep && !strcmp(rep->name, "deps"))
 		deps_from = v;
@@ -258,7 +259,7 @@ static const struct optdef {
 	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
 	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },
 	{ "truth",       0,   "PATH", "deps: precision and recall against ground truth (file, or directory of truth.* files)", set_str, &opt.truth },
-	{ "from",        0,   "S",    "only calls, computes and regions starting S seconds or more after the run's start; deps: trace (the causality engine's waits, default), net (message edges of the packets) or both", set_from, NULL },
+	{ "from",        0,   "S",    "only calls, computes and regions starting S seconds or more after the run's start; deps: trace (the causality engine's waits, default), net (message edges of the packets), both, or mpi (the MPI level's messages and collectives)", set_from, NULL },
 	{ "to",          0,   "S",    "only calls, computes and regions starting before S seconds after the run's start", set_to, NULL },
 	{ "node",        0,   "N",    "only node N's threads, files and sockets", set_node, NULL },
 	{ "thread",      0,   "TID",  "only the thread TID", set_thread, NULL },
