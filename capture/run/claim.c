@@ -1,13 +1,16 @@
 /*
  * The trace's name claimed for as long as the capture runs: two captures
  * running at once never write one file (the ranks of an mpirun given one
- * -o, two shells given one name). The claim is DIR/.NAME.lock, held with
- * flock(): a capture that died left a file no one holds, which the next
- * one takes over. One capture after another still replaces the trace, as
- * it always did.
+ * -o, two shells given one name). The claim is a file of the host's, in
+ * /dev/shm (else $TMPDIR, /tmp), not beside the trace, where a killed
+ * capture would leave it: island-claim.UID.DEV.INO.NAME, DEV and INO the
+ * trace's directory's, held with flock(). A killed capture's claim is a
+ * file no one holds, which the next one takes over. One capture after
+ * another still replaces the trace, as it always did.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +25,38 @@ static char *claim_path;
 static int claim_fd = -1;
 static pid_t claim_owner;
 
+static const char *claim_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	if (access("/dev/shm", W_OK | X_OK) == 0)
+		return "/dev/shm";
+	return t && *t ? t : "/tmp";
+}
+
+/* The claim's name: the directory by its device and inode (one name for
+ * every path to it), the trace by its name there (a long one hashed) */
 static char *lock_name(const char *out)
 {
 	const char *slash = strrchr(out, '/');
+	char *dir = slash ? (slash == out ? xstrdup("/") :
+			     xasprintf("%.*s", (int)(slash - out), out)) : xstrdup(".");
+	const char *base = slash ? slash + 1 : out;
+	struct stat st;
 
-	if (!slash)
-		return xasprintf(".%s.lock", out);
-	return xasprintf("%.*s/.%s.lock", (int)(slash - out), out, slash + 1);
+	if (stat(dir, &st) < 0)
+		die(2, "%s: cannot claim the trace's name:", dir);
+	free(dir);
+	if (strlen(base) > 160) {
+		uint64_t h = 14695981039346656037ull;
+		for (const char *p = base; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ull;
+		return xasprintf("%s/island-claim.%u.%llu.%llu.%016llx", claim_dir(),
+				 (unsigned)getuid(), (unsigned long long)st.st_dev,
+				 (unsigned long long)st.st_ino, (unsigned long long)h);
+	}
+	return xasprintf("%s/island-claim.%u.%llu.%llu.%s", claim_dir(), (unsigned)getuid(),
+			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, base);
 }
 
 /* the file at PATH is the one FD has open */
@@ -56,7 +84,7 @@ static void claim_drop(void)
 void claim_output(const char *out)
 {
 	char *lock = lock_name(out), *mine = xasprintf("%s.%d", lock, (int)getpid());
-	int fd = create_excl(mine, 0644);
+	int fd = create_excl(mine, 0600);
 	char pid[32];
 	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 
@@ -79,6 +107,11 @@ void claim_output(const char *out)
 				continue;	/* released meanwhile */
 			unlink(mine);
 			die(2, "%s: cannot claim the trace's name:", lock);
+		}
+		struct stat hs;
+		if (fstat(held, &hs) < 0 || hs.st_uid != getuid()) {
+			unlink(mine);
+			die(2, "%s: cannot claim the trace's name: the file there is not ours", lock);
 		}
 		if (flock(held, LOCK_EX | LOCK_NB) < 0) {
 			char who[32] = "";
