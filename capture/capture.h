@@ -321,7 +321,7 @@ struct rec *rec_next(struct rec_iter *it);
 #define SEQ_VIA(s)       ((int)(((s) >> 32) & 0xffff) - 1)
 void link_levels(struct node *n);
 /* the MPI level's attributes of r (writer/mpiattr.c): their count */
-#define MPI_ATTRS 12
+#define MPI_ATTRS 16
 struct mpi_attr {
 	const char *name, *value;
 };

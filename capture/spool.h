@@ -239,8 +239,11 @@ enum call_id {
  * its start, completed when it returns; the records after it that lie in
  * its time were made inside it */
 #define C_MPI_FIRST C_MPI_INIT
-#define C_MPI_LAST  C_MPI_COMM_FREE
+#define C_MPI_LAST  C_H5DCLOSE
 #define C_IS_LEVEL(c) ((c) >= C_MPI_FIRST && (c) <= C_MPI_LAST)
+/* ... of files (MPI-IO, HDF5): a struct mpi_file and names follow */
+#define C_IS_LEVEL_FILE(c) ((c) >= C_MPI_FILE_OPEN && (c) <= C_H5DCLOSE)
+#define C_IS_HDF5(c) ((c) >= C_H5FCREATE && (c) <= C_H5DCLOSE)
 /* a level call not worth its record after all (a Test that found nothing):
  * the bit capture.h calls SEQ_DROP, which the writer skips (the level is
  * not recorded under --syscalls, whose records are the ones it drops) */

@@ -616,7 +616,7 @@ static void on_io(struct rd *rd)
 		case A_LEVEL:
 			/* --syscalls: seen by libc only, its bytes are in the
 			 * kernel's calls already (trace-format.md) */
-			io.libc_only = !strcmp(v, "libc");
+			io.libc_only = !strcmp(v, "libc") || !strcmp(v, "mpi");
 			break;
 		case A_SIZE: io.size = num; break;
 		case A_ERRNO:

@@ -21,14 +21,9 @@
 
 #include "../spool.h"
 #include "mpirec.h"
+#include "mpilevel.h"
 
-#define EXPORT __attribute__((visibility("default")))
 
-extern void *island_level_begin(int call, int64_t a1, int64_t a2, const void *pay,
-				size_t n) __attribute__((weak));
-extern void island_level_end(void *tok, int64_t ret, int64_t a1, int64_t a2,
-			     const void *pay, size_t n) __attribute__((weak));
-extern void island_level_drop(void *tok) __attribute__((weak));
 
 /* --- finding libmpi ------------------------------------------------------ */
 
@@ -37,7 +32,7 @@ static void *libmpi;
 /* A function of libmpi's (after us), or an object (OBJ: the first in the
  * lookup order, which is the program's own copy of it when the program
  * was linked with a copy relocation, as PIE programs are) */
-static void *sym_as(const char *name, int obj)
+void *sym_as(const char *name, int obj)
 {
 	static const char *const sonames[] = { "libmpi.so.40", "libmpi.so" };
 	void *p = dlsym(obj ? RTLD_DEFAULT : RTLD_NEXT, name);
@@ -55,23 +50,17 @@ static void *sym_as(const char *name, int obj)
 	_exit(127);
 }
 
-static void *sym(const char *name)
+void *sym(const char *name)
 {
 	return sym_as(name, 0);
 }
 
-/* The real function, found once (racing threads find the same) */
-#define REAL(name) \
-	static __typeof__(&P##name) real_##name; \
-	if (__builtin_expect(!real_##name, 0)) \
-		real_##name = (__typeof__(&P##name))sym("P" #name)
-
 /* Open MPI's predefined handles: addresses of libmpi's objects */
-static MPI_Comm c_world, c_self, c_null;
-static MPI_Datatype t_byte;
-static MPI_Request r_null;
+MPI_Comm c_world, c_self, c_null;
+MPI_Datatype t_byte;
+MPI_Request r_null;
 
-static void handles(void)
+void handles(void)
 {
 	if (__builtin_expect(c_world != NULL, 1))
 		return;
@@ -82,23 +71,19 @@ static void handles(void)
 	__atomic_store_n(&c_world, (MPI_Comm)sym_as("ompi_mpi_comm_world", 1), __ATOMIC_RELEASE);
 }
 
-static int recording(void)
-{
-	return island_level_begin != NULL;
-}
 
 /* --- a short spin lock for the tables (threads making MPI calls) -------- */
 
 static int table_lock;
 
-static void lock(void)
+void lock(void)
 {
 	while (__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(&table_lock, __ATOMIC_RELAXED))
 			__builtin_ia32_pause();
 }
 
-static void unlock(void)
+void unlock(void)
 {
 	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
 }
@@ -106,14 +91,6 @@ static void unlock(void)
 /* --- communicators -------------------------------------------------------- */
 
 #define NCOMMS 1024
-
-struct comm {
-	MPI_Comm h;                  /* NULL: a free slot */
-	uint32_t id;
-	uint32_t coll;               /* its collectives so far */
-	int n;                       /* peers: its (remote) group's size */
-	int *world;                  /* peer rank -> world rank; NULL: same */
-};
 
 static struct comm comms[NCOMMS];
 
@@ -150,7 +127,7 @@ static uint32_t comm_id(const int *world, int n, int inter)
 }
 
 /* Its slot, registered when first seen (made by a call not wrapped) */
-static struct comm *comm_of(MPI_Comm c)
+struct comm *comm_of(MPI_Comm c)
 {
 	handles();
 	if (c == c_world)
@@ -264,7 +241,7 @@ static size_t req_slot(MPI_Request h)
 	return (size_t)((v >> 4) ^ (v >> 17)) & (NREQS - 1);
 }
 
-static uint32_t req_add(MPI_Request h, int recv, struct comm *c)
+uint32_t req_add(MPI_Request h, int recv, struct comm *c)
 {
 	uint32_t id = __atomic_add_fetch(&next_req, 1, __ATOMIC_RELAXED);
 
@@ -312,12 +289,7 @@ static struct req req_take(MPI_Request h)
 
 /* --- records -------------------------------------------------------------- */
 
-struct rec_mpi {
-	struct mpi_pay p;
-	struct mpi_done d[MPI_DONE_MAX];
-};
-
-static int64_t bytes_of(int count, MPI_Datatype t)
+int64_t bytes_of(int count, MPI_Datatype t)
 {
 	int sz = 0;
 
@@ -327,7 +299,7 @@ static int64_t bytes_of(int count, MPI_Datatype t)
 	return (int64_t)count * sz;
 }
 
-static int64_t status_bytes(const MPI_Status *st)
+int64_t status_bytes(const MPI_Status *st)
 {
 	int n = 0;
 

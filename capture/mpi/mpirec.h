@@ -33,6 +33,15 @@ struct mpi_done {
 	int64_t bytes;       /* a receive's bytes */
 };
 
+/* MPI-IO and HDF5 calls: after the struct mpi_pay (no completions), this,
+ * then the file's path, NUL-terminated, and for HDF5 the dataset's name */
+enum { XFER_NONE, XFER_INDEPENDENT, XFER_COLLECTIVE };
+struct mpi_file {
+	int64_t offset;      /* an _at call's offset (etypes of the view), or -1 */
+	int32_t amode;       /* MPI_File_open's access mode, else 0 */
+	int32_t xfer;        /* XFER_*: an H5Dread/H5Dwrite's transfer mode */
+};
+
 _Static_assert(sizeof(struct mpi_pay) == 32 && sizeof(struct mpi_done) == 24,
 	       "mpi record layout");
 
