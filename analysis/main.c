@@ -19,7 +19,7 @@ static const struct report {
 	const char *help;
 } reports[] = {
 	{ "summary",     report_summary,     summary_tables,     NULL, "nodes, processes, threads, files, sockets" },
-	{ "calls",       report_calls,       calls_tables,       "call|node|thread|file|callsite", "per call: count, errors, bytes, latency total, mean, p50, p90, p99, max" },
+	{ "calls",       report_calls,       calls_tables,       "call|node|thread|file|callsite|level", "per call: count, errors, bytes, latency total, mean, p50, p90, p99, max" },
 	{ "access",      report_access,      access_tables,      "callsite", "per file: Darshan's access-pattern counters, size histograms, common sizes" },
 	{ "sums",        report_sums,        sums_tables,        "node|thread", "totals per resource" },
 	{ "timeline",    report_timeline,    timeline_tables,    NULL, "every returned call in time order (--starts); holds the calls in memory" },
@@ -85,14 +85,14 @@ static void set_width(const char *name, const char *v, void *field)
 
 static void set_by(const char *name, const char *v, void *field)
 {
-	static const char *const bys[] = { "node", "thread", "file", "call", "callsite" };
+	static const char *const bys[] = { "node", "thread", "file", "call", "callsite", "level" };
 	size_t i;
 
 	for (i = 0; i < sizeof(bys) / sizeof(bys[0]); i++)
 		if (!strcmp(v, bys[i]))
 			break;
 	if (i == sizeof(bys) / sizeof(bys[0]))
-		die(2, "--by: '%s' is none of node, thread, file, call, callsite", v);
+		die(2, "--by: '%s' is none of node, thread, file, call, callsite, level", v);
 	opt.by = bys[i];
 	opt.by_node = !strcmp(v, "node");
 }

@@ -157,13 +157,13 @@ static int event_path(const char *p)
 	return p && !strncmp(p, "anon_inode:", 11);
 }
 
-/* The MPI level (level="mpi"): the calls it made below are replayed as
+/* The MPI, MPI-IO and HDF5 levels (level="mpi", "mpi-io", "hdf5"): the calls it made below are replayed as
  * they are, within it; its element stands for the rest of its time (a
  * message over shared memory), spent, and moves nothing itself */
 static void mpi_level(struct rd *rd, const struct trace_io *io, struct op *o)
 {
 	const char *lv = io_str(io, "level");
-	int level = lv && !strcmp(lv, "mpi");
+	int level = lv && (!strcmp(lv, "mpi") || !strcmp(lv, "mpi-io") || !strcmp(lv, "hdf5"));
 
 	if (rd->lvthr != rd->thr)
 		rd->nlv = 0;

@@ -800,7 +800,7 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	o_attr_sec(o, "end", t1);
 	x2 = o->n;
 	if (C_IS_LEVEL(c))
-		o_attr(o, "level", "mpi");
+		o_attr_named(o, "level", C_IS_HDF5(c) ? "hdf5" : C_IS_LEVEL_FILE(c) ? "mpi-io" : "mpi");
 	else if (n->syscalls)
 		write_level(o, r);
 	if (within)

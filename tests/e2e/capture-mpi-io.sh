@@ -25,7 +25,7 @@ MPI_File_read_at_all MPI_File_iread_at MPI_File_set_view MPI_File_read_all MPI_F
 MPI_File_read_ordered MPI_File_close "
 	expect_eq "rank $r: calls on other paths" \
 		"$(grep 'api="MPI_File_' $t | grep -vc "path=\"$f\"")" 0
-	grep -q "api=\"MPI_File_write_at\" .* amount=\"16\" comm=\"0\" path=\"$f\" offset=\"$((16 * r))\"/>" $t ||
+	grep -q "api=\"MPI_File_write_at\" .* level=\"mpi-io\" amount=\"16\" comm=\"0\" path=\"$f\" offset=\"$((16 * r))\"/>" $t ||
 		fail "rank $r: MPI_File_write_at: $(grep -m1 'MPI_File_write_at"' $t)"
 	grep -q "api=\"MPI_File_open\" .* comm=\"0\" coll=\"1\" path=\"$f\" flags=\"MPI_MODE_CREATE|MPI_MODE_RDWR\"/>" $t ||
 		fail "rank $r: MPI_File_open: $(grep -m1 'MPI_File_open' $t)"
@@ -54,6 +54,22 @@ expect_eq "bytes the MPI level wrote" "$(cat io/n.rank*.xml | grep 'api="MPI_Fil
 	sed 's/.* amount="\([0-9]*\)".*/\1/' | awk '{ s += $1 } END { print s }')" 320
 expect_eq "bytes of MPI_File_iwrite_at" "$(cat io/n.rank*.xml | grep 'api="MPI_File_iwrite_at"' |
 	sed 's/.* amount="\([0-9]*\)".*/\1/' | awk '{ s += $1 } END { print s }')" 64
+# Darshan's MPI-IO counters (access --table mpiio): per rank one
+# collective open, 1 independent read and write, 3 collective (_at_all,
+# _all, _ordered), 1 non-blocking, 4 views, 1 sync, 5 x 16 bytes each way
+"$ANALYZE" access --table mpiio --csv io/n.rank*.xml | cut -d, -f1-14 > mpiio.csv ||
+	fail "access --table mpiio"
+expect_eq "MPI-IO counters" "$(cat mpiio.csv)" "node,path,indep_opens,coll_opens,indep_reads,indep_writes,coll_reads,coll_writes,nb_reads,nb_writes,views,syncs,bytes_read,bytes_written
+n.rank0,$f,0,1,1,1,3,3,1,1,4,1,80,80
+n.rank1,$f,0,1,1,1,3,3,1,1,4,1,80,80
+n.rank2,$f,0,1,1,1,3,3,1,1,4,1,80,80
+n.rank3,$f,0,1,1,1,3,3,1,1,4,1,80,80"
+# calls --by level: the levels apart (each call's row under its level)
+"$ANALYZE" calls --by level --csv io/n.rank0.xml | cut -d, -f1,2,3 > levels.csv || fail "calls --by level"
+expect_eq "MPI-IO calls of rank 0 by level" "$(grep '^mpi-io,MPI_File_write_at,\|^mpi,MPI_Wait,\|^libc,pwrite,' levels.csv | sort)" \
+"libc,pwrite,$(grep -c 'api="pwrite"' io/n.rank0.xml)
+mpi,MPI_Wait,2
+mpi-io,MPI_File_write_at,1"
 
 # HDF5 through h5py's MPI build (h5py's documentation's example)
 /usr/bin/python3 -c 'import h5py._debian_h5py_mpi, mpi4py' 2>/dev/null ||
@@ -75,15 +91,15 @@ h=$PWD/h5/parallel_test.hdf5
 for r in 0 1 2 3; do
 	t=h5/n.rank$r.xml
 	check_trace $t
-	grep -q "api=\"H5Fcreate\" .* level=\"mpi\" path=\"$h\" flags=\"H5F_ACC_TRUNC\"/>" $t ||
+	grep -q "api=\"H5Fcreate\" .* level=\"hdf5\" path=\"$h\" flags=\"H5F_ACC_TRUNC\"/>" $t ||
 		fail "rank $r: H5Fcreate: $(grep -m1 H5Fcreate $t)"
 	# the chain, each within the one above: H5Dwrite of one int (4
 	# bytes, independent), its MPI_File_write_at at the dataset's
 	# place, its pwrite
 	grep -A2 'api="H5Dwrite"' $t > chain.$r
-	sed -n 1p chain.$r | grep -q "api=\"H5Dwrite\" res=\"filewrite\" .* level=\"mpi\" amount=\"4\" path=\"$h\" dataset=\"/test\" xfer=\"independent\"/>" ||
+	sed -n 1p chain.$r | grep -q "api=\"H5Dwrite\" res=\"filewrite\" .* level=\"hdf5\" amount=\"4\" path=\"$h\" dataset=\"/test\" xfer=\"independent\"/>" ||
 		fail "rank $r: H5Dwrite: $(sed -n 1p chain.$r)"
-	sed -n 2p chain.$r | grep -q "api=\"MPI_File_write_at[_all]*\" .* level=\"mpi\" within=\"H5Dwrite\" amount=\"4\" .*path=\"$h\"" ||
+	sed -n 2p chain.$r | grep -q "api=\"MPI_File_write_at[_all]*\" .* level=\"mpi-io\" within=\"H5Dwrite\" amount=\"4\" .*path=\"$h\"" ||
 		fail "rank $r: no MPI_File_write_at within H5Dwrite: $(sed -n 2p chain.$r)"
 	sed -n 3p chain.$r | grep -q "api=\"pwrite\" .* within=\"MPI_File_write_at[_all]*\" amount=\"4\" size=\"4\" .*path=\"$h\"" ||
 		fail "rank $r: no pwrite within MPI_File_write_at: $(sed -n 3p chain.$r)"
