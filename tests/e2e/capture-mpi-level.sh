@@ -57,6 +57,11 @@ mkdir plain
 expect_eq "LD_PRELOAD seen" "$(cat plain/pre.0 plain/pre.1 | tr '\n' ' ')" "[] [] "
 expect_eq "the capture's variables seen" "$(cat plain/env.0 plain/env.1 | tr '\n' ' ')" "0 0 "
 check_trace plain/$(hostname).rank0.xml
+# an MPI program a shell starts: the level goes into the images exec'd
+mkdir viash viash/truth
+(cd viash && timeout 120 mpirun --oversubscribe -n 2 "$CAPTURE" -n n -- \
+	sh -c "\"$APPS/mpimsgs\" 1 n truth; true") || fail "mpirun of a shell failed"
+expect_eq "MPI calls of rank 0 under a shell" "$(grep -c 'level="mpi"' viash/n.rank0.xml)" $((1 + 8 + 1))
 # ISLAND_MPI_LEVEL=0: none
 mkdir off off/truth
 (cd off && ISLAND_MPI_LEVEL=0 timeout 120 mpirun --oversubscribe -x ISLAND_MPI_LEVEL -n 2 \
