@@ -10,12 +10,14 @@
  * collective (the k-th on its communicator) is an edge set: all to all
  * (Barrier, Allreduce, Allgather, Alltoall, a communicator's creation),
  * the root to the others (Bcast, Scatter), the others to the root
- * (Reduce, Gather).
+ * (Reduce, Gather). Read through the trace library alone: island-capture's
+ * --discover takes these edges too (capture/discover/merge.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "island-trace.h"
+#include "util.h"
 #include "mpideps.h"
 
 enum kind { K_NONE, K_SEND, K_RECV, K_IRECV, K_ISEND, K_SENDRECV, K_DONE,
@@ -85,7 +87,7 @@ static int node_of(struct mctx *c, const struct trace_node *n)
 		if (!strcmp(o->nodes[i].name, n->name))
 			return (int)i;
 	XGROW(o->nodes, o->capnodes, o->nnodes + 1);
-	o->nodes[o->nnodes] = (struct mpi_node){ intern(n->name), n->mpi_rank };
+	o->nodes[o->nnodes] = (struct mpi_node){ xstrdup(n->name), n->mpi_rank };
 	XGROW(c->ord, c->nord, o->nnodes + 1);
 	c->ord[o->nnodes] = 0;
 	return (int)o->nnodes++;
@@ -145,7 +147,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	struct mpi_deps *o = c->out;
 	XGROW(o->calls, o->capcalls, o->ncalls + 1);
 	o->calls[o->ncalls++] = (struct mpi_call){ node, seq, io->api,
-		(int)num(io, "rank", -1), io->start };
+		(int)num(io, "rank", -1), io->start, io->end, t->tid };
 	enum kind k = K_NONE;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(io->api, kinds[i].api))
@@ -272,7 +274,7 @@ void mpi_deps_read(struct mpi_deps *o, char **argv, int argc)
 	struct mctx c = { .out = o };
 
 	memset(o, 0, sizeof(*o));
-	read_traces(&run, argv, argc, &ops, &c);
+	trace_read(&run, argv, argc, &ops, &c);
 	for (size_t i = 0; i < o->nnodes; i++)
 		if (o->nodes[i].rank < 0)
 			die(2, "node %s has MPI calls but no mpi_rank: not captured under mpirun?",
@@ -289,11 +291,13 @@ void mpi_deps_read(struct mpi_deps *o, char **argv, int argc)
 	free(c.co);
 	free(c.pd);
 	free(c.ord);
-	run_free(&run);
+	trace_run_free(&run);
 }
 
 void mpi_deps_free(struct mpi_deps *o)
 {
+	for (size_t i = 0; i < o->nnodes; i++)
+		free((char *)o->nodes[i].name);
 	free(o->nodes);
 	free(o->calls);
 	free(o->e);

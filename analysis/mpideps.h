@@ -16,7 +16,8 @@ struct mpi_call {
 	uint64_t seq;
 	const char *api;
 	int peer;                    /* rank="..." or -1 */
-	int64_t start;
+	int64_t start, end;          /* node time */
+	long tid;                    /* its thread */
 };
 
 /* node x's call xseq waited for node t's call tseq */

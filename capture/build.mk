@@ -78,7 +78,10 @@ CAPTURE_OBJS := $(patsubst %.c,$(O)/%.o,$(CAPTURE_SRCS))
 CAPTURE_INC  := -Icapture $(addprefix -Icapture/,$(CAPTURE_DIRS))
 $(CAPTURE_OBJS): CPPFLAGS += $(CAPTURE_INC)
 
-bin/island-capture: $(CAPTURE_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
+# --discover takes the MPI level's edges as deps --from mpi finds them
+CAPTURE_SHARED_OBJS := $(O)/analysis/mpideps.o
+
+bin/island-capture: $(CAPTURE_OBJS) $(CAPTURE_SHARED_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p bin
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
@@ -88,7 +91,8 @@ LIB_TARGETS += lib/libisland-capture.so
 
 # Unit tests of the capture's pure functions (everything but main.c).
 $(O)/tests/unit/test-capture: $(O)/tests/unit/test-capture.o \
-		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS) $(TRACE_LIB)
+		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(CAPTURE_SHARED_OBJS) \
+		$(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) $(CUNIT_LIBS) -lpcap -lpthread -lm
 $(O)/tests/unit/test-capture.o: CPPFLAGS += $(CAPTURE_INC)

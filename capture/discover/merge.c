@@ -22,6 +22,7 @@
 #include "traceread.h"
 #include "util.h"
 #include "xmlcopy.h"
+#include "../../analysis/mpideps.h"
 
 struct mnode {
 	char *file;
@@ -825,6 +826,82 @@ static int base_order(const struct pnode *x, uint64_t xs, const struct pnode *t,
 	return a && b && t->me->epoch + b->start <= x->me->epoch + a->end;
 }
 
+/* A rank's MPI call numbered seq (mpideps.c), or NULL */
+static const struct mpi_call *mpi_call_of(const struct mpi_deps *d, const size_t *first,
+					  int node, uint64_t seq)
+{
+	size_t k = first[node] + seq - 1;
+
+	if (seq && k < d->ncalls && d->calls[k].node == node && d->calls[k].seq == seq)
+		return &d->calls[k];
+	for (k = 0; k < d->ncalls; k++)
+		if (d->calls[k].node == node && d->calls[k].seq == seq)
+			return &d->calls[k];
+	return NULL;
+}
+
+/* The MPI level's edges of the base pass (its messages and collectives,
+ * exact, on any transport: analysis/mpideps.c), onto its numbered I/O:
+ * the waiting rank's first I/O of the same thread that began after its
+ * MPI call ended, the other rank's last one of the same thread that
+ * ended before its call began (what the message orders through each
+ * rank's program order). What MPI carries needs no throttled pass; the
+ * count of them */
+static size_t mpi_waits(struct mnode *m, struct pnode *bt, char **names, int n)
+{
+	int any = 0;
+	size_t added = 0;
+
+	for (int i = 0; i < n; i++)
+		any |= bt[i].me->mpi;
+	if (!any)
+		return 0;
+	char **files = xcalloc((size_t)n, sizeof(*files));
+	for (int i = 0; i < n; i++)
+		files[i] = m[i].file;
+	struct mpi_deps d;
+	mpi_deps_read(&d, files, n);
+	free(files);
+	int *idx = xcalloc(d.nnodes + 1, sizeof(int));
+	size_t *first = xcalloc(d.nnodes + 1, sizeof(size_t));
+	for (size_t k = 0; k < d.nnodes; k++) {
+		idx[k] = -1;
+		for (int i = 0; i < n; i++)
+			if (!strcmp(names[i], d.nodes[k].name))
+				idx[k] = i;
+		first[k] = d.ncalls;
+	}
+	for (size_t k = d.ncalls; k-- > 0;)
+		first[d.calls[k].node] = k;
+	for (size_t k = 0; k < d.ne; k++) {
+		const struct mpi_edge *e = &d.e[k];
+		int x = idx[e->x], t = idx[e->t];
+		const struct mpi_call *cx = mpi_call_of(&d, first, e->x, e->xseq);
+		const struct mpi_call *ct = mpi_call_of(&d, first, e->t, e->tseq);
+		if (x < 0 || t < 0 || x == t || !cx || !ct)
+			continue;
+		const struct tr_node *X = bt[x].me, *T = bt[t].me;
+		uint64_t xs = 0, ts = 0;
+		for (size_t j = 0; j < X->nio && !xs; j++)
+			if (X->io[j].tid == cx->tid && X->io[j].poll == POLL_NONE &&
+			    X->io[j].start >= cx->end)
+				xs = X->io[j].seq;
+		for (size_t j = T->nio; j-- > 0 && !ts;)
+			if (T->io[j].tid == ct->tid && T->io[j].poll == POLL_NONE &&
+			    T->io[j].end <= ct->start)
+				ts = T->io[j].seq;
+		if (!xs || !ts || !base_order(&bt[x], xs, &bt[t], ts))
+			continue;
+		XGROW(m[x].waits, m[x].cw, m[x].nwaits + 1);
+		m[x].waits[m[x].nwaits++] = (struct cdep){ xs, xstrdup(names[t]), ts };
+		added++;
+	}
+	free(idx);
+	free(first);
+	mpi_deps_free(&d);
+	return added;
+}
+
 static void write_deps(struct xmlcopy *w, struct cdep *d, size_t n, uint64_t seq,
 		       int wait)
 {
@@ -919,6 +996,10 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 		free_pass(bt, n);
 		return -1;
 	}
+	size_t by_mpi = mpi_waits(m, bt, names, n);
+	if (by_mpi)
+		fprintf(stderr, "island-capture: %zu dependencies from the MPI level's "
+			"messages and collectives\n", by_mpi);
 	for (int i = 0; i < n; i++)
 		m[i].base = bt[i].me;
 	/* the waits that stand (one per I/O and node waited for), and a
