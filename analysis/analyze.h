@@ -77,6 +77,9 @@ struct opts {
 	const char *value;	/* profile: --value cpu|wall|alloc */
 	bool user_only, categories;
 	int64_t cutoff_ns;	/* profile timeline: --cutoff MS */
+	const char *sort;	/* --sort [-]COL[,...], or NULL */
+	long limit;		/* --limit N rows, 0 none */
+	bool limit_taken;	/* the report applied --limit itself (top) */
 	const struct tabledef *tables;	/* the report's */
 };
 extern struct opts opt;
@@ -155,6 +158,11 @@ FILE *table_stream_open(const struct tabledef *def, const char *const *per, size
 			bool *csv);
 void table_stream_close(FILE *f);
 void tables_done(const char *report);
+/* --sort: each key names a column of one of defs' tables (else exit 2,
+ * with the nearest name). */
+void table_check_sort(const char *report, const struct tabledef *defs);
+/* --limit for rows a report streams: how many to write (SIZE_MAX: all). */
+size_t table_stream_limit(void);
 const struct tabledef *table_find(const struct tabledef *defs, const char *name);
 void csv_field(FILE *f, const char *s);
 const char *intern(const char *s);
@@ -163,7 +171,7 @@ const char *intern(const char *s);
 extern const struct tabledef summary_tables[], calls_tables[], access_tables[], sums_tables[], timeline_tables[],
 	consumption_tables[], files_tables[], sockets_tables[], ttx_tables[],
 	utilization_tables[], regions_tables[], compare_tables[], export_tables[],
-	net_tables[], deps_tables[], profile_tables[];
+	net_tables[], deps_tables[], profile_tables[], top_tables[];
 
 /* Number formatting for reports. */
 char *fmt_secs(char *buf, size_t n, int64_t ns);	/* "1.000733" */
@@ -299,6 +307,7 @@ typedef int (*report_fn)(int argc, char **argv);
 /* export --format xml | isb */
 int export_trace(const char *fmt, int argc, char **argv);
 int report_summary(int argc, char **argv);
+int report_top(int argc, char **argv);
 int report_calls(int argc, char **argv);
 int report_access(int argc, char **argv);
 int report_sums(int argc, char **argv);

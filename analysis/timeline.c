@@ -138,7 +138,9 @@ int report_timeline(int argc, char **argv)
 				fprintf(f, c == 0 ? "%-*s" : "  %-*s", c < 5 ? (int)w[c] : 0, cols[c].name);
 			putc('\n', f);
 		}
-		for (size_t i = 0; i < tl.n; i++) {
+		size_t rows = tl.n < table_stream_limit() ? tl.n : table_stream_limit();
+
+		for (size_t i = 0; i < rows; i++) {
 			struct ev *e = &tl.v[i];
 			struct trace_thread *t = e->who >= 0 ? run.threads[e->who] : NULL;
 			struct trace_node *n = t ? t->node : run.nodes[-1 - e->who];

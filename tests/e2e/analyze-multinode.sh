@@ -143,9 +143,9 @@ EOF
 
 # escaped XML in attributes, quoted in CSV
 expect copy-files 0 files --csv tests/traces/copy.xml <<'EOF'
-node,path,opens,reads,bytes_read,read_s,writes,bytes_written,write_s,other_s,open_at_end
-c,"/in & ""q"",x",1,1,1000,0.000000,0,0,0.000000,0.000000,0
-c,/out,1,0,0,0.000000,2,1050,0.300000,0.000000,0
+node,path,opens,reads,bytes_read,read_s,writes,bytes_written,write_s,other_s,total_s,open_at_end
+c,"/in & ""q"",x",1,1,1000,0.000000,0,0,0.000000,0.000000,0.000000,0
+c,/out,1,0,0,0.000000,2,1050,0.300000,0.000000,0.300000,0
 EOF
 
 expect killed-regions 0 regions tests/traces/killed.xml <<'EOF'

@@ -116,9 +116,9 @@ ALL,,ALL,stopped,0.400000,7.71
 EOF
 
 expect files 0 files tests/traces/basic.xml <<'EOF'
-node   path           opens  reads  bytes_read    read_s  writes  bytes_written   write_s   other_s  open_at_end
-node1  /data/out.txt      1      0           0  0.000000       1         200000  1.000000  0.020000            0
-node1  /data/in.txt       1      1        4096  0.100000       0              0  0.000000  0.000000            1
+node   path           opens  reads  bytes_read    read_s  writes  bytes_written   write_s   other_s   total_s  open_at_end
+node1  /data/out.txt      1      0           0  0.000000       1         200000  1.000000  0.020000  1.020000            0
+node1  /data/in.txt       1      1        4096  0.100000       0              0  0.000000  0.000000  0.100000            1
 EOF
 
 expect sockets 0 sockets --csv tests/traces/basic.xml <<'EOF'
