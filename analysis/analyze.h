@@ -358,6 +358,13 @@ void flows_socket(struct flows *f, const struct trace_node *n, const struct trac
 size_t flows_write(struct flows *f, FILE *out);	/* returns the arrows */
 void flows_free(struct flows *f);
 
+/* procs.c: the program a process runs (its last exec's image, else its
+ * exe: a basename, interned) and that exec's args ("" none), as far as
+ * the reading has gone; read.c notes every exec. */
+void procs_io(const struct trace_thread *t, const struct trace_io *io);
+const char *proc_name(const struct trace_proc *p);
+const char *proc_args(const struct trace_proc *p);
+
 /* sites.c: call sites (--callsites) as "function (file:line)", resolved
  * with libdw from the binaries named by the process's <module>s; interned. */
 const char *site_label(const struct trace_thread *t, const char *site);

@@ -148,8 +148,8 @@ static void rows_from_calls(struct ftab *ft)
 		table_addf(t, "%lld", (long long)v[i].bytes_written);
 		table_add(t, fmt_secs(buf, sizeof(buf), v[i].write));
 		table_add(t, fmt_secs(buf, sizeof(buf), v[i].meta));
-		table_add(t, fmt_secs(buf, sizeof(buf), v[i].read + v[i].write + v[i].meta));
 		table_none(t, "");
+		table_add(t, fmt_secs(buf, sizeof(buf), v[i].read + v[i].write + v[i].meta));
 	}
 	free(v);
 }
@@ -175,8 +175,8 @@ static void on_file(void *ctx, struct trace_node *n, const struct trace_file *f)
 	table_addf(t, "%lld", (long long)f->bytes_written);
 	table_add(t, fmt_secs(buf, sizeof(buf), tm ? tm->write : 0));
 	table_add(t, fmt_secs(buf, sizeof(buf), tm ? tm->meta : 0));
-	table_add(t, fmt_secs(buf, sizeof(buf), tm ? tm->read + tm->write + tm->meta : 0));
 	table_addf(t, "%lld", (long long)f->open_at_end);
+	table_add(t, fmt_secs(buf, sizeof(buf), tm ? tm->read + tm->write + tm->meta : 0));
 }
 
 static const struct coldef cols[] = {
@@ -184,7 +184,8 @@ static const struct coldef cols[] = {
 	{ "opens", COL_INT, 0 },
 	{ "reads", COL_INT, 0 }, { "bytes_read", COL_INT, 0 }, { "read_s", COL_SECS, 0 },
 	{ "writes", COL_INT, 0 }, { "bytes_written", COL_INT, 0 }, { "write_s", COL_SECS, 0 },
-	{ "other_s", COL_SECS, 0 }, { "total_s", COL_SECS, 0 }, { "open_at_end", COL_INT, 0 },
+	/* total_s last: scripts read the columns before it by position */
+	{ "other_s", COL_SECS, 0 }, { "open_at_end", COL_INT, 0 }, { "total_s", COL_SECS, 0 },
 };
 const struct tabledef files_tables[] = { TABLEDEF("files", cols), { NULL } };
 

@@ -1,6 +1,6 @@
 /* top: the N longest individual calls (strace -T, uftrace --sort), with
- * who made them (node, pid, process, tid) and on what (path or peer,
- * descriptor); --by process|file|call keeps the N longest of each.
+ * who made them (node, pid, process and its arguments, tid) and on what
+ * (path or peer, descriptor); --by process|file|call keeps the N longest of each.
  * Streams: one min-heap of N calls per group (N = --limit, default 10),
  * so memory is N entries per process, file or call, whatever the trace's
  * length. */
@@ -15,6 +15,7 @@ struct hit {
 	int64_t dur, start;	/* start in node time */
 	const struct trace_thread *t;
 	const char *api;	/* interned */
+	const char *pname, *args;	/* the process's program then (procs.c) */
 	char *target;		/* path or peer: owned, freed when evicted */
 	int64_t fd;
 	bool has_fd;
@@ -129,6 +130,8 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	if (h->n == tp->limit && !shorter(&h->v[0], &x))
 		return;		/* the common case: no string copied */
 	x.api = intern(io->api);
+	x.pname = proc_name(t->proc);
+	x.args = proc_args(t->proc);
 	x.target = target ? xstrdup(target) : NULL;
 	if (h->n < tp->limit) {
 		h->v[h->n++] = x;
@@ -138,13 +141,6 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	free(h->v[0].target);
 	h->v[0] = x;
 	sift_down(h, 0);
-}
-
-static const char *proc_name(const struct trace_proc *p)
-{
-	const char *s = p && p->exe ? strrchr(p->exe, '/') : NULL;
-
-	return s ? s + 1 : p && p->exe ? p->exe : "";
 }
 
 /* Rows: by the group (process: node and pid; file: path; call: name),
@@ -173,7 +169,7 @@ static const struct coldef cols[] = {
 	{ "node", COL_TEXT, 0 }, { "pid", COL_INT, 0 }, { "process", COL_TEXT, 0 },
 	{ "tid", COL_INT, 0 }, { "thread", COL_TEXT, 0 }, { "call", COL_TEXT, 0 },
 	{ "fd", COL_INT, 0 }, { "target", COL_TEXT, 0 },
-	{ "start_s", COL_SECS, 0 }, { "dur_s", COL_SECS, 0 },
+	{ "start_s", COL_SECS, 0 }, { "dur_s", COL_SECS, 0 }, { "args", COL_TEXT, 0 },
 };
 const struct tabledef top_tables[] = { TABLEDEF("top", cols), { NULL } };
 
@@ -218,7 +214,7 @@ int report_top(int argc, char **argv)
 
 		table_add(t, nd->name);
 		table_addf(t, "%ld", h->t->proc->pid);
-		table_add(t, proc_name(h->t->proc));
+		table_add(t, h->pname);
 		table_addf(t, "%ld", h->t->tid);
 		table_add(t, h->t->name);
 		table_add(t, h->api);
@@ -229,6 +225,7 @@ int report_top(int argc, char **argv)
 		table_add(t, h->target ? h->target : "");
 		table_add(t, secs(buf, sizeof(buf), h->start + nd->off - run.t0));
 		table_add(t, secs(buf, sizeof(buf), h->dur));
+		table_add(t, h->args);
 		free(all[i].target);
 	}
 	table_emit(t);

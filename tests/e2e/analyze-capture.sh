@@ -48,8 +48,8 @@ se=$(sed -n 's/.*<thread .* start="\([0-9.]*\)" end="\([0-9.]*\)".*/\2 - \1/p' s
 within "live - (end - start)" "$(echo "$live - ($se)" | bc)" -0.000001 0.000001
 # the timeline: the write's start, its return about a second later, the stops
 "$A" timeline --starts seed.xml > tl.txt || { echo "FAIL: timeline"; fail=1; }
-ws=$(awk '/ start call write *$/ { print $1 }' tl.txt)
-wr=$(awk '$5 == "write" && $6 == 200000 { print $1 }' tl.txt)
+ws=$(awk '/ start call write / { print $1 }' tl.txt)
+wr=$(awk '$7 == "write" && $8 == 200000 { print $1 }' tl.txt)
 [ -n "$ws" ] && [ -n "$wr" ] || { echo "FAIL: the write's start or return is not in the timeline"; fail=1; }
 [ -n "$ws" ] && [ -n "$wr" ] && within "write's return - start" "$(echo "$wr - $ws" | bc)" 0.95 1.10
 nstops=$(grep -c ' ALL  *Stopped ' tl.txt)

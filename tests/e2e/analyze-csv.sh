@@ -24,7 +24,7 @@ one summary summary $T/basic.xml $T/node2.xml
 one calls calls $T/basic.xml
 one access access $T/basic.xml $T/copy.xml
 "$ANALYZE" calls --csv --by thread $T/basic.xml > calls-thread.csv || fail "calls --by thread"
-check calls calls calls-thread.csv node tid
+check calls calls calls-thread.csv node pid process tid
 "$ANALYZE" calls --csv --by file $T/basic.xml > calls-file.csv || fail "calls --by file"
 check calls calls calls-file.csv node path
 one timeline timeline --starts $T/basic.xml

@@ -4,31 +4,31 @@
 # Expected output is written out literally; see tests/traces/ for the inputs.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 expect timeline 0 timeline tests/traces/basic.xml tests/traces/node2.xml <<'EOF'
-TOC          node   tid  thread  API                    amount
-0.000000000  node1  100  main    island_create_thread
-0.110000000  node1  100  main    open
-0.210000000  node1  100  main    pthread_create
-0.210000000  node1  101  worker  island_create_thread
-0.400000000  node1  101  worker  read                   4096
-0.500000000  node2  200  server  island_create_thread
-0.550000000  node1  101  worker  connect
-0.650000000  node1  101  worker  send                   10
-0.900000000  node1  101  worker  recv                   20
-1.010000000  node1  101  worker  sendto                 5
-1.100000000  node2  200  server  accept
-1.200000000  node2  200  server  recv                   10
-1.300000000  node1  100  main    write                  200000
-1.350000000  node2  200  server  send                   20
-1.500000000  node2       ALL     Stopped                0.500000000
-1.600000000  node1  101  worker  pthread_mutex_lock
-1.700000000  node1       ALL     Stopped                0.200000000
-2.000000000  node1  100  main    nanosleep              0.400000000
-2.400000000  node1  101  worker  island_destroy_thread
-2.500000000  node1  100  main    pthread_join
-2.500000000  node2  200  server  island_destroy_thread
-2.610000000  node1  100  main    close
-2.700000000  node1       ALL     Stopped                0.100000000
-3.000000000  node1  100  main    island_destroy_thread
+TOC          node   pid  process  tid  thread  API                    amount       dur_s        fd  target
+0.000000000  node1  100  app      100  main    island_create_thread
+0.110000000  node1  100  app      100  main    open                                0.010000000   3  /data/out.txt
+0.210000000  node1  100  app      100  main    pthread_create                      0.010000000
+0.210000000  node1  100  app      101  worker  island_create_thread
+0.400000000  node1  100  app      101  worker  read                          4096  0.100000000   4  /data/in.txt
+0.500000000  node2  200  server   200  server  island_create_thread
+0.550000000  node1  100  app      101  worker  connect                             0.050000000   5  127.0.0.1:5000
+0.650000000  node1  100  app      101  worker  send                            10  0.050000000   5  127.0.0.1:5000
+0.900000000  node1  100  app      101  worker  recv                            20  0.200000000   5  127.0.0.1:5000
+1.010000000  node1  100  app      101  worker  sendto                           5  0.010000000   6  127.0.0.1:6000
+1.100000000  node2  200  server   200  server  accept                              0.500000000   4  127.0.0.1:40002
+1.200000000  node2  200  server   200  server  recv                            10  0.100000000   4  127.0.0.1:40002
+1.300000000  node1  100  app      100  main    write                       200000  1.000000000   3  /data/out.txt
+1.350000000  node2  200  server   200  server  send                            20  0.050000000   4  127.0.0.1:40002
+1.500000000  node2                     ALL     Stopped                0.500000000
+1.600000000  node1  100  app      101  worker  pthread_mutex_lock                  0.200000000
+1.700000000  node1                     ALL     Stopped                0.200000000
+2.000000000  node1  100  app      100  main    nanosleep              0.400000000  0.500000000
+2.400000000  node1  100  app      101  worker  island_destroy_thread
+2.500000000  node1  100  app      100  main    pthread_join                        0.400000000
+2.500000000  node2  200  server   200  server  island_destroy_thread
+2.610000000  node1  100  app      100  main    close                               0.010000000   3  /data/out.txt
+2.700000000  node1                     ALL     Stopped                0.100000000
+3.000000000  node1  100  app      100  main    island_destroy_thread
 EOF
 
 expect sums-by-node 0 sums --by node tests/traces/basic.xml tests/traces/node2.xml <<'EOF'
@@ -143,9 +143,9 @@ EOF
 
 # escaped XML in attributes, quoted in CSV
 expect copy-files 0 files --csv tests/traces/copy.xml <<'EOF'
-node,path,opens,reads,bytes_read,read_s,writes,bytes_written,write_s,other_s,total_s,open_at_end
-c,"/in & ""q"",x",1,1,1000,0.000000,0,0,0.000000,0.000000,0.000000,0
-c,/out,1,0,0,0.000000,2,1050,0.300000,0.000000,0.300000,0
+node,path,opens,reads,bytes_read,read_s,writes,bytes_written,write_s,other_s,open_at_end,total_s
+c,"/in & ""q"",x",1,1,1000,0.000000,0,0,0.000000,0.000000,0,0.000000
+c,/out,1,0,0,0.000000,2,1050,0.300000,0.000000,0,0.300000
 EOF
 
 expect killed-regions 0 regions tests/traces/killed.xml <<'EOF'

@@ -116,9 +116,9 @@ ALL,,ALL,stopped,0.400000,7.71
 EOF
 
 expect files 0 files tests/traces/basic.xml <<'EOF'
-node   path           opens  reads  bytes_read    read_s  writes  bytes_written   write_s   other_s   total_s  open_at_end
-node1  /data/out.txt      1      0           0  0.000000       1         200000  1.000000  0.020000  1.020000            0
-node1  /data/in.txt       1      1        4096  0.100000       0              0  0.000000  0.000000  0.100000            1
+node   path           opens  reads  bytes_read    read_s  writes  bytes_written   write_s   other_s  open_at_end   total_s
+node1  /data/out.txt      1      0           0  0.000000       1         200000  1.000000  0.020000            0  1.020000
+node1  /data/in.txt       1      1        4096  0.100000       0              0  0.000000  0.000000            1  0.100000
 EOF
 
 expect sockets 0 sockets --csv tests/traces/basic.xml <<'EOF'
@@ -128,59 +128,59 @@ node1,udp,0.0.0.0:40003,127.0.0.1:6000,none,5,0,yes
 EOF
 
 expect timeline 0 timeline tests/traces/basic.xml <<'EOF'
-TOC          node   tid  thread  API                    amount
-0.000000000  node1  100  main    island_create_thread
-0.110000000  node1  100  main    open
-0.210000000  node1  100  main    pthread_create
-0.210000000  node1  101  worker  island_create_thread
-0.400000000  node1  101  worker  read                   4096
-0.550000000  node1  101  worker  connect
-0.650000000  node1  101  worker  send                   10
-0.900000000  node1  101  worker  recv                   20
-1.010000000  node1  101  worker  sendto                 5
-1.300000000  node1  100  main    write                  200000
-1.600000000  node1  101  worker  pthread_mutex_lock
-1.700000000  node1       ALL     Stopped                0.200000000
-2.000000000  node1  100  main    nanosleep              0.400000000
-2.400000000  node1  101  worker  island_destroy_thread
-2.500000000  node1  100  main    pthread_join
-2.610000000  node1  100  main    close
-2.700000000  node1       ALL     Stopped                0.100000000
-3.000000000  node1  100  main    island_destroy_thread
+TOC          node   pid  process  tid  thread  API                    amount       dur_s        fd  target
+0.000000000  node1  100  app      100  main    island_create_thread
+0.110000000  node1  100  app      100  main    open                                0.010000000   3  /data/out.txt
+0.210000000  node1  100  app      100  main    pthread_create                      0.010000000
+0.210000000  node1  100  app      101  worker  island_create_thread
+0.400000000  node1  100  app      101  worker  read                          4096  0.100000000   4  /data/in.txt
+0.550000000  node1  100  app      101  worker  connect                             0.050000000   5  127.0.0.1:5000
+0.650000000  node1  100  app      101  worker  send                            10  0.050000000   5  127.0.0.1:5000
+0.900000000  node1  100  app      101  worker  recv                            20  0.200000000   5  127.0.0.1:5000
+1.010000000  node1  100  app      101  worker  sendto                           5  0.010000000   6  127.0.0.1:6000
+1.300000000  node1  100  app      100  main    write                       200000  1.000000000   3  /data/out.txt
+1.600000000  node1  100  app      101  worker  pthread_mutex_lock                  0.200000000
+1.700000000  node1                     ALL     Stopped                0.200000000
+2.000000000  node1  100  app      100  main    nanosleep              0.400000000  0.500000000
+2.400000000  node1  100  app      101  worker  island_destroy_thread
+2.500000000  node1  100  app      100  main    pthread_join                        0.400000000
+2.610000000  node1  100  app      100  main    close                               0.010000000   3  /data/out.txt
+2.700000000  node1                     ALL     Stopped                0.100000000
+3.000000000  node1  100  app      100  main    island_destroy_thread
 EOF
 
 expect timeline-starts 0 timeline --starts --csv tests/traces/basic.xml <<'EOF'
-TOC,node,tid,thread,API,amount
-0.000000000,node1,100,main,island_create_thread,
-0.100000000,node1,100,main,start call open,
-0.110000000,node1,100,main,open,
-0.200000000,node1,100,main,start call pthread_create,
-0.210000000,node1,100,main,pthread_create,
-0.210000000,node1,101,worker,island_create_thread,
-0.300000000,node1,100,main,start call write,
-0.300000000,node1,101,worker,start call read,
-0.400000000,node1,101,worker,read,4096
-0.500000000,node1,101,worker,start call connect,
-0.550000000,node1,101,worker,connect,
-0.600000000,node1,101,worker,start call send,
-0.650000000,node1,101,worker,send,10
-0.700000000,node1,101,worker,start call recv,
-0.900000000,node1,101,worker,recv,20
-1.000000000,node1,101,worker,start call sendto,
-1.010000000,node1,101,worker,sendto,5
-1.300000000,node1,100,main,write,200000
-1.400000000,node1,101,worker,start call pthread_mutex_lock,
-1.500000000,node1,100,main,start call nanosleep,
-1.600000000,node1,101,worker,pthread_mutex_lock,
-1.700000000,node1,,ALL,Stopped,0.200000000
-2.000000000,node1,100,main,nanosleep,0.400000000
-2.100000000,node1,100,main,start call pthread_join,
-2.400000000,node1,101,worker,island_destroy_thread,
-2.500000000,node1,100,main,pthread_join,
-2.600000000,node1,100,main,start call close,
-2.610000000,node1,100,main,close,
-2.700000000,node1,,ALL,Stopped,0.100000000
-3.000000000,node1,100,main,island_destroy_thread,
+TOC,node,pid,process,tid,thread,API,amount,dur_s,fd,target
+0.000000000,node1,100,app,100,main,island_create_thread,,,,
+0.100000000,node1,100,app,100,main,start call open,,,3,/data/out.txt
+0.110000000,node1,100,app,100,main,open,,0.010000000,3,/data/out.txt
+0.200000000,node1,100,app,100,main,start call pthread_create,,,,
+0.210000000,node1,100,app,100,main,pthread_create,,0.010000000,,
+0.210000000,node1,100,app,101,worker,island_create_thread,,,,
+0.300000000,node1,100,app,100,main,start call write,,,3,/data/out.txt
+0.300000000,node1,100,app,101,worker,start call read,,,4,/data/in.txt
+0.400000000,node1,100,app,101,worker,read,4096,0.100000000,4,/data/in.txt
+0.500000000,node1,100,app,101,worker,start call connect,,,5,127.0.0.1:5000
+0.550000000,node1,100,app,101,worker,connect,,0.050000000,5,127.0.0.1:5000
+0.600000000,node1,100,app,101,worker,start call send,,,5,127.0.0.1:5000
+0.650000000,node1,100,app,101,worker,send,10,0.050000000,5,127.0.0.1:5000
+0.700000000,node1,100,app,101,worker,start call recv,,,5,127.0.0.1:5000
+0.900000000,node1,100,app,101,worker,recv,20,0.200000000,5,127.0.0.1:5000
+1.000000000,node1,100,app,101,worker,start call sendto,,,6,127.0.0.1:6000
+1.010000000,node1,100,app,101,worker,sendto,5,0.010000000,6,127.0.0.1:6000
+1.300000000,node1,100,app,100,main,write,200000,1.000000000,3,/data/out.txt
+1.400000000,node1,100,app,101,worker,start call pthread_mutex_lock,,,,
+1.500000000,node1,100,app,100,main,start call nanosleep,,,,
+1.600000000,node1,100,app,101,worker,pthread_mutex_lock,,0.200000000,,
+1.700000000,node1,,,,ALL,Stopped,0.200000000,,,
+2.000000000,node1,100,app,100,main,nanosleep,0.400000000,0.500000000,,
+2.100000000,node1,100,app,100,main,start call pthread_join,,,,
+2.400000000,node1,100,app,101,worker,island_destroy_thread,,,,
+2.500000000,node1,100,app,100,main,pthread_join,,0.400000000,,
+2.600000000,node1,100,app,100,main,start call close,,,3,/data/out.txt
+2.610000000,node1,100,app,100,main,close,,0.010000000,3,/data/out.txt
+2.700000000,node1,,,,ALL,Stopped,0.100000000,,,
+3.000000000,node1,100,app,100,main,island_destroy_thread,,,,
 EOF
 
 expect ttx 0 ttx tests/traces/basic.xml <<'EOF'

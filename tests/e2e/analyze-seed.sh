@@ -156,25 +156,25 @@ sockets        0            0
 EOF
 
 expect island-multi-timeline 0 timeline --starts tests/traces/island-multi.xml <<'EOF'
-TOC           node  tid  thread           API                        amount
- 8.598685980  repy    1  MainThread       island_create_thread
- 8.598978996  repy    1  MainThread       start call pthread_create
- 8.599668980  repy    1  MainThread       pthread_create
- 8.599812984  repy    1  MainThread       start call pthread_create
- 8.600126028  repy    1  MainThread       pthread_create
- 8.600286007  repy    1  MainThread       start call nanosleep
- 8.677626133  repy       ALL              Stopped                    0.294054779
- 8.972877026  repy    1  MainThread       nanosleep                  0.200000000
- 8.973051071  repy    3  _EVENT:Thread:3  island_create_thread
- 8.973263979  repy    2  _EVENT:Thread:2  island_create_thread
- 8.973685026  repy    1  MainThread       island_destroy_thread
- 8.974563122  repy    2  _EVENT:Thread:2  start call open
- 8.974563122  repy    2  _EVENT:Thread:2  open
- 8.975070953  repy    2  _EVENT:Thread:2  start call write
- 9.072252035  repy       ALL              Stopped                    10.095258137
-19.168954134  repy    3  _EVENT:Thread:3  island_destroy_thread
-19.169382095  repy    2  _EVENT:Thread:2  write                      200000
-19.170222044  repy    2  _EVENT:Thread:2  island_destroy_thread
+TOC           node  pid  process  tid  thread           API                        amount        dur_s         fd  target
+ 8.598685980  repy    1  python     1  MainThread       island_create_thread
+ 8.598978996  repy    1  python     1  MainThread       start call pthread_create
+ 8.599668980  repy    1  python     1  MainThread       pthread_create                            0.000689984
+ 8.599812984  repy    1  python     1  MainThread       start call pthread_create
+ 8.600126028  repy    1  python     1  MainThread       pthread_create                            0.000313044
+ 8.600286007  repy    1  python     1  MainThread       start call nanosleep
+ 8.677626133  repy                     ALL              Stopped                     0.294054779
+ 8.972877026  repy    1  python     1  MainThread       nanosleep                   0.200000000   0.372591019
+ 8.973051071  repy    1  python     3  _EVENT:Thread:3  island_create_thread
+ 8.973263979  repy    1  python     2  _EVENT:Thread:2  island_create_thread
+ 8.973685026  repy    1  python     1  MainThread       island_destroy_thread
+ 8.974563122  repy    1  python     2  _EVENT:Thread:2  start call open                                         3  /repy/test.out
+ 8.974563122  repy    1  python     2  _EVENT:Thread:2  open                                      0.000000000   3  /repy/test.out
+ 8.975070953  repy    1  python     2  _EVENT:Thread:2  start call write                                        3  /repy/test.out
+ 9.072252035  repy                     ALL              Stopped                    10.095258137
+19.168954134  repy    1  python     3  _EVENT:Thread:3  island_destroy_thread
+19.169382095  repy    1  python     2  _EVENT:Thread:2  write                            200000  10.194311142   3  /repy/test.out
+19.170222044  repy    1  python     2  _EVENT:Thread:2  island_destroy_thread
 EOF
 
 exit $fail

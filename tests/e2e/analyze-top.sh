@@ -7,7 +7,7 @@
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 
 expect top 0 top tests/traces/basic.xml <<'EOF2'
-node   pid  process  tid  thread  call                fd  target           start_s     dur_s
+node   pid  process  tid  thread  call                fd  target           start_s     dur_s  args
 node1  100  app      100  main    write                3  /data/out.txt   0.300000  1.000000
 node1  100  app      100  main    nanosleep                               1.500000  0.500000
 node1  100  app      100  main    pthread_join                            2.100000  0.400000
@@ -21,14 +21,14 @@ node1  100  app      100  main    pthread_create                          0.2000
 EOF2
 
 expect top-limit-csv 0 top --limit 2 --csv tests/traces/basic.xml <<'EOF2'
-node,pid,process,tid,thread,call,fd,target,start_s,dur_s
-node1,100,app,100,main,write,3,/data/out.txt,0.300000000,1.000000000
-node1,100,app,100,main,nanosleep,,,1.500000000,0.500000000
+node,pid,process,tid,thread,call,fd,target,start_s,dur_s,args
+node1,100,app,100,main,write,3,/data/out.txt,0.300000000,1.000000000,
+node1,100,app,100,main,nanosleep,,,1.500000000,0.500000000,
 EOF2
 
 # the longest of each file (or peer); calls on none are the group ""
 expect top-by-file 0 top --by file --limit 1 tests/traces/basic.xml <<'EOF2'
-node   pid  process  tid  thread  call       fd  target           start_s     dur_s
+node   pid  process  tid  thread  call       fd  target           start_s     dur_s  args
 node1  100  app      100  main    nanosleep                      1.500000  0.500000
 node1  100  app      101  worker  read        4  /data/in.txt    0.300000  0.100000
 node1  100  app      100  main    write       3  /data/out.txt   0.300000  1.000000
@@ -39,7 +39,7 @@ EOF2
 # top's --limit is N per group, not a cut of the table; --sort orders
 # the rows kept (ties keep the groups' order: by call name)
 expect top-by-call-sorted 0 top --by call --limit 1 --sort -dur_s tests/traces/basic.xml <<'EOF2'
-node   pid  process  tid  thread  call                fd  target           start_s     dur_s
+node   pid  process  tid  thread  call                fd  target           start_s     dur_s  args
 node1  100  app      100  main    write                3  /data/out.txt   0.300000  1.000000
 node1  100  app      100  main    nanosleep                               1.500000  0.500000
 node1  100  app      100  main    pthread_join                            2.100000  0.400000
@@ -55,38 +55,33 @@ node1  100  app      101  worker  sendto               6  127.0.0.1:6000  1.0000
 EOF2
 
 expect top-filtered 0 top --thread 101 --limit 2 tests/traces/basic.xml <<'EOF2'
-node   pid  process  tid  thread  call                fd  target           start_s     dur_s
+node   pid  process  tid  thread  call                fd  target           start_s     dur_s  args
 node1  100  app      101  worker  recv                 5  127.0.0.1:5000  0.700000  0.200000
 node1  100  app      101  worker  pthread_mutex_lock                      1.400000  0.200000
 EOF2
 
 # files: total_s, sorted and cut
 expect files-sort-limit 0 files --sort -total_s --limit 1 tests/traces/basic.xml <<'EOF2'
-node   path           opens  reads  bytes_read    read_s  writes  bytes_written   write_s   other_s   total_s  open_at_end
-node1  /data/out.txt      1      0           0  0.000000       1         200000  1.000000  0.020000  1.020000            0
+node   path           opens  reads  bytes_read    read_s  writes  bytes_written   write_s   other_s  open_at_end   total_s
+node1  /data/out.txt      1      0           0  0.000000       1         200000  1.000000  0.020000            0  1.020000
 EOF2
 
 expect files-sort-asc 0 files --csv --sort total_s tests/traces/basic.xml <<'EOF2'
-node,path,opens,reads,bytes_read,read_s,writes,bytes_written,write_s,other_s,total_s,open_at_end
-node1,/data/in.txt,1,1,4096,0.100000,0,0,0.000000,0.000000,0.100000,1
-node1,/data/out.txt,1,0,0,0.000000,1,200000,1.000000,0.020000,1.020000,0
+node,path,opens,reads,bytes_read,read_s,writes,bytes_written,write_s,other_s,open_at_end,total_s
+node1,/data/in.txt,1,1,4096,0.100000,0,0,0.000000,0.000000,1,0.100000
+node1,/data/out.txt,1,0,0,0.000000,1,200000,1.000000,0.020000,0,1.020000
 EOF2
 
 # two keys; a text key; the same options on another report
-expect calls-sort-keys 0 calls --by thread --sort tid,-count,call --csv tests/traces/basic.xml <<'EOF2'
-node,tid,call,count,errors,errnos,bytes,total_s,mean_s,p50_s,p90_s,p99_s,max_s
-node1,100,close,1,0,,0,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000
-node1,100,nanosleep,1,0,,0,0.500000000,0.500000000,0.500000000,0.500000000,0.500000000,0.500000000
-node1,100,open,1,0,,0,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000
-node1,100,pthread_create,1,0,,0,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000
-node1,100,pthread_join,1,0,,0,0.400000000,0.400000000,0.400000000,0.400000000,0.400000000,0.400000000
-node1,100,write,1,0,,200000,1.000000000,1.000000000,1.000000000,1.000000000,1.000000000,1.000000000
-node1,101,connect,1,0,,0,0.050000000,0.050000000,0.050000000,0.050000000,0.050000000,0.050000000
-node1,101,pthread_mutex_lock,1,0,,0,0.200000000,0.200000000,0.200000000,0.200000000,0.200000000,0.200000000
-node1,101,read,1,0,,4096,0.100000000,0.100000000,0.100000000,0.100000000,0.100000000,0.100000000
-node1,101,recv,1,0,,20,0.200000000,0.200000000,0.200000000,0.200000000,0.200000000,0.200000000
-node1,101,send,1,0,,10,0.050000000,0.050000000,0.050000000,0.050000000,0.050000000,0.050000000
-node1,101,sendto,1,0,,5,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000
+expect calls-sort-keys 0 calls --by thread --sort tid,-count,call --csv --limit 7 tests/traces/basic.xml <<'EOF2'
+node,pid,process,tid,call,count,errors,errnos,bytes,total_s,mean_s,p50_s,p90_s,p99_s,max_s
+node1,100,app,100,close,1,0,,0,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000
+node1,100,app,100,nanosleep,1,0,,0,0.500000000,0.500000000,0.500000000,0.500000000,0.500000000,0.500000000
+node1,100,app,100,open,1,0,,0,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000
+node1,100,app,100,pthread_create,1,0,,0,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000,0.010000000
+node1,100,app,100,pthread_join,1,0,,0,0.400000000,0.400000000,0.400000000,0.400000000,0.400000000,0.400000000
+node1,100,app,100,write,1,0,,200000,1.000000000,1.000000000,1.000000000,1.000000000,1.000000000,1.000000000
+node1,100,app,101,connect,1,0,,0,0.050000000,0.050000000,0.050000000,0.050000000,0.050000000,0.050000000
 EOF2
 
 expect sockets-limit 0 sockets --sort -sent --limit 1 tests/traces/basic.xml <<'EOF2'
@@ -95,9 +90,9 @@ node1  tcp    127.0.0.1:40002  127.0.0.1:5000  out          10        20  no
 EOF2
 
 expect timeline-limit 0 timeline --limit 2 --csv tests/traces/basic.xml <<'EOF2'
-TOC,node,tid,thread,API,amount
-0.000000000,node1,100,main,island_create_thread,
-0.110000000,node1,100,main,open,
+TOC,node,pid,process,tid,thread,API,amount,dur_s,fd,target
+0.000000000,node1,100,app,100,main,island_create_thread,,,,
+0.110000000,node1,100,app,100,main,open,,0.010000000,3,/data/out.txt
 EOF2
 
 # usage errors: one line, exit 2, the nearest name
@@ -121,6 +116,35 @@ island-analyze: export: --sort and --limit order and cut tables; this report pri
 EOF2
 expect top-by-thread 2 top --by thread tests/traces/basic.xml <<'EOF2'
 island-analyze: top: --by thread: only process|file|call
+EOF2
+# processes told apart: each named by its last exec's image, with that
+# exec's args (tests/traces/exec.xml), at the time of the call
+expect top-exec 0 top --by process --limit 2 tests/traces/exec.xml <<'EOF2'
+node  pid  process  tid  thread  call     fd  target                  start_s     dur_s  args
+n     200  sh       200  sh      waitpid                             0.210000  0.690000
+n     200  sh       200  sh      fork                                0.100000  0.010000
+n     201  git      201  git     write     1  /w/out                 0.200000  0.300000  git pack-objects --revs
+n     201  sh       201  git     write     2  /dev/null              0.120000  0.010000
+n     202  git      202  git     read      0  /w/in                  0.300000  0.100000  git index-pack --keep=fetch\x20200
+n     202  git      202  git     execve       /usr/lib/git-core/git  0.220000  0.000000  git index-pack --keep=fetch\x20200
+EOF2
+expect calls-thread-exec 0 calls --by thread --call write,read --csv tests/traces/exec.xml <<'EOF2'
+node,pid,process,tid,call,count,errors,errnos,bytes,total_s,mean_s,p50_s,p90_s,p99_s,max_s
+n,201,git,201,write,2,0,,101,0.310000000,0.155000000,0.010000000,0.300000000,0.300000000,0.300000000
+n,202,git,202,read,1,0,,100,0.100000000,0.100000000,0.100000000,0.100000000,0.100000000,0.100000000
+EOF2
+expect timeline-exec 0 timeline --csv --call execve,write tests/traces/exec.xml <<'EOF2'
+TOC,node,pid,process,tid,thread,API,amount,dur_s,fd,target
+0.000000000,n,200,sh,200,sh,island_create_thread,,,,
+0.110000000,n,201,sh,201,git,island_create_thread,,,,
+0.130000000,n,201,sh,201,git,write,1,0.010000000,2,/dev/null
+0.140000000,n,201,git,201,git,execve,,0.000000000,,/usr/lib/git-core/git
+0.210000000,n,202,sh,202,git,island_create_thread,,,,
+0.220000000,n,202,git,202,git,execve,,0.000000000,,/usr/lib/git-core/git
+0.500000000,n,201,git,201,git,write,100,0.300000000,1,/w/out
+0.700000000,n,202,git,202,git,island_destroy_thread,,,,
+0.800000000,n,201,git,201,git,island_destroy_thread,,,,
+1.000000000,n,200,sh,200,sh,island_destroy_thread,,,,
 EOF2
 [ $fail = 0 ] || exit 1
 
@@ -170,7 +194,7 @@ command -v sqlite3 >/dev/null || { echo "sqlite3 not installed"; exit 77; }
 crosscheck sq.xml 5
 crosscheck sq.xml 2 file
 crosscheck sq.xml 1 call
-expect_eq "sqlite3 top header" "$(head -1 top.csv)" "node,pid,process,tid,thread,call,fd,target,start_s,dur_s"
+expect_eq "sqlite3 top header" "$(head -1 top.csv)" "node,pid,process,tid,thread,call,fd,target,start_s,dur_s,args"
 expect_eq "sqlite3 process" "$(sed -n 2p top.csv | cut -d, -f1,3)" "db,sqlite3"
 
 cat > sub.py <<'PY'
@@ -182,7 +206,21 @@ PY
 "$CAPTURE" -n py -o py.xml -- /usr/bin/python3 sub.py || fail "capture python3"
 crosscheck py.xml 3 process
 crosscheck py.xml 4
-# one row per process: the programs the three sh ran among them
-expect_eq "processes" "$("$ANALYZE" top --by process --limit 1 --csv py.xml | tail -n +2 | cut -d, -f3 | grep -E '^(cat|sleep)$' | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
-	" 3 cat; 3 sleep;"
+# one row per process, by the program it ran: python3, three sh, and
+# what each ran (their arguments from the exec records)
+expect_eq "processes" "$("$ANALYZE" top --by process --limit 1 --csv py.xml | tail -n +2 | cut -d, -f3 | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
+	" 3 cat; 1 python3.11; 3 sh; 3 sleep;"
+expect_eq "sh args" "$("$ANALYZE" top --by process --limit 1 --csv py.xml | awk -F, '$3 == "sh" { print $NF }' | sort)" \
+	"sh -c cat\x20/etc/hostname\x20>\x20/dev/null;\x20sleep\x200.01
+sh -c cat\x20/etc/hostname\x20>\x20/dev/null;\x20sleep\x200.02
+sh -c cat\x20/etc/hostname\x20>\x20/dev/null;\x20sleep\x200.03"
+
+# git clone: its git processes told apart by their arguments
+command -v git >/dev/null || { echo "git not installed"; exit 77; }
+mkdir src && (cd src && git init -q . && echo hi > a && git add a &&
+	git -c user.email=a@b -c user.name=n commit -qm x) || fail "git repository"
+"$CAPTURE" -n g -o git.xml -- git clone -q --no-local src dst || fail "capture git clone"
+check_trace git.xml
+expect_eq "git subcommands" "$("$ANALYZE" top --by process --limit 1 --csv git.xml | awk -F, '$3 == "git" && $NF != "" { split($NF, a, " "); print a[2] }' | sort | tr '\n' ' ')" \
+	"index-pack pack-objects rev-list "
 exit 0
