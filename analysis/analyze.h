@@ -15,8 +15,8 @@
 
 /* Time categories of the consumption report; they add up to live. */
 enum cat {
-	CAT_CPU, CAT_SLEEP, CAT_FILEREAD, CAT_FILEWRITE, CAT_NETSEND,
-	CAT_NETRECV, CAT_BLOCKED, CAT_STOPPED, CAT_N
+	CAT_CPU, CAT_SLEEP, CAT_FILEREAD, CAT_FILEWRITE, CAT_FILEMETA,
+	CAT_NETSEND, CAT_NETRECV, CAT_PIPE, CAT_BLOCKED, CAT_STOPPED, CAT_N
 };
 extern const char *const cat_names[CAT_N];
 
@@ -247,6 +247,12 @@ struct consumption {
 	int64_t live;
 	int64_t cat[CAT_N];
 };
+/* The run as a whole (consumption_collect): the threads' sums, and the
+ * wall-clock view: each category's union over the threads (the instants
+ * some thread was in it), live the union of all. */
+struct cons_all {
+	struct consumption sum, wall;
+};
 typedef void (*cat_sink)(void *arg, enum cat c, int64_t start, int64_t end);
 struct acct {
 	int64_t cat[CAT_N];	/* the thread's whole life */
@@ -341,7 +347,7 @@ struct sums {
 void sums_collect(char **files, int nfiles, struct trace_run *run, struct sums *s);
 void sum_cell(char *buf, size_t n, enum sum k, int64_t v);
 void consumption_collect(char **files, int nfiles, struct trace_run *run,
-			 struct consumption **per, struct consumption *all);
+			 struct consumption **per, struct cons_all *all);
 struct rtree *regions_collect(char **files, int nfiles, struct trace_run *run);
 
 /* net.c: the packets beside the calls (--pcap); deps --from trace|net|both. */

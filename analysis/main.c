@@ -100,8 +100,13 @@ static void set_by(const char *name, const char *v, void *field)
 	for (i = 0; i < sizeof(bys) / sizeof(bys[0]); i++)
 		if (!strcmp(v, bys[i]))
 			break;
-	if (i == sizeof(bys) / sizeof(bys[0]))
+	if (i == sizeof(bys) / sizeof(bys[0])) {
+		const char *s = suggest(v, bys, sizeof(bys) / sizeof(bys[0]));
+
+		if (s)
+			die(2, "--by: '%s' is none of node, thread, file, call, callsite, process (did you mean %s?)", v, s);
 		die(2, "--by: '%s' is none of node, thread, file, call, callsite, process", v);
+	}
 	opt.by = bys[i];
 	opt.by_node = !strcmp(v, "node");
 }

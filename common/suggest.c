@@ -44,21 +44,23 @@ const char *suggest(const char *word, const char *const *cands, size_t n)
 	 * is role, "colour" is nothing the format knows */
 	size_t most = len / 3 ? len / 3 : 1;
 
+	/* in half edits: a prefix of a known word ("proc") is one and a
+	 * half, behind a word one edit away ("sum": sums, not summary) */
 	for (size_t i = 0; i < n; i++) {
 		size_t d;
 
 		if (!cands[i])
 			continue;
 		d = distance(word, cands[i]);
-		/* a prefix of a known word is as good as one edit */
-		if (d > 1 && len >= 3 && !strncmp(cands[i], word, len))
-			d = 1;
+		d = d == (size_t)-1 ? d : 2 * d;
+		if (d > 3 && len >= 3 && !strncmp(cands[i], word, len))
+			d = 3;
 		if (d < bd) {
 			bd = d;
 			best = cands[i];
 		}
 	}
-	return bd <= most ? best : NULL;
+	return bd <= 2 * most + (len >= 3) ? best : NULL;
 }
 
 void bad_option_hint(char **argv, int c, const struct option *lopts)

@@ -11,12 +11,21 @@
 # Expected output is written out literally; see tests/traces/ for the inputs.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 expect summary 0 summary tests/traces/basic.xml <<'EOF'
-item       total  live_at_end
-nodes          1
-processes      1            0
-threads        2            0
-files          2            1
-sockets        2            1
+item               total  live_at_end
+nodes                  1
+processes              1            0
+threads                2            0
+files                  2            1
+sockets                2            1
+run_s           3.000000
+calls                 12
+bytes_read          4096
+bytes_written     200000
+bytes_sent            15
+bytes_received        20
+cpu_s           0.800000
+note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's cpu is
+      wall-clock time outside calls
 EOF
 
 expect sums 0 sums tests/traces/basic.xml <<'EOF'
@@ -58,10 +67,12 @@ node   tid  thread  category    seconds  pct_live
 node1  100  main    live       3.000000    100.00
 node1  100  main    cpu        0.980000     32.67
 node1  100  main    sleep      0.400000     13.33
-node1  100  main    fileread   0.020000      0.67
+node1  100  main    fileread   0.000000      0.00
 node1  100  main    filewrite  1.000000     33.33
+node1  100  main    filemeta   0.020000      0.67
 node1  100  main    netsend    0.000000      0.00
 node1  100  main    netrecv    0.000000      0.00
+node1  100  main    pipe       0.000000      0.00
 node1  100  main    blocked    0.400000     13.33
 node1  100  main    stopped    0.200000      6.67
 node1  101  worker  live       2.190000    100.00
@@ -69,19 +80,36 @@ node1  101  worker  cpu        1.380000     63.01
 node1  101  worker  sleep      0.000000      0.00
 node1  101  worker  fileread   0.100000      4.57
 node1  101  worker  filewrite  0.000000      0.00
+node1  101  worker  filemeta   0.000000      0.00
 node1  101  worker  netsend    0.060000      2.74
 node1  101  worker  netrecv    0.000000      0.00
+node1  101  worker  pipe       0.000000      0.00
 node1  101  worker  blocked    0.450000     20.55
 node1  101  worker  stopped    0.200000      9.13
-ALL         ALL     live       5.190000    100.00
-ALL         ALL     cpu        2.360000     45.47
-ALL         ALL     sleep      0.400000      7.71
-ALL         ALL     fileread   0.120000      2.31
-ALL         ALL     filewrite  1.000000     19.27
-ALL         ALL     netsend    0.060000      1.16
+ALL         SUM     live       5.190000    100.00
+ALL         SUM     cpu        2.360000     45.47
+ALL         SUM     sleep      0.400000      7.71
+ALL         SUM     fileread   0.100000      1.93
+ALL         SUM     filewrite  1.000000     19.27
+ALL         SUM     filemeta   0.020000      0.39
+ALL         SUM     netsend    0.060000      1.16
+ALL         SUM     netrecv    0.000000      0.00
+ALL         SUM     pipe       0.000000      0.00
+ALL         SUM     blocked    0.850000     16.38
+ALL         SUM     stopped    0.400000      7.71
+ALL         ALL     live       3.000000    100.00
+ALL         ALL     cpu        2.070000     69.00
+ALL         ALL     sleep      0.400000     13.33
+ALL         ALL     fileread   0.100000      3.33
+ALL         ALL     filewrite  1.000000     33.33
+ALL         ALL     filemeta   0.020000      0.67
+ALL         ALL     netsend    0.060000      2.00
 ALL         ALL     netrecv    0.000000      0.00
-ALL         ALL     blocked    0.850000     16.38
-ALL         ALL     stopped    0.400000      7.71
+ALL         ALL     pipe       0.000000      0.00
+ALL         ALL     blocked    0.850000     28.33
+ALL         ALL     stopped    0.300000     10.00
+note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
+      SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category
 EOF
 
 expect consumption-csv 0 consumption --csv tests/traces/basic.xml <<'EOF'
@@ -89,10 +117,12 @@ node,tid,thread,category,seconds,pct_live
 node1,100,main,live,3.000000,100.00
 node1,100,main,cpu,0.980000,32.67
 node1,100,main,sleep,0.400000,13.33
-node1,100,main,fileread,0.020000,0.67
+node1,100,main,fileread,0.000000,0.00
 node1,100,main,filewrite,1.000000,33.33
+node1,100,main,filemeta,0.020000,0.67
 node1,100,main,netsend,0.000000,0.00
 node1,100,main,netrecv,0.000000,0.00
+node1,100,main,pipe,0.000000,0.00
 node1,100,main,blocked,0.400000,13.33
 node1,100,main,stopped,0.200000,6.67
 node1,101,worker,live,2.190000,100.00
@@ -100,19 +130,34 @@ node1,101,worker,cpu,1.380000,63.01
 node1,101,worker,sleep,0.000000,0.00
 node1,101,worker,fileread,0.100000,4.57
 node1,101,worker,filewrite,0.000000,0.00
+node1,101,worker,filemeta,0.000000,0.00
 node1,101,worker,netsend,0.060000,2.74
 node1,101,worker,netrecv,0.000000,0.00
+node1,101,worker,pipe,0.000000,0.00
 node1,101,worker,blocked,0.450000,20.55
 node1,101,worker,stopped,0.200000,9.13
-ALL,,ALL,live,5.190000,100.00
-ALL,,ALL,cpu,2.360000,45.47
-ALL,,ALL,sleep,0.400000,7.71
-ALL,,ALL,fileread,0.120000,2.31
-ALL,,ALL,filewrite,1.000000,19.27
-ALL,,ALL,netsend,0.060000,1.16
+ALL,,SUM,live,5.190000,100.00
+ALL,,SUM,cpu,2.360000,45.47
+ALL,,SUM,sleep,0.400000,7.71
+ALL,,SUM,fileread,0.100000,1.93
+ALL,,SUM,filewrite,1.000000,19.27
+ALL,,SUM,filemeta,0.020000,0.39
+ALL,,SUM,netsend,0.060000,1.16
+ALL,,SUM,netrecv,0.000000,0.00
+ALL,,SUM,pipe,0.000000,0.00
+ALL,,SUM,blocked,0.850000,16.38
+ALL,,SUM,stopped,0.400000,7.71
+ALL,,ALL,live,3.000000,100.00
+ALL,,ALL,cpu,2.070000,69.00
+ALL,,ALL,sleep,0.400000,13.33
+ALL,,ALL,fileread,0.100000,3.33
+ALL,,ALL,filewrite,1.000000,33.33
+ALL,,ALL,filemeta,0.020000,0.67
+ALL,,ALL,netsend,0.060000,2.00
 ALL,,ALL,netrecv,0.000000,0.00
-ALL,,ALL,blocked,0.850000,16.38
-ALL,,ALL,stopped,0.400000,7.71
+ALL,,ALL,pipe,0.000000,0.00
+ALL,,ALL,blocked,0.850000,28.33
+ALL,,ALL,stopped,0.300000,10.00
 EOF
 
 expect files 0 files tests/traces/basic.xml <<'EOF'
@@ -184,13 +229,14 @@ TOC,node,pid,process,tid,thread,API,amount,dur_s,fd,target
 EOF
 
 expect ttx 0 ttx tests/traces/basic.xml <<'EOF'
-component              TTX       cpu     sleep  fileread  filewrite   netsend   netrecv   blocked   stopped
-node1:100:main    3.000000  0.980000  0.400000  0.020000   1.000000  0.000000  0.000000  0.400000  0.200000
-node1:101:worker  2.190000  1.380000  0.000000  0.100000   0.000000  0.060000  0.000000  0.450000  0.200000
-sum (naive)       5.190000  2.360000  0.400000  0.120000   1.000000  0.060000  0.000000  0.850000  0.400000
-overlap-aware     3.000000  2.070000  0.400000  0.120000   1.000000  0.060000  0.000000  0.850000  0.300000
+component              TTX       cpu     sleep  fileread  filewrite  filemeta   netsend   netrecv      pipe   blocked   stopped
+node1:100:main    3.000000  0.980000  0.400000  0.000000   1.000000  0.020000  0.000000  0.000000  0.000000  0.400000  0.200000
+node1:101:worker  2.190000  1.380000  0.000000  0.100000   0.000000  0.000000  0.060000  0.000000  0.000000  0.450000  0.200000
+sum (naive)       5.190000  2.360000  0.400000  0.100000   1.000000  0.020000  0.060000  0.000000  0.000000  0.850000  0.400000
+overlap-aware     3.000000  2.070000  0.400000  0.100000   1.000000  0.020000  0.060000  0.000000  0.000000  0.850000  0.300000
 TTC               3.000000
 note: the state totals are overlap-aware; they add up to 4.800000 s against a TTX of 3.000000 s: additivity does not hold
+note: cpu is wall-clock time outside calls, as consumption's; not CPU time (sums' cpu, summary's cpu_s)
 EOF
 
 # From CPU time: main used 0.5 s of CPU (its cpu attribute) in 0.98 s
