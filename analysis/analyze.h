@@ -58,8 +58,11 @@ struct tabledef {
 	const char *name;
 	const struct coldef *cols;
 	int ncols;
+	const char *needs;	/* the options that bring it, when some do */
 };
-#define TABLEDEF(name, cols) { name, cols, (int)(sizeof(cols) / sizeof(cols[0])) }
+#define TABLEDEF(name, cols) { name, cols, (int)(sizeof(cols) / sizeof(cols[0])), NULL }
+#define TABLEDEF_NEEDS(name, cols, needs) \
+	{ name, cols, (int)(sizeof(cols) / sizeof(cols[0])), needs }
 
 /* Options shared by every report (one table in main.c). */
 struct opts {

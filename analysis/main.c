@@ -297,8 +297,9 @@ static const struct optdef {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: island-analyze REPORT [options] TRACE...\n\n"
-		"TRACE is an Island trace (.xml, .xml.gz or .xml.zst; several are merged as\n"
-		"nodes of one run) or, for ttx and utilization, a span file (.csv:\n"
+		"TRACE is an Island trace (.xml, .xml.gz, .xml.zst, or its binary encoding\n"
+		".isb, .isb.gz, .isb.zst; several are merged as nodes of one run) or, for\n"
+		"ttx and utilization, a span file (.csv:\n"
 		"component,state,start,end[,cores,owner]). Reports stream the traces\n"
 		"in memory proportional to threads, files and regions. To split a\n"
 		"receive at its peer's send when the peer's trace is given\n"

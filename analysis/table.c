@@ -513,6 +513,11 @@ void tables_done(const char *report)
 	if (nkeys && nshown && !nsorted)
 		die(2, "%s: --sort: no table shown has the column%s given", report,
 		    nkeys > 1 ? "s" : "");
+	const struct tabledef *t = opt.table ? table_find(opt.tables, opt.table) : NULL;
+
+	if (opt.table && !nshown && several_tables() && t && t->needs)
+		die(2, "%s: no table '%s' in this output (it comes with %s)", report, opt.table,
+		    t->needs);
 	if (opt.table && !nshown && several_tables())
 		die(2, "%s: no table '%s' in this output (the options decide which tables there are)",
 		    report, opt.table);

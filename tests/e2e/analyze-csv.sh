@@ -120,5 +120,5 @@ expect_eq "bad --table status" $rc 2
 expect_eq "bad --table" "$(cat err)" "island-analyze: --table: net has no table 'bogus' (connections, calls, messages)"
 rc=0; "$ANALYZE" deps --csv --table measures $T/replay-2node.xml > out 2>err || rc=$?
 expect_eq "absent --table status" $rc 2
-expect_eq "absent --table" "$(cat err)" "island-analyze: deps: no table 'measures' in this output (the options decide which tables there are)"
+expect_eq "absent --table" "$(cat err)" "island-analyze: deps: no table 'measures' in this output (it comes with --truth PATH or --from both)"
 exit 0
