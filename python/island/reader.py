@@ -362,9 +362,13 @@ def _need(path, line, tag, a, name):
 
 def events(path):
     """Every record of the trace, each a dict: kind ("compute", "io",
-    "region", "wait", "signal"), node, pid, tid, the record's attributes
-    (numbers as int or float seconds), and for compute its start and end."""
-    node = proc = thread = None
+    "region", "wait", "signal"), node, pid, tid, thread (its name), exe
+    (the program the process ran then: its last exec's path so far, else
+    the process's exe, as island-analyze names it), the record's
+    attributes (numbers as int or float seconds), and for compute its
+    start and end."""
+    node = proc = thread = tname = None
+    exe = ""
     cursor = 0.0
     for ev, tag, a, line in _parse(path):
         if ev != "start":
@@ -373,12 +377,18 @@ def events(path):
             node = _need(path, line, tag, a, "name")
         elif tag == "process":
             proc = int(_need(path, line, tag, a, "pid"))
+            exe = a.get("exe", "")
         elif tag == "thread":
             thread = int(_need(path, line, tag, a, "tid"))
+            tname = a.get("name", "")
             cursor = float(a.get("start", 0))
         elif tag in ("compute", "io", "region", "wait", "signal"):
             rec = _attrs(a)
-            rec.update(kind=tag, node=node, pid=proc, tid=thread)
+            # an exec that succeeded: its image from its record on
+            api = a.get("api", "") if tag == "io" else ""
+            if (api.startswith("exec") or api == "fexecve") and "errno" not in a and a.get("path"):
+                exe = a["path"]
+            rec.update(kind=tag, node=node, pid=proc, tid=thread, thread=tname, exe=exe)
             if tag == "compute":
                 rec["start"] = cursor
                 rec["end"] = cursor + rec.get("dur", 0.0)
