@@ -196,6 +196,7 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	o->inpath = intern(io->inpath);
 	o->peer = intern(io->peer);
 	o->flags = intern(io_str(io, "flags"));
+	o->cmd = intern(io_str(io, "cmd"));
 	o->proto = (uint8_t)proto_of(io->proto);
 	o->pipe = (int32_t)io_num(io, "pipe", NULL, 0);
 	/* a non-blocking connect under way (EINPROGRESS) goes on to connect */

@@ -52,6 +52,7 @@ struct op {
 	uint32_t busy_end, busy_recv;
 	const struct call *call;	/* NULL: not replayable, skipped */
 	const char *path, *path2, *inpath, *peer, *flags;
+	const char *cmd;	/* fcntl, ioctl, prctl: the command ("F_SETFD") */
 	uint8_t proto;
 	int32_t pipe;		/* which pipe of the node (trace-format.md), 0 */
 };

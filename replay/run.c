@@ -196,6 +196,18 @@ void fd_put(struct rctx *c, int tfd, int rfd, int cloexec)
 	pthread_mutex_unlock(&p->mu);
 }
 
+void fd_cloexec(struct rctx *c, int tfd, int cloexec)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+
+	if (tfd < 0)
+		return;
+	pthread_mutex_lock(&p->mu);
+	fd_grow(p, tfd);
+	p->cloexec[tfd] = (uint8_t)cloexec;
+	pthread_mutex_unlock(&p->mu);
+}
+
 int fd_take(struct rctx *c, int tfd)
 {
 	struct pstate *p = &c->ns->ps[c->proc];

@@ -814,7 +814,30 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	case C_FSETPOS:
 		o_attr_int(o, "offset", r->a1);
 		break;
+	case C_SYNC_FILE_RANGE:
+		o_attr_int(o, "size", r->a1);
+		o_attr_int(o, "offset", r->a2);
+		break;
 	}
+	/* what a replay must do again: the mode of an allocation (a hole
+	 * punched), whether a range's sync waits; the descriptor's flags a
+	 * control set (close-on-exec, appending) */
+	if ((c == C_FALLOCATE || c == C_SYNC_FILE_RANGE) && REC_PAYLOAD_LEN(r) >= 4) {
+		int32_t v;
+		memcpy(&v, REC_PAYLOAD(r), sizeof(v));
+		ctl_mode(c, v, buf, sizeof(buf));
+		o_attr(o, "flags", buf);
+	}
+	if (c == C_FCNTL || c == C_IOCTL || c == C_PRCTL) {
+		const char *a;
+		o_attr(o, "cmd", ctl_cmd(c, r->a1, buf, sizeof(buf)));
+		if (!failed && (a = ctl_arg(c, r->a1, r->a2, buf, sizeof(buf))))
+			o_attr(o, "flags", a);
+		if (!failed && c == C_FCNTL && (r->a1 == F_GETFD || r->a1 == F_GETFL))
+			o_attr_int(o, "result", r->ret);
+	}
+	if (c == C_DUP3 && !failed && (r->a2 & O_CLOEXEC))
+		o_attr(o, "flags", "O_CLOEXEC");
 	if (c == C_LSEEK || c == C_FSEEK) {
 		o_attr_int(o, "offset", r->a1);
 		o_attr(o, "whence", r->a2 == SEEK_SET ? "SEEK_SET" :
