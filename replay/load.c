@@ -153,6 +153,21 @@ static int event_path(const char *p)
 	return p && !strncmp(p, "anon_inode:", 11);
 }
 
+/* a call not reissued, counted by name for the report (as run.c: a
+ * metadata call lasts its original time) */
+static void skip_note(struct node *n, const char *api, int res)
+{
+	const char *a = intern(api);
+
+	for (size_t i = 0; i < n->nskips; i++)
+		if (n->skips[i].api == a) {
+			n->skips[i].n++;
+			return;
+		}
+	XGROW(n->skips, n->skcap, n->nskips + 1);
+	n->skips[n->nskips++] = (struct skipstat){ a, 1, res == RES_FILEMETA || res == RES_NETMETA };
+}
+
 static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 {
 	struct rd *rd = ctx;
@@ -161,6 +176,8 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 
 	o->res = (uint8_t)(io->res + 1);
 	o->call = call_lookup(io->api, o->res);
+	if (!o->call)
+		skip_note(rd->node, io->api, o->res);
 	o->start = io->start;
 	o->dur = io->end - io->start;	/* validated: >= 0 */
 	o->amount = io->amount;

@@ -366,6 +366,29 @@ int map_path(struct rctx *c, const char *path, char *buf, size_t len)
 	return sandbox_map(path, p->cwd, buf, len) ? 0 : -1;
 }
 
+/* the report lists failed calls by name and errno (errno kept) */
+static void fail_note(struct rctx *c, const struct op *o)
+{
+	struct nstate *ns = c->ns;
+	const char *api = o->call ? o->call->api : "?";
+	int e = errno;
+
+	pthread_mutex_lock(&ns->stmu);
+	for (int i = 0; i < NFAILS; i++) {
+		struct failstat *fs = &ns->st->fails[i];
+		if (!fs->n) {
+			snprintf(fs->api, sizeof(fs->api), "%s", api);
+			fs->err = e;
+		}
+		if (fs->err == e && !strcmp(fs->api, api)) {
+			fs->n++;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ns->stmu);
+	errno = e;
+}
+
 void replay_warn(struct rctx *c, const struct op *o, const char *what)
 {
 	struct nstate *ns = c->ns;
@@ -654,6 +677,10 @@ static void stat_add(struct nstate *ns, struct rctx *c)
 		ns->st->fam[f].repl_ns += c->fam[f].repl_ns;
 		ns->st->fam[f].orig_bytes += c->fam[f].orig_bytes;
 		ns->st->fam[f].repl_bytes += c->fam[f].repl_bytes;
+		for (int b = 0; b < LAT_BUCKETS; b++) {
+			ns->st->fam[f].lat_orig[b] += c->fam[f].lat_orig[b];
+			ns->st->fam[f].lat_repl[b] += c->fam[f].lat_repl[b];
+		}
 	}
 	ns->st->calls += c->calls;
 	ns->st->skipped += c->skipped;
@@ -799,6 +826,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		enum family f = op_family(o);
 		c->fam[f].calls++;
 		c->fam[f].orig_ns += o->dur;
+		c->fam[f].lat_orig[lat_bucket(o->dur)]++;
 		if (o->has_amount && !o->failed && !o->libc_only)
 			c->fam[f].orig_bytes += o->amount;
 		call_fn fn = o->call ? o->call->fn : NULL;
@@ -865,10 +893,12 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			/* a spin of its time that the time owed shortened
 			 * lasted that much more, as the report sees it */
 			c->fam[f].repl_ns += c->mark - s + c->waited + c->paid;
+			c->fam[f].lat_repl[lat_bucket(c->mark - s + c->waited + c->paid)]++;
 			c->fam[f].repl_bytes += c->moved;
 			/* a call that failed in the trace may fail again */
 			if (rc < 0 && !o->failed) {
 				c->failed++;
+				fail_note(c, o);
 				replay_warn(c, o, "replay of");
 			}
 		}
