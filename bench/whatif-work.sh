@@ -4,11 +4,11 @@
 GITC="-c user.name=a -c user.email=a@b -c gc.auto=0"
 wl_sqlite() {
 	{ echo "create table t (k integer primary key, v text);"
-	  i=0; while [ $i -lt 300 ]; do echo "insert into t (v) values ('row $i');"; i=$((i + 1)); done
+	  i=0; while [ $i -lt "${SQL_ROWS:-300}" ]; do echo "insert into t (v) values ('row $i');"; i=$((i + 1)); done
 	} > "$1/ins.sql"
 }
 run_sqlite() { sqlite3 t.db ".read ins.sql"; }
-FIO="--name=w --rw=randwrite --bs=4k --size=4m --fsync=8 --randrepeat=1 --filename=f.dat --output=/dev/null"
+FIO="--name=w --rw=randwrite --bs=4k --size=${FIO_SIZE:-4m} --fsync=8 --randrepeat=1 --filename=f.dat --output=/dev/null"
 wl_fio_sync() { :; }
 run_fio_sync() { fio $FIO --ioengine=sync; }
 wl_fio_psync() { :; }

@@ -45,8 +45,16 @@ replay_once() {
 	rm -rf "$slow_mnt/rep"
 	slow_run "$R" -q --mode "$2" --root "$slow_mnt/rep" --report "$fast/rep.xml" "$3" \
 		> /dev/null 2> "$fast/rep.err" || { echo fail; return; }
+	sed -n 's/.*<node .* failed="\([0-9]*\)".*/\1/p' "$fast/rep.xml" >> "$fast/failed"
 	sed -n 's/.*<run original="[^"]*" replayed="\([0-9.]*\)".*/\1/p' "$fast/rep.xml"
 }
+# predict NAME MODE TRACE: the median of RUNS replays ("fail" if one
+# failed), the calls that failed in them added to $fast/failed
+predict() {
+	for i in $(seq "$RUNS"); do replay_once "$@"; done > "$fast/pred"
+	if grep -q fail "$fast/pred"; then echo fail; else median < "$fast/pred"; fi
+}
+failed() { awk '{ s += $1 } END { print s + 0 }' "$fast/failed"; }
 # pseudosync: 4 nodes, a write and fsync per phase, a TCP barrier
 # through n0; captured with --discover (its WAITs), run for real as four
 # processes on the slow file system
@@ -83,17 +91,18 @@ pseudosync_row() {
 	ps_capture || { echo "pseudosync: capture failed: $(tail -3 "$fast/pseudosync.cap.err")"; return; }
 	real=$(for i in $(seq "$RUNS"); do ps_real "$i"; done | median)
 	printf '%-12s %9.3f' pseudosync "$real"
+	: > "$fast/failed"
 	for m in $MODES; do
-		p=$(for i in $(seq "$RUNS"); do replay_once pseudosync "$m" "$fast/pseudosync.xml"; done | median)
-		printf ' %9.3f %7s' "$p" "$(err "$p" "$real")"
+		p=$(predict pseudosync "$m" "$fast/pseudosync.xml")
+		printf ' %9s %7s' "$p" "$(err "$p" "$real")"
 	done
-	echo
+	echo " $(failed)"
 }
 err() { echo "$1 $2" | awk '$1 == "fail" { print "fail"; next } { printf "%+.1f%%", ($1 / $2 - 1) * 100 }'; }
 
 printf '%-12s %9s' workload real
 for m in $MODES; do printf ' %9s %7s' "$m" error; done
-echo
+echo " failed"
 for w in $ONLY; do
 	fn=$(echo "$w" | tr - _)
 	if [ "$w" = pseudosync ]; then
@@ -103,9 +112,10 @@ for w in $ONLY; do
 	capture "$fn" || { echo "$w: capture failed: $(cat "$fast/$fn.cap.err")"; continue; }
 	real=$(for i in $(seq "$RUNS"); do real_once "$fn" "$slow_mnt/real"; done | median)
 	printf '%-12s %9.3f' "$w" "$real"
+	: > "$fast/failed"
 	for m in $MODES; do
-		p=$(for i in $(seq "$RUNS"); do replay_once "$fn" "$m" "$fast/$fn.xml"; done | median)
-		printf ' %9.3f %7s' "$p" "$(err "$p" "$real")"
+		p=$(predict "$fn" "$m" "$fast/$fn.xml")
+		printf ' %9s %7s' "$p" "$(err "$p" "$real")"
 	done
-	echo
+	echo " $(failed)"
 done

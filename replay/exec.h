@@ -67,6 +67,8 @@ struct rctx {
 	size_t bufcap;
 	struct famstat fam[NFAM];
 	uint64_t calls, skipped, failed;
+	uint64_t deps;		/* WAITs that blocked, and the wake-ups' cost */
+	int64_t dep_ns;
 	int64_t moved;		/* bytes the current call transferred */
 	int64_t unwritten;	/* bytes file writes could not put down */
 	int werr;		/* the first such write's errno, and file */

@@ -266,6 +266,8 @@ struct nodestat {
 	int64_t t0_ns, t1_ns;		/* replay start/end, CLOCK_MONOTONIC */
 	uint64_t calls, skipped, failed, total;
 	uint64_t unwritten;		/* bytes file writes could not put down */
+	uint64_t deps;			/* WAITs that blocked; the replayer's own */
+	int64_t dep_ns;			/* wake-up time past the peer's I/O, paid back */
 	int werr;			/* the first one's errno and trace path */
 	const char *wpath;		/* (interned before the fork: valid here) */
 	int status;			/* 0 ok, else exit status */

@@ -164,6 +164,9 @@ static void print_storage(const struct trace *t, const int *sel, struct sync *s)
 			       st->fails[i].n, errno_name(st->fails[i].err), strerror(st->fails[i].err));
 			listed += st->fails[i].n;
 		}
+		if (st->deps)
+			printf("waits   %-8s %llu blocked on a peer's I/O; the replayer's wake-up: %.1f us each, paid back\n",
+			       n->name, (unsigned long long)st->deps, (double)st->dep_ns / 1e3 / (double)st->deps);
 		if (listed < st->failed)
 			printf("failed  %-8s %-24s x%-6llu (other kinds)\n", n->name, "...",
 			       (unsigned long long)(st->failed - listed));
@@ -261,6 +264,9 @@ int report_save(const char *file, const struct trace *t, const int *sel,
 		for (size_t i = 0; i < n->nskips; i++)
 			fprintf(f, "    <skipped api=\"%s\" count=\"%u\" reason=\"%s\"/>\n", n->skips[i].api,
 				n->skips[i].n, n->skips[i].spent ? "no value in the trace: time spent" : "no replay of it");
+		if (st->deps)
+			fprintf(f, "    <waits blocked=\"%llu\" wake_ns=\"%lld\"/>\n",
+				(unsigned long long)st->deps, (long long)st->dep_ns);
 		for (int i = 0; i < NFAILS && st->fails[i].n; i++)
 			fprintf(f, "    <failed api=\"%s\" count=\"%u\" errno=\"%s\"/>\n", st->fails[i].api,
 				st->fails[i].n, errno_name(st->fails[i].err));

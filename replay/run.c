@@ -684,6 +684,8 @@ static void stat_add(struct nstate *ns, struct rctx *c)
 	}
 	ns->st->calls += c->calls;
 	ns->st->skipped += c->skipped;
+	ns->st->deps += c->deps;
+	ns->st->dep_ns += c->dep_ns;
 	ns->st->failed += c->failed;
 	if (c->unwritten && !ns->st->unwritten) {
 		ns->st->werr = c->werr;
@@ -792,8 +794,20 @@ static void run_ops(struct rctx *c, const struct thread *th)
 				int64_t t = rnow_ns();
 				atomic_store_explicit(&ts->at, o, memory_order_relaxed);
 				atomic_store_explicit(&ts->since, t, memory_order_relaxed);
-				if (sync_wait(r->sync, o->node, o->seq) > 0)
-					c->late = 0;
+				if (sync_wait(r->sync, o->node, o->seq) > 0) {
+					/* what the wake-up took past the peer's
+					 * completion (and past the original's own
+					 * wake-up lag, the floor below) is the
+					 * replayer's, a futex's and a scheduler's:
+					 * measured, and paid back by the phases
+					 * after, as a late spin is */
+					int64_t w = rnow_ns(), at = sync_when(r->sync, o->node, o->seq);
+					if (at && o->wake_lag > 0)
+						at += (int64_t)((double)o->wake_lag / opt.speed);
+					c->late = at && w > at ? w - at : 0;
+					c->deps++;
+					c->dep_ns += c->late;
+				}
 				/* the original's wake-up after that I/O (load.c,
 				 * trace_wait_lags): the call ends no earlier */
 				int64_t d = o->wake_lag > 0 ? sync_when(r->sync, o->node, o->seq) : 0;
