@@ -316,6 +316,18 @@ static void on_dep(void *ctx, struct trace_thread *tt, const struct trace_dep *d
 	o->seq = d->seq > 0 ? (uint32_t)d->seq : 0;	/* a wait's: validated */
 }
 
+/* a file's size and allocation as the run left it (files.c) */
+static void on_file(void *ctx, struct trace_node *tn, const struct trace_file *f)
+{
+	struct node *n = ((struct rd *)ctx)->node;
+
+	(void)tn;
+	if (f->size_at_end < 0)
+		return;
+	XGROW(n->fsz, n->fszcap, n->nfsz + 1);
+	n->fsz[n->nfsz++] = (struct filesz){ intern(f->path), f->size_at_end, f->allocated_at_end };
+}
+
 static void on_socket(void *ctx, struct trace_node *tn, const struct trace_socket *ts)
 {
 	struct rd *rd = ctx;
@@ -818,7 +830,7 @@ struct trace *trace_load(const char *file)
 	static const struct trace_ops ops = {
 		.node = on_node, .node_end = on_node_end, .process = on_process,
 		.thread = on_thread, .compute = on_compute, .io = on_io,
-		.dep = on_dep, .socket = on_socket, .strict = true,
+		.dep = on_dep, .socket = on_socket, .file = on_file, .strict = true,
 	};
 	char *files[1] = { (char *)file };
 	struct rd rd = { .file = file };

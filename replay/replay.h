@@ -120,6 +120,11 @@ struct node {
 	uint32_t nall;		/* io elements */
 	struct skipstat *skips;	/* load.c */
 	size_t nskips, skcap;
+	struct filesz {		/* <file size_at_end allocated_at_end> */
+		const char *path;
+		int64_t size, alloc;
+	} *fsz;
+	size_t nfsz, fszcap;
 	uint8_t waited;		/* a WAIT names this node: its I/Os are published */
 	uint32_t line;
 	/* descriptor slots (fdslots.c): from slot_base on, the trace's fd
@@ -214,6 +219,7 @@ struct fileneed {
 	int64_t size;		/* bytes the replay must find there; -1: must not exist */
 	int dir;		/* a directory */
 	size_t len;		/* of path, the directory to make; 0: all */
+	int64_t data;		/* of size, the bytes written (the rest a hole); -1: all */
 };
 /* What must exist before the replay of the selected nodes; unordered:
  * the replay keeps no causality (every file read exists beforehand). */

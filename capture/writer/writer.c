@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1564,6 +1565,15 @@ static void write_summaries(struct out *o, struct node *n)
 		o_attr_int(o, "writes", (int64_t)b->writes);
 		o_attr_int(o, "bytes_written", (int64_t)b->bytes_written);
 		o_attr_int(o, "open_at_end", b->open_fds > 0 ? b->open_fds : 0);
+		/* the file as the run left it: a replay on another file
+		 * system makes the ones the run found (and did not change)
+		 * with this size and this much of it allocated (a sparse
+		 * file's holes stay holes) */
+		struct stat st;
+		if (b->xname && b->xname[0] == '/' && !stat(b->xname, &st) && S_ISREG(st.st_mode)) {
+			o_attr_int(o, "size_at_end", (int64_t)st.st_size);
+			o_attr_int(o, "allocated_at_end", (int64_t)st.st_blocks * 512);
+		}
 		o_lit(o, "/>\n");
 	}
 	o_lit(o, "  </files>\n  <sockets>\n");
