@@ -94,7 +94,7 @@ pseudosync_row() {
 	: > "$fast/failed"
 	for m in $MODES; do
 		p=$(predict pseudosync "$m" "$fast/pseudosync.xml")
-		printf ' %9s %7s' "$p" "$(err "$p" "$real")"
+		printf ' %9s %7s' "$(echo "$p" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$p" "$real")"
 	done
 	echo " $(failed)"
 }
@@ -115,7 +115,7 @@ for w in $ONLY; do
 	: > "$fast/failed"
 	for m in $MODES; do
 		p=$(predict "$fn" "$m" "$fast/$fn.xml")
-		printf ' %9s %7s' "$p" "$(err "$p" "$real")"
+		printf ' %9s %7s' "$(echo "$p" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$p" "$real")"
 	done
 	echo " $(failed)"
 done
