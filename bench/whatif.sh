@@ -7,7 +7,10 @@
 # (medians of RUNS). Needs root, a loop device and an io controller: it
 # says why and ends (status 0) where it cannot. Everything it made (the
 # mount, the loop device, its image, the cgroup) goes on every exit.
-#   RUNS=3 IOPS=200 BPS=20971520 [ONLY="sqlite fio"] bench/whatif.sh
+# Then island-analyze whatif is checked: each of PREDICT (sqlite) captured
+# on the slow system, its time predicted for a device twice as fast and
+# twice as slow, against a replay on the device throttled so.
+#   RUNS=3 IOPS=200 BPS=20971520 [ONLY="sqlite fio"] [PREDICT=sqlite] bench/whatif.sh
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
 RUNS=${RUNS:-3}
@@ -46,6 +49,7 @@ replay_once() {
 	slow_run "$R" -q --mode "$2" --root "$slow_mnt/rep" --report "$fast/rep.xml" "$3" \
 		> /dev/null 2> "$fast/rep.err" || { echo fail; return; }
 	sed -n 's/.*<node .* failed="\([0-9]*\)".*/\1/p' "$fast/rep.xml" >> "$fast/failed"
+	grep '<failed ' "$fast/rep.xml" | sed "s/^ */$1 $2: /" >> "$fast/failed.all"
 	sed -n 's/.*<run original="[^"]*" replayed="\([0-9.]*\)".*/\1/p' "$fast/rep.xml"
 }
 # predict NAME MODE TRACE: the median of RUNS replays ("fail" if one
@@ -119,3 +123,36 @@ for w in $ONLY; do
 	done
 	echo " $(failed)"
 done
+# island-analyze whatif validated: each of PREDICT captured on the slow
+# system; its time predicted for a device twice as fast and twice as
+# slow (--if '*:file*2', '*:file*0.5'), and the trace replayed (causal) on
+# the device throttled so
+slow_capture() {
+	d=$slow_mnt/cap/$1
+	rm -rf "$slow_mnt/cap" && mkdir -p "$d" && "wl_$1" "$d" && sync -f "$d" &&
+	(cd "$d" && slow_run "$C" -o "$fast/$1.slow.xml" -- sh -c ". '$ROOT/bench/whatif-work.sh'; run_$1" \
+		> /dev/null 2> "$fast/$1.cap.err")
+}
+if [ -n "${PREDICT-sqlite}" ]; then
+	echo
+	printf '%-12s %7s %9s %9s %9s %7s\n' workload device captured predicted replayed error
+fi
+for w in ${PREDICT-sqlite}; do
+	fn=$(echo "$w" | tr - _)
+	slow_capture "$fn" || { echo "$w: capture failed: $(cat "$fast/$fn.cap.err")"; continue; }
+	orig=$(sed -n 's/.*<node name="[^"]*" [^>]*start="\([0-9.]*\)" end="\([0-9.]*\)".*/\1 \2/p' "$fast/$fn.slow.xml" |
+		awk '{ print $2 - $1; exit }')
+	for f in 2 0.5; do
+		slowfs_rate "$(echo "$IOPS * $f / 1" | bc)" "$(echo "$BPS * $f / 1" | bc)"
+		pred=$("$ROOT/bin/island-analyze" whatif --csv --if "*:file*$f" "$fast/$fn.slow.xml" |
+			awk -F, '$1 == "run" { print $3 }')
+		: > "$fast/failed"
+		rep=$(predict "$fn" causal "$fast/$fn.slow.xml")
+		printf '%-12s %6sx %9.3f %9.3f %9s %7s\n' "$w" "$f" "$orig" "$pred" \
+			"$(echo "$rep" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$pred" "$rep")"
+	done
+	slowfs_rate "$IOPS" "$BPS"
+done
+# what failed, by workload, mode and call (the replays' reports)
+[ -s "$fast/failed.all" ] && { echo "failed calls:"; sort "$fast/failed.all" | uniq -c; }
+exit 0
