@@ -148,6 +148,7 @@ struct trace_region {
 struct trace_file {
 	const char *path;
 	int64_t opens, reads, bytes_read, writes, bytes_written, open_at_end;
+	int64_t size_at_end, allocated_at_end;	/* -1: not told */
 };
 
 struct trace_socket {

@@ -60,6 +60,8 @@ static struct call calls[] = {
 	{ "symlink", h_symlink, FAM_OPEN }, { "symlinkat", h_symlink, FAM_OPEN },
 	{ "dup", h_dup, FAM_OPEN }, { "dup2", h_dup, FAM_OPEN },
 	{ "dup3", h_dup, FAM_OPEN }, { "fcntl", h_dup, FAM_OPEN },
+	{ "ioctl", h_ioctl, FAM_OPEN }, { "prctl", h_spent, FAM_OTHER },
+	{ "fallocate", h_falloc, FAM_OPEN }, { "posix_fallocate", h_falloc, FAM_OPEN },
 	{ "chdir", h_nop, FAM_OPEN }, { "fchdir", h_nop, FAM_OPEN },
 	/* descriptors on no file: a memory file is made again; an event
 	 * counter, timer, signal queue, epoll set or inotify is not (its

@@ -664,6 +664,8 @@ static void on_file(struct rd *rd)
 	f.writes = int_attr(rd, "writes", 0);
 	f.bytes_written = int_attr(rd, "bytes_written", 0);
 	f.open_at_end = int_attr(rd, "open_at_end", 0);
+	f.size_at_end = int_attr(rd, "size_at_end", -1);
+	f.allocated_at_end = int_attr(rd, "allocated_at_end", -1);
 	if (rd->ops->file)
 		rd->ops->file(rd->ctx, rd->node, &f);
 }

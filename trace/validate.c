@@ -98,6 +98,8 @@ static const struct vrule rules[] = {
 	{ "file",    "writes",        V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
 	{ "file",    "bytes_written", V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
 	{ "file",    "open_at_end",   V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "file",    "size_at_end",   V_INT,     OPT, 0, VBIG_MAX, 0, 0 },
+	{ "file",    "allocated_at_end", V_INT,  OPT, 0, VBIG_MAX, 0, 0 },
 	{ "socket",  "sent",          V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
 	{ "socket",  "received",      V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
 	{ "socket",  "open_at_end",   V_BOOL,    OPT, 0, 0, 0, 0 },
