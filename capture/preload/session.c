@@ -386,9 +386,10 @@ static void hold(struct tstate *t, int call)
 {
 	int e = errno;
 	int64_t start = mono_ns(), deadline = start + me->hold_timeout;
-	uint64_t blocked = 0, nodep = 0, xseq[SESS_NODES];
+	uint64_t blocked = 0, nodep = 0, group = 1ull << me_idx, xseq[SESS_NODES];
 
 	__atomic_add_fetch(&me->holds, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&me->holding, 1, __ATOMIC_ACQ_REL);
 	me->hold_after = me->io_seq;
 	me->hold_call = call;
 	__atomic_store_n(&me->hold_start, start, __ATOMIC_RELEASE);
@@ -402,6 +403,16 @@ static void hold(struct tstate *t, int call)
 			known += x->state != SN_FREE;
 			if (i == me_idx || x->state == SN_FREE)
 				continue;
+			/* another node of a throttled group, holding too: it
+			 * waits for nothing of ours, and is held by us; who
+			 * waits during our hold may wait for it as well, so
+			 * it is logged with us (group) */
+			if (x->throttled && __atomic_load_n(&x->holding, __ATOMIC_ACQUIRE) > 0 &&
+			    !node_gone(x)) {
+				group |= 1ull << i;
+				blocked &= ~(1ull << i);
+				continue;
+			}
 			int b = node_gone(x) ? 0 : node_blocked(x, now_ns, start);
 			if (b) {
 				if (!(blocked & (1ull << i)))
@@ -432,6 +443,7 @@ static void hold(struct tstate *t, int call)
 		nap_ns(200000);
 	}
 	__atomic_store_n(&me->hold_start, 0, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&me->holding, 1, __ATOMIC_ACQ_REL);
 	blocked &= ~nodep;
 	if (!t->held_seq)
 		t->held_seq = __atomic_add_fetch(&me->io_seq, 1, __ATOMIC_ACQ_REL);
@@ -443,7 +455,7 @@ static void hold(struct tstate *t, int call)
 			__atomic_add_fetch(&sess->deps_lost, 1, __ATOMIC_RELAXED);
 			continue;
 		}
-		sess->deps[k] = (struct sess_dep){ me_idx, i, t->held_seq, xseq[i] };
+		sess->deps[k] = (struct sess_dep){ me_idx, i, t->held_seq, xseq[i], group };
 	}
 	errno = e;
 }
