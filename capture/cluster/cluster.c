@@ -843,9 +843,10 @@ static int throttled_pass(struct cluster *c, struct cluster_opts *o, struct disc
 	return discover_add(d, p);
 }
 
+/* --passes, else never more than //TRACE's N + 1 */
 static int budget_left(struct cluster_opts *o, int nthr)
 {
-	return !o->max_passes || 1 + nthr < o->max_passes;
+	return 1 + nthr < (o->max_passes ? o->max_passes : o->nodes + 1);
 }
 
 /*
@@ -865,6 +866,7 @@ static int discover_plan(struct cluster *c, struct cluster_opts *o, struct disco
 {
 	uint64_t all = 0;
 
+	o->nodes = c->n;
 	for (int i = 0; i < c->n; i++)
 		if (wanted(o, c->nodes[i].name))
 			all |= 1ull << i;
@@ -888,24 +890,34 @@ static int discover_plan(struct cluster *c, struct cluster_opts *o, struct disco
 			   xasprintf("all %d nodes at once", __builtin_popcountll(all))) < 0)
 		return -1;
 	uint64_t u = discover_undecided(d);
-	int m = __builtin_popcountll(u), bits = 0;
+	int m = __builtin_popcountll(u), bits = 0, from = 0, most = 0;
 	while ((1 << bits) < m)
 		bits++;
+	while ((1 << most) < c->n)
+		most++;
+	/* numbered from 1 when that costs no pass more than 2 + ceil(log2 N):
+	 * number 0 is in no bit pass, so that no pass can tell it is one of
+	 * several nodes a wait is for */
+	if ((1 << bits) > m || bits < most) {
+		from = 1;
+		while ((1 << bits) < m + 1)
+			bits++;
+	}
 	if (!m)
 		fprintf(stderr, "island-capture: %s: every wait of the group pass has one "
 			"node it can be for, or a message: no more passes\n", o->file);
 	/* the candidates numbered in index order: bit pass b, those with bit b */
 	for (int b = 0; b < bits; b++) {
 		uint64_t g = 0;
-		for (int i = 0, k = 0; i < c->n; i++)
+		for (int i = 0, k = from; i < c->n; i++)
 			if (u & (1ull << i)) {
 				if (k & (1 << b))
 					g |= 1ull << i;
 				k++;
 			}
 		if (!budget_left(o, *nthr)) {
-			fprintf(stderr, "island-capture: %s: --passes %d reached: waits "
-				"among %d nodes left unsure\n", o->file, o->max_passes, m);
+			fprintf(stderr, "island-capture: %s: %d passes (--passes, or N + 1) reached: "
+				"waits among %d nodes left unsure\n", o->file, 1 + *nthr, m);
 			return 0;
 		}
 		char *pname = xasprintf("group-bit%d", b);
@@ -914,13 +926,14 @@ static int discover_plan(struct cluster *c, struct cluster_opts *o, struct disco
 					     "wait may be for", b, bits, m)) < 0)
 			return -1;
 	}
-	uint64_t left = bits ? discover_unsure(d) : 0;
+	/* one candidate: its own pass; else those the bit passes left */
+	uint64_t left = bits ? discover_unsure(d) : u;
 	for (int i = 0; i < c->n; i++) {
 		if (!(left & (1ull << i)))
 			continue;
 		if (!budget_left(o, *nthr)) {
-			fprintf(stderr, "island-capture: %s: --passes %d reached: waits on "
-				"more than one node left unsure\n", o->file, o->max_passes);
+			fprintf(stderr, "island-capture: %s: %d passes (--passes, or N + 1) reached: "
+				"waits on more than one node left unsure\n", o->file, 1 + *nthr);
 			return 0;
 		}
 		char *pname = xasprintf("throttle-%s", c->nodes[i].name);

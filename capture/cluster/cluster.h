@@ -15,6 +15,7 @@ struct cluster_opts {
 	int discover, gzip, period, keep;
 	int max_passes;              /* --passes: 0 as many as needed */
 	int one_by_one;              /* a pass per node, no group passes */
+	int nodes;                   /* the cluster's, once read */
 	double delay, hold_timeout, factor, timeout;
 	int pcap, pcap_optional;     /* --pcap passed on to every node */
 	const char *pcap_iface;

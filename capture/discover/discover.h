@@ -39,8 +39,8 @@ struct discovery {
 	size_t by_origin[4], unsure; /* edges written, by DEP_* */
 };
 
-/* Is there a message edge into node x's I/O xs? */
-int discover_has_message(const struct discovery *d, int x, uint64_t xs);
+/* Is there a message edge into node x's I/O xs (from node t; -1 any)? */
+int discover_has_message(const struct discovery *d, int x, uint64_t xs, int t);
 typedef void (*gt_emit)(struct discovery *d, int x, uint64_t xs, int t, uint64_t ts,
 			int origin, int unsure);
 /* The waits the passes saw, decided (groups.c): each an edge to emit. */

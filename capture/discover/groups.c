@@ -17,6 +17,8 @@
 #include "discover.h"
 #include "util.h"
 
+/* (a session has at most SESS_NODES = 64 nodes: masks of 64 bits) */
+
 static int cmp_obs(const void *a, const void *b)
 {
 	const struct dobs *x = a, *y = b;
@@ -35,72 +37,110 @@ static int ones(uint64_t m)
 	return __builtin_popcountll(m);
 }
 
-/* What the passes say of one wait, obs[a..b): the nodes it may be for,
- * whether that is certain, and on which passes it rests (DEP_*); 0 when
- * none. */
-static uint64_t judge(const struct discovery *d, size_t a, size_t b, int *unsure,
-		      int *origin)
+/* Which I/Os of every node happen before node x's I/O xs by the message
+ * edges alone (each node's I/Os in their order): reach[t] is the last. */
+static void reach_of(const struct discovery *d, int x, uint64_t xs, uint64_t *reach)
+{
+	memset(reach, 0, (size_t)d->n * sizeof(*reach));
+	reach[x] = xs;
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t k = 0; k < d->nmsg; k++) {
+			const struct dedge *e = &d->msg[k];
+			if (e->xs <= reach[e->x] && e->ts > reach[e->t]) {
+				reach[e->t] = e->ts;
+				changed = 1;
+			}
+		}
+	}
+}
+
+/* the latest I/O of t's that the wait was seen on, in passes of kind
+ * `kind` (0 any) */
+static uint64_t seen_ts(const struct discovery *d, size_t a, size_t b, int t, int kind)
+{
+	uint64_t ts = 0;
+
+	for (size_t k = a; k < b; k++)
+		if (d->obs[k].t == t && d->obs[k].ts > ts &&
+		    (!kind || d->passes[d->obs[k].pass]->kind == kind))
+			ts = d->obs[k].ts;
+	return ts;
+}
+
+/*
+ * What the passes say of one wait, obs[a..b): the nodes it certainly
+ * waited for, and those it may have (*unsure), on which passes that rests
+ * (DEP_*). A wait may be for several nodes (a chain: x waits for a node
+ * that waits for another), a pass sees it when it throttles any of them,
+ * and a node holding during it logs it whether it is one of them or not:
+ * - the nodes that logged it in the group pass are its candidates;
+ * - a candidate whose held I/O the message edges already order before
+ *   the wait is one of them (the messages prove it);
+ * - of the others, one that a bit pass throttled without the wait being
+ *   seen is not (a negative test), nor is one whose single-node pass did
+ *   not see it; one is when a pass that saw the wait throttled no other
+ *   that may be, or when it is the only one left and no message explains
+ *   the wait.
+ */
+static uint64_t judge(const struct discovery *d, size_t a, size_t b, uint64_t *reach,
+		      uint64_t *unsure, uint64_t *single)
 {
 	const struct dobs *o = d->obs;
-	int x = o[a].x;
+	int x = o[a].x, nbits = 0;
 	uint64_t single_seen = 0, single_ran = 0, group = 0, bits = 0, self = 1ull << x;
+	uint64_t seen[64] = { 0 };   /* per pass: 1 when it saw the wait */
 
 	for (size_t k = a; k < b; k++) {
 		int kind = d->passes[o[k].pass]->kind;
 		uint64_t t = 1ull << o[k].t;
+		if (o[k].pass < 64)
+			seen[o[k].pass] = 1;
 		if (kind == PASS_SINGLE)
-			single_seen |= t;
+			single_seen |= t & d->passes[o[k].pass]->mask;
 		else if (kind == PASS_GROUP)
 			group |= t;
 		else
 			bits |= t;
 	}
+	/* a node throttled alone that saw the wait: //TRACE's own evidence */
 	*unsure = 0;
-	if (single_seen) {           /* //TRACE's own evidence */
-		*origin = DEP_SINGLE;
-		return single_seen & ~self;
-	}
-	for (int p = 0; p < d->npasses; p++)
+	*single = single_seen & ~self;
+	for (int p = 0; p < d->npasses; p++) {
 		if (d->passes[p]->kind == PASS_SINGLE)
 			single_ran |= d->passes[p]->mask;
-	uint64_t c = (group ? group : bits) & ~self;
-	*origin = DEP_GROUP;
-	/* a node throttled alone, that saw no such wait, is not it */
-	if (c & ~single_ran)
-		c &= ~single_ran;
-	if (ones(c) <= 1)
-		return c;
-	int nbits = 0, best = 1 << 30;
-	uint64_t pick = 0;
-	for (int p = 0; p < d->npasses; p++)
 		nbits += d->passes[p]->kind == PASS_BIT;
+	}
+	uint64_t c = (group ? group : bits) & ~self, expl = 0;
+	reach_of(d, x, o[a].xs, reach);
+	for (int i = 0; i < d->n; i++)
+		if ((c & (1ull << i)) && reach[i] && reach[i] >= seen_ts(d, a, b, i, 0))
+			expl |= 1ull << i;
+	uint64_t q = c & ~expl & ~single_ran, sure = expl | *single;
+	if (!q)
+		return sure;
+	if (!expl && !*single && ones(q) == 1)
+		return sure | q;
 	if (!nbits) {
-		*unsure = 1;
-		return c;
+		*unsure = q;
+		return sure;
 	}
-	/* the candidate whose number the passes that saw it spell */
-	for (int i = 0; i < d->n; i++) {
-		if (!(c & (1ull << i)))
-			continue;
-		int miss = 0;
-		for (int p = 0; p < d->npasses; p++) {
-			const struct pass *ps = d->passes[p];
-			if (ps->kind != PASS_BIT)
-				continue;
-			int seen = 0;
-			for (size_t k = a; k < b && !seen; k++)
-				seen = o[k].pass == p;
-			miss += seen != !!(ps->mask & (1ull << i));
-		}
-		if (miss < best) {
-			best = miss;
-			pick = 0;
-		}
-		if (miss == best)
-			pick |= 1ull << i;
+	/* negative tests first: what is left may be */
+	uint64_t may = q;
+	for (int p = 0; p < d->npasses && p < 64; p++)
+		if (d->passes[p]->kind == PASS_BIT && !seen[p])
+			may &= ~d->passes[p]->mask;
+	uint64_t def = 0;
+	for (int p = 0; p < d->npasses && p < 64; p++) {
+		uint64_t g = d->passes[p]->mask;
+		if (d->passes[p]->kind == PASS_BIT && seen[p] && ones(g & may) == 1 &&
+		    !(g & (expl | *single)))
+			def |= g & may;
 	}
-	*unsure = best != 0 || ones(pick) != 1;
-	return pick;
+	if (!expl && !*single && ones(may) == 1)
+		def = may;
+	*unsure = may & ~def;
+	return sure | def;
 }
 
 /* Each wait's observations together, one wait after another: f(a, b). */
@@ -113,20 +153,17 @@ static void each_wait(struct discovery *d, void (*f)(struct discovery *, size_t,
 		size_t b = a;
 		while (b < d->nobs && d->obs[b].x == d->obs[a].x && d->obs[b].xs == d->obs[a].xs)
 			b++;
-		/* a message into that I/O already says what it waited for */
-		if (!discover_has_message(d, d->obs[a].x, d->obs[a].xs))
-			f(d, a, b, ctx);
+		f(d, a, b, ctx);
 		a = b;
 	}
 }
 
 static void add_unsure(struct discovery *d, size_t a, size_t b, void *ctx)
 {
-	int unsure, origin;
-	uint64_t c = judge(d, a, b, &unsure, &origin);
+	uint64_t unsure, single, reach[64];
 
-	if (unsure)
-		*(uint64_t *)ctx |= c;
+	judge(d, a, b, reach, &unsure, &single);
+	*(uint64_t *)ctx |= unsure;
 }
 
 uint64_t gt_candidates(struct discovery *d, int after_bits)
@@ -141,20 +178,18 @@ uint64_t gt_candidates(struct discovery *d, int after_bits)
 static void emit_wait(struct discovery *d, size_t a, size_t b, void *ctx)
 {
 	gt_emit emit = *(gt_emit *)ctx;
-	int unsure, origin;
-	uint64_t c = judge(d, a, b, &unsure, &origin);
+	uint64_t unsure, single, reach[64];
+	uint64_t c = judge(d, a, b, reach, &unsure, &single);
 
 	for (int t = 0; t < d->n; t++) {
-		if (!(c & (1ull << t)))
-			continue;
-		/* the strongest I/O of t's that the wait was seen on */
-		uint64_t ts = 0;
-		for (size_t k = a; k < b; k++)
-			if (d->obs[k].t == t && d->obs[k].ts > ts &&
-			    (origin != DEP_SINGLE || d->passes[d->obs[k].pass]->kind == PASS_SINGLE))
-				ts = d->obs[k].ts;
+		if (!((c | unsure) & (1ull << t)) || discover_has_message(d, d->obs[a].x,
+									    d->obs[a].xs, t))
+			continue;        /* a message from t says it already */
+		int one = !!(single & (1ull << t));
+		uint64_t ts = seen_ts(d, a, b, t, one ? PASS_SINGLE : 0);
 		if (ts)
-			emit(d, d->obs[a].x, d->obs[a].xs, t, ts, origin, unsure);
+			emit(d, d->obs[a].x, d->obs[a].xs, t, ts, one ? DEP_SINGLE : DEP_GROUP,
+			     !(c & (1ull << t)));
 	}
 }
 

@@ -883,21 +883,28 @@ static void add_msg(struct discovery *d, int x, uint64_t xs, int t, uint64_t ts)
 /* A send or receive between two nodes: its direction's bytes. */
 struct mv {
 	int src, dst, recv, poll;
-	int64_t conn;                /* its connection, -1 unknown */
+	const char *conn;            /* its connection: the connecting side's
+					own address, NULL unknown */
 	uint64_t seq;
 	int64_t amt;
 };
 
+static int cmp_conn_key(const char *a, const char *b)
+{
+	return !a || !b ? (a != NULL) - (b != NULL) : strcmp(a, b);
+}
+
 static int cmp_mv(const void *a, const void *b)
 {
 	const struct mv *x = a, *y = b;
+	int c;
 
 	if (x->src != y->src)
 		return x->src - y->src;
 	if (x->dst != y->dst)
 		return x->dst - y->dst;
-	if (x->conn != y->conn)
-		return x->conn < y->conn ? -1 : 1;
+	if ((c = cmp_conn_key(x->conn, y->conn)))
+		return c;
 	if (x->recv != y->recv)
 		return x->recv - y->recv;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
@@ -908,10 +915,11 @@ static int cmp_mv(const void *a, const void *b)
  * amounts in the order they completed: the receive that got byte b waits
  * for the send that carried it, and a receive waits for the send of its
  * last byte (the earlier ones are before it in the sender's order). A
- * connection the merge knows (connections) is one stream; between two
- * nodes whose connections it cannot tell apart (an MPI rank's, set aside
- * as runtime) all bytes of a direction are, when both ends counted as
- * many. Calls set aside as polling count bytes, but carry no edge.
+ * connection is named by the connecting side's own address (its
+ * connect's local=, the accepting side's peer=), the same on both ends;
+ * between two nodes whose connections are not known so, all bytes of a
+ * direction are one stream when both ends counted as many. Calls set
+ * aside as polling count bytes, but carry no edge.
  */
 static void stream_edges(struct discovery *d, const struct mv *s, size_t ns,
 			 const struct mv *r, size_t nr)
@@ -922,7 +930,7 @@ static void stream_edges(struct discovery *d, const struct mv *s, size_t ns,
 		sent += s[k].amt;
 	for (size_t k = 0; k < nr; k++)
 		got += r[k].amt;
-	if (s[0].conn < 0 && sent != got)
+	if (!s[0].conn && sent != got)
 		return;              /* maybe more than one connection */
 	int64_t s0 = 0, r0 = 0;
 	size_t k = 0;
@@ -943,6 +951,23 @@ static void stream_edges(struct discovery *d, const struct mv *s, size_t ns,
 	}
 }
 
+/* Per process and descriptor, the connection its connect or accept made. */
+struct fdkey {
+	int proc;
+	int32_t fd;
+	const char *conn;
+};
+
+static const char *conn_key(const struct tr_io *io)
+{
+	if (is_call(io, "connect"))
+		return io->local && tr_is_address(io->local) &&
+		       strncmp(io->local, "0.0.0.0:", 8) ? io->local : NULL;
+	if (is_call(io, "accept") || is_call(io, "accept4"))
+		return tr_is_address(tr_target(io)) ? tr_target(io) : NULL;
+	return NULL;
+}
+
 static void byte_edges(struct discovery *d)
 {
 	struct mv *v = NULL;
@@ -950,26 +975,44 @@ static void byte_edges(struct discovery *d)
 
 	for (int i = 0; i < d->n; i++) {
 		const struct pnode *pn = &d->bt[i];
+		struct fdkey *fk = NULL;
+		size_t nfk = 0, fcap = 0;
 		for (size_t k = 0; k < pn->me->nio; k++) {
 			const struct tr_io *io = &pn->me->io[k];
+			int made = is_call(io, "connect") || is_call(io, "accept") ||
+				   is_call(io, "accept4");
+			size_t f = 0;
+			if (made || is_call(io, "close") || moves(io))
+				while (f < nfk && !(fk[f].proc == io->proc && fk[f].fd == io->fd))
+					f++;
+			if (made || is_call(io, "close")) {
+				if (f == nfk && made) {
+					XGROW(fk, fcap, nfk + 1);
+					fk[nfk++] = (struct fdkey){ io->proc, io->fd, NULL };
+				}
+				if (f < nfk)
+					fk[f].conn = made && !io->failed ? conn_key(io) : NULL;
+				continue;
+			}
 			if (!pn->chan[k] || !moves(io) || io->failed || io->amount <= 0)
 				continue;
 			int peer = pn->chan[k] - 1, rv = is_recv(io);
 			XGROW(v, cap, nv + 1);
 			v[nv++] = (struct mv){ rv ? peer : i, rv ? i : peer, rv, io->poll != 0,
-					       pn->conn[k], io->seq, io->amount };
+					       f < nfk ? fk[f].conn : NULL, io->seq, io->amount };
 		}
+		free(fk);
 	}
 	if (nv)
 		qsort(v, nv, sizeof(*v), cmp_mv);
 	for (size_t a = 0; a < nv;) {
 		size_t b = a, c;
 		while (b < nv && v[b].src == v[a].src && v[b].dst == v[a].dst &&
-		       v[b].conn == v[a].conn && !v[b].recv)
+		       !cmp_conn_key(v[b].conn, v[a].conn) && !v[b].recv)
 			b++;
 		c = b;
 		while (c < nv && v[c].src == v[a].src && v[c].dst == v[a].dst &&
-		       v[c].conn == v[a].conn)
+		       !cmp_conn_key(v[c].conn, v[a].conn))
 			c++;
 		if (b > a && c > b)
 			stream_edges(d, v + a, b - a, v + b, c - b);
@@ -1071,11 +1114,20 @@ static int cmp_dedge(const void *a, const void *b)
 	return x->xs < y->xs ? -1 : x->xs > y->xs;
 }
 
-int discover_has_message(const struct discovery *d, int x, uint64_t xs)
+int discover_has_message(const struct discovery *d, int x, uint64_t xs, int t)
 {
 	struct dedge key = { x, 0, xs, 0 };
+	const struct dedge *e = d->nmsg ? bsearch(&key, d->msg, d->nmsg, sizeof(key),
+						   cmp_dedge) : NULL;
 
-	return d->nmsg && bsearch(&key, d->msg, d->nmsg, sizeof(key), cmp_dedge) != NULL;
+	if (!e || t < 0)
+		return e != NULL;
+	while (e > d->msg && !cmp_dedge(e - 1, &key))
+		e--;
+	for (; e < d->msg + d->nmsg && !cmp_dedge(e, &key); e++)
+		if (e->t == t)
+			return 1;
+	return 0;
 }
 
 /* --- the passes -------------------------------------------------------- */
