@@ -843,10 +843,18 @@ static int throttled_pass(struct cluster *c, struct cluster_opts *o, struct disc
 	return discover_add(d, p);
 }
 
-/* --passes, else never more than //TRACE's N + 1 */
+/* --passes, else 2 + ceil(log2 N) and fewer than //TRACE's N + 1 (2 at
+ * least): a wait still unsure then is marked so */
 static int budget_left(struct cluster_opts *o, int nthr)
 {
-	return 1 + nthr < (o->max_passes ? o->max_passes : o->nodes + 1);
+	int bits = 0;
+
+	while ((1 << bits) < o->nodes)
+		bits++;
+	int most = 2 + bits < o->nodes ? 2 + bits : o->nodes > 2 ? o->nodes : 2;
+	if (o->max_passes)
+		most = o->max_passes;
+	return 1 + nthr < most;
 }
 
 /*
@@ -886,6 +894,12 @@ static int discover_plan(struct cluster *c, struct cluster_opts *o, struct disco
 			"edges only\n", o->file, all ? "--passes 1" : "--throttle-nodes");
 		return 0;
 	}
+	if (__builtin_popcountll(all) == 1) {     /* --throttle-nodes A: //TRACE's pass */
+		int i = __builtin_ctzll(all);
+		return throttled_pass(c, o, d, basedir, first, thr, nthr,
+				      xasprintf("throttle-%s", c->nodes[i].name), all, PASS_SINGLE,
+				      xstrdup("the one node of --throttle-nodes")) < 0 ? -1 : 0;
+	}
 	if (throttled_pass(c, o, d, basedir, first, thr, nthr, "group", all, PASS_GROUP,
 			   xasprintf("all %d nodes at once", __builtin_popcountll(all))) < 0)
 		return -1;
@@ -916,7 +930,7 @@ static int discover_plan(struct cluster *c, struct cluster_opts *o, struct disco
 				k++;
 			}
 		if (!budget_left(o, *nthr)) {
-			fprintf(stderr, "island-capture: %s: %d passes (--passes, or N + 1) reached: "
+			fprintf(stderr, "island-capture: %s: %d passes (--passes, or 2 + log2 N) reached: "
 				"waits among %d nodes left unsure\n", o->file, 1 + *nthr, m);
 			return 0;
 		}
@@ -932,7 +946,7 @@ static int discover_plan(struct cluster *c, struct cluster_opts *o, struct disco
 		if (!(left & (1ull << i)))
 			continue;
 		if (!budget_left(o, *nthr)) {
-			fprintf(stderr, "island-capture: %s: %d passes (--passes, or N + 1) reached: "
+			fprintf(stderr, "island-capture: %s: %d passes (--passes, or 2 + log2 N) reached: "
 				"waits on more than one node left unsure\n", o->file, 1 + *nthr);
 			return 0;
 		}

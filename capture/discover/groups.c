@@ -116,6 +116,11 @@ static uint64_t judge(const struct discovery *d, size_t a, size_t b, uint64_t *r
 	for (int i = 0; i < d->n; i++)
 		if ((c & (1ull << i)) && reach[i] && reach[i] >= seen_ts(d, a, b, i, 0))
 			expl |= 1ull << i;
+	/* a receive (an accept, a connect) waits for its message: what else
+	 * it may wait for comes through the sender, whose own waits say it;
+	 * another node found holding then is one that held at that time */
+	if (discover_has_message(d, x, o[a].xs, -1))
+		return expl | *single;
 	uint64_t q = c & ~expl & ~single_ran, sure = expl | *single;
 	if (!q)
 		return sure;
@@ -130,6 +135,19 @@ static uint64_t judge(const struct discovery *d, size_t a, size_t b, uint64_t *r
 	for (int p = 0; p < d->npasses && p < 64; p++)
 		if (d->passes[p]->kind == PASS_BIT && !seen[p])
 			may &= ~d->passes[p]->mask;
+	/* one node waited for (a sparse dependency): the candidate whose
+	 * number the passes that saw the wait spell, bit by bit */
+	uint64_t exact = 0;
+	for (int i = 0; i < d->n; i++) {
+		int same = (may >> i) & 1;
+		for (int p = 0; p < d->npasses && p < 64 && same; p++)
+			if (d->passes[p]->kind == PASS_BIT)
+				same = !!(d->passes[p]->mask & (1ull << i)) == !!seen[p];
+		if (same)
+			exact |= 1ull << i;
+	}
+	if (!expl && !*single && ones(exact) == 1)
+		return sure | exact;
 	uint64_t def = 0;
 	for (int p = 0; p < d->npasses && p < 64; p++) {
 		uint64_t g = d->passes[p]->mask;

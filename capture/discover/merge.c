@@ -1165,6 +1165,26 @@ struct discovery *discover_begin(struct cluster_opts *o, char **names, int n,
 	return d;
 }
 
+/* A node found waiting is logged at its next I/O: after a poll for a
+ * server (refused connects, set aside), the socket of the attempt that
+ * succeeds, which waits for nothing; its connect, next on that
+ * descriptor, is what waited (for the listen: a message edge). */
+static uint64_t past_socket(const struct pnode *pn, uint64_t xs)
+{
+	const struct tr_node *m = pn->me;
+	size_t k = io_index(m, xs);
+
+	if (k >= m->nio || m->io[k].seq != xs || !is_call(&m->io[k], "socket"))
+		return xs;
+	for (size_t q = k + 1; q < m->nio; q++) {
+		const struct tr_io *io = &m->io[q];
+		if (io->proc != m->io[k].proc || io->fd != m->io[k].fd || io->poll)
+			continue;
+		return is_call(io, "connect") && io->thr == m->io[k].thr ? io->seq : xs;
+	}
+	return xs;
+}
+
 /* Same I/O everywhere (polling set aside), and the waits the pass's
  * session logged, moved onto the base pass's numbers: the waiting side
  * onto its next I/O that is not polling, the side waited for onto its
@@ -1195,6 +1215,7 @@ int discover_add(struct discovery *d, struct pass *p)
 			continue;    /* nothing left to wait, or for */
 		if (!base_order(&d->bt[i], x, &d->bt[tn], y))
 			continue;    /* false in the base pass's own run */
+		x = past_socket(&d->bt[i], x);
 		XGROW(d->obs, d->cobs, d->nobs + 1);
 		d->obs[d->nobs++] = (struct dobs){ i, tn, x, y,
 			sd->group ? sd->group : 1ull << tn, d->npasses };
