@@ -852,6 +852,8 @@ static int budget_left(struct cluster_opts *o, int nthr)
 	while ((1 << bits) < o->nodes)
 		bits++;
 	int most = 2 + bits < o->nodes ? 2 + bits : o->nodes > 2 ? o->nodes : 2;
+	if (o->one_by_one)
+		most = o->nodes + 1;
 	if (o->max_passes)
 		most = o->max_passes;
 	return 1 + nthr < most;
