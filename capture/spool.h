@@ -392,6 +392,7 @@ struct sess_dep {                    /* node x's I/O xseq waited for ... */
 	/* the throttled nodes seen holding during t's hold (t among them;
 	 * 0 not said: a remote node's): x may have waited for any of them */
 	uint64_t group;
+	int64_t at;                  /* when t's hold ended, mono ns */
 };
 
 struct session {

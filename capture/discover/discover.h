@@ -20,6 +20,7 @@ struct dedge {
 struct dobs {
 	int x, t;
 	uint64_t xs, ts, group;
+	int64_t at;                  /* when t's hold ended (0 not said) */
 	int pass;                    /* index in discovery.passes */
 };
 

@@ -68,6 +68,46 @@ static uint64_t seen_ts(const struct discovery *d, size_t a, size_t b, int t, in
 	return ts;
 }
 
+/* Two holds ending this close together ended on the same moment: all
+ * the nodes it waited for were known waiting or holding then */
+#define SAME_END_NS 2000000
+
+/* Of the nodes of q that logged the wait in the group pass, the one whose
+ * hold ended last, SAME_END_NS after any other's; -1 when none is. */
+static int last_release(const struct discovery *d, size_t a, size_t b, uint64_t q)
+{
+	int64_t end[64] = { 0 };
+	int best = -1;
+
+	for (size_t k = a; k < b; k++) {
+		const struct dobs *o = &d->obs[k];
+		if (d->passes[o->pass]->kind != PASS_GROUP || !(q & (1ull << o->t)) || !o->at)
+			continue;
+		if (o->at > end[o->t])
+			end[o->t] = o->at;
+	}
+	for (int i = 0; i < d->n; i++)
+		if (end[i] && (best < 0 || end[i] > end[best]))
+			best = i;
+	for (int i = 0; best >= 0 && i < d->n; i++)
+		if (i != best && end[i] && end[best] - end[i] < SAME_END_NS)
+			return -1;
+	return best;
+}
+
+/* A bit pass throttled t and did not see the wait. */
+static int ruled_out(const struct discovery *d, size_t a, size_t b, int t,
+		     const uint64_t *seen)
+{
+	(void)a;
+	(void)b;
+	for (int p = 0; p < d->npasses && p < 64; p++)
+		if (d->passes[p]->kind == PASS_BIT && (d->passes[p]->mask & (1ull << t)) &&
+		    !seen[p])
+			return 1;
+	return 0;
+}
+
 /*
  * What the passes say of one wait, obs[a..b): the nodes it certainly
  * waited for, and those it may have (*unsure), on which passes that rests
@@ -126,6 +166,12 @@ static uint64_t judge(const struct discovery *d, size_t a, size_t b, uint64_t *r
 		return sure;
 	if (!expl && !*single && ones(q) == 1)
 		return sure | q;
+	/* the last of them to let its I/O go, well after the others, is
+	 * the one the wait ended on: the others held while the waiter waited
+	 * for it (or for the one it waited for: a chain) */
+	int last = last_release(d, a, b, q);
+	if (last >= 0 && !expl && !*single && !ruled_out(d, a, b, last, seen))
+		return sure | 1ull << last;
 	if (!nbits) {
 		*unsure = q;
 		return sure;

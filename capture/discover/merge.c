@@ -1165,12 +1165,14 @@ struct discovery *discover_begin(struct cluster_opts *o, char **names, int n,
 	return d;
 }
 
-/* A node found waiting is logged at its next I/O: after a poll for a
- * server (refused connects, set aside), the socket of the attempt that
- * succeeds, which waits for nothing; its connect, next on that
- * descriptor, is what waited (for the listen: a message edge). */
+/* A node found waiting is logged at its next I/O: after attempts to
+ * reach a server (refused connects, set aside as polling), the socket of
+ * the attempt that succeeds, which waits for nothing; its connect, next
+ * on that descriptor, is what waited (for the listen: a message edge). */
 static uint64_t past_socket(const struct pnode *pn, uint64_t xs)
 {
+	if (!xs)
+		return xs;
 	const struct tr_node *m = pn->me;
 	size_t k = io_index(m, xs);
 
@@ -1183,6 +1185,23 @@ static uint64_t past_socket(const struct pnode *pn, uint64_t xs)
 		return is_call(io, "connect") && io->thr == m->io[k].thr ? io->seq : xs;
 	}
 	return xs;
+}
+
+/* Was the node trying again when it was found waiting at its I/O xs of
+ * pass pn (its thread's I/O before that one set aside as polling)? Only
+ * then: a socket made once a file said the server is up waited for that
+ * file (pseudo's ready files). */
+static int retrying(const struct pnode *pn, uint64_t xs)
+{
+	const struct tr_node *m = pn->me;
+	size_t k = io_index(m, xs);
+
+	if (k >= m->nio)
+		return 0;
+	for (size_t p = k; p-- > 0;)
+		if (m->io[p].thr == m->io[k].thr)
+			return m->io[p].poll != 0;
+	return 0;
 }
 
 /* Same I/O everywhere (polling set aside), and the waits the pass's
@@ -1215,10 +1234,11 @@ int discover_add(struct discovery *d, struct pass *p)
 			continue;    /* nothing left to wait, or for */
 		if (!base_order(&d->bt[i], x, &d->bt[tn], y))
 			continue;    /* false in the base pass's own run */
-		x = past_socket(&d->bt[i], x);
+		if (retrying(&pt[i], sd->xseq))
+			x = past_socket(&d->bt[i], x);
 		XGROW(d->obs, d->cobs, d->nobs + 1);
 		d->obs[d->nobs++] = (struct dobs){ i, tn, x, y,
-			sd->group ? sd->group : 1ull << tn, d->npasses };
+			sd->group ? sd->group : 1ull << tn, sd->at, d->npasses };
 	}
 	free_pass(pt, n);
 	d->npasses++;

@@ -353,6 +353,7 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held,
 		*look = retry;
 		return 3;
 	}
+	int idle = 0;
 	for (int i = 0; i < SESS_THREADS; i++) {
 		if (!__atomic_load_n(&x->th[i].tid, __ATOMIC_ACQUIRE))
 			continue;
@@ -370,8 +371,11 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held,
 		}
 		if (now_ns - (since > held ? since : held) <= x->max_gap)
 			return 0;
+		idle++;
 	}
-	if (live)
+	/* idle, but no I/O yet: still starting (a loaded machine loads a
+	 * program slowly), as one not started yet */
+	if (live && (idle < live || __atomic_load_n(&x->io_seq, __ATOMIC_ACQUIRE)))
 		return *look ? 3 : 1;
 	/* not started (or between exec and its new image): it waits for
 	 * nothing of ours, once it has had the time to show up (its gap, and
@@ -471,6 +475,7 @@ static void hold(struct tstate *t, int call)
 		}
 		nap_ns(200000);
 	}
+	int64_t released = mono_ns();
 	__atomic_store_n(&me->hold_start, 0, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&me->holding, 1, __ATOMIC_ACQ_REL);
 	blocked &= ~nodep;
@@ -484,7 +489,8 @@ static void hold(struct tstate *t, int call)
 			__atomic_add_fetch(&sess->deps_lost, 1, __ATOMIC_RELAXED);
 			continue;
 		}
-		sess->deps[k] = (struct sess_dep){ me_idx, i, t->held_seq, xseq[i], group };
+		sess->deps[k] = (struct sess_dep){ me_idx, i, t->held_seq, xseq[i], group,
+						    released };
 	}
 	errno = e;
 }
