@@ -411,14 +411,17 @@ static void hold(struct tstate *t, int call)
 	__atomic_store_n(&me->hold_start, start, __ATOMIC_RELEASE);
 	if (me->delay > 0)
 		nap_ns(me->delay);
+	uint64_t moved_before = 0;
 	for (;;) {
 		int all = 1, known = 0;
 		int64_t now_ns = mono_ns();
+		uint64_t moved = 0;          /* every other node's I/O count */
 		for (int i = 0; i < SESS_NODES; i++) {
 			struct sess_node *x = &sess->node[i];
 			known += x->state != SN_FREE;
 			if (i == me_idx || x->state == SN_FREE)
 				continue;
+			moved += __atomic_load_n(&x->io_seq, __ATOMIC_ACQUIRE);
 			/* another node of a throttled group, holding too: it
 			 * waits for nothing of ours, and is held by us; who
 			 * waits during our hold may wait for it as well, so
@@ -455,12 +458,14 @@ static void hold(struct tstate *t, int call)
 		if (known < me->expect_nodes)
 			all = 0;
 		/* a node that polls (or sleeps between looks) waits for us only
-		 * if it looked again once everyone was waiting: before, what it
-		 * polls for may have come from a node that moved meanwhile */
+		 * if it looked again once everyone was waiting and no node made
+		 * I/O: before, what it polls for may have come from one that
+		 * moved meanwhile */
 		if (!all)
 			quiet = 0;
-		else if (!quiet)
-			quiet = now_ns;
+		else if (!quiet || moved != moved_before)
+			quiet = now_ns;  /* and again once any node made I/O */
+		moved_before = moved;
 		for (int i = 0; all && i < SESS_NODES; i++) {
 			struct sess_node *x = &sess->node[i];
 			if ((polled & (1ull << i)) && look[i] <= quiet &&
