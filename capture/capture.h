@@ -260,7 +260,10 @@ struct cdep {
 	uint64_t seq;
 	char *other;
 	uint64_t oseq;
+	unsigned char origin;        /* --discover: DEP_MESSAGE... (0 none said) */
+	unsigned char unsure;        /* certain="no" */
 };
+enum { DEP_MESSAGE = 1, DEP_GROUP, DEP_SINGLE };
 
 /* spool_read.c */
 int spool_load(struct node *n, const char *dir);

@@ -164,6 +164,8 @@ struct trace_dep {
 	bool wait;
 	const char *node;
 	int64_t seq;
+	const char *origin;          /* a wait's origin="...", or NULL */
+	bool unsure;                 /* certain="no" */
 };
 
 /* io's attribute NAME (validated), or NULL. */

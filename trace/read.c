@@ -522,7 +522,10 @@ static void on_dep(struct rd *rd, bool wait)
 	struct trace_dep d = { .wait = wait, .node = need(rd, "node"), .seq = 0 };
 
 	if (wait) {
+		const char *c = attr(rd, "certain");
 		d.seq = int_attr(rd, "seq", -1);
+		d.origin = attr(rd, "origin");
+		d.unsure = c && !strcmp(c, "no");
 	}
 	if (rd->ops->dep)
 		rd->ops->dep(rd->ctx, rd->thr, &d);

@@ -89,6 +89,8 @@ static const struct vrule rules[] = {
 	{ "region",  "end",           V_TIME,    NEED, 0, 0, 0, 'e' },
 	{ "wait",    "node",          V_STR,     NEED, 0, 0, 0, 0 },
 	{ "wait",    "seq",           V_INT,     NEED, 1, VSEQ_MAX, 0, 0 },
+	{ "wait",    "origin",        V_STR,     OPT, 0, 0, 0, 0 },
+	{ "wait",    "certain",       V_STR,     OPT, 0, 0, 0, 0 },
 	{ "signal",  "node",          V_STR,     NEED, 0, 0, 0, 0 },
 	{ "signal",  "seq",           V_INT,     OPT, 1, VSEQ_MAX, 0, 0 },
 	{ "file",    "path",          V_STR,     NEED, 0, 0, 0, 0 },

@@ -39,7 +39,8 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_DISCOVER, OPT_THROTTLE_NODES, OPT_TIMEOUT, OPT_PASSES_DIR, OPT_PCAP,
        OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_KEY_FILE, OPT_RECOVER, OPT_LIST, OPT_SESSION_NODES, OPT_CALLSITES,
        OPT_PROFILE, OPT_SAMPLE_HZ, OPT_SAMPLE_ALLOC, OPT_STACK_DEPTH, OPT_PROFILE_START,
-       OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS, OPT_CLEANUP, OPT_SERVER, OPT_OUTPUT_DIR };
+       OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS, OPT_CLEANUP, OPT_SERVER, OPT_OUTPUT_DIR,
+       OPT_PASSES, OPT_ONE_BY_ONE };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -74,6 +75,8 @@ static const struct optdesc {
 	{ "cluster", 1, OPT_CLUSTER, "FILE", "run every node of a cluster file (see docs/cluster-format.md)" },
 	{ "discover", 0, OPT_DISCOVER, NULL, "with --cluster: unthrottled + throttled passes, merged trace" },
 	{ "throttle-nodes", 1, OPT_THROTTLE_NODES, "A,B", "with --discover: throttle only these nodes" },
+	{ "passes", 1, OPT_PASSES, "N", "with --discover: run at most N passes (edges left undecided are marked certain=\"no\")" },
+	{ "one-by-one", 0, OPT_ONE_BY_ONE, NULL, "with --discover: one throttled pass per node (//TRACE's N+1 passes), no group passes" },
 	{ "timeout", 1, OPT_TIMEOUT, "S", "with --cluster: stop a pass whose nodes run longer (default 600)" },
 	{ "passes-dir", 1, OPT_PASSES_DIR, "DIR", "with --cluster: keep each pass's traces and data in DIR" },
 	{ "pcap", 2, OPT_PCAP, "[IFACE]", "also record the node's own packets into NODE.pcap (libpcap)" },
@@ -595,7 +598,7 @@ int main(int argc, char **argv)
 	int recover = 0, recover_list = 0;
 	const char *wd_from = NULL, *cluster = NULL, *throttle_nodes = NULL;
 	double wd_factor = 2, cl_timeout = 600;
-	int discover = 0, cleanup = 0, server = 0;
+	int discover = 0, cleanup = 0, server = 0, max_passes = 0, one_by_one = 0;
 	const char *passes_dir = NULL;
 	struct netcap_opts nco = { 0 };
 
@@ -667,6 +670,8 @@ int main(int argc, char **argv)
 		case OPT_CLUSTER: cluster = optarg; break;
 		case OPT_DISCOVER: discover = 1; break;
 		case OPT_THROTTLE_NODES: throttle_nodes = optarg; break;
+		case OPT_PASSES: max_passes = (int)num_opt("--passes", optarg, 1, 1e6); break;
+		case OPT_ONE_BY_ONE: one_by_one = 1; break;
 		case OPT_TIMEOUT: cl_timeout = num_opt("--timeout", optarg, 0.1, 1e7); break;
 		case OPT_PASSES_DIR: passes_dir = optarg; break;
 		case OPT_PCAP:
@@ -727,6 +732,7 @@ int main(int argc, char **argv)
 		struct cluster_opts co = {
 			.file = cluster, .output = output, .discover = discover,
 			.throttle_nodes = throttle_nodes, .period = so.period,
+			.max_passes = max_passes, .one_by_one = one_by_one,
 			.delay = so.delay, .hold_timeout = so.hold_timeout,
 			.factor = wd_factor, .gzip = gzip, .self = self_exe(),
 			.timeout = cl_timeout, .keep = keep, .passes_dir = passes_dir,
