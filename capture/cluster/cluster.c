@@ -27,6 +27,7 @@
 #include "capture.h"
 #include "cluster.h"
 #include "discover.h"
+#include "cluster_names.h"
 #include "netns.h"
 #include "session.h"
 #include "traceread.h"
@@ -228,6 +229,7 @@ static void load(struct cluster *c, const char *file)
 		die_at(2, file, xmlGetLineNo(root), "cluster version '%s' is not supported (1)",
 		       ver ? ver : "");
 	free(ver);
+	cluster_check_names(file, root);	/* a typo is no default */
 	for (xmlNodePtr e = root->children; e; e = e->next) {
 		if (e->type != XML_ELEMENT_NODE)
 			continue;
@@ -671,6 +673,52 @@ static int ended_well(const struct cnode *n, int stopped)
 					(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM));
 }
 
+#define PROGRESS_NS (10 * 1000000000LL)
+#define HINT_NS (3 * 1000000000LL)
+
+/* The nodes still running, "a, b", into buf. */
+static const char *running(struct cluster *c, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < c->n && k + 1 < len; i++)
+		if (c->nodes[i].status < 0)
+			k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "",
+					      c->nodes[i].name);
+	return buf;
+}
+
+static void say_running(struct cluster *c, struct cluster_opts *o, struct pass *p, double secs)
+{
+	char buf[512];
+
+	fprintf(stderr, "island-capture: %s pass: %.0f s, still running: %s (--timeout %.0f s)\n",
+		p->name, secs, running(c, buf, sizeof(buf)), o->timeout);
+}
+
+/* Some node exited and, HINT_NS later, others without role="server"
+ * still run: most likely servers the file does not mark (a typo, a
+ * missing role), which the run would wait for until --timeout. Said
+ * once; true when said. */
+static int hint_servers(struct cluster *c, struct cluster_opts *o, struct pass *p,
+			int64_t last_exit, int hinted)
+{
+	char buf[512];
+
+	if (hinted || !last_exit || now_ns() - last_exit < HINT_NS)
+		return 0;
+	for (int i = 0; i < c->n; i++)
+		if (c->nodes[i].server && c->nodes[i].status < 0)
+			return 0;	/* servers are waited for by design */
+	warnx("%s pass: node%s %s still running %.0f s after the last node exited: "
+	      "a server? mark it role=\"server\" in %s (servers are stopped once the "
+	      "clients exit; else the run waits for --timeout, %.0f s)", p->name,
+	      strchr(running(c, buf, sizeof(buf)), ',') ? "s" : "", buf,
+	      (double)(now_ns() - last_exit) / 1e9, c->file, o->timeout);
+	return 1;
+}
+
 /* Run every node; 0 when all ended as planned. */
 static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 {
@@ -694,6 +742,8 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 	}
 	for (int i = 0; i < c->n; i++)
 		spawn(c, o, p, i);
+	int64_t last_exit = 0, last_said = start;
+	int hinted = 0;
 	while (left) {
 		int st;
 		pid_t w = waitpid(-1, &st, WNOHANG);
@@ -702,11 +752,19 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 				if (c->nodes[i].pid == w) {
 					c->nodes[i].status = st;
 					left--;
+					last_exit = now_ns();
 				}
 			continue;
 		}
 		if (w < 0 && errno != EINTR)
 			break;
+		if (!stopped)
+			hinted |= hint_servers(c, o, p, last_exit, hinted);
+		/* a line of progress now and then: a run that waits is seen to */
+		if (now_ns() - last_said >= PROGRESS_NS) {
+			last_said = now_ns();
+			say_running(c, o, p, (double)(last_said - start) / 1e9);
+		}
 		/* the clients are done: the servers' turn to stop */
 		int clients = 0;
 		for (int i = 0; i < c->n; i++)

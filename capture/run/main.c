@@ -50,7 +50,7 @@ static const struct optdesc {
 	const char *arg, *help;
 } optdescs[] = {
 	{ "node", 1, 'n', "NAME", "name of this node (default: the host name)" },
-	{ "output", 1, 'o', "FILE", "trace file (default: NODE.xml, NODE.xml.gz with -z); .gz: gzip, .zst: zstd" },
+	{ "output", 1, 'o', "FILE", "trace file (default: NODE.xml, NODE.xml.gz with -z): .xml, or .isb (binary); .gz: gzip, .zst: zstd" },
 	{ "output-dir", 1, OPT_OUTPUT_DIR, "DIR", "write the trace as DIR/NODE.xml (under mpirun: one option for every rank)" },
 	{ "gzip", 0, 'z', NULL, "write the trace gzip-compressed (unless -o names .zst)" },
 	{ "verbose", 0, 'v', NULL, "say what was captured, on stderr" },
@@ -408,6 +408,18 @@ static void check_output(const char *out)
 		die(2, "%s: is a directory", out);
 }
 
+/* The format goes by the name: .xml or .isb, each maybe .gz or .zst;
+ * any other name is written as XML, which a name like x.json hides. */
+static void check_suffix(const char *out)
+{
+	size_t l = strlen(out) - strlen(trace_compress_suffix(trace_compress_of(out)));
+
+	if (isb_path(out) || (l >= 4 && !memcmp(out + l - 4, ".xml", 4)))
+		return;
+	warnx("-o %s: not a trace's name (.xml or .isb, each maybe .gz or .zst): "
+	      "writing XML%s", out, trace_compress_of(out) != TC_NONE ? ", compressed" : "");
+}
+
 /* Records are spooled in memory (tmpfs) when we can: a spool on disk
  * would add the capture's own writeback to the I/O being measured. */
 static const char *default_spool_parent(void)
@@ -697,7 +709,7 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("island-capture %s\n", ISLAND_VERSION); return 0;
 		default:
-			bad_option(argv, c);
+			bad_option_hint(argv, c, lopts);
 		}
 	}
 	if (cleanup) {
@@ -786,6 +798,7 @@ int main(int argc, char **argv)
 	comp = trace_compress_for(output, gzip);
 	check_program(argv[optind]);
 	check_output(output);
+	check_suffix(output);
 
 	if (!spool_parent)
 		spool_parent = default_spool_parent();

@@ -913,6 +913,12 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	}
 	if (two_paths(c) && r->a1 > 0 && r->a1 <= n->nobjs)
 		o_attr(o, "path2", n->objs[r->a1 - 1].xname);
+	/* an exec's arguments, escaped by the wrapper (wrap_proc.c) */
+	if (c == C_EXECVE && REC_PAYLOAD_LEN(r)) {
+		char *av = memchr(REC_PAYLOAD(r), 0, REC_PAYLOAD_LEN(r));
+		if (av && av + 1 < REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r) && av[1])
+			o_attr_esc(o, "args", av + 1);
+	}
 	if (c == C_SYMLINK || c == C_SYMLINKAT) {
 		char *tg = memchr(REC_PAYLOAD(r), 0, REC_PAYLOAD_LEN(r));
 		if (tg && tg + 1 < REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r))
