@@ -114,6 +114,10 @@ struct tstate {
 	volatile char sel;          /* Syscall User Dispatch selector byte */
 	char sysguard;              /* a kernel-level record is being written */
 	char sud_forked;            /* this fork child's spool is already open */
+	char fork_sysguard;         /* --syscalls: for a clone child on a
+				       stack of its own (sud.c): the parent's
+				       sysguard before the call, */
+	uint64_t fork_t0;           /* and the clone's start */
 	char unwinding;             /* --profile: libunwind works for us */
 	uint64_t born;              /* --syscalls: when a new thread started,
 				       before its first call (its spool opens
