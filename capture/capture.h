@@ -420,6 +420,7 @@ struct run_opts {
 	const char *parts;           /* ... its parts put there */
 	int comp;                    /* ... compressed so */
 	bool isb;                    /* ... in the binary encoding */
+	const struct runas *user;    /* --user: the app runs as this user */
 };
 /* Set by the cluster runner for each node's capture: its pid. */
 #define ENV_CLUSTER_RUNNER "ISLAND_CLUSTER_RUNNER"

@@ -452,5 +452,7 @@ struct prof_ctl {
 #define ENV_LOADER_NAME "ISLAND_LOADER_NAME"  /* a script's path as exec'd */
 #define ENV_LOADED   "ISLAND_LOADED"    /* island-loader started this image: its file */
 #define ENV_SESSION_NODE "ISLAND_SESSION_NODE"   /* ... our node's index */
+#define ENV_SHARE "ISLAND_SHARE"    /* DIR[:DIR]: a cluster node's scratch, opened
+				      to a user it drops to (privdrop.c) */
 
 #endif

@@ -61,6 +61,7 @@ static volatile int capture_gone;   /* island-capture died (capture_alive) */
 static char env_spool[600], env_clock[32], env_lib[600], env_image[40];
 static int image_gen;                /* this image's number in the capture */
 static char env_session[600], env_session_node[48];
+static char env_share[1040];               /* ISLAND_SHARE=... */
 static char env_loader[600];         /* --syscalls: ISLAND_LOADER=... */
 char env_preload_lib[512];
 
@@ -1004,6 +1005,9 @@ CONSTRUCTOR void island_init(void)
 			    ENV_SESSION_NODE, getenv(ENV_SESSION_NODE));
 		sess_init(getenv(ENV_SESSION), (int)dec(getenv(ENV_SESSION_NODE)));
 	}
+	priv_init();
+	if (priv_share()[0])
+		getenv_copy(env_share, sizeof(env_share), ENV_SHARE, priv_share());
 	island_on = 1;
 
 	struct tstate *t = &ts;
@@ -1221,7 +1225,7 @@ static int env_ours(const char *e)
 		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION",
 		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=", "ISLAND_LOADER_NAME=",
 		"ISLAND_IMAGE=", "ISLAND_MADE_BY=", "ISLAND_VFORKED=", "ISLAND_SPAWNED=",
-		"ISLAND_SPAWN_ACTS=" };
+		"ISLAND_SPAWN_ACTS=", "ISLAND_SHARE=" };
 
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (!strncmp(e, ours[i], strlen(ours[i])))
@@ -1292,6 +1296,8 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		arr[n++] = env_session;
 		arr[n++] = env_session_node;
 	}
+	if (env_share[0])
+		arr[n++] = env_share;
 	arr[n] = NULL;
 	return arr;
 }

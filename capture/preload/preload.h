@@ -565,6 +565,11 @@ void spawn_env_enter(pid_t tid, uint64_t t0);
 void spawn_env_leave(void);
 extern char env_preload_lib[];
 const char *island_spool_dir(void);
+/* A process giving up root: the capture's files opened to its new user
+ * first (privdrop.c) */
+void priv_init(void);
+void priv_drop(long r, long e);
+const char *priv_share(void);
 
 /* Raw system calls: the interposer's own I/O never goes through libc's
  * wrappers, so it is never traced and never touches the app's errno

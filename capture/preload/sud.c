@@ -948,6 +948,8 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 
 	t->sysguard = 1;
 	uint64_t t0 = now();
+	if (unlikely(nr == SYS_setuid || nr == SYS_setreuid || nr == SYS_setresuid))
+		priv_drop(a[0], nr == SYS_setuid ? a[0] : a[1]);
 	if (unlikely(island_exe != NULL))
 		fix = self_exe_fix(nr, a, x, &ret);
 	t->sysguard = outer;   /* a signal handler during the call is recorded */
