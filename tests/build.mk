@@ -46,6 +46,13 @@ $(O)/tests/apps/clonestack-static: tests/apps/clonestack.c
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $<
 TEST_APPS += $(O)/tests/apps/clonestack-static
 
+# A drop of root before an exec, static too (capture-privdrop.sh)
+$(O)/tests/apps/dropexec-static: tests/apps/dropexec.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $<
+TEST_APPS += $(O)/tests/apps/dropexec-static
+
 # Descriptors on no file, static too (capture-anonfds.sh)
 $(O)/tests/apps/anonfds-static: tests/apps/anonfds.c
 	$(call msg,CC,$<)
