@@ -78,6 +78,9 @@ struct arena_hdr {
 	 * given as it writes (a thread of a call or two takes 8 KB of its
 	 * 256), so the arena holds as many threads as the space allows */
 	volatile uint64_t budget, given;
+	/* --max-size reached (island-capture: 1): no thread takes more
+	 * room, its records stop where its pages end; the app runs on */
+	volatile uint64_t stop;
 };
 
 struct chunk_hdr {

@@ -167,6 +167,8 @@ pid_t tid_of(unsigned long pthread)
  * child inherits the mapping; a new image maps the arena again.
  */
 static char *arena_base;             /* arena_span bytes, never unmapped */
+static uint64_t no_stop;
+volatile uint64_t *island_stop = &no_stop;
 static uint64_t arena_span;
 #define arena ((struct arena_hdr *)arena_base)
 
@@ -211,6 +213,7 @@ static int arena_attach(void)
 	SYS(SYS_close, fd, 0, 0, 0);
 	arena_span = span;
 	arena_base = m;
+	island_stop = &arena->stop;
 	if (arena->magic != ARENA_MAGIC) {   /* zeroes are a valid start */
 		arena->version = SPOOL_VERSION;
 		__atomic_store_n(&arena->magic, ARENA_MAGIC, __ATOMIC_RELEASE);
@@ -347,7 +350,7 @@ int spool_open(struct tstate *t)
 {
 	uint64_t size = FIRST_WINDOW, off, given;
 
-	if (!island_on || !capture_alive())
+	if (!island_on || !capture_alive() || (arena_base && arena->stop))
 		goto fail;
 	t->pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
 	t->tid = (pid_t)SYS(SYS_gettid, 0, 0, 0, 0);
@@ -402,6 +405,14 @@ struct rec *rec_slow(struct tstate *t, size_t len)
 	if (t->nside & NEST_ON) {	/* an inner call past the side buffer */
 		t->nest_full = 1;
 		return NULL;
+	}
+	if (arena_base && unlikely(arena->stop)) {
+		/* the trace at its --max-size: recording ends here, quietly
+		 * (the capture says so), the app untouched */
+		t->kpend = 0;
+		t->hold |= HOLD_OFF;
+		t->cur = t->lim = NULL;
+		goto out;
 	}
 	if (t->kpend)	/* a system call kept aside goes first */
 		kpend_flush(t);

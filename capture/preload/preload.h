@@ -330,9 +330,14 @@ static inline void leave(struct tstate *t)
 /* Space for a record of len bytes, or NULL (then nothing is recorded). */
 struct rec *rec_slow(struct tstate *t, size_t len);
 
+/* The arena's stop (--max-size reached), or a word of 0: read with every
+ * record, so that recording stops at once, not where the thread's pages
+ * end (a line of the arena's header, read-mostly) */
+extern volatile uint64_t *island_stop;
+
 static inline struct rec *rec_reserve(struct tstate *t, size_t len)
 {
-	if (likely(t->cur + len <= t->lim))
+	if (likely(t->cur + len <= t->lim) && likely(!*island_stop))
 		return (struct rec *)t->cur;
 	return rec_slow(t, len);
 }

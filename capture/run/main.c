@@ -29,6 +29,7 @@
 #include "session.h"
 #include "recover.h"
 #include "traceread.h"
+#include "budget.h"
 #include "runas.h"
 #include "util.h"
 #include "zstdio.h"
@@ -41,7 +42,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_KEY_FILE, OPT_RECOVER, OPT_LIST, OPT_SESSION_NODES, OPT_CALLSITES,
        OPT_PROFILE, OPT_SAMPLE_HZ, OPT_SAMPLE_ALLOC, OPT_STACK_DEPTH, OPT_PROFILE_START,
        OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS, OPT_CLEANUP, OPT_SERVER, OPT_OUTPUT_DIR,
-       OPT_USER };
+       OPT_USER, OPT_MAX_SIZE };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -82,6 +83,7 @@ static const struct optdesc {
 	{ "pcap-optional", 0, OPT_PCAP_OPTIONAL, NULL, "with --pcap: go on without packets when they cannot be captured" },
 	{ "syscalls", 0, OPT_SYSCALLS, NULL, "also record every system call at the kernel boundary (Syscall User Dispatch)" },
 	{ "server", 0, OPT_SERVER, NULL, "the program serves until stopped: a SIGTERM that ends it is its planned end, and its trace is complete up to there" },
+	{ "max-size", 1, OPT_MAX_SIZE, "SIZE", "stop recording once the trace takes SIZE bytes (k, M, G): the app runs on, the trace is marked incomplete" },
 	{ "user", 1, OPT_USER, "NAME", "run the program as user NAME (root only; the trace stays ours)" },
 	{ "cleanup", 0, OPT_CLEANUP, NULL, "remove what killed runs left (namespaces, bridges, veths, /tmp/island-cluster.*, session files) and exit" },
 	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
@@ -137,6 +139,7 @@ static const struct cluster_use {
 	{ OPT_KEEP_SPOOL, CL_NODE, NULL },
 	{ OPT_CALLSITES, CL_NODE, NULL },
 	{ OPT_SYSCALLS, CL_NODE, NULL },
+	{ OPT_MAX_SIZE, CL_NODE, NULL },
 	{ OPT_CPU, CL_NODE, NULL },
 	{ OPT_FILEREAD, CL_NODE, NULL },
 	{ OPT_FILEWRITE, CL_NODE, NULL },
@@ -688,6 +691,7 @@ int main(int argc, char **argv)
 		case OPT_CLEANUP: cleanup = 1; break;
 		case OPT_SERVER: server = 1; break;
 		case OPT_USER: runas_lookup(&user, optarg); ro.user = &user; break;
+		case OPT_MAX_SIZE: ro.max_size = budget_size("--max-size", optarg); break;
 		case OPT_CPU_PERIOD: {
 			char *end;
 			rs.period = strtod(optarg, &end);
@@ -885,6 +889,7 @@ int main(int argc, char **argv)
 			script_target(&ro, prog);
 	}
 	ro.spool = abs;
+	ro.output = output;
 	/* the trace written while the app runs (writer/stream.c says what
 	 * is not); ISLAND_STREAM=0: all of it at the end */
 	const char *sv = getenv("ISLAND_STREAM");
@@ -936,6 +941,10 @@ int main(int argc, char **argv)
 		return code ? code : 1;
 	}
 	resolve_node(&n);
+	if (n.max_size_hit) {
+		n.complete = 0;
+		n.reason = "max-size";
+	}
 	/* (the twin tells what streaming took while the app ran) */
 	if (getenv("ISLAND_TEST_STREAM_TWIN"))
 		write_twin(&n, abs, getenv("ISLAND_TEST_STREAM_TWIN"));

@@ -18,6 +18,7 @@
 #include "recover.h"
 #include "monitor.h"
 #include "netcap.h"
+#include "budget.h"
 #include "runas.h"
 #include "util.h"
 
@@ -231,6 +232,8 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	}
 	if (o->stream)
 		n->stream = stream_start(n, o->spool, o->parts, o->comp, o->isb);
+	struct budget *bud = o->output ? budget_start(o->spool, o->output, o->max_size,
+						     n->stream, o->isb) : NULL;
 	for (;;) {
 		siginfo_t si = { 0 };
 		int64_t cpu = -1;
@@ -254,6 +257,7 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	}
 	if (o->rs && o->rs->cpu > 0)
 		monitor_stop(&mon);
+	n->max_size_hit = budget_stop(bud, NULL);
 	n->end = now_ns() - n->clk.mono0;
 	if (n->stream)
 		stream_stop(n->stream);	/* before the clock's end */
