@@ -187,6 +187,7 @@ struct obj {
 
 struct node {
 	const char *name, *host;
+	int max_size_hit;            /* --max-size reached: recording stopped */
 	char **argv;
 	int argc;
 	struct clockmap clk;
@@ -403,6 +404,7 @@ uint64_t write_stream_left(const struct thr *t);
 struct stream *stream_start(struct node *n, const char *spool, const char *parts_dir,
 			    int comp, bool isb);
 void stream_stop(struct stream *s);
+uint64_t stream_taken(struct stream *s);
 int stream_finish(struct stream *s);
 void stream_end(struct stream *s);
 char *attr_escape(const char *s);
@@ -428,6 +430,9 @@ struct run_opts {
 	const char *parts;           /* ... its parts put there */
 	int comp;                    /* ... compressed so */
 	bool isb;                    /* ... in the binary encoding */
+	const struct runas *user;    /* --user: the app runs as this user */
+	const char *output;          /* the trace, for the watch of its size */
+	uint64_t max_size;           /* --max-size: bytes, 0 none */
 };
 /* Set by the cluster runner for each node's capture: its pid. */
 #define ENV_CLUSTER_RUNNER "ISLAND_CLUSTER_RUNNER"

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,6 +30,7 @@
 #include "discover.h"
 #include "cluster_names.h"
 #include "netns.h"
+#include "runas.h"
 #include "session.h"
 #include "traceread.h"
 #include "util.h"
@@ -44,6 +46,8 @@ struct cnode {
 	int nrestr;
 	long line;
 	int server;                  /* role="server": stopped once the others exit */
+	char *user;                  /* user="NAME": its app runs as NAME */
+	struct runas runas;
 	int job;                     /* <mpi>: its rank0's index (one mpirun), or -1 */
 	int np;                      /* <mpi>, on rank0: the number of ranks */
 	/* per pass */
@@ -158,6 +162,22 @@ static void load_command(const char *file, xmlNodePtr e, struct cnode *n)
 	}
 }
 
+/* user="NAME": the node's app runs as NAME (its capture stays ours,
+ * --user), and the pass's directories are opened to NAME (runas.c) */
+static void node_user(const char *file, struct cnode *n, xmlNodePtr e)
+{
+	n->user = prop(e, "user");
+	if (!n->user)
+		return;
+	if (!safe_name(n->user, 32) || !getpwnam(n->user))
+		die_at(2, file, n->line, "node '%s': user=\"%s\" is no user of this host",
+		       n->name, n->user);
+	if (geteuid() != 0)
+		die_at(2, file, n->line, "node '%s': user=\"%s\" needs the runner to be root",
+		       n->name, n->user);
+	runas_lookup(&n->runas, n->user);
+}
+
 static struct cnode *add_node(struct cluster *c, xmlNodePtr e)
 {
 	c->nodes = xrealloc(c->nodes, sizeof(*c->nodes) * (size_t)(c->n + 1));
@@ -268,6 +288,7 @@ static void load(struct cluster *c, const char *file)
 			die_at(2, file, n->line, "node '%s': netns needs address=\"A.B.C.D/LEN\"",
 			       n->name);
 		c->have_netns |= n->netns;
+		node_user(file, n, e);
 		load_command(file, e, n);
 		if (!n->argc)
 			die_at(2, file, n->line, "node '%s' has no <arg> (its command)", n->name);
@@ -544,6 +565,10 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 	}
 	if (n->server)
 		args[k++] = "--server";
+	if (n->user) {
+		args[k++] = "--user";
+		args[k++] = n->user;
+	}
 	if (o->pcap) {               /* each node's packets beside its trace */
 		static char pcap[128];
 		snprintf(pcap, sizeof(pcap), "--pcap%s%s", o->pcap_iface ? "=" : "",
@@ -577,6 +602,8 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 		char runner[24];
 		snprintf(runner, sizeof(runner), "%ld", c->owner);
 		setenv(ENV_CLUSTER_RUNNER, runner, 1);
+		/* a user the app drops to gets the scratch too (privdrop.c) */
+		setenv(ENV_SHARE, p->scratch, 1);
 		for (int e = 0; e < n->nenv; e++)
 			putenv(subst(c, p, i, n->env[e]));
 		char *cwd = n->cwd ? subst(c, p, i, n->cwd) : NULL;
@@ -838,6 +865,12 @@ static struct pass *new_pass(struct cluster *c, const char *base, const char *na
 		die(2, "%s: cannot remove the earlier pass:", p->dir);
 	if (mkdir(p->dir, 0755) < 0 || mkdir(p->scratch, 0755) < 0)
 		die(2, "%s:", p->dir);
+	/* the nodes' users: the scratch theirs to use, the directories
+	 * above theirs to pass, nobody else's (runas.c) */
+	for (int i = 0; i < c->n; i++)
+		if (c->nodes[i].user && runas_grant(&c->nodes[i].runas, p->scratch, 7) < 0)
+			die(2, "%s: cannot open it to user %s (ACLs):", p->scratch,
+			    c->nodes[i].user);
 	return p;
 }
 
@@ -1029,6 +1062,7 @@ static void cluster_free(struct cluster *c)
 			continue;
 		free(n->cwd);
 		free(n->address);
+		free(n->user);
 		free_strv(n->argv, n->argc);
 		free_strv(n->env, n->nenv);
 		free_strv(n->restr, n->nrestr);

@@ -29,6 +29,8 @@
 #include "session.h"
 #include "recover.h"
 #include "traceread.h"
+#include "budget.h"
+#include "runas.h"
 #include "util.h"
 #include "zstdio.h"
 
@@ -40,7 +42,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_KEY_FILE, OPT_RECOVER, OPT_LIST, OPT_SESSION_NODES, OPT_CALLSITES,
        OPT_PROFILE, OPT_SAMPLE_HZ, OPT_SAMPLE_ALLOC, OPT_STACK_DEPTH, OPT_PROFILE_START,
        OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS, OPT_CLEANUP, OPT_SERVER, OPT_OUTPUT_DIR,
-       OPT_PASSES, OPT_ONE_BY_ONE };
+       OPT_PASSES, OPT_ONE_BY_ONE, OPT_USER, OPT_MAX_SIZE };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -83,6 +85,8 @@ static const struct optdesc {
 	{ "pcap-optional", 0, OPT_PCAP_OPTIONAL, NULL, "with --pcap: go on without packets when they cannot be captured" },
 	{ "syscalls", 0, OPT_SYSCALLS, NULL, "also record every system call at the kernel boundary (Syscall User Dispatch)" },
 	{ "server", 0, OPT_SERVER, NULL, "the program serves until stopped: a SIGTERM that ends it is its planned end, and its trace is complete up to there" },
+	{ "max-size", 1, OPT_MAX_SIZE, "SIZE", "stop recording once the trace takes SIZE bytes (k, M, G): the app runs on, the trace is marked incomplete" },
+	{ "user", 1, OPT_USER, "NAME", "run the program as user NAME (root only; the trace stays ours)" },
 	{ "cleanup", 0, OPT_CLEANUP, NULL, "remove what killed runs left (namespaces, bridges, veths, /tmp/island-cluster.*, session files) and exit" },
 	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
 	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
@@ -137,6 +141,7 @@ static const struct cluster_use {
 	{ OPT_KEEP_SPOOL, CL_NODE, NULL },
 	{ OPT_CALLSITES, CL_NODE, NULL },
 	{ OPT_SYSCALLS, CL_NODE, NULL },
+	{ OPT_MAX_SIZE, CL_NODE, NULL },
 	{ OPT_CPU, CL_NODE, NULL },
 	{ OPT_FILEREAD, CL_NODE, NULL },
 	{ OPT_FILEWRITE, CL_NODE, NULL },
@@ -159,6 +164,7 @@ static const struct cluster_use {
 	{ OPT_WATCHDOG, CL_NO, "--discover takes each node's from its unthrottled pass" },
 	{ OPT_WATCHDOG_FROM, CL_NO, "--discover takes each node's from its unthrottled pass" },
 	{ OPT_SERVER, CL_NO, "role=\"server\" on the node in the cluster file" },
+	{ OPT_USER, CL_NO, "user=\"NAME\" on the node in the cluster file" },
 	{ OPT_RECOVER, CL_NO, "it writes the trace of a spool" },
 	{ OPT_LIST, CL_NO, "it goes with --recover" },
 };
@@ -601,6 +607,7 @@ int main(int argc, char **argv)
 	char host[256] = "localhost";
 	struct node n = { 0 };
 	struct run_opts ro = { 0 };
+	static struct runas user;
 	struct restrictions rs = { .period = 0.01 }, cli = { 0 };
 	const char *rfile = NULL;
 	int any_cli = 0;
@@ -699,6 +706,8 @@ int main(int argc, char **argv)
 		case OPT_PCAP_OPTIONAL: nco.optional = 1; break;
 		case OPT_CLEANUP: cleanup = 1; break;
 		case OPT_SERVER: server = 1; break;
+		case OPT_USER: runas_lookup(&user, optarg); ro.user = &user; break;
+		case OPT_MAX_SIZE: ro.max_size = budget_size("--max-size", optarg); break;
 		case OPT_CPU_PERIOD: {
 			char *end;
 			rs.period = strtod(optarg, &end);
@@ -898,6 +907,7 @@ int main(int argc, char **argv)
 			script_target(&ro, prog);
 	}
 	ro.spool = abs;
+	ro.output = output;
 	/* the trace written while the app runs (writer/stream.c says what
 	 * is not); ISLAND_STREAM=0: all of it at the end */
 	const char *sv = getenv("ISLAND_STREAM");
@@ -949,6 +959,10 @@ int main(int argc, char **argv)
 		return code ? code : 1;
 	}
 	resolve_node(&n);
+	if (n.max_size_hit) {
+		n.complete = 0;
+		n.reason = "max-size";
+	}
 	/* (the twin tells what streaming took while the app ran) */
 	if (getenv("ISLAND_TEST_STREAM_TWIN"))
 		write_twin(&n, abs, getenv("ISLAND_TEST_STREAM_TWIN"));
