@@ -24,8 +24,8 @@
 #include <libxml/parserInternals.h>
 
 #include "validate.h"
-#include "isb.h"
-#include "../common/isb.h"
+#include "trace/isb.h"
+#include "trace/isbfmt.h"
 
 #define MAXDEPTH 32
 

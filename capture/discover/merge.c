@@ -21,7 +21,7 @@
 #include "zstdio.h"
 #include "traceread.h"
 #include "util.h"
-#include "xmlcopy.h"
+#include "trace/xmlcopy.h"
 
 struct mnode {
 	char *file;

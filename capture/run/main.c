@@ -24,7 +24,7 @@
 #include "cluster.h"
 #include "coordinator.h"
 #include "netcap.h"
-#include "isb.h"
+#include "trace/isbfmt.h"
 #include "profile.h"
 #include "session.h"
 #include "recover.h"

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "outfile.h"
-#include "isb.h"
+#include "trace/outfile.h"
+#include "trace/isbfmt.h"
 #include <libxml/xmlwriter.h>
 
 #include "capture.h"

@@ -16,7 +16,7 @@
 #include "cluster.h"
 #include "traceread.h"
 #include "util.h"
-#include "outfile.h"
+#include "trace/outfile.h"
 #include "zstdio.h"
 #include "sesskey.h"
 
