@@ -375,7 +375,7 @@ char *path_join(const char *base, const char *p);
 
 /* writer.c */
 void fmt_oflags(char *buf, size_t n, int fl);
-int trace_write(struct node *n, const char *path, int comp);
+int model_write(struct node *n, const char *path, int comp);
 /* Streaming (writer.c, for stream.c): a thread's records so far into its
  * part, a file with no name in dir (running: it may write more; stopping
  * early once *halt); its part closed; its state freed (the part too) */
