@@ -4,8 +4,8 @@
 # spool/ from the spool to the node's model, writer/ the trace, session/
 # nodes meeting and holding, discover/ the passes compared and merged,
 # cluster/ the cluster runner and its namespaces, packets/ --pcap. The
-# model they share is at the top: capture.h, spool.h, calls.def,
-# syscalls.def.
+# model they share is at the top: capture.h, spool.h, syscalls.def (the
+# table of calls is trace/calls.def).
 CAPTURE_DIRS := run spool writer session discover cluster packets
 
 PRELOAD_SRCS := $(wildcard capture/preload/*.c)

@@ -384,7 +384,7 @@ void fmt_oflags(char *buf, size_t n, int fl);
 const char *ctl_cmd(int call, int64_t cmd, char *buf, size_t n);
 const char *ctl_arg(int call, int64_t cmd, int64_t arg, char *buf, size_t n);
 void ctl_mode(int call, int32_t v, char *buf, size_t n);
-int trace_write(struct node *n, const char *path, int comp);
+int model_write(struct node *n, const char *path, int comp);
 /* Streaming (writer.c, for stream.c): a thread's records so far into its
  * part, a file with no name in dir (running: it may write more; stopping
  * early once *halt); its part closed; its state freed (the part too) */

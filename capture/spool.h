@@ -207,7 +207,7 @@ _Static_assert(__builtin_offsetof(struct rec, len) == __builtin_offsetof(struct 
 
 enum call_id {
 #define CALL(id, api, res, amount, effect) C_##id,
-#include "calls.def"
+#include "trace/calls.def"
 #undef CALL
 	C_NCALLS,
 	/* records that are not calls */

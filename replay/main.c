@@ -441,8 +441,8 @@ int main(int argc, char **argv)
 
 	/* the trace lives as long as the process (a global: not a leak) */
 	static struct trace *t;
-	t = trace_load(opt.trace);
-	if (trace_check(t))
+	t = replay_load(opt.trace);
+	if (replay_check(t))
 		return 2;
 	const char *bad = limit_check(t);
 	if (bad)

@@ -1148,13 +1148,13 @@ int cluster_run(struct cluster_opts *o)
 			char *t = xasprintf("%s/%s.xml", first->dir, c.nodes[i].name);
 			struct tr_node *nodes, *me;
 			int nn;
-			if (trace_scan(t, &nodes, &nn) < 0 ||
-			    !(me = trace_node(nodes, nn, c.nodes[i].name)))
+			if (tr_scan(t, &nodes, &nn) < 0 ||
+			    !(me = tr_find(nodes, nn, c.nodes[i].name)))
 				die(1, "%s: no trace of node %s", t, c.nodes[i].name);
 			c.nodes[i].max_gap = (double)me->max_gap * o->factor / 1e9;
 			if (c.nodes[i].max_gap < 0.001)
 				c.nodes[i].max_gap = 0.001;
-			trace_scan_free(nodes, nn);
+			tr_scan_free(nodes, nn);
 			free(t);
 		}
 		d = discover_begin(o, names, c.n, first);

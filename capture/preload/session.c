@@ -35,7 +35,7 @@ static void kinds_init(void);
 /* The calls that are I/O for the causality engine (and replay). */
 static const unsigned char is_io[C_NCALLS] = {
 #define CALL(id, api, res, amount, effect) [C_##id] = IO_##res,
-#include "../calls.def"
+#include "trace/calls.def"
 #undef CALL
 };
 

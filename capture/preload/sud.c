@@ -120,7 +120,7 @@ static uint64_t ino_of(long fd)
  * same event at two levels: write and write, open and openat) */
 static const char *const kind_of[C_NCALLS] = {
 #define CALL(id, api, res, amount, effect) [C_##id] = #res " " #amount " " #effect,
-#include "../calls.def"
+#include "trace/calls.def"
 #undef CALL
 };
 

@@ -24,7 +24,7 @@
 #include "cluster.h"
 #include "coordinator.h"
 #include "netcap.h"
-#include "isb.h"
+#include "trace/isbfmt.h"
 #include "profile.h"
 #include "session.h"
 #include "recover.h"
@@ -501,12 +501,12 @@ static void watchdog_maxima(struct sess_opts *so, const char *from, double facto
 		 * the option, each finds its own trace there */
 		if (stat(from, &st) == 0 && S_ISDIR(st.st_mode))
 			from = xasprintf("%s/%s.xml", from, node);
-		if (trace_scan(from, &nodes, &nn) < 0)
+		if (tr_scan(from, &nodes, &nn) < 0)
 			exit(2);
-		if (!(me = trace_node(nodes, nn, node)))
+		if (!(me = tr_find(nodes, nn, node)))
 			die(2, "%s: no node '%s' in this trace", from, node);
 		so->max_gap = (double)me->max_gap * factor / 1e9;
-		trace_scan_free(nodes, nn);
+		tr_scan_free(nodes, nn);
 	}
 	if (so->max_gap < 0)
 		so->max_gap = 0.1;
@@ -586,7 +586,7 @@ static void write_twin(const struct node *n, const char *dir, const char *path)
 	m.whole = 1;
 	if (spool_load(&m, dir) == 0) {
 		resolve_node(&m);
-		if (trace_write(&m, path, trace_compress_for(path, 0)) < 0)
+		if (model_write(&m, path, trace_compress_for(path, 0)) < 0)
 			warnx("%s: cannot write the trace: %s", path, strerror(errno));
 	}
 	m.wpid = NULL;		/* n's */
@@ -969,7 +969,7 @@ int main(int argc, char **argv)
 	if (n.stream)
 		stream_end(n.stream);	/* the rest into the parts, on every CPU */
 	n.stream = NULL;
-	int wrote = trace_write(&n, output, comp), werr = errno;
+	int wrote = model_write(&n, output, comp), werr = errno;
 	for (int i = 0; i < n.nprocs; i++)	/* the parts: in it or not at all */
 		for (int j = 0; j < n.procs[i].nthr; j++)
 			write_stream_free(&n.procs[i].thr[j]);
