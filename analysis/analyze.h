@@ -80,6 +80,7 @@ struct opts {
 	const char *value;	/* profile: --value cpu|wall|alloc */
 	bool user_only, categories;
 	int64_t cutoff_ns;	/* profile timeline: --cutoff MS */
+	const char *whatif, *validate;	/* whatif: --if SPEC, --validate REPORT */
 	const char *sort;	/* --sort [-]COL[,...], or NULL */
 	long limit;		/* --limit N rows, 0 none */
 	bool limit_taken;	/* the report applied --limit itself (top) */
@@ -174,7 +175,7 @@ const char *intern(const char *s);
 extern const struct tabledef summary_tables[], calls_tables[], access_tables[], sums_tables[], timeline_tables[],
 	consumption_tables[], files_tables[], sockets_tables[], ttx_tables[],
 	utilization_tables[], regions_tables[], compare_tables[], export_tables[],
-	net_tables[], deps_tables[], profile_tables[], top_tables[];
+	net_tables[], deps_tables[], profile_tables[], whatif_tables[], top_tables[];
 
 /* Number formatting for reports. */
 char *fmt_secs(char *buf, size_t n, int64_t ns);	/* "1.000733" */
@@ -333,6 +334,7 @@ int report_plot(int argc, char **argv);
 int report_deps(int argc, char **argv);
 int report_merge(int argc, char **argv);
 int report_profile(int argc, char **argv);
+int report_whatif(int argc, char **argv);
 
 /* Gathered by the sums report, shared with compare. */
 enum sum {

@@ -37,6 +37,7 @@ static const struct report {
 	{ "profile",     report_profile,     profile_tables,     NULL, "profile REPORT: raw, inclusive, callers, breakdown, timeline, allocs, leaks (--profile traces; tables named after the reports)" },
 	{ "merge",       report_merge,       NULL,               NULL, "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
 	{ "deps",        report_deps,        deps_tables,        NULL, "tables waits, messages, measures: the dependencies (--from trace|net|both, --dot, --truth); holds the I/O numbers" },
+	{ "whatif",      report_whatif,      whatif_tables,      NULL, "the run's time if a node's file I/O, network or CPU were X times faster (--if NODE:RES*X) or its file I/O held to a rate (--if NODE:filewrite=RATE); --validate REPLAY_REPORT; holds the calls" },
 };
 #define NREPORTS (sizeof(reports) / sizeof(reports[0]))
 static const struct report *rep;
@@ -279,6 +280,8 @@ static const struct optdef {
 	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
 	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },
 	{ "truth",       0,   "PATH", "deps: precision and recall against ground truth (file, or directory of truth.* files)", set_str, &opt.truth },
+	{ "if",          0,   "SPEC", "whatif: NODE:RES*X (RES cpu, file, net: X times faster) or NODE:RES=RATE (fileread, filewrite bytes/s), comma-separated; NODE * for all", set_str, &opt.whatif },
+	{ "validate",    0,   "REPORT", "whatif: island-replay --report of a replay under that change: replayed beside predicted", set_str, &opt.validate },
 	{ "from",        0,   "S",    "only calls, computes and regions starting S seconds or more after the run's start; deps: trace (the causality engine's waits, default), net (message edges of the packets) or both", set_from, NULL },
 	{ "to",          0,   "S",    "only calls, computes and regions starting before S seconds after the run's start", set_to, NULL },
 	{ "node",        0,   "N",    "only node N's threads, files and sockets", set_node, NULL },

@@ -154,6 +154,18 @@ void read_traces_peers(struct trace_run *run, char **files, int nfiles,
 	filter_done(run, f.ops->io != NULL);
 }
 
+/* A first pass for the reports that account in time order and cannot
+ * wait for the peer's trace to come (plot). */
+struct peers *peers_collect(char **files, int nfiles)
+{
+	struct trace_run tmp = { 0 };
+	struct peers *p = peers_new();
+
+	read_traces_peers(&tmp, files, nfiles, NULL, NULL, p);
+	run_free(&tmp);
+	return p;
+}
+
 void read_traces(struct trace_run *run, char **files, int nfiles,
 		 const struct trace_ops *ops, void *ctx)
 {

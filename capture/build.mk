@@ -4,8 +4,8 @@
 # spool/ from the spool to the node's model, writer/ the trace, session/
 # nodes meeting and holding, discover/ the passes compared and merged,
 # cluster/ the cluster runner and its namespaces, packets/ --pcap. The
-# model they share is at the top: capture.h, spool.h, calls.def,
-# syscalls.def.
+# model they share is at the top: capture.h, spool.h, syscalls.def (the
+# table of calls is trace/calls.def).
 CAPTURE_DIRS := run spool writer session discover cluster packets
 
 PRELOAD_SRCS := $(wildcard capture/preload/*.c)
@@ -63,7 +63,7 @@ $(O)/capture/cluster/names.o: CPPFLAGS += -I$(O)/capture/cluster
 LOADER_SRCS := capture/loader/loader.c capture/loader/stubs.c capture/preload/core.c \
 	capture/preload/sud.c capture/preload/spawn_acts.c \
 	capture/preload/limits.c capture/preload/session.c capture/preload/nest.c \
-	capture/preload/appmem.c
+	capture/preload/appmem.c capture/preload/privdrop.c
 LOADER_OBJS := $(patsubst %.c,$(O)/%.ldr.o,$(LOADER_SRCS)) $(O)/capture/preload/sudstub.ldr.o
 $(O)/%.ldr.o: %.c
 	$(call msg,CC,$<)

@@ -17,6 +17,14 @@ extern void (*die_hook)(int status);
  * before die_hook or exit: the trace reader stops and joins its parsing
  * thread there (trace/read.c). */
 extern _Thread_local void (*die_cleanup)(void);
+/* Called by die() and die_at() in this thread before die_hook: how
+ * trace_read_try() returns from bad input, whichever thread reads. */
+extern _Thread_local void (*die_hook_here)(int status);
+/* When set, die()'s and die_at()'s message goes here (its first,
+ * NUL-terminated, at most die_msg_len bytes) instead of to stderr: the
+ * trace library's loader hands it to its caller (trace/table.c). */
+extern _Thread_local char *die_msg;
+extern _Thread_local size_t die_msg_len;
 
 /* Print "PROG: message" (plus ": strerror(errno)" when the format ends in
  * ':') and exit with status. */

@@ -626,3 +626,16 @@ FILE *popen_with_env(const char *cmd, const char *mode, pid_t tid, uint64_t t0)
 	errno = e;
 	return f;
 }
+
+/* prctl: a1 the option, a2 its first argument (a signal, a flag; the
+ * name of PR_SET_NAME is a pointer, not kept) */
+EXPORT int prctl(int option, ...)
+{
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long),
+		      a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	TRACE_CALL(C_PRCTL, int, REAL(prctl)(option, a2, a3, a4, a5), -1, option,
+		   option == PR_SET_NAME || option == PR_GET_NAME ? 0 : (int64_t)a2);
+}

@@ -64,8 +64,8 @@ expect_eq "deps -o files" "$(cd deps && ls)" "measures.csv
 waits.csv"
 check deps waits deps/waits.csv
 check deps measures deps/measures.csv
-expect_eq "deps waits" "$(cat deps/waits.csv)" "node,io,api,target,on_node,on_io,on_api,on_target,implied
-b,1,open,/work/b.dat,a,4,write,/work/a3.dat,"
+expect_eq "deps waits" "$(cat deps/waits.csv)" "node,io,api,target,on_node,on_io,on_api,on_target,implied,origin,certain
+b,1,open,/work/b.dat,a,4,write,/work/a3.dat,,,"
 expect_eq "deps measures" "$(cat deps/measures.csv)" "measure,percent,matched,total,of
 precision,0.00,0,1,found
 recall,,0,0,true"

@@ -22,7 +22,7 @@ pyd=$(/usr/bin/python3 -c 'import sys; print("lib/python%d.%d/site-packages" % s
 for f in __init__.py reader.py; do
 	[ -f "$I/$pyd/island/$f" ] || fail "$pyd/island/$f not installed"
 done
-expect_eq "installed python reader" "$(cd / && PYTHONPATH="$I/$pyd" /usr/bin/python3 -c 'import island; print(island.__file__)')" \
+expect_eq "installed python reader" "$(cd / && ISLAND_TRACE_LIB="$I/lib/island/libisland-trace.so" PYTHONPATH="$I/$pyd" /usr/bin/python3 -c 'import island; print(island.__file__)')" \
 	"$I/$pyd/island/__init__.py"
 
 # the tools, from elsewhere
@@ -74,6 +74,16 @@ printf '<trace version="1">\n<node name="n" end="-1"/>\n</trace>\n' > bad.xml
 ./tracecount bad.xml 2> bad.err && fail "tracecount accepted a bad trace"
 grep -q '^.*bad.xml:2: ' bad.err || fail "no FILE:LINE error: $(cat bad.err)"
 expect_eq "exported" "$(nm -g --defined-only "$I/lib/libisland-trace.a" | awk 'NF == 3 && $3 !~ /^trace_/' | wc -l)" 0
+# its shared object, for bindings: where pkg-config says, trace_* only,
+# and Python reads the trace through it
+so=$(pkg-config --variable=shared island-trace)
+expect_eq "shared object" "$so" "$I/lib/island/libisland-trace.so"
+expect_eq "exported by the shared object" "$(nm -D --defined-only "$so" | awk 'NF == 3 && $3 !~ /^trace_/' | wc -l)" 0
+if /usr/bin/python3 -c 'import cffi' 2>/dev/null; then
+	expect_eq "python over the installed library" "$(ISLAND_TRACE_LIB=$so PYTHONPATH="$ISLAND_ROOT/python" \
+		/usr/bin/python3 -c 'import sys, island; print(sum(e["kind"] == "io" for e in island.events(sys.argv[1])))' cat.xml.zst)" \
+		"$(grep -c '<io ' cat.xml)"
+fi
 
 # bash completion: reports, options, tables, option values
 cat > comp.bash <<'EOC'

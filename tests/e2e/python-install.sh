@@ -1,15 +1,17 @@
 # The Python reader installs offline (python/pyproject.toml, setuptools,
-# no index, no build isolation) into a --target directory and into a
-# venv, imports from there without PYTHONPATH, and its events carry the
-# thread's name and the process's program (exe: its last exec's image),
-# as island-analyze names them.
+# no index, no build isolation) into a venv (its cffi the system's) and,
+# --no-deps, into a --target directory, imports from there without
+# PYTHONPATH, and load()'s events carry the thread's name and the
+# process's program (exe: its last exec's image), as island-analyze names
+# them. The C trace library it binds is the build's (ISLAND_TRACE_LIB).
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 PY=/usr/bin/python3
-$PY -c 'import setuptools' 2>/dev/null || { echo "setuptools not installed"; exit 77; }
+$PY -c 'import setuptools, cffi, pandas' 2>/dev/null || { echo "setuptools, cffi or pandas not installed"; exit 77; }
+export ISLAND_TRACE_LIB="$ISLAND_ROOT/lib/libisland-trace.so"
 # from a copy: a build writes beside its sources
 cp -r "$ISLAND_ROOT/python" pysrc
 rm -rf pysrc/build pysrc/*.egg-info
-$PY -m pip install -q --no-index --no-build-isolation --target tgt ./pysrc 2> pip.err ||
+$PY -m pip install -q --no-index --no-build-isolation --no-deps --target tgt ./pysrc 2> pip.err ||
 	fail "pip install --target: $(grep -v WARNING pip.err)"
 [ -f tgt/island/reader.py ] || fail "nothing installed in tgt"
 $PY -m venv --system-site-packages venv || fail "venv"
@@ -24,9 +26,9 @@ esac
 cols() {	# TRACE: pid tid thread exe api of each io, from the installed reader
 	PYTHONPATH=tgt $PY -c '
 import sys, island
-for e in island.events(sys.argv[1]):
-    if e["kind"] == "io":
-        print(e["pid"], e["tid"], e["thread"], e["exe"], e["api"])' "$1"
+ev = island.load(sys.argv[1])["events"]
+for e in ev[ev["kind"] == "io"].itertuples():
+    print(e.pid, e.tid, e.thread, e.exe, e.api)' "$1"
 }
 expect_eq "events: thread and exe" "$(cols "$ISLAND_ROOT/tests/traces/exec.xml")" "200 200 sh /bin/sh fork
 200 200 sh /bin/sh fork
@@ -46,8 +48,8 @@ PY
 PYTHONPATH=tgt $PY -c '
 import sys, island, os
 last = {}
-for e in island.events(sys.argv[1]):
-    last[e["pid"]] = os.path.basename(e["exe"])
+for e in island.load(sys.argv[1])["events"].itertuples():
+    last[e.pid] = os.path.basename(e.exe)
 for p in sorted(last):
     print(p, last[p])' py.xml > py-exe.txt
 # the fork of python3 that exec'd sh is sh, its child cat
