@@ -16,6 +16,14 @@ for f in bin/island-capture bin/island-replay bin/island-analyze lib/island/libi
 	[ -f "$I/$f" ] || fail "$f not installed"
 done
 [ ! -e "$P" ] || fail "install wrote outside DESTDIR: $P"
+# the Python reader, in the site directory of PREFIX (here, outside the
+# system's: PREFIX/lib/python3.X/site-packages, for PYTHONPATH)
+pyd=$(/usr/bin/python3 -c 'import sys; print("lib/python%d.%d/site-packages" % sys.version_info[:2])')
+for f in __init__.py reader.py; do
+	[ -f "$I/$pyd/island/$f" ] || fail "$pyd/island/$f not installed"
+done
+expect_eq "installed python reader" "$(cd / && ISLAND_TRACE_LIB="$I/lib/island/libisland-trace.so" PYTHONPATH="$I/$pyd" /usr/bin/python3 -c 'import island; print(island.__file__)')" \
+	"$I/$pyd/island/__init__.py"
 
 # the tools, from elsewhere
 mkdir elsewhere && cd elsewhere
@@ -66,6 +74,16 @@ printf '<trace version="1">\n<node name="n" end="-1"/>\n</trace>\n' > bad.xml
 ./tracecount bad.xml 2> bad.err && fail "tracecount accepted a bad trace"
 grep -q '^.*bad.xml:2: ' bad.err || fail "no FILE:LINE error: $(cat bad.err)"
 expect_eq "exported" "$(nm -g --defined-only "$I/lib/libisland-trace.a" | awk 'NF == 3 && $3 !~ /^trace_/' | wc -l)" 0
+# its shared object, for bindings: where pkg-config says, trace_* only,
+# and Python reads the trace through it
+so=$(pkg-config --variable=shared island-trace)
+expect_eq "shared object" "$so" "$I/lib/island/libisland-trace.so"
+expect_eq "exported by the shared object" "$(nm -D --defined-only "$so" | awk 'NF == 3 && $3 !~ /^trace_/' | wc -l)" 0
+if /usr/bin/python3 -c 'import cffi' 2>/dev/null; then
+	expect_eq "python over the installed library" "$(ISLAND_TRACE_LIB=$so PYTHONPATH="$ISLAND_ROOT/python" \
+		/usr/bin/python3 -c 'import sys, island; print(sum(e["kind"] == "io" for e in island.events(sys.argv[1])))' cat.xml.zst)" \
+		"$(grep -c '<io ' cat.xml)"
+fi
 
 # bash completion: reports, options, tables, option values
 cat > comp.bash <<'EOC'
