@@ -27,8 +27,8 @@
 #include "capture.h"
 #include "cluster.h"
 #include "netns.h"
-#include "session.h"
-#include "traceread.h"
+#include "capture/session/session.h"
+#include "capture/discover/traceread.h"
 #include "util.h"
 
 struct cnode {

@@ -16,8 +16,8 @@
 #include <libxml/xmlwriter.h>
 
 #include "capture.h"
-#include "cluster.h"
-#include "session.h"
+#include "capture/cluster/cluster.h"
+#include "capture/session/session.h"
 #include "zstdio.h"
 #include "traceread.h"
 #include "util.h"

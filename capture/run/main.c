@@ -21,14 +21,14 @@
 #include <elf.h>
 
 #include "capture.h"
-#include "cluster.h"
-#include "coordinator.h"
-#include "netcap.h"
+#include "capture/cluster/cluster.h"
+#include "capture/session/coordinator.h"
+#include "capture/packets/netcap.h"
 #include "trace/isbfmt.h"
-#include "profile.h"
-#include "session.h"
-#include "recover.h"
-#include "traceread.h"
+#include "capture/run/presets.h"
+#include "capture/session/session.h"
+#include "capture/spool/recover.h"
+#include "capture/discover/traceread.h"
 #include "util.h"
 #include "zstdio.h"
 
