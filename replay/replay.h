@@ -135,8 +135,6 @@ struct trace *replay_load(const char *file);
 void replay_free(struct trace *t);
 void replay_load_abandon(void);
 void intern_free(void);
-/* Intern a string in the trace's string table. */
-const char *intern(const char *s);
 int node_index(const struct trace *t, const char *name);
 
 /* check.c: unknown nodes in WAITs, seq ranges, WAIT cycles. Returns 0, or
