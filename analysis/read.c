@@ -60,6 +60,7 @@ static void f_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 
 	if (f->peers)
 		peers_send(f->peers, t->node, io);
+	procs_io(t, io);
 	if (!f->ops->io || !filter_thread(t))
 		return;
 	if (filter_io(f->run, t, io) || filt.every_call)

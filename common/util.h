@@ -41,6 +41,16 @@ void warn_at(const char *file, long line, const char *fmt, ...)
  * with opterr = 0 and an optstring starting with ':' (after any '+'); c is
  * what it returned. */
 void bad_option(char **argv, int c) __attribute__((noreturn));
+/* The same, naming the long option of lopts (getopt_long's table, ended
+ * by a NULL name) nearest a mistyped one: "did you mean --limit?". */
+struct option;
+void bad_option_hint(char **argv, int c, const struct option *lopts) __attribute__((noreturn));
+/* A size or rate: a number, optionally with k, M, G or T (binary
+ * multiples; KiB, MB alike); 0, or -1 when it is none (common/size.c). */
+int parse_size(const char *s, double *v);
+/* The word of cands (n of them, NULL ones skipped) nearest word, within a
+ * few edits, or NULL (common/suggest.c). */
+const char *suggest(const char *word, const char *const *cands, size_t n);
 
 /* fflush and fclose f; -1 with errno when any write to f failed, now or
  * earlier (a buffered write fails only when flushed). */

@@ -148,6 +148,7 @@ struct trace_region {
 struct trace_file {
 	const char *path;
 	int64_t opens, reads, bytes_read, writes, bytes_written, open_at_end;
+	int64_t size_at_end, allocated_at_end;	/* -1: not told */
 };
 
 struct trace_socket {
@@ -163,6 +164,8 @@ struct trace_dep {
 	bool wait;
 	const char *node;
 	int64_t seq;
+	const char *origin;          /* a wait's origin="...", or NULL */
+	bool unsure;                 /* certain="no" */
 };
 
 /* io's attribute NAME (validated), or NULL. */

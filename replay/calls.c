@@ -47,8 +47,6 @@ static struct call by_name[] = {
 	{ "fexecve", h_exec, FAM_OTHER }, { "fseeko", h_seek, FAM_OPEN },
 	{ "newfstatat", h_stat, FAM_OPEN }, { "pipe2", h_pipe, FAM_NET },
 	{ "posix_spawnp", h_spawn, FAM_OTHER }, { "readdir", h_spent, FAM_READ },
-	{ "sync", h_sync, FAM_SYNC }, { "sync_file_range", h_sync, FAM_SYNC },
-	{ "syncfs", h_sync, FAM_SYNC },
 };
 #define NBYNAME (sizeof(by_name) / sizeof(*by_name))
 

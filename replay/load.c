@@ -155,6 +155,21 @@ static int event_path(const char *p)
 	return p && !strncmp(p, "anon_inode:", 11);
 }
 
+/* a call not reissued, counted by name for the report (as run.c: a
+ * metadata call lasts its original time) */
+static void skip_note(struct node *n, const char *api, int res)
+{
+	const char *a = intern(api);
+
+	for (size_t i = 0; i < n->nskips; i++)
+		if (n->skips[i].api == a) {
+			n->skips[i].n++;
+			return;
+		}
+	XGROW(n->skips, n->skcap, n->nskips + 1);
+	n->skips[n->nskips++] = (struct skipstat){ a, 1, res == RES_FILEMETA || res == RES_NETMETA };
+}
+
 static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 {
 	struct rd *rd = ctx;
@@ -163,6 +178,8 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 
 	o->res = (uint8_t)(io->res + 1);
 	o->call = call_lookup(io->api, o->res);
+	if (!o->call)
+		skip_note(rd->node, io->api, o->res);
 	o->start = io->start;
 	o->dur = io->end - io->start;	/* validated: >= 0 */
 	o->amount = io->amount;
@@ -198,6 +215,7 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	o->inpath = intern(io->inpath);
 	o->peer = intern(io->peer);
 	o->flags = intern(io_str(io, "flags"));
+	o->cmd = intern(io_str(io, "cmd"));
 	o->proto = (uint8_t)proto_of(io->proto);
 	o->pipe = (int32_t)io_num(io, "pipe", NULL, 0);
 	/* a non-blocking connect under way (EINPROGRESS) goes on to connect */
@@ -298,6 +316,18 @@ static void on_dep(void *ctx, struct trace_thread *tt, const struct trace_dep *d
 		(size_t)(rd->thr - rd->node->threads), rd->thr->nops - 1, trace_line()
 	};
 	o->seq = d->seq > 0 ? (uint32_t)d->seq : 0;	/* a wait's: validated */
+}
+
+/* a file's size and allocation as the run left it (files.c) */
+static void on_file(void *ctx, struct trace_node *tn, const struct trace_file *f)
+{
+	struct node *n = ((struct rd *)ctx)->node;
+
+	(void)tn;
+	if (f->size_at_end < 0)
+		return;
+	XGROW(n->fsz, n->fszcap, n->nfsz + 1);
+	n->fsz[n->nfsz++] = (struct filesz){ intern(f->path), f->size_at_end, f->allocated_at_end };
 }
 
 static void on_socket(void *ctx, struct trace_node *tn, const struct trace_socket *ts)
@@ -802,7 +832,7 @@ struct trace *replay_load(const char *file)
 	static const struct trace_ops ops = {
 		.node = on_node, .node_end = on_node_end, .process = on_process,
 		.thread = on_thread, .compute = on_compute, .io = on_io,
-		.dep = on_dep, .socket = on_socket, .strict = true,
+		.dep = on_dep, .socket = on_socket, .file = on_file, .strict = true,
 	};
 	char *files[1] = { (char *)file };
 	struct rd rd = { .file = file };

@@ -52,6 +52,7 @@ struct op {
 	uint32_t busy_end, busy_recv;
 	const struct call *call;	/* NULL: not replayable, skipped */
 	const char *path, *path2, *inpath, *peer, *flags;
+	const char *cmd;	/* fcntl, ioctl, prctl: the command ("F_SETFD") */
 	uint8_t proto;
 	int32_t pipe;		/* which pipe of the node (trace-format.md), 0 */
 };
@@ -97,6 +98,13 @@ struct sock_sum {		/* <sockets><socket/> */
 	uint8_t proto;
 };
 
+/* calls of a node the replay does not reissue (no handler), by api */
+struct skipstat {
+	const char *api;
+	uint32_t n;
+	uint8_t spent;		/* its original time is spent (metadata) */
+};
+
 struct node {
 	const char *name;
 	const char *host;	/* "" when unknown */
@@ -110,6 +118,13 @@ struct node {
 	size_t nsocks, scap;
 	uint32_t nios;		/* numbered I/O, = highest seq */
 	uint32_t nall;		/* io elements */
+	struct skipstat *skips;	/* load.c */
+	size_t nskips, skcap;
+	struct filesz {		/* <file size_at_end allocated_at_end> */
+		const char *path;
+		int64_t size, alloc;
+	} *fsz;
+	size_t nfsz, fszcap;
 	uint8_t waited;		/* a WAIT names this node: its I/Os are published */
 	uint32_t line;
 	/* descriptor slots (fdslots.c): from slot_base on, the trace's fd
@@ -202,6 +217,7 @@ struct fileneed {
 	int64_t size;		/* bytes the replay must find there; -1: must not exist */
 	int dir;		/* a directory */
 	size_t len;		/* of path, the directory to make; 0: all */
+	int64_t data;		/* of size, the bytes written (the rest a hole); -1: all */
 };
 /* What must exist before the replay of the selected nodes; unordered:
  * the replay keeps no causality (every file read exists beforehand). */
@@ -218,26 +234,49 @@ enum compute { COMP_SPIN, COMP_SLEEP, COMP_NONE };
 struct opts {
 	const char *root, *node, *report, *trace;
 	int mode, compute, mpi, quiet, progress;
+	int reuse_root;		/* replay over what the root holds */
+	int repeat;		/* replays of the trace, each in a fresh ROOT/N */
 	double speed;
 	double stall;		/* seconds a call may run past its original time */
 };
 extern struct opts opt;
 
-/* Per-node results, kept in shared memory while nodes run. */
+/* Per-node results, kept in shared memory while nodes run. Latencies
+ * in buckets of an eighth of an octave (9 %): lat_bucket(ns). */
+#define LAT_BUCKETS 320
+static inline int lat_bucket(int64_t ns)
+{
+	if (ns < 8)
+		return ns < 0 ? 0 : (int)ns;
+	int oct = 63 - __builtin_clzll((unsigned long long)ns);
+	int b = oct * 8 + (int)((ns >> (oct - 3)) & 7);
+	return b < LAT_BUCKETS ? b : LAT_BUCKETS - 1;
+}
 struct famstat {
 	uint64_t calls;
 	int64_t orig_ns, repl_ns;
 	int64_t orig_bytes, repl_bytes;	/* data moved (amount) */
+	uint32_t lat_orig[LAT_BUCKETS], lat_repl[LAT_BUCKETS];
+};
+/* A call the replay failed where the original did not: by api and errno */
+#define NFAILS 16
+struct failstat {
+	char api[24];
+	int err;
+	uint32_t n;
 };
 struct nodestat {
 	int64_t orig_ns, repl_ns;	/* duration of the node */
 	int64_t t0_ns, t1_ns;		/* replay start/end, CLOCK_MONOTONIC */
 	uint64_t calls, skipped, failed, total;
 	uint64_t unwritten;		/* bytes file writes could not put down */
+	uint64_t deps;			/* WAITs that blocked; the replayer's own */
+	int64_t dep_ns;			/* wake-up time past the peer's I/O, paid back */
 	int werr;			/* the first one's errno and trace path */
 	const char *wpath;		/* (interned before the fork: valid here) */
 	int status;			/* 0 ok, else exit status */
 	struct famstat fam[NFAM];
+	struct failstat fails[NFAILS];	/* the first kinds; others in failed only */
 };
 
 /* sync.c: completion of each node's I/O (bitmap + count + futex). */

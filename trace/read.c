@@ -522,7 +522,10 @@ static void on_dep(struct rd *rd, bool wait)
 	struct trace_dep d = { .wait = wait, .node = need(rd, "node"), .seq = 0 };
 
 	if (wait) {
+		const char *c = attr(rd, "certain");
 		d.seq = int_attr(rd, "seq", -1);
+		d.origin = attr(rd, "origin");
+		d.unsure = c && !strcmp(c, "no");
 	}
 	if (rd->ops->dep)
 		rd->ops->dep(rd->ctx, rd->thr, &d);
@@ -664,6 +667,8 @@ static void on_file(struct rd *rd)
 	f.writes = int_attr(rd, "writes", 0);
 	f.bytes_written = int_attr(rd, "bytes_written", 0);
 	f.open_at_end = int_attr(rd, "open_at_end", 0);
+	f.size_at_end = int_attr(rd, "size_at_end", -1);
+	f.allocated_at_end = int_attr(rd, "allocated_at_end", -1);
 	if (rd->ops->file)
 		rd->ops->file(rd->ctx, rd->node, &f);
 }

@@ -68,7 +68,15 @@ struct stream {
 	bool isb;
 	bool wait;                   /* the tests': all the writing at the end */
 	int open_parts;
+	uint64_t taken;              /* the spool's bytes polled so far */
 };
+
+/* The spool's bytes the stream has taken so far (budget.c: with the
+ * bytes written, the trace's bytes per spool byte) */
+uint64_t stream_taken(struct stream *s)
+{
+	return s ? __atomic_load_n(&s->taken, __ATOMIC_RELAXED) : 0;
+}
 
 /* What thread j of p wrote into its part and the resolver passed, let
  * go; not what a pass at the end reads again (statuses, gaps, the
@@ -147,6 +155,8 @@ static void *stream_main(void *arg)
 		}
 		pthread_mutex_unlock(&s->mu);
 		got = step(s);
+		if (got > 0)
+			__atomic_add_fetch(&s->taken, (uint64_t)got, __ATOMIC_RELAXED);
 		pthread_mutex_lock(&s->mu);
 	}
 	pthread_mutex_unlock(&s->mu);
