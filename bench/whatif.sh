@@ -150,13 +150,13 @@ for w in ${PREDICT-sqlite}; do
 	slow_capture "$fn" || { echo "$w: capture failed: $(cat "$fast/$fn.cap.err")"; continue; }
 	orig=$(sed -n 's/.*<node name="[^"]*" [^>]*start="\([0-9.]*\)" end="\([0-9.]*\)".*/\1 \2/p' "$fast/$fn.slow.xml" |
 		awk '{ print $2 - $1; exit }')
-	for f in 2 0.5; do
-		slowfs_rate "$(echo "$IOPS * $f / 1" | bc)" "$(echo "$BPS * $f / 1" | bc)"
-		pred=$("$ROOT/bin/island-analyze" whatif --csv --if "*:file*$f" "$fast/$fn.slow.xml" |
+	for fac in 2 0.5; do
+		slowfs_rate "$(echo "$IOPS * $fac / 1" | bc)" "$(echo "$BPS * $fac / 1" | bc)"
+		pred=$("$ROOT/bin/island-analyze" whatif --csv --if "*:file*$fac" "$fast/$fn.slow.xml" |
 			awk -F, '$1 == "run" { print $3 }')
 		: > "$fast/failed"
 		rep=$(predict "$fn" causal "$fast/$fn.slow.xml")
-		printf '%-12s %6sx %9.3f %9.3f %9s %7s\n' "$w" "$f" "$orig" "$pred" \
+		printf '%-12s %6sx %9.3f %9.3f %9s %7s\n' "$w" "$fac" "$orig" "$pred" \
 			"$(echo "$rep" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$pred" "$rep")"
 	done
 	slowfs_rate "$IOPS" "$BPS"
