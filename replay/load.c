@@ -478,7 +478,7 @@ static int by_path(const void *a, const void *b)
 	return x->path != y->path ? (x->path < y->path ? -1 : 1) : 0;
 }
 
-static void trace_file_order(struct trace *t)
+static void replay_file_order(struct trace *t)
 {
 	struct fuse *u = NULL;
 	size_t nu = 0, cap = 0;
@@ -586,7 +586,7 @@ static int anon_write(const struct op *o, const struct op *read)
 	       ((o->res == RES_FILEWRITE && !o->path) || (o->res == RES_SYS && event_path(o->path)));
 }
 
-static void trace_wakers(struct trace *t)
+static void replay_wakers(struct trace *t)
 {
 	for (size_t k = 0; k < t->nnodes; k++) {
 		struct node *n = &t->nodes[k];
@@ -646,7 +646,7 @@ static void trace_wakers(struct trace *t)
  * Pool: three workers read their tasks from one pipe, under a semaphore
  * in shared memory the replay cannot see): each read takes the bytes
  * after its predecessor's, so it waits for the read of another thread
- * that ended before it began (as a wait on its waker, trace_wakers). Read
+ * that ended before it began (as a wait on its waker, replay_wakers). Read
  * in another order, a worker took part of another's message and every
  * reader then waited for bytes nobody sent (2 replays in 4 stalled).
  */
@@ -661,7 +661,7 @@ static int by_pipe_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void trace_pipe_readers(struct trace *t)
+static void replay_pipe_readers(struct trace *t)
 {
 	for (size_t k = 0; k < t->nnodes; k++) {
 		struct node *n = &t->nodes[k];
@@ -705,7 +705,7 @@ static void trace_pipe_readers(struct trace *t)
  * that came later was not woken, and the replay must stay free to run
  * faster than the original did).
  */
-static void trace_wait_lags(struct trace *t)
+static void replay_wait_lags(struct trace *t)
 {
 	int64_t **ends = xcalloc(t->nnodes + 1, sizeof(*ends));
 
@@ -756,7 +756,7 @@ static int zero_poll(const struct op *o)
 	return o->kind == OP_IO && call_poll(o->call) && o->timeout == 0 && !o->failed;
 }
 
-static void trace_busywaits(struct trace *t)
+static void replay_busywaits(struct trace *t)
 {
 	for (size_t k = 0; k < t->nnodes; k++) {
 		struct node *n = &t->nodes[k];
@@ -788,7 +788,7 @@ static void trace_busywaits(struct trace *t)
 	}
 }
 
-void trace_free(struct trace *t)
+void replay_free(struct trace *t)
 {
 	if (!t)
 		return;
@@ -810,22 +810,22 @@ void trace_free(struct trace *t)
 	free(t);
 }
 
-/* the load under way: what its death leaves (trace_load_abandon) */
+/* the load under way: what its death leaves (replay_load_abandon) */
 static struct trace_run load_run;
 static struct trace *load_trace;
 
-void trace_load_abandon(void)
+void replay_load_abandon(void)
 {
 	trace_read_abandon();
 	trace_run_free(&load_run);
-	trace_free(load_trace);
+	replay_free(load_trace);
 	load_trace = NULL;
 	free(pend);
 	pend = NULL;
 	npend = pendcap = 0;
 }
 
-struct trace *trace_load(const char *file)
+struct trace *replay_load(const char *file)
 {
 	static const struct trace_ops ops = {
 		.node = on_node, .node_end = on_node_end, .process = on_process,
@@ -835,7 +835,7 @@ struct trace *trace_load(const char *file)
 	char *files[1] = { (char *)file };
 	struct rd rd = { .file = file };
 
-	trace_load_abandon();
+	replay_load_abandon();
 	load_trace = rd.t = xcalloc(1, sizeof(*rd.t));
 	rd.t->file = file;
 	npend = 0;
@@ -866,11 +866,11 @@ struct trace *trace_load(const char *file)
 	pend = NULL;
 	npend = pendcap = 0;
 	spin_shares(rd.t);
-	trace_file_order(rd.t);
-	trace_wakers(rd.t);
-	trace_wait_lags(rd.t);
-	trace_pipe_readers(rd.t);
-	trace_busywaits(rd.t);
+	replay_file_order(rd.t);
+	replay_wakers(rd.t);
+	replay_wait_lags(rd.t);
+	replay_pipe_readers(rd.t);
+	replay_busywaits(rd.t);
 	load_trace = NULL;	/* the caller's */
 	return rd.t;
 }

@@ -31,7 +31,7 @@ static const struct option_def {
 	{ "compute", 1, 'c', "HOW", "spin (default), sleep or none" },
 	{ "speed", 1, 's', "X", "compute and time run X times faster" },
 	{ "report", 1, 'o', "FILE", "save the fidelity report as XML" },
-	{ "limit", 1, 'l', "NODE:RES=RATE", "hold NODE's fileread, filewrite, netsend or netrecv to RATE bytes/s" },
+	{ "limit", 1, 'l', "NODE:RES=RATE", "hold NODE's fileread, filewrite, netsend or netrecv to RATE bytes/s (64k, 10M: binary multiples)" },
 	{ "stall", 1, 259, "SECONDS", "give up when a call runs SECONDS past its original time (default 5; 0: never)" },
 	{ "mpi", 0, 256, "", "one node per MPI rank (run under mpirun)" },
 	{ "deps", 1, 258, "FROM", "trace (default: its WAITs) or net: message edges from the nodes' packets (TRACE... with --pcap)" },
@@ -48,7 +48,8 @@ static void usage(int status)
 	FILE *f = status ? stderr : stdout;
 
 	fprintf(f, "usage: island-replay [options] TRACE\n"
-		   "       island-replay --deps net [options] TRACE... (node traces with their pcaps)\n");
+		   "       island-replay --deps net [options] TRACE... (node traces with their pcaps)\n"
+		   "TRACE: .xml, .xml.gz, .xml.zst, or the binary .isb, .isb.gz, .isb.zst\n");
 	for (size_t i = 0; i < NOPT; i++)
 		fprintf(f, "  %c%c%c --%s %-*s %s\n", options[i].key < 256 ? '-' : ' ',
 			options[i].key < 256 ? options[i].key : ' ', options[i].key < 256 ? ',' : ' ',
@@ -128,7 +129,7 @@ static void parse(int argc, char **argv)
 		case 'q': opt.quiet = 1; break;
 		case 'h': usage(0); break;
 		case 257: printf("island-replay %s\n", ISLAND_VERSION); exit(0);
-		default: bad_option(argv, c);
+		default: bad_option_hint(argv, c, lo);
 		}
 	}
 	if (optind >= argc)
@@ -440,8 +441,8 @@ int main(int argc, char **argv)
 
 	/* the trace lives as long as the process (a global: not a leak) */
 	static struct trace *t;
-	t = trace_load(opt.trace);
-	if (trace_check(t))
+	t = replay_load(opt.trace);
+	if (replay_check(t))
 		return 2;
 	const char *bad = limit_check(t);
 	if (bad)

@@ -40,14 +40,14 @@ struct op {
 	int64_t start;		/* io: start (ns, node relative) */
 	int64_t amount, size, offset, result, req, timeout;
 	int64_t child;
-	int32_t target;		/* after trace_link: thread or process index */
-	/* a wait on another thread of its process (load.c, trace_wakers):
+	int32_t target;		/* after replay_link: thread or process index */
+	/* a wait on another thread of its process (load.c, replay_wakers):
 	 * that thread's index + 1 (0: none), the op whose end preceded the
 	 * wait's end, and how long before it */
 	int32_t waker;
 	uint32_t wake_op;
 	int64_t wake_lag;
-	/* the first poll of a busy wait (load.c, trace_busywaits): the
+	/* the first poll of a busy wait (load.c, replay_busywaits): the
 	 * index + 1 of its last poll (0: none), and of the receive after it */
 	uint32_t busy_end, busy_recv;
 	const struct call *call;	/* NULL: not replayable, skipped */
@@ -143,12 +143,12 @@ struct trace {
 
 /* load.c: parse FILE (plain or .xml.gz); on any problem print
  * "FILE:LINE: what" and exit 2. */
-struct trace *trace_load(const char *file);
+struct trace *replay_load(const char *file);
 /* Everything a loaded trace holds; what a load left when it died (die's
  * hook returned, the fuzz harness); the interned strings (no trace may
  * hold them any more) */
-void trace_free(struct trace *t);
-void trace_load_abandon(void);
+void replay_free(struct trace *t);
+void replay_load_abandon(void);
 void intern_free(void);
 /* Intern a string in the trace's string table. */
 const char *intern(const char *s);
@@ -156,14 +156,14 @@ int node_index(const struct trace *t, const char *name);
 
 /* check.c: unknown nodes in WAITs, seq ranges, WAIT cycles. Returns 0, or
  * prints "FILE:LINE: ..." lines and returns -1. */
-int trace_check(struct trace *t);
+int replay_check(struct trace *t);
 /* Links thread and process creation (pthread_create, fork, ...): sets
- * op->child to a thread or process index. Called by trace_check. */
-void trace_link(struct trace *t);
+ * op->child to a thread or process index. Called by replay_check. */
+void replay_link(struct trace *t);
 /* fdslots.c: rewrites the fd fields of every op from the trace's numbers
  * to slots of the process's descriptor table, one per life of a number
- * that threads could confuse (after trace_link; called by trace_check). */
-void trace_fdslots(struct trace *t);
+ * that threads could confuse (after replay_link; called by replay_check). */
+void replay_fdslots(struct trace *t);
 /* The trace's fd of a slot (messages; stderr's stdio is unbuffered). */
 int slot_tfd(const struct node *n, int slot);
 

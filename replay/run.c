@@ -415,7 +415,7 @@ int h_wake(struct rctx *c, const struct op *o)
 	return 0;
 }
 
-/* A call another thread of the process let go on (trace_wakers in
+/* A call another thread of the process let go on (replay_wakers in
  * load.c) goes on when the replay of that thread's call has ended, and
  * as long after as originally. Only causal mode waits for anybody. */
 static int64_t wake_wait(struct rctx *c, const struct op *o)
@@ -714,7 +714,7 @@ static int64_t busy_seen(const struct thread *th, size_t i, int64_t came)
 	return came;
 }
 
-/* A busy wait (trace_busywaits in load.c) polls, as the original did,
+/* A busy wait (replay_busywaits in load.c) polls, as the original did,
  * the descriptor its receive reads until there is something to read, and
  * is then over at the original's first poll after that (busy_seen): not
  * as many times as it polled there (each replayed poll costs more than
@@ -809,7 +809,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 					c->dep_ns += c->late;
 				}
 				/* the original's wake-up after that I/O (load.c,
-				 * trace_wait_lags): the call ends no earlier */
+				 * replay_wait_lags): the call ends no earlier */
 				int64_t d = o->wake_lag > 0 ? sync_when(r->sync, o->node, o->seq) : 0;
 				if (d) {
 					int64_t f = d + (int64_t)((double)o->wake_lag / opt.speed);

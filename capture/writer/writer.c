@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "outfile.h"
-#include "isb.h"
+#include "trace/outfile.h"
+#include "trace/isbfmt.h"
 #include <libxml/xmlwriter.h>
 
 #include "capture.h"
@@ -913,6 +913,12 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	}
 	if (two_paths(c) && r->a1 > 0 && r->a1 <= n->nobjs)
 		o_attr(o, "path2", n->objs[r->a1 - 1].xname);
+	/* an exec's arguments, escaped by the wrapper (wrap_proc.c) */
+	if (c == C_EXECVE && REC_PAYLOAD_LEN(r)) {
+		char *av = memchr(REC_PAYLOAD(r), 0, REC_PAYLOAD_LEN(r));
+		if (av && av + 1 < REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r) && av[1])
+			o_attr_esc(o, "args", av + 1);
+	}
 	if (c == C_SYMLINK || c == C_SYMLINKAT) {
 		char *tg = memchr(REC_PAYLOAD(r), 0, REC_PAYLOAD_LEN(r));
 		if (tg && tg + 1 < REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r))
@@ -1140,7 +1146,7 @@ static void write_deps(struct out *o, const struct cdep *d, size_t nd,
 
 /* A thread's writing, resumable: the capture's streaming (stream.c)
  * writes a thread's calls into a part of their own while the application
- * runs, and trace_write the rest after the part. */
+ * runs, and model_write the rest after the part. */
 struct wstate {
 	struct rec_iter it;
 	struct rec *next;            /* the next record, not yet written */
@@ -1502,7 +1508,7 @@ uint64_t write_stream_left(const struct thr *t)
 	return t->napplied - (w ? w->done : 0);
 }
 
-/* The parts gone (after trace_write, or when it is not written) */
+/* The parts gone (after model_write, or when it is not written) */
 void write_stream_free(struct thr *t)
 {
 	struct wstate *w = t->ws;
@@ -1703,7 +1709,7 @@ static void write_head(struct out *o, struct node *n, int complete)
 	}
 }
 
-int trace_write(struct node *n, const char *path, int comp)
+int model_write(struct node *n, const char *path, int comp)
 {
 	struct outfile *f;
 	struct out o = { 0 };
