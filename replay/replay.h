@@ -225,6 +225,8 @@ size_t files_needed(const struct trace *t, const int *sel, int unordered,
 		    struct fileneed **out);
 /* Create them under rootfd; returns the number created, -1 on error. */
 int files_prepare(int rootfd, const struct fileneed *f, size_t n);
+/* ... and write them down (syncfs), before the measured time */
+int files_settle(int rootfd);
 
 /* ---- options and run ---------------------------------------------------- */
 
