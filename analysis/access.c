@@ -460,6 +460,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	enum kind k;
 	bool known = false;
 
+	access_mpiio_io(t, io);
 	/* --syscalls: a stdio call seen by libc only has its system calls
 	 * (the flushes, refills and lseeks) as elements of their own: the
 	 * positions and bytes are theirs */
@@ -603,7 +604,11 @@ static const struct coldef cols[] = {
 	{ "unaligned_bytes", COL_INT, 0 }, BUCKETS("r"), BUCKETS("w"),
 	COMMON(1), COMMON(2), COMMON(3), COMMON(4),
 };
-const struct tabledef access_tables[] = { TABLEDEF("access", cols), { NULL } };
+const struct tabledef access_tables[] = {
+	TABLEDEF("access", cols),
+	{ "mpiio", access_mpiio_cols, ACCESS_MPIIO_NCOLS },
+	{ NULL }
+};
 
 int report_access(int argc, char **argv)
 {
@@ -627,6 +632,7 @@ int report_access(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		add_row(t, &rows[i]);
 	table_emit(t);
+	access_mpiio_emit(&access_tables[1]);
 	for (size_t i = 0; i < a.capfiles; i++)
 		free(a.files[i].sizes);
 	free(rows);

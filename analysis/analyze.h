@@ -399,4 +399,12 @@ struct adep {
 int annotate_write(const char *out, char **files, int nfiles,
 		   const struct adep *deps, size_t ndeps);
 
+/* access's mpiio table (access_mpiio.c): Darshan's MPI-IO counters */
+struct trace_thread;
+struct trace_io;
+void access_mpiio_io(struct trace_thread *t, const struct trace_io *io);
+#define ACCESS_MPIIO_NCOLS 34
+extern const struct coldef access_mpiio_cols[ACCESS_MPIIO_NCOLS];
+void access_mpiio_emit(const struct tabledef *def);
+
 #endif

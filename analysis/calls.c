@@ -1,7 +1,8 @@
 /* calls: per call, as strace -c counts them, with fio's latency
  * percentiles: count, errors (and by errno), bytes, total, mean, p50, p90,
- * p99 and max seconds; --by node|thread|file|callsite splits each call's
- * row.
+ * p99 and max seconds; --by node|thread|file|callsite|level splits each
+ * call's row (level: the trace's level attribute, libc when it has none:
+ * mpi, mpi-io and hdf5 above the calls they made, within them).
  * Percentiles come from log-linear histograms (hist.h: within 0.39 %).
  * Memory: one group per (key, call), a few KiB each. */
 #include "analyze.h"
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum by { BY_CALL, BY_NODE, BY_THREAD, BY_FILE, BY_SITE };
+enum by { BY_CALL, BY_NODE, BY_THREAD, BY_FILE, BY_SITE, BY_LEVEL };
 
 struct errcount {
 	const char *name;	/* interned */
@@ -116,6 +117,11 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	case BY_SITE:
 		key.path = site_label(t, io->site);
 		break;
+	case BY_LEVEL: {
+		const struct trace_attr *lv = trace_io_attr(io, "level");
+		key.path = intern(lv ? lv->value : "libc");
+		break;
+	}
 	}
 	g = lookup(c, &key);
 	hist_add(&g->lat, io->end - io->start);
@@ -135,9 +141,9 @@ static int cmp_group(const void *x, const void *y)
 	const struct group *a = x, *b = y;
 	int r = 0;
 
-	if (sort_by != BY_CALL && sort_by != BY_SITE)
+	if (sort_by != BY_CALL && sort_by != BY_SITE && sort_by != BY_LEVEL)
 		r = strcmp(a->node, b->node);
-	if (!r && sort_by == BY_SITE)
+	if (!r && (sort_by == BY_SITE || sort_by == BY_LEVEL))
 		r = strcmp(a->path, b->path);
 	if (!r && sort_by == BY_THREAD)
 		r = (a->tid > b->tid) - (a->tid < b->tid);
@@ -167,7 +173,9 @@ static void add_row(struct table *t, enum by by, struct group *g)
 	static const double q[] = { 0.50, 0.90, 0.99 };
 	char buf[64], *errs = xstrdup("");
 
-	if (by != BY_CALL && by != BY_SITE)
+	if (by == BY_LEVEL)
+		table_add(t, g->path);
+	if (by != BY_CALL && by != BY_SITE && by != BY_LEVEL)
 		table_add(t, g->node);
 	if (by == BY_THREAD) {
 		table_addf(t, "%ld", g->proc ? g->proc->pid : 0L);
@@ -199,7 +207,8 @@ static void add_row(struct table *t, enum by by, struct group *g)
 
 /* The key columns (per --by) are optional: table_with() names them. */
 static const struct coldef cols[] = {
-	{ "callsite", COL_TEXT, COL_OPT }, { "node", COL_TEXT, COL_OPT },
+	{ "callsite", COL_TEXT, COL_OPT }, { "level", COL_TEXT, COL_OPT },
+	{ "node", COL_TEXT, COL_OPT },
 	{ "pid", COL_INT, COL_OPT }, { "process", COL_TEXT, COL_OPT },
 	{ "tid", COL_INT, COL_OPT }, { "path", COL_TEXT, COL_OPT },
 	{ "call", COL_TEXT, 0 }, { "count", COL_INT, 0 }, { "errors", COL_INT, 0 },
@@ -228,10 +237,14 @@ int report_calls(int argc, char **argv)
 		c.by = BY_THREAD;
 	else if (!strcmp(opt.by, "callsite"))
 		c.by = BY_SITE;
+	else if (!strcmp(opt.by, "level"))
+		c.by = BY_LEVEL;
 	else
 		c.by = BY_FILE;
 	if (c.by == BY_SITE)
 		hdr[nh++] = "callsite";
+	else if (c.by == BY_LEVEL)
+		hdr[nh++] = "level";
 	else if (c.by != BY_CALL)
 		hdr[nh++] = "node";
 	if (c.by == BY_THREAD) {

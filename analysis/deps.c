@@ -15,6 +15,7 @@
 #include "analyze.h"
 #include "validate.h"
 #include "net.h"
+#include "mpideps.h"
 
 const char *deps_from = "trace";
 const char *deps_annotate;
@@ -459,6 +460,41 @@ static void from_net(struct deps *d, struct msgs *m, char **argv, int argc)
 	net_free(&nr);
 }
 
+/* The MPI level's messages and collectives (mpideps.c): a node's MPI
+ * calls numbered in its trace's order are the seqs of these edges. */
+static void from_mpi(struct deps *d, char **argv, int argc)
+{
+	struct mpi_deps m;
+	char peer[32];
+
+	mpi_deps_read(&m, argv, argc);
+	int *idx = xcalloc(m.nnodes + 1, sizeof(int));
+	for (size_t i = 0; i < m.nnodes; i++)
+		idx[i] = node_index(d, m.nodes[i].name);
+	for (size_t i = 0; i < m.ncalls; i++) {
+		const struct mpi_call *c = &m.calls[i];
+		struct nodeios *n = &d->nodes[idx[c->node]];
+		if (c->peer >= 0)
+			snprintf(peer, sizeof(peer), "rank %d", c->peer);
+		XGROW(n->rec, n->caprec, n->nrec + 1);
+		n->rec[n->nrec++] = (struct seqname){ c->seq, { intern(c->api),
+			intern(c->peer >= 0 ? peer : ""), c->start } };
+	}
+	for (size_t i = 0; i < m.ne; i++) {
+		XGROW(d->e, d->ecap, d->ne + 1);
+		d->e[d->ne++] = (struct edge){ idx[m.e[i].x], idx[m.e[i].t], m.e[i].xseq, m.e[i].tseq };
+	}
+	if (m.unmatched_sends || m.unmatched_recvs || m.pending)
+		warnx("MPI: %zu sends and %zu receives matched nothing, %zu receives never "
+		      "completed: some rank's trace is missing or incomplete?",
+		      m.unmatched_sends, m.unmatched_recvs, m.pending);
+	if (!m.ncalls)
+		warnx("no MPI calls in these traces (level=\"mpi\": captured under "
+		      "Open MPI's mpirun with lib/libisland-mpi.so)");
+	free(idx);
+	mpi_deps_free(&m);
+}
+
 /* --- the tables --------------------------------------------------------- */
 
 static void row(struct table *t, struct deps *d, const struct edge *e)
@@ -554,22 +590,24 @@ static void annotate(struct deps *d, const struct edge *e, size_t n, char **argv
 int report_deps(int argc, char **argv)
 {
 	static const char *const truth_names[2] = { "found", "true" };
-	static const char *const froms[] = { "trace", "net", "both" };
+	static const char *const froms[] = { "trace", "net", "both", "mpi" };
 	struct deps d = { 0 };
 	struct msgs m = { 0 };
 	int from = -1;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (!strcmp(deps_from, froms[i]))
 			from = i;
 	if (from < 0)
-		die(2, "--from: '%s' is neither trace, net nor both", deps_from);
+		die(2, "--from: '%s' is none of trace, net, both, mpi", deps_from);
 	/* the traces' own waits are copied as they are: only new ones */
 	if (deps_annotate && from != 1)
 		die(2, "--annotate writes the message edges: it needs --from net");
-	if (from != 1)
+	if (from == 3)
+		from_mpi(&d, argv, argc);
+	else if (from != 1)
 		from_trace(&d, argv, argc);
-	if (from != 0)
+	if (from == 1 || from == 2)
 		from_net(&d, &m, argv, argc);
 	by_seq(&d);
 	if (from == 1) {             /* the messages are the edges */

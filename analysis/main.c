@@ -20,7 +20,7 @@ static const struct report {
 } reports[] = {
 	{ "summary",     report_summary,     summary_tables,     NULL, "nodes, processes, threads, files, sockets; the run's seconds, calls, bytes and CPU time" },
 	{ "top",         report_top,         top_tables,         "process|file|call", "the --limit N (default 10) longest calls: who made them, on what, when; --by: the N longest of each" },
-	{ "calls",       report_calls,       calls_tables,       "call|node|thread|file|callsite", "per call: count, errors, bytes, latency total, mean, p50, p90, p99, max" },
+	{ "calls",       report_calls,       calls_tables,       "call|node|thread|file|callsite|level", "per call: count, errors, bytes, latency total, mean, p50, p90, p99, max" },
 	{ "access",      report_access,      access_tables,      "callsite", "per file: Darshan's access-pattern counters, size histograms, common sizes" },
 	{ "sums",        report_sums,        sums_tables,        "node|thread", "totals per resource" },
 	{ "timeline",    report_timeline,    timeline_tables,    NULL, "every returned call in time order (--starts); holds the calls in memory" },
@@ -95,7 +95,7 @@ static void set_width(const char *name, const char *v, void *field)
 
 static void set_by(const char *name, const char *v, void *field)
 {
-	static const char *const bys[] = { "node", "thread", "file", "call", "callsite", "process" };
+	static const char *const bys[] = { "node", "thread", "file", "call", "callsite", "process", "level" };
 	size_t i;
 
 	for (i = 0; i < sizeof(bys) / sizeof(bys[0]); i++)
@@ -105,8 +105,8 @@ static void set_by(const char *name, const char *v, void *field)
 		const char *s = suggest(v, bys, sizeof(bys) / sizeof(bys[0]));
 
 		if (s)
-			die(2, "--by: '%s' is none of node, thread, file, call, callsite, process (did you mean %s?)", v, s);
-		die(2, "--by: '%s' is none of node, thread, file, call, callsite, process", v);
+			die(2, "--by: '%s' is none of node, thread, file, call, callsite, process, level (did you mean %s?)", v, s);
+		die(2, "--by: '%s' is none of node, thread, file, call, callsite, process, level", v);
 	}
 	opt.by = bys[i];
 	opt.by_node = !strcmp(v, "node");
@@ -117,7 +117,8 @@ static void set_by(const char *name, const char *v, void *field)
  * report takes. */
 static void set_from(const char *name, const char *v, void *field)
 {
-	bool source = !strcmp(v, "trace") || !strcmp(v, "net") || !strcmp(v, "both");
+	bool source = !strcmp(v, "trace") || !strcmp(v, "net") || !strcmp(v, "both") ||
+		      !strcmp(v, "mpi");
 
 	if (source && rep && !strcmp(rep->name, "deps"))
 		deps_from = v;
@@ -282,7 +283,7 @@ static const struct optdef {
 	{ "truth",       0,   "PATH", "deps: precision and recall against ground truth (file, or directory of truth.* files)", set_str, &opt.truth },
 	{ "if",          0,   "SPEC", "whatif: NODE:RES*X (RES cpu, file, net: X times faster) or NODE:RES=RATE (fileread, filewrite bytes/s), comma-separated; NODE * for all", set_str, &opt.whatif },
 	{ "validate",    0,   "REPORT", "whatif: island-replay --report of a replay under that change: replayed beside predicted", set_str, &opt.validate },
-	{ "from",        0,   "S",    "only calls, computes and regions starting S seconds or more after the run's start; deps: trace (the causality engine's waits, default), net (message edges of the packets) or both", set_from, NULL },
+	{ "from",        0,   "S",    "only calls, computes and regions starting S seconds or more after the run's start; deps: trace (the causality engine's waits, default), net (message edges of the packets), both, or mpi (the MPI level's messages and collectives)", set_from, NULL },
 	{ "to",          0,   "S",    "only calls, computes and regions starting before S seconds after the run's start", set_to, NULL },
 	{ "node",        0,   "N",    "only node N's threads, files and sockets", set_node, NULL },
 	{ "thread",      0,   "TID",  "only the thread TID", set_thread, NULL },

@@ -96,7 +96,10 @@ $(O)/capture/packets/pcap_lazy.o: CPPFLAGS += $(if $(PCAP_SONAME),-DPCAP_SONAME=
 CRYPTO_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libcrypto.so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
 $(O)/capture/session/sesskey.o: CPPFLAGS += $(if $(CRYPTO_SONAME),-DCRYPTO_SONAME='"$(CRYPTO_SONAME)"')
 
-bin/island-capture: $(CAPTURE_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
+# --discover takes the MPI level's edges as deps --from mpi finds them
+CAPTURE_SHARED_OBJS := $(O)/analysis/mpideps.o
+
+bin/island-capture: $(CAPTURE_OBJS) $(CAPTURE_SHARED_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p bin
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -ldl -lpthread -lm
@@ -106,7 +109,8 @@ LIB_TARGETS += lib/libisland-capture.so
 
 # Unit tests of the capture's pure functions (everything but main.c).
 $(O)/tests/unit/test-capture: $(O)/tests/unit/test-capture.o \
-		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS) $(TRACE_LIB)
+		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(CAPTURE_SHARED_OBJS) \
+		$(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -ldl -lpthread -lm
 $(O)/tests/unit/test-capture.o: CPPFLAGS += $(CAPTURE_INC)
@@ -120,3 +124,6 @@ $(O)/tests/unit/test-session-hold: $(O)/tests/unit/test-session-hold.o
 $(O)/tests/unit/test-session-hold.o: capture/preload/holds.c capture/preload/preload.h
 $(O)/tests/unit/test-session-hold.o: CPPFLAGS += -Icapture
 TEST_BINS += $(O)/tests/unit/test-session-hold
+
+# The MPI level (capture/mpi/build.mk)
+include capture/mpi/build.mk

@@ -844,7 +844,14 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		if (o->has_amount && !o->failed && !o->libc_only)
 			c->fam[f].orig_bytes += o->amount;
 		call_fn fn = o->call ? o->call->fn : NULL;
-		if (!o->call) {
+		if (o->in_mpi) {
+			/* --mpi: what an MPI call issued again made below it
+			 * (its sockets' reads and writes) is that call's now */
+			c->skipped++;
+			fn = NULL;
+		} else if (o->mpi) {
+			fn = h_mpi;	/* the MPI call itself, again (mpi.c) */
+		} else if (!o->call) {
 			/* not reissued; a metadata call (fchown, chmod, a
 			 * setsockopt: the trace holds no owner, mode or value)
 			 * lasts its original time, the kernel's (sqlite's 2,000
