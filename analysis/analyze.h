@@ -163,7 +163,7 @@ const char *intern(const char *s);
 extern const struct tabledef summary_tables[], calls_tables[], access_tables[], sums_tables[], timeline_tables[],
 	consumption_tables[], files_tables[], sockets_tables[], ttx_tables[],
 	utilization_tables[], regions_tables[], compare_tables[], export_tables[],
-	net_tables[], deps_tables[], profile_tables[];
+	net_tables[], deps_tables[], profile_tables[], heatmap_tables[];
 
 /* Number formatting for reports. */
 char *fmt_secs(char *buf, size_t n, int64_t ns);	/* "1.000733" */
@@ -315,6 +315,23 @@ int report_plot(int argc, char **argv);
 int report_deps(int argc, char **argv);
 int report_merge(int argc, char **argv);
 int report_profile(int argc, char **argv);
+int report_heatmap(int argc, char **argv);
+
+/* heatmap.c: file bytes and operations per time bin per node (read 0,
+ * write 1), Darshan's binning; shared with the HTML report. */
+struct heatbin {
+	int64_t ops[2], bytes[2];
+};
+struct heatmap {
+	int64_t base;		/* run time of bin 0's start */
+	int64_t from;		/* the same, from the run's start */
+	int64_t width;		/* ns per bin */
+	int nbins;
+	size_t nnodes;
+	struct heatbin *v;	/* nnodes x nbins, by node index */
+};
+void heatmap_collect(char **files, int nfiles, struct trace_run *run, struct heatmap *h);
+void heatmap_free(struct heatmap *h);
 
 /* Gathered by the sums report, shared with compare. */
 enum sum {

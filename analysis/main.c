@@ -35,6 +35,7 @@ static const struct report {
 	{ "net",         report_net,         net_tables,         NULL, "tables connections, calls, messages: the packets beside the calls (--pcap); holds the calls" },
 	{ "profile",     report_profile,     profile_tables,     NULL, "profile REPORT: raw, inclusive, callers, breakdown, timeline, allocs, leaks (--profile traces; tables named after the reports)" },
 	{ "merge",       report_merge,       NULL,               NULL, "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
+	{ "heatmap",     report_heatmap,     heatmap_tables,     NULL, "file bytes and operations per time bin per node, read and write (Darshan's bins: at most 200, from 0.1 s wide)" },
 	{ "deps",        report_deps,        deps_tables,        NULL, "tables waits, messages, measures: the dependencies (--from trace|net|both, --dot, --truth); holds the I/O numbers" },
 };
 #define NREPORTS (sizeof(reports) / sizeof(reports[0]))
