@@ -32,6 +32,27 @@ void read_traces(struct trace_run *run, char **files, int nfiles,
 /* The same, adding every send and socket to peers (consumption). */
 void read_traces_peers(struct trace_run *run, char **files, int nfiles,
 		       const struct trace_ops *ops, void *ctx, struct peers *peers);
+/* A report's reading: begin makes its state, the ops get the events,
+ * end (the traces read) emits its tables and frees the state. A report
+ * runs its pass alone (pass_run); the HTML page runs several side by
+ * side in one reading (read_passes), each seeing the calls it would see
+ * alone. */
+struct passdef {
+	void *(*begin)(struct trace_run *run);
+	const struct trace_ops *ops;
+	void (*end)(void *st, struct trace_run *run, char **files, int nfiles);
+	bool every_call;	/* a report of time: every call of the selected threads */
+	struct peers *(*peers)(void *st);	/* the peers it gathers the sends in, or NULL */
+};
+struct pass {
+	const struct passdef *def;
+	void *st;
+};
+void pass_begin(struct pass *p, const struct passdef *def, struct trace_run *run);
+void read_passes(struct trace_run *run, char **files, int nfiles, struct pass *v, size_t n);
+int pass_run(const struct passdef *def, int argc, char **argv);
+extern const struct passdef summary_pass, calls_pass, files_pass, access_pass,
+	consumption_pass, heatmap_pass, deps_pass;
 /* Read only the <node> start tags, to know epochs and the run's span
  * before streaming (export, plot). */
 void prescan(struct trace_run *run, char **files, int nfiles);
@@ -322,13 +343,16 @@ int report_heatmap(int argc, char **argv);
 struct heatbin {
 	int64_t ops[2], bytes[2];
 };
+#define HEAT_MAXBINS 200
 struct heatmap {
 	int64_t base;		/* run time of bin 0's start */
 	int64_t from;		/* the same, from the run's start */
 	int64_t width;		/* ns per bin */
 	int nbins;
 	size_t nnodes;
-	struct heatbin *v;	/* nnodes x nbins, by node index */
+	struct heatbin *v;	/* nnodes x HEAT_MAXBINS, by node index */
+	bool based, fixed;
+	struct trace_run *run;
 };
 void heatmap_collect(char **files, int nfiles, struct trace_run *run, struct heatmap *h);
 void heatmap_free(struct heatmap *h);

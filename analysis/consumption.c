@@ -411,30 +411,51 @@ static const struct trace_ops cons_ops = {
 	.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
 };
 
+static void *cons_begin(struct trace_run *run)
+{
+	struct cons *c = xcalloc(1, sizeof(*c));
+
+	c->peers = peers_new();
+	return c;
+}
+
+static struct peers *cons_peers(void *st)
+{
+	return ((struct cons *)st)->peers;
+}
+
+/* After the reading: the receives settled, per thread and in all. */
+static void cons_settle(struct cons *c, char **files, int nfiles, struct trace_run *run,
+			struct consumption **per, struct consumption *all)
+{
+	struct wire w = { 0 };
+
+	wire_collect(&w, run, files, nfiles);
+	settle_recvs(c, &w);
+	wire_free(&w);
+	free(c->pend);
+	peers_free(c->peers);
+	memset(all, 0, sizeof(*all));
+	for (size_t i = 0; i < c->n; i++) {
+		all->live += c->per[i].live;
+		for (int k = 0; k < CAT_N; k++)
+			all->cat[k] += c->per[i].cat[k];
+	}
+	if (per)
+		*per = c->per;
+	else
+		free(c->per);
+	free(c);
+}
+
 void consumption_collect(char **files, int nfiles, struct trace_run *run,
 			 struct consumption **per, struct consumption *all)
 {
-	struct cons c = { .peers = peers_new() };
-
-	struct wire w = { 0 };
+	struct cons *c = cons_begin(run);
 
 	filt.every_call = true;
-	read_traces_peers(run, files, nfiles, &cons_ops, &c, c.peers);
-	wire_collect(&w, run, files, nfiles);
-	settle_recvs(&c, &w);
-	wire_free(&w);
-	free(c.pend);
-	peers_free(c.peers);
-	memset(all, 0, sizeof(*all));
-	for (size_t i = 0; i < c.n; i++) {
-		all->live += c.per[i].live;
-		for (int k = 0; k < CAT_N; k++)
-			all->cat[k] += c.per[i].cat[k];
-	}
-	if (per)
-		*per = c.per;
-	else
-		free(c.per);
+	read_traces_peers(run, files, nfiles, &cons_ops, c, c->peers);
+	cons_settle(c, files, nfiles, run, per, all);
 }
 
 static void add_rows(struct table *t, const char *node, const char *tid,
@@ -470,18 +491,17 @@ static const struct coldef cols[] = {
 };
 const struct tabledef consumption_tables[] = { TABLEDEF("consumption", cols), { NULL } };
 
-int report_consumption(int argc, char **argv)
+static void cons_end(void *st, struct trace_run *run, char **files, int nfiles)
 {
-	struct trace_run run = { 0 };
 	struct consumption *per = NULL, all;
 	struct table *t;
 	char tid[32];
 
-	consumption_collect(argv, argc, &run, &per, &all);
+	cons_settle(st, files, nfiles, run, &per, &all);
 	t = table_new(&consumption_tables[0]);
 	table_align(t, "lrllrr");
-	for (size_t i = 0; i < run.nthreads; i++) {
-		struct trace_thread *th = run.threads[i];
+	for (size_t i = 0; i < run->nthreads; i++) {
+		struct trace_thread *th = run->threads[i];
 
 		/* filtered: a thread none of whose time was selected (not
 		 * alive in the window, no selected call) is not in it */
@@ -493,6 +513,11 @@ int report_consumption(int argc, char **argv)
 	add_rows(t, "ALL", "", "ALL", &all);
 	table_emit(t);
 	free(per);
-	run_free(&run);
-	return 0;
+}
+
+const struct passdef consumption_pass = { cons_begin, &cons_ops, cons_end, true, cons_peers };
+
+int report_consumption(int argc, char **argv)
+{
+	return pass_run(&consumption_pass, argc, argv);
 }

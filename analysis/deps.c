@@ -385,12 +385,13 @@ static void measure(struct deps *d, struct edge *found, size_t nf, struct edge *
 /* --- where the edges come from ----------------------------------------- */
 
 /* The causality engine's <wait>s. */
-static void from_trace(struct deps *d, char **argv, int argc)
-{
-	static const struct trace_ops ops = { .dep = on_dep, .io = on_io };
-	struct trace_run run = { 0 };
+static const struct trace_ops deps_ops = { .dep = on_dep, .io = on_io };
 
-	read_traces(&run, argv, argc, &ops, d);
+/* What the reading of the waits found, checked. */
+static void trace_done(struct deps *d, struct trace_run *rp)
+{
+	struct trace_run run = *rp;
+
 	for (size_t k = 0; k < d->ne; k++)
 		if (!d->e[k].xseq)
 			die(2, "a <wait> of node %s is not followed by an io with a seq",
@@ -408,6 +409,14 @@ static void from_trace(struct deps *d, char **argv, int argc)
 		else if (run.nodes[i]->unseen)
 			warnx("node %s: unseen=\"%s\": dependencies through it cannot be found",
 			      run.nodes[i]->name, run.nodes[i]->unseen);
+}
+
+static void from_trace(struct deps *d, char **argv, int argc)
+{
+	struct trace_run run = { 0 };
+
+	read_traces(&run, argv, argc, &deps_ops, d);
+	trace_done(d, &run);
 	run_free(&run);
 }
 
@@ -536,6 +545,36 @@ static void annotate(struct deps *d, const struct edge *e, size_t n, char **argv
 	annotate_write(deps_annotate, argv, argc, v, k);
 	free(v);
 }
+
+static void deps_free(struct deps *d)
+{
+	for (size_t i = 0; i < d->nnodes; i++) {
+		free(d->nodes[i].io);
+		free(d->nodes[i].rec);
+	}
+	free(d->nodes);
+	free(d->e);
+}
+
+/* The HTML page's: the causality engine's waits, as deps prints them by
+ * default. */
+static void *deps_begin(struct trace_run *run)
+{
+	return xcalloc(1, sizeof(struct deps));
+}
+
+static void deps_end(void *st, struct trace_run *run, char **files, int nfiles)
+{
+	struct deps *d = st;
+
+	trace_done(d, run);
+	by_seq(d);
+	print_edges(d, d->e, d->ne, NULL, NULL);
+	deps_free(d);
+	free(d);
+}
+
+const struct passdef deps_pass = { deps_begin, &deps_ops, deps_end, false, NULL };
 
 int report_deps(int argc, char **argv)
 {

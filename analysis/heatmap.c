@@ -14,17 +14,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HEAT_MAXBINS 200
 #define HEAT_FIRST_NS 100000000LL	/* 0.1 s */
 
 static void grow_nodes(struct heatmap *h, size_t n)
 {
 	if (n <= h->nnodes)
 		return;
-	h->v = xrealloc(h->v, n * (size_t)h->nbins * sizeof(*h->v));
-	memset(h->v + h->nnodes * (size_t)h->nbins, 0,
-	       (n - h->nnodes) * (size_t)h->nbins * sizeof(*h->v));
+	h->v = xrealloc(h->v, n * HEAT_MAXBINS * sizeof(*h->v));
+	memset(h->v + h->nnodes * HEAT_MAXBINS, 0, (n - h->nnodes) * HEAT_MAXBINS * sizeof(*h->v));
 	h->nnodes = n;
+}
+
+static void fix_window(struct heatmap *h, struct trace_run *run);
+
+/* Twice as wide: each pair of adjacent bins merged, every node's. */
+static void widen(struct heatmap *h)
+{
+	for (size_t n = 0; n < h->nnodes; n++) {
+		struct heatbin *b = h->v + n * HEAT_MAXBINS;
+
+		for (int i = 0; i < HEAT_MAXBINS / 2; i++)
+			for (int d = 0; d < 2; d++) {
+				b[i].ops[d] = b[2 * i].ops[d] + b[2 * i + 1].ops[d];
+				b[i].bytes[d] = b[2 * i].bytes[d] + b[2 * i + 1].bytes[d];
+			}
+		memset(b + HEAT_MAXBINS / 2, 0, HEAT_MAXBINS / 2 * sizeof(*b));
+	}
+	h->width *= 2;
 }
 
 /* Bytes of [s, e) that lie before x, of amount spread evenly over it. */
@@ -41,23 +57,38 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct heatmap *h = ctx;
 	int d = io->res == TRACE_RES_FILEREAD ? 0 : io->res == TRACE_RES_FILEWRITE ? 1 : -1;
-	int64_t off = t->node->off - h->base, s, e, span = h->width * h->nbins;
+	int64_t s, e, span;
 
 	if (d < 0 || !io->path || io->failed || io->libc_only || !io->has_amount)
 		return;
+	if (!h->based && filter_timed())	/* prescanned by the reader */
+		fix_window(h, h->run);
+	if (!h->based) {	/* the run's start as far as read: checked at the end */
+		h->base = h->run->t0;
+		h->based = true;
+	}
+	span = h->width * h->nbins;
 	grow_nodes(h, (size_t)t->node->index + 1);
-	struct heatbin *b = h->v + (size_t)t->node->index * (size_t)h->nbins;
-	/* outside the bins (a window, a clock step): clamped to the edge */
-	s = io->start + off;
-	e = io->end + off;
-	s = s < 0 ? 0 : s > span ? span : s;
-	e = e < s ? s : e > span ? span : e;
+	s = io->start + t->node->off - h->base;
+	e = io->end + t->node->off - h->base;
+	if (s < 0)
+		s = 0;
+	if (e < s)
+		e = s;
+	if (h->fixed) {		/* a window, or a clock step: clamped to its edges */
+		s = s > span ? span : s;
+		e = e > span ? span : e;
+	} else {
+		while (e > h->width * HEAT_MAXBINS)
+			widen(h);
+	}
+	struct heatbin *b = h->v + (size_t)t->node->index * HEAT_MAXBINS;
 	int first = (int)(s / h->width), last = e > s ? (int)((e - 1) / h->width) : first;
 
-	if (first >= h->nbins)
-		first = h->nbins - 1;
-	if (last >= h->nbins)
-		last = h->nbins - 1;
+	if (first >= HEAT_MAXBINS)
+		first = HEAT_MAXBINS - 1;
+	if (last >= HEAT_MAXBINS)
+		last = HEAT_MAXBINS - 1;
 	b[first].ops[d]++;
 	if (last == first) {
 		b[first].bytes[d] += io->amount;
@@ -69,30 +100,88 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 				 upto(io->amount, s, e, (int64_t)i * h->width);
 }
 
-void heatmap_collect(char **files, int nfiles, struct trace_run *run, struct heatmap *h)
+/* A window (--from, --to) is known before the reading (its prescan):
+ * the width is the window's from the start. */
+static void fix_window(struct heatmap *h, struct trace_run *run)
 {
-	static const struct trace_ops ops = { .io = on_io };
-	int64_t lo, hi;
+	int64_t lo = filt.has_from ? filt.from : 0, hi = run->t1 - run->t0;
 
-	memset(h, 0, sizeof(*h));
-	prescan(run, files, nfiles);
-	/* the window: the run, or --from/--to's part of it */
-	lo = filt.has_from ? filt.from : 0;
-	hi = run->t1 - run->t0;
 	if (filt.has_to && filt.to < hi)
 		hi = filt.to;
 	if (hi < lo)
 		hi = lo;
 	h->base = run->t0 + lo;
-	h->width = HEAT_FIRST_NS;
+	h->from = lo;
+	h->based = h->fixed = true;
 	while (h->width * HEAT_MAXBINS < hi - lo)
 		h->width *= 2;
 	h->nbins = (int)((hi - lo + h->width - 1) / h->width);
+}
+
+static void *heat_begin(struct trace_run *run)
+{
+	struct heatmap *h = xcalloc(1, sizeof(*h));
+
+	h->run = run;
+	h->width = HEAT_FIRST_NS;
+	h->nbins = HEAT_MAXBINS;
+	return h;
+}
+
+static const struct trace_ops heat_ops = { .io = on_io };
+
+/* Streaming, the bins start at the run's start as known when the first
+ * call came; a node read later that started earlier moved it: then read
+ * again, the start known first (rare: traces are mostly in start order). */
+static void heat_finish(struct heatmap *h, struct trace_run *run, char **files, int nfiles)
+{
+	if (!h->based && filter_timed())
+		fix_window(h, run);
+	if (!h->fixed && h->based && h->base != run->t0) {
+		struct trace_run again = { 0 };
+		struct heatmap *g;
+
+		prescan(&again, files, nfiles);
+		g = heat_begin(&again);
+		fix_window(g, &again);
+		read_traces(&again, files, nfiles, &heat_ops, g);
+		free(h->v);
+		*h = *g;
+		h->run = run;
+		free(g);
+		run_free(&again);
+	} else if (!h->fixed) {
+		int64_t span = run->t1 - run->t0;
+
+		while (h->width * HEAT_MAXBINS < span)
+			widen(h);
+		h->nbins = (int)((span + h->width - 1) / h->width);
+		if (h->nbins < 1)
+			h->nbins = 1;
+		/* a call past the run's end (a clock step) counts in its last bin */
+		for (size_t n = 0; n < h->nnodes; n++) {
+			struct heatbin *b = h->v + n * HEAT_MAXBINS;
+
+			for (int i = h->nbins; i < HEAT_MAXBINS; i++)
+				for (int d = 0; d < 2; d++) {
+					b[h->nbins - 1].ops[d] += b[i].ops[d];
+					b[h->nbins - 1].bytes[d] += b[i].bytes[d];
+				}
+		}
+	}
 	if (h->nbins < 1)
 		h->nbins = 1;
-	h->from = lo;
-	read_traces(run, files, nfiles, &ops, h);
 	grow_nodes(h, run->nnodes);
+}
+
+void heatmap_collect(char **files, int nfiles, struct trace_run *run, struct heatmap *h)
+{
+	struct heatmap *g = heat_begin(run);
+
+	read_traces(run, files, nfiles, &heat_ops, g);
+	heat_finish(g, run, files, nfiles);
+	*h = *g;
+	free(g);
 }
 
 void heatmap_free(struct heatmap *h)
@@ -108,25 +197,24 @@ static const struct coldef cols[] = {
 };
 const struct tabledef heatmap_tables[] = { TABLEDEF("heatmap", cols), { NULL } };
 
-int report_heatmap(int argc, char **argv)
+static void heat_end(void *st, struct trace_run *run, char **files, int nfiles)
 {
-	struct trace_run run = { 0 };
-	struct heatmap h;
+	struct heatmap *h = st;
 	struct table *t;
 	char buf[64];
 
-	heatmap_collect(argv, argc, &run, &h);
+	heat_finish(h, run, files, nfiles);
 	t = table_new(&heatmap_tables[0]);
-	for (size_t n = 0; n < run.nnodes; n++) {
-		const struct heatbin *b = h.v + n * (size_t)h.nbins;
+	for (size_t n = 0; n < run->nnodes; n++) {
+		const struct heatbin *b = h->v + n * HEAT_MAXBINS;
 
-		if (!filter_node(run.nodes[n]))
+		if (!filter_node(run->nodes[n]))
 			continue;
-		for (int i = 0; i < h.nbins; i++) {
-			table_add(t, run.nodes[n]->name);
+		for (int i = 0; i < h->nbins; i++) {
+			table_add(t, run->nodes[n]->name);
 			table_addf(t, "%d", i);
-			table_add(t, fmt_secs(buf, sizeof(buf), h.from + (int64_t)i * h.width));
-			table_add(t, fmt_secs(buf, sizeof(buf), h.from + (int64_t)(i + 1) * h.width));
+			table_add(t, fmt_secs(buf, sizeof(buf), h->from + (int64_t)i * h->width));
+			table_add(t, fmt_secs(buf, sizeof(buf), h->from + (int64_t)(i + 1) * h->width));
 			table_addf(t, "%lld", (long long)b[i].ops[0]);
 			table_addf(t, "%lld", (long long)b[i].bytes[0]);
 			table_addf(t, "%lld", (long long)b[i].ops[1]);
@@ -134,7 +222,13 @@ int report_heatmap(int argc, char **argv)
 		}
 	}
 	table_emit(t);
-	heatmap_free(&h);
-	run_free(&run);
-	return 0;
+	heatmap_free(h);
+	free(h);
+}
+
+const struct passdef heatmap_pass = { heat_begin, &heat_ops, heat_end, false, NULL };
+
+int report_heatmap(int argc, char **argv)
+{
+	return pass_run(&heatmap_pass, argc, argv);
 }
