@@ -176,6 +176,14 @@ FILE *table_stream_open(const struct tabledef *def, const char *const *per, size
 			bool *csv);
 void table_stream_close(FILE *f);
 void tables_done(const char *report);
+/* The HTML page: finished tables go to fn, which frees them, instead of
+ * being printed (NULL: printed again). */
+typedef void (*table_sink)(void *arg, struct table *t);
+void table_set_sink(table_sink fn, void *arg);
+const struct tabledef *table_def(const struct table *t);
+int table_ncols(const struct table *t);
+size_t table_nrows(const struct table *t);	/* without the header */
+const char *table_cell(const struct table *t, size_t row, int col);	/* row 0: the header */
 const struct tabledef *table_find(const struct tabledef *defs, const char *name);
 void csv_field(FILE *f, const char *s);
 const char *intern(const char *s);
@@ -356,6 +364,28 @@ struct heatmap {
 };
 void heatmap_collect(char **files, int nfiles, struct trace_run *run, struct heatmap *h);
 void heatmap_free(struct heatmap *h);
+
+/* replayrep.c: island-replay's fidelity report (--report), for the page. */
+struct rrnode {
+	char *name;
+	double original, replayed;	/* seconds */
+};
+struct replayrep {
+	struct rrnode *nodes;
+	size_t n, cap;
+	double original, replayed;	/* the run's */
+	bool has_run;
+};
+/* 0, or -1 with "NAME:LINE: problem" in err. */
+int replayrep_parse(const char *buf, size_t len, const char *name, struct replayrep *r,
+		    char *err, size_t errlen);
+void replayrep_read(const char *path, struct replayrep *r);	/* bad input: exit 2 */
+void replayrep_free(struct replayrep *r);
+
+/* report_html.c: the HTML page (report -o FILE.html, --replay FILE) */
+int report_html(int argc, char **argv);
+extern const char *html_replay;
+extern const char *const cat_colors[CAT_N];
 
 /* Gathered by the sums report, shared with compare. */
 enum sum {

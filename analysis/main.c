@@ -36,6 +36,7 @@ static const struct report {
 	{ "profile",     report_profile,     profile_tables,     NULL, "profile REPORT: raw, inclusive, callers, breakdown, timeline, allocs, leaks (--profile traces; tables named after the reports)" },
 	{ "merge",       report_merge,       NULL,               NULL, "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
 	{ "heatmap",     report_heatmap,     heatmap_tables,     NULL, "file bytes and operations per time bin per node, read and write (Darshan's bins: at most 200, from 0.1 s wide)" },
+	{ "report",      report_html,        NULL,               NULL, "one self-contained HTML page of the run (-o FILE.html; --replay FILE: a replay's fidelity report beside it)" },
 	{ "deps",        report_deps,        deps_tables,        NULL, "tables waits, messages, measures: the dependencies (--from trace|net|both, --dot, --truth); holds the I/O numbers" },
 };
 #define NREPORTS (sizeof(reports) / sizeof(reports[0]))
@@ -255,7 +256,7 @@ static const struct optdef {
 	{ "align",       0,   "BYTES", "access: the alignment unaligned offsets are counted against (default 4096)", set_align, NULL },
 	{ "span",        0,   "S",    "utilization: seconds provided (default: the run)", set_span, NULL },
 	{ "format",      0,   "F",    "export: csv, chrome, xml or isb; profile raw: folded", set_str,   &opt.format },
-	{ "output",      'o', "PATH", "export, plot: write to the file PATH; merge: the merged trace; tables: write each as PATH/TABLE.csv", set_str, &opt.output },
+	{ "output",      'o', "PATH", "export, plot, report: write to the file PATH; merge: the merged trace; tables: write each as PATH/TABLE.csv", set_str, &opt.output },
 	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
 	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },
 	{ "truth",       0,   "PATH", "deps: precision and recall against ground truth (file, or directory of truth.* files)", set_str, &opt.truth },
@@ -265,6 +266,7 @@ static const struct optdef {
 	{ "thread",      0,   "TID",  "only the thread TID", set_thread, NULL },
 	{ "path",        0,   "GLOB", "only calls on paths matching GLOB (fnmatch), and those files", set_path, NULL },
 	{ "call",        0,   "NAMES", "only these calls (comma-separated api names)", set_call, NULL },
+	{ "replay",      0,   "FILE", "report: island-replay's fidelity report (--report FILE) of the trace, original against replayed per node", set_str, &html_replay },
 	{ "annotate",    0,   "FILE", "deps --from net: also write the traces as one trace with the message edges as <wait>/<signal> (island-replay)", set_str, &deps_annotate },
 	{ "within",      0,   "P",    "deps: also recall to within P I/Os (the sampling period)", set_within, NULL },
 	{ "binaries",    0,   "DIR",  "profile, callsites: binaries not where the trace says (or another build there) are looked up by build id under DIR (recursively; may be given again) and in /usr/lib/debug/.build-id", set_binaries, NULL },

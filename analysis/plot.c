@@ -21,7 +21,7 @@
 #define NODE_H 14
 #define TOP 40
 
-static const char *const cat_colors[CAT_N] = {
+const char *const cat_colors[CAT_N] = {
 	"#4e79a7", "#bab0ac", "#59a14f", "#8cd17d", "#f28e2b", "#ffbe7d",
 	"#e15759", "#222222",
 };
