@@ -1,0 +1,149 @@
+#!/bin/sh
+# report -o FILE.html on a 4-node trace (pseudosync under the cluster
+# runner, --discover: the nodes' waits), with its replay's fidelity report:
+# rendered by headless Chromium into a screenshot that is not blank; every
+# section there; no http:// or https:// anywhere; its numbers those of
+# the CSV reports (summary, consumption per node, heatmap per node,
+# files, calls, deps, the replay report's). And a --profile trace's page
+# has its top functions.
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+CHROMIUM=$(command -v chromium || command -v chromium-browser) || { echo "chromium not installed"; exit 77; }
+[ -x "$APPS/pseudosync" ] || { echo "tests/apps not built"; exit 77; }
+export HOME="$PWD"
+pseudo_cluster pseudosync 4 20 > c.cluster.xml
+"$CAPTURE" --cluster c.cluster.xml --discover -o run.xml 2> cap.err || { cat cap.err; fail "capture"; }
+"$REPLAY" -q --report rep.xml run.xml || fail "replay"
+"$ANALYZE" report -o run.html --replay rep.xml run.xml 2> rep.err || { cat rep.err; fail "report"; }
+for r in summary consumption heatmap files calls deps; do
+	"$ANALYZE" $r --csv run.xml > $r.csv 2> /dev/null || fail "$r --csv"
+done
+
+# no reference out of the page
+grep -n 'https\?://' run.html && fail "run.html names a URL (above)"
+
+# rendered: a screenshot much unlike a blank page's
+shot() { # HTML PNG
+	"$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$(mktemp -d "$PWD/chr.XXXXXX")" --screenshot="$2" \
+		--window-size=1200,3000 "file://$PWD/$1" > /dev/null 2>&1
+	[ -s "$2" ] || fail "chromium wrote no $2"
+}
+echo '<!DOCTYPE html><html><body></body></html>' > blank.html
+shot run.html run.png
+shot blank.html blank.png
+python3 - run.png blank.png <<'PY' || fail "the screenshot is blank"
+import struct, sys, zlib
+def ink(path):
+    # the share of pixels that are not white, from the PNG's rows
+    d = open(path, "rb").read()
+    assert d[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, w, h, ct = 8, b"", 0, 0, 0
+    while pos < len(d):
+        n, kind = struct.unpack(">I4s", d[pos:pos + 8])
+        body = d[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ct = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    bpp = {2: 3, 6: 4}[ct]
+    raw, stride = zlib.decompress(idat), w * bpp
+    prev, dark, i = bytearray(stride), 0, 0
+    for y in range(h):
+        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+            if f == 1: line[x] = (line[x] + a) & 255
+            elif f == 2: line[x] = (line[x] + b) & 255
+            elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        dark += sum(1 for x in range(0, stride, bpp) if min(line[x:x + 3]) < 200)
+        prev = line
+    return dark / (w * h)
+page, blank = ink(sys.argv[1]), ink(sys.argv[2])
+print("ink: page %.4f, blank %.4f" % (page, blank))
+sys.exit(0 if page > 0.01 and blank < 0.001 else 1)
+PY
+
+# the sections, and the page's tables against the CSV reports
+python3 - run.html rep.xml <<'PY' || fail "the page and the reports differ (above)"
+import csv, sys, html.parser, collections
+import xml.etree.ElementTree as ET
+class P(html.parser.HTMLParser):
+    def __init__(s):
+        super().__init__(); s.ids = set(); s.tables = {}; s.cur = None; s.row = None; s.cell = None
+    def handle_starttag(s, tag, a):
+        a = dict(a)
+        if "id" in a: s.ids.add(a["id"])
+        if tag == "table": s.cur = s.tables.setdefault(a.get("id"), [])
+        elif tag == "tr" and s.cur is not None: s.row = []
+        elif tag in ("td", "th") and s.row is not None: s.cell = ""
+    def handle_endtag(s, tag):
+        if tag in ("td", "th") and s.cell is not None: s.row.append(s.cell); s.cell = None
+        elif tag == "tr" and s.row is not None: s.cur.append(s.row); s.row = None
+        elif tag == "table": s.cur = None
+    def handle_data(s, d):
+        if s.cell is not None: s.cell += d
+p = P(); p.feed(open(sys.argv[1]).read())
+bad = []
+for i in "run time heatmap files calls access deps profile replay".split():
+    if i not in p.ids: bad.append("no section " + i)
+def rows(name): return list(csv.reader(open(name + ".csv")))
+def same(tid, name, key=None):
+    page = p.tables.get(tid)
+    if not page: bad.append("no table " + tid); return
+    ref = rows(name)
+    if page[0] != ref[0]: bad.append("%s header %s != %s" % (tid, page[0], ref[0])); return
+    refset = set(map(tuple, ref[1:]))
+    for r in page[1:]:
+        if tuple(r) not in refset: bad.append("%s: row %s not in %s --csv" % (tid, r, name))
+    if key and len(page) - 1 != min(len(ref) - 1, key): bad.append("%s: %d rows" % (tid, len(page) - 1))
+same("summary", "summary", 100)
+same("files-table", "files", 25)
+same("calls-table", "calls", 25)
+same("deps-table", "deps", 200)
+# consumption: per node, its threads' rows added up (microseconds)
+cons = collections.defaultdict(int)
+for r in rows("consumption")[1:]:
+    if r[0] != "ALL": cons[(r[0], r[3])] += round(float(r[4]) * 1e6)
+t = p.tables["time-table"]
+for r in t[1:]:
+    for cat, v in zip(t[0][1:], r[1:]):
+        if round(float(v) * 1e6) != cons[(r[0], cat)]: bad.append("time %s %s: %s" % (r[0], cat, v))
+if len(t) != 5: bad.append("time-table: %d nodes" % (len(t) - 1))
+# heatmap: per node, its bins added up
+heat = collections.defaultdict(lambda: [0, 0, 0, 0])
+for r in rows("heatmap")[1:]:
+    for k in range(4): heat[r[0]][k] += int(r[4 + k])
+for r in p.tables["heat-table"][1:]:
+    if list(map(int, r[1:])) != heat[r[0]]: bad.append("heatmap %s: %s, want %s" % (r[0], r[1:], heat[r[0]]))
+if not any(v[1] + v[3] for v in heat.values()): bad.append("heatmap: no bytes")
+# the replay's durations
+rep = {n.get("name"): n for n in ET.parse(sys.argv[2]).getroot().iter("node")}
+for r in p.tables["replay-table"][1:]:
+    if r[0] == "run": continue
+    n = rep[r[0]]
+    if abs(float(r[1]) - float(n.get("original"))) > 1e-9 or abs(float(r[2]) - float(n.get("replayed"))) > 1e-9:
+        bad.append("replay %s: %s" % (r[0], r))
+if len(p.tables["replay-table"]) != 6: bad.append("replay-table rows")
+if len(p.tables["deps-table"]) < 2: bad.append("no waits on the page")
+print(*bad, sep="\n")
+print("%d tables, %d checks failed" % (len(p.tables), len(bad)))
+sys.exit(1 if bad else 0)
+PY
+
+# a profile's page: its top functions, those of profile inclusive
+if [ -x "$APPS/profiled" ]; then
+	"$CAPTURE" --profile=cpu -n p1 -o p.xml -- "$APPS/profiled" > /dev/null || fail "capture --profile"
+	"$ANALYZE" report -o p.html p.xml 2> /dev/null || fail "report of a profile"
+	"$ANALYZE" profile inclusive --csv p.xml > incl.csv 2> /dev/null || fail "profile inclusive"
+	top=$(sed -n 2p incl.csv | cut -d, -f1)
+	grep -q "<table class=\"sort\" id=\"profile-table\">" p.html || fail "no profile table"
+	grep -q "<tr><td>$top</td>" p.html || fail "the top function $top is not on the page"
+fi
+exit 0
