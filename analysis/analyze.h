@@ -327,6 +327,9 @@ void rtree_free(struct rtree *rt);
 typedef int (*report_fn)(int argc, char **argv);
 /* export --format xml | isb */
 int export_trace(const char *fmt, int argc, char **argv);
+/* export --format otf2 -o DIR (export_otf2.c; without libotf2 at build
+ * time, an error) */
+int export_otf2(int argc, char **argv);
 int report_summary(int argc, char **argv);
 int report_calls(int argc, char **argv);
 int report_access(int argc, char **argv);

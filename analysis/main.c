@@ -255,7 +255,7 @@ static const struct optdef {
 	{ "cutoff",      0,   "MS",   "profile timeline: leave out functions on the stack less than MS milliseconds", set_cutoff, NULL },
 	{ "align",       0,   "BYTES", "access: the alignment unaligned offsets are counted against (default 4096)", set_align, NULL },
 	{ "span",        0,   "S",    "utilization: seconds provided (default: the run)", set_span, NULL },
-	{ "format",      0,   "F",    "export: csv, chrome, xml or isb; profile raw: folded", set_str,   &opt.format },
+	{ "format",      0,   "F",    "export: csv, chrome, xml, isb or otf2; profile raw: folded", set_str,   &opt.format },
 	{ "output",      'o', "PATH", "export, plot, report: write to the file PATH; merge: the merged trace; tables: write each as PATH/TABLE.csv", set_str, &opt.output },
 	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
 	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },
