@@ -146,4 +146,18 @@ if [ -x "$APPS/profiled" ]; then
 	grep -q "<table class=\"sort\" id=\"profile-table\">" p.html || fail "no profile table"
 	grep -q "<tr><td>$top</td>" p.html || fail "the top function $top is not on the page"
 fi
+# many nodes (bench/report.sh has 64 x 1,000,000 events): 16 generated
+# nodes of 12,500 events, the page in bounded memory and time
+GEN="$ISLAND_ROOT/build/bench/analyze-gen"
+if [ -x "$GEN" ] && [ -x /usr/bin/time ]; then
+	i=0
+	while [ $i -lt 16 ]; do "$GEN" 12500 4 "g$i" > "g$i.xml" || fail "analyze-gen"; i=$((i + 1)); done
+	/usr/bin/time -f '%e %M' -o time "$ANALYZE" report -o many.html g*.xml 2> /dev/null ||
+		fail "the page of 16 nodes"
+	read -r secs kb < time
+	echo "16 nodes, 200000 events: $secs s, $kb KiB"
+	[ "$kb" -lt 65536 ] || fail "the page of 16 nodes took $kb KiB"
+	[ "$(echo "$secs < 10" | bc)" = 1 ] || fail "the page of 16 nodes took $secs s"
+	expect_eq "nodes on the page" "$(grep -c '^<tr><td>g[0-9]*</td><td>g' many.html)" 16
+fi
 exit 0
