@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libxml/xmlreader.h>
+
 const char *html_replay;	/* --replay FILE: island-replay's --report */
 
 enum { T_SUMMARY, T_CONS, T_HEAT, T_FILES, T_CALLS, T_ACCESS, T_WAITS, T_PROFILE, T_N };
@@ -27,6 +29,7 @@ static const char *const tnames[T_N] = {
 };
 
 struct page {
+	char **command;		/* by node index, or NULL */
 	struct table *t[T_N];
 	struct trace_run *run;
 	char *warnings;		/* what the reports said on stderr */
@@ -88,6 +91,106 @@ static char *warnings_take(void)
 	s[n] = 0;
 	warnings_restore();
 	return s;
+}
+
+/* --- the commands ------------------------------------------------------ */
+
+/* The trace reader keeps no <arg> text (it would cost every reading a
+ * text callback), so the page scans each file's bytes again (through
+ * libxml2's input, which decompresses) for its <command> elements, the
+ * k-th its k-th node's, and parses each alone: a scan at the speed of
+ * the disk and decompression, not of a parser. A binary trace shows
+ * none. The files were read whole before: they are well-formed. */
+#define CMD_MAX 65536		/* a longer <command> is not shown */
+
+static char *command_text(const char *xml, size_t len)
+{
+	xmlDoc *doc = xmlReadMemory(xml, (int)len, NULL, "UTF-8",
+				    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
+	char *cmd = xstrdup("");
+
+	for (xmlNode *e = root ? root->children : NULL; e; e = e->next) {
+		xmlChar *v;
+		char *c;
+
+		if (e->type != XML_ELEMENT_NODE || strcmp((const char *)e->name, "arg"))
+			continue;
+		v = xmlNodeGetContent(e);
+		c = xasprintf("%s%s%s", cmd, *cmd ? " " : "", v ? (const char *)v : "");
+		xmlFree(v);
+		free(cmd);
+		cmd = c;
+		if (strlen(cmd) > 4096) {	/* a heading */
+			cmd[4096] = 0;
+			break;
+		}
+	}
+	xmlFreeDoc(doc);
+	return cmd;
+}
+
+/* The file's nodes in order: the k-th that came from it, or -1. */
+static int file_node(const struct page *p, const char *file, size_t k)
+{
+	for (size_t i = 0; i < p->run->nnodes; i++)
+		if (p->run->nodes[i]->file && !strcmp(p->run->nodes[i]->file, file) && !k--)
+			return (int)i;
+	return -1;
+}
+
+static void commands(struct page *p, char **files, int nfiles)
+{
+	static const char open_tag[] = "<command>", close_tag[] = "</command>";
+
+	p->command = xcalloc(p->run->nnodes + 1, sizeof(*p->command));
+	for (int i = 0; i < nfiles; i++) {
+		xmlParserInputBufferPtr in = xmlParserInputBufferCreateFilename(files[i],
+									XML_CHAR_ENCODING_NONE);
+		char *snip = xmalloc(CMD_MAX + sizeof(close_tag));
+		size_t sn = 0, k = 0;
+		bool in_cmd = false, too_long = false;
+
+		while (in && xmlParserInputBufferRead(in, 1 << 16) > 0) {
+			for (;;) {
+				const char *d = (const char *)xmlBufContent(in->buffer);
+				size_t len = xmlBufUse(in->buffer);
+				const char *hit = memmem(d, len, in_cmd ? close_tag : open_tag,
+							 in_cmd ? sizeof(close_tag) - 1 : sizeof(open_tag) - 1);
+				size_t keep = in_cmd ? sizeof(close_tag) - 2 : sizeof(open_tag) - 2;
+				size_t upto = hit ? (size_t)(hit - d) + (in_cmd ? sizeof(close_tag) - 1 : 0) :
+						    len > keep ? len - keep : 0;
+
+				if (in_cmd && !too_long) {
+					if (sn + upto > CMD_MAX)
+						too_long = true;
+					else
+						memcpy(snip + sn, d, upto);
+					sn += upto;
+				}
+				if (!hit) {
+					xmlBufShrink(in->buffer, upto);
+					break;
+				}
+				if (in_cmd) {
+					int n = file_node(p, files[i], k++);
+
+					if (n >= 0 && !too_long)
+						p->command[n] = command_text(snip, sn);
+					in_cmd = too_long = false;
+					xmlBufShrink(in->buffer, upto);
+				} else {
+					memcpy(snip, open_tag, sizeof(open_tag) - 1);
+					sn = sizeof(open_tag) - 1;
+					in_cmd = true;
+					xmlBufShrink(in->buffer, upto + sizeof(open_tag) - 1);
+				}
+			}
+		}
+		if (in)
+			xmlFreeParserInputBuffer(in);
+		free(snip);
+	}
 }
 
 /* --- writing ----------------------------------------------------------- */
@@ -268,7 +371,8 @@ static void sec_run(FILE *f, struct page *p)
 			}
 		fputs("</ul>\n", f);
 	}
-	fputs("<table class=\"sort\" id=\"nodes\"><thead><tr><th>node</th><th>host</th><th>first process</th>"
+	fputs("<table class=\"sort\" id=\"nodes\"><thead><tr><th>node</th><th>host</th><th>command</th>"
+	      "<th>first process</th>"
 	      "<th>start_s</th><th>duration_s</th><th>processes</th><th>threads</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < run->nnodes; i++) {
 		struct trace_node *n = run->nodes[i];
@@ -279,6 +383,8 @@ static void sec_run(FILE *f, struct page *p)
 		esc(f, n->name);
 		fputs("</td><td>", f);
 		esc(f, n->host);
+		fputs("</td><td class=\"cmd\">", f);
+		esc(f, p->command[i] ? p->command[i] : "");
 		fputs("</td><td class=\"cmd\">", f);
 		for (size_t k = 0; k < run->nprocs; k++)	/* the node's first process */
 			if (run->procs[k]->node == n) {
@@ -659,7 +765,8 @@ static void write_page(FILE *f, struct page *p)
 		"consec_writes", "seq_reads", "seq_writes", "unaligned", "access1", "access1_count",
 		"access2", "access2_count", NULL,
 	};
-	const char *title = p->run->nprocs ? p->run->procs[0]->exe : "";
+	const char *title = p->run->nnodes && p->command[0] ? p->command[0] :
+			    p->run->nprocs ? p->run->procs[0]->exe : "";
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -736,6 +843,7 @@ int report_html(int argc, char **argv)
 		free(pargv);
 	}
 	table_set_sink(NULL, NULL);
+	commands(&p, argv, argc);
 	p.warnings = warnings_take();
 	opt.output = out;
 	f = create(out);
@@ -745,6 +853,9 @@ int report_html(int argc, char **argv)
 	for (int i = 0; i < T_N; i++)
 		table_free(p.t[i]);
 	free(p.warnings);
+	for (size_t i = 0; i < run.nnodes; i++)
+		free(p.command[i]);
+	free(p.command);
 	if (p.has_rep)
 		replayrep_free(&p.rep);
 	run_free(&run);

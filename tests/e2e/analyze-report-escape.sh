@@ -1,6 +1,6 @@
 #!/bin/sh
 # report: every string from a trace is text on the page. A trace whose
-# node name, host, file names, executable, thread name, incomplete
+# node name, host, command, file names, executable, incomplete
 # process's reason and a failed call's path hold <script>, an event
 # handler, quotes, & and control characters, opened in headless Chromium:
 # no script of the trace ran (each would change the page's title), the
@@ -14,7 +14,7 @@ cat > evil.xml <<XML
 <?xml version="1.0" encoding="UTF-8"?>
 <trace version="1" generator="hand" complete="false">
   <node name="n$S" host="h$I&amp;amp;" epoch="1000.000000000" start="0.000000000" end="1.000000000" clock="monotonic">
-    <command><arg>$S</arg></command>
+    <command><arg>$S</arg><arg>a&amp;b</arg></command>
     <process pid="10" ppid="1" exe="/bin/$S" cwd="/" start="0.000000000" end="1.000000000" status="signal:SIGKILL" complete="false" reason="killed $I">
       <thread tid="10" name="t$S" start="0.000000000" end="1.000000000" cpu="0.100000000" exit="process" complete="true">
         <compute dur="0.100000000"/>
@@ -47,7 +47,7 @@ expect_eq "scripts" "$(grep -o '<script' evil.html | wc -l)" 1
 [ -s dom.html ] || { cat chr.err; fail "chromium dumped no DOM"; }
 title=$(sed -n 's:.*<title>\(.*\)</title>.*:\1:p' dom.html | head -1)
 # a script of the trace would have set it to pwned or pwned2
-expect_eq "title" "$title" 'island report: /bin/&lt;script&gt;document.title="pwned"&lt;/script&gt;'
+expect_eq "title" "$title" 'island report: &lt;script&gt;document.title="pwned"&lt;/script&gt; a&amp;b'
 
 grep -q 'pwned' dom.html || fail "the strings are not on the page"
 grep -q '<img' dom.html && fail "an <img> element was made from the trace"
@@ -63,7 +63,8 @@ text = "".join(p.text)
 want = ['n<script>document.title="pwned"</script>',
         '/d/<script>document.title="pwned"</script>\\x09tab\\x0anl & more',
         'killed "><img src=x onerror="document.title=\'pwned2\'">',
-        'h"><img src=x onerror="document.title=\'pwned2\'">&amp;']
+        'h"><img src=x onerror="document.title=\'pwned2\'">&amp;',
+        '<script>document.title="pwned"</script> a&b']
 bad = [w for w in want if w not in text]
 print(*("missing as text: " + w for w in bad), sep="\n")
 if p.tags.count("script") != 1: print("scripts:", p.tags.count("script")); bad.append(1)

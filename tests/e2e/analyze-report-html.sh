@@ -132,6 +132,11 @@ for r in p.tables["replay-table"][1:]:
         bad.append("replay %s: %s" % (r[0], r))
 if len(p.tables["replay-table"]) != 6: bad.append("replay-table rows")
 if len(p.tables["deps-table"]) < 2: bad.append("no waits on the page")
+# the command each node ran: pseudosync NODE INDEX ...
+for r in p.tables["nodes"][1:]:
+    if not r[2].endswith("/pseudosync %s %s 4 127.0.0.1" % (r[0], r[0][1:])) and \
+       " %s %s 4 " % (r[0], r[0][1:]) not in r[2]:
+        bad.append("command of %s: %s" % (r[0], r[2]))
 print(*bad, sep="\n")
 print("%d tables, %d checks failed" % (len(p.tables), len(bad)))
 sys.exit(1 if bad else 0)

@@ -9,7 +9,7 @@ FUZZ_S    ?= 60
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(FUZZ_SAN) \
 	       -fsanitize=fuzzer-no-link -Itests/fuzz -Ianalysis -Ireplay $(CAPTURE_INC)
-FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session session_auth
+FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session session_auth replayrep
 FUZZ_BINS  := $(patsubst %,$(O)/fuzz/%,$(FUZZ_NAMES))
 
 # The objects each harness needs, built apart with clang and sanitizers.
@@ -43,6 +43,7 @@ endef
 $(eval $(call fuzzbin,trace_analyze,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,spans,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,pcap,$(FUZZ_ANALYZE)))
+$(eval $(call fuzzbin,replayrep,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,trace_replay,$(FUZZ_REPLAY)))
 $(eval $(call fuzzbin,spool,$(FUZZ_CAPTURE)))
 # cluster.c and coordinator.c are compiled into their harnesses (their
