@@ -22,6 +22,7 @@ const char *deps_annotate;
 struct ioname {
 	const char *api, *target;
 	int64_t start;               /* node time, for --annotate */
+	int64_t end;                 /* node time, for the critical path */
 };
 
 struct edge {
@@ -41,6 +42,8 @@ struct nodeios {
 	struct seqname *rec;         /* as read: a seq costs its record, */
 	size_t nrec, caprec;         /* however large (no array by seq yet) */
 	size_t pending;              /* waits seen, not yet followed by an io */
+	bool timed;                  /* start, end, off known (a node of the run) */
+	int64_t start, end, off;     /* run time = node time + off */
 };
 
 struct deps {
@@ -85,7 +88,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	struct nodeios *n = &d->nodes[x];
 	XGROW(n->rec, n->caprec, n->nrec + 1);
 	n->rec[n->nrec++] = (struct seqname){ seq, { intern(io->api),
-		intern(io->path ? io->path : io->peer ? io->peer : ""), io->start } };
+		intern(io->path ? io->path : io->peer ? io->peer : ""), io->start, io->end } };
 	/* the waits just before this io are its own */
 	for (size_t k = d->ne; n->pending && k-- > 0;)
 		if (d->e[k].x == x && !d->e[k].xseq) {
@@ -131,7 +134,7 @@ static void by_seq(struct deps *d)
 				n->n = n->rec[k].seq;
 		n->io = xmalloc((n->n + 1) * sizeof(*n->io));
 		for (size_t k = 0; k < n->n; k++)
-			n->io[k] = (struct ioname){ "?", "", 0 };
+			n->io[k] = (struct ioname){ "?", "", 0, 0 };
 		for (size_t k = 0; k < n->nrec; k++)
 			n->io[n->rec[k].seq - 1] = n->rec[k].io;
 	}
@@ -139,7 +142,7 @@ static void by_seq(struct deps *d)
 
 static const struct ioname *ioname(struct deps *d, int node, uint64_t seq)
 {
-	static const struct ioname none = { "?", "", 0 };
+	static const struct ioname none = { "?", "", 0, 0 };
 	struct nodeios *n = &d->nodes[node];
 
 	return seq >= 1 && seq <= n->n ? &n->io[seq - 1] : &none;
@@ -322,13 +325,18 @@ static const struct coldef wait_cols[] = {
 static const struct coldef msg_cols[] = {
 	EDGE_COLS, { "bytes", COL_INT, 0 }, { "wire", COL_SECS, 0 }, { "implied", COL_TEXT, 0 },
 };
+static const struct coldef crit_cols[] = {
+	{ "node", COL_TEXT, 0 }, { "from_s", COL_SECS, 0 }, { "to_s", COL_SECS, 0 },
+	{ "seconds", COL_SECS, 0 }, { "io", COL_INT, 0 }, { "api", COL_TEXT, 0 },
+	{ "on_node", COL_TEXT, 0 }, { "on_io", COL_INT, 0 }, { "on_api", COL_TEXT, 0 },
+};
 static const struct coldef measure_cols[] = {
 	{ "measure", COL_TEXT, 0 }, { "percent", COL_PCT, 0 }, { "matched", COL_INT, 0 },
 	{ "total", COL_INT, 0 }, { "of", COL_TEXT, 0 },
 };
 const struct tabledef deps_tables[] = {
 	TABLEDEF("waits", wait_cols), TABLEDEF("messages", msg_cols),
-	TABLEDEF("measures", measure_cols), { NULL },
+	TABLEDEF("measures", measure_cols), TABLEDEF("critical", crit_cols), { NULL },
 };
 
 /* Precision of `found` against the happens-before order of `truth`,
@@ -392,6 +400,17 @@ static void trace_done(struct deps *d, struct trace_run *rp)
 {
 	struct trace_run run = *rp;
 
+	for (size_t i = 0; i < d->nnodes; i++)
+		for (size_t k = 0; k < run.nnodes; k++)
+			if (!strcmp(run.nodes[k]->name, d->nodes[i].name)) {
+				struct nodeios *n = &d->nodes[i];
+
+				n->off = run.nodes[k]->off - run.t0;
+				n->start = run.nodes[k]->start;
+				n->end = run.nodes[k]->end;
+				n->timed = true;
+			}
+
 	for (size_t k = 0; k < d->ne; k++)
 		if (!d->e[k].xseq)
 			die(2, "a <wait> of node %s is not followed by an io with a seq",
@@ -434,7 +453,7 @@ static void name_call(struct deps *d, int x, const struct netcall *c, const char
 	struct nodeios *n = &d->nodes[x];
 
 	XGROW(n->rec, n->caprec, n->nrec + 1);
-	n->rec[n->nrec++] = (struct seqname){ c->seq, { c->api, intern(peer), c->start } };
+	n->rec[n->nrec++] = (struct seqname){ c->seq, { c->api, intern(peer), c->start, c->start } };
 }
 
 static void from_net(struct deps *d, struct msgs *m, char **argv, int argc)
@@ -546,6 +565,74 @@ static void annotate(struct deps *d, const struct edge *e, size_t n, char **argv
 	free(v);
 }
 
+/* The critical path through the waits: from the node that ended last,
+ * back from its end to its latest call that waited for another node's,
+ * then on that node back from the awaited call's end, and so on to a
+ * node's start with no wait before. Rows in time order: a piece of a
+ * node's run, and the wait that began it (none for the first). */
+static void print_critical(struct deps *d)
+{
+	struct table *t = table_new(&deps_tables[3]);
+	struct piece { int node; int64_t from, to; const struct edge *via; } *v = NULL;
+	size_t n = 0, cap = 0;
+	int cur = -1;
+	int64_t at = 0;
+	char buf[64];
+
+	for (size_t i = 0; i < d->nnodes; i++)
+		if (d->nodes[i].timed && (cur < 0 || d->nodes[i].end + d->nodes[i].off > at)) {
+			cur = (int)i;
+			at = d->nodes[i].end + d->nodes[i].off;
+		}
+	/* each step goes back in time or stops: at most one step per wait */
+	for (size_t steps = 0; cur >= 0 && steps <= d->ne; steps++) {
+		const struct nodeios *x = &d->nodes[cur];
+		const struct edge *best = NULL;
+		int64_t bs = 0;
+
+		for (size_t k = 0; k < d->ne; k++) {
+			const struct edge *e = &d->e[k];
+			int64_t s;
+
+			if (e->x != cur || !d->nodes[e->t].timed)
+				continue;
+			s = ioname(d, e->x, e->xseq)->start + x->off;
+			if (s <= at && (!best || s > bs)) {
+				best = e;
+				bs = s;
+			}
+		}
+		XGROW(v, cap, n + 1);
+		v[n++] = (struct piece){ cur, best ? bs : x->start + x->off, at, best };
+		if (!best)
+			break;
+		int64_t then = ioname(d, best->t, best->tseq)->end + d->nodes[best->t].off;
+
+		at = then < bs ? then : bs;	/* never later than where it came from */
+		cur = best->t;
+	}
+	while (n--) {
+		const struct piece *p = &v[n];
+
+		table_add(t, d->nodes[p->node].name);
+		table_add(t, fmt_secs(buf, sizeof(buf), p->from));
+		table_add(t, fmt_secs(buf, sizeof(buf), p->to));
+		table_add(t, fmt_secs(buf, sizeof(buf), p->to - p->from));
+		if (p->via) {
+			table_addf(t, "%llu", (unsigned long long)p->via->xseq);
+			table_add(t, ioname(d, p->via->x, p->via->xseq)->api);
+			table_add(t, d->nodes[p->via->t].name);
+			table_addf(t, "%llu", (unsigned long long)p->via->tseq);
+			table_add(t, ioname(d, p->via->t, p->via->tseq)->api);
+		} else {
+			for (int k = 0; k < 5; k++)
+				table_none(t, "");
+		}
+	}
+	table_emit(t);
+	free(v);
+}
+
 static void deps_free(struct deps *d)
 {
 	for (size_t i = 0; i < d->nnodes; i++) {
@@ -570,6 +657,7 @@ static void deps_end(void *st, struct trace_run *run, char **files, int nfiles)
 	trace_done(d, run);
 	by_seq(d);
 	print_edges(d, d->e, d->ne, NULL, NULL);
+	print_critical(d);
 	deps_free(d);
 	free(d);
 }
@@ -609,6 +697,9 @@ int report_deps(int argc, char **argv)
 		print_both(&d, &m);
 	else
 		print_edges(&d, d.e, d.ne, from == 1 ? &m : NULL, NULL);
+	/* asked for by name: the waits' (the page always has it) */
+	if (!opt.dot && from == 0 && opt.table && !strcmp(opt.table, "critical"))
+		print_critical(&d);
 	if (opt.truth) {
 		struct edge *te;
 		size_t nte;

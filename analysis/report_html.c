@@ -23,9 +23,10 @@
 
 const char *html_replay;	/* --replay FILE: island-replay's --report */
 
-enum { T_SUMMARY, T_CONS, T_HEAT, T_FILES, T_CALLS, T_ACCESS, T_WAITS, T_PROFILE, T_N };
+enum { T_SUMMARY, T_CONS, T_HEAT, T_FILES, T_CALLS, T_ACCESS, T_WAITS, T_CRIT, T_PROFILE, T_N };
 static const char *const tnames[T_N] = {
-	"summary", "consumption", "heatmap", "files", "calls", "access", "waits", "inclusive",
+	"summary", "consumption", "heatmap", "files", "calls", "access", "waits", "critical",
+	"inclusive",
 };
 
 struct page {
@@ -665,6 +666,12 @@ static void sec_deps(FILE *f, struct page *p)
 				fprintf(f, "</td><td class=\"n\">%zu</td></tr>\n", m[x * nn + y]);
 			}
 	fputs("</tbody></table>\n", f);
+	if (p->t[T_CRIT] && table_nrows(p->t[T_CRIT])) {
+		fputs("<h3 id=\"critical\">Critical path</h3>\n<p>From the node that ended last back "
+		      "through the latest wait of each piece: where the run's end waited (deps "
+		      "--table critical).</p>\n", f);
+		html_table(f, p->t[T_CRIT], NULL, table_nrows(p->t[T_CRIT]), NULL, "critical-table");
+	}
 	html_table(f, t, NULL, rows < 200 ? rows : 200, NULL, "deps-table");
 	if (rows > 200)
 		fprintf(f, "<p>The first 200 of %zu waits (deps --csv has them all).</p>\n", rows);

@@ -17,6 +17,7 @@ pseudo_cluster pseudosync 4 20 > c.cluster.xml
 for r in summary consumption heatmap files calls deps; do
 	"$ANALYZE" $r --csv run.xml > $r.csv 2> /dev/null || fail "$r --csv"
 done
+"$ANALYZE" deps --csv --table critical run.xml > critical.csv 2> /dev/null || fail "deps --table critical"
 
 # no reference out of the page
 grep -n 'https\?://' run.html && fail "run.html names a URL (above)"
@@ -91,7 +92,7 @@ class P(html.parser.HTMLParser):
         if s.cell is not None: s.cell += d
 p = P(); p.feed(open(sys.argv[1]).read())
 bad = []
-for i in "run time heatmap files calls access deps profile replay".split():
+for i in "run time heatmap files calls access deps critical profile replay".split():
     if i not in p.ids: bad.append("no section " + i)
 def rows(name): return list(csv.reader(open(name + ".csv")))
 def same(tid, name, key=None):
@@ -107,6 +108,10 @@ same("summary", "summary", 100)
 same("files-table", "files", 25)
 same("calls-table", "calls", 25)
 same("deps-table", "deps", 200)
+same("critical-table", "critical", 10000)
+crit = rows("critical")[1:]
+if len(crit) < 2 or crit[0][5] != "" or any(float(a[2]) > float(b[1]) + 1e-6 for a, b in zip(crit, crit[1:])):
+    bad.append("critical path: %s" % crit)
 # consumption: per node, its threads' rows added up (microseconds)
 cons = collections.defaultdict(int)
 for r in rows("consumption")[1:]:
