@@ -644,7 +644,9 @@ static void deps_free(struct deps *d)
 }
 
 /* The HTML page's: the causality engine's waits, as deps prints them by
- * default. */
+ * default. A wait names the next io of its thread: it takes every call
+ * of the selected threads (a window or --path would leave the waits
+ * without their calls), the whole run's waits of the nodes selected. */
 static void *deps_begin(struct trace_run *run)
 {
 	return xcalloc(1, sizeof(struct deps));
@@ -662,7 +664,7 @@ static void deps_end(void *st, struct trace_run *run, char **files, int nfiles)
 	free(d);
 }
 
-const struct passdef deps_pass = { deps_begin, &deps_ops, deps_end, false, NULL };
+const struct passdef deps_pass = { deps_begin, &deps_ops, deps_end, true, NULL };
 
 int report_deps(int argc, char **argv)
 {

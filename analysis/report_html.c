@@ -35,7 +35,7 @@ struct page {
 	struct trace_run *run;
 	char *warnings;		/* what the reports said on stderr */
 	struct replayrep rep;
-	bool has_rep;
+	bool has_rep, no_waits;
 };
 
 static void keep(void *arg, struct table *t)
@@ -636,6 +636,11 @@ static void sec_deps(FILE *f, struct page *p)
 	size_t nn = p->run->nnodes, rows = t ? table_nrows(t) : 0;
 
 	fputs("<section id=\"deps\"><h2>Waits between nodes</h2>\n", f);
+	if (p->no_waits) {
+		none(f, "not shown with --node or --thread: a wait names another node's call");
+		fputs("</section>\n", f);
+		return;
+	}
 	if (!rows) {
 		none(f, "no waits: the trace has no &lt;wait&gt; (captured without the causality "
 		     "engine, or one node)");
@@ -834,10 +839,15 @@ int report_html(int argc, char **argv)
 	opt.csv = true;
 	table_set_sink(keep, &p);
 	warnings_keep();
-	for (size_t i = 0; i < NDEFS; i++)
+	/* a wait names another node's call: with --node or --thread the
+	 * other nodes' calls are not read, and the waits are not shown */
+	size_t ndefs = filt.node || filt.has_tid ? NDEFS - 1 : NDEFS;
+
+	p.no_waits = ndefs < NDEFS;
+	for (size_t i = 0; i < ndefs; i++)
 		pass_begin(&passes[i], defs[i], &run);
-	read_passes(&run, argv, argc, passes, NDEFS);
-	for (size_t i = 0; i < NDEFS; i++)
+	read_passes(&run, argv, argc, passes, ndefs);
+	for (size_t i = 0; i < ndefs; i++)
 		defs[i]->end(passes[i].st, &run, argv, argc);
 	for (size_t i = 0; i < run.nnodes; i++)
 		profiled |= run.nodes[i]->profile != NULL;

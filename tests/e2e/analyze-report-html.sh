@@ -147,6 +147,16 @@ print("%d tables, %d checks failed" % (len(p.tables), len(bad)))
 sys.exit(1 if bad else 0)
 PY
 
+# the filters, as in every report: --node n1 and a window
+"$ANALYZE" report -o n1.html --node n1 --from 0.1 --to 0.4 run.xml 2> /dev/null || fail "report --node --from --to"
+"$ANALYZE" files --csv --node n1 --from 0.1 --to 0.4 run.xml > n1files.csv 2> /dev/null || fail "files --node"
+expect_eq "nodes of --node n1" "$(grep -o '<tr><td>n[0-9]</td><td>[^<]*</td><td class="cmd">' n1.html | cut -c9-10 | sort -u | tr '\n' ' ')" "n1 "
+expect_eq "heatmap rows of --node n1" "$(sed -n '/id="heat-table"/,/<\/table>/p' n1.html | grep -c '^<tr><td>')" 1
+for p in $(tail -n +2 n1files.csv | cut -d, -f2); do
+	grep -q "<td>$p</td>" n1.html || fail "--node n1: $p not on the page"
+done
+grep -q '<td>n0</td><td>/' n1.html && fail "--node n1: a file of n0 on the page"
+
 # a profile's page: its top functions, those of profile inclusive
 if [ -x "$APPS/profiled" ]; then
 	"$CAPTURE" --profile=cpu -n p1 -o p.xml -- "$APPS/profiled" > /dev/null || fail "capture --profile"
