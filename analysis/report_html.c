@@ -278,7 +278,7 @@ static void html_table(FILE *f, const struct table *t, const size_t *rows, size_
 		for (int c = 0; c < table_ncols(t) && nc < 64; c++)
 			idx[nc++] = c;
 	}
-	fprintf(f, "<table class=\"sort\" id=\"%s\"><thead><tr>", id);
+	fprintf(f, "<div class=\"wrap\"><table class=\"sort\" id=\"%s\"><thead><tr>", id);
 	for (int c = 0; c < nc; c++) {
 		fputs("<th>", f);
 		esc(f, table_cell(t, 0, idx[c]));
@@ -298,7 +298,7 @@ static void html_table(FILE *f, const struct table *t, const size_t *rows, size_
 		}
 		fputs("</tr>\n", f);
 	}
-	fputs("</tbody></table>\n", f);
+	fputs("</tbody></table></div>\n", f);
 }
 
 /* The rows of t with the largest key(row), at most max, largest first. */
@@ -756,7 +756,7 @@ static const char style[] =
 	"th{background:#f0f0f0;cursor:pointer}td.n{text-align:right;font-variant-numeric:tabular-nums}"
 	"td.cmd{white-space:normal;max-width:40em;word-break:break-all}"
 	"pre{background:#f8f8f8;padding:.5em;white-space:pre-wrap;word-break:break-all}"
-	".none{color:#777}svg{font-size:11px;display:block}";
+	".none{color:#777}svg{font-size:11px;display:block}.wrap{overflow-x:auto}";
 
 /* Sorting by a click on a header: text only, nothing from the page run. */
 static const char script[] =
