@@ -75,7 +75,9 @@ static void warnings_restore(void)
 static void warnings_keep(void)
 {
 	fflush(stderr);
-	if (!(errtmp = tmpfile()) || (saved_err = dup(2)) < 0 || dup2(fileno(errtmp), 2) < 0)
+	if ((saved_err = dup(2)) < 0)	/* no stderr: none to keep */
+		return;
+	if (!(errtmp = tmpfile()) || dup2(fileno(errtmp), 2) < 0)
 		die(2, "report: cannot keep the warnings:");
 	atexit(warnings_restore);	/* a die() on the way says why, on stderr */
 }
@@ -86,6 +88,9 @@ static char *warnings_take(void)
 	size_t cap = 65536, n;
 	char *s = xmalloc(cap + 1);
 
+	*s = 0;
+	if (saved_err < 0)
+		return s;
 	fflush(stderr);
 	rewind(errtmp);
 	n = fread(s, 1, cap, errtmp);
