@@ -476,8 +476,8 @@ static void sec_time(FILE *f, struct page *p)
 		LABEL_W + BAR_W + 10, 30 + nn * ROW_H);
 	for (int k = 0; k < CAT_N; k++)
 		fprintf(f, "<rect x=\"%d\" y=\"4\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			"<text x=\"%d\" y=\"13\">%s</text>\n", LABEL_W + k * 90, cat_colors[k],
-			LABEL_W + k * 90 + 13, cat_names[k]);
+			"<text x=\"%d\" y=\"13\">%s</text>\n", LABEL_W + k * 76, cat_colors[k],
+			LABEL_W + k * 76 + 13, cat_names[k]);
 	for (size_t n = 0; n < nn; n++, y += ROW_H) {
 		double x = LABEL_W;
 
