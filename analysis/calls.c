@@ -218,59 +218,71 @@ static const struct coldef cols[] = {
 };
 const struct tabledef calls_tables[] = { TABLEDEF("calls", cols), { NULL } };
 
-int report_calls(int argc, char **argv)
+/* The key columns of the rows, per --by. */
+static void *calls_begin(struct trace_run *run)
 {
-	static const struct trace_ops ops = { .io = on_io };
+	struct calls *c = xcalloc(1, sizeof(*c));
+
+	if (!opt.by || !strcmp(opt.by, "call"))
+		c->by = BY_CALL;
+	else if (!strcmp(opt.by, "node"))
+		c->by = BY_NODE;
+	else if (!strcmp(opt.by, "thread"))
+		c->by = BY_THREAD;
+	else if (!strcmp(opt.by, "callsite"))
+		c->by = BY_SITE;
+	else if (!strcmp(opt.by, "level"))
+		c->by = BY_LEVEL;
+	else
+		c->by = BY_FILE;
+	return c;
+}
+
+static void calls_end(void *st, struct trace_run *run, char **files, int nfiles)
+{
+	struct calls *c = st;
 	const char *hdr[6];
 	int nh = 0;
-	struct trace_run run = { 0 };
-	struct calls c = { 0 };
 	struct group *rows;
 	size_t n = 0;
 	struct table *t;
 
-	if (!opt.by || !strcmp(opt.by, "call"))
-		c.by = BY_CALL;
-	else if (!strcmp(opt.by, "node"))
-		c.by = BY_NODE;
-	else if (!strcmp(opt.by, "thread"))
-		c.by = BY_THREAD;
-	else if (!strcmp(opt.by, "callsite"))
-		c.by = BY_SITE;
-	else if (!strcmp(opt.by, "level"))
-		c.by = BY_LEVEL;
-	else
-		c.by = BY_FILE;
-	if (c.by == BY_SITE)
+	if (c->by == BY_SITE)
 		hdr[nh++] = "callsite";
-	else if (c.by == BY_LEVEL)
+	else if (c->by == BY_LEVEL)
 		hdr[nh++] = "level";
-	else if (c.by != BY_CALL)
+	else if (c->by != BY_CALL)
 		hdr[nh++] = "node";
-	if (c.by == BY_THREAD) {
+	if (c->by == BY_THREAD) {
 		hdr[nh++] = "pid";
 		hdr[nh++] = "process";
 		hdr[nh++] = "tid";
 	}
-	if (c.by == BY_FILE)
+	if (c->by == BY_FILE)
 		hdr[nh++] = "path";
 	hdr[nh] = NULL;
 	t = table_with(&calls_tables[0], hdr);
-	read_traces(&run, argv, argc, &ops, &c);
-	rows = xcalloc(c.n ? c.n : 1, sizeof(*rows));
-	for (size_t i = 0; i < c.cap; i++)
-		if (c.v[i].api)
-			rows[n++] = c.v[i];
-	sort_by = c.by;
+	rows = xcalloc(c->n ? c->n : 1, sizeof(*rows));
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->v[i].api)
+			rows[n++] = c->v[i];
+	sort_by = c->by;
 	qsort(rows, n, sizeof(*rows), cmp_group);
 	for (size_t i = 0; i < n; i++) {
-		add_row(t, c.by, &rows[i]);
+		add_row(t, c->by, &rows[i]);
 		hist_free(&rows[i].lat);
 		free(rows[i].errs);
 	}
 	table_emit(t);
 	free(rows);
-	free(c.v);
-	run_free(&run);
-	return 0;
+	free(c->v);
+	free(c);
+}
+
+static const struct trace_ops calls_ops = { .io = on_io };
+const struct passdef calls_pass = { calls_begin, &calls_ops, calls_end, false, NULL };
+
+int report_calls(int argc, char **argv)
+{
+	return pass_run(&calls_pass, argc, argv);
 }

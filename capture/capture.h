@@ -8,9 +8,9 @@
 #include <sys/types.h>
 
 #include "spool.h"
-#include "restrict.h"
+#include "capture/run/restrict.h"
 #include "util.h"
-#include "stoplog.h"
+#include "capture/run/stoplog.h"
 
 struct netcap_opts;
 

@@ -28,7 +28,7 @@ struct pstate {
 	_Atomic int ended;		/* it died of SIGPIPE here too */
 };
 
-struct tstate {
+struct rthread {
 	pthread_t pt;
 	int launched, finished;
 	int64_t delay;		/* start at this monotonic time (0: now) */
@@ -46,7 +46,7 @@ struct nstate {			/* one replayed node */
 	struct node_run *r;
 	const struct node *n;
 	struct pstate *ps;
-	struct tstate *ts;
+	struct rthread *ts;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;	/* a thread or process finished; an op ended
 				 * while wake_waiters */

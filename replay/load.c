@@ -25,7 +25,9 @@ static uint64_t hash(const char *s)
 	return h;
 }
 
-const char *intern(const char *s)
+/* a string in the trace's string table: the load's own (the analyzer's
+ * intern() is another table) */
+static const char *intern(const char *s)
 {
 	if (!s)
 		return NULL;

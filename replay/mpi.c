@@ -341,7 +341,7 @@ int mpi_main(struct trace *t)
 	if (me < nnodes) {
 		struct fileneed *need;
 		size_t nneed = files_needed(t, mine, opt.mode != MODE_CAUSAL, &need);
-		if (files_prepare(rootfd, need, nneed) < 0)
+		if (files_prepare(rootfd, need, nneed) < 0 || files_settle(rootfd) < 0)
 			die(1, "rank %d: cannot prepare the files the trace reads:", me);
 		free(need);
 		net_init(t, all);

@@ -171,8 +171,6 @@ struct trace *replay_load(const char *file);
 void replay_free(struct trace *t);
 void replay_load_abandon(void);
 void intern_free(void);
-/* Intern a string in the trace's string table. */
-const char *intern(const char *s);
 int node_index(const struct trace *t, const char *name);
 
 /* check.c: unknown nodes in WAITs, seq ranges, WAIT cycles. Returns 0, or
@@ -248,6 +246,8 @@ size_t files_needed(const struct trace *t, const int *sel, int unordered,
 		    struct fileneed **out);
 /* Create them under rootfd; returns the number created, -1 on error. */
 int files_prepare(int rootfd, const struct fileneed *f, size_t n);
+/* ... and write them down (syncfs), before the measured time */
+int files_settle(int rootfd);
 
 /* ---- options and run ---------------------------------------------------- */
 

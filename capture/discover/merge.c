@@ -16,9 +16,9 @@
 #include <libxml/xmlwriter.h>
 
 #include "capture.h"
-#include "cluster.h"
+#include "capture/cluster/cluster.h"
 #include "discover.h"
-#include "session.h"
+#include "capture/session/session.h"
 #include "zstdio.h"
 #include "traceread.h"
 #include "util.h"

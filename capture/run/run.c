@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "recover.h"
+#include "capture/spool/recover.h"
 #include "monitor.h"
-#include "netcap.h"
+#include "capture/packets/netcap.h"
 #include "budget.h"
 #include "runas.h"
 #include "util.h"

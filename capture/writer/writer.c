@@ -22,7 +22,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "capture.h"
-#include "profile.h"
+#include "capture/run/presets.h"
 #include "util.h"
 #include "zstdio.h"
 

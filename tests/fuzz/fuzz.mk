@@ -10,6 +10,7 @@ FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(FUZZ_SAN) \
 	       -fsanitize=fuzzer-no-link -Itests/fuzz -Ianalysis -Ireplay $(CAPTURE_INC)
 FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session session_auth mpi_deps
+FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session session_auth replayrep
 FUZZ_BINS  := $(patsubst %,$(O)/fuzz/%,$(FUZZ_NAMES))
 
 # The objects each harness needs, built apart with clang and sanitizers.
@@ -48,6 +49,7 @@ $(eval $(call fuzzbin,trace_analyze,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,spans,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,pcap,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,mpi_deps,$(FUZZ_ANALYZE)))
+$(eval $(call fuzzbin,replayrep,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,trace_replay,$(FUZZ_REPLAY)))
 $(eval $(call fuzzbin,spool,$(FUZZ_CAPTURE)))
 # cluster.c and coordinator.c are compiled into their harnesses (their
