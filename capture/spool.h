@@ -233,6 +233,36 @@ enum call_id {
 	                        while profiling is switched off */
 	REC_KREAD,           /* before a stdio read call's record: ret the
 	                        bytes the kernel read for it (kernel_amount) */
+	REC_AIO_GAP,         /* asynchronous operations the capture could not
+	                        itemise: fd the reason (enum aio_gap), a1 how
+	                        many (0: not known) */
+};
+
+/* Why asynchronous operations were not itemised (REC_AIO_GAP) */
+enum aio_gap {
+	AIO_GAP_FULL = 0,    /* more in flight than the interposer keeps */
+	AIO_GAP_UNREAPED,    /* submitted, no completion seen by the process's
+	                        end (reaped from the ring in user space) */
+	AIO_GAP_DESTROYED,   /* no completion seen when their context was
+	                        destroyed: reaped from its ring in user space,
+	                        or discarded in flight */
+	AIO_GAP_URING,       /* io_uring used with no system call seen (a
+	                        library that makes its own, liburing) */
+	AIO_GAP_N
+};
+
+/* An asynchronous operation's record (calls.def: IO_PREAD to AIO_FSYNC) */
+#define AIO_OP(c) ((c) >= C_IO_PREAD && (c) <= C_AIO_FSYNC)
+
+/* An asynchronous operation's payload (calls.def, IO_PREAD..AIO_FSYNC) */
+struct aio_op {
+	uint64_t submit;     /* when it was submitted, clock units */
+	uint64_t done;       /* when it was first seen complete (POSIX aio's
+	                        aio_error), 0: the record's t1 */
+	uint64_t ctx;        /* its libaio context, 0 for POSIX aio */
+	uint32_t depth;      /* operations in flight in the context then, it
+	                        included */
+	uint32_t pad;
 };
 
 enum sample_kind { SAMPLE_TIMER = 0, SAMPLE_CALL = 1, SAMPLE_ALLOC = 2,

@@ -81,6 +81,7 @@ static const struct vrule rules[] = {
 	{ "io",      "timeout",       V_TIMEOUT, OPT, 0, 0, 0, 0 },
 	{ "io",      "throttle",      V_TIME,    OPT, 0, 0, 0, 0 },
 	{ "io",      "pipe",          V_INT,     OPT, 1, INT32_MAX, 0, 0 },
+	{ "io",      "depth",         V_INT,     OPT, 1, INT32_MAX, 0, 0 },
 	{ "region",  "id",            V_INT,     NEED, 1, INT32_MAX, 0, 'i' },
 	{ "region",  "parent",        V_INT,     OPT, 0, INT32_MAX, 0, 'p' },
 	{ "region",  "depth",         V_INT,     OPT, 1, INT32_MAX, 0, 0 },

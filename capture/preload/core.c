@@ -1122,6 +1122,9 @@ void process_finish(int how)
 	if (self->kpend && self->hdr && !(self->hold & HOLD_OFF))
 		kpend_flush(self);
 	nest_drain(self, 0);
+	/* once: exit, then exit_group */
+	if (self->hdr && self->hdr->exit == TEXIT_NONE)
+		aio_finish(self);
 	/* --profile: this thread's tail is a last snapshot; the others'
 	 * counters stay in their headers for the writer, unless profiling
 	 * is off now */
@@ -1185,6 +1188,7 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 
 	sites_fork_child();
 	spawn_env_forked();
+	aio_fork_child();
 	if (unlikely(prof != NULL))
 		prof_fork_child();
 	for (int i = 0; i < REG_MAX; i++)

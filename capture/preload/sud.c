@@ -85,7 +85,7 @@ enum how { D_NONE = 0, D_RW, D_PRW, D_IOV, D_PIOV, D_OPEN, D_CREAT, D_OPENAT,
 	   D_SENDFILE, D_COPY, D_PATH, D_PATHAT, D_RENAME, D_RENAMEAT, D_SOCKET,
 	   D_SOCKETPAIR, D_PIPE, D_BIND, D_CONNECT, D_ACCEPT, D_MSG, D_MMSG,
 	   D_POLL, D_WAIT, D_EPOLL, D_SLEEP, D_CLOCK_SLEEP, D_WAIT4, D_MMAP,
-	   D_UNMAP, D_ANON };
+	   D_UNMAP, D_ANON, D_AIO, D_AIO_SETUP, D_URING, D_URING_SETUP };
 
 #define NSYS 512
 static const struct { uint16_t call; uint8_t how; } sysdec[NSYS] = {
@@ -329,6 +329,18 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 		raw = pf; rawn = sizeof(pf);
 		break;
 	case D_UNMAP: a1 = a[1]; a2 = a[0]; break;   /* munmap, msync */
+	/* as wrap_aio.c records libaio's calls: the context in a2 */
+	case D_AIO: a1 = nr == SYS_io_destroy ? 0 : a[1]; a2 = a[0]; break;
+	case D_AIO_SETUP:
+		a1 = a[0];
+		a2 = res == 0 && a[1] ? (int64_t)*(uint64_t *)a[1] : 0;
+		break;
+	/* as syscall() records them (wrap_map.c) */
+	case D_URING_SETUP: fd = (int)res; a1 = a[0]; a2 = 0; break;
+	case D_URING:
+		fd = (int)a[0]; a1 = a[1];
+		a2 = nr == SYS_io_uring_enter ? a[2] : 0;
+		break;
 	}
 	size_t n1 = p1 ? strnlen(p1, 4095) + 1 : 0;
 	size_t n2 = p2 ? strnlen(p2, 4095) + 1 : 0;
@@ -936,8 +948,13 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 		ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	t->sysguard = 1;
 	uint64_t t1 = now();
-	if (rec && !capture_own(nr, a, ret))
+	if (rec && !capture_own(nr, a, ret)) {
 		sys_put(t, nr, a, ret, t0, t1, inlibc);
+		/* libaio's: the operations submitted and reaped */
+		if (unlikely((nr >= SYS_io_setup && nr <= SYS_io_cancel) ||
+			     nr == SYS_io_pgetevents))
+			aio_sys(t, nr, a, ret, t0, t1, SEQ_KERNEL | (uint64_t)nr << 48);
+	}
 	t->sysguard = outer;
 	prof_flush_raw(t);
 	return ret;

@@ -157,7 +157,8 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 
 /*
  * syscall(): the io_uring calls (their operations are not itemised: the
- * writer marks the process incomplete), raw clone children, raw exits
+ * writer marks the process incomplete), libaio's (wrap_aio.c: libaio
+ * makes them so), raw clone children, raw exits
  * (their end is recorded first) and raw execs (followed, wrap_proc.c).
  * Every other number goes straight through.
  */
@@ -180,15 +181,20 @@ EXPORT long syscall(long nr, ...)
 		process_finish(TEXIT_PROCESS);
 	else if (unlikely(nr == SYS_exit) && island_on && !t->guard)
 		thread_finish(t, TEXIT_RETURN, 0);
+	int aio = unlikely((nr >= SYS_io_setup && nr <= SYS_io_cancel) ||
+			   nr == SYS_io_pgetevents);
 	if (likely(nr != SYS_io_uring_setup && nr != SYS_io_uring_enter &&
-		   nr != SYS_io_uring_register && nr != SYS_clone) || !enter_top(t))
+		   nr != SYS_io_uring_register && nr != SYS_clone && !aio) ||
+	    (aio && aio_in_libaio) || !enter_top(t))
 		return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	pid_t me = self_tid(t);
 	uint64_t t0 = call_start(t);
 	long r = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	int e = errno;
 
-	if (nr == SYS_clone) {
+	if (aio) {
+		aio_syscall(t, nr, a, r, e, t0, now());
+	} else if (nr == SYS_clone) {
 		int own = !(a[0] & (CLONE_VM | CLONE_THREAD));
 		if (r == 0 && own) {       /* the child, a copy of us */
 			fork_child(me, t0);

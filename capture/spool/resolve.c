@@ -716,7 +716,7 @@ static unsigned seen_of(const struct rec *r)
 		return SEEN_STATUS;
 	case REC_MODULE: case REC_SAMPLE: case C_PTHREAD_CREATE: case C_FORK:
 	case C_POSIX_SPAWN: case C_CLONE: case C_VFORK: case C_IO_URING_SETUP:
-	case C_IO_URING_ENTER: case C_IO_URING_REGISTER:
+	case C_IO_URING_ENTER: case C_IO_URING_REGISTER: case REC_AIO_GAP:
 		return SEEN_GAPS;
 	}
 	return 0;
@@ -1346,10 +1346,23 @@ static void spawn_gap(struct node *n, const struct rec *r)
  * (its spool could not be created: descriptors or memory exhausted, or an
  * image the interposer cannot enter), when it made a child that shares
  * its memory with raw clone(), or when it used io_uring, whose operations
- * the interposer does not see one by one; a vfork child, when it made
+ * the interposer does not see one by one, or made asynchronous
+ * operations it could not itemise (REC_AIO_GAP); a vfork child, when it made
  * calls before its exec (vfork_gap), a posix_spawn child when it had file
  * actions (spawn_gap).
  */
+/* Why asynchronous operations have no element (REC_AIO_GAP), after
+ * "N asynchronous operation(s) " */
+static const char *const aio_gap_why[AIO_GAP_N] = {
+	[AIO_GAP_FULL] = "not itemised (submitted with more in flight than the "
+			 "capture keeps, or where it could not see)",
+	[AIO_GAP_UNREAPED] = "submitted with no completion seen (reaped from the "
+			     "ring in user space, or still in flight at the end)",
+	[AIO_GAP_DESTROYED] = "with no completion seen when io_destroy ended their "
+			      "context (reaped from its ring in user space, or "
+			      "discarded in flight)",
+};
+
 static void find_gaps(struct node *n)
 {
 	char buf[160];
@@ -1357,6 +1370,7 @@ static void find_gaps(struct node *n)
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
 		int created = 0, started = 0, uring = 0, modules = 0;
+		int64_t aio_gaps[AIO_GAP_N] = { 0 };
 
 		for (int j = 0; j < p->nthr; j++) {
 			struct thr *t = &p->thr[j];
@@ -1418,6 +1432,12 @@ static void find_gaps(struct node *n)
 				case C_IO_URING_REGISTER:
 					uring = 1;
 					break;
+				case REC_AIO_GAP:
+					if (r->fd == AIO_GAP_URING)
+						uring = 1;
+					else if (r->fd >= 0 && r->fd < AIO_GAP_N)
+						aio_gaps[r->fd] += r->a1 > 0 ? r->a1 : 1;
+					break;
 				}
 				if (child && !proc_when(n, child, clock_ns(&n->clk, r->t0), true)) {
 					snprintf(buf, sizeof(buf), "child process %d has no record "
@@ -1436,6 +1456,13 @@ static void find_gaps(struct node *n)
 		}
 		if (uring)
 			add_reason(p, "io_uring operations are not itemised");
+		for (int k = 0; k < AIO_GAP_N; k++)
+			if (aio_gaps[k] && aio_gap_why[k]) {
+				snprintf(buf, sizeof(buf), "%lld asynchronous operation%s %s",
+					 (long long)aio_gaps[k], aio_gaps[k] > 1 ? "s" : "",
+					 aio_gap_why[k]);
+				add_reason(p, buf);
+			}
 		/* the profiler describes an image's modules when its first
 		 * thread starts: an image without is one it never ran in */
 		if (n->profile && !modules)

@@ -1,0 +1,113 @@
+# Asynchronous I/O: each operation an element of its own, in the default
+# capture and under --syscalls; what the capture cannot itemise makes the
+# trace incomplete, saying why, and every report warns.
+#  - tests/apps/aioops ops: libaio's pwrite, pread, preadv, pwritev,
+#    fsync, fdsync, and a pread made by raw system calls: each an io
+#    with async="libaio", its context, its depth, its file, offset and
+#    bytes; per file the bytes once (4096 + 8192 + 1024 written, 4096 +
+#    4096 + 100 read);
+#  - aioops reap (reaped from the ring in user space) and destroy (left
+#    in flight to io_destroy): incomplete, with the number not seen;
+#  - tests/apps/posixaio: aio_write, aio_read, lio_listio's write and
+#    read, aio_fsync, async="posix"; under --syscalls the kernel's
+#    pread64 and pwrite64 of glibc's helper threads count, the aio_*
+#    elements are level="libc" (4096 + 512 written, 100 + 512 read);
+#  - tests/apps/uring plain and sqpoll (liburing, which makes its own
+#    system calls): incomplete, "io_uring operations are not itemised".
+. "$ISLAND_ROOT/tests/e2e/lib.sh"
+
+# OPS: the async elements of a trace, times and context dropped
+ops() {
+	grep ' async=' "$1" | normalise | sed -E 's/ (start|end)="T"//g; s/ ctx="0x[0-9a-f]+"//; s/^ *//'
+}
+# per file: path,reads,bytes_read,writes,bytes_written
+perfile() {
+	"$ANALYZE" files --csv "$1" | cut -d, -f2,4,5,7,8 | sed "s|$PWD|DIR|" | grep "^DIR/$2,"
+}
+
+for m in default syscalls; do
+	opt=; lv=
+	[ $m = syscalls ] && { opt=--syscalls; lv=' level="kernel"'; }
+	rm -f ops.dat
+	"$CAPTURE" $opt -o ops.$m.xml -- "$APPS/aioops" ops "$PWD/ops.dat" 2> cap.err ||
+		fail "$m: capture ops: $(cat cap.err)"
+	check_trace ops.$m.xml
+	grep -q '<trace version="1" generator="[^"]*" complete="true">' ops.$m.xml ||
+		fail "$m: ops: trace not complete: $(grep -o 'reason="[^"]*"' ops.$m.xml)"
+	ops ops.$m.xml | sort > got.txt
+	sed "s/LV/$lv/" > want.txt <<'WANT'
+<io api="io_fdsync" res="filewrite"LV async="libaio" depth="2" fd="3" path="DIR/ops.dat"/>
+<io api="io_fsync" res="filewrite"LV async="libaio" depth="1" fd="3" path="DIR/ops.dat"/>
+<io api="io_pread" res="fileread"LV amount="100" size="100" offset="0" async="libaio" depth="1" fd="3" path="DIR/ops.dat"/>
+<io api="io_pread" res="fileread"LV amount="4096" size="4096" offset="0" async="libaio" depth="1" fd="3" path="DIR/ops.dat"/>
+<io api="io_preadv" res="fileread"LV amount="4096" size="4096" offset="4096" async="libaio" depth="2" fd="3" path="DIR/ops.dat"/>
+<io api="io_pwrite" res="filewrite"LV amount="4096" size="4096" offset="0" async="libaio" depth="1" fd="3" path="DIR/ops.dat"/>
+<io api="io_pwrite" res="filewrite"LV amount="8192" size="8192" offset="4096" async="libaio" depth="2" fd="3" path="DIR/ops.dat"/>
+<io api="io_pwritev" res="filewrite"LV amount="1024" size="1024" offset="12288" async="libaio" depth="3" fd="3" path="DIR/ops.dat"/>
+WANT
+	diff -u want.txt got.txt || fail "$m: libaio's operations differ"
+	expect_eq "$m: ops.dat (path,reads,bytes_read,writes,bytes_written)" \
+		"$(perfile ops.$m.xml ops.dat)" "DIR/ops.dat,3,8292,3,13312"
+	# an operation runs from its submission to the reaping call's end
+	awk -F'"' '/ async=/ { for (i = 1; i < NF; i++) { if ($i ~ / start=$/) s = $(i+1); if ($i ~ / end=$/) e = $(i+1) }
+		if (e + 0 < s + 0) bad = 1 } END { exit bad }' ops.$m.xml || fail "$m: an operation ends before it starts"
+	grep -q '<io api="io_setup" res="filemeta"[^>]* ctx="0x[0-9a-f]*" count="8"/>' ops.$m.xml ||
+		fail "$m: no io_setup with its queue depth"
+	expect_eq "$m: io_submit elements" "$(grep -c '<io api="io_submit" ' ops.$m.xml)" 4
+
+	for mode in reap destroy; do
+		"$CAPTURE" $opt -o $mode.$m.xml -- "$APPS/aioops" $mode "$PWD/ops.dat" 2> cap.err ||
+			fail "$m: capture $mode: $(cat cap.err)"
+		check_trace $mode.$m.xml
+		grep -q '<trace version="1" generator="[^"]*" complete="false">' $mode.$m.xml ||
+			fail "$m: $mode: trace complete"
+		n=3; [ $mode = destroy ] && n=2
+		why="$n asynchronous operations with no completion seen when io_destroy ended their context (reaped from its ring in user space, or discarded in flight)"
+		grep -q "status=\"exit:0\" complete=\"false\" reason=\"$why\">" $mode.$m.xml ||
+			fail "$m: $mode: reason: $(grep -o 'reason="[^"]*"' $mode.$m.xml)"
+		for r in calls files summary; do
+			"$ANALYZE" $r $mode.$m.xml 2>&1 >/dev/null | sed -E 's/process [0-9]+/process N/' > warn.txt
+			printf '%s\n' "$mode.$m.xml:2: warning: trace is incomplete (a process was killed or not fully seen); analysing what was recorded" \
+				"$mode.$m.xml:5: warning: process N is incomplete: $why" > warn.want
+			diff -u warn.want warn.txt || fail "$m: $mode: $r's warnings differ"
+		done
+	done
+
+	"$CAPTURE" $opt -o posix.$m.xml -- "$APPS/posixaio" "$PWD/posix.dat" 2> cap.err ||
+		fail "$m: capture posixaio: $(cat cap.err)"
+	check_trace posix.$m.xml
+	grep -q '<trace version="1" generator="[^"]*" complete="true">' posix.$m.xml ||
+		fail "$m: posixaio: trace not complete: $(grep -o 'reason="[^"]*"' posix.$m.xml)"
+	plv=; [ $m = syscalls ] && plv=' level="libc"'
+	ops posix.$m.xml > got.txt
+	sed "s/LV/$plv/" > want.txt <<'WANT'
+<io api="aio_write" res="filewrite"LV amount="4096" size="4096" offset="0" async="posix" depth="1" fd="3" path="DIR/posix.dat"/>
+<io api="aio_read" res="fileread"LV amount="100" size="100" offset="0" async="posix" depth="1" fd="3" path="DIR/posix.dat"/>
+<io api="aio_write" res="filewrite"LV amount="512" size="512" offset="4096" async="posix" depth="1" fd="3" path="DIR/posix.dat"/>
+<io api="aio_read" res="fileread"LV amount="512" size="512" offset="0" async="posix" depth="2" fd="3" path="DIR/posix.dat"/>
+<io api="aio_fsync" res="filewrite"LV async="posix" depth="1" fd="3" path="DIR/posix.dat"/>
+WANT
+	diff -u want.txt got.txt || fail "$m: POSIX aio's operations differ"
+	expect_eq "$m: posix.dat (path,reads,bytes_read,writes,bytes_written)" \
+		"$(perfile posix.$m.xml posix.dat | cut -d, -f1,3,5)" "DIR/posix.dat,612,4608"
+	grep -q '<io api="lio_listio" res="filemeta"[^>]* count="2"/>' posix.$m.xml || fail "$m: no lio_listio"
+
+	for mode in plain sqpoll; do
+		"$APPS/uring" $mode "$PWD/u.dat" 2> uring.err
+		rc=$?
+		[ $rc = 77 ] && { echo "io_uring $mode refused here: $(cat uring.err)"; continue; }
+		[ $rc = 0 ] || fail "uring $mode: $(cat uring.err)"
+		"$CAPTURE" $opt -o u$mode.$m.xml -- "$APPS/uring" $mode "$PWD/u.dat" 2> cap.err ||
+			fail "$m: capture uring $mode: $(cat cap.err)"
+		check_trace u$mode.$m.xml
+		grep -q '<trace version="1" generator="[^"]*" complete="false">' u$mode.$m.xml ||
+			fail "$m: uring $mode: trace complete"
+		grep -q 'status="exit:0" complete="false" reason="io_uring operations are not itemised">' u$mode.$m.xml ||
+			fail "$m: uring $mode: reason: $(grep -o 'reason="[^"]*"' u$mode.$m.xml)"
+		grep -q '^island-capture: u'$mode.$m'.xml: process [0-9]* is incomplete: io_uring operations are not itemised$' cap.err ||
+			fail "$m: uring $mode: capture does not say why: $(cat cap.err)"
+		"$ANALYZE" files u$mode.$m.xml 2>&1 >/dev/null | grep -q 'warning: process [0-9]* is incomplete: io_uring operations are not itemised$' ||
+			fail "$m: uring $mode: files does not warn"
+	done
+done
+exit 0
