@@ -55,7 +55,7 @@ $(O)/capture/spool/sysnames.o: CPPFLAGS += -I$(O)/capture/spool
 LOADER_SRCS := capture/loader/loader.c capture/loader/stubs.c capture/preload/core.c \
 	capture/preload/sud.c capture/preload/spawn_acts.c \
 	capture/preload/limits.c capture/preload/session.c capture/preload/nest.c \
-	capture/preload/appmem.c capture/preload/aio.c
+	capture/preload/appmem.c capture/preload/aio.c capture/preload/uring.c
 LOADER_OBJS := $(patsubst %.c,$(O)/%.ldr.o,$(LOADER_SRCS)) $(O)/capture/preload/sudstub.ldr.o
 $(O)/%.ldr.o: %.c
 	$(call msg,CC,$<)

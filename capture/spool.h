@@ -247,12 +247,19 @@ enum aio_gap {
 	                        destroyed: reaped from its ring in user space,
 	                        or discarded in flight */
 	AIO_GAP_URING,       /* io_uring used with no system call seen (a
-	                        library that makes its own, liburing) */
+	                        library that makes its own, liburing), or a
+	                        ring whose memory the capture did not see */
+	AIO_GAP_SQPOLL,      /* a ring the kernel's thread polls (SQPOLL):
+	                        its submissions make no system call */
+	AIO_GAP_URING_OP,    /* io_uring operations of a kind not itemised
+	                        (a2 its opcode) */
+	AIO_GAP_URING_UNSEEN, /* io_uring completions of submissions no
+	                        io_uring_enter the capture saw made */
 	AIO_GAP_N
 };
 
 /* An asynchronous operation's record (calls.def: IO_PREAD to AIO_FSYNC) */
-#define AIO_OP(c) ((c) >= C_IO_PREAD && (c) <= C_AIO_FSYNC)
+#define AIO_OP(c) ((c) >= C_IO_PREAD && (c) <= C_URING_POLL)
 
 /* An asynchronous operation's payload (calls.def, IO_PREAD..AIO_FSYNC) */
 struct aio_op {
@@ -262,8 +269,10 @@ struct aio_op {
 	uint64_t ctx;        /* its libaio context, 0 for POSIX aio */
 	uint32_t depth;      /* operations in flight in the context then, it
 	                        included */
-	uint32_t pad;
+	uint32_t kind;       /* enum aio_kind */
 };
+
+enum aio_kind { AIO_LIBAIO = 1, AIO_POSIX = 2, AIO_URING = 3 };
 
 enum sample_kind { SAMPLE_TIMER = 0, SAMPLE_CALL = 1, SAMPLE_ALLOC = 2,
 		   SAMPLE_END = 3 };

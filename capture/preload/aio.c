@@ -32,6 +32,7 @@ struct aslot {
 	int32_t fd;
 	uint16_t call;
 	uint16_t depth;
+	uint32_t kind;              /* enum aio_kind */
 };
 
 static struct aslot tab[AIO_SLOTS];
@@ -155,14 +156,14 @@ static int take(uintptr_t key, uint64_t ctx, struct aslot *s)
 
 /* --- records ----------------------------------------------------------- */
 
-static void gap_put(struct tstate *t, int why, int64_t n, uint64_t seqfl)
+static void gap_put(struct tstate *t, int why, int64_t n, int64_t a2, uint64_t seqfl)
 {
 	struct rec *r;
 
 	if (n <= 0 || !(r = rec_reserve(t, sizeof(*r))))
 		return;
 	uint64_t at = now();
-	rec_fill(r, REC_AIO_GAP, at, at, 0, why, n, 0, 0);
+	rec_fill(r, REC_AIO_GAP, at, at, 0, why, n, a2, 0);
 	r->seq = seqfl;
 	rec_commit(t, &r->len, sizeof(*r));
 }
@@ -173,7 +174,7 @@ static void gap_put(struct tstate *t, int why, int64_t n, uint64_t seqfl)
 static void op_put(struct tstate *t, const struct aslot *s, uint64_t at, int64_t res,
 		   uint64_t seqfl)
 {
-	struct aio_op pl = { s->t0, s->done, s->ctx, s->depth, 0 };
+	struct aio_op pl = { s->t0, s->done, s->ctx, s->depth, s->kind };
 	size_t len = REC_ALIGN(sizeof(struct rec) + sizeof(pl));
 	struct rec *r = rec_reserve(t, len);
 
@@ -222,7 +223,7 @@ void aio_submitted(struct tstate *t, uint64_t ctx, long n, struct iocb **ios,
 	int64_t full = 0;
 
 	if (n <= 0 || !ios || !aio_lock(t)) {
-		gap_put(t, AIO_GAP_FULL, n, seqfl);
+		gap_put(t, AIO_GAP_FULL, n, 0, seqfl);
 		return;
 	}
 	for (long i = 0; i < n; i++) {
@@ -233,7 +234,8 @@ void aio_submitted(struct tstate *t, uint64_t ctx, long n, struct iocb **ios,
 		if (op >= NIOCB_OPS || !iocb_ops[op].call)
 			continue;	/* the kernel refused it: not submitted */
 		s = (struct aslot){ (uintptr_t)cb, ctx, t0, 0, 0, -1,
-				    (int32_t)cb->aio_fildes, iocb_ops[op].call, 0 };
+				    (int32_t)cb->aio_fildes, iocb_ops[op].call, 0,
+				    AIO_LIBAIO };
 		if (iocb_ops[op].data) {
 			s.size = iocb_ops[op].vec ?
 				 vec_len((const struct iovec *)(uintptr_t)cb->aio_buf,
@@ -243,7 +245,7 @@ void aio_submitted(struct tstate *t, uint64_t ctx, long n, struct iocb **ios,
 		full += !keep(&s);
 	}
 	aio_unlock();
-	gap_put(t, AIO_GAP_FULL, full, seqfl);
+	gap_put(t, AIO_GAP_FULL, full, 0, seqfl);
 }
 
 /* io_getevents (or io_cancel) returned n events at AT */
@@ -260,12 +262,12 @@ void aio_reaped(struct tstate *t, uint64_t ctx, const struct io_event *ev, long 
 			got = take((uintptr_t)ev[i].obj, ctx, &s);
 			aio_unlock();
 		}
-		if (got)
+		if (got && s.call != AIO_SILENT)
 			op_put(t, &s, at, ev[i].res, seqfl);
 		else
 			unseen++;
 	}
-	gap_put(t, AIO_GAP_FULL, unseen, seqfl);
+	gap_put(t, AIO_GAP_FULL, unseen, 0, seqfl);
 }
 
 /* io_destroy waited for what was in flight in ctx, and threw its
@@ -286,7 +288,7 @@ void aio_destroyed(struct tstate *t, uint64_t ctx, uint64_t seqfl)
 		if (ctxs[i].ctx == ctx)
 			ctxs[i].ctx = 0;
 	aio_unlock();
-	gap_put(t, AIO_GAP_DESTROYED, n, seqfl);
+	gap_put(t, AIO_GAP_DESTROYED, n, 0, seqfl);
 }
 
 /* The system calls, made by the libc-level wrappers below or raw
@@ -335,9 +337,9 @@ void aio_finish(struct tstate *t)
 		n = (int64_t)nused;
 		aio_unlock();
 	}
-	gap_put(t, AIO_GAP_UNREAPED, n, 0);
+	gap_put(t, AIO_GAP_UNREAPED, n, 0, 0);
 	if (!sud_on && dl_iterate_phdr(uring_lib, NULL))
-		gap_put(t, AIO_GAP_URING, 1, 0);
+		gap_put(t, AIO_GAP_URING, 1, 0, 0);
 }
 
 /* A fork child has no context of its parent's (the kernel ties them to
@@ -354,10 +356,11 @@ void aio_fork_child(void)
 
 /* --- for the POSIX wrappers (wrap_aio.c) ------------------------------- */
 
-int aio_keep(struct tstate *t, uintptr_t key, uint64_t ctx, int call, int fd,
-	     int64_t size, int64_t off, uint64_t t0)
+int aio_keep(struct tstate *t, int kind, uintptr_t key, uint64_t ctx, int call,
+	     int fd, int64_t size, int64_t off, uint64_t t0)
 {
-	struct aslot s = { key, ctx, t0, 0, size, off, fd, (uint16_t)call, 0 };
+	struct aslot s = { key, ctx, t0, 0, size, off, fd, (uint16_t)call, 0,
+			   (uint32_t)kind };
 	int ok = 0;
 
 	if (aio_lock(t)) {
@@ -377,7 +380,7 @@ int aio_complete(struct tstate *t, uintptr_t key, uint64_t ctx, uint64_t at,
 		got = take(key, ctx, &s);
 		aio_unlock();
 	}
-	if (got)
+	if (got && s.call != AIO_SILENT)
 		op_put(t, &s, at, res, seqfl);
 	return got;
 }
@@ -392,7 +395,7 @@ void aio_seen_done(struct tstate *t, uintptr_t key, uint64_t ctx)
 	aio_unlock();
 }
 
-void aio_gap(struct tstate *t, int why, int64_t n, uint64_t seqfl)
+void aio_gap(struct tstate *t, int why, int64_t n, int64_t a2, uint64_t seqfl)
 {
-	gap_put(t, why, n, seqfl);
+	gap_put(t, why, n, a2, seqfl);
 }

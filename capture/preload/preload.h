@@ -232,12 +232,28 @@ void vfork_child_call(struct tstate *t, pid_t pid, int calls);
  * kernel-level record (--syscalls, sud.c), else 0 */
 void aio_sys(struct tstate *t, long nr, const long *a, long ret, uint64_t t0,
 	     uint64_t t1, uint64_t seqfl);
-int aio_keep(struct tstate *t, uintptr_t key, uint64_t ctx, int call, int fd,
-	     int64_t size, int64_t off, uint64_t t0);
+int aio_keep(struct tstate *t, int kind, uintptr_t key, uint64_t ctx, int call,
+	     int fd, int64_t size, int64_t off, uint64_t t0);
 int aio_complete(struct tstate *t, uintptr_t key, uint64_t ctx, uint64_t at,
 		 int64_t res, uint64_t seqfl);
 void aio_seen_done(struct tstate *t, uintptr_t key, uint64_t ctx);
-void aio_gap(struct tstate *t, int why, int64_t n, uint64_t seqfl);
+void aio_gap(struct tstate *t, int why, int64_t n, int64_t a2, uint64_t seqfl);
+/* an operation kept only for its completion to be known: no record */
+#define AIO_SILENT 0xffff
+/* uring.c: io_uring's rings, read at their system calls */
+struct io_uring_params;
+extern int nrings;              /* rings known: 0, nothing to look at */
+void uring_setup(struct tstate *t, long fd, const struct io_uring_params *p,
+		 uint64_t seqfl);
+void uring_mmap(long fd, long off, long addr);
+void uring_register(struct tstate *t, long fd, long op, const void *arg, long n,
+		    long ret);
+unsigned uring_head(long fd);
+void uring_enter(struct tstate *t, long fd, unsigned head, long ret, uint64_t t0,
+		 uint64_t t1, uint64_t seqfl);
+void uring_munmap(struct tstate *t, long addr, long len, uint64_t seqfl);
+void uring_finish(struct tstate *t);
+void uring_fork_child(void);
 void aio_finish(struct tstate *t);
 void aio_fork_child(void);
 /* wrap_aio.c: libaio's system calls made through syscall(), and

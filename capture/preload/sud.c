@@ -786,12 +786,18 @@ static int zp_on;
 #define ZP_PTR (ZP_JMP + 6 + ZP_REL)
 
 /* Calls that need the signal frame (a new stack, a new image, the end of
- * the thread, the signal state): never made on the fast path. */
+ * the thread, the signal state): never made on the fast path. Nor
+ * io_uring's: the rewritten `call` pushes its return address where the
+ * caller's red zone begins, and liburing's inline system calls keep a
+ * pointer there (__io_uring_get_cqe, looping on io_uring_enter: the
+ * program crashed under --syscalls); a site that traps is not rewritten */
 static const unsigned char zp_slow[NSYS] = {
 	[__NR_clone] = 1, [__NR_clone3] = 1, [__NR_fork] = 1, [__NR_vfork] = 1,
 	[__NR_execve] = 1, [__NR_execveat] = 1, [__NR_exit] = 1,
 	[__NR_exit_group] = 1, [__NR_rt_sigreturn] = 1, [__NR_rt_sigaction] = 1,
 	[__NR_rt_sigprocmask] = 1, [__NR_seccomp] = 1, [__NR_prctl] = 1,
+	[__NR_io_uring_enter] = 1, [__NR_io_uring_setup] = 1,
+	[__NR_io_uring_register] = 1,
 };
 
 static int zp_slow_nr(long nr)
@@ -938,6 +944,9 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 	int fix = 0;
 
 	t->sysguard = 1;
+	unsigned head = unlikely(nr == SYS_io_uring_enter) ? uring_head(a[0]) : 0;
+	if (unlikely(nr == SYS_munmap) && rec)
+		uring_munmap(t, a[0], a[1], SEQ_KERNEL | (uint64_t)nr << 48);
 	uint64_t t0 = now();
 	if (unlikely(island_exe != NULL))
 		fix = self_exe_fix(nr, a, x, &ret);
@@ -951,9 +960,19 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 	if (rec && !capture_own(nr, a, ret)) {
 		sys_put(t, nr, a, ret, t0, t1, inlibc);
 		/* libaio's: the operations submitted and reaped */
+		uint64_t fl = SEQ_KERNEL | (uint64_t)nr << 48;
 		if (unlikely((nr >= SYS_io_setup && nr <= SYS_io_cancel) ||
 			     nr == SYS_io_pgetevents))
-			aio_sys(t, nr, a, ret, t0, t1, SEQ_KERNEL | (uint64_t)nr << 48);
+			aio_sys(t, nr, a, ret, t0, t1, fl);
+		/* io_uring's: its rings, their mappings, its operations */
+		else if (unlikely(nr == SYS_io_uring_setup) && ret >= 0)
+			uring_setup(t, ret, (const void *)a[1], fl);
+		else if (unlikely(nr == SYS_io_uring_enter))
+			uring_enter(t, a[0], head, ret, t0, t1, fl);
+		else if (unlikely(nr == SYS_io_uring_register))
+			uring_register(t, a[0], a[1], (const void *)a[2], a[3], ret);
+		else if (nr == SYS_mmap && (ret < 0 || ret >= 4096))
+			uring_mmap(a[4], a[5], ret < 0 ? -1 : ret);
 	}
 	t->sysguard = outer;
 	prof_flush_raw(t);

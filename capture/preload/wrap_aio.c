@@ -146,7 +146,7 @@ static int posix_keep(struct tstate *t, const struct aiocb *cb, int call, uint64
 {
 	int data = call != C_AIO_FSYNC;
 
-	return aio_keep(t, (uintptr_t)cb, 0, call, cb->aio_fildes,
+	return aio_keep(t, AIO_POSIX, (uintptr_t)cb, 0, call, cb->aio_fildes,
 			data ? (int64_t)cb->aio_nbytes : 0, data ? cb->aio_offset : -1, t0);
 }
 
@@ -180,7 +180,7 @@ static int posix_submit(aio1_fn f, struct aiocb *cb, int call)
 	int e = errno;
 
 	if (r == 0 && !posix_keep(t, cb, call, t0))
-		aio_gap(t, AIO_GAP_FULL, 1, 0);
+		aio_gap(t, AIO_GAP_FULL, 1, 0, 0);
 	leave(t);
 	errno = e;
 	return r;
@@ -221,7 +221,7 @@ static int posix_fsync(aio2_fn f, int op, struct aiocb *cb)
 	int e = errno;
 
 	if (r == 0 && !posix_keep(t, cb, C_AIO_FSYNC, t0))
-		aio_gap(t, AIO_GAP_FULL, 1, 0);
+		aio_gap(t, AIO_GAP_FULL, 1, 0, 0);
 	leave(t);
 	errno = e;
 	return r;
@@ -267,7 +267,7 @@ static int posix_lio(lio_fn f, int mode, struct aiocb *const list[], int n,
 		full += !posix_keep(t, cb, cb->aio_lio_opcode == LIO_READ ?
 				    C_AIO_READ : C_AIO_WRITE, t0);
 	}
-	aio_gap(t, AIO_GAP_FULL, full, 0);
+	aio_gap(t, AIO_GAP_FULL, full, 0, 0);
 	leave(t);
 	errno = e;
 	return r;

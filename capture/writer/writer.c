@@ -812,7 +812,11 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 			o_attr_int(o, "offset", r->a2);
 	}
 	if (aop) {
-		o_attr(o, "async", aop->ctx ? "libaio" : "posix");
+		static const char *const kinds[] = {
+			[AIO_LIBAIO] = "libaio", [AIO_POSIX] = "posix",
+			[AIO_URING] = "io_uring" };
+		o_attr(o, "async", aop->kind >= AIO_LIBAIO && aop->kind <= AIO_URING ?
+		       kinds[aop->kind] : aop->ctx ? "libaio" : "posix");
 		if (aop->ctx) {
 			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)aop->ctx);
 			o_attr(o, "ctx", buf);
