@@ -163,7 +163,7 @@ const char *intern(const char *s);
 extern const struct tabledef summary_tables[], calls_tables[], access_tables[], sums_tables[], timeline_tables[],
 	consumption_tables[], files_tables[], sockets_tables[], ttx_tables[],
 	utilization_tables[], regions_tables[], compare_tables[], export_tables[],
-	net_tables[], deps_tables[], profile_tables[];
+	net_tables[], deps_tables[], profile_tables[], queues_tables[];
 
 /* Number formatting for reports. */
 char *fmt_secs(char *buf, size_t n, int64_t ns);	/* "1.000733" */
@@ -300,6 +300,7 @@ typedef int (*report_fn)(int argc, char **argv);
 int export_trace(const char *fmt, int argc, char **argv);
 int report_summary(int argc, char **argv);
 int report_calls(int argc, char **argv);
+int report_queues(int argc, char **argv);
 int report_access(int argc, char **argv);
 int report_sums(int argc, char **argv);
 int report_timeline(int argc, char **argv);

@@ -36,6 +36,7 @@ static const struct report {
 	{ "profile",     report_profile,     profile_tables,     NULL, "profile REPORT: raw, inclusive, callers, breakdown, timeline, allocs, leaks (--profile traces; tables named after the reports)" },
 	{ "merge",       report_merge,       NULL,               NULL, "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
 	{ "deps",        report_deps,        deps_tables,        NULL, "tables waits, messages, measures: the dependencies (--from trace|net|both, --dot, --truth); holds the I/O numbers" },
+	{ "queues",      report_queues,      queues_tables,      NULL, "per asynchronous queue (libaio context, io_uring, POSIX aio): operations, bytes, depth mean and max" },
 };
 #define NREPORTS (sizeof(reports) / sizeof(reports[0]))
 static const struct report *rep;
