@@ -59,6 +59,9 @@ WANT
 	grep -q '<io api="io_setup" res="filemeta"[^>]* ctx="0x[0-9a-f]*" count="8"/>' ops.$m.xml ||
 		fail "$m: no io_setup with its queue depth"
 	expect_eq "$m: io_submit elements" "$(grep -c '<io api="io_submit" ' ops.$m.xml)" 4
+	# queues: one context, 8 operations, their bytes, 3 in flight at most
+	"$ANALYZE" queues --csv ops.$m.xml > q.csv || fail "$m: queues"
+	expect_eq "$m: queues (async,ops,bytes,depth_max)" "$(tail -n +2 q.csv | cut -d, -f3,5,6,9)" "libaio,8,21604,3"
 
 	for mode in reap destroy; do
 		"$CAPTURE" $opt -o $mode.$m.xml -- "$APPS/aioops" $mode "$PWD/ops.dat" 2> cap.err ||
@@ -96,6 +99,9 @@ WANT
 	expect_eq "$m: posix.dat (path,reads,bytes_read,writes,bytes_written)" \
 		"$(perfile posix.$m.xml posix.dat | cut -d, -f1,3,5)" "DIR/posix.dat,612,4608"
 	grep -q '<io api="lio_listio" res="filemeta"[^>]* count="2"/>' posix.$m.xml || fail "$m: no lio_listio"
+	pb=5220; [ $m = syscalls ] && pb=0
+	"$ANALYZE" queues --csv posix.$m.xml > q.csv || fail "$m: queues"
+	expect_eq "$m: posix queues (async,ctx,ops,bytes,depth_max)" "$(tail -n +2 q.csv | cut -d, -f3-6,9)" "posix,,5,$pb,2"
 
 	# io_uring without liburing (rawuring: syscall() and libc's mmap, as
 	# fio's setup): itemised in both modes, its registered file named
@@ -115,6 +121,8 @@ WANT
 <io api="uring_nop" res="wait"LV async="io_uring" depth="2"/>
 WANT
 	diff -u want.txt got.txt || fail "$m: io_uring's operations differ"
+	"$ANALYZE" queues --csv raw.$m.xml > q.csv || fail "$m: queues"
+	expect_eq "$m: ring queues (async,ops,bytes,depth_max)" "$(tail -n +2 q.csv | cut -d, -f3,5,6,9)" "io_uring,4,12288,2"
 	why="1 io_uring operation not itemised: openat (1)"
 	grep -q "status=\"exit:0\" complete=\"false\" reason=\"$why\">" raw.$m.xml ||
 		fail "$m: rawuring: reason: $(grep -o 'reason="[^"]*"' raw.$m.xml)"
