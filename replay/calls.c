@@ -111,6 +111,25 @@ static struct call calls[] = {
 	{ "execvp", h_exec, FAM_OTHER }, { "execvpe", h_exec, FAM_OTHER },
 	{ "execl", h_exec, FAM_OTHER }, { "execlp", h_exec, FAM_OTHER },
 	{ "execle", h_exec, FAM_OTHER }, { "fexecve", h_exec, FAM_OTHER },
+	/* asynchronous operations (aio.c): each waited for where it was
+	 * reaped, its submission issued where it began; the calls that
+	 * submitted and reaped them are theirs */
+	{ "io_pread", h_aio_wait, FAM_READ }, { "io_preadv", h_aio_wait, FAM_READ },
+	{ "io_pwrite", h_aio_wait, FAM_WRITE }, { "io_pwritev", h_aio_wait, FAM_WRITE },
+	{ "io_fsync", h_aio_wait, FAM_SYNC }, { "io_fdsync", h_aio_wait, FAM_SYNC },
+	{ "aio_read", h_aio_wait, FAM_READ }, { "aio_write", h_aio_wait, FAM_WRITE },
+	{ "aio_fsync", h_aio_wait, FAM_SYNC },
+	{ "uring_read", h_aio_wait, FAM_READ }, { "uring_readv", h_aio_wait, FAM_READ },
+	{ "uring_read_fixed", h_aio_wait, FAM_READ },
+	{ "uring_write", h_aio_wait, FAM_WRITE }, { "uring_writev", h_aio_wait, FAM_WRITE },
+	{ "uring_write_fixed", h_aio_wait, FAM_WRITE },
+	{ "uring_fsync", h_aio_wait, FAM_SYNC }, { "uring_fallocate", h_aio_wait, FAM_OPEN },
+	{ "uring_nop", h_aio_wait, FAM_OTHER },
+	{ "io_setup", h_nop, FAM_OTHER }, { "io_destroy", h_nop, FAM_OTHER },
+	{ "io_submit", h_nop, FAM_OTHER }, { "io_getevents", h_nop, FAM_OTHER },
+	{ "io_cancel", h_nop, FAM_OTHER }, { "lio_listio", h_nop, FAM_OTHER },
+	{ "aio_suspend", h_nop, FAM_OTHER }, { "io_uring_setup", h_nop, FAM_OTHER },
+	{ "io_uring_enter", h_nop, FAM_OTHER }, { "io_uring_register", h_nop, FAM_OTHER },
 };
 
 /* A stdio stream's calls: writes fill its buffer, and the kernel sees a
@@ -180,6 +199,18 @@ const struct call *call_on_event(const struct call *c)
 				 post = { "(event post)", h_nop, FAM_OTHER };
 
 	return c && c->fn == h_read ? &wait : c && c->fn == h_write ? &post : c;
+}
+
+int call_aio_wait(const struct call *c)
+{
+	return c && c->fn == h_aio_wait;
+}
+
+const struct call *call_aio_submit(void)
+{
+	static const struct call submit = { "(submit)", h_aio_submit, FAM_OTHER };
+
+	return &submit;
 }
 
 int call_thread_wait(const struct call *c)

@@ -78,6 +78,7 @@ struct rd {
 	struct process *proc;
 	struct thread *thr;
 	int seq_seen;	/* per node */
+	int32_t alinks;	/* the thread's asynchronous operations so far */
 };
 
 /* Waits name nodes that may come later in the file: names are kept and
@@ -213,6 +214,15 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	rd->node->nall++;
 	if (has)
 		rd->node->nios++;
+	/* an asynchronous operation: its submission too (aio.c) */
+	const char *as = io_str(io, "async");
+	if (as && call_aio_wait(o->call) && !o->libc_only) {
+		const char *cx = io_str(io, "ctx");
+		char *key = xasprintf("%s %s", as, cx ? cx : "");
+		aio_load(rd->thr, call_aio_submit(), intern(key), rd->alinks++);
+		free(key);
+		rd->node->nall++;
+	}
 }
 
 static void on_node(void *ctx, struct trace_node *tn)
@@ -270,6 +280,7 @@ static void on_thread(void *ctx, struct trace_thread *tt)
 	th->cpu = tt->has_cpu ? tt->cpu : -1;
 	th->spin = 1;
 	th->proc = (int)(rd->proc - n->procs);
+	rd->alinks = 0;
 	XGROW(rd->proc->threads, rd->proc->cap, rd->proc->nthreads + 1);
 	rd->proc->threads[rd->proc->nthreads++] = (int)n->nthreads;
 	n->nthreads++;

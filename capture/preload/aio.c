@@ -317,16 +317,9 @@ void aio_sys(struct tstate *t, long nr, const long *a, long ret, uint64_t t0,
 
 /* --- the process's end, a fork child ------------------------------------- */
 
-static int uring_lib(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	(void)data;
-	return info->dlpi_name && strstr(info->dlpi_name, "/liburing.so") != NULL;
-}
-
 /* What is still in flight at the end was never seen completed (reaped
- * in user space, or left running); a process that loaded liburing made
- * io_uring system calls of its own, which only --syscalls sees */
+ * in user space, or left running); a ring mapped that the capture does
+ * not know was made by system calls it did not see (uring.c) */
 void aio_finish(struct tstate *t)
 {
 	int64_t n = 0;
@@ -338,7 +331,7 @@ void aio_finish(struct tstate *t)
 		aio_unlock();
 	}
 	gap_put(t, AIO_GAP_UNREAPED, n, 0, 0);
-	if (!sud_on && dl_iterate_phdr(uring_lib, NULL))
+	if (!sud_on && uring_unknown_mapped())
 		gap_put(t, AIO_GAP_URING, 1, 0, 0);
 }
 

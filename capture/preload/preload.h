@@ -246,6 +246,7 @@ extern int nrings;              /* rings known: 0, nothing to look at */
 void uring_setup(struct tstate *t, long fd, const struct io_uring_params *p,
 		 uint64_t seqfl);
 void uring_mmap(long fd, long off, long addr);
+void uring_ptrs(long fd, char *sq, char *cq, char *sqes);
 void uring_register(struct tstate *t, long fd, long op, const void *arg, long n,
 		    long ret);
 unsigned uring_head(long fd);
@@ -253,6 +254,7 @@ void uring_enter(struct tstate *t, long fd, unsigned head, long ret, uint64_t t0
 		 uint64_t t1, uint64_t seqfl);
 void uring_munmap(struct tstate *t, long addr, long len, uint64_t seqfl);
 void uring_finish(struct tstate *t);
+int uring_unknown_mapped(void);
 void uring_fork_child(void);
 void aio_finish(struct tstate *t);
 void aio_fork_child(void);

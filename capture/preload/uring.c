@@ -23,6 +23,7 @@
  */
 /* before preload.h: a field of its is named as our thread state */
 #include <linux/io_uring.h>
+#include <fcntl.h>
 #include <sys/uio.h>
 
 #include "preload.h"
@@ -124,6 +125,18 @@ void uring_setup(struct tstate *t, long fd, const struct io_uring_params *p,
 		u->files[i] = -1;
 }
 
+/* A ring's memory, known otherwise (liburing's struct io_uring) */
+void uring_ptrs(long fd, char *sq, char *cq, char *sqes)
+{
+	struct uring *u = ring_of((int)fd);
+
+	if (u) {
+		u->sq = sq;
+		u->cq = cq;
+		u->sqes = sqes;
+	}
+}
+
 /* A mapping of fd at off (at addr): one of a ring's */
 void uring_mmap(long fd, long off, long addr)
 {
@@ -196,7 +209,8 @@ static void reap(struct tstate *t, struct uring *u, uint64_t at, uint64_t seqfl)
 		const struct io_uring_cqe *c = (const void *)(u->cq + u->co.cqes +
 							       (u->cq_seen & mask) * sz);
 		uint64_t key = c->user_data + 1;
-		if (!key || !aio_complete(t, key, ring_id(u), at, c->res, seqfl))
+		/* user_data ~0: liburing's own timeout, no operation */
+		if (key && !aio_complete(t, key, ring_id(u), at, c->res, seqfl))
 			unknown++;
 	}
 	aio_gap(t, AIO_GAP_FULL, (int64_t)lost, 0, seqfl);
@@ -254,8 +268,9 @@ void uring_enter(struct tstate *t, long fd, unsigned head, long ret, uint64_t t0
 				else if (ops[op].size == 3)
 					size = (int64_t)q->addr;
 				uint64_t key = q->user_data + 1;
-				if (!key || !aio_keep(t, AIO_URING, key, ring_id(u), ops[op].call, qfd,
-						      size, ops[op].off ? (int64_t)q->off : -1, t0))
+				/* user_data ~0: liburing's own timeout */
+				if (key && !aio_keep(t, AIO_URING, key, ring_id(u), ops[op].call, qfd,
+						     size, ops[op].off ? (int64_t)q->off : -1, t0))
 					full++;
 			} else {
 				/* kept for its completion, not itemised */
@@ -293,6 +308,56 @@ void uring_munmap(struct tstate *t, long addr, long len, uint64_t seqfl)
 		if (!u->sq && !u->cq && !u->sqes)
 			u->fd = -1;	/* unmapped whole: gone */
 	}
+}
+
+/* Is a ring mapped that the capture does not know (made by system calls
+ * it did not see: a static liburing's)? /proc/self/maps names a ring's
+ * memory anon_inode:[io_uring]. */
+static int known_addr(uintptr_t a)
+{
+	for (int i = 0; i < nrings; i++)
+		if (rings[i].fd >= 0 && ((uintptr_t)rings[i].sq == a ||
+					 (uintptr_t)rings[i].cq == a ||
+					 (uintptr_t)rings[i].sqes == a))
+			return 1;
+	return 0;
+}
+
+int uring_unknown_mapped(void)
+{
+	static char buf[16384];
+	static const char tag[] = "[io_uring]";
+	size_t have = 0;
+	int found = 0;
+	long fd = island_syscall(SYS_open, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		long n = island_syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = 0;
+		char *l = buf, *nl;
+		while ((nl = memchr(l, '\n', have - (size_t)(l - buf)))) {
+			*nl = 0;
+			if (nl - l > (long)sizeof(tag) && !memcmp(nl - (sizeof(tag) - 1), tag,
+								 sizeof(tag) - 1)) {
+				uintptr_t a = 0;
+				for (char *p = l; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+					a = a * 16 + (uintptr_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+				found |= !known_addr(a);
+			}
+			l = nl + 1;
+		}
+		have -= (size_t)(l - buf);
+		memmove(buf, l, have);
+		if (have >= sizeof(buf) - 1)	/* a line longer than the buffer */
+			have = 0;
+	}
+	island_syscall(SYS_close, fd);
+	return found;
 }
 
 /* The process ends: what its rings posted since the last look */

@@ -1360,8 +1360,6 @@ static const char *const aio_gap_why[AIO_GAP_N] = {
 	[AIO_GAP_URING_UNSEEN] = "completed on an io_uring with no submission seen "
 				 "(io_uring_enter made without libc's syscall(): "
 				 "--syscalls sees it)",
-	[AIO_GAP_SQPOLL] = "submitted to an io_uring polled by the kernel's thread "
-			   "(SQPOLL): no system call shows them",
 	[AIO_GAP_DESTROYED] = "with no completion seen when io_destroy ended their "
 			      "context (reaped from its ring in user space, or "
 			      "discarded in flight)",
@@ -1417,7 +1415,7 @@ static void find_gaps(struct node *n)
 
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
-		int created = 0, started = 0, uring = 0, modules = 0;
+		int created = 0, started = 0, uring = 0, modules = 0, sqpoll = 0;
 		int64_t aio_gaps[AIO_GAP_N] = { 0 };
 
 		for (int j = 0; j < p->nthr; j++) {
@@ -1479,6 +1477,8 @@ static void find_gaps(struct node *n)
 				case REC_AIO_GAP:
 					if (r->fd == AIO_GAP_URING)
 						uring = 1;
+					else if (r->fd == AIO_GAP_SQPOLL)
+						sqpoll = 1;
 					else if (r->fd == AIO_GAP_URING_OP)
 						uring_op(p, r->a2, r->a1);
 					else if (r->fd >= 0 && r->fd < AIO_GAP_N)
@@ -1502,6 +1502,10 @@ static void find_gaps(struct node *n)
 		}
 		if (uring)
 			add_reason(p, "io_uring operations are not itemised");
+		if (sqpoll)
+			add_reason(p, "io_uring operations submitted to a ring the kernel's "
+				   "thread polls (SQPOLL) are not itemised: no system call "
+				   "shows them");
 		uring_ops_reason(p);
 		for (int k = 0; k < AIO_GAP_N; k++)
 			if (aio_gaps[k] && aio_gap_why[k]) {
