@@ -191,7 +191,9 @@ int h_aio_submit(struct rctx *c, const struct op *o)
 		default: io_uring_prep_nop(sqe); break;
 		}
 		io_uring_sqe_set_data(sqe, f);
-		int r = SYS(c, io_uring_submit(&q->ring));
+		/* the entries one io_uring_enter submitted, submitted together
+		 * (whence: 0 when another of them follows, aio_load) */
+		int r = o->whence ? SYS(c, io_uring_submit(&q->ring)) : 0;
 		if (r < 0) {
 			errno = -r;
 			f->live = 0;
@@ -205,6 +207,9 @@ int h_aio_submit(struct rctx *c, const struct op *o)
 static int reap(struct rctx *c, struct flight *f)
 {
 	struct queue *q = f->q;
+
+	if (q->kind == K_URING && io_uring_sq_ready(&q->ring))
+		io_uring_submit(&q->ring);	/* none left behind */
 
 	while (!f->done) {
 		if (q->kind == K_LIBAIO) {
@@ -276,8 +281,9 @@ int h_aio_wait(struct rctx *c, const struct op *o)
 
 /* At load: o, an asynchronous operation's element, the thread's last
  * op; its queue's key (interned) and link. Its submission goes after the
- * last call of the thread that began no later than it did (not another
- * operation's element). */
+ * last call of the thread that began no later than it was submitted (an
+ * operation's element is where its completion was seen: it begins then,
+ * as the wait it is replayed as). */
 void aio_load(struct thread *th, const struct call *submit, const char *key, int32_t link)
 {
 	struct op *o = &th->ops[th->nops - 1];
@@ -287,7 +293,7 @@ void aio_load(struct thread *th, const struct call *submit, const char *key, int
 	o->count = link;
 	while (at > 0) {
 		const struct op *p = &th->ops[at - 1];
-		if (p->kind == OP_IO && p->start <= o->start && !call_aio_wait(p->call))
+		if (p->kind == OP_IO && p->start <= o->start)
 			break;
 		at--;
 	}
@@ -299,6 +305,47 @@ void aio_load(struct thread *th, const struct call *submit, const char *key, int
 	s.call = submit;
 	s.dur = 0;
 	s.seq = 0;		/* the element's number is its completion's */
+	/* submitted by the same call as the one before or after it: one
+	 * submission for them all, at the last (h_aio_submit) */
+	s.whence = 1;
+	if (at > 0 && th->ops[at - 1].call == submit && th->ops[at - 1].path2 == key &&
+	    th->ops[at - 1].start == s.start)
+		th->ops[at - 1].whence = 0;
+	if (at + 1 < th->nops && th->ops[at + 1].call == submit &&
+	    th->ops[at + 1].path2 == key && th->ops[at + 1].start == s.start)
+		s.whence = 0;
 	th->ops[at] = s;
-	th->ops[th->nops - 1].dur = 0;	/* its time is the reaping call's */
+	o = &th->ops[th->nops - 1];
+	o->start += o->dur;	/* the wait: where the completion was seen */
+	o->dur = 0;		/* its time is the reaping call's */
+}
+
+void aio_end(void)
+{
+	/* a POSIX request never waited for: glibc writes into it until done */
+	for (size_t i = 0; i < capfl; i++)
+		if (fl[i] && fl[i]->live && fl[i]->q && fl[i]->q->kind == K_POSIX) {
+			const struct aiocb *l[1] = { &fl[i]->acb };
+			while (aio_error(&fl[i]->acb) == EINPROGRESS)
+				aio_suspend(l, 1, NULL);
+			aio_return(&fl[i]->acb);
+		}
+	/* libaio's and the rings' wait for what is in flight, or cancel it */
+	for (size_t i = 0; i < nqueues; i++) {
+		if (queues[i].kind == K_LIBAIO)
+			io_destroy(queues[i].ctx);
+		else if (queues[i].kind == K_URING)
+			io_uring_queue_exit(&queues[i].ring);
+	}
+	free(queues);
+	queues = NULL;
+	nqueues = capqueues = 0;
+	for (size_t i = 0; i < capfl; i++) {
+		if (fl[i])
+			free(fl[i]->buf);
+		free(fl[i]);
+	}
+	free(fl);
+	fl = NULL;
+	capfl = 0;
 }
