@@ -9,6 +9,9 @@
  *  reap     three preads (512 each) reaped from the context's ring in
  *           user space, as fio's userspace_reap does: no io_getevents
  *  destroy  two pwrites (512 each) left in flight to io_destroy
+ *  many     a context of depth 512: four times 512 preads of 512 bytes
+ *           (file offsets 0 to 256 KiB) submitted at once and reaped,
+ *           the capture's table of operations in flight full of them
  * Exit status 0 when every operation did what it was asked.
  */
 #include <errno.h>
@@ -131,6 +134,38 @@ int main(int argc, char **argv)
 			got += (int)((tail - head + ring->nr) % ring->nr);
 			__atomic_store_n(&ring->head, tail, __ATOMIC_RELEASE);
 		}
+	} else if (!strcmp(argv[1], "many")) {
+		static struct iocb mcb[512], *mios[512];
+		static char mbuf[512][512];
+		io_context_t big = 0;
+		if ((r = io_setup(512, &big)) < 0) {
+			errno = -r;
+			die("io_setup");
+		}
+		if (pwrite(fd, mbuf, sizeof(mbuf), 0) != (ssize_t)sizeof(mbuf))
+			die("pwrite");
+		for (int round = 0; round < 4; round++) {
+			for (int i = 0; i < 512; i++) {
+				io_prep_pread(&mcb[i], fd, mbuf[i], 512, 512 * i);
+				mios[i] = &mcb[i];
+			}
+			for (int done = 0; done < 512;)
+				if ((r = io_submit(big, 512 - done, mios + done)) > 0)
+					done += r;
+				else
+					die("io_submit");
+			struct io_event ev[64];
+			for (int got = 0; got < 512;) {
+				int k = io_getevents(big, 1, 64, ev, NULL);
+				if (k < 0)
+					die("io_getevents");
+				for (int i = 0; i < k; i++)
+					if (ev[i].res != 512)
+						die("short pread");
+				got += k;
+			}
+		}
+		io_destroy(big);
 	} else if (!strcmp(argv[1], "destroy")) {
 		for (int i = 0; i < 2; i++)
 			io_prep_pwrite(&cbs[i], fd, buf[i], 512, 512 * i);

@@ -6,6 +6,7 @@
 #    with async="libaio", its context, its depth, its file, offset and
 #    bytes; per file the bytes once (4096 + 8192 + 1024 written, 4096 +
 #    4096 + 100 read);
+#  - aioops many: 512 in flight at once, four times, each paired;
 #  - aioops reap (reaped from the ring in user space) and destroy (left
 #    in flight to io_destroy): incomplete, with the number not seen;
 #  - tests/apps/posixaio: aio_write, aio_read, lio_listio's write and
@@ -62,6 +63,14 @@ WANT
 	# queues: one context, 8 operations, their bytes, 3 in flight at most
 	"$ANALYZE" queues --csv ops.$m.xml > q.csv || fail "$m: queues"
 	expect_eq "$m: queues (async,ops,bytes,depth_max)" "$(tail -n +2 q.csv | cut -d, -f3,5,6,9)" "libaio,8,21604,3"
+
+	# 512 in flight at once, four times: each paired with its completion
+	"$CAPTURE" $opt -o many.$m.xml -- "$APPS/aioops" many "$PWD/many.dat" 2> cap.err ||
+		fail "$m: capture many: $(cat cap.err)"
+	grep -q '<trace version="1" generator="[^"]*" complete="true">' many.$m.xml ||
+		fail "$m: many: trace not complete: $(grep -o 'reason="[^"]*"' many.$m.xml)"
+	"$ANALYZE" queues --csv many.$m.xml > q.csv || fail "$m: queues"
+	expect_eq "$m: many: queue (ops,bytes,depth_max)" "$(tail -n +2 q.csv | cut -d, -f5,6,9)" "2048,1048576,512"
 
 	for mode in reap destroy; do
 		"$CAPTURE" $opt -o $mode.$m.xml -- "$APPS/aioops" $mode "$PWD/ops.dat" 2> cap.err ||
