@@ -4,8 +4,8 @@
 # spool/ from the spool to the node's model, writer/ the trace, session/
 # nodes meeting and holding, discover/ the passes compared and merged,
 # cluster/ the cluster runner and its namespaces, packets/ --pcap. The
-# model they share is at the top: capture.h, spool.h, calls.def,
-# syscalls.def.
+# model they share is at the top: capture.h, spool.h, syscalls.def (the
+# table of calls is trace/calls.def).
 CAPTURE_DIRS := run spool writer session discover cluster packets
 
 PRELOAD_SRCS := $(wildcard capture/preload/*.c)
@@ -50,12 +50,21 @@ $(O)/capture/spool/sysnames.h: GNUmakefile capture/build.mk
 $(O)/capture/spool/sysnames.o: $(O)/capture/spool/sysnames.h
 $(O)/capture/spool/sysnames.o: CPPFLAGS += -I$(O)/capture/spool
 
+# The cluster file's schema, built in: the names it may use (names.c).
+$(O)/capture/cluster/cluster_xsd.h: docs/cluster.xsd
+	$(call msg,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)od -An -v -tx1 $< | sed -e 's/\([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
+$(O)/capture/cluster/names.o: $(O)/capture/cluster/cluster_xsd.h
+$(O)/capture/cluster/names.o: CPPFLAGS += -I$(O)/capture/cluster
+
 # island-loader: the way into static programs (--syscalls), a static-pie
 # with the interposer's core built in (thread state behind %gs).
 LOADER_SRCS := capture/loader/loader.c capture/loader/stubs.c capture/preload/core.c \
 	capture/preload/sud.c capture/preload/spawn_acts.c \
 	capture/preload/limits.c capture/preload/session.c capture/preload/nest.c \
-	capture/preload/appmem.c capture/preload/aio.c capture/preload/uring.c
+	capture/preload/appmem.c capture/preload/privdrop.c \
+	capture/preload/aio.c capture/preload/uring.c
 LOADER_OBJS := $(patsubst %.c,$(O)/%.ldr.o,$(LOADER_SRCS)) $(O)/capture/preload/sudstub.ldr.o
 $(O)/%.ldr.o: %.c
 	$(call msg,CC,$<)
