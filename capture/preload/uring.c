@@ -44,6 +44,30 @@ struct uring {
 
 static struct uring rings[URINGS];
 int nrings;
+/* Threads may enter one ring together (one submits, another waits): a
+ * ring's reading is one at a time, under a lock held only while the
+ * thread's guard is set; a signal handler's call inside ours (the lock
+ * its own already) reads nothing, and says so */
+static volatile pid_t ring_owner;
+
+static int ring_lock(struct tstate *t)
+{
+	pid_t me = self_tid(t), zero = 0;
+
+	if (__atomic_load_n(&ring_owner, __ATOMIC_RELAXED) == me)
+		return 0;
+	while (!__atomic_compare_exchange_n(&ring_owner, &zero, me, 0, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		zero = 0;
+		island_syscall(SYS_sched_yield);
+	}
+	return 1;
+}
+
+static void ring_unlock(void)
+{
+	__atomic_store_n(&ring_owner, 0, __ATOMIC_RELEASE);
+}
 
 static struct uring *ring_of(int fd)
 {
@@ -93,13 +117,27 @@ static int64_t vec_len(const struct iovec *v, uint64_t n)
 	return s;
 }
 
+static void setup_locked(struct tstate *t, long fd, const struct io_uring_params *p,
+			 uint64_t seqfl);
+
 void uring_setup(struct tstate *t, long fd, const struct io_uring_params *p,
 		 uint64_t seqfl)
 {
-	struct uring *u;
-
 	if (fd < 0 || !p)
 		return;
+	if (!ring_lock(t)) {
+		aio_gap(t, AIO_GAP_URING, 1, 0, seqfl);
+		return;
+	}
+	setup_locked(t, fd, p, seqfl);
+	ring_unlock();
+}
+
+static void setup_locked(struct tstate *t, long fd, const struct io_uring_params *p,
+			 uint64_t seqfl)
+{
+	struct uring *u;
+
 	if (p->flags & IORING_SETUP_SQPOLL)
 		aio_gap(t, AIO_GAP_SQPOLL, 1, 0, seqfl);
 	if (!(u = ring_of((int)fd))) {
@@ -229,8 +267,22 @@ unsigned uring_head(long fd)
 
 /* io_uring_enter(fd, ...) returned ret (submitted, < 0 an errno); head
  * was the SQ ring's head before it */
+static void enter_locked(struct tstate *t, long fd, unsigned head, long ret,
+			 uint64_t t0, uint64_t t1, uint64_t seqfl);
+
 void uring_enter(struct tstate *t, long fd, unsigned head, long ret, uint64_t t0,
 		 uint64_t t1, uint64_t seqfl)
+{
+	if (!ring_lock(t)) {
+		aio_gap(t, AIO_GAP_URING, 1, 0, seqfl);
+		return;
+	}
+	enter_locked(t, fd, head, ret, t0, t1, seqfl);
+	ring_unlock();
+}
+
+static void enter_locked(struct tstate *t, long fd, unsigned head, long ret,
+			 uint64_t t0, uint64_t t1, uint64_t seqfl)
 {
 	struct uring *u = nrings ? ring_of((int)fd) : NULL;
 	int64_t full = 0, unseen = 0;
@@ -293,6 +345,8 @@ void uring_munmap(struct tstate *t, long addr, long len, uint64_t seqfl)
 {
 	char *lo = (char *)addr, *hi = lo + len;
 
+	if (!nrings || !ring_lock(t))
+		return;
 	for (int i = 0; i < nrings; i++) {
 		struct uring *u = &rings[i];
 		if (u->fd < 0)
@@ -308,6 +362,7 @@ void uring_munmap(struct tstate *t, long addr, long len, uint64_t seqfl)
 		if (!u->sq && !u->cq && !u->sqes)
 			u->fd = -1;	/* unmapped whole: gone */
 	}
+	ring_unlock();
 }
 
 /* Is a ring mapped that the capture does not know (made by system calls
@@ -363,12 +418,16 @@ int uring_unknown_mapped(void)
 /* The process ends: what its rings posted since the last look */
 void uring_finish(struct tstate *t)
 {
+	if (!nrings || !ring_lock(t))
+		return;
 	for (int i = 0; i < nrings; i++)
 		if (rings[i].fd >= 0)
 			reap(t, &rings[i], now(), 0);
+	ring_unlock();
 }
 
 void uring_fork_child(void)
 {
 	nrings = 0;
+	ring_owner = 0;
 }
