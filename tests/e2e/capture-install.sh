@@ -102,8 +102,9 @@ c island-analyze deps --from ""
 c island-analyze calls --from ""
 EOC
 bash comp.bash "$I/share/bash-completion/completions/island-analyze" > comp.out || fail "completion failed"
-printf '%s\n' net --table "waits messages measures" --mode "causal think timed afap" --pcap-optional \
-	access "call node thread file callsite" "node thread" "trace net both" "" > comp.want
+printf '%s
+' net --table "waits messages measures critical" --mode "causal think timed afap" --pcap-optional \
+	access "call node thread file callsite level" "node thread" "trace net both mpi" "" > comp.want
 diff -u comp.want comp.out || fail "completion differs"
 
 # uninstall: nothing left
