@@ -254,6 +254,7 @@ void uring_ptrs(long fd, char *sq, char *cq, char *sqes);
 void uring_register(struct tstate *t, long fd, long op, const void *arg, long n,
 		    long ret);
 unsigned uring_head(long fd);
+unsigned uring_head_now(long fd);
 void uring_enter(struct tstate *t, long fd, unsigned head, long ret, uint64_t t0,
 		 uint64_t t1, uint64_t seqfl);
 void uring_munmap(struct tstate *t, long addr, long len, uint64_t seqfl);

@@ -228,12 +228,17 @@ static uint64_t ring_id(const struct uring *u)
 
 /* The CQ entries posted since the last look, each completing its
  * operation at AT */
-static void reap(struct tstate *t, struct uring *u, uint64_t at, uint64_t seqfl)
+/* ... up to tail when upto (the CQ's tail before a call), else all */
+static void reap_to(struct tstate *t, struct uring *u, uint64_t at, uint64_t seqfl,
+		    unsigned upto_tail, int upto)
 {
 	/* SQPOLL: what it completes was never seen submitted (said so) */
 	if (!u->cq || (u->flags & IORING_SETUP_SQPOLL))
 		return;
-	unsigned tail = __atomic_load_n((unsigned *)(u->cq + u->co.tail), __ATOMIC_ACQUIRE);
+	if (upto && (int)(upto_tail - u->cq_seen) <= 0)
+		return;
+	unsigned tail = upto ? upto_tail :
+		__atomic_load_n((unsigned *)(u->cq + u->co.tail), __ATOMIC_ACQUIRE);
 	unsigned mask = *(unsigned *)(u->cq + u->co.ring_mask);
 	unsigned n = tail - u->cq_seen, lost = 0;
 	size_t sz = (u->flags & IORING_SETUP_CQE32) ? 32 : 16;
@@ -255,9 +260,30 @@ static void reap(struct tstate *t, struct uring *u, uint64_t at, uint64_t seqfl)
 	aio_gap(t, AIO_GAP_URING_UNSEEN, unknown, 0, seqfl);
 }
 
+static void reap(struct tstate *t, struct uring *u, uint64_t at, uint64_t seqfl)
+{
+	reap_to(t, u, at, seqfl, 0, 0);
+}
+
 /* The SQ ring's head before an io_uring_enter on fd (its submissions
  * start there), 0 when not known */
+static __thread long pre_fd = -1;	/* the ring uring_head looked at */
+static __thread unsigned pre_tail;	/* its CQ's tail then */
+
 unsigned uring_head(long fd)
+{
+	struct uring *u = nrings ? ring_of((int)fd) : NULL;
+
+	if (u && u->cq && !(u->flags & IORING_SETUP_SQPOLL)) {
+		pre_fd = fd;
+		pre_tail = __atomic_load_n((unsigned *)(u->cq + u->co.tail), __ATOMIC_ACQUIRE);
+	}
+	return u && u->sq ? __atomic_load_n((unsigned *)(u->sq + u->so.head),
+					    __ATOMIC_ACQUIRE) : 0;
+}
+
+/* The SQ ring's head now (after a call: what the kernel took since) */
+unsigned uring_head_now(long fd)
 {
 	struct uring *u = nrings ? ring_of((int)fd) : NULL;
 
@@ -291,6 +317,12 @@ static void enter_locked(struct tstate *t, long fd, unsigned head, long ret,
 		aio_gap(t, AIO_GAP_URING, 1, 0, seqfl);
 		return;
 	}
+	/* what was posted before this call first: the program reaped those
+	 * in user space, and may give their user_data (a pointer freed and
+	 * allocated again) to the entries it submits now */
+	if (pre_fd == fd)
+		reap_to(t, u, t0, seqfl, pre_tail, 1);
+	pre_fd = -1;
 	if (ret > 0 && !(u->flags & IORING_SETUP_SQPOLL)) {
 		if (!u->sq || !u->sqes) {
 			aio_gap(t, AIO_GAP_URING, ret, 0, seqfl);

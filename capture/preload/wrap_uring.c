@@ -108,7 +108,7 @@ EXPORT void io_uring_queue_exit(struct io_uring *r)
 		if (on_) {                                                   \
 			int e_ = errno;                                      \
 			uring_enter(t_, (r)->ring_fd, h_,                    \
-				    (long)(uring_head((r)->ring_fd) - h_), t0_, now(), 0); \
+				    (long)(uring_head_now((r)->ring_fd) - h_), t0_, now(), 0); \
 			leave(t_);                                           \
 			errno = e_;                                          \
 		}                                                            \
