@@ -205,7 +205,7 @@ extern const struct tabledef summary_tables[], calls_tables[], access_tables[], 
 	consumption_tables[], files_tables[], sockets_tables[], ttx_tables[],
 	utilization_tables[], regions_tables[], compare_tables[], export_tables[],
 	net_tables[], deps_tables[], profile_tables[], whatif_tables[], top_tables[],
-	heatmap_tables[];
+	heatmap_tables[], queues_tables[];
 
 /* Number formatting for reports. */
 char *fmt_secs(char *buf, size_t n, int64_t ns);	/* "1.000733" */
@@ -352,6 +352,7 @@ int export_otf2(int argc, char **argv);
 int report_summary(int argc, char **argv);
 int report_top(int argc, char **argv);
 int report_calls(int argc, char **argv);
+int report_queues(int argc, char **argv);
 int report_access(int argc, char **argv);
 int report_sums(int argc, char **argv);
 int report_timeline(int argc, char **argv);

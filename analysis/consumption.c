@@ -232,6 +232,11 @@ void walk_io(struct walk *w, struct trace_thread *t, const struct trace_io *io)
 {
 	int64_t s, e;
 
+	/* an asynchronous operation ran beside the thread: none of its time
+	 * (its submitting and reaping calls are) */
+	if (trace_io_attr(io, "async"))
+		return;
+
 	walk_span(w, t, io, &s, &e);
 	if (w->peers && is_recv(io)) {
 		int64_t sent;

@@ -40,6 +40,7 @@ static const struct report {
 	{ "report",      report_html,        NULL,               NULL, "one self-contained HTML page of the run (-o FILE.html; --replay FILE: a replay's fidelity report beside it)" },
 	{ "deps",        report_deps,        deps_tables,        NULL, "tables waits, messages, measures: the dependencies (--from trace|net|both, --dot, --truth); holds the I/O numbers" },
 	{ "whatif",      report_whatif,      whatif_tables,      NULL, "the run's time if a node's file I/O, network or CPU were X times faster (--if NODE:RES*X) or its file I/O held to a rate (--if NODE:filewrite=RATE); --validate REPLAY_REPORT; holds the calls" },
+	{ "queues",      report_queues,      queues_tables,      NULL, "per asynchronous queue (libaio context, io_uring, POSIX aio): operations, bytes, depth mean and max" },
 };
 #define NREPORTS (sizeof(reports) / sizeof(reports[0]))
 static const struct report *rep;

@@ -63,7 +63,8 @@ $(O)/capture/cluster/names.o: CPPFLAGS += -I$(O)/capture/cluster
 LOADER_SRCS := capture/loader/loader.c capture/loader/stubs.c capture/preload/core.c \
 	capture/preload/sud.c capture/preload/spawn_acts.c \
 	capture/preload/limits.c capture/preload/holds.c capture/preload/nest.c \
-	capture/preload/appmem.c capture/preload/privdrop.c
+	capture/preload/appmem.c capture/preload/privdrop.c \
+	capture/preload/aio.c capture/preload/uring.c
 LOADER_OBJS := $(patsubst %.c,$(O)/%.ldr.o,$(LOADER_SRCS)) $(O)/capture/preload/sudstub.ldr.o
 $(O)/%.ldr.o: %.c
 	$(call msg,CC,$<)

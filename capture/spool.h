@@ -236,6 +236,9 @@ enum call_id {
 	                        while profiling is switched off */
 	REC_KREAD,           /* before a stdio read call's record: ret the
 	                        bytes the kernel read for it (kernel_amount) */
+	REC_AIO_GAP,         /* asynchronous operations the capture could not
+	                        itemise: fd the reason (enum aio_gap), a1 how
+	                        many (0: not known) */
 };
 
 /* The levels above libc (calls.def's MPI block): a call's record made at
@@ -252,6 +255,41 @@ enum call_id {
  * not recorded under --syscalls, whose records are the ones it drops) */
 #define SEQ_LEVEL_DROP (1ull << 60)
 
+/* Why asynchronous operations were not itemised (REC_AIO_GAP) */
+enum aio_gap {
+	AIO_GAP_FULL = 0,    /* more in flight than the interposer keeps */
+	AIO_GAP_UNREAPED,    /* submitted, no completion seen by the process's
+	                        end (reaped from the ring in user space) */
+	AIO_GAP_DESTROYED,   /* no completion seen when their context was
+	                        destroyed: reaped from its ring in user space,
+	                        or discarded in flight */
+	AIO_GAP_URING,       /* io_uring used with no system call seen (a
+	                        library that makes its own, liburing), or a
+	                        ring whose memory the capture did not see */
+	AIO_GAP_SQPOLL,      /* a ring the kernel's thread polls (SQPOLL):
+	                        its submissions make no system call */
+	AIO_GAP_URING_OP,    /* io_uring operations of a kind not itemised
+	                        (a2 its opcode) */
+	AIO_GAP_URING_UNSEEN, /* io_uring completions of submissions no
+	                        io_uring_enter the capture saw made */
+	AIO_GAP_N
+};
+
+/* An asynchronous operation's record (calls.def: IO_PREAD to AIO_FSYNC) */
+#define AIO_OP(c) ((c) >= C_IO_PREAD && (c) <= C_URING_POLL)
+
+/* An asynchronous operation's payload (calls.def, IO_PREAD..AIO_FSYNC) */
+struct aio_op {
+	uint64_t submit;     /* when it was submitted, clock units */
+	uint64_t done;       /* when it was first seen complete (POSIX aio's
+	                        aio_error), 0: the record's t1 */
+	uint64_t ctx;        /* its libaio context, 0 for POSIX aio */
+	uint32_t depth;      /* operations in flight in the context then, it
+	                        included */
+	uint32_t kind;       /* enum aio_kind */
+};
+
+enum aio_kind { AIO_LIBAIO = 1, AIO_POSIX = 2, AIO_URING = 3 };
 
 enum sample_kind { SAMPLE_TIMER = 0, SAMPLE_CALL = 1, SAMPLE_ALLOC = 2,
 		   SAMPLE_END = 3 };

@@ -18,7 +18,7 @@ endif
 bin/island-replay: $(REPLAY_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(REPLAY_MPI_LIBS) -lpthread -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(REPLAY_MPI_LIBS) -laio -luring -lpthread -lm
 
 BIN_TARGETS += bin/island-replay
 
@@ -27,7 +27,7 @@ REPLAY_TESTS := $(patsubst %.c,$(O)/%,$(REPLAY_TEST_SRCS))
 
 $(REPLAY_TESTS): %: %.o $(REPLAY_LIB_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(REPLAY_MPI_LIBS) $(CUNIT_LIBS) -lpthread -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(REPLAY_MPI_LIBS) $(CUNIT_LIBS) -laio -luring -lpthread -lm
 
 $(patsubst %,%.o,$(REPLAY_TESTS)): CPPFLAGS += -Ireplay
 

@@ -108,6 +108,18 @@ const struct call *call_on_event(const struct call *c)
 	return c && c->fn == h_read ? &wait : c && c->fn == h_write ? &post : c;
 }
 
+int call_aio_wait(const struct call *c)
+{
+	return c && c->fn == h_aio_wait;
+}
+
+const struct call *call_aio_submit(void)
+{
+	static const struct call submit = { "(submit)", h_aio_submit, FAM_OTHER };
+
+	return &submit;
+}
+
 int call_thread_wait(const struct call *c)
 {
 	return c && c->fn == h_wake;

@@ -169,6 +169,7 @@ H(h_dup); H(h_ioctl); H(h_falloc); H(h_copy); H(h_sleep); H(h_poll); H(h_join); 
 H(h_thread); H(h_spawn); H(h_exec);
 H(h_socket); H(h_pipe); H(h_socketpair); H(h_bind); H(h_listen);
 H(h_connect); H(h_accept); H(h_shutdown); H(h_send); H(h_recv);
+H(h_aio_submit); H(h_aio_wait);
 #undef H
 
 #endif

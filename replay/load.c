@@ -87,6 +87,7 @@ struct rd {
 	/* ... and its Irecvs so far: a completion tells their bytes */
 	struct { uint32_t req; size_t op; } *irecv;
 	size_t nirecv, capirecv;
+	int32_t alinks;	/* the thread's asynchronous operations so far */
 };
 
 /* Waits name nodes that may come later in the file: names are kept and
@@ -357,6 +358,15 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	if (has)
 		rd->node->nios++;
 	mpi_level(rd, io, o);
+	/* an asynchronous operation: its submission too (aio.c) */
+	const char *as = io_str(io, "async");
+	if (as && call_aio_wait(o->call) && !o->libc_only) {
+		const char *cx = io_str(io, "ctx");
+		char *key = xasprintf("%s %s", as, cx ? cx : "");
+		aio_load(rd->thr, call_aio_submit(), intern(key), rd->alinks++);
+		free(key);
+		rd->node->nall++;
+	}
 }
 
 static void on_node(void *ctx, struct trace_node *tn)
@@ -415,6 +425,7 @@ static void on_thread(void *ctx, struct trace_thread *tt)
 	th->cpu = tt->has_cpu ? tt->cpu : -1;
 	th->spin = 1;
 	th->proc = (int)(rd->proc - n->procs);
+	rd->alinks = 0;
 	XGROW(rd->proc->threads, rd->proc->cap, rd->proc->nthreads + 1);
 	rd->proc->threads[rd->proc->nthreads++] = (int)n->nthreads;
 	n->nthreads++;

@@ -206,6 +206,13 @@ const struct call *call_on_event(const struct call *c);
 /* A wait on a condition or barrier shared by the process's threads:
  * another thread of it ends the wait. */
 int call_thread_wait(const struct call *c);
+/* asynchronous operations (aio.c): the element waited for, its
+ * submission's call, and the submission put at load */
+int call_aio_wait(const struct call *c);
+const struct call *call_aio_submit(void);
+void aio_load(struct thread *th, const struct call *submit, const char *key, int32_t link);
+/* the thread's queues torn down, as the program's were */
+void aio_end(void);
 /* poll, select, epoll_wait and their kin */
 int call_poll(const struct call *c);
 /* opens a file (open, openat, creat, fopen...); removes one (unlink...) */

@@ -1008,6 +1008,7 @@ static void *thread_main(void *arg)
 			(void)unshare(CLONE_FILES);
 	}
 	run_ops(&c, th);
+	aio_end();
 	if (ns->n->procs[th->proc].threads[0] == me) {
 		if (!ns->ps[th->proc].ended && !sync_stopped(ns->r->sync))
 			stdio_flush_all(&c);

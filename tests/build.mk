@@ -115,3 +115,13 @@ check: test
 
 .PHONY: test-apps test-run check
 include tests/fuzz/fuzz.mk
+
+# Asynchronous I/O through libaio and liburing (capture-aio.sh)
+$(O)/tests/apps/aioops: tests/apps/aioops.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -o $@ $< -laio
+$(O)/tests/apps/uring: tests/apps/uring.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -o $@ $< -luring

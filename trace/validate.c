@@ -90,6 +90,7 @@ static const struct vrule rules[] = {
 	{ "io",      "request",       V_INT,     OPT, 1, UINT32_MAX, 0, 0 },
 	{ "io",      "done_more",     V_INT,     OPT, 1, UINT32_MAX, 0, 0 },
 	{ "io",      "dataset",       V_STR,     OPT, 0, 0, 0, 0 },
+	{ "io",      "depth",         V_INT,     OPT, 1, INT32_MAX, 0, 0 },
 	{ "region",  "id",            V_INT,     NEED, 1, INT32_MAX, 0, 'i' },
 	{ "region",  "parent",        V_INT,     OPT, 0, INT32_MAX, 0, 'p' },
 	{ "region",  "depth",         V_INT,     OPT, 1, INT32_MAX, 0, 0 },

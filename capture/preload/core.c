@@ -1207,6 +1207,11 @@ void process_finish(int how)
 	if (self->kpend && self->hdr && !(self->hold & HOLD_OFF))
 		kpend_flush(self);
 	nest_drain(self, 0);
+	/* once: exit, then exit_group */
+	if (self->hdr && self->hdr->exit == TEXIT_NONE) {
+		uring_finish(self);
+		aio_finish(self);
+	}
 	/* --profile: this thread's tail is a last snapshot; the others'
 	 * counters stay in their headers for the writer, unless profiling
 	 * is off now */
@@ -1274,6 +1279,8 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 
 	sites_fork_child();
 	spawn_env_forked();
+	aio_fork_child();
+	uring_fork_child();
 	if (unlikely(prof != NULL))
 		prof_fork_child();
 	for (int i = 0; i < reg_top; i++)

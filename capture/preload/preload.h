@@ -231,6 +231,44 @@ bool spawn_acts_tell(const posix_spawn_file_actions_t *fa, char *buf, size_t len
 void spawn_acts_record(struct tstate *t, const char *v, uint64_t at);
 void vfork_child_call(struct tstate *t, pid_t pid, int calls);
 
+/* aio.c: asynchronous operations, each itemised when its completion is
+ * seen. ret a system call's (< 0 an errno); seqfl the flags of a
+ * kernel-level record (--syscalls, sud.c), else 0 */
+void aio_sys(struct tstate *t, long nr, const long *a, long ret, uint64_t t0,
+	     uint64_t t1, uint64_t seqfl);
+int aio_keep(struct tstate *t, int kind, uintptr_t key, uint64_t ctx, int call,
+	     int fd, int64_t size, int64_t off, uint64_t t0);
+int aio_complete(struct tstate *t, uintptr_t key, uint64_t ctx, uint64_t at,
+		 int64_t res, uint64_t seqfl);
+void aio_seen_done(struct tstate *t, uintptr_t key, uint64_t ctx);
+void aio_gap(struct tstate *t, int why, int64_t n, int64_t a2, uint64_t seqfl);
+/* an operation kept only for its completion to be known: no record */
+#define AIO_SILENT 0xffff
+/* uring.c: io_uring's rings, read at their system calls */
+struct io_uring_params;
+extern int nrings;              /* rings known: 0, nothing to look at */
+void uring_setup(struct tstate *t, long fd, const struct io_uring_params *p,
+		 uint64_t seqfl);
+void uring_mmap(long fd, long off, long addr);
+void uring_ptrs(long fd, char *sq, char *cq, char *sqes);
+void uring_register(struct tstate *t, long fd, long op, const void *arg, long n,
+		    long ret);
+unsigned uring_head(long fd);
+unsigned uring_head_now(long fd);
+void uring_enter(struct tstate *t, long fd, unsigned head, long ret, uint64_t t0,
+		 uint64_t t1, uint64_t seqfl);
+void uring_munmap(struct tstate *t, long addr, long len, uint64_t seqfl);
+void uring_finish(struct tstate *t);
+int uring_unknown_mapped(void);
+void uring_fork_child(void);
+void aio_finish(struct tstate *t);
+void aio_fork_child(void);
+/* wrap_aio.c: libaio's system calls made through syscall(), and
+ * whether libaio's function is running under our wrapper of it */
+extern __thread int aio_in_libaio;
+int aio_sysno(long nr);
+void aio_syscall(struct tstate *t, long nr, const long *a, long r, int e,
+		 uint64_t t0, uint64_t t1);
 /* The causality engine (holds.c): NULL outside a session. */
 extern struct session *sess;
 void sess_init(const char *path, int idx);

@@ -86,7 +86,8 @@ enum how { D_NONE = 0, D_RW, D_PRW, D_IOV, D_PIOV, D_OPEN, D_CREAT, D_OPENAT,
 	   D_SENDFILE, D_COPY, D_PATH, D_PATHAT, D_RENAME, D_RENAMEAT, D_SOCKET,
 	   D_SOCKETPAIR, D_PIPE, D_BIND, D_CONNECT, D_ACCEPT, D_MSG, D_MMSG,
 	   D_POLL, D_WAIT, D_EPOLL, D_SLEEP, D_CLOCK_SLEEP, D_WAIT4, D_MMAP,
-	   D_UNMAP, D_ANON, D_VOID, D_SFR, D_FALLOC, D_IOCTL, D_PRCTL };
+	   D_UNMAP, D_ANON, D_VOID, D_SFR, D_FALLOC, D_IOCTL, D_PRCTL, D_AIO,
+	   D_AIO_SETUP, D_URING, D_URING_SETUP };
 
 #define NSYS 512
 static const struct { uint16_t call; uint8_t how; } sysdec[NSYS] = {
@@ -347,6 +348,18 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 		     *(int *)a[2] : 0;
 		break;
 	case D_PRCTL: a1 = a[0]; a2 = a[0] == PR_SET_NAME || a[0] == PR_GET_NAME ? 0 : a[1]; break;
+	/* as wrap_aio.c records libaio's calls: the context in a2 */
+	case D_AIO: a1 = nr == SYS_io_destroy ? 0 : a[1]; a2 = a[0]; break;
+	case D_AIO_SETUP:
+		a1 = a[0];
+		a2 = res == 0 && a[1] ? (int64_t)*(uint64_t *)a[1] : 0;
+		break;
+	/* as syscall() records them (wrap_map.c) */
+	case D_URING_SETUP: fd = (int)res; a1 = a[0]; a2 = 0; break;
+	case D_URING:
+		fd = (int)a[0]; a1 = a[1];
+		a2 = nr == SYS_io_uring_enter ? a[2] : 0;
+		break;
 	}
 	size_t n1 = p1 ? strnlen(p1, 4095) + 1 : 0;
 	size_t n2 = p2 ? strnlen(p2, 4095) + 1 : 0;
@@ -813,12 +826,18 @@ static int zp_on;
 #define ZP_PTR (ZP_JMP + 6 + ZP_REL)
 
 /* Calls that need the signal frame (a new stack, a new image, the end of
- * the thread, the signal state): never made on the fast path. */
+ * the thread, the signal state): never made on the fast path. Nor
+ * io_uring's: the rewritten `call` pushes its return address where the
+ * caller's red zone begins, and liburing's inline system calls keep a
+ * pointer there (__io_uring_get_cqe, looping on io_uring_enter: the
+ * program crashed under --syscalls); a site that traps is not rewritten */
 static const unsigned char zp_slow[NSYS] = {
 	[__NR_clone] = 1, [__NR_clone3] = 1, [__NR_fork] = 1, [__NR_vfork] = 1,
 	[__NR_execve] = 1, [__NR_execveat] = 1, [__NR_exit] = 1,
 	[__NR_exit_group] = 1, [__NR_rt_sigreturn] = 1, [__NR_rt_sigaction] = 1,
 	[__NR_rt_sigprocmask] = 1, [__NR_seccomp] = 1, [__NR_prctl] = 1,
+	[__NR_io_uring_enter] = 1, [__NR_io_uring_setup] = 1,
+	[__NR_io_uring_register] = 1,
 };
 
 static int zp_slow_nr(long nr)
@@ -965,6 +984,9 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 	int fix = 0;
 
 	t->sysguard = 1;
+	unsigned head = unlikely(nr == SYS_io_uring_enter) ? uring_head(a[0]) : 0;
+	if (unlikely(nr == SYS_munmap) && rec)
+		uring_munmap(t, a[0], a[1], SEQ_KERNEL | (uint64_t)nr << 48);
 	uint64_t t0 = now();
 	if (unlikely(nr == SYS_setuid || nr == SYS_setreuid || nr == SYS_setresuid))
 		priv_drop(a[0], nr == SYS_setuid ? a[0] : a[1]);
@@ -977,8 +999,23 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 		ret = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	t->sysguard = 1;
 	uint64_t t1 = now();
-	if (rec && !capture_own(nr, a, ret))
+	if (rec && !capture_own(nr, a, ret)) {
 		sys_put(t, nr, a, ret, t0, t1, inlibc);
+		/* libaio's: the operations submitted and reaped */
+		uint64_t fl = SEQ_KERNEL | (uint64_t)nr << 48;
+		if (unlikely((nr >= SYS_io_setup && nr <= SYS_io_cancel) ||
+			     nr == SYS_io_pgetevents))
+			aio_sys(t, nr, a, ret, t0, t1, fl);
+		/* io_uring's: its rings, their mappings, its operations */
+		else if (unlikely(nr == SYS_io_uring_setup) && ret >= 0)
+			uring_setup(t, ret, (const void *)a[1], fl);
+		else if (unlikely(nr == SYS_io_uring_enter))
+			uring_enter(t, a[0], head, ret, t0, t1, fl);
+		else if (unlikely(nr == SYS_io_uring_register))
+			uring_register(t, a[0], a[1], (const void *)a[2], a[3], ret);
+		else if (nr == SYS_mmap && (ret < 0 || ret >= 4096))
+			uring_mmap(a[4], a[5], ret < 0 ? -1 : ret);
+	}
 	t->sysguard = outer;
 	prof_flush_raw(t);
 	return ret;

@@ -29,6 +29,8 @@ static void *map(void *(*fn)(void *, size_t, int, int, int, off64_t),
 	void *r = fn(addr, len, prot, flags, fd, off);
 	uint64_t t1 = now();
 	int e = errno;
+	if (!sud_on && r != MAP_FAILED)	/* an io_uring's ring (uring.c) */
+		uring_mmap(fd, off, (long)(intptr_t)r);
 	int32_t pf[2] = { prot, flags };
 	put_payload(t, C_MMAP, t0, t1, r == MAP_FAILED ? -1 : (int64_t)(intptr_t)r,
 		    fd, (int64_t)len, off, r == MAP_FAILED ? e : 0, pf, sizeof(pf),
@@ -53,6 +55,11 @@ EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
 /* munmap and msync: a1 length, a2 address; the writer finds the file. */
 EXPORT int munmap(void *addr, size_t len)
 {
+	/* an io_uring's ring going: what it posted is read first */
+	if (unlikely(nrings) && !sud_on && enter(&ts)) {
+		uring_munmap(&ts, (long)addr, (long)len, 0);
+		leave(&ts);
+	}
 	TRACE_CALL(C_MUNMAP, int, REAL(munmap)(addr, len), -1, (int64_t)len,
 		   (int64_t)(intptr_t)addr);
 }
@@ -158,8 +165,9 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 }
 
 /*
- * syscall(): the io_uring calls (their operations are not itemised: the
- * writer marks the process incomplete), raw clone children, raw exits
+ * syscall(): the io_uring calls (their operations read from the rings,
+ * uring.c), libaio's (wrap_aio.c: libaio
+ * makes them so), raw clone children, raw exits
  * (their end is recorded first) and raw execs (followed, wrap_proc.c).
  * Every other number goes straight through.
  */
@@ -182,15 +190,21 @@ EXPORT long syscall(long nr, ...)
 		process_finish(TEXIT_PROCESS);
 	else if (unlikely(nr == SYS_exit) && island_on && !t->guard)
 		thread_finish(t, TEXIT_RETURN, 0);
+	int aio = unlikely((nr >= SYS_io_setup && nr <= SYS_io_cancel) ||
+			   nr == SYS_io_pgetevents);
 	if (likely(nr != SYS_io_uring_setup && nr != SYS_io_uring_enter &&
-		   nr != SYS_io_uring_register && nr != SYS_clone) || !enter_top(t))
+		   nr != SYS_io_uring_register && nr != SYS_clone && !aio) ||
+	    (aio && aio_in_libaio) || !enter_top(t))
 		return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	pid_t me = self_tid(t);
+	unsigned head = nr == SYS_io_uring_enter && !sud_on ? uring_head(a[0]) : 0;
 	uint64_t t0 = call_start(t);
 	long r = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	int e = errno;
 
-	if (nr == SYS_clone) {
+	if (aio) {
+		aio_syscall(t, nr, a, r, e, t0, now());
+	} else if (nr == SYS_clone) {
 		int own = !(a[0] & (CLONE_VM | CLONE_THREAD));
 		if (r == 0 && own) {       /* the child, a copy of us */
 			if (!ts.sud_forked)      /* --syscalls did it at the clone */
@@ -208,12 +222,19 @@ EXPORT long syscall(long nr, ...)
 	} else if (nr == SYS_io_uring_setup) {
 		put(t, C_IO_URING_SETUP, t0, now(), r, r >= 0 ? (int)r : -1, a[0], 0,
 		    r < 0 ? e : 0);
+		if (!sud_on && r >= 0)
+			uring_setup(t, r, (const void *)a[1], 0);
 	} else if (nr == SYS_io_uring_enter) {
-		put(t, C_IO_URING_ENTER, t0, now(), r, (int)a[0], a[1], a[2],
+		uint64_t t1 = now();
+		put(t, C_IO_URING_ENTER, t0, t1, r, (int)a[0], a[1], a[2],
 		    r < 0 ? e : 0);
+		if (!sud_on)
+			uring_enter(t, a[0], head, r, t0, t1, 0);
 	} else {
 		put(t, C_IO_URING_REGISTER, t0, now(), r, (int)a[0], a[1], 0,
 		    r < 0 ? e : 0);
+		if (!sud_on)
+			uring_register(t, a[0], a[1], (const void *)a[2], a[3], r);
 	}
 	leave(t);
 	errno = e;

@@ -715,8 +715,7 @@ static unsigned seen_of(const struct rec *r)
 	case C_WAIT4: case C_WAITCALL: case C_WAIT3: case C_WAITID:
 		return SEEN_STATUS;
 	case REC_MODULE: case REC_SAMPLE: case C_PTHREAD_CREATE: case C_FORK:
-	case C_POSIX_SPAWN: case C_CLONE: case C_VFORK: case C_IO_URING_SETUP:
-	case C_IO_URING_ENTER: case C_IO_URING_REGISTER:
+	case C_POSIX_SPAWN: case C_CLONE: case C_VFORK: case REC_AIO_GAP:
 		return SEEN_GAPS;
 	}
 	return 0;
@@ -1346,17 +1345,78 @@ static void spawn_gap(struct node *n, const struct rec *r)
  * (its spool could not be created: descriptors or memory exhausted, or an
  * image the interposer cannot enter), when it made a child that shares
  * its memory with raw clone(), or when it used io_uring, whose operations
- * the interposer does not see one by one; a vfork child, when it made
+ * the interposer does not see one by one, or made asynchronous
+ * operations it could not itemise (REC_AIO_GAP); a vfork child, when it made
  * calls before its exec (vfork_gap), a posix_spawn child when it had file
  * actions (spawn_gap).
  */
+/* Why asynchronous operations have no element (REC_AIO_GAP), after
+ * "N asynchronous operation(s) " */
+static const char *const aio_gap_why[AIO_GAP_N] = {
+	[AIO_GAP_FULL] = "not itemised (submitted with more in flight than the "
+			 "capture keeps, or where it could not see)",
+	[AIO_GAP_UNREAPED] = "submitted with no completion seen (reaped from the "
+			     "ring in user space, or still in flight at the end)",
+	[AIO_GAP_URING_UNSEEN] = "completed on an io_uring with no submission seen "
+				 "(io_uring_enter made without libc's syscall(): "
+				 "--syscalls sees it)",
+	[AIO_GAP_DESTROYED] = "with no completion seen when io_destroy ended their "
+			      "context (reaped from its ring in user space, or "
+			      "discarded in flight)",
+};
+
+/* io_uring's opcodes not itemised (they change the descriptor table,
+ * name paths or sockets), by the names liburing gives them */
+static const char *const uring_op_names[] = {
+	[13] = "accept", [16] = "connect", [18] = "openat", [19] = "close",
+	[20] = "files_update", [21] = "statx", [28] = "openat2",
+	[29] = "epoll_ctl", [30] = "splice", [33] = "tee", [34] = "shutdown",
+	[35] = "renameat", [36] = "unlinkat", [37] = "mkdirat", [38] = "symlinkat",
+	[39] = "linkat", [40] = "msg_ring", [41] = "fsetxattr", [42] = "setxattr",
+	[43] = "fgetxattr", [44] = "getxattr", [45] = "socket", [46] = "uring_cmd",
+	[47] = "send_zc", [48] = "sendmsg_zc",
+};
+#define NURING_OPS (int)(sizeof(uring_op_names) / sizeof(uring_op_names[0]))
+static int64_t uring_op_n[NURING_OPS + 1];
+
+static void uring_op(struct proc *p, int64_t op, int64_t n)
+{
+	(void)p;
+	uring_op_n[op >= 0 && op < NURING_OPS && uring_op_names[op] ? op : NURING_OPS] +=
+		n > 0 ? n : 1;
+}
+
+/* "N io_uring operation(s) not itemised: openat (2), close (1)" */
+static void uring_ops_reason(struct proc *p)
+{
+	char buf[512];
+	int64_t all = 0;
+	size_t k;
+
+	for (int i = 0; i <= NURING_OPS; i++)
+		all += uring_op_n[i];
+	if (!all)
+		return;
+	k = (size_t)snprintf(buf, sizeof(buf), "%lld io_uring operation%s not itemised:",
+			     (long long)all, all > 1 ? "s" : "");
+	for (int i = 0; i <= NURING_OPS && k < sizeof(buf); i++)
+		if (uring_op_n[i])
+			k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s %s (%lld)",
+					      k > 40 && buf[k - 1] == ')' ? "," : "",
+					      i < NURING_OPS ? uring_op_names[i] : "other",
+					      (long long)uring_op_n[i]);
+	memset(uring_op_n, 0, sizeof(uring_op_n));
+	add_reason(p, buf);
+}
+
 static void find_gaps(struct node *n)
 {
 	char buf[160];
 
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
-		int created = 0, started = 0, uring = 0, modules = 0;
+		int created = 0, started = 0, uring = 0, modules = 0, sqpoll = 0;
+		int64_t aio_gaps[AIO_GAP_N] = { 0 };
 
 		for (int j = 0; j < p->nthr; j++) {
 			struct thr *t = &p->thr[j];
@@ -1414,9 +1474,15 @@ static void find_gaps(struct node *n)
 						 "thread" : "child", (int)r->ret);
 					add_reason(p, buf);
 					break;
-				case C_IO_URING_SETUP: case C_IO_URING_ENTER:
-				case C_IO_URING_REGISTER:
-					uring = 1;
+				case REC_AIO_GAP:
+					if (r->fd == AIO_GAP_URING)
+						uring = 1;
+					else if (r->fd == AIO_GAP_SQPOLL)
+						sqpoll = 1;
+					else if (r->fd == AIO_GAP_URING_OP)
+						uring_op(p, r->a2, r->a1);
+					else if (r->fd >= 0 && r->fd < AIO_GAP_N)
+						aio_gaps[r->fd] += r->a1 > 0 ? r->a1 : 1;
 					break;
 				}
 				if (child && !proc_when(n, child, clock_ns(&n->clk, r->t0), true)) {
@@ -1436,6 +1502,18 @@ static void find_gaps(struct node *n)
 		}
 		if (uring)
 			add_reason(p, "io_uring operations are not itemised");
+		if (sqpoll)
+			add_reason(p, "io_uring operations submitted to a ring the kernel's "
+				   "thread polls (SQPOLL) are not itemised: no system call "
+				   "shows them");
+		uring_ops_reason(p);
+		for (int k = 0; k < AIO_GAP_N; k++)
+			if (aio_gaps[k] && aio_gap_why[k]) {
+				snprintf(buf, sizeof(buf), "%lld asynchronous operation%s %s",
+					 (long long)aio_gaps[k], aio_gaps[k] > 1 ? "s" : "",
+					 aio_gap_why[k]);
+				add_reason(p, buf);
+			}
 		/* the profiler describes an image's modules when its first
 		 * thread starts: an image without is one it never ran in */
 		if (n->profile && !modules)

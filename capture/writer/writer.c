@@ -777,6 +777,18 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	size_t x0, x1 = 0, x2;
 	unsigned long flushes0;
 
+	/* an asynchronous operation: from its submission to its completion
+	 * (struct aio_op), whoever's record it is */
+	const struct aio_op *aop = AIO_OP(c) && REC_PAYLOAD_LEN(r) >= sizeof(*aop) ?
+				   (const struct aio_op *)REC_PAYLOAD(r) : NULL;
+	if (aop) {
+		kernel_only = 0;
+		t0 = clock_ns(&n->clk, aop->submit);
+		if (aop->done)
+			t1 = clock_ns(&n->clk, aop->done);
+		if (t0 > t1)
+			t0 = t1;
+	}
 	if (within || C_IS_LEVEL(c))	/* io_again's text has neither */
 		o->again_io = false;
 	else if (io_again(o, n, r, t0, t1, held, site, kread))
@@ -813,8 +825,22 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		if (r->a1 > 0 && !C_IS_LEVEL(c))
 			o_attr_int(o, "size", r->a1);
 		if ((c == C_PREAD || c == C_PWRITE || c == C_PREADV ||
-		     c == C_PWRITEV || c == C_PREADV2 || c == C_PWRITEV2) && r->a2 >= 0)
+		     c == C_PWRITEV || c == C_PREADV2 || c == C_PWRITEV2 || aop) &&
+		    r->a2 >= 0)
 			o_attr_int(o, "offset", r->a2);
+	}
+	if (aop) {
+		static const char *const kinds[] = {
+			[AIO_LIBAIO] = "libaio", [AIO_POSIX] = "posix",
+			[AIO_URING] = "io_uring" };
+		o_attr(o, "async", aop->kind >= AIO_LIBAIO && aop->kind <= AIO_URING ?
+		       kinds[aop->kind] : aop->ctx ? "libaio" : "posix");
+		if (aop->ctx) {
+			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)aop->ctx);
+			o_attr(o, "ctx", buf);
+		}
+		if (aop->depth)
+			o_attr_int(o, "depth", aop->depth);
 	}
 	switch (c) {
 	case C_MMAP: case C_MUNMAP: case C_FALLOCATE: case C_POSIX_FALLOCATE:
@@ -1008,6 +1034,22 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	case C_FSCANF: case C_VFSCANF: case C_SCANF: case C_IO_URING_ENTER:
 		if (r->ret >= 0)
 			o_attr_int(o, "count", r->ret);
+		break;
+	/* libaio's: the context (a2); the queue depth asked, the
+	 * operations submitted, the events reaped */
+	case C_IO_SETUP: case C_IO_DESTROY: case C_IO_SUBMIT: case C_IO_GETEVENTS:
+	case C_IO_CANCEL:
+		if (r->a2) {
+			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)r->a2);
+			o_attr(o, "ctx", buf);
+		}
+		if (c == C_IO_SETUP)
+			o_attr_int(o, "count", r->a1);
+		else if ((c == C_IO_SUBMIT || c == C_IO_GETEVENTS) && r->ret >= 0)
+			o_attr_int(o, "count", r->ret);
+		break;
+	case C_LIO_LISTIO: case C_AIO_SUSPEND:
+		o_attr_int(o, "count", r->a1);
 		break;
 	case C_CLONE:
 		if (r->ret > 0)
@@ -1331,7 +1373,10 @@ static void write_body(struct out *o, struct node *n, struct proc *p,
 			w->lv[w->nlv].t0 = t0;
 			w->lv[w->nlv++].t1 = t1;
 		}
-		if (!within)
+		/* an asynchronous operation is no time of the thread's: it
+		 * ran beside it, from its submission (write_io) */
+		int async = AIO_OP(r->call);
+		if (!within && !async)
 			write_compute(o, t0 - w->prev);
 		if (SEQ_IO(r->seq))
 			write_deps(o, n->waits, n->nwaits, SEQ_IO(r->seq), 1);
@@ -1339,16 +1384,18 @@ static void write_body(struct out *o, struct node *n, struct proc *p,
 		completing(w->it, w->next, &held, &site);
 		if (!site && n->callsites && (r->seq & SEQ_KERNEL) && SEQ_VIA(r->seq) >= 0)
 			site = via_site(w->it, w->next, SEQ_VIA(r->seq));
-		write_io(o, n, p, t, r, t0, t1, held, site, w->kread, within);
-		w->kread = 0;
-		if (!within) {
+		write_io(o, n, p, t, r, t0, t1, held, site, async ? 0 : w->kread, within);
+		if (!async)
+			w->kread = 0;
+		if (!within && !async) {
 			w->outer = r->call;
 			w->out_t0 = t0;
 			w->out_t1 = t1;
 		}
 		if (SEQ_IO(r->seq))
 			write_deps(o, n->signals, n->nsignals, SEQ_IO(r->seq), 0);
-		w->prev = t1 > w->prev ? t1 : w->prev;
+		if (!async)
+			w->prev = t1 > w->prev ? t1 : w->prev;
 	}
 }
 

@@ -1,0 +1,64 @@
+/*
+ * io_uring through liburing (whose system calls are its own, not libc's),
+ * for tests/e2e/capture-aio.sh. uring MODE FILE: eight times a write of
+ * 4096 bytes at 0, then a read of them, each submitted and waited for:
+ *  plain   a ring of 4 entries
+ *  sqpoll  a ring polled by the kernel's thread (IORING_SETUP_SQPOLL):
+ *          its submissions make no system call
+ * Exit status 0 when both did what was asked, 77 when the kernel refused
+ * the ring (io_uring disabled, SQPOLL not permitted).
+ */
+#include <fcntl.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char buf[4096];
+
+static int one(struct io_uring *ring, int fd, int write)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+
+	if (!sqe)
+		return -1;
+	if (write)
+		io_uring_prep_write(sqe, fd, buf, sizeof(buf), 0);
+	else
+		io_uring_prep_read(sqe, fd, buf, sizeof(buf), 0);
+	if (io_uring_submit(ring) != 1 || io_uring_wait_cqe(ring, &cqe) < 0)
+		return -1;
+	int res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return res;
+}
+
+int main(int argc, char **argv)
+{
+	struct io_uring_params p = { 0 };
+	struct io_uring ring;
+	int fd, r;
+
+	if (argc != 3)
+		return 2;
+	if (!strcmp(argv[1], "sqpoll")) {
+		p.flags = IORING_SETUP_SQPOLL;
+		p.sq_thread_idle = 100;
+	} else if (strcmp(argv[1], "plain")) {
+		return 2;
+	}
+	if ((r = io_uring_queue_init_params(4, &ring, &p)) < 0) {
+		fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-r));
+		return 77;
+	}
+	if ((fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0644)) < 0)
+		return 2;
+	memset(buf, 'u', sizeof(buf));
+	for (int i = 0; i < 8; i++)
+		if (one(&ring, fd, 1) != 4096 || one(&ring, fd, 0) != 4096)
+			return 1;
+	io_uring_queue_exit(&ring);
+	close(fd);
+	return 0;
+}
