@@ -78,10 +78,18 @@ CAPTURE_OBJS := $(patsubst %.c,$(O)/%.o,$(CAPTURE_SRCS))
 CAPTURE_INC  := -Icapture $(addprefix -Icapture/,$(CAPTURE_DIRS))
 $(CAPTURE_OBJS): CPPFLAGS += $(CAPTURE_INC)
 
+# libpcap is opened by --pcap alone (packets/pcap_lazy.c), by the name
+# its development link points to
+PCAP_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libpcap.so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+$(O)/capture/packets/pcap_lazy.o: CPPFLAGS += $(if $(PCAP_SONAME),-DPCAP_SONAME='"$(PCAP_SONAME)"')
+# libcrypto likewise, by sessions across hosts alone (session/sesskey.c)
+CRYPTO_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libcrypto.so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+$(O)/capture/session/sesskey.o: CPPFLAGS += $(if $(CRYPTO_SONAME),-DCRYPTO_SONAME='"$(CRYPTO_SONAME)"')
+
 bin/island-capture: $(CAPTURE_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p bin
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -ldl -lpthread -lm
 
 BIN_TARGETS += bin/island-capture
 LIB_TARGETS += lib/libisland-capture.so
@@ -90,7 +98,7 @@ LIB_TARGETS += lib/libisland-capture.so
 $(O)/tests/unit/test-capture: $(O)/tests/unit/test-capture.o \
 		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) $(CUNIT_LIBS) -lpcap -lpthread -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -ldl -lpthread -lm
 $(O)/tests/unit/test-capture.o: CPPFLAGS += $(CAPTURE_INC)
 TEST_BINS += $(O)/tests/unit/test-capture
 

@@ -76,6 +76,10 @@ const char *island_spool_dir(void)
  * never unmapped, so a stale pointer is always safe to write. */
 static struct spool_hdr *reg_hdr[REG_MAX];
 static pid_t reg_tid[REG_MAX];
+/* one past the highest slot ever claimed: the walks at exit, exec and fork
+ * stop there, so that a process of one thread touches one page of the
+ * registry, not 48 (a fork child copied them all, at every fork) */
+static int reg_top;
 
 /* pthread_t -> tid of recently started threads, for pthread_join. */
 #define TMAP 4096
@@ -123,8 +127,15 @@ static void reg_add(struct tstate *t)
 		struct spool_hdr *none = NULL;
 		if (__atomic_compare_exchange_n(&reg_hdr[i], &none, t->hdr, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			int top = __atomic_load_n(&reg_top, __ATOMIC_RELAXED);
+
 			reg_tid[i] = t->tid;
 			t->slot = i;
+			while (top < i + 1 &&
+			       !__atomic_compare_exchange_n(&reg_top, &top, i + 1, 1,
+							    __ATOMIC_RELEASE,
+							    __ATOMIC_RELAXED))
+				;
 			return;
 		}
 	}
@@ -1151,7 +1162,9 @@ void process_finish(int how)
 			prof_exec_stop(self);
 		at = prof_tail(self);
 	}
-	for (int i = 0; i < REG_MAX; i++) {
+	int top = __atomic_load_n(&reg_top, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < top; i++) {
 		struct spool_hdr *h = __atomic_load_n(&reg_hdr[i], __ATOMIC_ACQUIRE);
 		if (!h)
 			continue;
@@ -1175,7 +1188,9 @@ void process_unfinish(void)
 		own->end = 0;
 		own->cpu_ns = -1;
 	}
-	for (int i = 0; i < REG_MAX; i++) {
+	int top = __atomic_load_n(&reg_top, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < top; i++) {
 		struct spool_hdr *h = __atomic_load_n(&reg_hdr[i], __ATOMIC_ACQUIRE);
 		if (h && h->exit == TEXIT_EXEC) {
 			h->exit = TEXIT_NONE;
@@ -1207,8 +1222,9 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	spawn_env_forked();
 	if (unlikely(prof != NULL))
 		prof_fork_child();
-	for (int i = 0; i < REG_MAX; i++)
+	for (int i = 0; i < reg_top; i++)
 		reg_hdr[i] = NULL;
+	reg_top = 0;
 	t->hdr = NULL;
 	t->win = NULL;
 	t->cur = t->lim = NULL;
