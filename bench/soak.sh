@@ -75,6 +75,12 @@ run() {
 		wait $cap 2>/dev/null
 	else
 		kill -TERM $cap        # --server: its planned end
+		# its peak while it writes what it is behind by, too
+		while kill -0 $cap 2>/dev/null; do
+			h=$(awk '/^VmHWM/ { print $2 }' /proc/$cap/status 2>/dev/null)
+			[ -n "$h" ] && [ "$h" -gt $hwm ] && hwm=$h
+			sleep 0.2
+		done
 		wait $cap || { cat "$d/cap.err"; echo "FAIL: the capture exited $?"; bad=1; }
 	fi
 	ngx=
