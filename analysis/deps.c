@@ -27,6 +27,8 @@ struct ioname {
 struct edge {
 	int x, t;                    /* node indexes */
 	uint64_t xseq, tseq;
+	const char *origin;          /* a wait's origin="...", NULL not said */
+	bool unsure;                 /* certain="no" */
 };
 
 struct seqname {
@@ -69,7 +71,8 @@ static void on_dep(void *ctx, struct trace_thread *t, const struct trace_dep *el
 		return;             /* signals mirror the waits */
 	int x = node_index(d, t->node->name), tn = node_index(d, el->node);
 	XGROW(d->e, d->ecap, d->ne + 1);
-	d->e[d->ne++] = (struct edge){ x, tn, 0, (uint64_t)el->seq };
+	d->e[d->ne++] = (struct edge){ x, tn, 0, (uint64_t)el->seq,
+				       el->origin ? intern(el->origin) : NULL, el->unsure };
 	d->nodes[x].pending++;
 }
 
@@ -249,7 +252,7 @@ static void truth_file(struct deps *d, const char *path, struct edge **e,
 		if (sscanf(line, "%127s %llu %127s %llu", x, &j, t, &k) != 4 || !j || !k)
 			die_at(2, path, ln, "expected 'NODE IO NODE IO'");
 		XGROW(*e, *cap, *ne + 1);
-		(*e)[(*ne)++] = (struct edge){ node_index(d, x), node_index(d, t), j, k };
+		(*e)[(*ne)++] = (struct edge){ node_index(d, x), node_index(d, t), j, k, NULL, false };
 	}
 	fclose(f);
 }
@@ -317,7 +320,8 @@ static void print_dot(struct deps *d)
 	{ "target", COL_TEXT, 0 }, { "on_node", COL_TEXT, 0 }, { "on_io", COL_INT, 0 }, \
 	{ "on_api", COL_TEXT, 0 }, { "on_target", COL_TEXT, 0 }
 static const struct coldef wait_cols[] = {
-	EDGE_COLS, { "implied", COL_TEXT, 0 },
+	EDGE_COLS, { "implied", COL_TEXT, 0 }, { "origin", COL_TEXT, 0 },
+	{ "certain", COL_TEXT, 0 },
 };
 static const struct coldef msg_cols[] = {
 	EDGE_COLS, { "bytes", COL_INT, 0 }, { "wire", COL_SECS, 0 }, { "implied", COL_TEXT, 0 },
@@ -327,8 +331,9 @@ static const struct coldef measure_cols[] = {
 	{ "total", COL_INT, 0 }, { "of", COL_TEXT, 0 },
 };
 const struct tabledef deps_tables[] = {
-	TABLEDEF("waits", wait_cols), TABLEDEF("messages", msg_cols),
-	TABLEDEF("measures", measure_cols), { NULL },
+	TABLEDEF_NEEDS("waits", wait_cols, "--from trace (the default) or --from both"),
+	TABLEDEF_NEEDS("messages", msg_cols, "--from net or --from both"),
+	TABLEDEF_NEEDS("measures", measure_cols, "--truth PATH or --from both"), { NULL },
 };
 
 /* Precision of `found` against the happens-before order of `truth`,
@@ -447,7 +452,7 @@ static void from_net(struct deps *d, struct msgs *m, char **argv, int argc)
 		int t = node_index(d, nr.nodes[s->node].name);
 		name_call(d, x, r, net_ep_fmt(peer, sizeof(peer), &nr.streams[r->stream].peer));
 		name_call(d, t, s, net_ep_fmt(peer, sizeof(peer), &nr.streams[s->stream].peer));
-		m->e[m->n] = (struct edge){ x, t, r->seq, s->seq };
+		m->e[m->n] = (struct edge){ x, t, r->seq, s->seq, NULL, false };
 		m->bytes[m->n] = ne->bytes;
 		m->wire[m->n++] = ne->depart && ne->arrive ? net_wire(ne) : -1;
 	}
@@ -494,6 +499,15 @@ static void print_edges(struct deps *d, const struct edge *e, size_t n,
 				  "yes" : "no");
 		else
 			table_none(t, "");
+		if (!m) {            /* what a wait rests on (--discover) */
+			if (e[k].origin) {
+				table_add(t, e[k].origin);
+				table_add(t, e[k].unsure ? "no" : "yes");
+			} else {
+				table_none(t, "");
+				table_none(t, "");
+			}
+		}
 	}
 	table_emit(t);
 }
@@ -570,6 +584,14 @@ int report_deps(int argc, char **argv)
 		print_both(&d, &m);
 	else
 		print_edges(&d, d.e, d.ne, from == 1 ? &m : NULL, NULL);
+	/* an empty result says where dependencies come from */
+	if (!d.ne && from == 0)
+		warnx("deps: the traces hold no <wait>: they come from a --discover run "
+		      "(island-capture --cluster FILE --discover), or from the packets: "
+		      "deps --from net on traces captured with --pcap");
+	else if (!d.ne && from == 1)
+		warnx("deps --from net: no message edges: they need the nodes' packets "
+		      "(island-capture --pcap on every node) and a connection between two of the traces given");
 	if (opt.truth) {
 		struct edge *te;
 		size_t nte;

@@ -4,8 +4,8 @@
 # spool/ from the spool to the node's model, writer/ the trace, session/
 # nodes meeting and holding, discover/ the passes compared and merged,
 # cluster/ the cluster runner and its namespaces, packets/ --pcap. The
-# model they share is at the top: capture.h, spool.h, calls.def,
-# syscalls.def.
+# model they share is at the top: capture.h, spool.h, syscalls.def (the
+# table of calls is trace/calls.def).
 CAPTURE_DIRS := run spool writer session discover cluster packets
 
 PRELOAD_SRCS := $(wildcard capture/preload/*.c)
@@ -49,6 +49,14 @@ $(O)/capture/spool/sysnames.h: GNUmakefile capture/build.mk
 			printf "[%s] = \"%s\",\n", $$3, substr($$2, 6) }' > $@.tmp && mv $@.tmp $@
 $(O)/capture/spool/sysnames.o: $(O)/capture/spool/sysnames.h
 $(O)/capture/spool/sysnames.o: CPPFLAGS += -I$(O)/capture/spool
+
+# The cluster file's schema, built in: the names it may use (names.c).
+$(O)/capture/cluster/cluster_xsd.h: docs/cluster.xsd
+	$(call msg,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)od -An -v -tx1 $< | sed -e 's/\([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
+$(O)/capture/cluster/names.o: $(O)/capture/cluster/cluster_xsd.h
+$(O)/capture/cluster/names.o: CPPFLAGS += -I$(O)/capture/cluster
 
 # island-loader: the way into static programs (--syscalls), a static-pie
 # with the interposer's core built in (thread state behind %gs).

@@ -261,7 +261,10 @@ struct cdep {
 	uint64_t seq;
 	char *other;
 	uint64_t oseq;
+	unsigned char origin;        /* --discover: DEP_MESSAGE... (0 none said) */
+	unsigned char unsure;        /* certain="no" */
 };
+enum { DEP_MESSAGE = 1, DEP_GROUP, DEP_SINGLE };
 
 /* spool_read.c */
 int spool_load(struct node *n, const char *dir);
@@ -376,7 +379,12 @@ char *path_join(const char *base, const char *p);
 
 /* writer.c */
 void fmt_oflags(char *buf, size_t n, int fl);
-int trace_write(struct node *n, const char *path, int comp);
+/* ctl.c: fcntl, ioctl and prctl commands named, what they set; the mode
+ * of fallocate and the flags of sync_file_range */
+const char *ctl_cmd(int call, int64_t cmd, char *buf, size_t n);
+const char *ctl_arg(int call, int64_t cmd, int64_t arg, char *buf, size_t n);
+void ctl_mode(int call, int32_t v, char *buf, size_t n);
+int model_write(struct node *n, const char *path, int comp);
 /* Streaming (writer.c, for stream.c): a thread's records so far into its
  * part, a file with no name in dir (running: it may write more; stopping
  * early once *halt); its part closed; its state freed (the part too) */

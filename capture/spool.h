@@ -207,7 +207,7 @@ _Static_assert(__builtin_offsetof(struct rec, len) == __builtin_offsetof(struct 
 
 enum call_id {
 #define CALL(id, api, res, amount, effect) C_##id,
-#include "calls.def"
+#include "trace/calls.def"
 #undef CALL
 	C_NCALLS,
 	/* records that are not calls */
@@ -371,6 +371,9 @@ struct sess_node {
 	volatile int64_t hold_start;                 /* mono ns, 0 none */
 	volatile uint64_t hold_after;                /* io_seq at its start */
 	volatile int32_t hold_call;                  /* the call held */
+	/* threads of this node in a hold now: a node of a throttled group
+	 * that holds waits for nothing the others could log (it is ours) */
+	volatile int32_t holding;
 	/* when the cluster runner sent the node's group its SIGTERM (mono
 	 * ns, 0 not): the node's capture handles it later than the app
 	 * may, on a loaded machine */
@@ -389,6 +392,10 @@ struct sess_node {
 struct sess_dep {                    /* node x's I/O xseq waited for ... */
 	int32_t tnode, xnode;        /* ... node t's I/O tseq */
 	uint64_t tseq, xseq;
+	/* the throttled nodes seen holding during t's hold (t among them;
+	 * 0 not said: a remote node's): x may have waited for any of them */
+	uint64_t group;
+	int64_t at;                  /* when t's hold ended, mono ns */
 };
 
 struct session {

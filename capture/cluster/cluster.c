@@ -27,6 +27,8 @@
 
 #include "capture.h"
 #include "cluster.h"
+#include "discover.h"
+#include "cluster_names.h"
 #include "netns.h"
 #include "runas.h"
 #include "session.h"
@@ -247,6 +249,7 @@ static void load(struct cluster *c, const char *file)
 		die_at(2, file, xmlGetLineNo(root), "cluster version '%s' is not supported (1)",
 		       ver ? ver : "");
 	free(ver);
+	cluster_check_names(file, root);	/* a typo is no default */
 	for (xmlNodePtr e = root->children; e; e = e->next) {
 		if (e->type != XML_ELEMENT_NODE)
 			continue;
@@ -697,6 +700,52 @@ static int ended_well(const struct cnode *n, int stopped)
 					(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM));
 }
 
+#define PROGRESS_NS (10 * 1000000000LL)
+#define HINT_NS (3 * 1000000000LL)
+
+/* The nodes still running, "a, b", into buf. */
+static const char *running(struct cluster *c, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < c->n && k + 1 < len; i++)
+		if (c->nodes[i].status < 0)
+			k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "",
+					      c->nodes[i].name);
+	return buf;
+}
+
+static void say_running(struct cluster *c, struct cluster_opts *o, struct pass *p, double secs)
+{
+	char buf[512];
+
+	fprintf(stderr, "island-capture: %s pass: %.0f s, still running: %s (--timeout %.0f s)\n",
+		p->name, secs, running(c, buf, sizeof(buf)), o->timeout);
+}
+
+/* Some node exited and, HINT_NS later, others without role="server"
+ * still run: most likely servers the file does not mark (a typo, a
+ * missing role), which the run would wait for until --timeout. Said
+ * once; true when said. */
+static int hint_servers(struct cluster *c, struct cluster_opts *o, struct pass *p,
+			int64_t last_exit, int hinted)
+{
+	char buf[512];
+
+	if (hinted || !last_exit || now_ns() - last_exit < HINT_NS)
+		return 0;
+	for (int i = 0; i < c->n; i++)
+		if (c->nodes[i].server && c->nodes[i].status < 0)
+			return 0;	/* servers are waited for by design */
+	warnx("%s pass: node%s %s still running %.0f s after the last node exited: "
+	      "a server? mark it role=\"server\" in %s (servers are stopped once the "
+	      "clients exit; else the run waits for --timeout, %.0f s)", p->name,
+	      strchr(running(c, buf, sizeof(buf)), ',') ? "s" : "", buf,
+	      (double)(now_ns() - last_exit) / 1e9, c->file, o->timeout);
+	return 1;
+}
+
 /* Run every node; 0 when all ended as planned. */
 static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 {
@@ -720,6 +769,8 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 	}
 	for (int i = 0; i < c->n; i++)
 		spawn(c, o, p, i);
+	int64_t last_exit = 0, last_said = start;
+	int hinted = 0;
 	while (left) {
 		int st;
 		pid_t w = waitpid(-1, &st, WNOHANG);
@@ -728,11 +779,19 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 				if (c->nodes[i].pid == w) {
 					c->nodes[i].status = st;
 					left--;
+					last_exit = now_ns();
 				}
 			continue;
 		}
 		if (w < 0 && errno != EINTR)
 			break;
+		if (!stopped)
+			hinted |= hint_servers(c, o, p, last_exit, hinted);
+		/* a line of progress now and then: a run that waits is seen to */
+		if (now_ns() - last_said >= PROGRESS_NS) {
+			last_said = now_ns();
+			say_running(c, o, p, (double)(last_said - start) / 1e9);
+		}
 		/* the clients are done: the servers' turn to stop */
 		int clients = 0;
 		for (int i = 0; i < c->n; i++)
@@ -769,6 +828,14 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 	}
 	p->seconds = (double)(now_ns() - start) / 1e9;
 	kill_all(c, SIGKILL);                /* whatever a node left behind */
+	/* the waits its watchdogs logged, with the groups holding then */
+	p->ndeps = s->ndeps < SESS_DEPS ? s->ndeps : SESS_DEPS;
+	p->deps = xmalloc((p->ndeps + 1) * sizeof(*p->deps));
+	if (p->ndeps)
+		memcpy(p->deps, (const void *)s->deps, p->ndeps * sizeof(*p->deps));
+	if (s->deps_lost)
+		warnx("%s pass: %u dependencies lost (more than %d)", p->name, s->deps_lost,
+		      SESS_DEPS);
 	unlink(made_session);
 	free(made_session);
 	made_session = NULL;
@@ -814,6 +881,175 @@ static void free_strv(char **v, int n)
 	for (int i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
+}
+
+/* --- discovery: which passes, in which order ------------------------------ */
+
+static int wanted(struct cluster_opts *o, const char *name)
+{
+	if (!o->throttle_nodes)
+		return 1;
+	char *list = xasprintf(",%s,", o->throttle_nodes);
+	char *key = xasprintf(",%s,", name);
+	int want = strstr(list, key) != NULL;
+	free(list);
+	free(key);
+	return want;
+}
+
+/* The nodes of mask, "A,B,C" (the --throttle of a group pass). */
+static char *names_of(struct cluster *c, uint64_t mask)
+{
+	size_t len = 1, n = 0;
+	char *s;
+
+	for (int i = 0; i < c->n; i++)
+		if (mask & (1ull << i))
+			len += strlen(c->nodes[i].name) + 1;
+	s = xmalloc(len);
+	s[0] = 0;
+	for (int i = 0; i < c->n; i++)
+		if (mask & (1ull << i))
+			n += (size_t)snprintf(s + n, len - n, "%s%s", n ? "," : "", c->nodes[i].name);
+	return s;
+}
+
+/* One throttled pass of the nodes of mask, added to the discovery. */
+static int throttled_pass(struct cluster *c, struct cluster_opts *o, struct discovery *d,
+			  const char *basedir, struct pass *first, struct pass **thr, int *nthr,
+			  const char *name, uint64_t mask, int kind, char *why)
+{
+	if (interrupted)
+		return -1;
+	struct pass *p = new_pass(c, basedir, name, names_of(c, mask));
+	p->watchdog_dir = first->dir;
+	p->mask = mask;
+	p->kind = kind;
+	p->why = why;
+	fprintf(stderr, "island-capture: %s: pass %d, %s: %s (period %d)\n", o->file,
+		*nthr + 2, name, why, o->period);
+	if (run_pass(c, o, p) < 0)
+		return -1;
+	thr[(*nthr)++] = p;
+	return discover_add(d, p);
+}
+
+/* --passes, else 2 + ceil(log2 N) and fewer than //TRACE's N + 1 (2 at
+ * least): a wait still unsure then is marked so */
+static int budget_left(struct cluster_opts *o, int nthr)
+{
+	int bits = 0;
+
+	while ((1 << bits) < o->nodes)
+		bits++;
+	int most = 2 + bits < o->nodes ? 2 + bits : o->nodes > 2 ? o->nodes : 2;
+	if (o->one_by_one)
+		most = o->nodes + 1;
+	if (o->max_passes)
+		most = o->max_passes;
+	return 1 + nthr < most;
+}
+
+/*
+ * The passes after the unthrottled one. A group pass throttles every
+ * node at once: each wait it sees is for one of the nodes then holding,
+ * and those that logged it are its candidates; most waits have one, and
+ * the message edges of the unthrottled pass explain the rest already.
+ * The nodes some wait still has more than one candidate among are
+ * numbered, and bit pass b throttles those whose number has bit b set:
+ * ceil(log2 M) passes for M such nodes, 2 + ceil(log2 N) in all at most.
+ * A wait whose passes spell no one candidate's number (it waits for
+ * several nodes) gets a pass for each of its candidates alone. --passes
+ * stops that where it says; --one-by-one throttles every node alone.
+ */
+static int discover_plan(struct cluster *c, struct cluster_opts *o, struct discovery *d,
+			 const char *basedir, struct pass *first, struct pass **thr, int *nthr)
+{
+	uint64_t all = 0;
+
+	o->nodes = c->n;
+	for (int i = 0; i < c->n; i++)
+		if (wanted(o, c->nodes[i].name))
+			all |= 1ull << i;
+	if (o->one_by_one) {
+		for (int i = 0; i < c->n; i++) {
+			if (!(all & (1ull << i)) || !budget_left(o, *nthr))
+				continue;
+			char *pname = xasprintf("throttle-%s", c->nodes[i].name);
+			if (throttled_pass(c, o, d, basedir, first, thr, nthr, pname, 1ull << i,
+					   PASS_SINGLE, xstrdup("this node alone (--one-by-one)")) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (!all || !budget_left(o, *nthr)) {
+		fprintf(stderr, "island-capture: %s: no throttled pass (%s): the message "
+			"edges only\n", o->file, all ? "--passes 1" : "--throttle-nodes");
+		return 0;
+	}
+	if (__builtin_popcountll(all) == 1) {     /* --throttle-nodes A: //TRACE's pass */
+		int i = __builtin_ctzll(all);
+		return throttled_pass(c, o, d, basedir, first, thr, nthr,
+				      xasprintf("throttle-%s", c->nodes[i].name), all, PASS_SINGLE,
+				      xstrdup("the one node of --throttle-nodes")) < 0 ? -1 : 0;
+	}
+	if (throttled_pass(c, o, d, basedir, first, thr, nthr, "group", all, PASS_GROUP,
+			   xasprintf("all %d nodes at once", __builtin_popcountll(all))) < 0)
+		return -1;
+	uint64_t u = discover_undecided(d);
+	int m = __builtin_popcountll(u), bits = 0, from = 0, most = 0;
+	while ((1 << bits) < m)
+		bits++;
+	while ((1 << most) < c->n)
+		most++;
+	/* numbered from 1 when that costs no pass more than 2 + ceil(log2 N):
+	 * number 0 is in no bit pass, so that no pass can tell it is one of
+	 * several nodes a wait is for */
+	if ((1 << bits) > m || bits < most) {
+		from = 1;
+		while ((1 << bits) < m + 1)
+			bits++;
+	}
+	if (!m)
+		fprintf(stderr, "island-capture: %s: every wait of the group pass has one "
+			"node it can be for, or a message: no more passes\n", o->file);
+	/* the candidates numbered in index order: bit pass b, those with bit b */
+	for (int b = 0; b < bits; b++) {
+		uint64_t g = 0;
+		for (int i = 0, k = from; i < c->n; i++)
+			if (u & (1ull << i)) {
+				if (k & (1 << b))
+					g |= 1ull << i;
+				k++;
+			}
+		if (!budget_left(o, *nthr)) {
+			fprintf(stderr, "island-capture: %s: %d passes (--passes, or 2 + log2 N) reached: "
+				"waits among %d nodes left unsure\n", o->file, 1 + *nthr, m);
+			return 0;
+		}
+		char *pname = xasprintf("group-bit%d", b);
+		if (throttled_pass(c, o, d, basedir, first, thr, nthr, pname, g, PASS_BIT,
+				   xasprintf("bit %d of %d, telling apart the %d nodes some "
+					     "wait may be for", b, bits, m)) < 0)
+			return -1;
+	}
+	/* one candidate: its own pass; else those the bit passes left */
+	uint64_t left = bits ? discover_unsure(d) : u;
+	for (int i = 0; i < c->n; i++) {
+		if (!(left & (1ull << i)))
+			continue;
+		if (!budget_left(o, *nthr)) {
+			fprintf(stderr, "island-capture: %s: %d passes (--passes, or 2 + log2 N) reached: "
+				"waits on more than one node left unsure\n", o->file, 1 + *nthr);
+			return 0;
+		}
+		char *pname = xasprintf("throttle-%s", c->nodes[i].name);
+		if (throttled_pass(c, o, d, basedir, first, thr, nthr, pname, 1ull << i,
+				   PASS_SINGLE, xstrdup("alone: a wait the bit passes did not "
+							"tie to one node may be for it")) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* An <mpi> job's ranks share rank 0's command, environment and cwd. */
@@ -903,49 +1139,33 @@ int cluster_run(struct cluster_opts *o)
 			      "reason=\"timeout\"", o->output);
 		goto out;
 	}
-	struct pass **thr = xcalloc((size_t)c.n, sizeof(*thr));
+	struct pass **thr = xcalloc((size_t)c.n + 72, sizeof(*thr));
 	int nthr = 0;
+	struct discovery *d = NULL;
 	if (o->discover) {
 		/* the watchdog's maxima, per node, from the unthrottled pass */
 		for (int i = 0; i < c.n; i++) {
 			char *t = xasprintf("%s/%s.xml", first->dir, c.nodes[i].name);
 			struct tr_node *nodes, *me;
 			int nn;
-			if (trace_scan(t, &nodes, &nn) < 0 ||
-			    !(me = trace_node(nodes, nn, c.nodes[i].name)))
+			if (tr_scan(t, &nodes, &nn) < 0 ||
+			    !(me = tr_find(nodes, nn, c.nodes[i].name)))
 				die(1, "%s: no trace of node %s", t, c.nodes[i].name);
 			c.nodes[i].max_gap = (double)me->max_gap * o->factor / 1e9;
 			if (c.nodes[i].max_gap < 0.001)
 				c.nodes[i].max_gap = 0.001;
-			trace_scan_free(nodes, nn);
+			tr_scan_free(nodes, nn);
 			free(t);
 		}
-		for (int i = 0; i < c.n; i++) {
-			const char *tn = c.nodes[i].name;
-			if (o->throttle_nodes) {
-				char *list = xasprintf(",%s,", o->throttle_nodes);
-				char *key = xasprintf(",%s,", tn);
-				int want = strstr(list, key) != NULL;
-				free(list);
-				free(key);
-				if (!want)
-					continue;
-			}
-			if (interrupted)
-				goto out;
-			char *pname = xasprintf("throttle-%s", tn);
-			struct pass *p = new_pass(&c, basedir, pname, tn);
-			p->watchdog_dir = first->dir;
-			fprintf(stderr, "island-capture: %s: pass throttling %s (period %d)\n",
-				o->file, tn, o->period);
-			if (run_pass(&c, o, p) < 0) {
-				rc = 1;
-				goto out;
-			}
-			thr[nthr++] = p;
+		d = discover_begin(o, names, c.n, first);
+		if (discover_plan(&c, o, d, basedir, first, thr, &nthr) < 0) {
+			rc = 1;      /* its passes' traces go with the rest */
+			goto out;
 		}
+	} else {
+		d = discover_begin(o, names, c.n, first);
 	}
-	rc = discover_merge(o, names, c.n, first, thr, nthr) < 0 ? 1 : 0;
+	rc = discover_write(d) < 0 ? 1 : 0;
 	if (!rc) {
 		fprintf(stderr, "island-capture: %s: %s (passes:", o->file, o->output);
 		fprintf(stderr, " %s %.2f s", first->name, first->seconds);

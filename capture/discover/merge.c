@@ -17,11 +17,12 @@
 
 #include "capture.h"
 #include "cluster.h"
+#include "discover.h"
 #include "session.h"
 #include "zstdio.h"
 #include "traceread.h"
 #include "util.h"
-#include "xmlcopy.h"
+#include "trace/xmlcopy.h"
 
 struct mnode {
 	char *file;
@@ -507,9 +508,9 @@ static int load_pass(struct pass *p, char **names, int n, struct pnode **out)
 	*out = pn;
 	for (int i = 0; i < n; i++) {
 		char *f = xasprintf("%s/%s.xml", p->dir, names[i]);
-		int rc = trace_scan(f, &pn[i].all, &pn[i].nall);
+		int rc = tr_scan(f, &pn[i].all, &pn[i].nall);
 
-		if (rc == 0 && !(pn[i].me = trace_node(pn[i].all, pn[i].nall, names[i]))) {
+		if (rc == 0 && !(pn[i].me = tr_find(pn[i].all, pn[i].nall, names[i]))) {
 			warn_at(f, 0, "no node '%s'", names[i]);
 			rc = -1;
 		}
@@ -534,7 +535,7 @@ static int load_pass(struct pass *p, char **names, int n, struct pnode **out)
 static void free_pass(struct pnode *pn, int n)
 {
 	for (int i = 0; pn && i < n; i++) {
-		trace_scan_free(pn[i].all, pn[i].nall);
+		tr_scan_free(pn[i].all, pn[i].nall);
 		for (size_t s = 0; s < pn[i].nst; s++) {
 			free(pn[i].st[s].io);
 			free(pn[i].st[s].first);
@@ -828,9 +829,13 @@ static int base_order(const struct pnode *x, uint64_t xs, const struct pnode *t,
 static void write_deps(struct xmlcopy *w, struct cdep *d, size_t n, uint64_t seq,
 		       int wait)
 {
+	static const char *const origins[] = { NULL, "message", "group", "single" };
+
 	for (size_t i = 0; seq && i < n; i++)
 		if (d[i].seq == seq)
-			xmlcopy_dep(w, wait, d[i].other, d[i].oseq);
+			xmlcopy_dep_why(w, wait, d[i].other, d[i].oseq,
+					wait ? origins[d[i].origin] : NULL,
+					wait && d[i].unsure ? "no" : NULL);
 }
 
 static void before_io(void *ctx, struct xmlcopy *w, const struct xmlcopy_io *r, const char *node)
@@ -864,63 +869,440 @@ static const char *node_attr(void *ctx, const char *name, const char *value)
 	return m->pcap && !strcmp(name, "pcap") ? m->pcap : NULL;
 }
 
-int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *base,
-		   struct pass **thr, int nthr)
-{
-	struct mnode *m = xcalloc((size_t)n, sizeof(*m));
-	int rc = 0, complete = 1;
-	size_t total = 0;
 
+/* --- message edges: what the unthrottled pass alone shows ---------------- */
+
+static void add_msg(struct discovery *d, int x, uint64_t xs, int t, uint64_t ts)
+{
+	if (!xs || !ts || x == t || !base_order(&d->bt[x], xs, &d->bt[t], ts))
+		return;
+	XGROW(d->msg, d->cmsg, d->nmsg + 1);
+	d->msg[d->nmsg++] = (struct dedge){ x, t, xs, ts };
+}
+
+/* A send or receive between two nodes: its direction's bytes. */
+struct mv {
+	int src, dst, recv, poll;
+	const char *conn;            /* its connection: the connecting side's
+					own address, NULL unknown */
+	uint64_t seq;
+	int64_t amt;
+};
+
+static int cmp_conn_key(const char *a, const char *b)
+{
+	return !a || !b ? (a != NULL) - (b != NULL) : strcmp(a, b);
+}
+
+static int cmp_mv(const void *a, const void *b)
+{
+	const struct mv *x = a, *y = b;
+	int c;
+
+	if (x->src != y->src)
+		return x->src - y->src;
+	if (x->dst != y->dst)
+		return x->dst - y->dst;
+	if ((c = cmp_conn_key(x->conn, y->conn)))
+		return c;
+	if (x->recv != y->recv)
+		return x->recv - y->recv;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * A stream's bytes are numbered from 0 on both ends, by the calls'
+ * amounts in the order they completed: the receive that got byte b waits
+ * for the send that carried it, and a receive waits for the send of its
+ * last byte (the earlier ones are before it in the sender's order). A
+ * connection is named by the connecting side's own address (its
+ * connect's local=, the accepting side's peer=), the same on both ends;
+ * between two nodes whose connections are not known so, all bytes of a
+ * direction are one stream when both ends counted as many. Calls set
+ * aside as polling count bytes, but carry no edge.
+ */
+static void stream_edges(struct discovery *d, const struct mv *s, size_t ns,
+			 const struct mv *r, size_t nr)
+{
+	int64_t sent = 0, got = 0;
+
+	for (size_t k = 0; k < ns; k++)
+		sent += s[k].amt;
+	for (size_t k = 0; k < nr; k++)
+		got += r[k].amt;
+	if (!s[0].conn && sent != got)
+		return;              /* maybe more than one connection */
+	int64_t s0 = 0, r0 = 0;
+	size_t k = 0;
+	for (size_t j = 0; j < nr; j++) {
+		int64_t last = r0 + r[j].amt - 1;
+		r0 += r[j].amt;
+		if (r[j].amt <= 0)
+			continue;
+		while (k < ns && s0 + s[k].amt <= last)
+			s0 += s[k++].amt;
+		if (k == ns)
+			break;       /* bytes no call sent: not ours to say */
+		size_t q = k;
+		while (q > 0 && s[q].poll)
+			q--;
+		if (!r[j].poll && !s[q].poll)
+			add_msg(d, r[j].dst, r[j].seq, s[q].src, s[q].seq);
+	}
+}
+
+/* Per process and descriptor, the connection its connect or accept made. */
+struct fdkey {
+	int proc;
+	int32_t fd;
+	const char *conn;
+};
+
+static const char *conn_key(const struct tr_io *io)
+{
+	if (is_call(io, "connect"))
+		return io->local && tr_is_address(io->local) &&
+		       strncmp(io->local, "0.0.0.0:", 8) ? io->local : NULL;
+	if (is_call(io, "accept") || is_call(io, "accept4"))
+		return tr_is_address(tr_target(io)) ? tr_target(io) : NULL;
+	return NULL;
+}
+
+static void byte_edges(struct discovery *d)
+{
+	struct mv *v = NULL;
+	size_t nv = 0, cap = 0;
+
+	for (int i = 0; i < d->n; i++) {
+		const struct pnode *pn = &d->bt[i];
+		struct fdkey *fk = NULL;
+		size_t nfk = 0, fcap = 0;
+		for (size_t k = 0; k < pn->me->nio; k++) {
+			const struct tr_io *io = &pn->me->io[k];
+			int made = is_call(io, "connect") || is_call(io, "accept") ||
+				   is_call(io, "accept4");
+			size_t f = 0;
+			if (made || is_call(io, "close") || moves(io))
+				while (f < nfk && !(fk[f].proc == io->proc && fk[f].fd == io->fd))
+					f++;
+			if (made || is_call(io, "close")) {
+				if (f == nfk && made) {
+					XGROW(fk, fcap, nfk + 1);
+					fk[nfk++] = (struct fdkey){ io->proc, io->fd, NULL };
+				}
+				if (f < nfk)
+					fk[f].conn = made && !io->failed ? conn_key(io) : NULL;
+				continue;
+			}
+			if (!pn->chan[k] || !moves(io) || io->failed || io->amount <= 0)
+				continue;
+			int peer = pn->chan[k] - 1, rv = is_recv(io);
+			XGROW(v, cap, nv + 1);
+			v[nv++] = (struct mv){ rv ? peer : i, rv ? i : peer, rv, io->poll != 0,
+					       f < nfk ? fk[f].conn : NULL, io->seq, io->amount };
+		}
+		free(fk);
+	}
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_mv);
+	for (size_t a = 0; a < nv;) {
+		size_t b = a, c;
+		while (b < nv && v[b].src == v[a].src && v[b].dst == v[a].dst &&
+		       !cmp_conn_key(v[b].conn, v[a].conn) && !v[b].recv)
+			b++;
+		c = b;
+		while (c < nv && v[c].src == v[a].src && v[c].dst == v[a].dst &&
+		       !cmp_conn_key(v[c].conn, v[a].conn))
+			c++;
+		if (b > a && c > b)
+			stream_edges(d, v + a, b - a, v + b, c - b);
+		a = c;
+	}
+	free(v);
+}
+
+/* An accept waits for the connect it took; a connect for the listen of
+ * the socket bound to the address it reached (a wildcard bind: any
+ * address of that port). */
+struct opened {
+	const char *addr;            /* a connect's own, a listen's bound */
+	int node;
+	uint64_t seq;
+};
+
+static int cmp_opened(const void *a, const void *b)
+{
+	return strcmp(((const struct opened *)a)->addr, ((const struct opened *)b)->addr);
+}
+
+static void open_edges(struct discovery *d)
+{
+	struct opened *l = NULL, *c = NULL;
+	size_t nl = 0, lcap = 0, nc = 0, ccap = 0;
+
+	for (int i = 0; i < d->n; i++) {
+		const struct tr_node *m = d->bt[i].me;
+		for (size_t k = 0; k < m->nio; k++) {
+			const struct tr_io *io = &m->io[k];
+			if (io->poll || io->failed)
+				continue;
+			if (is_call(io, "connect") && io->local) {
+				XGROW(c, ccap, nc + 1);
+				c[nc++] = (struct opened){ io->local, i, io->seq };
+			}
+			if (!is_call(io, "listen"))
+				continue;
+			/* the address its descriptor was bound to */
+			for (size_t q = k; q-- > 0;)
+				if (m->io[q].proc == io->proc && m->io[q].fd == io->fd &&
+				    is_call(&m->io[q], "bind") && m->io[q].local) {
+					XGROW(l, lcap, nl + 1);
+					l[nl++] = (struct opened){ m->io[q].local, i, io->seq };
+					break;
+				}
+		}
+	}
+	if (nc)
+		qsort(c, nc, sizeof(*c), cmp_opened);
+	for (int i = 0; i < d->n; i++) {
+		const struct tr_node *m = d->bt[i].me;
+		for (size_t k = 0; k < m->nio; k++) {
+			const struct tr_io *io = &m->io[k];
+			if (io->poll || io->failed)
+				continue;
+			/* the accept's peer is its connect's own address */
+			if ((is_call(io, "accept") || is_call(io, "accept4")) && nc) {
+				struct opened key = { tr_target(io), 0, 0 }, *hit;
+				hit = bsearch(&key, c, nc, sizeof(*c), cmp_opened);
+				if (hit)
+					add_msg(d, i, io->seq, hit->node, hit->seq);
+				continue;
+			}
+			if (!is_call(io, "connect"))
+				continue;
+			const char *to = tr_target(io), *port = strrchr(to, ':');
+			for (size_t q = 0; port && q < nl; q++) {
+				const char *lp = strrchr(l[q].addr, ':');
+				int wild = !strncmp(l[q].addr, "0.0.0.0:", 8) ||
+					   !strncmp(l[q].addr, "[::]:", 5);
+				if (l[q].node != i && lp && (!strcmp(l[q].addr, to) ||
+							     (wild && !strcmp(lp, port))))
+					add_msg(d, i, io->seq, l[q].node, l[q].seq);
+			}
+		}
+	}
+	free(l);
+	free(c);
+}
+
+/* MPI messages: the MPI level's records (a send and the receive that
+ * matched it, by communicator, source and tag, the pairs its own
+ * counters number) become edges here, the same way, once the capture
+ * writes them; until then an MPI rank's messages are its socket calls
+ * (byte_edges), and those through shared memory are not seen. */
+static void mpi_edges(struct discovery *d)
+{
+	(void)d;
+}
+
+static int cmp_dedge(const void *a, const void *b)
+{
+	const struct dedge *x = a, *y = b;
+
+	if (x->x != y->x)
+		return x->x - y->x;
+	return x->xs < y->xs ? -1 : x->xs > y->xs;
+}
+
+int discover_has_message(const struct discovery *d, int x, uint64_t xs, int t)
+{
+	struct dedge key = { x, 0, xs, 0 };
+	const struct dedge *e = d->nmsg ? bsearch(&key, d->msg, d->nmsg, sizeof(key),
+						   cmp_dedge) : NULL;
+
+	if (!e || t < 0)
+		return e != NULL;
+	while (e > d->msg && !cmp_dedge(e - 1, &key))
+		e--;
+	for (; e < d->msg + d->nmsg && !cmp_dedge(e, &key); e++)
+		if (e->t == t)
+			return 1;
+	return 0;
+}
+
+/* --- the passes -------------------------------------------------------- */
+
+struct discovery *discover_begin(struct cluster_opts *o, char **names, int n,
+				 struct pass *base)
+{
+	struct discovery *d = xcalloc(1, sizeof(*d));
+
+	d->o = o;
+	d->names = names;
+	d->n = n;
+	d->base = base;
+	d->m = xcalloc((size_t)n, sizeof(*d->m));
 	for (int i = 0; i < n; i++) {
-		m[i].file = xasprintf("%s/%s.xml", base->dir, names[i]);
+		d->m[i].file = xasprintf("%s/%s.xml", base->dir, names[i]);
 		if (o->pcap) {
 			char *p = pcap_beside(o->output, names[i]);
-			m[i].pcap = xstrdup(basename(p));
+			d->m[i].pcap = xstrdup(basename(p));
 			free(p);
 		}
 	}
-	/* same I/O everywhere (polling set aside), and the waits each
-	 * throttled pass found, moved onto the base pass's numbers: the
-	 * waiting side onto its next I/O that is not polling, the side
-	 * waited for onto its last one (both weaker than what was seen) */
-	struct pnode *bt = NULL;
-	if (load_pass(base, names, n, &bt) < 0)
-		rc = -1;
-	for (int t = 0; t < nthr && !rc; t++) {
-		struct pnode *pt = NULL;
-		if (load_pass(thr[t], names, n, &pt) < 0)
-			rc = -1;
-		for (int i = 0; i < n && !rc; i++)
-			rc = check_same(names, i, base, &bt[i], thr[t], &pt[i]);
-		for (int i = 0; i < n && !rc; i++) {
-			struct tr_node *me = pt[i].me;
-			for (size_t k = 0; k < me->nwaits; k++) {
-				struct tr_wait *wt = &me->waits[k];
-				int tn = -1;
-				for (int j = 0; j < n; j++)
-					if (!strcmp(names[j], wt->tnode))
-						tn = j;
-				if (tn < 0 || tn == i || !wt->xseq)
-					continue;
-				uint64_t x = to_base(&pt[i], &bt[i],
-						     on_connection(&pt[i], wt->xseq, &pt[tn], wt->tseq), 1);
-				uint64_t y = to_base(&pt[tn], &bt[tn], wt->tseq, 0);
-				if (!x || !y)
-					continue;    /* nothing left to wait, or for */
-				if (!base_order(&bt[i], x, &bt[tn], y))
-					continue;    /* false in the base pass's own run */
-				XGROW(m[i].waits, m[i].cw, m[i].nwaits + 1);
-				m[i].waits[m[i].nwaits++] = (struct cdep){ x, xstrdup(wt->tnode), y };
-			}
-		}
-		free_pass(pt, n);
+	if (load_pass(base, names, n, &d->bt) < 0) {
+		free_pass(d->bt, n);
+		d->bt = NULL;
+		return d;
 	}
-	if (rc) {
-		free_pass(bt, n);
+	if (o->discover) {
+		open_edges(d);
+		byte_edges(d);
+		mpi_edges(d);
+		if (d->nmsg)
+			qsort(d->msg, d->nmsg, sizeof(*d->msg), cmp_dedge);
+	}
+	return d;
+}
+
+/* A node found waiting is logged at its next I/O: after attempts to
+ * reach a server (refused connects, set aside as polling), the socket of
+ * the attempt that succeeds, which waits for nothing; its connect, next
+ * on that descriptor, is what waited (for the listen: a message edge). */
+static uint64_t past_socket(const struct pnode *pn, uint64_t xs)
+{
+	if (!xs)
+		return xs;
+	const struct tr_node *m = pn->me;
+	size_t k = io_index(m, xs);
+
+	if (k >= m->nio || m->io[k].seq != xs || !is_call(&m->io[k], "socket"))
+		return xs;
+	for (size_t q = k + 1; q < m->nio; q++) {
+		const struct tr_io *io = &m->io[q];
+		if (io->proc != m->io[k].proc || io->fd != m->io[k].fd || io->poll)
+			continue;
+		return is_call(io, "connect") && io->thr == m->io[k].thr ? io->seq : xs;
+	}
+	return xs;
+}
+
+/* Was the node trying again when it was found waiting at its I/O xs of
+ * pass pn (its thread's I/O before that one set aside as polling)? Only
+ * then: a socket made once a file said the server is up waited for that
+ * file (pseudo's ready files). */
+static int retrying(const struct pnode *pn, uint64_t xs)
+{
+	const struct tr_node *m = pn->me;
+	size_t k = io_index(m, xs);
+
+	if (k >= m->nio)
+		return 0;
+	for (size_t p = k; p-- > 0;)
+		if (m->io[p].thr == m->io[k].thr)
+			return m->io[p].poll != 0;
+	return 0;
+}
+
+/* Same I/O everywhere (polling set aside), and the waits the pass's
+ * session logged, moved onto the base pass's numbers: the waiting side
+ * onto its next I/O that is not polling, the side waited for onto its
+ * last one (both weaker than what was seen). */
+int discover_add(struct discovery *d, struct pass *p)
+{
+	struct pnode *pt = NULL;
+	char **names = d->names;
+	int n = d->n, rc = 0;
+
+	if (!d->bt)
+		return -1;
+	XGROW(d->passes, d->cpasses, d->npasses + 1);
+	d->passes[d->npasses] = p;
+	if (load_pass(p, names, n, &pt) < 0)
+		rc = -1;
+	for (int i = 0; i < n && !rc; i++)
+		rc = check_same(names, i, d->base, &d->bt[i], p, &pt[i]);
+	for (size_t k = 0; k < p->ndeps && !rc; k++) {
+		const struct sess_dep *sd = &p->deps[k];
+		int i = sd->xnode, tn = sd->tnode;
+		if (i < 0 || i >= n || tn < 0 || tn >= n || tn == i || !sd->xseq)
+			continue;
+		uint64_t x = to_base(&pt[i], &d->bt[i],
+				     on_connection(&pt[i], sd->xseq, &pt[tn], sd->tseq), 1);
+		uint64_t y = to_base(&pt[tn], &d->bt[tn], sd->tseq, 0);
+		if (!x || !y)
+			continue;    /* nothing left to wait, or for */
+		if (!base_order(&d->bt[i], x, &d->bt[tn], y))
+			continue;    /* false in the base pass's own run */
+		if (retrying(&pt[i], sd->xseq))
+			x = past_socket(&d->bt[i], x);
+		XGROW(d->obs, d->cobs, d->nobs + 1);
+		d->obs[d->nobs++] = (struct dobs){ i, tn, x, y,
+			sd->group ? sd->group : 1ull << tn, sd->at, d->npasses };
+	}
+	free_pass(pt, n);
+	d->npasses++;
+	return rc;
+}
+
+uint64_t discover_undecided(struct discovery *d)
+{
+	return gt_candidates(d, 0);
+}
+
+uint64_t discover_unsure(struct discovery *d)
+{
+	return gt_candidates(d, 1);
+}
+
+static void add_wait(struct discovery *d, int x, uint64_t xs, int t, uint64_t ts,
+		     int origin, int unsure)
+{
+	struct mnode *m = &d->m[x];
+
+	XGROW(m->waits, m->cw, m->nwaits + 1);
+	m->waits[m->nwaits++] = (struct cdep){ xs, xstrdup(d->names[t]), ts,
+					       (unsigned char)origin, (unsigned char)unsure };
+}
+
+static void discovery_free(struct discovery *d)
+{
+	for (int i = 0; i < d->n; i++) {
+		struct mnode *m = &d->m[i];
+		for (size_t k = 0; k < m->nwaits; k++)
+			free(m->waits[k].other);
+		for (size_t k = 0; k < m->nsignals; k++)
+			free(m->signals[k].other);
+		free(m->waits);
+		free(m->signals);
+		free(m->file);
+		free(m->pcap);
+	}
+	free(d->m);
+	free(d->passes);
+	free(d->msg);
+	free(d->obs);
+	free(d);
+}
+
+int discover_write(struct discovery *d)
+{
+	struct cluster_opts *o = d->o;
+	struct pass *base = d->base;
+	struct mnode *m = d->m;
+	char **names = d->names;
+	int n = d->n, rc = 0, complete = 1;
+	size_t total = 0;
+
+	if (!d->bt) {
+		discovery_free(d);
 		return -1;
 	}
+	for (size_t k = 0; k < d->nmsg; k++)
+		add_wait(d, d->msg[k].x, d->msg[k].xs, d->msg[k].t, d->msg[k].ts, DEP_MESSAGE, 0);
+	gt_resolve(d, add_wait);
 	for (int i = 0; i < n; i++)
-		m[i].base = bt[i].me;
+		m[i].base = d->bt[i].me;
 	/* the waits that stand (one per I/O and node waited for), and a
 	 * signal for each of them on the other side */
 	for (int i = 0; i < n; i++) {
@@ -928,12 +1310,14 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 		total += m[i].nwaits;
 		for (size_t k = 0; k < m[i].nwaits; k++) {
 			struct cdep *w = &m[i].waits[k];
+			d->by_origin[w->origin]++;
+			d->unsure += w->unsure;
 			for (int tn = 0; tn < n; tn++) {
 				if (strcmp(names[tn], w->other))
 					continue;
 				XGROW(m[tn].signals, m[tn].cs, m[tn].nsignals + 1);
 				m[tn].signals[m[tn].nsignals++] = (struct cdep){ w->oseq,
-					xstrdup(names[i]), w->seq };
+					xstrdup(names[i]), w->seq, 0, 0 };
 			}
 		}
 	}
@@ -941,7 +1325,7 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 		m[i].nsignals = cdep_normalise(m[i].signals, m[i].nsignals);
 
 	for (int i = 0; i < n; i++)
-		if (bt[i].me->incomplete || base->incomplete)
+		if (d->bt[i].me->incomplete || base->incomplete)
 			complete = 0;
 	struct xmlcopy *w = xmlcopy_start(o->output, trace_compress_for(o->output, o->gzip),
 					  "island-capture " ISLAND_VERSION, complete);
@@ -953,19 +1337,42 @@ int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *bas
 		struct xmlcopy_hooks h = { before_io, io_attrs, after_io, &m[i], node_attr };
 		rc = xmlcopy_nodes(w, m[i].file, &h);
 	}
-	free_pass(bt, n);
+	free_pass(d->bt, n);
+	d->bt = NULL;
 	if (xmlcopy_end(w, rc) < 0) {
 		if (rc)
 			warnx("%s: cannot write the merged trace", o->output);
 		else
 			warnx("%s: cannot write the merged trace:", o->output);
+		discovery_free(d);
 		return -1;
 	}
-	if (o->pcap && copy_pcaps(base, names, n, o->output) < 0)
+	if (o->pcap && copy_pcaps(base, names, n, o->output) < 0) {
+		discovery_free(d);
 		return -1;
+	}
 	if (!complete && !base->incomplete)
 		warnx("%s: some node's trace is incomplete", o->output);
-	if (nthr)
-		fprintf(stderr, "island-capture: %zu dependencies found\n", total);
+	if (o->discover)
+		fprintf(stderr, "island-capture: %zu dependencies found (%zu from messages, "
+			"%zu from group passes, %zu from single-node passes; %zu not certain)\n",
+			total, d->by_origin[DEP_MESSAGE], d->by_origin[DEP_GROUP],
+			d->by_origin[DEP_SINGLE], d->unsure);
+	discovery_free(d);
 	return 0;
+}
+
+int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *base,
+		   struct pass **thr, int nthr)
+{
+	struct discovery *d = discover_begin(o, names, n, base);
+
+	for (int t = 0; t < nthr; t++)
+		if (discover_add(d, thr[t]) < 0) {
+			if (d->bt)
+				free_pass(d->bt, n);
+			d->bt = NULL;
+			break;
+		}
+	return discover_write(d);
 }

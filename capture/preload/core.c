@@ -870,6 +870,46 @@ static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
 	__atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
 }
 
+/* An exec's arguments as its record's args= (docs/trace-format.md): each
+ * byte outside '!'..'~', and '\', as \xHH, the arguments separated by
+ * one space, at most ARGS_MAX bytes in all; a cut ends in " \..." (which
+ * no escaped argument holds). s added to out (n bytes so far, kept
+ * terminated); false once cut. */
+bool args_add(char *out, size_t *n, const char *s, bool first)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t k = *n;
+
+	/* after every step k + 6 <= ARGS_MAX: room for the cut's mark */
+	if (!first && k + 1 + 6 > ARGS_MAX) {
+		memcpy(out + k, " \\...", 6);
+		*n = k + 5;
+		return false;
+	}
+	if (!first)
+		out[k++] = ' ';
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		bool plain = *c > ' ' && *c < 0x7f && *c != '\\';
+
+		if (k + (plain ? 1 : 4) + 6 > ARGS_MAX) {
+			memcpy(out + k, " \\...", 6);
+			*n = k + 5;
+			return false;
+		}
+		if (plain) {
+			out[k++] = (char)*c;
+			continue;
+		}
+		out[k++] = '\\';
+		out[k++] = 'x';
+		out[k++] = hex[*c >> 4];
+		out[k++] = hex[*c & 15];
+	}
+	out[k] = 0;
+	*n = k;
+	return true;
+}
+
 /* The image a call made that the child could not record itself (told
  * A:B:PATH by wrap_proc.c's env_tell): a vfork child's exec (ENV_VFORKED:
  * T0 the vfork, T1 the exec), on its parent's thread state until then; a
@@ -891,7 +931,16 @@ static int told_image(struct tstate *t, const char *v, int vforked)
 	record_proc(t, ORIGIN_EXEC, 0, made);
 	if (!vforked)	/* its file actions, libc's in the child */
 		spawn_acts_record(t, getenv(ENV_SPAWN_ACTS), at);
-	struct rec *r = put_str(t, C_EXECVE, at, at, 0, -1, 0, AT_FDCWD, 0, c2 + 1, NULL);
+	/* its arguments: the image's own, as the kernel gave them */
+	char cmd[ARGS_MAX], args[ARGS_MAX];
+	long cl = read_small("/proc/self/cmdline", cmd, sizeof(cmd) - 1);
+	size_t an = 0;
+
+	args[0] = 0;
+	cmd[cl > 0 ? cl : 0] = 0;
+	for (long i = 0; i < cl && args_add(args, &an, cmd + i, i == 0); i += (long)strlen(cmd + i) + 1)
+		;
+	struct rec *r = put_str(t, C_EXECVE, at, at, 0, -1, 0, AT_FDCWD, 0, c2 + 1, args);
 	if (r && getenv(ENV_SYSCALLS))
 		r->seq |= SEQ_JOINED | ((uint64_t)SYS_execve << 48);
 	return 1;

@@ -436,6 +436,10 @@ static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 struct rec *put_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		 int64_t ret, int fd, int64_t a1, int64_t a2, int err,
 		 const void *p1, size_t n1, const void *p2, size_t n2);
+/* An exec's record's args=: s escaped and added to out (n so far; at
+ * most ARGS_MAX bytes); false once cut (core.c). */
+#define ARGS_MAX 1024
+bool args_add(char *out, size_t *n, const char *s, bool first);
 struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	     int64_t ret, int fd, int64_t a1, int64_t a2, int err,
 	     const char *s1, const char *s2);

@@ -35,7 +35,7 @@ static void kinds_init(void);
 /* The calls that are I/O for the causality engine (and replay). */
 static const unsigned char is_io[C_NCALLS] = {
 #define CALL(id, api, res, amount, effect) [C_##id] = IO_##res,
-#include "../calls.def"
+#include "trace/calls.def"
 #undef CALL
 };
 
@@ -143,7 +143,8 @@ static const unsigned short rel_yes[] = {
 static const unsigned short rel_create[] = { C_OPEN, C_OPENAT, C_FOPEN, C_FREOPEN };
 static const unsigned short rel_if[] = { C_FCLOSE, C_FFLUSH };
 static const unsigned short rel_peer[] = { C_CLOSE };
-static const unsigned short rel_no[] = { C_FSYNC, C_FDATASYNC, C_VMSPLICE_IN };
+static const unsigned short rel_no[] = { C_FSYNC, C_FDATASYNC, C_VMSPLICE_IN, C_SYNC, C_SYNCFS,
+	C_SYNC_FILE_RANGE };
 static const unsigned short waits[] = {
 	C_POLL, C_PPOLL, C_SELECT, C_PSELECT, C_EPOLL_WAIT, C_EPOLL_PWAIT, C_ACCEPT,
 	C_RECV, C_RECVFROM, C_RECVMSG, C_RECVMMSG, C_WAITPID, C_WAIT4, C_WAITCALL,
@@ -157,7 +158,7 @@ static const unsigned short looks[] = {
 static const unsigned short books[] = {
 	C_SOCKET, C_CLOSE, C_CLOSE_RANGE, C_DUP, C_DUP2, C_DUP3, C_FCNTL, C_LSEEK,
 	C_FSTAT, C_OPENDIR, C_FDOPENDIR, C_CLOSEDIR, C_CHDIR, C_FCHDIR, C_FTELL,
-	C_FTELLO, C_FGETPOS,
+	C_FTELLO, C_FGETPOS, C_IOCTL, C_PRCTL,
 };
 static const unsigned short probes[] = { C_ACCESS, C_FACCESSAT, C_EUIDACCESS, C_EACCESS };
 
@@ -315,18 +316,22 @@ static int asleep(const struct sess_node *x, int i, int64_t held)
 }
 
 /* Is node x waiting, at now_ns, for the hold that began at `held`?
- * 1: yes; 2: it has not started within START_GRACE_NS (or its maximum
- * gap), and so waits for nothing of ours (no dependency is logged); 0: no.
+ * 1: yes; 3: yes, polling or spinning (its last look then in *look); 2: it has not started within START_GRACE_NS
+ * (or its maximum gap), and so waits for nothing of ours (no dependency is
+ * logged); 0: no.
  * - polling: it tried again (a failed call it had made before, or the
  *   same look) after the hold began and has made no progress since;
  * - idle: every live thread is in a call that waits for others (for more
  *   than WAIT_MIN_NS), or has completed no I/O within the node's maximum
  *   gap, counted from the hold's start at the earliest (our last I/O may
  *   just have released it, which must be given the time to show it). */
-static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
+static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held,
+			int64_t *look)
 {
 	int live = 0;
 	int64_t retry = x->retry_at;
+
+	*look = 0;
 
 	/* a node of another host is judged on a state its agent sampled
 	 * once it had heard of this hold, at that sample, on how long it had
@@ -345,8 +350,11 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
 				held = x->heard_at;
 		}
 	}
-	if (retry > held && retry >= x->progress_at)
-		return 1;
+	if (retry > held && retry >= x->progress_at) {
+		*look = retry;
+		return 3;
+	}
+	int idle = 0;
 	for (int i = 0; i < SESS_THREADS; i++) {
 		if (!__atomic_load_n(&x->th[i].tid, __ATOMIC_ACQUIRE))
 			continue;
@@ -357,13 +365,19 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held)
 			continue;
 		int64_t sf = x->th[i].spin_from, sa = x->th[i].spin_at;
 		if (sf && sa >= since && now_ns - sa <= SPIN_RECENT_NS &&
-		    sa - (sf > held ? sf : held) > SPIN_MIN_NS)
+		    sa - (sf > held ? sf : held) > SPIN_MIN_NS) {
+			if (sa > *look)
+				*look = sa;
 			continue;            /* spinning since the hold began */
+		}
 		if (now_ns - (since > held ? since : held) <= x->max_gap)
 			return 0;
+		idle++;
 	}
-	if (live)
-		return 1;
+	/* idle, but no I/O yet: still starting (a loaded machine loads a
+	 * program slowly), as one not started yet */
+	if (live && (idle < live || __atomic_load_n(&x->io_seq, __ATOMIC_ACQUIRE)))
+		return *look ? 3 : 1;
 	/* not started (or between exec and its new image): it waits for
 	 * nothing of ours, once it has had the time to show up (its gap, and
 	 * a second at least: a loaded machine starts processes slowly, and a
@@ -386,23 +400,40 @@ static void hold(struct tstate *t, int call)
 {
 	int e = errno;
 	int64_t start = mono_ns(), deadline = start + me->hold_timeout;
-	uint64_t blocked = 0, nodep = 0, xseq[SESS_NODES];
+	uint64_t blocked = 0, nodep = 0, group = 1ull << me_idx, xseq[SESS_NODES];
+	uint64_t polled = 0;
+	int64_t quiet = 0;           /* since when every other node has waited */
+	int64_t look[SESS_NODES];
 
 	__atomic_add_fetch(&me->holds, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&me->holding, 1, __ATOMIC_ACQ_REL);
 	me->hold_after = me->io_seq;
 	me->hold_call = call;
 	__atomic_store_n(&me->hold_start, start, __ATOMIC_RELEASE);
 	if (me->delay > 0)
 		nap_ns(me->delay);
+	uint64_t moved_before = 0;
 	for (;;) {
 		int all = 1, known = 0;
 		int64_t now_ns = mono_ns();
+		uint64_t moved = 0;          /* every other node's I/O count */
 		for (int i = 0; i < SESS_NODES; i++) {
 			struct sess_node *x = &sess->node[i];
 			known += x->state != SN_FREE;
 			if (i == me_idx || x->state == SN_FREE)
 				continue;
-			int b = node_gone(x) ? 0 : node_blocked(x, now_ns, start);
+			moved += __atomic_load_n(&x->io_seq, __ATOMIC_ACQUIRE);
+			/* another node of a throttled group, holding too: it
+			 * waits for nothing of ours, and is held by us; who
+			 * waits during our hold may wait for it as well, so
+			 * it is logged with us (group) */
+			if (x->throttled && __atomic_load_n(&x->holding, __ATOMIC_ACQUIRE) > 0 &&
+			    !node_gone(x)) {
+				group |= 1ull << i;
+				blocked &= ~(1ull << i);
+				continue;
+			}
+			int b = node_gone(x) ? 0 : node_blocked(x, now_ns, start, &look[i]);
 			if (b) {
 				if (!(blocked & (1ull << i)))
 					xseq[i] = __atomic_load_n(&x->io_seq,
@@ -412,6 +443,10 @@ static void hold(struct tstate *t, int call)
 					nodep |= 1ull << i;
 				else
 					nodep &= ~(1ull << i);
+				if (b == 3)
+					polled |= 1ull << i;
+				else
+					polled &= ~(1ull << i);
 				continue;
 			}
 			blocked &= ~(1ull << i);
@@ -423,6 +458,21 @@ static void hold(struct tstate *t, int call)
 		 * whose first state has not arrived yet) */
 		if (known < me->expect_nodes)
 			all = 0;
+		/* a node that polls (or sleeps between looks) waits for us only
+		 * if it looked again once everyone was waiting and no node made
+		 * I/O: before, what it polls for may have come from one that
+		 * moved meanwhile */
+		if (!all)
+			quiet = 0;
+		else if (!quiet || moved != moved_before)
+			quiet = now_ns;  /* and again once any node made I/O */
+		moved_before = moved;
+		for (int i = 0; all && i < SESS_NODES; i++) {
+			struct sess_node *x = &sess->node[i];
+			if ((polled & (1ull << i)) && look[i] <= quiet &&
+			    now_ns - quiet <= (x->max_gap > WAIT_MIN_NS ? x->max_gap : WAIT_MIN_NS))
+				all = 0;
+		}
 		if (all)
 			break;
 		if (now_ns > deadline) {
@@ -431,7 +481,9 @@ static void hold(struct tstate *t, int call)
 		}
 		nap_ns(200000);
 	}
+	int64_t released = mono_ns();
 	__atomic_store_n(&me->hold_start, 0, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&me->holding, 1, __ATOMIC_ACQ_REL);
 	blocked &= ~nodep;
 	if (!t->held_seq)
 		t->held_seq = __atomic_add_fetch(&me->io_seq, 1, __ATOMIC_ACQ_REL);
@@ -443,7 +495,8 @@ static void hold(struct tstate *t, int call)
 			__atomic_add_fetch(&sess->deps_lost, 1, __ATOMIC_RELAXED);
 			continue;
 		}
-		sess->deps[k] = (struct sess_dep){ me_idx, i, t->held_seq, xseq[i] };
+		sess->deps[k] = (struct sess_dep){ me_idx, i, t->held_seq, xseq[i], group,
+						    released };
 	}
 	errno = e;
 }

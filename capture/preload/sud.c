@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -85,7 +86,7 @@ enum how { D_NONE = 0, D_RW, D_PRW, D_IOV, D_PIOV, D_OPEN, D_CREAT, D_OPENAT,
 	   D_SENDFILE, D_COPY, D_PATH, D_PATHAT, D_RENAME, D_RENAMEAT, D_SOCKET,
 	   D_SOCKETPAIR, D_PIPE, D_BIND, D_CONNECT, D_ACCEPT, D_MSG, D_MMSG,
 	   D_POLL, D_WAIT, D_EPOLL, D_SLEEP, D_CLOCK_SLEEP, D_WAIT4, D_MMAP,
-	   D_UNMAP, D_ANON };
+	   D_UNMAP, D_ANON, D_VOID, D_SFR, D_FALLOC, D_IOCTL, D_PRCTL };
 
 #define NSYS 512
 static const struct { uint16_t call; uint8_t how; } sysdec[NSYS] = {
@@ -119,7 +120,7 @@ static uint64_t ino_of(long fd)
  * same event at two levels: write and write, open and openat) */
 static const char *const kind_of[C_NCALLS] = {
 #define CALL(id, api, res, amount, effect) [C_##id] = #res " " #amount " " #effect,
-#include "../calls.def"
+#include "trace/calls.def"
 #undef CALL
 };
 
@@ -329,6 +330,23 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 		raw = pf; rawn = sizeof(pf);
 		break;
 	case D_UNMAP: a1 = a[1]; a2 = a[0]; break;   /* munmap, msync */
+	case D_VOID: res = 0; break;                 /* sync */
+	case D_SFR:   /* sync_file_range: bytes, offset, its flags */
+		fd = (int)a[0]; a1 = a[2]; a2 = a[1];
+		pf[0] = (int32_t)a[3];
+		raw = pf; rawn = sizeof(pf[0]);
+		break;
+	case D_FALLOC: /* fallocate: bytes, offset, its mode */
+		fd = (int)a[0]; a1 = a[3]; a2 = a[2];
+		pf[0] = (int32_t)a[1];
+		raw = pf; rawn = sizeof(pf[0]);
+		break;
+	case D_IOCTL: /* the request; FIONBIO's int */
+		fd = (int)a[0]; a1 = (unsigned int)a[1];
+		a2 = a[1] == FIONBIO && a[2] && app_mem_ok((void *)a[2], sizeof(int), e) ?
+		     *(int *)a[2] : 0;
+		break;
+	case D_PRCTL: a1 = a[0]; a2 = a[0] == PR_SET_NAME || a[0] == PR_GET_NAME ? 0 : a[1]; break;
 	}
 	size_t n1 = p1 ? strnlen(p1, 4095) + 1 : 0;
 	size_t n2 = p2 ? strnlen(p2, 4095) + 1 : 0;

@@ -24,7 +24,7 @@
 #include "cluster.h"
 #include "coordinator.h"
 #include "netcap.h"
-#include "isb.h"
+#include "trace/isbfmt.h"
 #include "profile.h"
 #include "session.h"
 #include "recover.h"
@@ -42,7 +42,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_KEY_FILE, OPT_RECOVER, OPT_LIST, OPT_SESSION_NODES, OPT_CALLSITES,
        OPT_PROFILE, OPT_SAMPLE_HZ, OPT_SAMPLE_ALLOC, OPT_STACK_DEPTH, OPT_PROFILE_START,
        OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS, OPT_CLEANUP, OPT_SERVER, OPT_OUTPUT_DIR,
-       OPT_USER, OPT_MAX_SIZE };
+       OPT_PASSES, OPT_ONE_BY_ONE, OPT_USER, OPT_MAX_SIZE };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -52,7 +52,7 @@ static const struct optdesc {
 	const char *arg, *help;
 } optdescs[] = {
 	{ "node", 1, 'n', "NAME", "name of this node (default: the host name)" },
-	{ "output", 1, 'o', "FILE", "trace file (default: NODE.xml, NODE.xml.gz with -z); .gz: gzip, .zst: zstd" },
+	{ "output", 1, 'o', "FILE", "trace file (default: NODE.xml, NODE.xml.gz with -z): .xml, or .isb (binary); .gz: gzip, .zst: zstd" },
 	{ "output-dir", 1, OPT_OUTPUT_DIR, "DIR", "write the trace as DIR/NODE.xml (under mpirun: one option for every rank)" },
 	{ "gzip", 0, 'z', NULL, "write the trace gzip-compressed (unless -o names .zst)" },
 	{ "verbose", 0, 'v', NULL, "say what was captured, on stderr" },
@@ -77,6 +77,8 @@ static const struct optdesc {
 	{ "cluster", 1, OPT_CLUSTER, "FILE", "run every node of a cluster file (see docs/cluster-format.md)" },
 	{ "discover", 0, OPT_DISCOVER, NULL, "with --cluster: unthrottled + throttled passes, merged trace" },
 	{ "throttle-nodes", 1, OPT_THROTTLE_NODES, "A,B", "with --discover: throttle only these nodes" },
+	{ "passes", 1, OPT_PASSES, "N", "with --discover: run at most N passes (edges left undecided are marked certain=\"no\")" },
+	{ "one-by-one", 0, OPT_ONE_BY_ONE, NULL, "with --discover: one throttled pass per node (//TRACE's N+1 passes), no group passes" },
 	{ "timeout", 1, OPT_TIMEOUT, "S", "with --cluster: stop a pass whose nodes run longer (default 600)" },
 	{ "passes-dir", 1, OPT_PASSES_DIR, "DIR", "with --cluster: keep each pass's traces and data in DIR" },
 	{ "pcap", 2, OPT_PCAP, "[IFACE]", "also record the node's own packets into NODE.pcap (libpcap)" },
@@ -412,6 +414,18 @@ static void check_output(const char *out)
 		die(2, "%s: is a directory", out);
 }
 
+/* The format goes by the name: .xml or .isb, each maybe .gz or .zst;
+ * any other name is written as XML, which a name like x.json hides. */
+static void check_suffix(const char *out)
+{
+	size_t l = strlen(out) - strlen(trace_compress_suffix(trace_compress_of(out)));
+
+	if (isb_path(out) || (l >= 4 && !memcmp(out + l - 4, ".xml", 4)))
+		return;
+	warnx("-o %s: not a trace's name (.xml or .isb, each maybe .gz or .zst): "
+	      "writing XML%s", out, trace_compress_of(out) != TC_NONE ? ", compressed" : "");
+}
+
 /* Records are spooled in memory (tmpfs) when we can: a spool on disk
  * would add the capture's own writeback to the I/O being measured. */
 static const char *default_spool_parent(void)
@@ -487,12 +501,12 @@ static void watchdog_maxima(struct sess_opts *so, const char *from, double facto
 		 * the option, each finds its own trace there */
 		if (stat(from, &st) == 0 && S_ISDIR(st.st_mode))
 			from = xasprintf("%s/%s.xml", from, node);
-		if (trace_scan(from, &nodes, &nn) < 0)
+		if (tr_scan(from, &nodes, &nn) < 0)
 			exit(2);
-		if (!(me = trace_node(nodes, nn, node)))
+		if (!(me = tr_find(nodes, nn, node)))
 			die(2, "%s: no node '%s' in this trace", from, node);
 		so->max_gap = (double)me->max_gap * factor / 1e9;
-		trace_scan_free(nodes, nn);
+		tr_scan_free(nodes, nn);
 	}
 	if (so->max_gap < 0)
 		so->max_gap = 0.1;
@@ -572,7 +586,7 @@ static void write_twin(const struct node *n, const char *dir, const char *path)
 	m.whole = 1;
 	if (spool_load(&m, dir) == 0) {
 		resolve_node(&m);
-		if (trace_write(&m, path, trace_compress_for(path, 0)) < 0)
+		if (model_write(&m, path, trace_compress_for(path, 0)) < 0)
 			warnx("%s: cannot write the trace: %s", path, strerror(errno));
 	}
 	m.wpid = NULL;		/* n's */
@@ -628,7 +642,7 @@ int main(int argc, char **argv)
 	int recover = 0, recover_list = 0;
 	const char *wd_from = NULL, *cluster = NULL, *throttle_nodes = NULL;
 	double wd_factor = 2, cl_timeout = 600;
-	int discover = 0, cleanup = 0, server = 0;
+	int discover = 0, cleanup = 0, server = 0, max_passes = 0, one_by_one = 0;
 	const char *passes_dir = NULL;
 	struct netcap_opts nco = { 0 };
 
@@ -701,6 +715,8 @@ int main(int argc, char **argv)
 		case OPT_CLUSTER: cluster = optarg; break;
 		case OPT_DISCOVER: discover = 1; break;
 		case OPT_THROTTLE_NODES: throttle_nodes = optarg; break;
+		case OPT_PASSES: max_passes = (int)num_opt("--passes", optarg, 1, 1e6); break;
+		case OPT_ONE_BY_ONE: one_by_one = 1; break;
 		case OPT_TIMEOUT: cl_timeout = num_opt("--timeout", optarg, 0.1, 1e7); break;
 		case OPT_PASSES_DIR: passes_dir = optarg; break;
 		case OPT_PCAP:
@@ -728,7 +744,7 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("island-capture %s\n", ISLAND_VERSION); return 0;
 		default:
-			bad_option(argv, c);
+			bad_option_hint(argv, c, lopts);
 		}
 	}
 	if (cleanup) {
@@ -763,6 +779,7 @@ int main(int argc, char **argv)
 		struct cluster_opts co = {
 			.file = cluster, .output = output, .discover = discover,
 			.throttle_nodes = throttle_nodes, .period = so.period,
+			.max_passes = max_passes, .one_by_one = one_by_one,
 			.delay = so.delay, .hold_timeout = so.hold_timeout,
 			.factor = wd_factor, .gzip = gzip, .self = self_exe(),
 			.timeout = cl_timeout, .keep = keep, .passes_dir = passes_dir,
@@ -816,6 +833,7 @@ int main(int argc, char **argv)
 	comp = trace_compress_for(output, gzip);
 	check_program(argv[optind]);
 	check_output(output);
+	check_suffix(output);
 
 	if (!spool_parent)
 		spool_parent = default_spool_parent();
@@ -977,7 +995,7 @@ int main(int argc, char **argv)
 	if (n.stream)
 		stream_end(n.stream);	/* the rest into the parts, on every CPU */
 	n.stream = NULL;
-	int wrote = trace_write(&n, output, comp), werr = errno;
+	int wrote = model_write(&n, output, comp), werr = errno;
 	for (int i = 0; i < n.nprocs; i++)	/* the parts: in it or not at all */
 		for (int j = 0; j < n.procs[i].nthr; j++)
 			write_stream_free(&n.procs[i].thr[j]);

@@ -362,7 +362,7 @@ static void on_line(struct agent *ag, char *line)
 			return;
 		uint32_t k = __atomic_fetch_add(&s->ndeps, 1, __ATOMIC_ACQ_REL);
 		if (k < SESS_DEPS)
-			s->deps[k] = (struct sess_dep){ t, xn, x, z };
+			s->deps[k] = (struct sess_dep){ t, xn, x, z, 0, 0 };
 		else
 			__atomic_add_fetch(&s->deps_lost, 1, __ATOMIC_RELAXED);
 	}

@@ -100,6 +100,18 @@ struct session *session_open(const char *name, int create, int owner)
 	return s;
 }
 
+/* --throttle NODE, or a group "A,B,C" (--discover's group passes) */
+static int throttled(const char *list, const char *node)
+{
+	size_t l = strlen(node);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		if (strcspn(p, ",") == l && !strncmp(p, node, l))
+			return 1;
+	}
+	return 0;
+}
+
 int session_join(struct session *s, const char *node, const struct sess_opts *o)
 {
 	int idx = -1;
@@ -139,7 +151,8 @@ int session_join(struct session *s, const char *node, const struct sess_opts *o)
 	n->io_seq = 0;
 	n->stop_at = 0;
 	n->holds = n->hold_timeouts = 0;
-	n->throttled = o->throttle && !strcmp(o->throttle, node);
+	n->holding = 0;
+	n->throttled = throttled(o->throttle, node);
 	n->period = o->period > 0 ? o->period : 1;
 	n->delay = (int64_t)(o->delay * 1e9);
 	n->hold_timeout = (int64_t)(o->hold_timeout * 1e9);
@@ -269,7 +282,7 @@ void session_deps(struct session *s, int idx, struct node *n)
 		if (d.xnode == idx) {
 			XGROW(n->waits, cw, n->nwaits + 1);
 			n->waits[n->nwaits++] = (struct cdep){
-				d.xseq, xstrdup(s->node[d.tnode].name), d.tseq };
+				d.xseq, xstrdup(s->node[d.tnode].name), d.tseq, 0, 0 };
 		}
 		/* a signal only where the other node's wait survives: the
 		 * largest of our I/Os one of its I/Os waits for */
@@ -284,7 +297,7 @@ void session_deps(struct session *s, int idx, struct node *n)
 				continue;
 			XGROW(n->signals, cs, n->nsignals + 1);
 			n->signals[n->nsignals++] = (struct cdep){
-				d.tseq, xstrdup(s->node[d.xnode].name), d.xseq };
+				d.tseq, xstrdup(s->node[d.xnode].name), d.xseq, 0, 0 };
 		}
 	}
 	n->nwaits = cdep_normalise(n->waits, n->nwaits);

@@ -221,7 +221,7 @@ within "breakdown in the first 0.1 s" "$("$ANALYZE" profile breakdown --csv --to
 # stopped by restrictions (--cpu): as the consumption report accounts it,
 # in calls too (the sleeps' overrun), and --categories the same
 "$CAPTURE" --cpu 0.5 --profile=cpu,wall -n r1 -o rs.xml -- "$APPS/profiled"
-stopped=$("$ANALYZE" consumption --csv rs.xml | awk -F, '$1 == "ALL" && $4 == "stopped" { print $5 }')
+stopped=$("$ANALYZE" consumption --csv rs.xml | awk -F, '$3 == "SUM" && $4 == "stopped" { print $5 }')
 within "stopped at 50 % of a CPU" "$stopped" 0.1 5
 expect_eq "breakdown's stopped" "$("$ANALYZE" profile breakdown --csv rs.xml | awk -F, '$1 == "stopped by restrictions" { print $2 }')" "$stopped"
 "$ANALYZE" profile inclusive --csv --categories --value wall rs.xml > rcat.csv

@@ -196,6 +196,8 @@ ns_pseudosync_cluster() {
 # 0.1 s varies by half from one run to the next: one sample is no yardstick).
 passes_within() {
 	line=$(grep 'passes: ' "$2") || fail "no passes line in $2"
+	# how many runs of the application discovery took
+	echo "pass count: $(echo "$line" | sed 's/.*(passes: //' | tr ',' '\n' | grep -c ' s')"
 	own=$(echo "$line" | sed 's/.*passes: unthrottled \([0-9.]*\) s.*/\1/')
 	if [ -n "$3" ]; then
 		for k in 1 2; do

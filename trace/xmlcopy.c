@@ -5,7 +5,7 @@
 
 #include "island-trace.h"
 #include "util.h"
-#include "xmlcopy.h"
+#include "trace/xmlcopy.h"
 
 #define XBUF     (64u << 10)
 #define MAXDEPTH 256
@@ -337,11 +337,26 @@ int xmlcopy_end(struct xmlcopy *w, int failed)
 
 void xmlcopy_dep(struct xmlcopy *w, int wait, const char *other, uint64_t oseq)
 {
-	static const char *const names[] = { "node", "seq" };
+	xmlcopy_dep_why(w, wait, other, oseq, NULL, NULL);
+}
+
+void xmlcopy_dep_why(struct xmlcopy *w, int wait, const char *other, uint64_t oseq,
+		     const char *origin, const char *certain)
+{
+	const char *names[4] = { "node", "seq" };
 	char num[32];
-	const char *values[] = { other, num };
+	const char *values[4] = { other, num };
+	int k = wait ? 2 : 1;
 
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)oseq);
-	xmlcopy_element(w, wait ? "wait" : "signal", wait ? 2 : 1, names, values);
+	if (origin) {
+		names[k] = "origin";
+		values[k++] = origin;
+	}
+	if (certain) {
+		names[k] = "certain";
+		values[k++] = certain;
+	}
+	xmlcopy_element(w, wait ? "wait" : "signal", k, names, values);
 	xmlcopy_element_end(w);
 }

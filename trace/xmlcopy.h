@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "zstdio.h"
-#include "outfile.h"
+#include "trace/outfile.h"
 
 struct xmlcopy;
 
@@ -76,5 +76,9 @@ int xmlcopy_end(struct xmlcopy *w, int failed);
 /* <wait node=OTHER seq=OSEQ/> (wait = 1) or <signal node=OTHER/>, in
  * the element open. */
 void xmlcopy_dep(struct xmlcopy *w, int wait, const char *other, uint64_t oseq);
+/* ... with what it rests on (origin="message|group|single", certain="no"),
+ * each left out when NULL */
+void xmlcopy_dep_why(struct xmlcopy *w, int wait, const char *other, uint64_t oseq,
+		     const char *origin, const char *certain);
 
 #endif
