@@ -51,6 +51,30 @@ static inline int acl_in_order(const struct acl_ent *e, size_t n)
 	return uo == 1 && go == 1 && ot == 1 && mk <= 1 && (!named || mk);
 }
 
+/* An ACL (len bytes) that lets nobody in but the owner and named users
+ * (the ones a privilege drop was given): the owning group and others
+ * nothing, no named group. A file whose mode shows group bits only for
+ * such an ACL's mask is as private as one of mode 0600 */
+static inline int acl_users_only(const void *in, size_t len)
+{
+	struct acl_ent e[ACL_MAX];
+	uint32_t ver;
+
+	if (len < 4 || (len - 4) % sizeof(struct acl_ent) ||
+	    (len - 4) / sizeof(struct acl_ent) > ACL_MAX)
+		return 0;
+	memcpy(&ver, in, 4);
+	size_t n = (len - 4) / sizeof(struct acl_ent);
+	memcpy(e, (const char *)in + 4, n * sizeof(struct acl_ent));
+	if (ver != ACL_VERSION || !acl_in_order(e, n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((e[i].tag == ACL_T_GROUP_OBJ && e[i].perm) || e[i].tag == ACL_T_GROUP ||
+		    (e[i].tag == ACL_T_OTHER && e[i].perm))
+			return 0;
+	return 1;
+}
+
 /* Into out (room for 4 + 8 * ACL_MAX bytes): the ACL in (len bytes, 0 for
  * none: the file's mode stands for it) with user uid given perm (rwx
  * bits) too, and the mask widened to let it through. Its length, or 0
