@@ -508,8 +508,21 @@ void consumption_collect(char **files, int nfiles, struct trace_run *run,
 		free(c.per);
 }
 
+/* The thread's process: pid and program (procs.c), after the figures:
+ * scripts read the columns before them by position. */
+static void proc_cells(struct table *t, const struct trace_proc *p)
+{
+	if (!p) {
+		table_none(t, "");
+		table_none(t, "");
+		return;
+	}
+	table_addf(t, "%ld", p->pid);
+	table_add(t, proc_name(p));
+}
+
 static void add_rows(struct table *t, const char *node, const char *tid,
-		     const char *name, const struct consumption *c)
+		     const char *name, const struct trace_proc *p, const struct consumption *c)
 {
 	char buf[64];
 
@@ -522,6 +535,7 @@ static void add_rows(struct table *t, const char *node, const char *tid,
 	table_add(t, "live");
 	table_add(t, fmt_secs(buf, sizeof(buf), c->live));
 	table_pct(t, (double)c->live, (double)c->live);
+	proc_cells(t, p);
 	for (int k = 0; k < CAT_N; k++) {
 		table_add(t, node);
 		if (*tid)
@@ -532,12 +546,14 @@ static void add_rows(struct table *t, const char *node, const char *tid,
 		table_add(t, cat_names[k]);
 		table_add(t, fmt_secs(buf, sizeof(buf), c->cat[k]));
 		table_pct(t, (double)c->cat[k], (double)c->live);
+		proc_cells(t, p);
 	}
 }
 
 static const struct coldef cols[] = {
 	{ "node", COL_TEXT, 0 }, { "tid", COL_INT, 0 }, { "thread", COL_TEXT, 0 },
 	{ "category", COL_TEXT, 0 }, { "seconds", COL_SECS, 0 }, { "pct_live", COL_PCT, 0 },
+	{ "pid", COL_INT, 0 }, { "process", COL_TEXT, 0 },
 };
 const struct tabledef consumption_tables[] = { TABLEDEF("consumption", cols), { NULL } };
 
@@ -551,7 +567,7 @@ int report_consumption(int argc, char **argv)
 
 	consumption_collect(argv, argc, &run, &per, &all);
 	t = table_new(&consumption_tables[0]);
-	table_align(t, "lrllrr");
+	table_align(t, "lrllrrrl");
 	for (size_t i = 0; i < run.nthreads; i++) {
 		struct trace_thread *th = run.threads[i];
 
@@ -560,10 +576,10 @@ int report_consumption(int argc, char **argv)
 		if (filt.active && !per[i].live)
 			continue;
 		snprintf(tid, sizeof(tid), "%ld", th->tid);
-		add_rows(t, th->node->name, tid, th->name, &per[i]);
+		add_rows(t, th->node->name, tid, th->name, th->proc, &per[i]);
 	}
-	add_rows(t, "ALL", "", "SUM", &all.sum);
-	add_rows(t, "ALL", "", "ALL", &all.wall);
+	add_rows(t, "ALL", "", "SUM", NULL, &all.sum);
+	add_rows(t, "ALL", "", "ALL", NULL, &all.wall);
 	table_emit(t);
 	/* which time "cpu" is: not the kernel's CPU time (sums, summary) */
 	if (!opt.csv && !opt.output)

@@ -18,7 +18,7 @@ static const struct report {
 	const char *by;		/* the --by keys it takes, '|'-separated; NULL none */
 	const char *help;
 } reports[] = {
-	{ "summary",     report_summary,     summary_tables,     NULL, "nodes, processes, threads, files, sockets" },
+	{ "summary",     report_summary,     summary_tables,     NULL, "nodes, processes, threads, files, sockets; the run's seconds, calls, bytes and CPU time" },
 	{ "top",         report_top,         top_tables,         "process|file|call", "the --limit N (default 10) longest calls: who made them, on what, when; --by: the N longest of each" },
 	{ "calls",       report_calls,       calls_tables,       "call|node|thread|file|callsite", "per call: count, errors, bytes, latency total, mean, p50, p90, p99, max" },
 	{ "access",      report_access,      access_tables,      "callsite", "per file: Darshan's access-pattern counters, size histograms, common sizes" },
