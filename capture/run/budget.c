@@ -7,9 +7,10 @@
  * for it. At --max-size it tells the interposer to stop (the arena's
  * stop: no thread takes more room, each ends where its pages end),
  * says so once, and the trace is marked complete="false"
- * reason="max-size"; the app runs on, untouched. A trace that grows at
- * a rate that would fill the free space of its file system (statvfs)
- * within the hour is said once, with the compact encoding's name.
+ * reason="max-size"; the app runs on, untouched. A streamed trace that
+ * grows at a rate that would fill the free space of its file system
+ * (statvfs) within the hour is said once, with the compact encoding's
+ * name.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,7 +134,9 @@ static void look(struct budget *b, int64_t now, uint64_t *prev, int64_t *prev_t)
 	struct statvfs sv;
 	*prev = got;
 	*prev_t = now;
-	if (b->warned || b->hit || rate <= 0 || statvfs(b->fsdir, &sv) < 0)
+	/* a trace written at the end has only a guess of its size: no
+	 * warning on a guess (--profile's snapshots are bigger records) */
+	if (!b->stream || b->warned || b->hit || rate <= 0 || statvfs(b->fsdir, &sv) < 0)
 		return;
 	double avail = (double)sv.f_bavail * (double)sv.f_frsize;
 	if (rate * 3600 < avail)
