@@ -24,6 +24,57 @@ struct acl_ent {
 	uint32_t id;
 };
 
+/* What the kernel keeps: each tag known, in order (named users and
+ * groups by id), one owner, owning group and other entry, a mask when
+ * there are named entries (and at most one) */
+static inline int acl_in_order(const struct acl_ent *e, size_t n)
+{
+	int uo = 0, go = 0, ot = 0, mk = 0, named = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint16_t t = e[i].tag;
+		if (e[i].perm > 7 || (t != ACL_T_USER_OBJ && t != ACL_T_USER &&
+				      t != ACL_T_GROUP_OBJ && t != ACL_T_GROUP &&
+				      t != ACL_T_MASK && t != ACL_T_OTHER))
+			return 0;
+		if (i && (t < e[i - 1].tag || (t == e[i - 1].tag &&
+			  (t != ACL_T_USER && t != ACL_T_GROUP))))
+			return 0;
+		if (i && t == e[i - 1].tag && e[i].id <= e[i - 1].id)
+			return 0;
+		uo += t == ACL_T_USER_OBJ;
+		go += t == ACL_T_GROUP_OBJ;
+		ot += t == ACL_T_OTHER;
+		mk += t == ACL_T_MASK;
+		named += t == ACL_T_USER || t == ACL_T_GROUP;
+	}
+	return uo == 1 && go == 1 && ot == 1 && mk <= 1 && (!named || mk);
+}
+
+/* An ACL (len bytes) that lets nobody in but the owner and named users
+ * (the ones a privilege drop was given): the owning group and others
+ * nothing, no named group. A file whose mode shows group bits only for
+ * such an ACL's mask is as private as one of mode 0600 */
+static inline int acl_users_only(const void *in, size_t len)
+{
+	struct acl_ent e[ACL_MAX];
+	uint32_t ver;
+
+	if (len < 4 || (len - 4) % sizeof(struct acl_ent) ||
+	    (len - 4) / sizeof(struct acl_ent) > ACL_MAX)
+		return 0;
+	memcpy(&ver, in, 4);
+	size_t n = (len - 4) / sizeof(struct acl_ent);
+	memcpy(e, (const char *)in + 4, n * sizeof(struct acl_ent));
+	if (ver != ACL_VERSION || !acl_in_order(e, n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((e[i].tag == ACL_T_GROUP_OBJ && e[i].perm) || e[i].tag == ACL_T_GROUP ||
+		    (e[i].tag == ACL_T_OTHER && e[i].perm))
+			return 0;
+	return 1;
+}
+
 /* Into out (room for 4 + 8 * ACL_MAX bytes): the ACL in (len bytes, 0 for
  * none: the file's mode stands for it) with user uid given perm (rwx
  * bits) too, and the mask widened to let it through. Its length, or 0
@@ -45,6 +96,8 @@ static inline size_t acl_add_user(const void *in, size_t len, unsigned mode,
 			return 0;
 		n = (len - 4) / sizeof(struct acl_ent);
 		memcpy(e, (const char *)in + 4, n * sizeof(struct acl_ent));
+		if (!acl_in_order(e, n))
+			return 0;
 	} else {
 		e[n++] = (struct acl_ent){ ACL_T_USER_OBJ, (mode >> 6) & 7, (uint32_t)-1 };
 		e[n++] = (struct acl_ent){ ACL_T_GROUP_OBJ, (mode >> 3) & 7, (uint32_t)-1 };

@@ -443,6 +443,8 @@ struct run_opts {
 };
 /* Set by the cluster runner for each node's capture: its pid. */
 #define ENV_CLUSTER_RUNNER "ISLAND_CLUSTER_RUNNER"
+/* The user's LD_PRELOAD, the app's: island-capture runs without it */
+#define ENV_APP_PRELOAD "ISLAND_APP_PRELOAD"
 int run_app(struct run_opts *o, struct node *n, int *exit_code);
 
 #endif

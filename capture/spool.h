@@ -516,6 +516,11 @@ struct prof_ctl {
 #define ENV_LOADER_NAME "ISLAND_LOADER_NAME"  /* a script's path as exec'd */
 #define ENV_LOADED   "ISLAND_LOADED"    /* island-loader started this image: its file */
 #define ENV_SESSION_NODE "ISLAND_SESSION_NODE"   /* ... our node's index */
+/* An ASan program runs with the interposer loaded before its runtime,
+ * which it refuses unless told: the capture tells it, and the program
+ * sees none of it (core.c, env_hide) */
+#define ENV_ASAN_OURS "ASAN_OPTIONS=verify_asan_link_order=0"
+#define ENV_ASAN_SUFFIX ":verify_asan_link_order=0"
 #define ENV_SHARE "ISLAND_SHARE"    /* DIR[:DIR]: a cluster node's scratch, opened
 				      to a user it drops to (privdrop.c) */
 

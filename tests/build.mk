@@ -53,6 +53,13 @@ $(O)/tests/apps/dropexec-static: tests/apps/dropexec.c
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $<
 TEST_APPS += $(O)/tests/apps/dropexec-static
 
+# Other interposers' programs: one built with ASan (capture-interposers.sh)
+$(O)/tests/apps/stacked-asan: tests/apps/stacked.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -O1 -g -std=gnu11 -Wall -fsanitize=address -o $@ $<
+TEST_APPS += $(O)/tests/apps/stacked-asan
+
 # Descriptors on no file, static too (capture-anonfds.sh)
 $(O)/tests/apps/anonfds-static: tests/apps/anonfds.c
 	$(call msg,CC,$<)

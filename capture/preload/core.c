@@ -993,6 +993,11 @@ static void env_hide(void)
 			memset(*r, 0, strlen(*r));
 			continue;
 		}
+		/* the program's own ASAN_OPTIONS, with ours after them */
+		size_t rl = strlen(*r), sl = sizeof(ENV_ASAN_SUFFIX) - 1;
+		if (!strncmp(*r, "ASAN_OPTIONS=", 13) && rl > 13 + sl &&
+		    !strcmp(*r + rl - sl, ENV_ASAN_SUFFIX))
+			memset(*r + rl - sl, 0, sl);
 		if (!strncmp(*r, "LD_PRELOAD=", 11)) {
 			size_t was = strlen(*r + 11);
 			size_t left = preload_strip(*r + 11, env_preload_lib, libl);
@@ -1323,7 +1328,7 @@ static int env_ours(const char *e)
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (!strncmp(e, ours[i], strlen(ours[i])))
 			return 1;
-	return 0;
+	return !strcmp(e, ENV_ASAN_OURS);
 }
 
 /* An environment for a child image: the caller's, with our variables and
@@ -1368,11 +1373,29 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	if (mpil) {
 		p[libl] = ':';
 		memcpy(p + libl + 1, env_preload_mpi, mpil + 1);
+		p += mpil + 1;
+	}
+	p += libl + 1;
+	/* the program's own ASAN_OPTIONS, and ours after them, in the rest
+	 * of buf; none: ours alone (below) */
+	char *asan = NULL;
+	for (char *const *e = envp; *e; e++) {
+		size_t al = strlen(*e), sl = sizeof(ENV_ASAN_SUFFIX) - 1;
+		if (strncmp(*e, "ASAN_OPTIONS=", 13))
+			continue;
+		asan = *e;
+		if (!strstr(*e, "verify_asan_link_order") &&
+		    (size_t)(p - *buf) + al + sl + 1 <= buflen) {
+			memcpy(p, *e, al);
+			memcpy(p + al, ENV_ASAN_SUFFIX, sl + 1);
+			asan = p;
+		}
 	}
 	for (char *const *e = envp; *e; e++) {
-		if (!strncmp(*e, pre, sizeof(pre) - 1) || env_ours(*e))
+		if (!strncmp(*e, pre, sizeof(pre) - 1) || env_ours(*e) ||
+		    !strncmp(*e, "ASAN_OPTIONS=", 13))
 			continue;
-		if (n + 12 >= arrlen)
+		if (n + 15 >= arrlen)
 			return envp;
 		arr[n++] = *e;
 	}
@@ -1398,6 +1421,7 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	}
 	if (env_share[0])
 		arr[n++] = env_share;
+	arr[n++] = asan ? asan : (char *)ENV_ASAN_OURS;
 	arr[n] = NULL;
 	return arr;
 }
@@ -1455,7 +1479,7 @@ void spawn_env_enter(pid_t tid, uint64_t t0)
 	size_t n = 0;
 	for (char **e = environ; e && *e; e++)
 		n++;
-	size_t arrlen = n + 13, size = arrlen * sizeof(char *) + 8192;
+	size_t arrlen = n + 15, size = arrlen * sizeof(char *) + 8192;
 	char **arr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (arr == MAP_FAILED) {
 		spawn_env.users--;

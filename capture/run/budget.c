@@ -7,9 +7,10 @@
  * for it. At --max-size it tells the interposer to stop (the arena's
  * stop: no thread takes more room, each ends where its pages end),
  * says so once, and the trace is marked complete="false"
- * reason="max-size"; the app runs on, untouched. A trace that grows at
- * a rate that would fill the free space of its file system (statvfs)
- * within the hour is said once, with the compact encoding's name.
+ * reason="max-size"; the app runs on, untouched. A streamed trace that
+ * grows at a rate that would fill the free space of its file system
+ * (statvfs) within the hour is said once, with the compact encoding's
+ * name.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +37,7 @@ struct budget {
 	int halt, hit, warned;
 	struct stream *stream;       /* the trace's parts written as it runs */
 	double per_spool;            /* else: its bytes per spool byte, a guess */
-	uint64_t max, wchar0;
+	uint64_t max, wchar0, most;
 	int64_t t0, hit_at;
 	struct arena_hdr *a;
 	char *output, *fsdir;
@@ -88,10 +89,17 @@ static uint64_t taken(struct budget *b)
 	double spool = b->a ? (double)b->a->given : 0;
 
 	if (!b->stream)
-		return (uint64_t)(spool * b->per_spool);
+		return (uint64_t)(spool * b->per_spool);	/* (only grows) */
 	double w = (double)(wchar() - b->wchar0), p = (double)stream_taken(b->stream);
-	double rate = p > 65536 ? w / p : b->per_spool;
-	return (uint64_t)(w + (spool > p ? spool - p : 0) * rate);
+	/* its own rate once it has taken enough for the parts' heads not
+	 * to count (8 MiB) */
+	double rate = p > (8 << 20) ? w / p : b->per_spool;
+	uint64_t est = (uint64_t)(w + (spool > p ? spool - p : 0) * rate);
+
+	/* an estimate: the rate moves, what was taken does not shrink */
+	if (est > b->most)
+		b->most = est;
+	return b->most;
 }
 
 static void fmt_size(char *buf, size_t len, double v)
@@ -126,7 +134,9 @@ static void look(struct budget *b, int64_t now, uint64_t *prev, int64_t *prev_t)
 	struct statvfs sv;
 	*prev = got;
 	*prev_t = now;
-	if (b->warned || b->hit || rate <= 0 || statvfs(b->fsdir, &sv) < 0)
+	/* a trace written at the end has only a guess of its size: no
+	 * warning on a guess (--profile's snapshots are bigger records) */
+	if (!b->stream || b->warned || b->hit || rate <= 0 || statvfs(b->fsdir, &sv) < 0)
 		return;
 	double avail = (double)sv.f_bavail * (double)sv.f_frsize;
 	if (rate * 3600 < avail)
@@ -182,9 +192,10 @@ struct budget *budget_start(const char *spool, const char *output, uint64_t max,
 	free(copy);
 	b->max = max;
 	b->stream = stream;
-	/* XML: some 4 bytes a spool byte; .isb.zst some 0.1 (a plain run
-	 * of writes: 430 MB of XML, 6.6 MB of .isb.zst, 48 MB of spool) */
-	b->per_spool = compact ? 0.15 : 9;
+	/* XML: some 9 bytes a spool byte (a run of writes: 430 MB of XML
+	 * from 48 MB of spool); .isb.zst some 0.2 (nginx under wrk: 15 MB
+	 * from 75 MB) */
+	b->per_spool = compact ? 0.2 : 9;
 	b->wchar0 = wchar();
 	b->t0 = now_ns();
 	pthread_mutex_init(&b->mu, NULL);

@@ -620,6 +620,31 @@ static void write_twin(const struct node *n, const char *dir, const char *path)
 	resolve_free(&m);
 }
 
+/*
+ * The user's LD_PRELOAD is the app's (eatmydata, libfaketime, jemalloc,
+ * a sanitizer's runtime), not ours: a capture whose fsyncs eatmydata
+ * answered, whose clock libfaketime set, or which LeakSanitizer judged
+ * at its exit, would not be the capture. We run again without it, kept
+ * in ISLAND_APP_PRELOAD, and the app gets it back (run.c, set_env).
+ */
+static void app_preload(char **argv)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	size_t n = 0;
+
+	if (!pre || !*pre || getenv(ENV_APP_PRELOAD))
+		return;
+	while (environ[n])
+		n++;
+	/* in its place: the app's environment keeps its order */
+	char **env = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		env[i] = strncmp(environ[i], "LD_PRELOAD=", 11) ? environ[i] :
+			 xasprintf("%s=%s", ENV_APP_PRELOAD, environ[i] + 11);
+	execve("/proc/self/exe", argv, env);
+	free(env);          /* no /proc: with it, as before */
+}
+
 int main(int argc, char **argv)
 {
 	struct option lopts[NOPTS + 1];
@@ -645,6 +670,7 @@ int main(int argc, char **argv)
 	struct netcap_opts nco = { 0 };
 
 	progname = "island-capture";
+	app_preload(argv);
 	zstd_input_register();	/* .zst traces read like any other */
 	check_stdout_at_exit();
 	for (size_t i = 0; i < NOPTS; i++)

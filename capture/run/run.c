@@ -52,20 +52,40 @@ static void forward(int sig, siginfo_t *si, void *uc)
 
 static void set_env(struct run_opts *o)
 {
-	const char *pre = getenv("LD_PRELOAD");
+	const char *pre = getenv(ENV_APP_PRELOAD);
 	char *v;
 
 	const char *ours = o->mpi_lib ? xasprintf("%s:%s", o->lib, o->mpi_lib) : o->lib;
 
+	if (!pre)
+		pre = getenv("LD_PRELOAD");
+
 	if (pre && *pre) {
-		v = xasprintf("%s:%s", pre, ours);
-		setenv("LD_PRELOAD", v, 1);
-		free(v);
+		v = xasprintf("LD_PRELOAD=%s:%s", pre, ours);
+		/* where the user's was (main.c, app_preload) */
+		for (char **e = environ; *e; e++)
+			if (!strncmp(*e, ENV_APP_PRELOAD "=", sizeof(ENV_APP_PRELOAD))) {
+				*e = v;
+				v = NULL;
+				break;
+			}
+		if (v)
+			putenv(v);
 	} else {
 		setenv("LD_PRELOAD", ours, 1);
 	}
 	if (o->mpi_lib)
 		setenv(ENV_MPI_LIB, o->mpi_lib, 1);
+	unsetenv(ENV_APP_PRELOAD);
+	/* an ASan program's runtime would refuse to come after us */
+	const char *asan = getenv("ASAN_OPTIONS");
+	if (!asan || !*asan) {
+		putenv((char *)ENV_ASAN_OURS);
+	} else if (!strstr(asan, "verify_asan_link_order")) {
+		v = xasprintf("%s%s", asan, ENV_ASAN_SUFFIX);
+		setenv("ASAN_OPTIONS", v, 1);
+		free(v);
+	}
 	setenv(ENV_SPOOL, o->spool, 1);
 	setenv(ENV_CLOCK, o->clock_kind == CLOCK_KIND_TSC ? "tsc" : "mono", 1);
 	setenv(ENV_LIB, o->lib, 1);

@@ -13,8 +13,10 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "capture.h"
 #include "session.h"
 #include "util.h"
@@ -39,6 +41,14 @@ char *session_path(const char *name)
 	return xasprintf("%s/island-session.%u.%s", session_dir, (unsigned)getuid(), local);
 }
 
+static int users_only(int fd, mode_t mode)
+{
+	char acl[4 + ACL_MAX * sizeof(struct acl_ent)];
+	ssize_t n = (mode & 007) ? -1 : fgetxattr(fd, ACL_XATTR, acl, sizeof(acl));
+
+	return n > 0 && acl_users_only(acl, (size_t)n);
+}
+
 struct session *session_open(const char *name, int create, int owner)
 {
 	char *path = session_path(name);
@@ -60,9 +70,11 @@ struct session *session_open(const char *name, int create, int owner)
 		free(path);
 		return NULL;
 	}
-	/* private to the user: refuse a file someone else made */
+	/* private to the user: refuse a file someone else made (the group
+	 * bits of an ACL that lets in only the users a node's app drops to,
+	 * privdrop.c and runas.c, are its mask) */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-	    st.st_uid != getuid() || (st.st_mode & 077)) {
+	    st.st_uid != getuid() || ((st.st_mode & 077) && !users_only(fd, st.st_mode))) {
 		warnx("%s: not a private session file of this user (a regular file, "
 		      "mode 0600, one link): refused", path);
 		close(fd);

@@ -513,8 +513,15 @@ static int next_chunk(const struct arena_img *im)
 	return -1;
 }
 
+/* A thread's records taken by one poll while streaming, at most (some
+ * 30 bytes of spool each, 64 in memory): the capture holds a poll's, not
+ * all that the stream is behind by (nginx under wrk for 10 minutes: 14 GB
+ * read at its end) */
+#define POLL_CAP (16u << 20)
+
 static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **out,
-			   size_t *cap, bool final, bool rated, bool *held, uint64_t *held_t0)
+			   size_t *cap, bool final, bool rated, bool *held, uint64_t *held_t0,
+			   bool *more)
 {
 	size_t total = 0;
 	/* a thread's last record may still change (an exec that failed
@@ -533,6 +540,10 @@ static size_t poll_records(struct arena_scan *s, struct arena_img *im, char **ou
 		 * not 8) */
 		size_t step = 1024;
 		while (!im->bad && im->pos < len) {
+			if (!final && total >= POLL_CAP) {
+				*more = true;	/* the rest at the next poll */
+				return total;
+			}
 			size_t want = len - im->pos > step ? step : (size_t)(len - im->pos);
 			step = POLL_READ;
 			ssize_t got = pread(s->fd, s->in, want,
@@ -683,7 +694,14 @@ int64_t spool_poll(struct node *n, struct arena_scan *s, int final)
 		uint64_t held_t0 = 0;
 		int x = im->h->exit;	/* an end seen before the reading */
 		bool ended = im->superseded || (x != TEXIT_NONE && x != TEXIT_EXEC);
-		size_t cap = 0, len = poll_records(s, im, &buf, &cap, final, rated, &held, &held_t0);
+		bool more = false;
+		size_t cap = 0, len = poll_records(s, im, &buf, &cap, final, rated, &held, &held_t0,
+						   &more);
+		if (more) {
+			/* not all it wrote is read: its end is not seen yet */
+			im->h->exit = TEXIT_NONE;
+			ended = false;
+		}
 		taken += (int64_t)len;
 		if (!final && !ended)
 			arena_ahead(s, &a, im->off, im->size, im->pos, &im->ahead,

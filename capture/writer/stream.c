@@ -225,6 +225,11 @@ static void stream_free(struct stream *s)
  * be (then spool_load's messages say why, and the stream is freed). */
 int stream_finish(struct stream *s)
 {
+	/* what the stream is behind by, taken a poll at a time, written and
+	 * let go as while the app ran: the capture's memory stays a poll's */
+	__atomic_store_n(&s->halt, 0, __ATOMIC_RELAXED);
+	while (!s->wait && step(s) >= (int64_t)BUSY_BYTES)
+		;
 	if (spool_poll(s->n, &s->scan, 1) < 0) {
 		stream_free(s);
 		return -1;

@@ -9,8 +9,7 @@ FUZZ_S    ?= 60
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(FUZZ_SAN) \
 	       -fsanitize=fuzzer-no-link -Itests/fuzz -Ianalysis -Ireplay $(CAPTURE_INC)
-FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session session_auth mpi_deps
-FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session session_auth replayrep
+FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session session_auth mpi_deps replayrep acl
 FUZZ_BINS  := $(patsubst %,$(O)/fuzz/%,$(FUZZ_NAMES))
 
 # The objects each harness needs, built apart with clang and sanitizers.
@@ -42,6 +41,7 @@ $(O)/fuzz/obj/%.o: %.c
 define fuzzbin
 $(O)/fuzz/$(1): tests/fuzz/$(1).c tests/fuzz/fuzz.h $(2)
 	$$(call msg,FUZZLD,$$@)
+	@mkdir -p $$(dir $$@)
 	$$(Q)$$(FUZZ_CC) $$(CPPFLAGS) $$(FUZZ_CFLAGS) $$(XML_CFLAGS) -fsanitize=fuzzer \
 		-o $$@ tests/fuzz/$(1).c $(2) $$(FUZZ_LIBS)
 endef
@@ -52,6 +52,8 @@ $(eval $(call fuzzbin,mpi_deps,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,replayrep,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,trace_replay,$(FUZZ_REPLAY)))
 $(eval $(call fuzzbin,spool,$(FUZZ_CAPTURE)))
+# capture/acl.h: the header alone
+$(eval $(call fuzzbin,acl,))
 # cluster.c and coordinator.c are compiled into their harnesses (their
 # parsers are static)
 $(eval $(call fuzzbin,cluster,$(filter-out $(O)/fuzz/obj/capture/cluster/cluster.o,$(FUZZ_CAPTURE))))
