@@ -1479,7 +1479,7 @@ void spawn_env_enter(pid_t tid, uint64_t t0)
 	size_t n = 0;
 	for (char **e = environ; e && *e; e++)
 		n++;
-	size_t arrlen = n + 15, size = arrlen * sizeof(char *) + 8192;
+	size_t arrlen = n + 16, size = arrlen * sizeof(char *) + 8192;
 	char **arr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (arr == MAP_FAILED) {
 		spawn_env.users--;

@@ -1549,8 +1549,9 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		for (char *const *v = (char *const *)a[ei]; v && *v; v++, ne++)
 			if (!strncmp(*v, "LD_PRELOAD=", 11))
 				pl = strlen(*v);
-		char *fixed[ne + 14], fbuf[pl + strlen(env_preload_lib) + 16], *fb = fbuf;
-		x[ei] = (long)env_fix((char *const *)a[ei], &fb, sizeof(fbuf), fixed, ne + 14);
+		/* room for the MPI level's library too (at most 511 bytes) */
+		char *fixed[ne + 15], fbuf[pl + strlen(env_preload_lib) + 512 + 16], *fb = fbuf;
+		x[ei] = (long)env_fix((char *const *)a[ei], &fb, sizeof(fbuf), fixed, ne + 15);
 #endif
 		const char *given = NULL;
 		if (island_exe) {        /* exec of /proc/self/exe */

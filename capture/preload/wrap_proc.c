@@ -385,7 +385,7 @@ static void exec_args(char *out, char *const argv[])
 static int exec_with(enum exec_how how, int fd, const char *path,
 		     char *const argv[], char *const envp[], int atflags)
 {
-	size_t n = env_count(envp) + 15;
+	size_t n = env_count(envp) + 16;
 	char *arr[n], buf[8192], *bp = buf, vf[sizeof(ENV_VFORKED) + 64 + 4096];
 	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n - 1);
 	struct tstate *t = &ts;
@@ -521,7 +521,7 @@ static int spawn(int search, pid_t *pid, const char *path,
 		 const posix_spawnattr_t *at, char *const argv[],
 		 char *const envp[])
 {
-	size_t n = env_count(envp) + 16;
+	size_t n = env_count(envp) + 17;
 	char *arr[n], buf[8192], *bp = buf, sp[sizeof(ENV_SPAWNED) + 64 + 4096];
 	char acts[8192], found[4096];
 	char *const *env = env_fix(envp, &bp, sizeof(buf), arr, n - 2);
