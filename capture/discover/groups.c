@@ -207,6 +207,41 @@ static uint64_t judge(const struct discovery *d, size_t a, size_t b, uint64_t *r
 	return sure | def;
 }
 
+/* Of the nodes a wait may be for, unsure, the likeliest: the one whose
+ * number the bit passes that saw the wait spell with the fewest bits
+ * wrong (a pass misjudged by a busy machine), then the one whose hold
+ * ended last in the group pass; one wait written, not one per node. */
+static uint64_t best_guess(const struct discovery *d, size_t a, size_t b, uint64_t unsure)
+{
+	int best = -1, best_miss = 1 << 30;
+	int64_t best_end = 0;
+
+	for (int i = 0; i < d->n; i++) {
+		if (!(unsure & (1ull << i)))
+			continue;
+		int miss = 0;
+		int64_t end = 0;
+		for (int p = 0; p < d->npasses; p++) {
+			if (d->passes[p]->kind != PASS_BIT)
+				continue;
+			int seen = 0;
+			for (size_t k = a; k < b && !seen; k++)
+				seen = d->obs[k].pass == p;
+			miss += seen != !!(d->passes[p]->mask & (1ull << i));
+		}
+		for (size_t k = a; k < b; k++)
+			if (d->obs[k].t == i && d->passes[d->obs[k].pass]->kind == PASS_GROUP &&
+			    d->obs[k].at > end)
+				end = d->obs[k].at;
+		if (miss < best_miss || (miss == best_miss && end > best_end)) {
+			best = i;
+			best_miss = miss;
+			best_end = end;
+		}
+	}
+	return best < 0 ? 0 : 1ull << best;
+}
+
 /* Each wait's observations together, one wait after another: f(a, b). */
 static void each_wait(struct discovery *d, void (*f)(struct discovery *, size_t, size_t, void *),
 		      void *ctx)
@@ -245,6 +280,8 @@ static void emit_wait(struct discovery *d, size_t a, size_t b, void *ctx)
 	uint64_t unsure, single, reach[64];
 	uint64_t c = judge(d, a, b, reach, &unsure, &single);
 
+	if (ones(unsure) > 1)
+		unsure = best_guess(d, a, b, unsure);
 	for (int t = 0; t < d->n; t++) {
 		if (!((c | unsure) & (1ull << t)) || discover_has_message(d, d->obs[a].x,
 									    d->obs[a].xs, t))

@@ -281,6 +281,31 @@ static void note_spin(struct tstate *t, const struct rec *r)
 static int64_t asleep_at[SESS_NODES][SESS_THREADS];  /* wait_since found asleep */
 static int64_t asleep_in[SESS_NODES][SESS_THREADS];  /* in the hold begun then */
 
+/* The kernel says thread i of node x is running or runnable ('R'):
+ * computing, not waiting (0 when it cannot tell: another host's). */
+static int running(const struct sess_node *x, int i)
+{
+	char path[64] = "/proc/", buf[512], *p;
+
+	if (x->remote)
+		return 0;
+	p = utoa(path + 6, (unsigned long)x->th[i].pid);
+	memcpy(p, "/task/", 6);
+	p = utoa(p + 6, (unsigned long)x->th[i].tid);
+	memcpy(p, "/stat", 6);
+	int e = errno, fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno = e, 0;
+	long n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	syscall(SYS_close, fd);
+	errno = e;
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'R';
+}
+
 static int asleep(const struct sess_node *x, int i, int64_t held)
 {
 	char path[64] = "/proc/", buf[512], *p;
@@ -369,7 +394,14 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held,
 				*look = sa;
 			continue;            /* spinning since the hold began */
 		}
-		if (now_ns - (since > held ? since : held) <= x->max_gap)
+		int64_t quiet = now_ns - (since > held ? since : held);
+		if (quiet <= x->max_gap)
+			return 0;
+		/* no I/O for its maximum gap, but the kernel has it running:
+		 * computing, slowed by a busy machine (a 5 ms phase took 50,
+		 * and the node waited for was taken for a waiting one); up to
+		 * 10 gaps, past which a thread spinning on memory is waiting */
+		if (quiet <= 10 * x->max_gap && running(x, i))
 			return 0;
 		idle++;
 	}
