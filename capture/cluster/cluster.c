@@ -906,19 +906,12 @@ static int discover_plan(struct cluster *c, struct cluster_opts *o, struct disco
 			   xasprintf("all %d nodes at once", __builtin_popcountll(all))) < 0)
 		return -1;
 	uint64_t u = discover_undecided(d);
-	int m = __builtin_popcountll(u), bits = 0, from = 0, most = 0;
+	/* numbered from 0 in index order (number 0 is in no bit pass: a
+	 * wait seen in none is its); numbering from 1 made a number the OR
+	 * of two others' (3 = 1 | 2), which a wait for both spelled */
+	int m = __builtin_popcountll(u), bits = 0, from = 0;
 	while ((1 << bits) < m)
 		bits++;
-	while ((1 << most) < c->n)
-		most++;
-	/* numbered from 1 when that costs no pass more than 2 + ceil(log2 N):
-	 * number 0 is in no bit pass, so that no pass can tell it is one of
-	 * several nodes a wait is for */
-	if ((1 << bits) > m || bits < most) {
-		from = 1;
-		while ((1 << bits) < m + 1)
-			bits++;
-	}
 	if (!m)
 		fprintf(stderr, "island-capture: %s: every wait of the group pass has one "
 			"node it can be for, or a message: no more passes\n", o->file);

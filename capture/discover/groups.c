@@ -55,16 +55,24 @@ static void reach_of(const struct discovery *d, int x, uint64_t xs, uint64_t *re
 	}
 }
 
-/* the latest I/O of t's that the wait was seen on, in passes of kind
- * `kind` (0 any) */
+/* the I/O of t's that the wait was seen on, in passes of kind `kind` (0
+ * any): in each pass, the latest (the strongest); of the passes, the
+ * earliest, which they all agree it waited for (a node held with others
+ * holds whatever it is at: its barrier's send in one pass, the connect
+ * the wait was for in another) */
 static uint64_t seen_ts(const struct discovery *d, size_t a, size_t b, int t, int kind)
 {
 	uint64_t ts = 0;
 
-	for (size_t k = a; k < b; k++)
-		if (d->obs[k].t == t && d->obs[k].ts > ts &&
-		    (!kind || d->passes[d->obs[k].pass]->kind == kind))
-			ts = d->obs[k].ts;
+	for (int p = 0; p < d->npasses; p++) {
+		uint64_t in = 0;
+		for (size_t k = a; k < b; k++)
+			if (d->obs[k].t == t && d->obs[k].pass == p && d->obs[k].ts > in &&
+			    (!kind || d->passes[p]->kind == kind))
+				in = d->obs[k].ts;
+		if (in && (!ts || in < ts))
+			ts = in;
+	}
 	return ts;
 }
 
