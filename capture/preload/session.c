@@ -132,6 +132,7 @@ enum {
 	K_WAIT = 8, K_LOOK = 16, K_BOOK = 32, K_PROBE = 64,
 };
 #define WAIT_MIN_NS 2000000
+#define RUN_MORE_NS 100000000
 #define START_GRACE_NS 1000000000
 
 static const unsigned short rel_yes[] = {
@@ -399,9 +400,11 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held,
 			return 0;
 		/* no I/O for its maximum gap, but the kernel has it running:
 		 * computing, slowed by a busy machine (a 5 ms phase took 50,
-		 * and the node waited for was taken for a waiting one); up to
-		 * 10 gaps, past which a thread spinning on memory is waiting */
-		if (quiet <= 10 * x->max_gap && running(x, i))
+		 * and the node waited for was taken for a waiting one); for 3
+		 * gaps more, 100 ms at most, past which a thread running is
+		 * one spinning on memory (Open MPI's shared memory): waiting */
+		int64_t more = 3 * x->max_gap < RUN_MORE_NS ? 3 * x->max_gap : RUN_MORE_NS;
+		if (quiet <= x->max_gap + more && running(x, i))
 			return 0;
 		idle++;
 	}
