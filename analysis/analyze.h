@@ -15,8 +15,8 @@
 
 /* Time categories of the consumption report; they add up to live. */
 enum cat {
-	CAT_CPU, CAT_SLEEP, CAT_FILEREAD, CAT_FILEWRITE, CAT_NETSEND,
-	CAT_NETRECV, CAT_BLOCKED, CAT_STOPPED, CAT_N
+	CAT_CPU, CAT_SLEEP, CAT_FILEREAD, CAT_FILEWRITE, CAT_FILEMETA,
+	CAT_NETSEND, CAT_NETRECV, CAT_PIPE, CAT_BLOCKED, CAT_STOPPED, CAT_N
 };
 extern const char *const cat_names[CAT_N];
 
@@ -58,8 +58,11 @@ struct tabledef {
 	const char *name;
 	const struct coldef *cols;
 	int ncols;
+	const char *needs;	/* the options that bring it, when some do */
 };
-#define TABLEDEF(name, cols) { name, cols, (int)(sizeof(cols) / sizeof(cols[0])) }
+#define TABLEDEF(name, cols) { name, cols, (int)(sizeof(cols) / sizeof(cols[0])), NULL }
+#define TABLEDEF_NEEDS(name, cols, needs) \
+	{ name, cols, (int)(sizeof(cols) / sizeof(cols[0])), needs }
 
 /* Options shared by every report (one table in main.c). */
 struct opts {
@@ -77,6 +80,10 @@ struct opts {
 	const char *value;	/* profile: --value cpu|wall|alloc */
 	bool user_only, categories;
 	int64_t cutoff_ns;	/* profile timeline: --cutoff MS */
+	const char *whatif, *validate;	/* whatif: --if SPEC, --validate REPORT */
+	const char *sort;	/* --sort [-]COL[,...], or NULL */
+	long limit;		/* --limit N rows, 0 none */
+	bool limit_taken;	/* the report applied --limit itself (top) */
 	const struct tabledef *tables;	/* the report's */
 };
 extern struct opts opt;
@@ -155,6 +162,11 @@ FILE *table_stream_open(const struct tabledef *def, const char *const *per, size
 			bool *csv);
 void table_stream_close(FILE *f);
 void tables_done(const char *report);
+/* --sort: each key names a column of one of defs' tables (else exit 2,
+ * with the nearest name). */
+void table_check_sort(const char *report, const struct tabledef *defs);
+/* --limit for rows a report streams: how many to write (SIZE_MAX: all). */
+size_t table_stream_limit(void);
 const struct tabledef *table_find(const struct tabledef *defs, const char *name);
 void csv_field(FILE *f, const char *s);
 const char *intern(const char *s);
@@ -163,7 +175,7 @@ const char *intern(const char *s);
 extern const struct tabledef summary_tables[], calls_tables[], access_tables[], sums_tables[], timeline_tables[],
 	consumption_tables[], files_tables[], sockets_tables[], ttx_tables[],
 	utilization_tables[], regions_tables[], compare_tables[], export_tables[],
-	net_tables[], deps_tables[], profile_tables[];
+	net_tables[], deps_tables[], profile_tables[], whatif_tables[], top_tables[];
 
 /* Number formatting for reports. */
 char *fmt_secs(char *buf, size_t n, int64_t ns);	/* "1.000733" */
@@ -239,6 +251,12 @@ struct consumption {
 	int64_t live;
 	int64_t cat[CAT_N];
 };
+/* The run as a whole (consumption_collect): the threads' sums, and the
+ * wall-clock view: each category's union over the threads (the instants
+ * some thread was in it), live the union of all. */
+struct cons_all {
+	struct consumption sum, wall;
+};
 typedef void (*cat_sink)(void *arg, enum cat c, int64_t start, int64_t end);
 struct acct {
 	int64_t cat[CAT_N];	/* the thread's whole life */
@@ -299,6 +317,7 @@ typedef int (*report_fn)(int argc, char **argv);
 /* export --format xml | isb */
 int export_trace(const char *fmt, int argc, char **argv);
 int report_summary(int argc, char **argv);
+int report_top(int argc, char **argv);
 int report_calls(int argc, char **argv);
 int report_access(int argc, char **argv);
 int report_sums(int argc, char **argv);
@@ -315,6 +334,7 @@ int report_plot(int argc, char **argv);
 int report_deps(int argc, char **argv);
 int report_merge(int argc, char **argv);
 int report_profile(int argc, char **argv);
+int report_whatif(int argc, char **argv);
 
 /* Gathered by the sums report, shared with compare. */
 enum sum {
@@ -332,7 +352,7 @@ struct sums {
 void sums_collect(char **files, int nfiles, struct trace_run *run, struct sums *s);
 void sum_cell(char *buf, size_t n, enum sum k, int64_t v);
 void consumption_collect(char **files, int nfiles, struct trace_run *run,
-			 struct consumption **per, struct consumption *all);
+			 struct consumption **per, struct cons_all *all);
 struct rtree *regions_collect(char **files, int nfiles, struct trace_run *run);
 
 /* net.c: the packets beside the calls (--pcap); deps --from trace|net|both. */
@@ -348,6 +368,13 @@ void flows_dep(struct flows *f, const struct trace_thread *t, const struct trace
 void flows_socket(struct flows *f, const struct trace_node *n, const struct trace_socket *s);
 size_t flows_write(struct flows *f, FILE *out);	/* returns the arrows */
 void flows_free(struct flows *f);
+
+/* procs.c: the program a process runs (its last exec's image, else its
+ * exe: a basename, interned) and that exec's args ("" none), as far as
+ * the reading has gone; read.c notes every exec. */
+void procs_io(const struct trace_thread *t, const struct trace_io *io);
+const char *proc_name(const struct trace_proc *p);
+const char *proc_args(const struct trace_proc *p);
 
 /* sites.c: call sites (--callsites) as "function (file:line)", resolved
  * with libdw from the binaries named by the process's <module>s; interned. */

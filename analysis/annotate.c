@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
-#include "xmlcopy.h"
+#include "trace/xmlcopy.h"
 
 struct aio {
 	int64_t start, end;

@@ -20,6 +20,7 @@ struct errcount {
 struct group {
 	const char *api, *node, *path;	/* interned; node, path per --by */
 	long tid;
+	const struct trace_proc *proc;	/* --by thread: not part of the key */
 	int64_t errors, bytes;
 	struct errcount *errs;
 	size_t nerrs, caperrs;
@@ -106,6 +107,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	case BY_THREAD:
 		key.node = intern(t->node->name);
 		key.tid = t->tid;
+		key.proc = t->proc;
 		break;
 	case BY_FILE:
 		key.node = intern(t->node->name);
@@ -167,8 +169,11 @@ static void add_row(struct table *t, enum by by, struct group *g)
 
 	if (by != BY_CALL && by != BY_SITE)
 		table_add(t, g->node);
-	if (by == BY_THREAD)
+	if (by == BY_THREAD) {
+		table_addf(t, "%ld", g->proc ? g->proc->pid : 0L);
+		table_add(t, proc_name(g->proc));
 		table_addf(t, "%ld", g->tid);
+	}
 	if (by == BY_FILE || by == BY_SITE)
 		table_add(t, g->path);
 	table_add(t, g->api);
@@ -195,6 +200,7 @@ static void add_row(struct table *t, enum by by, struct group *g)
 /* The key columns (per --by) are optional: table_with() names them. */
 static const struct coldef cols[] = {
 	{ "callsite", COL_TEXT, COL_OPT }, { "node", COL_TEXT, COL_OPT },
+	{ "pid", COL_INT, COL_OPT }, { "process", COL_TEXT, COL_OPT },
 	{ "tid", COL_INT, COL_OPT }, { "path", COL_TEXT, COL_OPT },
 	{ "call", COL_TEXT, 0 }, { "count", COL_INT, 0 }, { "errors", COL_INT, 0 },
 	{ "errnos", COL_TEXT, 0 }, { "bytes", COL_INT, 0 }, { "total_s", COL_SECS, 0 },
@@ -206,7 +212,7 @@ const struct tabledef calls_tables[] = { TABLEDEF("calls", cols), { NULL } };
 int report_calls(int argc, char **argv)
 {
 	static const struct trace_ops ops = { .io = on_io };
-	const char *hdr[4];
+	const char *hdr[6];
 	int nh = 0;
 	struct trace_run run = { 0 };
 	struct calls c = { 0 };
@@ -228,8 +234,11 @@ int report_calls(int argc, char **argv)
 		hdr[nh++] = "callsite";
 	else if (c.by != BY_CALL)
 		hdr[nh++] = "node";
-	if (c.by == BY_THREAD)
+	if (c.by == BY_THREAD) {
+		hdr[nh++] = "pid";
+		hdr[nh++] = "process";
 		hdr[nh++] = "tid";
+	}
 	if (c.by == BY_FILE)
 		hdr[nh++] = "path";
 	hdr[nh] = NULL;

@@ -37,7 +37,10 @@ static void load(struct side *s, char *file)
 
 	memset(s, 0, sizeof(*s));
 	sums_collect(&file, 1, &s->run, &s->sums);
-	consumption_collect(&file, 1, &r1, NULL, &s->all);
+	struct cons_all ca;
+
+	consumption_collect(&file, 1, &r1, NULL, &ca);
+	s->all = ca.sum;	/* thread-seconds: a difference adds up */
 	s->rt = regions_collect(&file, 1, &r2);
 	collect_paths(s, rtree_root(s->rt), "");
 	run_free(&r1);
@@ -122,7 +125,7 @@ static int64_t work_net(const struct side *s)
  * the restriction costs; time per unit of work does not. */
 static const struct resource {
 	const char *name, *why, *advice;
-	enum cat cats[2];
+	enum cat cats[3];
 	int ncats;
 	work_fn work;		/* NULL: not scaled */
 	const char *work_name;
@@ -130,7 +133,7 @@ static const struct resource {
 	{ "CPU", "CPU restriction", "more CPU would help most",
 	  { CAT_STOPPED }, 1, work_cpu, "computing" },
 	{ "storage", "storage", "faster storage would help most",
-	  { CAT_FILEREAD, CAT_FILEWRITE }, 2, work_file, "data" },
+	  { CAT_FILEREAD, CAT_FILEWRITE, CAT_FILEMETA }, 3, work_file, "data" },
 	{ "network", "network", "more network bandwidth would help most",
 	  { CAT_NETSEND, CAT_NETRECV }, 2, work_net, "data" },
 	{ "no resource", "waiting on a peer",
@@ -188,7 +191,7 @@ static void say(const struct growth *g, const char *lead)
 	printf("%s %s. B spent %s s more %s", lead, g->r->name,
 	       fmt_secs(buf, sizeof(buf), g->raw), g->r->ncats > 1 ? "in " : "");
 	for (int i = 0; i < g->r->ncats; i++)
-		printf("%s%s", i ? " and " : "", cat_names[g->r->cats[i]]);
+		printf("%s%s", !i ? "" : i + 1 < g->r->ncats ? ", " : " and ", cat_names[g->r->cats[i]]);
 	printf(" (%s", g->r->why);
 	if (g->is_scaled)
 		printf("; %s s more for as much %s as A", fmt_secs(sc, sizeof(sc), g->scaled),

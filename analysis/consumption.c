@@ -2,7 +2,8 @@
  * Consumption". Every instant of a thread's life goes to exactly one
  * category, so the categories add up to live:
  *   - outside calls (compute) and res=proc calls: cpu
- *   - in a call: the category of its res (see cat_rules)
+ *   - in a call: the category of its res (see cat_rules); a write or
+ *     other call on a pipe (proto="pipe") is pipe: a pipe is no network
  *   - in a node stop: stopped, when the stop can have delayed the thread:
  *     always outside calls; inside a call only for the part of the call
  *     beyond its expected time (Island's rule; see expected()).
@@ -20,8 +21,8 @@
 #include <string.h>
 
 const char *const cat_names[CAT_N] = {
-	"cpu", "sleep", "fileread", "filewrite", "netsend", "netrecv",
-	"blocked", "stopped",
+	"cpu", "sleep", "fileread", "filewrite", "filemeta", "netsend", "netrecv",
+	"pipe", "blocked", "stopped",
 };
 
 /* How a stop inside a call is judged: the call's expected time is ... */
@@ -40,7 +41,7 @@ static const struct {
 } cat_rules[TRACE_RES_N] = {
 	[TRACE_RES_FILEREAD]  = { CAT_FILEREAD,  EXP_RATE },
 	[TRACE_RES_FILEWRITE] = { CAT_FILEWRITE, EXP_RATE },
-	[TRACE_RES_FILEMETA]  = { CAT_FILEREAD,  EXP_NONE },
+	[TRACE_RES_FILEMETA]  = { CAT_FILEMETA,  EXP_NONE },
 	[TRACE_RES_NETSEND]   = { CAT_NETSEND,   EXP_RATE },
 	[TRACE_RES_NETRECV]   = { CAT_NETRECV,   EXP_RATE },
 	[TRACE_RES_NETMETA]   = { CAT_NETSEND,   EXP_NONE },
@@ -63,6 +64,15 @@ static bool waits_for_peer(const struct trace_io *io)
 	return false;
 }
 
+/* A write or other call on a pipe (proto="pipe"): no network. A read
+ * stays a receive: it waits for the writer (blocked, as a receive whose
+ * peer's trace is not given). */
+static bool on_pipe(const struct trace_io *io)
+{
+	return io->proto && !strcmp(io->proto, "pipe") && io->res != TRACE_RES_WAIT &&
+	       io->res != TRACE_RES_NETRECV;
+}
+
 /* Receives: a recv waits for the peer before it takes data, and so does a
  * wait that names a socket. */
 static bool is_recv(const struct trace_io *io)
@@ -72,12 +82,13 @@ static bool is_recv(const struct trace_io *io)
 
 enum cat io_category(const struct trace_io *io)
 {
-	return waits_for_peer(io) ? CAT_BLOCKED : cat_rules[io->res].cat;
+	return waits_for_peer(io) ? CAT_BLOCKED : on_pipe(io) ? CAT_PIPE : cat_rules[io->res].cat;
 }
 
 static int64_t expected(const struct trace_node *n, const struct trace_io *io, int64_t dur)
 {
-	enum expect e = waits_for_peer(io) ? EXP_ALL : cat_rules[io->res].exp;
+	enum expect e = waits_for_peer(io) ? EXP_ALL :
+			on_pipe(io) && io->res != TRACE_RES_NETSEND ? EXP_NONE : cat_rules[io->res].exp;
 
 	switch (e) {
 	case EXP_RATE:
@@ -256,18 +267,47 @@ struct pending {
 	struct sel sel;
 };
 
+/* A thread's intervals per category, on the run's clock, for the
+ * wall-clock ALL rows: those its walk accounted, in time order, and its
+ * deferred receives', in time order among themselves. */
+struct wall {
+	struct ilist walked[CAT_N], deferred[CAT_N];
+};
+
 struct cons {
 	struct consumption *per;	/* by thread index */
 	size_t n, cap;
+	struct wall *wall;		/* by thread index */
+	size_t capwall;
+	int cur;			/* the thread the sink adds to */
+	bool settling;			/* deferred receives: their own lists */
 	struct walk w;
 	struct peers *peers;
 	struct pending *pend;
 	size_t npend, cappend;
 };
 
+static void wall_sink(void *arg, enum cat k, int64_t s, int64_t e)
+{
+	struct cons *c = arg;
+	struct wall *w = &c->wall[c->cur];
+
+	ilist_add(c->settling ? &w->deferred[k] : &w->walked[k], s, e);
+}
+
 static void on_thread(void *ctx, struct trace_thread *t)
 {
-	walk_thread(&((struct cons *)ctx)->w, t);
+	struct cons *c = ctx;
+	size_t had = c->capwall;
+
+	XGROW(c->wall, c->capwall, (size_t)t->index + 1);
+	memset(c->wall + had, 0, (c->capwall - had) * sizeof(*c->wall));
+	for (int k = 0; k < CAT_N; k++)
+		c->wall[t->index].walked[k].off = c->wall[t->index].deferred[k].off = t->node->off;
+	walk_thread(&c->w, t);
+	c->cur = t->index;
+	c->w.acct.sink = wall_sink;
+	c->w.acct.arg = c;
 }
 
 static void defer_recv(struct cons *c, struct trace_thread *t, const struct trace_io *io)
@@ -371,11 +411,13 @@ static void settle_recvs(struct cons *c, struct wire *w)
 {
 	for (size_t i = 0; i < c->npend; i++) {
 		struct pending *p = &c->pend[i];
-		struct acct a = { .sel = p->sel };
+		struct acct a = { .sel = p->sel, .sink = wall_sink, .arg = c };
 		int64_t sent, part[3];
 
 		if ((size_t)p->thread >= c->n)	/* a thread that never ended */
 			continue;
+		c->cur = p->thread;
+		c->settling = true;
 		if (wire_split(w, p->node->name, p->io_start, part)) {
 			account_recv_wire(&a, p->node, p->start, p->end, part);
 		} else {
@@ -411,8 +453,36 @@ static const struct trace_ops cons_ops = {
 	.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
 };
 
+/* The wall-clock view: each category's union over the threads, and
+ * live the union of everything accounted (without filters: of the
+ * threads' lives). O(n log k) in the intervals (ilist_union). */
+static void wall_union(struct cons *c, struct consumption *wall)
+{
+	size_t nt = c->n < c->capwall ? c->n : c->capwall;
+	struct ilist **l = xcalloc(2 * nt * CAT_N + 1, sizeof(*l));
+	size_t n = 0;
+
+	for (int k = 0; k < CAT_N; k++) {
+		size_t from = n;
+
+		for (size_t i = 0; i < nt; i++) {
+			l[n++] = &c->wall[i].walked[k];
+			l[n++] = &c->wall[i].deferred[k];
+		}
+		wall->cat[k] = ilist_union(l + from, n - from);
+	}
+	wall->live = ilist_union(l, n);
+	for (size_t i = 0; i < c->capwall; i++)
+		for (int k = 0; k < CAT_N; k++) {
+			ilist_free(&c->wall[i].walked[k]);
+			ilist_free(&c->wall[i].deferred[k]);
+		}
+	free(c->wall);
+	free(l);
+}
+
 void consumption_collect(char **files, int nfiles, struct trace_run *run,
-			 struct consumption **per, struct consumption *all)
+			 struct consumption **per, struct cons_all *all)
 {
 	struct cons c = { .peers = peers_new() };
 
@@ -427,10 +497,11 @@ void consumption_collect(char **files, int nfiles, struct trace_run *run,
 	peers_free(c.peers);
 	memset(all, 0, sizeof(*all));
 	for (size_t i = 0; i < c.n; i++) {
-		all->live += c.per[i].live;
+		all->sum.live += c.per[i].live;
 		for (int k = 0; k < CAT_N; k++)
-			all->cat[k] += c.per[i].cat[k];
+			all->sum.cat[k] += c.per[i].cat[k];
 	}
+	wall_union(&c, &all->wall);
 	if (per)
 		*per = c.per;
 	else
@@ -473,7 +544,8 @@ const struct tabledef consumption_tables[] = { TABLEDEF("consumption", cols), { 
 int report_consumption(int argc, char **argv)
 {
 	struct trace_run run = { 0 };
-	struct consumption *per = NULL, all;
+	struct consumption *per = NULL;
+	struct cons_all all;
 	struct table *t;
 	char tid[32];
 
@@ -490,8 +562,13 @@ int report_consumption(int argc, char **argv)
 		snprintf(tid, sizeof(tid), "%ld", th->tid);
 		add_rows(t, th->node->name, tid, th->name, &per[i]);
 	}
-	add_rows(t, "ALL", "", "ALL", &all);
+	add_rows(t, "ALL", "", "SUM", &all.sum);
+	add_rows(t, "ALL", "", "ALL", &all.wall);
 	table_emit(t);
+	/* which time "cpu" is: not the kernel's CPU time (sums, summary) */
+	if (!opt.csv && !opt.output)
+		printf("note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);\n"
+		       "      SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category\n");
 	free(per);
 	run_free(&run);
 	return 0;

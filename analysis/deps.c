@@ -331,8 +331,9 @@ static const struct coldef measure_cols[] = {
 	{ "total", COL_INT, 0 }, { "of", COL_TEXT, 0 },
 };
 const struct tabledef deps_tables[] = {
-	TABLEDEF("waits", wait_cols), TABLEDEF("messages", msg_cols),
-	TABLEDEF("measures", measure_cols), { NULL },
+	TABLEDEF_NEEDS("waits", wait_cols, "--from trace (the default) or --from both"),
+	TABLEDEF_NEEDS("messages", msg_cols, "--from net or --from both"),
+	TABLEDEF_NEEDS("measures", measure_cols, "--truth PATH or --from both"), { NULL },
 };
 
 /* Precision of `found` against the happens-before order of `truth`,
@@ -583,6 +584,14 @@ int report_deps(int argc, char **argv)
 		print_both(&d, &m);
 	else
 		print_edges(&d, d.e, d.ne, from == 1 ? &m : NULL, NULL);
+	/* an empty result says where dependencies come from */
+	if (!d.ne && from == 0)
+		warnx("deps: the traces hold no <wait>: they come from a --discover run "
+		      "(island-capture --cluster FILE --discover), or from the packets: "
+		      "deps --from net on traces captured with --pcap");
+	else if (!d.ne && from == 1)
+		warnx("deps --from net: no message edges: they need the nodes' packets "
+		      "(island-capture --pcap on every node) and a connection between two of the traces given");
 	if (opt.truth) {
 		struct edge *te;
 		size_t nte;

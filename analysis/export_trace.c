@@ -5,8 +5,8 @@
  * line, so that the line numbers a reader prints for a binary trace are
  * the lines of its XML export. */
 #include "analyze.h"
-#include "isb.h"
-#include "xmlcopy.h"
+#include "trace/isbfmt.h"
+#include "trace/xmlcopy.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* files: per file usage: the capture's per-node <files> summary (opens,
  * data calls and bytes, descriptors open at the end), plus the time spent
  * in calls on that path, by res (read, write, other: open, close, stat,
- * seeks...). With a filter that selects calls by time, thread or name the
+ * seeks...) and in all (total_s). With a filter that selects calls by time, thread or name the
  * summary does not apply: the counts then come from the selected calls
  * and open_at_end is left empty. Memory: one entry per distinct path. */
 #include "analyze.h"
@@ -149,6 +149,7 @@ static void rows_from_calls(struct ftab *ft)
 		table_add(t, fmt_secs(buf, sizeof(buf), v[i].write));
 		table_add(t, fmt_secs(buf, sizeof(buf), v[i].meta));
 		table_none(t, "");
+		table_add(t, fmt_secs(buf, sizeof(buf), v[i].read + v[i].write + v[i].meta));
 	}
 	free(v);
 }
@@ -175,6 +176,7 @@ static void on_file(void *ctx, struct trace_node *n, const struct trace_file *f)
 	table_add(t, fmt_secs(buf, sizeof(buf), tm ? tm->write : 0));
 	table_add(t, fmt_secs(buf, sizeof(buf), tm ? tm->meta : 0));
 	table_addf(t, "%lld", (long long)f->open_at_end);
+	table_add(t, fmt_secs(buf, sizeof(buf), tm ? tm->read + tm->write + tm->meta : 0));
 }
 
 static const struct coldef cols[] = {
@@ -182,7 +184,8 @@ static const struct coldef cols[] = {
 	{ "opens", COL_INT, 0 },
 	{ "reads", COL_INT, 0 }, { "bytes_read", COL_INT, 0 }, { "read_s", COL_SECS, 0 },
 	{ "writes", COL_INT, 0 }, { "bytes_written", COL_INT, 0 }, { "write_s", COL_SECS, 0 },
-	{ "other_s", COL_SECS, 0 }, { "open_at_end", COL_INT, 0 },
+	/* total_s last: scripts read the columns before it by position */
+	{ "other_s", COL_SECS, 0 }, { "open_at_end", COL_INT, 0 }, { "total_s", COL_SECS, 0 },
 };
 const struct tabledef files_tables[] = { TABLEDEF("files", cols), { NULL } };
 

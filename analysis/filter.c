@@ -25,11 +25,11 @@
 
 struct filter filt;
 
-/* Every call name the capture writes (capture/calls.def), to refuse a
+/* Every call name the capture writes (trace/calls.def), to refuse a
  * misspelt --call instead of printing an empty table. */
 static const char *const known_calls[] = {
 #define CALL(id, api, res, amount, effect) api,
-#include "../capture/calls.def"
+#include "trace/calls.def"
 #undef CALL
 };
 #define NKNOWN (sizeof(known_calls) / sizeof(known_calls[0]))

@@ -19,6 +19,7 @@ static const struct report {
 	const char *help;
 } reports[] = {
 	{ "summary",     report_summary,     summary_tables,     NULL, "nodes, processes, threads, files, sockets" },
+	{ "top",         report_top,         top_tables,         "process|file|call", "the --limit N (default 10) longest calls: who made them, on what, when; --by: the N longest of each" },
 	{ "calls",       report_calls,       calls_tables,       "call|node|thread|file|callsite", "per call: count, errors, bytes, latency total, mean, p50, p90, p99, max" },
 	{ "access",      report_access,      access_tables,      "callsite", "per file: Darshan's access-pattern counters, size histograms, common sizes" },
 	{ "sums",        report_sums,        sums_tables,        "node|thread", "totals per resource" },
@@ -36,6 +37,7 @@ static const struct report {
 	{ "profile",     report_profile,     profile_tables,     NULL, "profile REPORT: raw, inclusive, callers, breakdown, timeline, allocs, leaks (--profile traces; tables named after the reports)" },
 	{ "merge",       report_merge,       NULL,               NULL, "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
 	{ "deps",        report_deps,        deps_tables,        NULL, "tables waits, messages, measures: the dependencies (--from trace|net|both, --dot, --truth); holds the I/O numbers" },
+	{ "whatif",      report_whatif,      whatif_tables,      NULL, "the run's time if a node's file I/O, network or CPU were X times faster (--if NODE:RES*X) or its file I/O held to a rate (--if NODE:filewrite=RATE); --validate REPLAY_REPORT; holds the calls" },
 };
 #define NREPORTS (sizeof(reports) / sizeof(reports[0]))
 static const struct report *rep;
@@ -44,9 +46,17 @@ static char **main_argv;
 
 static const struct report *find_report(const char *name)
 {
-	for (size_t i = 0; i < NREPORTS; i++)
+	const char *names[NREPORTS];
+
+	for (size_t i = 0; i < NREPORTS; i++) {
 		if (!strcmp(name, reports[i].name))
 			return &reports[i];
+		names[i] = reports[i].name;
+	}
+	const char *s = suggest(name, names, NREPORTS);
+
+	if (s)
+		die(2, "unknown report '%s' (did you mean %s? try --help)", name, s);
 	die(2, "unknown report '%s' (try --help)", name);
 }
 
@@ -85,14 +95,19 @@ static void set_width(const char *name, const char *v, void *field)
 
 static void set_by(const char *name, const char *v, void *field)
 {
-	static const char *const bys[] = { "node", "thread", "file", "call", "callsite" };
+	static const char *const bys[] = { "node", "thread", "file", "call", "callsite", "process" };
 	size_t i;
 
 	for (i = 0; i < sizeof(bys) / sizeof(bys[0]); i++)
 		if (!strcmp(v, bys[i]))
 			break;
-	if (i == sizeof(bys) / sizeof(bys[0]))
-		die(2, "--by: '%s' is none of node, thread, file, call, callsite", v);
+	if (i == sizeof(bys) / sizeof(bys[0])) {
+		const char *s = suggest(v, bys, sizeof(bys) / sizeof(bys[0]));
+
+		if (s)
+			die(2, "--by: '%s' is none of node, thread, file, call, callsite, process (did you mean %s?)", v, s);
+		die(2, "--by: '%s' is none of node, thread, file, call, callsite, process", v);
+	}
 	opt.by = bys[i];
 	opt.by_node = !strcmp(v, "node");
 }
@@ -147,6 +162,11 @@ static void set_path(const char *name, const char *v, void *field)
 static void set_call(const char *name, const char *v, void *field)
 {
 	filter_set_calls(v);
+}
+
+static void set_limit(const char *name, const char *v, void *field)
+{
+	opt.limit = num_arg(name, v, 1);
 }
 
 static void set_align(const char *name, const char *v, void *field)
@@ -242,6 +262,8 @@ static const struct optdef {
 	{ "csv",         0,   NULL,   "print the table as CSV with a header row (the first table, or --table's)", set_flag, &opt.csv },
 	{ "table",       0,   "NAME", "only the table NAME (net, deps: several tables; see --list-columns)", set_str, &opt.table },
 	{ "by",          0,   "KEY",  "split the rows by KEY; the keys each report takes are listed with it above", set_by, NULL },
+	{ "sort",        0,   "[-]COL[,...]", "sort every table's rows by the columns COL (-COL: descending; see --list-columns)", set_str, &opt.sort },
+	{ "limit",       0,   "N",    "only the first N rows of each table (after --sort); top: the N longest calls (of each --by group)", set_limit, NULL },
 	{ "starts",      0,   NULL,   "timeline: also the \"start call\" lines",  set_flag,  &opt.starts },
 	{ "depth",       0,   "N",    "regions: down to depth N",                  set_depth, &opt.depth },
 	{ "label",       0,   "L",    "regions: the subtrees of regions labelled L", set_str, &opt.label },
@@ -258,6 +280,8 @@ static const struct optdef {
 	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
 	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },
 	{ "truth",       0,   "PATH", "deps: precision and recall against ground truth (file, or directory of truth.* files)", set_str, &opt.truth },
+	{ "if",          0,   "SPEC", "whatif: NODE:RES*X (RES cpu, file, net: X times faster) or NODE:RES=RATE (fileread, filewrite bytes/s), comma-separated; NODE * for all", set_str, &opt.whatif },
+	{ "validate",    0,   "REPORT", "whatif: island-replay --report of a replay under that change: replayed beside predicted", set_str, &opt.validate },
 	{ "from",        0,   "S",    "only calls, computes and regions starting S seconds or more after the run's start; deps: trace (the causality engine's waits, default), net (message edges of the packets) or both", set_from, NULL },
 	{ "to",          0,   "S",    "only calls, computes and regions starting before S seconds after the run's start", set_to, NULL },
 	{ "node",        0,   "N",    "only node N's threads, files and sockets", set_node, NULL },
@@ -276,8 +300,9 @@ static const struct optdef {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: island-analyze REPORT [options] TRACE...\n\n"
-		"TRACE is an Island trace (.xml, .xml.gz or .xml.zst; several are merged as\n"
-		"nodes of one run) or, for ttx and utilization, a span file (.csv:\n"
+		"TRACE is an Island trace (.xml, .xml.gz, .xml.zst, or its binary encoding\n"
+		".isb, .isb.gz, .isb.zst; several are merged as nodes of one run) or, for\n"
+		"ttx and utilization, a span file (.csv:\n"
 		"component,state,start,end[,cores,owner]). Reports stream the traces\n"
 		"in memory proportional to threads, files and regions. To split a\n"
 		"receive at its peer's send when the peer's trace is given\n"
@@ -341,7 +366,7 @@ int main(int argc, char **argv)
 			if (c == 256 + (int)i || (optdefs[i].shortopt && c == optdefs[i].shortopt))
 				break;
 		if (i == NOPTS)
-			bad_option(argv, c);
+			bad_option_hint(argv, c, lopts);
 		optdefs[i].set(optdefs[i].name, optarg, optdefs[i].field);
 	}
 	if (!rep)
@@ -352,6 +377,10 @@ int main(int argc, char **argv)
 		die(2, "%s: --by %s: the report takes no --by", rep->name, opt.by);
 	}
 	opt.tables = rep->tables;
+	if ((opt.sort || opt.limit) && (!rep->tables || rep->fn == report_export))
+		die(2, "%s: --sort and --limit order and cut tables; this report prints none", rep->name);
+	if (opt.sort)
+		table_check_sort(rep->name, rep->tables);
 	if (opt.table && !table_find(rep->tables, opt.table)) {
 		char *names = xstrdup("");
 

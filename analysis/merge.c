@@ -6,7 +6,7 @@
  * it as epoch + clock_offset. Streams: memory independent of the traces'
  * size. Written with a .gz suffix: gzip-compressed; .zst: zstd. */
 #include "analyze.h"
-#include "xmlcopy.h"
+#include "trace/xmlcopy.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -64,7 +64,7 @@ int report_merge(int argc, char **argv)
 				    run.nodes[i]->name, run.nodes[k]->file, run.nodes[i]->file);
 	warn_clocks(&run);
 	/* written aside, renamed when whole: never a half trace under its name
-	 * (common/outfile.c: every write, the compressor's end and close checked) */
+	 * (trace/outfile.c: every write, the compressor's end and close checked) */
 	w = xmlcopy_start(out, trace_compress_of(out), "island-analyze merge " ISLAND_VERSION,
 			  !run.incomplete);
 	if (!w)

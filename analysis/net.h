@@ -12,7 +12,7 @@
 #define ISLAND_NET_H
 
 #include "analyze.h"
-#include "../capture/packets/netcap_pkt.h"
+#include "common/netcap_pkt.h"
 
 /* A stretch of one direction's bytes as a packet carried it. */
 struct netseg {

@@ -266,18 +266,6 @@ bool peers_sent(struct peers *p, const struct trace_node *n, const char *peer, i
 	return true;
 }
 
-/* A first pass for the reports that account in time order and cannot
- * wait for the peer's trace to come (plot). */
-struct peers *peers_collect(char **files, int nfiles)
-{
-	struct trace_run tmp = { 0 };
-	struct peers *p = peers_new();
-
-	read_traces_peers(&tmp, files, nfiles, NULL, NULL, p);
-	run_free(&tmp);
-	return p;
-}
-
 /* Does a socket of the run have its mirror (our peer's local is our
  * local's peer)? Then a report in time order must read again. */
 bool peers_paired(struct peers *p)

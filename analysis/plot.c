@@ -22,8 +22,10 @@
 #define TOP 40
 
 static const char *const cat_colors[CAT_N] = {
-	"#4e79a7", "#bab0ac", "#59a14f", "#8cd17d", "#f28e2b", "#ffbe7d",
-	"#e15759", "#222222",
+	[CAT_CPU] = "#4e79a7", [CAT_SLEEP] = "#bab0ac", [CAT_FILEREAD] = "#59a14f",
+	[CAT_FILEWRITE] = "#8cd17d", [CAT_FILEMETA] = "#b6992d", [CAT_NETSEND] = "#f28e2b",
+	[CAT_NETRECV] = "#ffbe7d", [CAT_PIPE] = "#9d7660", [CAT_BLOCKED] = "#e15759",
+	[CAT_STOPPED] = "#222222",
 };
 static const char *const depth_colors[] = {
 	"#b07aa1", "#d4a6c8", "#9d7660", "#76b7b2", "#edc948", "#ff9da7",

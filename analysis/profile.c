@@ -73,8 +73,8 @@ static const char *const bcat_names[BC_N] = {
 static const enum bcat bcat_of[CAT_N] = {
 	[CAT_CPU] = BC_OS,	/* in a call: res proc, or a raw syscall() */
 	[CAT_SLEEP] = BC_BLOCK, [CAT_BLOCKED] = BC_BLOCK,
-	[CAT_FILEREAD] = BC_IO, [CAT_FILEWRITE] = BC_IO,
-	[CAT_NETSEND] = BC_IO, [CAT_NETRECV] = BC_IO,
+	[CAT_FILEREAD] = BC_IO, [CAT_FILEWRITE] = BC_IO, [CAT_FILEMETA] = BC_IO,
+	[CAT_NETSEND] = BC_IO, [CAT_NETRECV] = BC_IO, [CAT_PIPE] = BC_IO,
 	[CAT_STOPPED] = BC_STOP,
 };
 

@@ -60,6 +60,7 @@ static void f_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 
 	if (f->peers)
 		peers_send(f->peers, t->node, io);
+	procs_io(t, io);
 	if (!f->ops->io || !filter_thread(t))
 		return;
 	if (filter_io(f->run, t, io) || filt.every_call)
@@ -151,6 +152,18 @@ void read_traces_peers(struct trace_run *run, char **files, int nfiles,
 	w.free = f.ops->free ? f_free : NULL;
 	trace_read(run, files, nfiles, &w, &f);
 	filter_done(run, f.ops->io != NULL);
+}
+
+/* A first pass for the reports that account in time order and cannot
+ * wait for the peer's trace to come (plot). */
+struct peers *peers_collect(char **files, int nfiles)
+{
+	struct trace_run tmp = { 0 };
+	struct peers *p = peers_new();
+
+	read_traces_peers(&tmp, files, nfiles, NULL, NULL, p);
+	run_free(&tmp);
+	return p;
 }
 
 void read_traces(struct trace_run *run, char **files, int nfiles,

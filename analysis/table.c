@@ -239,6 +239,163 @@ void table_free(struct table *t)
 	free(t);
 }
 
+/* --- --sort and --limit: the same for every report's tables ------------- */
+
+struct sortkey {
+	char name[64];
+	bool desc;
+	int col;		/* in the table being sorted */
+};
+static struct sortkey keys[8];
+static size_t nkeys;
+static int nsorted;		/* tables --sort applied to */
+
+static void parse_sort(void)
+{
+	const char *p = opt.sort;
+
+	if (nkeys || !p)
+		return;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		struct sortkey *k = &keys[nkeys];
+
+		if (nkeys == sizeof(keys) / sizeof(keys[0]))
+			die(2, "--sort: at most %zu columns", nkeys);
+		k->desc = *p == '-';
+		if (k->desc)
+			p++, n--;
+		if (!n || n >= sizeof(k->name))
+			die(2, "--sort: '%s' is not [-]COLUMN[,[-]COLUMN...]", opt.sort);
+		memcpy(k->name, p, n);
+		k->name[n] = 0;
+		nkeys++;
+		p += n;
+		p += *p == ',';
+	}
+	if (!nkeys)
+		die(2, "--sort: no column given");
+}
+
+void table_check_sort(const char *report, const struct tabledef *defs)
+{
+	const char *names[512];
+	size_t n = 0;
+
+	parse_sort();
+	for (size_t i = 0; i < nkeys; i++) {
+		bool found = false, per = false;
+
+		n = 0;
+		for (const struct tabledef *d = defs; d && d->name; d++)
+			for (int c = 0; c < d->ncols; c++) {
+				per |= (d->cols[c].flags & COL_PER) != 0;
+				found |= !strcmp(d->cols[c].name, keys[i].name);
+				if (n < sizeof(names) / sizeof(names[0]))
+					names[n++] = d->cols[c].name;
+			}
+		/* a column per node or state is named at run time */
+		if (found || per)
+			continue;
+		const char *s = suggest(keys[i].name, names, n);
+
+		if (s)
+			die(2, "%s: --sort: no column '%s' (did you mean %s? see --list-columns %s)",
+			    report, keys[i].name, s, report);
+		die(2, "%s: --sort: no column '%s' (see --list-columns %s)",
+		    report, keys[i].name, report);
+	}
+}
+
+static const struct table *sorting;
+
+static int cmp_cell(const struct table *t, size_t ra, size_t rb, const struct sortkey *k)
+{
+	const struct cell *a = &t->cells[ra * (size_t)t->ncols + (size_t)k->col];
+	const struct cell *b = &t->cells[rb * (size_t)t->ncols + (size_t)k->col];
+	int r;
+
+	/* a missing value goes last, either way */
+	if (a->none || b->none || !*a->s || !*b->s) {
+		bool ma = a->none || !*a->s, mb = b->none || !*b->s;
+
+		if (ma != mb)
+			return ma ? 1 : -1;
+		return 0;
+	}
+	if (t->kind[k->col] == COL_TEXT) {
+		r = strcmp(a->s, b->s);
+	} else {
+		double x = strtod(a->s, NULL), y = strtod(b->s, NULL);
+
+		r = (x > y) - (x < y);
+	}
+	return k->desc ? -r : r;
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	for (size_t i = 0; i < nkeys; i++) {
+		int r = cmp_cell(sorting, a, b, &keys[i]);
+
+		if (r)
+			return r;
+	}
+	return (a > b) - (a < b);	/* ties keep the report's order */
+}
+
+static int col_named(const struct table *t, const char *name)
+{
+	for (int c = 0; c < t->ncols; c++)
+		if (!strcmp(t->cells[c].s, name))
+			return c;
+	return -1;
+}
+
+/* Sort the rows by --sort, keep the first --limit. A table without the
+ * columns keeps its order (a report of several tables: the one with
+ * them is sorted). */
+static void table_order(struct table *t)
+{
+	size_t nc = (size_t)t->ncols, nrows = t->ncells / nc - 1;
+	bool sortable = nkeys > 0;
+
+	for (size_t i = 0; i < nkeys; i++)
+		if ((keys[i].col = col_named(t, keys[i].name)) < 0)
+			sortable = false;
+	if (sortable && nrows > 1) {
+		size_t *ix = xcalloc(nrows, sizeof(*ix));
+		struct cell *v = xcalloc(t->ncells, sizeof(*v));
+
+		for (size_t i = 0; i < nrows; i++)
+			ix[i] = i + 1;
+		sorting = t;
+		qsort(ix, nrows, sizeof(*ix), cmp_row);
+		memcpy(v, t->cells, nc * sizeof(*v));
+		for (size_t i = 0; i < nrows; i++)
+			memcpy(v + (i + 1) * nc, t->cells + ix[i] * nc, nc * sizeof(*v));
+		free(t->cells);
+		t->cells = v;
+		t->cap = t->ncells;
+		free(ix);
+	}
+	nsorted += sortable;
+	if (opt.limit > 0 && !opt.limit_taken && nrows > (size_t)opt.limit) {
+		size_t keep = ((size_t)opt.limit + 1) * nc;
+
+		for (size_t i = keep; i < t->ncells; i++)
+			free(t->cells[i].s);
+		t->ncells = keep;
+	}
+}
+
+size_t table_stream_limit(void)
+{
+	return opt.limit > 0 && !opt.limit_taken ? (size_t)opt.limit : SIZE_MAX;
+}
+
 /* --- where tables go: --csv, --table NAME, -o DIR ------------------------ */
 
 static int nshown;		/* tables printed or written so far */
@@ -305,6 +462,7 @@ void table_emit(struct table *t)
 	FILE *f;
 
 	if (wanted(t->def)) {
+		table_order(t);
 		f = dest(t->def, &csv, &path);
 		table_print(t, f, csv);
 		file_close(f, path);
@@ -322,6 +480,9 @@ FILE *table_stream_open(const struct tabledef *def, const char *const *per, size
 
 	if (!wanted(def))
 		return NULL;
+	if (opt.sort)
+		die(2, "--sort: the %s rows are streamed in their own order (--limit N takes the first N)",
+		    def->name);
 	f = dest(def, csv, &stream_path);
 	if (*csv) {
 		int n = expand(def, per, nper, NULL, NULL, NULL, NULL);
@@ -348,6 +509,15 @@ void table_stream_close(FILE *f)
  * one table shows it, or another form: export --format chrome). */
 void tables_done(const char *report)
 {
+	/* a column per node or state that no table shown had */
+	if (nkeys && nshown && !nsorted)
+		die(2, "%s: --sort: no table shown has the column%s given", report,
+		    nkeys > 1 ? "s" : "");
+	const struct tabledef *t = opt.table ? table_find(opt.tables, opt.table) : NULL;
+
+	if (opt.table && !nshown && several_tables() && t && t->needs)
+		die(2, "%s: no table '%s' in this output (it comes with %s)", report, opt.table,
+		    t->needs);
 	if (opt.table && !nshown && several_tables())
 		die(2, "%s: no table '%s' in this output (the options decide which tables there are)",
 		    report, opt.table);

@@ -12,7 +12,11 @@ enum kind { K_STOP, K_CREATE, K_START, K_RETURN, K_DESTROY };
 struct ev {
 	int64_t t;		/* node time; aligned when printed */
 	int64_t amount;		/* -1: none; a duration for stops and sleeps */
+	int64_t dur;		/* a returned call's, else -1 */
 	const char *api;
+	const char *target;	/* path or peer (interned), or NULL */
+	const char *pname;	/* the process's program then (procs.c) */
+	int64_t fd;		/* -1: none */
 	uint32_t seq;
 	int32_t who;		/* thread index, or -1 - node index for stops */
 	uint8_t kind, amount_is_time;
@@ -37,6 +41,10 @@ static void add(struct tl *tl, enum kind k, int32_t who, int64_t t,
 	e->api = api;
 	e->amount = amount;
 	e->amount_is_time = is_time;
+	e->dur = -1;
+	e->target = NULL;
+	e->pname = NULL;
+	e->fd = -1;
 	e->seq = (uint32_t)tl->n++;
 }
 
@@ -51,16 +59,22 @@ static void on_thread(void *ctx, struct trace_thread *t)
 			add(tl, K_STOP, -1 - n->index, n->stops[i].start, "Stopped",
 			    n->stops[i].end - n->stops[i].start, true);
 	add(tl, K_CREATE, t->index, t->start, "island_create_thread", -1, false);
+	tl->v[tl->n - 1].pname = proc_name(t->proc);
 }
 
 static void on_thread_end(void *ctx, struct trace_thread *t)
 {
-	add(ctx, K_DESTROY, t->index, t->end, "island_destroy_thread", -1, false);
+	struct tl *tl = ctx;
+
+	add(tl, K_DESTROY, t->index, t->end, "island_destroy_thread", -1, false);
+	tl->v[tl->n - 1].pname = proc_name(t->proc);
 }
 
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
+	struct tl *tl = ctx;
 	const char *api = intern(io->api);
+	const char *target = io->path ? io->path : io->peer ? io->peer : io->inpath;
 
 	if (opt.starts)
 		add(ctx, K_START, t->index, io->start, api, -1, false);
@@ -70,6 +84,14 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 		add(ctx, K_RETURN, t->index, io->end, api, io->req, true);
 	else
 		add(ctx, K_RETURN, t->index, io->end, api, -1, false);
+	for (size_t i = tl->n - 1 - opt.starts; i < tl->n; i++) {
+		struct ev *e = &tl->v[i];
+
+		e->target = target ? intern(target) : NULL;
+		e->pname = proc_name(t->proc);
+		e->fd = io->has_fd ? io->fd : -1;
+	}
+	tl->v[tl->n - 1].dur = io->end - io->start;
 }
 
 static int cmp_ev(const void *a, const void *b)
@@ -81,9 +103,12 @@ static int cmp_ev(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static const struct coldef cols[] = {
-	{ "TOC", COL_NUM, 0 }, { "node", COL_TEXT, 0 }, { "tid", COL_INT, 0 },
+#define NC 11
+static const struct coldef cols[NC] = {
+	{ "TOC", COL_NUM, 0 }, { "node", COL_TEXT, 0 }, { "pid", COL_INT, 0 },
+	{ "process", COL_TEXT, 0 }, { "tid", COL_INT, 0 },
 	{ "thread", COL_TEXT, 0 }, { "API", COL_TEXT, 0 }, { "amount", COL_NUM, 0 },
+	{ "dur_s", COL_SECS, 0 }, { "fd", COL_INT, 0 }, { "target", COL_TEXT, 0 },
 };
 const struct tabledef timeline_tables[] = { TABLEDEF("timeline", cols), { NULL } };
 
@@ -95,8 +120,8 @@ int report_timeline(int argc, char **argv)
 	struct trace_run run = { 0 };
 	struct tl tl = { 0 };
 	int64_t epoch0 = 0;
-	size_t w[6];
-	char cells[6][64], *cell[6];
+	size_t w[NC];
+	char cells[NC][64], *cell[NC];
 
 	tl.run = &run;
 	read_traces(&run, argv, argc, &ops, &tl);
@@ -124,50 +149,69 @@ int report_timeline(int argc, char **argv)
 	if (!f)
 		goto done;
 
-	/* Two passes: widths, then lines; no table of a million rows. */
+	/* Two passes: widths, then lines; no table of a million rows. A
+	 * path or peer is printed whole (it is the last column). */
 	for (int pass = 0; pass < 2; pass++) {
 		if (csv && pass == 0)
 			continue;	/* no widths; the header is written */
-		for (int c = 0; c < 6; c++) {
+		for (int c = 0; c < NC; c++) {
 			cell[c] = cells[c];
 			if (pass == 0)
 				w[c] = strlen(cols[c].name);
 		}
 		if (pass == 1 && !csv) {
-			for (int c = 0; c < 6; c++)
-				fprintf(f, c == 0 ? "%-*s" : "  %-*s", c < 5 ? (int)w[c] : 0, cols[c].name);
+			for (int c = 0; c < NC; c++)
+				fprintf(f, c == 0 ? "%-*s" : "  %-*s", c < NC - 1 ? (int)w[c] : 0, cols[c].name);
 			putc('\n', f);
 		}
-		for (size_t i = 0; i < tl.n; i++) {
+		size_t rows = tl.n < table_stream_limit() ? tl.n : table_stream_limit();
+
+		for (size_t i = 0; i < rows; i++) {
 			struct ev *e = &tl.v[i];
 			struct trace_thread *t = e->who >= 0 ? run.threads[e->who] : NULL;
 			struct trace_node *n = t ? t->node : run.nodes[-1 - e->who];
+			const char *target = e->target ? e->target : "";
+			int last = 0;
 
 			fmt_sec(cell[0], e->t);
 			snprintf(cell[1], 64, "%s", n->name);
-			snprintf(cell[2], 64, t ? "%ld" : "", t ? t->tid : 0);
-			snprintf(cell[3], 64, "%s", t ? t->name : "ALL");
-			snprintf(cell[4], 64, e->kind == K_START ? "start call %s" : "%s", e->api);
+			snprintf(cell[2], 64, t ? "%ld" : "", t ? t->proc->pid : 0);
+			snprintf(cell[3], 64, "%s", t ? e->pname ? e->pname : proc_name(t->proc) : "");
+			snprintf(cell[4], 64, t ? "%ld" : "", t ? t->tid : 0);
+			snprintf(cell[5], 64, "%s", t ? t->name : "ALL");
+			snprintf(cell[6], 64, e->kind == K_START ? "start call %s" : "%s", e->api);
 			if (e->amount < 0)
-				cell[5][0] = 0;
+				cell[7][0] = 0;
 			else if (e->amount_is_time)
-				fmt_sec(cell[5], e->amount);
+				fmt_sec(cell[7], e->amount);
 			else
-				snprintf(cell[5], 64, "%lld", (long long)e->amount);
-			for (int c = 0; c < 6; c++) {
-				size_t len = strlen(cell[c]);
+				snprintf(cell[7], 64, "%lld", (long long)e->amount);
+			if (e->dur < 0)
+				cell[8][0] = 0;
+			else
+				fmt_sec(cell[8], e->dur);
+			snprintf(cell[9], 64, e->fd >= 0 ? "%lld" : "", (long long)e->fd);
+			cell[10][0] = 0;
+			for (int c = 0; c < NC; c++)
+				if (c == NC - 1 ? *target : cell[c][0])
+					last = c;
+			for (int c = 0; c < NC; c++) {
+				const char *v = c == NC - 1 ? target : cell[c];
+				size_t len = strlen(v);
 
 				if (pass == 0) {
 					if (len > w[c])
 						w[c] = len;
 				} else if (csv) {
-					csv_field(f, cell[c]);
-					putc(c < 5 ? ',' : '\n', f);
-				} else if (c == 5 || (c == 4 && !cell[5][0])) {
-					fprintf(f, c ? "  %s\n" : "%s\n", cell[c]);
+					csv_field(f, v);
+					putc(c < NC - 1 ? ',' : '\n', f);
+				} else if (c == last) {
+					fprintf(f, c ? "  %*s\n" : "%*s\n",
+						cols[c].kind == COL_TEXT ? 0 : (int)w[c], v);
 					break;
 				} else {
-					fprintf(f, c == 0 ? "%*s" : c == 2 ? "  %*s" : "  %-*s", (int)w[c], cell[c]);
+					fprintf(f, c == 0 ? "%*s" : cols[c].kind != COL_TEXT ? "  %*s" : "  %-*s",
+						(int)w[c], v);
 				}
 			}
 		}

@@ -4,8 +4,8 @@
 # spool/ from the spool to the node's model, writer/ the trace, session/
 # nodes meeting and holding, discover/ the passes compared and merged,
 # cluster/ the cluster runner and its namespaces, packets/ --pcap. The
-# model they share is at the top: capture.h, spool.h, calls.def,
-# syscalls.def.
+# model they share is at the top: capture.h, spool.h, syscalls.def (the
+# table of calls is trace/calls.def).
 CAPTURE_DIRS := run spool writer session discover cluster packets
 
 PRELOAD_SRCS := $(wildcard capture/preload/*.c)
@@ -50,12 +50,20 @@ $(O)/capture/spool/sysnames.h: GNUmakefile capture/build.mk
 $(O)/capture/spool/sysnames.o: $(O)/capture/spool/sysnames.h
 $(O)/capture/spool/sysnames.o: CPPFLAGS += -I$(O)/capture/spool
 
+# The cluster file's schema, built in: the names it may use (names.c).
+$(O)/capture/cluster/cluster_xsd.h: docs/cluster.xsd
+	$(call msg,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)od -An -v -tx1 $< | sed -e 's/\([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
+$(O)/capture/cluster/names.o: $(O)/capture/cluster/cluster_xsd.h
+$(O)/capture/cluster/names.o: CPPFLAGS += -I$(O)/capture/cluster
+
 # island-loader: the way into static programs (--syscalls), a static-pie
 # with the interposer's core built in (thread state behind %gs).
 LOADER_SRCS := capture/loader/loader.c capture/loader/stubs.c capture/preload/core.c \
 	capture/preload/sud.c capture/preload/spawn_acts.c \
 	capture/preload/limits.c capture/preload/session.c capture/preload/nest.c \
-	capture/preload/appmem.c
+	capture/preload/appmem.c capture/preload/privdrop.c
 LOADER_OBJS := $(patsubst %.c,$(O)/%.ldr.o,$(LOADER_SRCS)) $(O)/capture/preload/sudstub.ldr.o
 $(O)/%.ldr.o: %.c
 	$(call msg,CC,$<)
@@ -78,10 +86,18 @@ CAPTURE_OBJS := $(patsubst %.c,$(O)/%.o,$(CAPTURE_SRCS))
 CAPTURE_INC  := -Icapture $(addprefix -Icapture/,$(CAPTURE_DIRS))
 $(CAPTURE_OBJS): CPPFLAGS += $(CAPTURE_INC)
 
+# libpcap is opened by --pcap alone (packets/pcap_lazy.c), by the name
+# its development link points to
+PCAP_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libpcap.so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+$(O)/capture/packets/pcap_lazy.o: CPPFLAGS += $(if $(PCAP_SONAME),-DPCAP_SONAME='"$(PCAP_SONAME)"')
+# libcrypto likewise, by sessions across hosts alone (session/sesskey.c)
+CRYPTO_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libcrypto.so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+$(O)/capture/session/sesskey.o: CPPFLAGS += $(if $(CRYPTO_SONAME),-DCRYPTO_SONAME='"$(CRYPTO_SONAME)"')
+
 bin/island-capture: $(CAPTURE_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p bin
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -ldl -lpthread -lm
 
 BIN_TARGETS += bin/island-capture
 LIB_TARGETS += lib/libisland-capture.so
@@ -90,7 +106,7 @@ LIB_TARGETS += lib/libisland-capture.so
 $(O)/tests/unit/test-capture: $(O)/tests/unit/test-capture.o \
 		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) $(CUNIT_LIBS) -lpcap -lpthread -lm
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -ldl -lpthread -lm
 $(O)/tests/unit/test-capture.o: CPPFLAGS += $(CAPTURE_INC)
 TEST_BINS += $(O)/tests/unit/test-capture
 

@@ -187,6 +187,7 @@ struct obj {
 
 struct node {
 	const char *name, *host;
+	int max_size_hit;            /* --max-size reached: recording stopped */
 	char **argv;
 	int argc;
 	struct clockmap clk;
@@ -378,7 +379,12 @@ char *path_join(const char *base, const char *p);
 
 /* writer.c */
 void fmt_oflags(char *buf, size_t n, int fl);
-int trace_write(struct node *n, const char *path, int comp);
+/* ctl.c: fcntl, ioctl and prctl commands named, what they set; the mode
+ * of fallocate and the flags of sync_file_range */
+const char *ctl_cmd(int call, int64_t cmd, char *buf, size_t n);
+const char *ctl_arg(int call, int64_t cmd, int64_t arg, char *buf, size_t n);
+void ctl_mode(int call, int32_t v, char *buf, size_t n);
+int model_write(struct node *n, const char *path, int comp);
 /* Streaming (writer.c, for stream.c): a thread's records so far into its
  * part, a file with no name in dir (running: it may write more; stopping
  * early once *halt); its part closed; its state freed (the part too) */
@@ -398,6 +404,7 @@ uint64_t write_stream_left(const struct thr *t);
 struct stream *stream_start(struct node *n, const char *spool, const char *parts_dir,
 			    int comp, bool isb);
 void stream_stop(struct stream *s);
+uint64_t stream_taken(struct stream *s);
 int stream_finish(struct stream *s);
 void stream_end(struct stream *s);
 char *attr_escape(const char *s);
@@ -423,6 +430,9 @@ struct run_opts {
 	const char *parts;           /* ... its parts put there */
 	int comp;                    /* ... compressed so */
 	bool isb;                    /* ... in the binary encoding */
+	const struct runas *user;    /* --user: the app runs as this user */
+	const char *output;          /* the trace, for the watch of its size */
+	uint64_t max_size;           /* --max-size: bytes, 0 none */
 };
 /* Set by the cluster runner for each node's capture: its pid. */
 #define ENV_CLUSTER_RUNNER "ISLAND_CLUSTER_RUNNER"

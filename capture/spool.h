@@ -78,6 +78,9 @@ struct arena_hdr {
 	 * given as it writes (a thread of a call or two takes 8 KB of its
 	 * 256), so the arena holds as many threads as the space allows */
 	volatile uint64_t budget, given;
+	/* --max-size reached (island-capture: 1): no thread takes more
+	 * room, its records stop where its pages end; the app runs on */
+	volatile uint64_t stop;
 };
 
 struct chunk_hdr {
@@ -204,7 +207,7 @@ _Static_assert(__builtin_offsetof(struct rec, len) == __builtin_offsetof(struct 
 
 enum call_id {
 #define CALL(id, api, res, amount, effect) C_##id,
-#include "calls.def"
+#include "trace/calls.def"
 #undef CALL
 	C_NCALLS,
 	/* records that are not calls */
@@ -459,5 +462,7 @@ struct prof_ctl {
 #define ENV_LOADER_NAME "ISLAND_LOADER_NAME"  /* a script's path as exec'd */
 #define ENV_LOADED   "ISLAND_LOADED"    /* island-loader started this image: its file */
 #define ENV_SESSION_NODE "ISLAND_SESSION_NODE"   /* ... our node's index */
+#define ENV_SHARE "ISLAND_SHARE"    /* DIR[:DIR]: a cluster node's scratch, opened
+				      to a user it drops to (privdrop.c) */
 
 #endif

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,28 @@
 const char *progname = "island";
 void (*die_hook)(int status);
 _Thread_local void (*die_cleanup)(void);
+_Thread_local void (*die_hook_here)(int status);
+_Thread_local char *die_msg;
+_Thread_local size_t die_msg_len;
+
+/* the message into die_msg, when it is set and empty */
+static bool to_msg(const char *file, long line, const char *fmt, va_list ap)
+{
+	size_t n = 0;
+
+	if (!die_msg)
+		return false;
+	if (die_msg[0])
+		return true;
+	if (file)
+		n = (size_t)snprintf(die_msg, die_msg_len, line > 0 ? "%s:%ld: " : "%s: ",
+				     file, line);
+	else
+		n = (size_t)snprintf(die_msg, die_msg_len, "%s: ", progname);
+	if (n < die_msg_len)
+		vsnprintf(die_msg + n, die_msg_len - n, fmt, ap);
+	return true;
+}
 
 static void vmsg(const char *fmt, va_list ap)
 {
@@ -34,10 +57,13 @@ void die(int status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(fmt, ap);
+	if (!to_msg(NULL, 0, fmt, ap))
+		vmsg(fmt, ap);
 	va_end(ap);
 	if (die_cleanup)
 		die_cleanup();
+	if (die_hook_here)
+		die_hook_here(status);
 	if (die_hook)
 		die_hook(status);
 	exit(status);
@@ -82,10 +108,13 @@ void die_at(int status, const char *file, long line, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vat(file, line, fmt, ap);
+	if (!to_msg(file, line, fmt, ap))
+		vat(file, line, fmt, ap);
 	va_end(ap);
 	if (die_cleanup)
 		die_cleanup();
+	if (die_hook_here)
+		die_hook_here(status);
 	if (die_hook)
 		die_hook(status);
 	exit(status);

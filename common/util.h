@@ -17,6 +17,14 @@ extern void (*die_hook)(int status);
  * before die_hook or exit: the trace reader stops and joins its parsing
  * thread there (trace/read.c). */
 extern _Thread_local void (*die_cleanup)(void);
+/* Called by die() and die_at() in this thread before die_hook: how
+ * trace_read_try() returns from bad input, whichever thread reads. */
+extern _Thread_local void (*die_hook_here)(int status);
+/* When set, die()'s and die_at()'s message goes here (its first,
+ * NUL-terminated, at most die_msg_len bytes) instead of to stderr: the
+ * trace library's loader hands it to its caller (trace/table.c). */
+extern _Thread_local char *die_msg;
+extern _Thread_local size_t die_msg_len;
 
 /* Print "PROG: message" (plus ": strerror(errno)" when the format ends in
  * ':') and exit with status. */
@@ -33,6 +41,16 @@ void warn_at(const char *file, long line, const char *fmt, ...)
  * with opterr = 0 and an optstring starting with ':' (after any '+'); c is
  * what it returned. */
 void bad_option(char **argv, int c) __attribute__((noreturn));
+/* The same, naming the long option of lopts (getopt_long's table, ended
+ * by a NULL name) nearest a mistyped one: "did you mean --limit?". */
+struct option;
+void bad_option_hint(char **argv, int c, const struct option *lopts) __attribute__((noreturn));
+/* A size or rate: a number, optionally with k, M, G or T (binary
+ * multiples; KiB, MB alike); 0, or -1 when it is none (common/size.c). */
+int parse_size(const char *s, double *v);
+/* The word of cands (n of them, NULL ones skipped) nearest word, within a
+ * few edits, or NULL (common/suggest.c). */
+const char *suggest(const char *word, const char *const *cands, size_t n);
 
 /* fflush and fclose f; -1 with errno when any write to f failed, now or
  * earlier (a buffered write fails only when flushed). */

@@ -1,5 +1,5 @@
 /* Compressed traces: the output chosen by the file name's suffix (.gz,
- * .zst: written by common/outfile.c), and zstd and gzip input read
+ * .zst: written by trace/outfile.c), and zstd and gzip input read
  * transparently by every libxml2 reader once zstd_input_register() ran. */
 #ifndef ISLAND_ZSTDIO_H
 #define ISLAND_ZSTDIO_H
@@ -15,7 +15,7 @@ enum trace_compress trace_compress_for(const char *path, int gzip_flag);
 /* The suffix written for it: "", ".gz" or ".zst". */
 const char *trace_compress_suffix(enum trace_compress c);
 
-/* Writing goes through common/outfile.c (outfile_open), for every
+/* Writing goes through trace/outfile.c (outfile_open), for every
  * compression. */
 
 /* libxml2 reads zstd files (magic 28 b5 2f fd) and gzip files (1f 8b,

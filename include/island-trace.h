@@ -148,6 +148,7 @@ struct trace_region {
 struct trace_file {
 	const char *path;
 	int64_t opens, reads, bytes_read, writes, bytes_written, open_at_end;
+	int64_t size_at_end, allocated_at_end;	/* -1: not told */
 };
 
 struct trace_socket {
@@ -248,6 +249,74 @@ void trace_prescan(struct trace_run *run, char **files, int nfiles);
 /* The line of the element whose callback runs (0 outside callbacks). */
 long trace_line(void);
 void trace_run_free(struct trace_run *run);
+
+/* --- Bulk loading, for bindings (python/island) ------------------------
+ * The records of traces as tables of columns, read in a thread of the
+ * library's own: the events (every <compute>, <io>, <region>, <wait>,
+ * <signal>: their attributes as written, then kind, node, pid, tid; a
+ * compute's start and end on its thread's clock, an io's dur), in
+ * batches; then the nodes (clock_offset 0 when absent), processes,
+ * threads (node, pid), files and sockets (node). A value is a number
+ * where the format says so (docs/trace-format.md, Ranges: a time in
+ * seconds, an integer), else its text.
+ *
+ *	struct trace_loader *l = trace_loader_open(files, n, 65536, 0);
+ *	const struct trace_table *t;
+ *
+ *	while ((t = trace_loader_next(l)))
+ *		...			// t->nrows rows of events
+ *	if (trace_loader_error(l))
+ *		...			// "FILE:LINE: problem": nothing printed
+ *	t = trace_loader_table(l, TRACE_T_THREADS);
+ *	trace_loader_close(l);
+ */
+enum trace_cell { TRACE_CELL_NONE, TRACE_CELL_INT, TRACE_CELL_REAL, TRACE_CELL_STR };
+
+struct trace_column {
+	const char *name;
+	uint8_t *kind;		/* per row: enum trace_cell */
+	int64_t *val;		/* per row: the integer, the double's bits, or
+				 * the string's index in strs; 0 when NONE */
+	unsigned kinds;		/* 1 << each kind in this batch's rows */
+};
+
+struct trace_table {
+	size_t nrows, ncols;
+	struct trace_column *cols;
+	char **strs;		/* the strings of the cells; strs[0] is "" */
+	size_t nstrs;
+	/* each row's shape: the columns it has, in the order a record of it
+	 * would have its keys, shape_cols[shape_at[s] .. shape_at[s + 1]) */
+	uint32_t *shape;
+	uint32_t *shape_at, *shape_cols;
+	size_t nshapes;
+};
+/* Columns, strings and shapes only grow from one batch to the next. */
+
+enum trace_tables {
+	TRACE_T_EVENTS, TRACE_T_NODES, TRACE_T_PROCESSES, TRACE_T_THREADS,
+	TRACE_T_FILES, TRACE_T_SOCKETS, TRACE_T_N
+};
+
+#define TRACE_LOAD_NOEVENTS 1u	/* no event rows: the other tables only */
+#define TRACE_LOAD_CONTEXT  2u	/* events also have "thread" (its thread's
+				 * name) and "exe" (its process's executable) */
+
+struct trace_loader;
+/* Read files (in order, the nodes of one run); batch: event rows per
+ * batch, 0 all in one. NULL when out of memory. */
+struct trace_loader *trace_loader_open(const char *const *files, int nfiles,
+				       size_t batch, unsigned flags);
+/* The next batch of events (valid until the next call), or NULL: the end,
+ * or bad input. */
+const struct trace_table *trace_loader_next(struct trace_loader *l);
+/* After trace_loader_next() returned NULL: the table WHICH, or NULL. */
+const struct trace_table *trace_loader_table(struct trace_loader *l, int which);
+/* After trace_loader_next() returned NULL: the "FILE:LINE: problem" of
+ * bad input, or NULL. */
+const char *trace_loader_error(struct trace_loader *l);
+/* Stop reading (at most a batch more is read) and free everything. */
+void trace_loader_close(struct trace_loader *l);
 
 #ifdef __cplusplus
 }

@@ -213,7 +213,7 @@ static void link_node(struct node *n)
 	free(joined);
 }
 
-void trace_link(struct trace *t)
+void replay_link(struct trace *t)
 {
 	for (size_t k = 0; k < t->nnodes; k++)
 		link_node(&t->nodes[k]);
@@ -316,12 +316,12 @@ static const char *vname(struct trace *t, struct graph *g, size_t v, char *buf, 
 	return "?";
 }
 
-int trace_check(struct trace *t)
+int replay_check(struct trace *t)
 {
 	struct graph g = { 0 };
 
-	trace_link(t);
-	trace_fdslots(t);
+	replay_link(t);
+	replay_fdslots(t);
 	build(t, &g);
 
 	size_t *indeg = xcalloc(g.nv + 1, sizeof(size_t));

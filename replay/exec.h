@@ -67,6 +67,8 @@ struct rctx {
 	size_t bufcap;
 	struct famstat fam[NFAM];
 	uint64_t calls, skipped, failed;
+	uint64_t deps;		/* WAITs that blocked, and the wake-ups' cost */
+	int64_t dep_ns;
 	int64_t moved;		/* bytes the current call transferred */
 	int64_t unwritten;	/* bytes file writes could not put down */
 	int werr;		/* the first such write's errno, and file */
@@ -87,6 +89,8 @@ struct rctx {
 /* fd map of the calling thread's process, by slot (an op's fd field) */
 int fd_get(struct rctx *c, int tfd, const struct op *o);
 void fd_put(struct rctx *c, int tfd, int rfd, int cloexec);
+/* a descriptor set close-on-exec or not (fcntl F_SETFD, ioctl FIOCLEX) */
+void fd_cloexec(struct rctx *c, int tfd, int cloexec);
 int fd_take(struct rctx *c, int tfd);
 /* stdio buffering of a trace fd: the bytes the kernel sees now when n are
  * written to the stream (whole buffers), or flushed (what it holds) */
@@ -161,7 +165,7 @@ H(h_read); H(h_write); H(h_seek); H(h_sync);
 H(h_stat); H(h_trunc); H(h_mkdir); H(h_rmdir); H(h_unlink); H(h_rename);
 H(h_link); H(h_symlink);
 H(h_memfd); H(h_event);
-H(h_dup); H(h_copy); H(h_sleep); H(h_poll); H(h_join); H(h_waitpid);
+H(h_dup); H(h_ioctl); H(h_falloc); H(h_copy); H(h_sleep); H(h_poll); H(h_join); H(h_waitpid);
 H(h_thread); H(h_spawn); H(h_exec);
 H(h_socket); H(h_pipe); H(h_socketpair); H(h_bind); H(h_listen);
 H(h_connect); H(h_accept); H(h_shutdown); H(h_send); H(h_recv);

@@ -414,7 +414,7 @@ static void process_slots(struct walk *w, int p)
 	free(live);
 }
 
-void trace_fdslots(struct trace *t)
+void replay_fdslots(struct trace *t)
 {
 	for (size_t k = 0; k < t->nnodes; k++) {
 		struct node *n = &t->nodes[k];

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,8 +76,10 @@ int h_open(struct rctx *c, const struct op *o)
 			return errno = EINVAL, -1;
 		rfd = SYS(c, sandbox_openat(c->ns->r->rootfd, rel, flags | O_CLOEXEC, 0644));
 		/* its directory is made only when missing: a create is one
-		 * call, as it was */
-		if (rfd < 0 && errno == ENOENT && (flags & O_CREAT)) {
+		 * call, as it was; not for a create that failed so (git's
+		 * lock in a directory not made yet: made, its later create
+		 * with O_EXCL failed) */
+		if (rfd < 0 && errno == ENOENT && (flags & O_CREAT) && !o->failed) {
 			const char *base;
 			int d = SYS(c, sandbox_parent(c->ns->r->rootfd, rel, 1, &base));
 			if (d >= 0)
@@ -290,17 +293,27 @@ int h_seek(struct rctx *c, const struct op *o)
 	return SYS(c, lseek(fd, (off_t)o->offset, o->whence < 0 ? SEEK_SET : o->whence)) < 0 ? -1 : 0;
 }
 
+static int has_flag(const struct op *o, const char *name);
+
+/* sync writes out every file system; what the replay measures is the one
+ * under the root: its syncfs. A range's sync starts or waits for the
+ * writeback of its bytes, as its flags said (a trace without them: the
+ * file's data, fdatasync). */
 int h_sync(struct rctx *c, const struct op *o)
 {
 	const char *api = o->call->api;
 
-	if (!strcmp(api, "sync")) {
-		SYS(c, (sync(), 0));
-		return 0;
-	}
+	if (!strcmp(api, "sync"))
+		return SYS(c, syncfs(c->ns->r->rootfd));
 	int fd = fd_get(c, o->fd, o);
 	if (fd < 0)
 		return -1;
+	if (!strcmp(api, "sync_file_range") && o->flags && o->has_offset) {
+		unsigned fl = (has_flag(o, "SYNC_FILE_RANGE_WAIT_BEFORE") ? SYNC_FILE_RANGE_WAIT_BEFORE : 0) |
+			      (has_flag(o, "SYNC_FILE_RANGE_WRITE") ? SYNC_FILE_RANGE_WRITE : 0) |
+			      (has_flag(o, "SYNC_FILE_RANGE_WAIT_AFTER") ? SYNC_FILE_RANGE_WAIT_AFTER : 0);
+		return SYS(c, sync_file_range(fd, (off_t)o->offset, (off_t)o->size, fl));
+	}
 	if (!strcmp(api, "fdatasync") || !strcmp(api, "sync_file_range"))
 		return SYS(c, sync_fd(c, fd, 1));
 	if (!strcmp(api, "syncfs"))
@@ -583,12 +596,62 @@ int h_symlink(struct rctx *c, const struct op *o)
 	return r;
 }
 
-/* dup*, fcntl(F_DUPFD): the new trace fd gets a duplicate of the old one's
- * replay fd. Other fcntl commands change nothing the replay can see. */
+static int has_flag(const struct op *o, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = o->flags; p && (p = strstr(p, name)); p += n)
+		if ((p == o->flags || p[-1] == '|') && (p[n] == 0 || p[n] == '|'))
+			return 1;
+	return 0;
+}
+
+/* F_SETFL's appending on a file, as the original's writes appended (a
+ * socket's or pipe's O_NONBLOCK is not the replay's: it waits its own
+ * way) */
+static int set_append(struct rctx *c, const struct op *o)
+{
+	if (o->res != RES_FILEMETA || !o->path || o->peer || o->proto)
+		return h_spent(c, o);
+	int fd = fd_get(c, o->fd, o);
+	if (fd < 0)
+		return -1;
+	int fl = SYS(c, fcntl(fd, F_GETFL));
+	if (fl < 0)
+		return -1;
+	int want = has_flag(o, "O_APPEND") ? fl | O_APPEND : fl & ~O_APPEND;
+	return want == fl ? 0 : SYS(c, fcntl(fd, F_SETFL, want));
+}
+
+/* What a control did to the descriptor table: close-on-exec set or
+ * cleared, which an exec then honours (git's exec-status pipe: its write
+ * end must close at the exec, or the parent's read never ends). The
+ * call's time is spent as the original's. */
+static int fd_ctl(struct rctx *c, const struct op *o)
+{
+	if (o->failed || o->fd < 0 || !o->cmd)
+		return h_spent(c, o);
+	if (!strcmp(o->cmd, "F_SETFD"))
+		fd_cloexec(c, o->fd, has_flag(o, "FD_CLOEXEC"));
+	else if (!strcmp(o->cmd, "FIOCLEX") || !strcmp(o->cmd, "FIONCLEX"))
+		fd_cloexec(c, o->fd, o->cmd[3] == 'C');
+	else if (!strcmp(o->cmd, "F_SETFL"))
+		return set_append(c, o);
+	return h_spent(c, o);
+}
+
+int h_ioctl(struct rctx *c, const struct op *o)
+{
+	return fd_ctl(c, o);
+}
+
+/* dup*, fcntl(F_DUPFD*): the new trace fd gets a duplicate of the old
+ * one's replay fd, close-on-exec as the original's (dup3's O_CLOEXEC,
+ * F_DUPFD_CLOEXEC). Other fcntl commands: fd_ctl. */
 int h_dup(struct rctx *c, const struct op *o)
 {
 	if (o->oldfd < 0 && o->call->api[0] == 'f')
-		return h_spent(c, o);	/* fcntl: a lock, flags */
+		return fd_ctl(c, o);
 	if (o->oldfd < 0 || o->fd < 0 || o->failed)
 		return 0;
 	int old = fd_get(c, o->oldfd, o);
@@ -597,8 +660,39 @@ int h_dup(struct rctx *c, const struct op *o)
 	int nfd = SYS(c, rfd_dup(old));
 	if (nfd < 0)
 		return -1;
-	fd_put(c, o->fd, nfd, 0);
+	fd_put(c, o->fd, nfd, has_flag(o, "O_CLOEXEC") ||
+	       (o->cmd && !strcmp(o->cmd, "F_DUPFD_CLOEXEC")));
 	return 0;
+}
+
+/* fallocate, posix_fallocate: the blocks taken (or a hole punched) as the
+ * original's, whatever the file system does with them; one without it
+ * (tmpfs before 3.5, some network file systems) writes nothing (glibc's
+ * posix_fallocate would write zeros: the original's file system did not
+ * need to, or the trace holds those writes) */
+static const struct { const char *name; int mode; } falloc_modes[] = {
+	{ "FALLOC_FL_KEEP_SIZE", FALLOC_FL_KEEP_SIZE },
+	{ "FALLOC_FL_PUNCH_HOLE", FALLOC_FL_PUNCH_HOLE },
+	{ "FALLOC_FL_COLLAPSE_RANGE", FALLOC_FL_COLLAPSE_RANGE },
+	{ "FALLOC_FL_ZERO_RANGE", FALLOC_FL_ZERO_RANGE },
+	{ "FALLOC_FL_INSERT_RANGE", FALLOC_FL_INSERT_RANGE },
+	{ "FALLOC_FL_UNSHARE_RANGE", FALLOC_FL_UNSHARE_RANGE },
+};
+
+int h_falloc(struct rctx *c, const struct op *o)
+{
+	int mode = 0;
+
+	if (o->failed)
+		return h_spent(c, o);
+	for (size_t i = 0; i < sizeof(falloc_modes) / sizeof(*falloc_modes); i++)
+		if (has_flag(o, falloc_modes[i].name))
+			mode |= falloc_modes[i].mode;
+	int fd = fd_get(c, o->fd, o);
+	if (fd < 0)
+		return -1;
+	int r = SYS(c, fallocate(fd, mode, (off_t)o->offset, (off_t)o->size));
+	return r && errno == EOPNOTSUPP ? 0 : r;
 }
 
 /* sendfile, copy_file_range, splice: the kernel copies; so do we. */

@@ -21,6 +21,7 @@ enum { UNSEEN, CREATED, EXCL, EXISTS, MAYBE, ABSENT };
 struct ent {
 	const char *path;
 	int state, dir, excl;
+	int changed;		/* written, sized, moved or removed by the trace */
 	int shared;		/* a thread other than its creator's used it */
 	const struct thread *by;	/* who made it (CREATED, EXCL) */
 	int64_t need;
@@ -90,6 +91,10 @@ static void one(struct scan *s, const struct op *o, uint64_t pk, const struct th
 		see(e, ABSENT);
 		return;
 	}
+	if (fn == h_write || fn == h_trunc || fn == h_falloc || fn == h_copy ||
+	    fn == h_rename || fn == h_unlink || fn == h_sync ||
+	    (fn == h_open && (open_flags(o->flags, o->call->api) & (O_TRUNC | O_WRONLY | O_RDWR))))
+		e->changed = 1;
 	if (fn == h_open) {
 		int fl = open_flags(o->flags, o->call->api);
 		if (e->state == UNSEEN)
@@ -203,11 +208,20 @@ static size_t parents_needed(struct scan *s, struct fileneed **f, size_t nf, siz
 		if (!len || (last && lastlen == len && !strncmp(last, e->path, len)))
 			continue;
 		XGROW(*f, *fcap, nf + 1);
-		(*f)[nf++] = (struct fileneed){ e->path, 0, 1, len };
+		(*f)[nf++] = (struct fileneed){ e->path, 0, 1, len, -1 };
 		last = e->path;
 		lastlen = len;
 	}
 	return nf;
+}
+
+static const struct filesz *file_size(const struct trace *t, const int *sel, const char *path)
+{
+	for (size_t k = 0; k < t->nnodes; k++)
+		for (size_t i = 0; sel[k] && i < t->nodes[k].nfsz; i++)
+			if (t->nodes[k].fsz[i].path == path)
+				return &t->nodes[k].fsz[i];
+	return NULL;
 }
 
 size_t files_needed(const struct trace *t, const int *sel, int unordered, struct fileneed **out)
@@ -251,7 +265,7 @@ size_t files_needed(const struct trace *t, const int *sel, int unordered, struct
 		 * not make it fail */
 		if (e->excl && (e->state == EXCL || e->state == ABSENT)) {
 			XGROW(f, fcap, nf + 1);
-			f[nf++] = (struct fileneed){ e->path, -1, 0, 0 };
+			f[nf++] = (struct fileneed){ e->path, -1, 0, 0, -1 };
 			continue;
 		}
 		/* without causality a reader may run before its writer: what
@@ -267,7 +281,16 @@ size_t files_needed(const struct trace *t, const int *sel, int unordered, struct
 			if (!strncmp(s.e[j].path, e->path, len) && s.e[j].path[len] == '/')
 				e->dir = 1;
 		XGROW(f, fcap, nf + 1);
-		f[nf++] = (struct fileneed){ e->path, e->dir ? 0 : e->need, e->dir, 0 };
+		f[nf++] = (struct fileneed){ e->path, e->dir ? 0 : e->need, e->dir, 0, -1 };
+		/* found and left as it was: its size and layout at the end
+		 * were its size and layout at the start */
+		const struct filesz *z = e->dir || e->changed || e->state != EXISTS ? NULL :
+					 file_size(t, sel, e->path);
+		if (z && z->size > f[nf - 1].size) {
+			f[nf - 1].size = z->size;
+			if (z->alloc >= 0 && z->alloc < z->size)
+				f[nf - 1].data = e->need > z->alloc ? e->need : z->alloc;
+		}
 	}
 	nf = parents_needed(&s, &f, nf, &fcap);
 	free(s.e);
@@ -332,12 +355,19 @@ int files_prepare(int rootfd, const struct fileneed *f, size_t n)
 			return -1;
 		}
 		struct stat st;
-		/* real blocks, not a hole: a read must reach the device */
+		/* real blocks, not a hole: a read must reach the device; a
+		 * file the run found sparse keeps its holes (data: the bytes
+		 * it had, from the start) */
+		int64_t end = f[i].data >= 0 && f[i].data < f[i].size ? f[i].data : f[i].size;
 		if (!fstat(fd, &st) && st.st_size < f[i].size) {
 			int64_t off = st.st_size;
-			while (off < f[i].size) {
-				size_t k = (size_t)(f[i].size - off) < sizeof(block) ?
-					   (size_t)(f[i].size - off) : sizeof(block);
+			if (end < f[i].size && ftruncate(fd, (off_t)f[i].size)) {
+				close(fd);
+				return -1;
+			}
+			while (off < end) {
+				size_t k = (size_t)(end - off) < sizeof(block) ?
+					   (size_t)(end - off) : sizeof(block);
 				ssize_t w = pwrite(fd, block, k, off);
 				if (w <= 0) {
 					close(fd);

@@ -32,7 +32,6 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 int limit_add(const char *spec)
 {
 	const char *eq = strchr(spec, '='), *colon = NULL;
-	char *end;
 
 	for (const char *p = spec; eq && p < eq; p++)
 		if (*p == ':')
@@ -43,8 +42,8 @@ int limit_add(const char *spec)
 		size_t n = strlen(resources[i].name);
 		if ((size_t)(eq - colon - 1) != n || strncmp(colon + 1, resources[i].name, n))
 			continue;
-		double rate = strtod(eq + 1, &end);
-		if (*end || !(rate > 0))
+		double rate;	/* 64k, 10M, 1G: common/size.c */
+		if (parse_size(eq + 1, &rate) || !(rate > 0))
 			return -1;
 		XGROW(limits, lcap, nlimits + 1);
 		limits[nlimits++] = (struct limit){ .node = xasprintf("%.*s", (int)(colon - spec), spec),

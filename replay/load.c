@@ -153,6 +153,21 @@ static int event_path(const char *p)
 	return p && !strncmp(p, "anon_inode:", 11);
 }
 
+/* a call not reissued, counted by name for the report (as run.c: a
+ * metadata call lasts its original time) */
+static void skip_note(struct node *n, const char *api, int res)
+{
+	const char *a = intern(api);
+
+	for (size_t i = 0; i < n->nskips; i++)
+		if (n->skips[i].api == a) {
+			n->skips[i].n++;
+			return;
+		}
+	XGROW(n->skips, n->skcap, n->nskips + 1);
+	n->skips[n->nskips++] = (struct skipstat){ a, 1, res == RES_FILEMETA || res == RES_NETMETA };
+}
+
 static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 {
 	struct rd *rd = ctx;
@@ -161,6 +176,8 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 
 	o->res = (uint8_t)(io->res + 1);
 	o->call = call_lookup(io->api, o->res);
+	if (!o->call)
+		skip_note(rd->node, io->api, o->res);
 	o->start = io->start;
 	o->dur = io->end - io->start;	/* validated: >= 0 */
 	o->amount = io->amount;
@@ -196,6 +213,7 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	o->inpath = intern(io->inpath);
 	o->peer = intern(io->peer);
 	o->flags = intern(io_str(io, "flags"));
+	o->cmd = intern(io_str(io, "cmd"));
 	o->proto = (uint8_t)proto_of(io->proto);
 	o->pipe = (int32_t)io_num(io, "pipe", NULL, 0);
 	/* a non-blocking connect under way (EINPROGRESS) goes on to connect */
@@ -296,6 +314,18 @@ static void on_dep(void *ctx, struct trace_thread *tt, const struct trace_dep *d
 		(size_t)(rd->thr - rd->node->threads), rd->thr->nops - 1, trace_line()
 	};
 	o->seq = d->seq > 0 ? (uint32_t)d->seq : 0;	/* a wait's: validated */
+}
+
+/* a file's size and allocation as the run left it (files.c) */
+static void on_file(void *ctx, struct trace_node *tn, const struct trace_file *f)
+{
+	struct node *n = ((struct rd *)ctx)->node;
+
+	(void)tn;
+	if (f->size_at_end < 0)
+		return;
+	XGROW(n->fsz, n->fszcap, n->nfsz + 1);
+	n->fsz[n->nfsz++] = (struct filesz){ intern(f->path), f->size_at_end, f->allocated_at_end };
 }
 
 static void on_socket(void *ctx, struct trace_node *tn, const struct trace_socket *ts)
@@ -448,7 +478,7 @@ static int by_path(const void *a, const void *b)
 	return x->path != y->path ? (x->path < y->path ? -1 : 1) : 0;
 }
 
-static void trace_file_order(struct trace *t)
+static void replay_file_order(struct trace *t)
 {
 	struct fuse *u = NULL;
 	size_t nu = 0, cap = 0;
@@ -556,7 +586,7 @@ static int anon_write(const struct op *o, const struct op *read)
 	       ((o->res == RES_FILEWRITE && !o->path) || (o->res == RES_SYS && event_path(o->path)));
 }
 
-static void trace_wakers(struct trace *t)
+static void replay_wakers(struct trace *t)
 {
 	for (size_t k = 0; k < t->nnodes; k++) {
 		struct node *n = &t->nodes[k];
@@ -616,7 +646,7 @@ static void trace_wakers(struct trace *t)
  * Pool: three workers read their tasks from one pipe, under a semaphore
  * in shared memory the replay cannot see): each read takes the bytes
  * after its predecessor's, so it waits for the read of another thread
- * that ended before it began (as a wait on its waker, trace_wakers). Read
+ * that ended before it began (as a wait on its waker, replay_wakers). Read
  * in another order, a worker took part of another's message and every
  * reader then waited for bytes nobody sent (2 replays in 4 stalled).
  */
@@ -631,7 +661,7 @@ static int by_pipe_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void trace_pipe_readers(struct trace *t)
+static void replay_pipe_readers(struct trace *t)
 {
 	for (size_t k = 0; k < t->nnodes; k++) {
 		struct node *n = &t->nodes[k];
@@ -675,7 +705,7 @@ static void trace_pipe_readers(struct trace *t)
  * that came later was not woken, and the replay must stay free to run
  * faster than the original did).
  */
-static void trace_wait_lags(struct trace *t)
+static void replay_wait_lags(struct trace *t)
 {
 	int64_t **ends = xcalloc(t->nnodes + 1, sizeof(*ends));
 
@@ -726,7 +756,7 @@ static int zero_poll(const struct op *o)
 	return o->kind == OP_IO && call_poll(o->call) && o->timeout == 0 && !o->failed;
 }
 
-static void trace_busywaits(struct trace *t)
+static void replay_busywaits(struct trace *t)
 {
 	for (size_t k = 0; k < t->nnodes; k++) {
 		struct node *n = &t->nodes[k];
@@ -758,7 +788,7 @@ static void trace_busywaits(struct trace *t)
 	}
 }
 
-void trace_free(struct trace *t)
+void replay_free(struct trace *t)
 {
 	if (!t)
 		return;
@@ -780,32 +810,32 @@ void trace_free(struct trace *t)
 	free(t);
 }
 
-/* the load under way: what its death leaves (trace_load_abandon) */
+/* the load under way: what its death leaves (replay_load_abandon) */
 static struct trace_run load_run;
 static struct trace *load_trace;
 
-void trace_load_abandon(void)
+void replay_load_abandon(void)
 {
 	trace_read_abandon();
 	trace_run_free(&load_run);
-	trace_free(load_trace);
+	replay_free(load_trace);
 	load_trace = NULL;
 	free(pend);
 	pend = NULL;
 	npend = pendcap = 0;
 }
 
-struct trace *trace_load(const char *file)
+struct trace *replay_load(const char *file)
 {
 	static const struct trace_ops ops = {
 		.node = on_node, .node_end = on_node_end, .process = on_process,
 		.thread = on_thread, .compute = on_compute, .io = on_io,
-		.dep = on_dep, .socket = on_socket, .strict = true,
+		.dep = on_dep, .socket = on_socket, .file = on_file, .strict = true,
 	};
 	char *files[1] = { (char *)file };
 	struct rd rd = { .file = file };
 
-	trace_load_abandon();
+	replay_load_abandon();
 	load_trace = rd.t = xcalloc(1, sizeof(*rd.t));
 	rd.t->file = file;
 	npend = 0;
@@ -836,11 +866,11 @@ struct trace *trace_load(const char *file)
 	pend = NULL;
 	npend = pendcap = 0;
 	spin_shares(rd.t);
-	trace_file_order(rd.t);
-	trace_wakers(rd.t);
-	trace_wait_lags(rd.t);
-	trace_pipe_readers(rd.t);
-	trace_busywaits(rd.t);
+	replay_file_order(rd.t);
+	replay_wakers(rd.t);
+	replay_wait_lags(rd.t);
+	replay_pipe_readers(rd.t);
+	replay_busywaits(rd.t);
 	load_trace = NULL;	/* the caller's */
 	return rd.t;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,10 +31,12 @@ static const struct option_def {
 	{ "compute", 1, 'c', "HOW", "spin (default), sleep or none" },
 	{ "speed", 1, 's', "X", "compute and time run X times faster" },
 	{ "report", 1, 'o', "FILE", "save the fidelity report as XML" },
-	{ "limit", 1, 'l', "NODE:RES=RATE", "hold NODE's fileread, filewrite, netsend or netrecv to RATE bytes/s" },
+	{ "limit", 1, 'l', "NODE:RES=RATE", "hold NODE's fileread, filewrite, netsend or netrecv to RATE bytes/s (64k, 10M: binary multiples)" },
 	{ "stall", 1, 259, "SECONDS", "give up when a call runs SECONDS past its original time (default 5; 0: never)" },
 	{ "mpi", 0, 256, "", "one node per MPI rank (run under mpirun)" },
 	{ "deps", 1, 258, "FROM", "trace (default: its WAITs) or net: message edges from the nodes' packets (TRACE... with --pcap)" },
+	{ "reuse-root", 0, 260, "", "replay over what --root holds (refused when not empty)" },
+	{ "repeat", 1, 261, "N", "replay N times, each in a fresh ROOT/I; the spread of the predictions" },
 	{ "quiet", 0, 'q', "", "no root line, progress or report on stdout" },
 	{ "help", 0, 'h', "", "this help" },
 	{ "version", 0, 257, "", "print the version" },
@@ -45,7 +48,8 @@ static void usage(int status)
 	FILE *f = status ? stderr : stdout;
 
 	fprintf(f, "usage: island-replay [options] TRACE\n"
-		   "       island-replay --deps net [options] TRACE... (node traces with their pcaps)\n");
+		   "       island-replay --deps net [options] TRACE... (node traces with their pcaps)\n"
+		   "TRACE: .xml, .xml.gz, .xml.zst, or the binary .isb, .isb.gz, .isb.zst\n");
 	for (size_t i = 0; i < NOPT; i++)
 		fprintf(f, "  %c%c%c --%s %-*s %s\n", options[i].key < 256 ? '-' : ' ',
 			options[i].key < 256 ? options[i].key : ' ', options[i].key < 256 ? ',' : ' ',
@@ -111,6 +115,12 @@ static void parse(int argc, char **argv)
 				die(2, "--stall %s: not a number of seconds", optarg);
 			break;
 		case 256: opt.mpi = 1; break;
+		case 260: opt.reuse_root = 1; break;
+		case 261:
+			opt.repeat = (int)strtol(optarg, &end, 10);
+			if (*end || opt.repeat < 1 || opt.repeat > 1000)
+				die(2, "--repeat %s: not a count from 1 to 1000", optarg);
+			break;
 		case 258:
 			if (strcmp(optarg, "trace") && strcmp(optarg, "net"))
 				die(2, "--deps %s: trace or net", optarg);
@@ -119,7 +129,7 @@ static void parse(int argc, char **argv)
 		case 'q': opt.quiet = 1; break;
 		case 'h': usage(0); break;
 		case 257: printf("island-replay %s\n", ISLAND_VERSION); exit(0);
-		default: bad_option(argv, c);
+		default: bad_option_hint(argv, c, lo);
 		}
 	}
 	if (optind >= argc)
@@ -244,6 +254,8 @@ static int unwritten_check(const struct trace *t, const int *sel, struct sync *s
 	return status;
 }
 
+static int64_t last_orig, last_repl;	/* the last run_local's spans */
+
 static int run_local(struct trace *t, int *sel, int rootfd)
 {
 	struct sync *s = sync_create(t);
@@ -346,11 +358,69 @@ static int run_local(struct trace *t, int *sel, int rootfd)
 				start = sync_stats(s, (int)k)->t0_ns;
 	}
 	int64_t orig = original_span(t, sel), repl = end - start;
+	last_orig = orig;
+	last_repl = repl;
 	if (!opt.quiet)
 		report_print(t, sel, s, orig, repl);
 	if (opt.report && report_save(opt.report, t, sel, s, orig, repl))
 		die(1, "%s:", opt.report);
 	return unwritten_check(t, sel, s);
+}
+
+/* The files the trace found are made before the replay, outside its
+ * measured time; then the replay. */
+static int replay_in(struct trace *t, int *sel, int rootfd)
+{
+	struct fileneed *need;
+	size_t nneed = files_needed(t, sel, opt.mode != MODE_CAUSAL, &need);
+
+	if (files_prepare(rootfd, need, nneed) < 0)
+		die(1, "%s: cannot prepare the files the trace reads:", opt.root);
+	free(need);
+	return run_local(t, sel, rootfd);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* --repeat N: N replays, each in a fresh ROOT/I (one replay's files are
+ * not the next one's), and the spread of their predictions: a noisy
+ * disk's single replay is one draw (one varied -19 % to +63 %). */
+static int repeat_local(struct trace *t, int *sel, int rootfd)
+{
+	int64_t *r = xcalloc((size_t)opt.repeat, sizeof(*r));
+	const char *root = opt.root;
+	int status = 0;
+
+	for (int i = 0; i < opt.repeat && !status; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%d", i + 1);
+		if (mkdirat(rootfd, name, 0755) && errno != EEXIST)
+			die(1, "%s/%s:", root, name);
+		int fd = sandbox_openat(rootfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+		if (fd < 0)
+			die(1, "%s/%s:", root, name);
+		opt.root = xasprintf("%s/%s", root, name);
+		if (!opt.quiet)
+			printf("island-replay: replay %d of %d under %s\n", i + 1, opt.repeat, opt.root);
+		status = replay_in(t, sel, fd);
+		close(fd);
+		r[i] = last_repl;
+	}
+	if (status)
+		return status;
+	qsort(r, (size_t)opt.repeat, sizeof(*r), cmp_i64);
+	int64_t med = opt.repeat % 2 ? r[opt.repeat / 2] : (r[opt.repeat / 2 - 1] + r[opt.repeat / 2]) / 2;
+	double o = last_orig > 0 ? (double)last_orig : 1;
+	printf("island-replay: %d replays: median %.6f s (%+.1f%%), min %.6f s (%+.1f%%), max %.6f s (%+.1f%%)\n",
+	       opt.repeat, med / 1e9, (med / o - 1) * 100, r[0] / 1e9, (r[0] / o - 1) * 100,
+	       r[opt.repeat - 1] / 1e9, (r[opt.repeat - 1] / o - 1) * 100);
+	free(r);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -371,8 +441,8 @@ int main(int argc, char **argv)
 
 	/* the trace lives as long as the process (a global: not a leak) */
 	static struct trace *t;
-	t = trace_load(opt.trace);
-	if (trace_check(t))
+	t = replay_load(opt.trace);
+	if (replay_check(t))
 		return 2;
 	const char *bad = limit_check(t);
 	if (bad)
@@ -390,14 +460,12 @@ int main(int argc, char **argv)
 	if (opt.mpi && !mpi_available())
 		die(2, "--mpi: this island-replay was built without MPI (mpicc was not found at build time)");
 
+	if (opt.repeat > 1 && opt.mpi)
+		die(2, "--repeat: not with --mpi (run mpirun again)");
 	if (opt.mpi)
 		return mpi_main(t);
 	int rootfd = root_open(NULL, 1);
-
-	struct fileneed *need;
-	size_t nneed = files_needed(t, sel, opt.mode != MODE_CAUSAL, &need);
-	if (files_prepare(rootfd, need, nneed) < 0)
-		die(1, "%s: cannot prepare the files the trace reads:", opt.root);
-	free(need);
-	return run_local(t, sel, rootfd);
+	if (opt.repeat > 1)
+		return repeat_local(t, sel, rootfd);
+	return replay_in(t, sel, rootfd);
 }

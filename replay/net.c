@@ -213,6 +213,10 @@ static void net_link(struct trace *t, int node, const int *sel)
  * node processes inherit: sends are real, nobody reads them. */
 void net_init(struct trace *t, const int *sel)
 {
+	static int done;	/* once for every --repeat */
+
+	if (done++)
+		return;
 	for (size_t k = 0; k < t->nnodes; k++)
 		if (sel[k])
 			net_link(t, (int)k, sel);

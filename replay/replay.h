@@ -40,18 +40,19 @@ struct op {
 	int64_t start;		/* io: start (ns, node relative) */
 	int64_t amount, size, offset, result, req, timeout;
 	int64_t child;
-	int32_t target;		/* after trace_link: thread or process index */
-	/* a wait on another thread of its process (load.c, trace_wakers):
+	int32_t target;		/* after replay_link: thread or process index */
+	/* a wait on another thread of its process (load.c, replay_wakers):
 	 * that thread's index + 1 (0: none), the op whose end preceded the
 	 * wait's end, and how long before it */
 	int32_t waker;
 	uint32_t wake_op;
 	int64_t wake_lag;
-	/* the first poll of a busy wait (load.c, trace_busywaits): the
+	/* the first poll of a busy wait (load.c, replay_busywaits): the
 	 * index + 1 of its last poll (0: none), and of the receive after it */
 	uint32_t busy_end, busy_recv;
 	const struct call *call;	/* NULL: not replayable, skipped */
 	const char *path, *path2, *inpath, *peer, *flags;
+	const char *cmd;	/* fcntl, ioctl, prctl: the command ("F_SETFD") */
 	uint8_t proto;
 	int32_t pipe;		/* which pipe of the node (trace-format.md), 0 */
 };
@@ -97,6 +98,13 @@ struct sock_sum {		/* <sockets><socket/> */
 	uint8_t proto;
 };
 
+/* calls of a node the replay does not reissue (no handler), by api */
+struct skipstat {
+	const char *api;
+	uint32_t n;
+	uint8_t spent;		/* its original time is spent (metadata) */
+};
+
 struct node {
 	const char *name;
 	const char *host;	/* "" when unknown */
@@ -110,6 +118,13 @@ struct node {
 	size_t nsocks, scap;
 	uint32_t nios;		/* numbered I/O, = highest seq */
 	uint32_t nall;		/* io elements */
+	struct skipstat *skips;	/* load.c */
+	size_t nskips, skcap;
+	struct filesz {		/* <file size_at_end allocated_at_end> */
+		const char *path;
+		int64_t size, alloc;
+	} *fsz;
+	size_t nfsz, fszcap;
 	uint8_t waited;		/* a WAIT names this node: its I/Os are published */
 	uint32_t line;
 	/* descriptor slots (fdslots.c): from slot_base on, the trace's fd
@@ -128,12 +143,12 @@ struct trace {
 
 /* load.c: parse FILE (plain or .xml.gz); on any problem print
  * "FILE:LINE: what" and exit 2. */
-struct trace *trace_load(const char *file);
+struct trace *replay_load(const char *file);
 /* Everything a loaded trace holds; what a load left when it died (die's
  * hook returned, the fuzz harness); the interned strings (no trace may
  * hold them any more) */
-void trace_free(struct trace *t);
-void trace_load_abandon(void);
+void replay_free(struct trace *t);
+void replay_load_abandon(void);
 void intern_free(void);
 /* Intern a string in the trace's string table. */
 const char *intern(const char *s);
@@ -141,14 +156,14 @@ int node_index(const struct trace *t, const char *name);
 
 /* check.c: unknown nodes in WAITs, seq ranges, WAIT cycles. Returns 0, or
  * prints "FILE:LINE: ..." lines and returns -1. */
-int trace_check(struct trace *t);
+int replay_check(struct trace *t);
 /* Links thread and process creation (pthread_create, fork, ...): sets
- * op->child to a thread or process index. Called by trace_check. */
-void trace_link(struct trace *t);
+ * op->child to a thread or process index. Called by replay_check. */
+void replay_link(struct trace *t);
 /* fdslots.c: rewrites the fd fields of every op from the trace's numbers
  * to slots of the process's descriptor table, one per life of a number
- * that threads could confuse (after trace_link; called by trace_check). */
-void trace_fdslots(struct trace *t);
+ * that threads could confuse (after replay_link; called by replay_check). */
+void replay_fdslots(struct trace *t);
 /* The trace's fd of a slot (messages; stderr's stdio is unbuffered). */
 int slot_tfd(const struct node *n, int slot);
 
@@ -204,6 +219,7 @@ struct fileneed {
 	int64_t size;		/* bytes the replay must find there; -1: must not exist */
 	int dir;		/* a directory */
 	size_t len;		/* of path, the directory to make; 0: all */
+	int64_t data;		/* of size, the bytes written (the rest a hole); -1: all */
 };
 /* What must exist before the replay of the selected nodes; unordered:
  * the replay keeps no causality (every file read exists beforehand). */
@@ -220,26 +236,49 @@ enum compute { COMP_SPIN, COMP_SLEEP, COMP_NONE };
 struct opts {
 	const char *root, *node, *report, *trace;
 	int mode, compute, mpi, quiet, progress;
+	int reuse_root;		/* replay over what the root holds */
+	int repeat;		/* replays of the trace, each in a fresh ROOT/N */
 	double speed;
 	double stall;		/* seconds a call may run past its original time */
 };
 extern struct opts opt;
 
-/* Per-node results, kept in shared memory while nodes run. */
+/* Per-node results, kept in shared memory while nodes run. Latencies
+ * in buckets of an eighth of an octave (9 %): lat_bucket(ns). */
+#define LAT_BUCKETS 320
+static inline int lat_bucket(int64_t ns)
+{
+	if (ns < 8)
+		return ns < 0 ? 0 : (int)ns;
+	int oct = 63 - __builtin_clzll((unsigned long long)ns);
+	int b = oct * 8 + (int)((ns >> (oct - 3)) & 7);
+	return b < LAT_BUCKETS ? b : LAT_BUCKETS - 1;
+}
 struct famstat {
 	uint64_t calls;
 	int64_t orig_ns, repl_ns;
 	int64_t orig_bytes, repl_bytes;	/* data moved (amount) */
+	uint32_t lat_orig[LAT_BUCKETS], lat_repl[LAT_BUCKETS];
+};
+/* A call the replay failed where the original did not: by api and errno */
+#define NFAILS 16
+struct failstat {
+	char api[24];
+	int err;
+	uint32_t n;
 };
 struct nodestat {
 	int64_t orig_ns, repl_ns;	/* duration of the node */
 	int64_t t0_ns, t1_ns;		/* replay start/end, CLOCK_MONOTONIC */
 	uint64_t calls, skipped, failed, total;
 	uint64_t unwritten;		/* bytes file writes could not put down */
+	uint64_t deps;			/* WAITs that blocked; the replayer's own */
+	int64_t dep_ns;			/* wake-up time past the peer's I/O, paid back */
 	int werr;			/* the first one's errno and trace path */
 	const char *wpath;		/* (interned before the fork: valid here) */
 	int status;			/* 0 ok, else exit status */
 	struct famstat fam[NFAM];
+	struct failstat fails[NFAILS];	/* the first kinds; others in failed only */
 };
 
 /* sync.c: completion of each node's I/O (bitmap + count + futex). */

@@ -196,6 +196,18 @@ void fd_put(struct rctx *c, int tfd, int rfd, int cloexec)
 	pthread_mutex_unlock(&p->mu);
 }
 
+void fd_cloexec(struct rctx *c, int tfd, int cloexec)
+{
+	struct pstate *p = &c->ns->ps[c->proc];
+
+	if (tfd < 0)
+		return;
+	pthread_mutex_lock(&p->mu);
+	fd_grow(p, tfd);
+	p->cloexec[tfd] = (uint8_t)cloexec;
+	pthread_mutex_unlock(&p->mu);
+}
+
 int fd_take(struct rctx *c, int tfd)
 {
 	struct pstate *p = &c->ns->ps[c->proc];
@@ -354,6 +366,29 @@ int map_path(struct rctx *c, const char *path, char *buf, size_t len)
 	return sandbox_map(path, p->cwd, buf, len) ? 0 : -1;
 }
 
+/* the report lists failed calls by name and errno (errno kept) */
+static void fail_note(struct rctx *c, const struct op *o)
+{
+	struct nstate *ns = c->ns;
+	const char *api = o->call ? o->call->api : "?";
+	int e = errno;
+
+	pthread_mutex_lock(&ns->stmu);
+	for (int i = 0; i < NFAILS; i++) {
+		struct failstat *fs = &ns->st->fails[i];
+		if (!fs->n) {
+			snprintf(fs->api, sizeof(fs->api), "%s", api);
+			fs->err = e;
+		}
+		if (fs->err == e && !strcmp(fs->api, api)) {
+			fs->n++;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ns->stmu);
+	errno = e;
+}
+
 void replay_warn(struct rctx *c, const struct op *o, const char *what)
 {
 	struct nstate *ns = c->ns;
@@ -380,7 +415,7 @@ int h_wake(struct rctx *c, const struct op *o)
 	return 0;
 }
 
-/* A call another thread of the process let go on (trace_wakers in
+/* A call another thread of the process let go on (replay_wakers in
  * load.c) goes on when the replay of that thread's call has ended, and
  * as long after as originally. Only causal mode waits for anybody. */
 static int64_t wake_wait(struct rctx *c, const struct op *o)
@@ -642,9 +677,15 @@ static void stat_add(struct nstate *ns, struct rctx *c)
 		ns->st->fam[f].repl_ns += c->fam[f].repl_ns;
 		ns->st->fam[f].orig_bytes += c->fam[f].orig_bytes;
 		ns->st->fam[f].repl_bytes += c->fam[f].repl_bytes;
+		for (int b = 0; b < LAT_BUCKETS; b++) {
+			ns->st->fam[f].lat_orig[b] += c->fam[f].lat_orig[b];
+			ns->st->fam[f].lat_repl[b] += c->fam[f].lat_repl[b];
+		}
 	}
 	ns->st->calls += c->calls;
 	ns->st->skipped += c->skipped;
+	ns->st->deps += c->deps;
+	ns->st->dep_ns += c->dep_ns;
 	ns->st->failed += c->failed;
 	if (c->unwritten && !ns->st->unwritten) {
 		ns->st->werr = c->werr;
@@ -673,7 +714,7 @@ static int64_t busy_seen(const struct thread *th, size_t i, int64_t came)
 	return came;
 }
 
-/* A busy wait (trace_busywaits in load.c) polls, as the original did,
+/* A busy wait (replay_busywaits in load.c) polls, as the original did,
  * the descriptor its receive reads until there is something to read, and
  * is then over at the original's first poll after that (busy_seen): not
  * as many times as it polled there (each replayed poll costs more than
@@ -753,10 +794,22 @@ static void run_ops(struct rctx *c, const struct thread *th)
 				int64_t t = rnow_ns();
 				atomic_store_explicit(&ts->at, o, memory_order_relaxed);
 				atomic_store_explicit(&ts->since, t, memory_order_relaxed);
-				if (sync_wait(r->sync, o->node, o->seq) > 0)
-					c->late = 0;
+				if (sync_wait(r->sync, o->node, o->seq) > 0) {
+					/* what the wake-up took past the peer's
+					 * completion (and past the original's own
+					 * wake-up lag, the floor below) is the
+					 * replayer's, a futex's and a scheduler's:
+					 * measured, and paid back by the phases
+					 * after, as a late spin is */
+					int64_t w = rnow_ns(), at = sync_when(r->sync, o->node, o->seq);
+					if (at && o->wake_lag > 0)
+						at += (int64_t)((double)o->wake_lag / opt.speed);
+					c->late = at && w > at ? w - at : 0;
+					c->deps++;
+					c->dep_ns += c->late;
+				}
 				/* the original's wake-up after that I/O (load.c,
-				 * trace_wait_lags): the call ends no earlier */
+				 * replay_wait_lags): the call ends no earlier */
 				int64_t d = o->wake_lag > 0 ? sync_when(r->sync, o->node, o->seq) : 0;
 				if (d) {
 					int64_t f = d + (int64_t)((double)o->wake_lag / opt.speed);
@@ -787,6 +840,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		enum family f = op_family(o);
 		c->fam[f].calls++;
 		c->fam[f].orig_ns += o->dur;
+		c->fam[f].lat_orig[lat_bucket(o->dur)]++;
 		if (o->has_amount && !o->failed && !o->libc_only)
 			c->fam[f].orig_bytes += o->amount;
 		call_fn fn = o->call ? o->call->fn : NULL;
@@ -853,10 +907,12 @@ static void run_ops(struct rctx *c, const struct thread *th)
 			/* a spin of its time that the time owed shortened
 			 * lasted that much more, as the report sees it */
 			c->fam[f].repl_ns += c->mark - s + c->waited + c->paid;
+			c->fam[f].lat_repl[lat_bucket(c->mark - s + c->waited + c->paid)]++;
 			c->fam[f].repl_bytes += c->moved;
 			/* a call that failed in the trace may fail again */
 			if (rc < 0 && !o->failed) {
 				c->failed++;
+				fail_note(c, o);
 				replay_warn(c, o, "replay of");
 			}
 		}

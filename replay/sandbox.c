@@ -5,6 +5,7 @@
 #include "replay.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -204,6 +205,18 @@ void root_check(const char *root, char *const *keep, int nkeep)
 	}
 	free(self);
 	free(abs);
+	/* an earlier replay's files change this one (a create finds its
+	 * file, a directory its entries): a fresh file system's lost+found
+	 * aside */
+	DIR *d = opt.reuse_root ? NULL : opendir(root);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    strcmp(e->d_name, "lost+found"))
+			die(2, "--root %s: refused: not empty (it holds %s; --reuse-root to replay over it)",
+			    root, e->d_name);
+	if (d)
+		closedir(d);
 }
 
 /* The root: --root, or name (a fresh one chosen by rank 0 under MPI), or

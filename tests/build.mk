@@ -39,6 +39,20 @@ $(O)/tests/apps/altstack-static: tests/apps/altstack.c
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $< -lpthread
 TEST_APPS += $(O)/tests/apps/altstack-static
 
+# A clone() child on a stack of its own, static too (capture-syscalls.sh)
+$(O)/tests/apps/clonestack-static: tests/apps/clonestack.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $<
+TEST_APPS += $(O)/tests/apps/clonestack-static
+
+# A drop of root before an exec, static too (capture-privdrop.sh)
+$(O)/tests/apps/dropexec-static: tests/apps/dropexec.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 -Wall -static -o $@ $<
+TEST_APPS += $(O)/tests/apps/dropexec-static
+
 # Descriptors on no file, static too (capture-anonfds.sh)
 $(O)/tests/apps/anonfds-static: tests/apps/anonfds.c
 	$(call msg,CC,$<)

@@ -41,3 +41,24 @@ $(O)/tests/unit/test-trace%: $(O)/tests/unit/test-trace%.o $(COMMON_OBJS) $(TRAC
 
 TEST_BINS += $(TRACE_TESTS)
 .SECONDARY: $(patsubst %,%.o,$(TRACE_TESTS))
+
+# The library as a shared object, lib/libisland-trace.so, for bindings
+# (python/island loads it with cffi; make install puts it with the
+# interposer in PREFIX/lib/island, out of the linker's way: -lisland-trace
+# stays the static library): objects of its own, position-independent and without sanitizers (it runs inside
+# another program), only the trace_* of include/island-trace.h exported.
+TRACE_SO := lib/libisland-trace.so
+TRACE_SO_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(TRACE_SRCS) common/util.c common/zstdio.c)
+
+$(O)/pic/%.o: %.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC $(XML_CFLAGS) -c -o $@ $<
+
+$(TRACE_SO): $(TRACE_SO_OBJS) trace/exports.map
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -shared -Wl,-soname,libisland-trace.so -Wl,--version-script=trace/exports.map \
+		-Wl,-z,now -o $@ $(TRACE_SO_OBJS) $(XML_LIBS) -lz
+
+LIB_TARGETS += $(TRACE_SO)

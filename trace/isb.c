@@ -1,9 +1,9 @@
-/* The binary encoding's reader: common/isbenc.c in reverse, checking
+/* The binary encoding's reader: trace/isbenc.c in reverse, checking
  * every token, so that a damaged file is refused at the element where
  * it stops making sense rather than read as other records. */
-#include "isb.h"
-#include "../common/isb.h"
-#include "../common/isbslot.h"
+#include "trace/isb.h"
+#include "trace/isbfmt.h"
+#include "trace/isbslot.h"
 #include "util.h"
 
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* The binary encoding's reader (common/isb.h, docs/trace-binary.md):
+/* The binary encoding's reader (trace/isbfmt.h, docs/trace-binary.md):
  * tokens back into elements, attributes and text, for trace/read.c. */
 #ifndef ISLAND_TRACE_ISB_H
 #define ISLAND_TRACE_ISB_H

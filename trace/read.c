@@ -24,8 +24,8 @@
 #include <libxml/parserInternals.h>
 
 #include "validate.h"
-#include "isb.h"
-#include "../common/isb.h"
+#include "trace/isb.h"
+#include "trace/isbfmt.h"
 
 #define MAXDEPTH 32
 
@@ -667,6 +667,8 @@ static void on_file(struct rd *rd)
 	f.writes = int_attr(rd, "writes", 0);
 	f.bytes_written = int_attr(rd, "bytes_written", 0);
 	f.open_at_end = int_attr(rd, "open_at_end", 0);
+	f.size_at_end = int_attr(rd, "size_at_end", -1);
+	f.allocated_at_end = int_attr(rd, "allocated_at_end", -1);
 	if (rd->ops->file)
 		rd->ops->file(rd->ctx, rd->node, &f);
 }
@@ -2103,19 +2105,19 @@ void trace_read_abandon(void)
 int trace_read_try(struct trace_run *run, char **files, int nfiles,
 		   const struct trace_ops *ops, void *ctx)
 {
-	void (*old)(int) = die_hook;
+	void (*old)(int) = die_hook_here;
 	jmp_buf back;
 
 	try_back = &back;
 	if (setjmp(back)) {
 		trace_read_abandon();
-		die_hook = old;
+		die_hook_here = old;
 		try_back = NULL;
 		return -1;
 	}
-	die_hook = try_die;
+	die_hook_here = try_die;
 	trace_read(run, files, nfiles, ops, ctx);
-	die_hook = old;
+	die_hook_here = old;
 	try_back = NULL;
 	return 0;
 }

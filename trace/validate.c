@@ -100,6 +100,8 @@ static const struct vrule rules[] = {
 	{ "file",    "writes",        V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
 	{ "file",    "bytes_written", V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
 	{ "file",    "open_at_end",   V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
+	{ "file",    "size_at_end",   V_INT,     OPT, 0, VBIG_MAX, 0, 0 },
+	{ "file",    "allocated_at_end", V_INT,  OPT, 0, VBIG_MAX, 0, 0 },
 	{ "socket",  "sent",          V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
 	{ "socket",  "received",      V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
 	{ "socket",  "open_at_end",   V_BOOL,    OPT, 0, 0, 0, 0 },
@@ -121,17 +123,17 @@ struct span {
 	bool timed;		/* its end - start counts to the durations */
 };
 
-static struct {
+static _Thread_local struct {
 	const char *el;
 	struct span s;
 } span_cache[64];		/* open addressing, filled at most half */
-static size_t span_cached;
-static struct {
+static _Thread_local size_t span_cached;
+static _Thread_local struct {
 	const char *name;
 	size_t from;		/* the element's span */
 	const struct vrule *r;	/* NULL: no rule there (path on an io) */
 } rule_cache[256];		/* open addressing, filled at most half */
-static size_t rule_cached;
+static _Thread_local size_t rule_cached;
 
 /* dictionary strings sit bytes apart: mix all of the pointer's bits */
 static unsigned slot(const void *p, int bits)
@@ -412,4 +414,21 @@ void validate_misplaced(const char *el, const char *parent, char *msg, size_t le
 		snprintf(msg, len, "<%s> is misplaced (inside <%s>)", el, parent);
 	else
 		snprintf(msg, len, "<%s> is misplaced (at top level)", el);
+}
+
+int validate_type(const char *el, const char *name)
+{
+	for (size_t i = 0; i < NRULES; i++) {
+		if (strcmp(rules[i].el, el) || strcmp(rules[i].name, name))
+			continue;
+		switch (rules[i].type) {
+		case V_TIME: case V_TIMEOUT: case V_OFFSET:
+			return 'T';
+		case V_INT:
+			return 'I';
+		default:
+			return 0;
+		}
+	}
+	return 0;
 }

@@ -54,5 +54,8 @@ void validate_wait_range(const char *node, uint64_t seq, uint64_t n, char *msg, 
 void validate_dup_node(const char *name, char *msg, size_t len);
 /* The message for <el> where it may not be (parent "" : top level). */
 void validate_misplaced(const char *el, const char *parent, char *msg, size_t len);
+/* What the rules make of <el>'s attribute name: 'T' a time (seconds), 'I'
+ * an integer, 0 text (or no rule). */
+int validate_type(const char *el, const char *name);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -27,7 +28,9 @@
 #include "capture.h"
 #include "cluster.h"
 #include "discover.h"
+#include "cluster_names.h"
 #include "netns.h"
+#include "runas.h"
 #include "session.h"
 #include "traceread.h"
 #include "util.h"
@@ -43,6 +46,8 @@ struct cnode {
 	int nrestr;
 	long line;
 	int server;                  /* role="server": stopped once the others exit */
+	char *user;                  /* user="NAME": its app runs as NAME */
+	struct runas runas;
 	int job;                     /* <mpi>: its rank0's index (one mpirun), or -1 */
 	int np;                      /* <mpi>, on rank0: the number of ranks */
 	/* per pass */
@@ -157,6 +162,22 @@ static void load_command(const char *file, xmlNodePtr e, struct cnode *n)
 	}
 }
 
+/* user="NAME": the node's app runs as NAME (its capture stays ours,
+ * --user), and the pass's directories are opened to NAME (runas.c) */
+static void node_user(const char *file, struct cnode *n, xmlNodePtr e)
+{
+	n->user = prop(e, "user");
+	if (!n->user)
+		return;
+	if (!safe_name(n->user, 32) || !getpwnam(n->user))
+		die_at(2, file, n->line, "node '%s': user=\"%s\" is no user of this host",
+		       n->name, n->user);
+	if (geteuid() != 0)
+		die_at(2, file, n->line, "node '%s': user=\"%s\" needs the runner to be root",
+		       n->name, n->user);
+	runas_lookup(&n->runas, n->user);
+}
+
 static struct cnode *add_node(struct cluster *c, xmlNodePtr e)
 {
 	c->nodes = xrealloc(c->nodes, sizeof(*c->nodes) * (size_t)(c->n + 1));
@@ -228,6 +249,7 @@ static void load(struct cluster *c, const char *file)
 		die_at(2, file, xmlGetLineNo(root), "cluster version '%s' is not supported (1)",
 		       ver ? ver : "");
 	free(ver);
+	cluster_check_names(file, root);	/* a typo is no default */
 	for (xmlNodePtr e = root->children; e; e = e->next) {
 		if (e->type != XML_ELEMENT_NODE)
 			continue;
@@ -266,6 +288,7 @@ static void load(struct cluster *c, const char *file)
 			die_at(2, file, n->line, "node '%s': netns needs address=\"A.B.C.D/LEN\"",
 			       n->name);
 		c->have_netns |= n->netns;
+		node_user(file, n, e);
 		load_command(file, e, n);
 		if (!n->argc)
 			die_at(2, file, n->line, "node '%s' has no <arg> (its command)", n->name);
@@ -542,6 +565,10 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 	}
 	if (n->server)
 		args[k++] = "--server";
+	if (n->user) {
+		args[k++] = "--user";
+		args[k++] = n->user;
+	}
 	if (o->pcap) {               /* each node's packets beside its trace */
 		static char pcap[128];
 		snprintf(pcap, sizeof(pcap), "--pcap%s%s", o->pcap_iface ? "=" : "",
@@ -575,6 +602,8 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 		char runner[24];
 		snprintf(runner, sizeof(runner), "%ld", c->owner);
 		setenv(ENV_CLUSTER_RUNNER, runner, 1);
+		/* a user the app drops to gets the scratch too (privdrop.c) */
+		setenv(ENV_SHARE, p->scratch, 1);
 		for (int e = 0; e < n->nenv; e++)
 			putenv(subst(c, p, i, n->env[e]));
 		char *cwd = n->cwd ? subst(c, p, i, n->cwd) : NULL;
@@ -671,6 +700,52 @@ static int ended_well(const struct cnode *n, int stopped)
 					(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM));
 }
 
+#define PROGRESS_NS (10 * 1000000000LL)
+#define HINT_NS (3 * 1000000000LL)
+
+/* The nodes still running, "a, b", into buf. */
+static const char *running(struct cluster *c, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < c->n && k + 1 < len; i++)
+		if (c->nodes[i].status < 0)
+			k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "",
+					      c->nodes[i].name);
+	return buf;
+}
+
+static void say_running(struct cluster *c, struct cluster_opts *o, struct pass *p, double secs)
+{
+	char buf[512];
+
+	fprintf(stderr, "island-capture: %s pass: %.0f s, still running: %s (--timeout %.0f s)\n",
+		p->name, secs, running(c, buf, sizeof(buf)), o->timeout);
+}
+
+/* Some node exited and, HINT_NS later, others without role="server"
+ * still run: most likely servers the file does not mark (a typo, a
+ * missing role), which the run would wait for until --timeout. Said
+ * once; true when said. */
+static int hint_servers(struct cluster *c, struct cluster_opts *o, struct pass *p,
+			int64_t last_exit, int hinted)
+{
+	char buf[512];
+
+	if (hinted || !last_exit || now_ns() - last_exit < HINT_NS)
+		return 0;
+	for (int i = 0; i < c->n; i++)
+		if (c->nodes[i].server && c->nodes[i].status < 0)
+			return 0;	/* servers are waited for by design */
+	warnx("%s pass: node%s %s still running %.0f s after the last node exited: "
+	      "a server? mark it role=\"server\" in %s (servers are stopped once the "
+	      "clients exit; else the run waits for --timeout, %.0f s)", p->name,
+	      strchr(running(c, buf, sizeof(buf)), ',') ? "s" : "", buf,
+	      (double)(now_ns() - last_exit) / 1e9, c->file, o->timeout);
+	return 1;
+}
+
 /* Run every node; 0 when all ended as planned. */
 static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 {
@@ -694,6 +769,8 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 	}
 	for (int i = 0; i < c->n; i++)
 		spawn(c, o, p, i);
+	int64_t last_exit = 0, last_said = start;
+	int hinted = 0;
 	while (left) {
 		int st;
 		pid_t w = waitpid(-1, &st, WNOHANG);
@@ -702,11 +779,19 @@ static int run_pass(struct cluster *c, struct cluster_opts *o, struct pass *p)
 				if (c->nodes[i].pid == w) {
 					c->nodes[i].status = st;
 					left--;
+					last_exit = now_ns();
 				}
 			continue;
 		}
 		if (w < 0 && errno != EINTR)
 			break;
+		if (!stopped)
+			hinted |= hint_servers(c, o, p, last_exit, hinted);
+		/* a line of progress now and then: a run that waits is seen to */
+		if (now_ns() - last_said >= PROGRESS_NS) {
+			last_said = now_ns();
+			say_running(c, o, p, (double)(last_said - start) / 1e9);
+		}
 		/* the clients are done: the servers' turn to stop */
 		int clients = 0;
 		for (int i = 0; i < c->n; i++)
@@ -780,6 +865,12 @@ static struct pass *new_pass(struct cluster *c, const char *base, const char *na
 		die(2, "%s: cannot remove the earlier pass:", p->dir);
 	if (mkdir(p->dir, 0755) < 0 || mkdir(p->scratch, 0755) < 0)
 		die(2, "%s:", p->dir);
+	/* the nodes' users: the scratch theirs to use, the directories
+	 * above theirs to pass, nobody else's (runas.c) */
+	for (int i = 0; i < c->n; i++)
+		if (c->nodes[i].user && runas_grant(&c->nodes[i].runas, p->scratch, 7) < 0)
+			die(2, "%s: cannot open it to user %s (ACLs):", p->scratch,
+			    c->nodes[i].user);
 	return p;
 }
 
@@ -964,6 +1055,7 @@ static void cluster_free(struct cluster *c)
 			continue;
 		free(n->cwd);
 		free(n->address);
+		free(n->user);
 		free_strv(n->argv, n->argc);
 		free_strv(n->env, n->nenv);
 		free_strv(n->restr, n->nrestr);
@@ -1049,13 +1141,13 @@ int cluster_run(struct cluster_opts *o)
 			char *t = xasprintf("%s/%s.xml", first->dir, c.nodes[i].name);
 			struct tr_node *nodes, *me;
 			int nn;
-			if (trace_scan(t, &nodes, &nn) < 0 ||
-			    !(me = trace_node(nodes, nn, c.nodes[i].name)))
+			if (tr_scan(t, &nodes, &nn) < 0 ||
+			    !(me = tr_find(nodes, nn, c.nodes[i].name)))
 				die(1, "%s: no trace of node %s", t, c.nodes[i].name);
 			c.nodes[i].max_gap = (double)me->max_gap * o->factor / 1e9;
 			if (c.nodes[i].max_gap < 0.001)
 				c.nodes[i].max_gap = 0.001;
-			trace_scan_free(nodes, nn);
+			tr_scan_free(nodes, nn);
 			free(t);
 		}
 		d = discover_begin(o, names, c.n, first);

@@ -22,7 +22,7 @@
 #include "zstdio.h"
 #include "traceread.h"
 #include "util.h"
-#include "xmlcopy.h"
+#include "trace/xmlcopy.h"
 
 struct mnode {
 	char *file;
@@ -548,9 +548,9 @@ static int load_pass(struct pass *p, char **names, int n, struct pnode **out)
 	*out = pn;
 	for (int i = 0; i < n; i++) {
 		char *f = xasprintf("%s/%s.xml", p->dir, names[i]);
-		int rc = trace_scan(f, &pn[i].all, &pn[i].nall);
+		int rc = tr_scan(f, &pn[i].all, &pn[i].nall);
 
-		if (rc == 0 && !(pn[i].me = trace_node(pn[i].all, pn[i].nall, names[i]))) {
+		if (rc == 0 && !(pn[i].me = tr_find(pn[i].all, pn[i].nall, names[i]))) {
 			warn_at(f, 0, "no node '%s'", names[i]);
 			rc = -1;
 		}
@@ -578,7 +578,7 @@ static int load_pass(struct pass *p, char **names, int n, struct pnode **out)
 static void free_pass(struct pnode *pn, int n)
 {
 	for (int i = 0; pn && i < n; i++) {
-		trace_scan_free(pn[i].all, pn[i].nall);
+		tr_scan_free(pn[i].all, pn[i].nall);
 		for (size_t s = 0; s < pn[i].nst; s++) {
 			free(pn[i].st[s].io);
 			free(pn[i].st[s].first);

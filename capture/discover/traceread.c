@@ -121,7 +121,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	cur->nio++;
 }
 
-int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
+int tr_scan(const char *file, struct tr_node **nodes, int *nnodes)
 {
 	static const struct trace_ops ops = {
 		.node = on_node, .process = on_process, .thread = on_thread,
@@ -138,7 +138,7 @@ int trace_scan(const char *file, struct tr_node **nodes, int *nnodes)
 	incomplete = run.incomplete;
 	trace_run_free(&run);
 	if (rc < 0) {
-		trace_scan_free(sc.nodes, sc.nnodes);
+		tr_scan_free(sc.nodes, sc.nnodes);
 		return -1;
 	}
 	for (int i = 0; i < sc.nnodes; i++) {
@@ -156,7 +156,7 @@ static int cmp_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-struct tr_node *trace_node(struct tr_node *nodes, int nnodes, const char *name)
+struct tr_node *tr_find(struct tr_node *nodes, int nnodes, const char *name)
 {
 	for (int i = 0; i < nnodes; i++)
 		if (!strcmp(nodes[i].name, name)) {
@@ -167,7 +167,7 @@ struct tr_node *trace_node(struct tr_node *nodes, int nnodes, const char *name)
 	return NULL;
 }
 
-void trace_scan_free(struct tr_node *nodes, int nnodes)
+void tr_scan_free(struct tr_node *nodes, int nnodes)
 {
 	for (int i = 0; i < nnodes; i++) {
 		for (size_t k = 0; k < nodes[i].nio; k++) {

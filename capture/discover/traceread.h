@@ -70,7 +70,7 @@ struct tr_node {
 					accept's local=): who is at the other end
 					of another node's socket */
 	size_t nlocals, lcap;
-	struct tr_io *io;            /* in trace order until trace_node() */
+	struct tr_io *io;            /* in trace order until tr_find() */
 	size_t nio, cap;
 	struct tr_proc *procs;
 	size_t nprocs, pcap;
@@ -78,8 +78,8 @@ struct tr_node {
 
 /* Read every node of a trace, its polling I/Os marked; -1 with a
  * FILE:LINE message (the trace library's) on bad input. */
-int trace_scan(const char *file, struct tr_node **nodes, int *nnodes);
-void trace_scan_free(struct tr_node *nodes, int nnodes);
+int tr_scan(const char *file, struct tr_node **nodes, int *nnodes);
+void tr_scan_free(struct tr_node *nodes, int nnodes);
 /* Mark a node's polling I/Os (trace order); polling.c. */
 void polling_mark(struct tr_node *n);
 /* The path or peer an I/O names ("" none), and whether it is an address
@@ -88,6 +88,6 @@ const char *tr_target(const struct tr_io *io);
 int tr_is_address(const char *t);
 /* Name of a mark, for the trace's poll attribute ("" for none). */
 const char *polling_name(int poll);
-struct tr_node *trace_node(struct tr_node *nodes, int nnodes, const char *name);
+struct tr_node *tr_find(struct tr_node *nodes, int nnodes, const char *name);
 
 #endif

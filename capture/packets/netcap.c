@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <pcap/pcap.h>
+#include "pcap_lazy.h"
 
 #include "netcap.h"
 #include "netcap_int.h"
@@ -71,7 +71,7 @@ static struct netcap *refuse(const struct netcap_opts *o, pcap_t *p, const char 
 		warnx("--pcap: cannot capture on %s: %s%s; going on without packets",
 		      dev_name(o), why, hint);
 		if (p)
-			pcap_close(p);
+			PCAP(close)(p);
 		return NULL;
 	}
 	die(2, "--pcap: cannot capture on %s: %s%s (--pcap-optional goes on without)",
@@ -80,10 +80,10 @@ static struct netcap *refuse(const struct netcap_opts *o, pcap_t *p, const char 
 
 static int setup(pcap_t *p)
 {
-	return pcap_set_snaplen(p, NETCAP_SNAPLEN) || pcap_set_promisc(p, 0) ||
-	       pcap_set_immediate_mode(p, 1) ||
-	       pcap_set_buffer_size(p, NETCAP_BUFFER) ||
-	       pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
+	return PCAP(set_snaplen)(p, NETCAP_SNAPLEN) || PCAP(set_promisc)(p, 0) ||
+	       PCAP(set_immediate_mode)(p, 1) ||
+	       PCAP(set_buffer_size)(p, NETCAP_BUFFER) ||
+	       PCAP(set_tstamp_precision)(p, PCAP_TSTAMP_PRECISION_NANO);
 }
 
 static int set_filter(pcap_t *p)
@@ -91,10 +91,10 @@ static int set_filter(pcap_t *p)
 	struct bpf_program prog;
 	int r;
 
-	if (pcap_compile(p, &prog, NETCAP_FILTER, 1, PCAP_NETMASK_UNKNOWN) < 0)
+	if (PCAP(compile)(p, &prog, NETCAP_FILTER, 1, PCAP_NETMASK_UNKNOWN) < 0)
 		return -1;
-	r = pcap_setfilter(p, &prog);
-	pcap_freecode(&prog);
+	r = PCAP(setfilter)(p, &prog);
+	PCAP(freecode)(&prog);
 	return r;
 }
 
@@ -111,8 +111,8 @@ pcap_dumper_t *netcap_dump_create(pcap_t *p, const char *path, char *why)
 			close(fd);
 		return NULL;
 	}
-	if (!(d = pcap_dump_fopen(p, f))) {
-		snprintf(why, PCAP_ERRBUF_SIZE, "%s", pcap_geterr(p));
+	if (!(d = PCAP(dump_fopen)(p, f))) {
+		snprintf(why, PCAP_ERRBUF_SIZE, "%s", PCAP(geterr)(p));
 		fclose(f);
 	}
 	return d;
@@ -127,21 +127,23 @@ struct netcap *netcap_open(const struct netcap_opts *o, const char *spool)
 
 	if (!o || !o->enabled)
 		return NULL;
-	p = pcap_create(dev_of(o), err);
+	if (pcap_lazy_load(err) < 0)
+		return refuse(o, NULL, err);
+	p = PCAP(create)(dev_of(o), err);
 	if (!p)
 		return refuse(o, NULL, err);
 	if (setup(p))
-		return refuse(o, p, pcap_geterr(p));
-	r = pcap_activate(p);
+		return refuse(o, p, PCAP(geterr)(p));
+	r = PCAP(activate)(p);
 	if (r < 0) {
-		const char *why = *pcap_geterr(p) ? pcap_geterr(p) : pcap_statustostr(r);
+		const char *why = *PCAP(geterr)(p) ? PCAP(geterr)(p) : PCAP(statustostr)(r);
 		why = xstrdup(r == PCAP_ERROR_PERM_DENIED && !strstr(why, "ermission") ?
 			      "permission denied" : why);
-		pcap_close(p);
+		PCAP(close)(p);
 		return refuse(o, NULL, why);
 	}
-	if (set_filter(p) < 0 || pcap_setnonblock(p, 1, err) < 0)
-		return refuse(o, p, pcap_geterr(p));
+	if (set_filter(p) < 0 || PCAP(setnonblock)(p, 1, err) < 0)
+		return refuse(o, p, PCAP(geterr)(p));
 	nc = xcalloc(1, sizeof(*nc));
 	nc->o = o;
 	nc->spool = spool;
@@ -151,7 +153,7 @@ struct netcap *netcap_open(const struct netcap_opts *o, const char *spool)
 	pcap_dumper_t *probe = netcap_dump_create(p, nc->rawpath, err);
 	if (!probe)
 		die(2, "--pcap: %s: %s", nc->rawpath, err);
-	pcap_dump_close(probe);
+	PCAP(dump_close)(probe);
 	unlink(nc->rawpath);
 	return nc;
 }
@@ -160,7 +162,7 @@ static void on_packet(u_char *arg, const struct pcap_pkthdr *h, const u_char *d)
 {
 	struct netcap *nc = (struct netcap *)arg;
 
-	pcap_dump((u_char *)nc->raw, h, d);
+	PCAP(dump)((u_char *)nc->raw, h, d);
 }
 
 /* Drain what the kernel holds, then wait for more; a last drain after
@@ -168,11 +170,11 @@ static void on_packet(u_char *arg, const struct pcap_pkthdr *h, const u_char *d)
 static void *capture_thread(void *arg)
 {
 	struct netcap *nc = arg;
-	struct pollfd pf = { .fd = pcap_get_selectable_fd(nc->p), .events = POLLIN };
+	struct pollfd pf = { .fd = PCAP(get_selectable_fd)(nc->p), .events = POLLIN };
 
 	for (;;) {
 		int stopping = nc->stop;
-		while (pcap_dispatch(nc->p, -1, on_packet, (u_char *)nc) > 0)
+		while (PCAP(dispatch)(nc->p, -1, on_packet, (u_char *)nc) > 0)
 			;
 		if (stopping)
 			break;
@@ -216,16 +218,16 @@ void netcap_stop(struct netcap *nc, const struct clockmap *clk)
 		nc->stop = 1;
 		pthread_join(nc->th, NULL);
 	}
-	if (pcap_stats(nc->p, &st) == 0 && st.ps_drop)
+	if (PCAP(stats)(nc->p, &st) == 0 && st.ps_drop)
 		warnx("--pcap: the kernel dropped %u packets (buffer full)", st.ps_drop);
 	if (nc->raw) {
-		if (pcap_dump_flush(nc->raw) < 0 || ferror(pcap_dump_file(nc->raw)))
+		if (PCAP(dump_flush)(nc->raw) < 0 || ferror(PCAP(dump_file)(nc->raw)))
 			warnx("--pcap: %s: packets lost:", nc->rawpath);
-		pcap_dump_close(nc->raw);
+		PCAP(dump_close)(nc->raw);
 		netcap_keep_own(nc->rawpath, nc->o->path, nc->spool, clk);
 		unlink(nc->rawpath);
 	}
-	pcap_close(nc->p);
+	PCAP(close)(nc->p);
 	free(nc->rawpath);
 	free(nc);
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pcap/pcap.h>
+#include "pcap_lazy.h"
 
 #include "capture.h"
 #include "netcap_int.h"
@@ -132,9 +132,9 @@ static void resolve_unbound(pcap_t *in, struct netsocks *s, struct udpsend *us, 
 {
 	struct pcap_pkthdr *h;
 	const u_char *d;
-	int dlt = pcap_datalink(in);
+	int dlt = PCAP(datalink)(in);
 
-	while (pcap_next_ex(in, &h, &d) == 1) {
+	while (PCAP(next_ex)(in, &h, &d) == 1) {
 		struct pkt p;
 		int64_t t = (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec;
 		if (pkt_parse(dlt, d, h->caplen, &p) || p.proto != PKT_UDP)
@@ -168,8 +168,11 @@ static void resolve_unbound(pcap_t *in, struct netsocks *s, struct udpsend *us, 
 static pcap_t *open_raw(const char *raw)
 {
 	char err[PCAP_ERRBUF_SIZE];
-	pcap_t *in = pcap_open_offline_with_tstamp_precision(raw, PCAP_TSTAMP_PRECISION_NANO, err);
+	pcap_t *in;
 
+	if (pcap_lazy_load(err) < 0)
+		die(2, "%s", err);
+	in = PCAP(open_offline_with_tstamp_precision)(raw, PCAP_TSTAMP_PRECISION_NANO, err);
 	if (!in)
 		die(2, "--pcap: %s: %s", raw, err);
 	return in;
@@ -191,7 +194,7 @@ void netcap_keep_own(const char *raw, const char *out, const char *spool,
 	if (nus) {
 		in = open_raw(raw);
 		resolve_unbound(in, &s, us, nus);
-		pcap_close(in);
+		PCAP(close)(in);
 	}
 	free(us);
 	netsocks_index(&s);
@@ -200,15 +203,15 @@ void netcap_keep_own(const char *raw, const char *out, const char *spool,
 	dump = netcap_dump_create(in, out, why);
 	if (!dump)
 		die(2, "--pcap: %s: %s", out, why);
-	dlt = pcap_datalink(in);
-	while (pcap_next_ex(in, &h, &d) == 1) {
+	dlt = PCAP(datalink)(in);
+	while (PCAP(next_ex)(in, &h, &d) == 1) {
 		struct pkt p;
 		if (pkt_parse(dlt, d, h->caplen, &p) == 0 && netsocks_match(&s, &p))
-			pcap_dump((u_char *)dump, h, d);
+			PCAP(dump)((u_char *)dump, h, d);
 	}
-	if (pcap_dump_flush(dump) < 0 || ferror(pcap_dump_file(dump)))
+	if (PCAP(dump_flush)(dump) < 0 || ferror(PCAP(dump_file)(dump)))
 		die(2, "--pcap: %s: cannot write:", out);
-	pcap_dump_close(dump);
-	pcap_close(in);
+	PCAP(dump_close)(dump);
+	PCAP(close)(in);
 	free(s.v);
 }

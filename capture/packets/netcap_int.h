@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "capture.h"
-#include "netcap_pkt.h"
+#include "common/netcap_pkt.h"
 
 /* A socket of the app as the spool saw it: local and (when connected)
  * peer endpoints. */

@@ -61,6 +61,7 @@ static volatile int capture_gone;   /* island-capture died (capture_alive) */
 static char env_spool[600], env_clock[32], env_lib[600], env_image[40];
 static int image_gen;                /* this image's number in the capture */
 static char env_session[600], env_session_node[48];
+static char env_share[1040];               /* ISLAND_SHARE=... */
 static char env_loader[600];         /* --syscalls: ISLAND_LOADER=... */
 char env_preload_lib[512];
 
@@ -75,6 +76,10 @@ const char *island_spool_dir(void)
  * never unmapped, so a stale pointer is always safe to write. */
 static struct spool_hdr *reg_hdr[REG_MAX];
 static pid_t reg_tid[REG_MAX];
+/* one past the highest slot ever claimed: the walks at exit, exec and fork
+ * stop there, so that a process of one thread touches one page of the
+ * registry, not 48 (a fork child copied them all, at every fork) */
+static int reg_top;
 
 /* pthread_t -> tid of recently started threads, for pthread_join. */
 #define TMAP 4096
@@ -122,8 +127,15 @@ static void reg_add(struct tstate *t)
 		struct spool_hdr *none = NULL;
 		if (__atomic_compare_exchange_n(&reg_hdr[i], &none, t->hdr, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			int top = __atomic_load_n(&reg_top, __ATOMIC_RELAXED);
+
 			reg_tid[i] = t->tid;
 			t->slot = i;
+			while (top < i + 1 &&
+			       !__atomic_compare_exchange_n(&reg_top, &top, i + 1, 1,
+							    __ATOMIC_RELEASE,
+							    __ATOMIC_RELAXED))
+				;
 			return;
 		}
 	}
@@ -166,6 +178,8 @@ pid_t tid_of(unsigned long pthread)
  * child inherits the mapping; a new image maps the arena again.
  */
 static char *arena_base;             /* arena_span bytes, never unmapped */
+static uint64_t no_stop;
+volatile uint64_t *island_stop = &no_stop;
 static uint64_t arena_span;
 #define arena ((struct arena_hdr *)arena_base)
 
@@ -210,6 +224,7 @@ static int arena_attach(void)
 	SYS(SYS_close, fd, 0, 0, 0);
 	arena_span = span;
 	arena_base = m;
+	island_stop = &arena->stop;
 	if (arena->magic != ARENA_MAGIC) {   /* zeroes are a valid start */
 		arena->version = SPOOL_VERSION;
 		__atomic_store_n(&arena->magic, ARENA_MAGIC, __ATOMIC_RELEASE);
@@ -346,7 +361,7 @@ int spool_open(struct tstate *t)
 {
 	uint64_t size = FIRST_WINDOW, off, given;
 
-	if (!island_on || !capture_alive())
+	if (!island_on || !capture_alive() || (arena_base && arena->stop))
 		goto fail;
 	t->pid = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
 	t->tid = (pid_t)SYS(SYS_gettid, 0, 0, 0, 0);
@@ -401,6 +416,14 @@ struct rec *rec_slow(struct tstate *t, size_t len)
 	if (t->nside & NEST_ON) {	/* an inner call past the side buffer */
 		t->nest_full = 1;
 		return NULL;
+	}
+	if (arena_base && unlikely(arena->stop)) {
+		/* the trace at its --max-size: recording ends here, quietly
+		 * (the capture says so), the app untouched */
+		t->kpend = 0;
+		t->hold |= HOLD_OFF;
+		t->cur = t->lim = NULL;
+		goto out;
 	}
 	if (t->kpend)	/* a system call kept aside goes first */
 		kpend_flush(t);
@@ -847,6 +870,46 @@ static void record_proc(struct tstate *t, int origin, pid_t parent_tid,
 	__atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
 }
 
+/* An exec's arguments as its record's args= (docs/trace-format.md): each
+ * byte outside '!'..'~', and '\', as \xHH, the arguments separated by
+ * one space, at most ARGS_MAX bytes in all; a cut ends in " \..." (which
+ * no escaped argument holds). s added to out (n bytes so far, kept
+ * terminated); false once cut. */
+bool args_add(char *out, size_t *n, const char *s, bool first)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t k = *n;
+
+	/* after every step k + 6 <= ARGS_MAX: room for the cut's mark */
+	if (!first && k + 1 + 6 > ARGS_MAX) {
+		memcpy(out + k, " \\...", 6);
+		*n = k + 5;
+		return false;
+	}
+	if (!first)
+		out[k++] = ' ';
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		bool plain = *c > ' ' && *c < 0x7f && *c != '\\';
+
+		if (k + (plain ? 1 : 4) + 6 > ARGS_MAX) {
+			memcpy(out + k, " \\...", 6);
+			*n = k + 5;
+			return false;
+		}
+		if (plain) {
+			out[k++] = (char)*c;
+			continue;
+		}
+		out[k++] = '\\';
+		out[k++] = 'x';
+		out[k++] = hex[*c >> 4];
+		out[k++] = hex[*c & 15];
+	}
+	out[k] = 0;
+	*n = k;
+	return true;
+}
+
 /* The image a call made that the child could not record itself (told
  * A:B:PATH by wrap_proc.c's env_tell): a vfork child's exec (ENV_VFORKED:
  * T0 the vfork, T1 the exec), on its parent's thread state until then; a
@@ -868,7 +931,16 @@ static int told_image(struct tstate *t, const char *v, int vforked)
 	record_proc(t, ORIGIN_EXEC, 0, made);
 	if (!vforked)	/* its file actions, libc's in the child */
 		spawn_acts_record(t, getenv(ENV_SPAWN_ACTS), at);
-	struct rec *r = put_str(t, C_EXECVE, at, at, 0, -1, 0, AT_FDCWD, 0, c2 + 1, NULL);
+	/* its arguments: the image's own, as the kernel gave them */
+	char cmd[ARGS_MAX], args[ARGS_MAX];
+	long cl = read_small("/proc/self/cmdline", cmd, sizeof(cmd) - 1);
+	size_t an = 0;
+
+	args[0] = 0;
+	cmd[cl > 0 ? cl : 0] = 0;
+	for (long i = 0; i < cl && args_add(args, &an, cmd + i, i == 0); i += (long)strlen(cmd + i) + 1)
+		;
+	struct rec *r = put_str(t, C_EXECVE, at, at, 0, -1, 0, AT_FDCWD, 0, c2 + 1, args);
 	if (r && getenv(ENV_SYSCALLS))
 		r->seq |= SEQ_JOINED | ((uint64_t)SYS_execve << 48);
 	return 1;
@@ -1004,6 +1076,9 @@ CONSTRUCTOR void island_init(void)
 			    ENV_SESSION_NODE, getenv(ENV_SESSION_NODE));
 		sess_init(getenv(ENV_SESSION), (int)dec(getenv(ENV_SESSION_NODE)));
 	}
+	priv_init();
+	if (priv_share()[0])
+		getenv_copy(env_share, sizeof(env_share), ENV_SHARE, priv_share());
 	island_on = 1;
 
 	struct tstate *t = &ts;
@@ -1131,7 +1206,9 @@ void process_finish(int how)
 			prof_exec_stop(self);
 		at = prof_tail(self);
 	}
-	for (int i = 0; i < REG_MAX; i++) {
+	int top = __atomic_load_n(&reg_top, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < top; i++) {
 		struct spool_hdr *h = __atomic_load_n(&reg_hdr[i], __ATOMIC_ACQUIRE);
 		if (!h)
 			continue;
@@ -1155,7 +1232,9 @@ void process_unfinish(void)
 		own->end = 0;
 		own->cpu_ns = -1;
 	}
-	for (int i = 0; i < REG_MAX; i++) {
+	int top = __atomic_load_n(&reg_top, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < top; i++) {
 		struct spool_hdr *h = __atomic_load_n(&reg_hdr[i], __ATOMIC_ACQUIRE);
 		if (h && h->exit == TEXIT_EXEC) {
 			h->exit = TEXIT_NONE;
@@ -1187,8 +1266,9 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	spawn_env_forked();
 	if (unlikely(prof != NULL))
 		prof_fork_child();
-	for (int i = 0; i < REG_MAX; i++)
+	for (int i = 0; i < reg_top; i++)
 		reg_hdr[i] = NULL;
+	reg_top = 0;
 	t->hdr = NULL;
 	t->win = NULL;
 	t->cur = t->lim = NULL;
@@ -1221,7 +1301,7 @@ static int env_ours(const char *e)
 		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION",
 		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=", "ISLAND_LOADER_NAME=",
 		"ISLAND_IMAGE=", "ISLAND_MADE_BY=", "ISLAND_VFORKED=", "ISLAND_SPAWNED=",
-		"ISLAND_SPAWN_ACTS=" };
+		"ISLAND_SPAWN_ACTS=", "ISLAND_SHARE=" };
 
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (!strncmp(e, ours[i], strlen(ours[i])))
@@ -1292,6 +1372,8 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		arr[n++] = env_session;
 		arr[n++] = env_session_node;
 	}
+	if (env_share[0])
+		arr[n++] = env_share;
 	arr[n] = NULL;
 	return arr;
 }

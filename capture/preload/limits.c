@@ -29,7 +29,7 @@ enum { AMTK_NONE, AMTK_RET, AMTK_ITEMS, AMTK_CHAR, AMTK_A2, AMTK_A1 };
 
 static const struct { signed char res, amount; } lim_of[C_NCALLS] = {
 #define CALL(id, api, res, amount, effect) [C_##id] = { LIMRES_##res, AMTK_##amount },
-#include "../calls.def"
+#include "trace/calls.def"
 #undef CALL
 };
 

@@ -114,6 +114,10 @@ struct tstate {
 	volatile char sel;          /* Syscall User Dispatch selector byte */
 	char sysguard;              /* a kernel-level record is being written */
 	char sud_forked;            /* this fork child's spool is already open */
+	char fork_sysguard;         /* --syscalls: for a clone child on a
+				       stack of its own (sud.c): the parent's
+				       sysguard before the call, */
+	uint64_t fork_t0;           /* and the clone's start */
 	char unwinding;             /* --profile: libunwind works for us */
 	uint64_t born;              /* --syscalls: when a new thread started,
 				       before its first call (its spool opens
@@ -326,9 +330,14 @@ static inline void leave(struct tstate *t)
 /* Space for a record of len bytes, or NULL (then nothing is recorded). */
 struct rec *rec_slow(struct tstate *t, size_t len);
 
+/* The arena's stop (--max-size reached), or a word of 0: read with every
+ * record, so that recording stops at once, not where the thread's pages
+ * end (a line of the arena's header, read-mostly) */
+extern volatile uint64_t *island_stop;
+
 static inline struct rec *rec_reserve(struct tstate *t, size_t len)
 {
-	if (likely(t->cur + len <= t->lim))
+	if (likely(t->cur + len <= t->lim) && likely(!*island_stop))
 		return (struct rec *)t->cur;
 	return rec_slow(t, len);
 }
@@ -427,6 +436,10 @@ static inline void put(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 struct rec *put_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		 int64_t ret, int fd, int64_t a1, int64_t a2, int err,
 		 const void *p1, size_t n1, const void *p2, size_t n2);
+/* An exec's record's args=: s escaped and added to out (n so far; at
+ * most ARGS_MAX bytes); false once cut (core.c). */
+#define ARGS_MAX 1024
+bool args_add(char *out, size_t *n, const char *s, bool first);
 struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	     int64_t ret, int fd, int64_t a1, int64_t a2, int err,
 	     const char *s1, const char *s2);
@@ -561,6 +574,11 @@ void spawn_env_enter(pid_t tid, uint64_t t0);
 void spawn_env_leave(void);
 extern char env_preload_lib[];
 const char *island_spool_dir(void);
+/* A process giving up root: the capture's files opened to its new user
+ * first (privdrop.c) */
+void priv_init(void);
+void priv_drop(long r, long e);
+const char *priv_share(void);
 
 /* Raw system calls: the interposer's own I/O never goes through libc's
  * wrappers, so it is never traced and never touches the app's errno

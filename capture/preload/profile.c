@@ -52,10 +52,26 @@ enum { TICK_NONE, TICK_TIMER, TICK_EVENT };
 enum { UNWIND_AUTO, UNWIND_FP, UNWIND_LIBUNWIND };
 static int unwind_mode;
 
+/* An allocation's snapshot taken inside a recorded call (pthread_create
+ * allocates the new thread's TLS): its stack and counts now, written when
+ * the call leaves, as a tick's is. A few per call, on a page mapped when
+ * first needed (not in TLS, which takes from every thread's stack). */
+#define APEND_MAX 8
+struct apend {
+	uint64_t at, bytes, count;
+	int64_t cpu;
+	uintptr_t ptr;
+	int n;
+	uintptr_t stack[MAXDEPTH];
+};
+
 struct pstate {
 	timer_t timer;
 	void *event;			/* TICK_EVENT: the event's page */
 	int tick, busy, npend, pkind;
+	int tpend;			/* a tick's snapshot waits (pstack) */
+	int napend;			/* allocations' snapshots wait (apend) */
+	struct apend *apend;
 	int exec_tick;			/* the ticks an exec stopped */
 	int forked;			/* prof_thread_start: a fork child's */
 	uint64_t plast;			/* the previous snapshot (clock units) */
@@ -291,9 +307,12 @@ static void prof_mark(struct tstate *t, uint64_t at, int64_t cpu)
 	t->hdr->prof_last = (int64_t)at;
 }
 
-/* Write a snapshot (the guard is ours, or the record comes from leave). */
-static void put_sample(struct tstate *t, int kind, uint64_t at, int64_t cpu,
-		       const uintptr_t *stack, int n, uintptr_t allocated)
+/* Write a snapshot of the bytes and allocations given (the guard is
+ * ours, or the record comes from leave); the counts since are the
+ * caller's to reset, when it was written (1). */
+static int put_sample_of(struct tstate *t, int kind, uint64_t at, int64_t cpu,
+			  const uintptr_t *stack, int n, uintptr_t allocated,
+			  uint64_t bytes, uint64_t count)
 {
 	uint64_t words[MAXDEPTH + 1];
 	size_t k = 0;
@@ -307,14 +326,27 @@ static void put_sample(struct tstate *t, int kind, uint64_t at, int64_t cpu,
 	if (!r) {
 		ps.plast = at;
 		t->hdr->prof_last = (int64_t)at;
-		return;
+		return 0;
 	}
 	rec_fill(r, REC_SAMPLE, at, ps.plast ? ps.plast : (uint64_t)t->hdr->start,
-		 (int64_t)t->hdr->prof_alloc, kind, cpu - ps.last_cpu, 0, 0);
-	r->seq = t->hdr->prof_allocs;
+		 (int64_t)bytes, kind, cpu - ps.last_cpu, 0, 0);
+	r->seq = count;
 	memcpy(REC_PAYLOAD(r), words, k * 8);
 	rec_commit(t, &r->len, sizeof(*r) + k * 8);
-	prof_mark(t, at, cpu);
+	ps.plast = at;
+	ps.last_cpu = cpu;
+	t->hdr->prof_last_cpu = cpu;
+	t->hdr->prof_last = (int64_t)at;
+	return 1;
+}
+
+/* A snapshot of what the thread allocated since the previous one. */
+static void put_sample(struct tstate *t, int kind, uint64_t at, int64_t cpu,
+		       const uintptr_t *stack, int n, uintptr_t allocated)
+{
+	if (put_sample_of(t, kind, at, cpu, stack, n, allocated,
+			  t->hdr->prof_alloc, t->hdr->prof_allocs))
+		t->hdr->prof_alloc = t->hdr->prof_allocs = 0;
 }
 
 static void on_tick(int sig, siginfo_t *si, void *ucv)
@@ -337,11 +369,12 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 	 * under sysguard): later, or the snapshot overwrites the record
 	 * reserved (a <sample> got a system call's seq: a negative count) */
 	if (t->guard || o) {
-		if (!t->prof_pending) {
+		if (!ps.tpend) {
 			ps.npend = stack_of_signal(ucv, ps.pstack);
 			ps.pt = now();
 			ps.pcpu = thread_cpu();
 			ps.pkind = SAMPLE_TIMER;
+			ps.tpend = 1;
 			t->prof_pending = 1;
 		}
 	} else {
@@ -375,17 +408,23 @@ void prof_flush(struct tstate *t)
 	char o = own_begin();
 
 	t->prof_pending = 0;
-	/* a snapshot written since (the call's own, prof_call) already
-	 * counts this tick's time: written now, it would take the previous
-	 * mark back, and the next snapshot would count that time twice (the
-	 * sleeper's 100 ms wait read 200) */
-	if (ps.pkind == SAMPLE_TIMER && ps.plast && ps.pt <= ps.plast) {
-		own_end(o);
-		errno = e;
-		return;
-	}
 	guard_on(t);
-	put_sample(t, ps.pkind, ps.pt, ps.pcpu, ps.pstack, ps.npend, 0);
+	/* the allocations' first, in their order: the tick's came after
+	 * the first of them or the call would have taken it (the counts
+	 * of allocations after it, under the call, are in the header) */
+	for (int i = 0; i < ps.napend; i++) {
+		struct apend *a = &ps.apend[i];
+		put_sample_of(t, SAMPLE_ALLOC, a->at, a->cpu, a->stack, a->n,
+			      a->ptr, a->bytes, a->count);
+	}
+	ps.napend = 0;
+	/* a snapshot written since (the call's own, prof_call, or an
+	 * allocation's) already counts this tick's time: written now, it
+	 * would take the previous mark back, and the next snapshot would
+	 * count that time twice (the sleeper's 100 ms wait read 200) */
+	if (ps.tpend && !(ps.plast && ps.pt <= ps.plast))
+		put_sample(t, ps.pkind, ps.pt, ps.pcpu, ps.pstack, ps.npend, 0);
+	ps.tpend = 0;
 	guard_off(t);
 	own_end(o);
 	errno = e;
@@ -461,6 +500,39 @@ static int resolve_alloc(void)
 
 void prof_free(void *p);
 
+/* Keep an allocation's snapshot for the leave of the call it is made in
+ * (prof_flush); past APEND_MAX, its counts wait in the header for the
+ * next snapshot, as before. */
+static void alloc_later(struct tstate *t, uintptr_t p)
+{
+	if (!ps.apend) {
+		void *m = mmap(NULL, APEND_MAX * sizeof(struct apend), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return;
+		ps.apend = m;
+	}
+	if (ps.napend >= APEND_MAX)
+		return;
+	struct apend *a = &ps.apend[ps.napend];
+	int e = errno;
+	char o = own_begin();
+
+	ps.busy = 1;
+	a->n = stack_here(a->stack);
+	a->at = now();
+	a->cpu = thread_cpu();
+	ps.busy = 0;
+	own_end(o);
+	errno = e;
+	a->ptr = p;
+	a->bytes = t->hdr->prof_alloc;
+	a->count = t->hdr->prof_allocs;
+	t->hdr->prof_alloc = t->hdr->prof_allocs = 0;
+	ps.napend++;
+	t->prof_pending = 1;
+}
+
 static void allocated(void *p, size_t n)
 {
 	struct tstate *t = &ts;
@@ -480,6 +552,13 @@ static void allocated(void *p, size_t n)
 	t->hdr->prof_allocs++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (g) {
+		/* inside a recorded call: its snapshot waits for the call's
+		 * leave (a record may be under way), with its own stack and
+		 * counts, or they went to whatever snapshot came next (main's
+		 * allocation in pthread_create, charged to another function) */
+		if (prof->alloc_every &&
+		    t->hdr->prof_alloc >= (uint64_t)prof->alloc_every)
+			alloc_later(t, (uintptr_t)p);
 		t->guard = g;
 		return;
 	}
@@ -697,8 +776,10 @@ void prof_thread_start(struct tstate *t)
 		return;
 	uintptr_t lo = ps.stk_lo, hi = ps.stk_hi;
 	int forked = ps.forked;
+	struct apend *apend = ps.apend;	/* a fork child's: its parent's copy */
 
 	ps = (struct pstate){ 0 };
+	ps.apend = apend;
 	char o = own_begin();
 	prof_mark(t, (uint64_t)t->hdr->start, thread_cpu());
 	/* a fork child's stack is its parent's; and with --syscalls it
@@ -735,6 +816,7 @@ void prof_drop_own(struct tstate *t)
 {
 	if (prof && t->hdr)
 		t->hdr->prof_alloc = t->hdr->prof_allocs = 0;
+	ps.napend = 0;
 }
 
 /* The thread's last snapshot, for its tail: at its end, or when its

@@ -35,7 +35,7 @@ static void kinds_init(void);
 /* The calls that are I/O for the causality engine (and replay). */
 static const unsigned char is_io[C_NCALLS] = {
 #define CALL(id, api, res, amount, effect) [C_##id] = IO_##res,
-#include "../calls.def"
+#include "trace/calls.def"
 #undef CALL
 };
 
@@ -144,7 +144,8 @@ static const unsigned short rel_yes[] = {
 static const unsigned short rel_create[] = { C_OPEN, C_OPENAT, C_FOPEN, C_FREOPEN };
 static const unsigned short rel_if[] = { C_FCLOSE, C_FFLUSH };
 static const unsigned short rel_peer[] = { C_CLOSE };
-static const unsigned short rel_no[] = { C_FSYNC, C_FDATASYNC, C_VMSPLICE_IN };
+static const unsigned short rel_no[] = { C_FSYNC, C_FDATASYNC, C_VMSPLICE_IN, C_SYNC, C_SYNCFS,
+	C_SYNC_FILE_RANGE };
 static const unsigned short waits[] = {
 	C_POLL, C_PPOLL, C_SELECT, C_PSELECT, C_EPOLL_WAIT, C_EPOLL_PWAIT, C_ACCEPT,
 	C_RECV, C_RECVFROM, C_RECVMSG, C_RECVMMSG, C_WAITPID, C_WAIT4, C_WAITCALL,
@@ -158,7 +159,7 @@ static const unsigned short looks[] = {
 static const unsigned short books[] = {
 	C_SOCKET, C_CLOSE, C_CLOSE_RANGE, C_DUP, C_DUP2, C_DUP3, C_FCNTL, C_LSEEK,
 	C_FSTAT, C_OPENDIR, C_FDOPENDIR, C_CLOSEDIR, C_CHDIR, C_FCHDIR, C_FTELL,
-	C_FTELLO, C_FGETPOS,
+	C_FTELLO, C_FGETPOS, C_IOCTL, C_PRCTL,
 };
 static const unsigned short probes[] = { C_ACCESS, C_FACCESSAT, C_EUIDACCESS, C_EACCESS };
 

@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -85,7 +86,7 @@ enum how { D_NONE = 0, D_RW, D_PRW, D_IOV, D_PIOV, D_OPEN, D_CREAT, D_OPENAT,
 	   D_SENDFILE, D_COPY, D_PATH, D_PATHAT, D_RENAME, D_RENAMEAT, D_SOCKET,
 	   D_SOCKETPAIR, D_PIPE, D_BIND, D_CONNECT, D_ACCEPT, D_MSG, D_MMSG,
 	   D_POLL, D_WAIT, D_EPOLL, D_SLEEP, D_CLOCK_SLEEP, D_WAIT4, D_MMAP,
-	   D_UNMAP, D_ANON };
+	   D_UNMAP, D_ANON, D_VOID, D_SFR, D_FALLOC, D_IOCTL, D_PRCTL };
 
 #define NSYS 512
 static const struct { uint16_t call; uint8_t how; } sysdec[NSYS] = {
@@ -119,7 +120,7 @@ static uint64_t ino_of(long fd)
  * same event at two levels: write and write, open and openat) */
 static const char *const kind_of[C_NCALLS] = {
 #define CALL(id, api, res, amount, effect) [C_##id] = #res " " #amount " " #effect,
-#include "../calls.def"
+#include "trace/calls.def"
 #undef CALL
 };
 
@@ -329,6 +330,23 @@ static void sys_put(struct tstate *t, long nr, const long *a, long ret,
 		raw = pf; rawn = sizeof(pf);
 		break;
 	case D_UNMAP: a1 = a[1]; a2 = a[0]; break;   /* munmap, msync */
+	case D_VOID: res = 0; break;                 /* sync */
+	case D_SFR:   /* sync_file_range: bytes, offset, its flags */
+		fd = (int)a[0]; a1 = a[2]; a2 = a[1];
+		pf[0] = (int32_t)a[3];
+		raw = pf; rawn = sizeof(pf[0]);
+		break;
+	case D_FALLOC: /* fallocate: bytes, offset, its mode */
+		fd = (int)a[0]; a1 = a[3]; a2 = a[2];
+		pf[0] = (int32_t)a[1];
+		raw = pf; rawn = sizeof(pf[0]);
+		break;
+	case D_IOCTL: /* the request; FIONBIO's int */
+		fd = (int)a[0]; a1 = (unsigned int)a[1];
+		a2 = a[1] == FIONBIO && a[2] && app_mem_ok((void *)a[2], sizeof(int), e) ?
+		     *(int *)a[2] : 0;
+		break;
+	case D_PRCTL: a1 = a[0]; a2 = a[0] == PR_SET_NAME || a[0] == PR_GET_NAME ? 0 : a[1]; break;
 	}
 	size_t n1 = p1 ? strnlen(p1, 4095) + 1 : 0;
 	size_t n2 = p2 ? strnlen(p2, 4095) + 1 : 0;
@@ -419,12 +437,33 @@ static void sud_thread_start(void)
 	sud_arm_thread();
 }
 
-/* Arm a child that shares our memory: a thread with its own TLS; under
- * island-loader, whose state is not in the TLS, any such child. */
+/* A child in a copy of our memory on a stack of its own (clone(fn,
+ * stack, SIGCHLD, arg)): it starts in island_clone_vm as a thread does,
+ * never in the handler's frame, and is a process like a fork child. Its
+ * state is the parent's copy: the parent's tid, the clone's start. */
+static void sud_fork_start(void)
+{
+	struct tstate *t = &ts;
+	pid_t parent = t->tid;
+
+	sud_arm_thread();
+	if (island_on) {
+		int guard = t->guard;      /* a libc clone wrapper's */
+		fork_child(parent, t->fork_t0);
+		t->sud_forked = 1;
+		t->guard = guard;
+	}
+	t->sysguard = t->fork_sysguard;
+}
+
+/* Arm a child on a new stack: one in a copy of our memory as a process;
+ * one that shares it, a thread with its own TLS, or under island-loader,
+ * whose state is not in the TLS, any such child. */
 static long child_start(unsigned long flags)
 {
+	if (!(flags & CLONE_VM))
+		return (long)sud_fork_start;
 #ifdef ISLAND_LOADER
-	(void)flags;
 	return (long)sud_thread_start;
 #else
 	return (flags & CLONE_SETTLS) ? (long)sud_thread_start : 0;
@@ -927,6 +966,8 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 
 	t->sysguard = 1;
 	uint64_t t0 = now();
+	if (unlikely(nr == SYS_setuid || nr == SYS_setreuid || nr == SYS_setresuid))
+		priv_drop(a[0], nr == SYS_setuid ? a[0] : a[1]);
 	if (unlikely(island_exe != NULL))
 		fix = self_exe_fix(nr, a, x, &ret);
 	t->sysguard = outer;   /* a signal handler during the call is recorded */
@@ -1292,10 +1333,11 @@ static long do_sigprocmask(const long *a, ucontext_t *uc)
 	return 0;
 }
 
-/* clone, clone3, fork, vfork. A child sharing our memory on a new stack
- * starts in island_clone_vm; any other child returns here, in its own
- * copy of the memory (vfork is made a fork with CLONE_VFORK: the child
- * must not run on the parent's stack under this handler's frame). */
+/* clone, clone3, fork, vfork. A child on a new stack starts in
+ * island_clone_vm (returning here, its stack pointer is not this frame's);
+ * any other child returns here, in its own copy of the memory (vfork is
+ * made a fork with CLONE_VFORK: the child must not run on the parent's
+ * stack under this handler's frame). */
 static long do_clone(struct tstate *t, long nr, const long *a, greg_t *g,
 		     uint64_t t0)
 {
@@ -1315,7 +1357,8 @@ static long do_clone(struct tstate *t, long nr, const long *a, greg_t *g,
 		flags = SIGCHLD | (nr == SYS_vfork ? CLONE_VFORK : 0);
 		newsp = 0;
 	}
-	if ((flags & CLONE_VM) && newsp) {
+	if (newsp) {
+		t->fork_t0 = t0;
 		struct clone_regs c = {
 			nr, g[REG_RIP],
 			child_start(flags),
@@ -1386,6 +1429,7 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 
 	switch (nr) {
 	case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
+		t->fork_sysguard = (char)outer;
 		ret = do_clone(t, nr, a, g, t0);
 		if (ret == 0) {          /* a child: its spool is new */
 			g[REG_RAX] = 0;

@@ -54,7 +54,7 @@ island_restorer_app:
 
 /*
  * long island_clone_vm(struct clone_regs *c): clone/clone3 on a new stack
- * for a child that shares our memory. The child must not return into the
+ * (a thread, or a child in a copy of our memory). The child must not return into the
  * signal handler (its stack pointer is the new stack): it starts where the
  * application's own call would have returned, with the application's
  * registers (all preserved by the syscall but rax, rcx, r11), rax 0, after

@@ -143,6 +143,25 @@ EXPORT int fcntl64(int fd, int cmd, ...)
 		   (int64_t)(intptr_t)arg);
 }
 
+/* ioctl: the request in a1; the int FIONBIO was given in a2 (the other
+ * requests' arguments are the device's) */
+static int64_t ioctl_arg(unsigned long req, const void *arg, int err)
+{
+	if (req != FIONBIO || !arg || !app_mem_ok(arg, sizeof(int), err))
+		return 0;
+	return *(const int *)arg;
+}
+
+EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	va_start(ap, req);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	TRACE_CALL(C_IOCTL, int, REAL(ioctl)(fd, req, arg), fd, (int64_t)req,
+		   ioctl_arg(req, arg, err_));
+}
+
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	if (unlikely(ts.unwinding) && n == 1)	/* libunwind's pipe (profile.c) */
@@ -283,6 +302,47 @@ EXPORT int fsync(int fd)
 EXPORT int fdatasync(int fd)
 {
 	TRACE_CALL(C_FDATASYNC, int, REAL(fdatasync)(fd), fd, 0, 0);
+}
+
+/* sync returns nothing: its record says 0 */
+static int sync_all(void)
+{
+	REAL(sync)();
+	return 0;
+}
+
+static int sync_traced(void)
+{
+	TRACE_CALL(C_SYNC, int, sync_all(), -1, 0, 0);
+}
+
+EXPORT void sync(void)
+{
+	sync_traced();
+}
+
+EXPORT int syncfs(int fd)
+{
+	TRACE_CALL(C_SYNCFS, int, REAL(syncfs)(fd), fd, 0, 0);
+}
+
+/* a1 bytes, a2 offset; the flags (whether it waits) as the payload */
+EXPORT int sync_file_range(int fd, off64_t off, off64_t n, unsigned int flags)
+{
+	struct tstate *t = &ts;
+
+	if (!enter(t))
+		return REAL(sync_file_range)(fd, off, n, flags);
+	uint64_t t0 = call_start(t);
+	int r = REAL(sync_file_range)(fd, off, n, flags);
+	uint64_t t1 = now();
+	int e = r < 0 ? errno : 0;
+	int32_t fl = (int32_t)flags;
+	put_payload(t, C_SYNC_FILE_RANGE, t0, t1, r, fd, n, off, e, &fl, sizeof(fl), NULL, 0);
+	leave(t);
+	if (e)
+		errno = e;
+	return r;
 }
 
 EXPORT int ftruncate(int fd, off_t len)

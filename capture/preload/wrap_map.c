@@ -113,7 +113,9 @@ static __thread uint64_t clone_t0;
 
 static int clone_child(void *unused)
 {
-	fork_child(clone_parent, clone_t0);
+	if (!ts.sud_forked)      /* --syscalls did it at the clone */
+		fork_child(clone_parent, clone_t0);
+	ts.sud_forked = 0;
 	leave(&ts);
 	int r = clone_fn(clone_arg);
 
@@ -191,7 +193,9 @@ EXPORT long syscall(long nr, ...)
 	if (nr == SYS_clone) {
 		int own = !(a[0] & (CLONE_VM | CLONE_THREAD));
 		if (r == 0 && own) {       /* the child, a copy of us */
-			fork_child(me, t0);
+			if (!ts.sud_forked)      /* --syscalls did it at the clone */
+				fork_child(me, t0);
+			ts.sud_forked = 0;
 			leave(&ts);
 			errno = e;
 			return 0;

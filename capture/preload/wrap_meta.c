@@ -19,17 +19,36 @@ EXPORT int truncate64(const char *path, off64_t len)
 		  path, NULL);
 }
 
-/* fallocate: a1 length, a2 offset. */
+/* fallocate: a1 length, a2 offset, the mode (a hole punched, the size
+ * kept) as the payload. */
+static int falloc(int (*fn)(int, int, off64_t, off64_t), int fd, int mode,
+		  off64_t off, off64_t len)
+{
+	struct tstate *t = &ts;
+
+	if (!enter(t))
+		return fn(fd, mode, off, len);
+	uint64_t t0 = call_start(t);
+	int r = fn(fd, mode, off, len);
+	uint64_t t1 = now();
+	int e = r < 0 ? errno : 0;
+	int32_t m = mode;
+	put_payload(t, C_FALLOCATE, t0, t1, r, fd, len, off, e, &m, sizeof(m), NULL, 0);
+	leave(t);
+	if (e)
+		errno = e;
+	return r;
+}
+
 EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
 {
-	TRACE_CALL(C_FALLOCATE, int, REAL(fallocate)(fd, mode, off, len), fd,
-		   len, off);
+	return falloc((int (*)(int, int, off64_t, off64_t))REAL(fallocate), fd,
+		      mode, off, len);
 }
 
 EXPORT int fallocate64(int fd, int mode, off64_t off, off64_t len)
 {
-	TRACE_CALL(C_FALLOCATE, int, REAL(fallocate64)(fd, mode, off, len), fd,
-		   len, off);
+	return falloc(REAL(fallocate64), fd, mode, off, len);
 }
 
 /* posix_fallocate returns the error number instead of setting errno. */

@@ -368,6 +368,20 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	return exec_with(how, fd, path, argv, envp, atflags);
 }
 
+/* An exec's arguments for its record (args_add, core.c). Each pointer
+ * is tried first (appmem.c): the kernel refuses a bad one with EFAULT,
+ * the capture must not fault on it. */
+static void exec_args(char *out, char *const argv[])
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (int i = 0; argv; i++)
+		if (!app_mem_ok(&argv[i], sizeof(argv[i]), -1) || !argv[i] ||
+		    !app_str_ok(argv[i], -1) || !args_add(out, &n, argv[i], i == 0))
+			break;
+}
+
 static int exec_with(enum exec_how how, int fd, const char *path,
 		     char *const argv[], char *const envp[], int atflags)
 {
@@ -396,10 +410,13 @@ static int exec_with(enum exec_how how, int fd, const char *path,
 	else if (vchild && !told)
 		vfork_child_call(t, vchild, 1);
 	uint64_t tx = told ? now() : 0;
+	char args[ARGS_MAX];
+
+	exec_args(args, argv);
 	if (!vchild && enter_top(t)) {
 		uint64_t t0 = call_start(t);
 		r = put_str(t, C_EXECVE, t0, t0, 0, fd, 0, AT_FDCWD, 0,
-			    file ? file : "", NULL);
+			    file ? file : "", args);
 		process_finish(TEXIT_EXEC);
 	}
 	ret = exec_real(how, fd, path, argv, env, atflags);
@@ -407,7 +424,7 @@ static int exec_with(enum exec_how how, int fd, const char *path,
 	/* it failed: the child records from here on, this exec first (or,
 	 * where it cannot, enter counts it) */
 	if (told && enter_top(t)) {
-		put_str(t, C_EXECVE, tx, now(), ret, fd, 0, AT_FDCWD, e, file ? file : "", NULL);
+		put_str(t, C_EXECVE, tx, now(), ret, fd, 0, AT_FDCWD, e, file ? file : "", args);
 		leave(t);
 	}
 	if (r) {
@@ -608,4 +625,17 @@ FILE *popen_with_env(const char *cmd, const char *mode, pid_t tid, uint64_t t0)
 	spawn_env_leave();
 	errno = e;
 	return f;
+}
+
+/* prctl: a1 the option, a2 its first argument (a signal, a flag; the
+ * name of PR_SET_NAME is a pointer, not kept) */
+EXPORT int prctl(int option, ...)
+{
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long),
+		      a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	TRACE_CALL(C_PRCTL, int, REAL(prctl)(option, a2, a3, a4, a5), -1, option,
+		   option == PR_SET_NAME || option == PR_GET_NAME ? 0 : (int64_t)a2);
 }

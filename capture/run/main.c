@@ -24,11 +24,13 @@
 #include "cluster.h"
 #include "coordinator.h"
 #include "netcap.h"
-#include "isb.h"
+#include "trace/isbfmt.h"
 #include "profile.h"
 #include "session.h"
 #include "recover.h"
 #include "traceread.h"
+#include "budget.h"
+#include "runas.h"
 #include "util.h"
 #include "zstdio.h"
 
@@ -40,7 +42,7 @@ enum { OPT_CLOCK = 256, OPT_SPOOL_DIR, OPT_KEEP_SPOOL, OPT_CPU, OPT_FILEREAD,
        OPT_PCAP_OPTIONAL, OPT_SESSION_DIR, OPT_KEY_FILE, OPT_RECOVER, OPT_LIST, OPT_SESSION_NODES, OPT_CALLSITES,
        OPT_PROFILE, OPT_SAMPLE_HZ, OPT_SAMPLE_ALLOC, OPT_STACK_DEPTH, OPT_PROFILE_START,
        OPT_PROFILE_SAVE, OPT_CONTROL, OPT_SYSCALLS, OPT_CLEANUP, OPT_SERVER, OPT_OUTPUT_DIR,
-       OPT_PASSES, OPT_ONE_BY_ONE };
+       OPT_PASSES, OPT_ONE_BY_ONE, OPT_USER, OPT_MAX_SIZE };
 
 /* The one option table: getopt's and --help's. */
 static const struct optdesc {
@@ -50,7 +52,7 @@ static const struct optdesc {
 	const char *arg, *help;
 } optdescs[] = {
 	{ "node", 1, 'n', "NAME", "name of this node (default: the host name)" },
-	{ "output", 1, 'o', "FILE", "trace file (default: NODE.xml, NODE.xml.gz with -z); .gz: gzip, .zst: zstd" },
+	{ "output", 1, 'o', "FILE", "trace file (default: NODE.xml, NODE.xml.gz with -z): .xml, or .isb (binary); .gz: gzip, .zst: zstd" },
 	{ "output-dir", 1, OPT_OUTPUT_DIR, "DIR", "write the trace as DIR/NODE.xml (under mpirun: one option for every rank)" },
 	{ "gzip", 0, 'z', NULL, "write the trace gzip-compressed (unless -o names .zst)" },
 	{ "verbose", 0, 'v', NULL, "say what was captured, on stderr" },
@@ -83,6 +85,8 @@ static const struct optdesc {
 	{ "pcap-optional", 0, OPT_PCAP_OPTIONAL, NULL, "with --pcap: go on without packets when they cannot be captured" },
 	{ "syscalls", 0, OPT_SYSCALLS, NULL, "also record every system call at the kernel boundary (Syscall User Dispatch)" },
 	{ "server", 0, OPT_SERVER, NULL, "the program serves until stopped: a SIGTERM that ends it is its planned end, and its trace is complete up to there" },
+	{ "max-size", 1, OPT_MAX_SIZE, "SIZE", "stop recording once the trace takes SIZE bytes (k, M, G): the app runs on, the trace is marked incomplete" },
+	{ "user", 1, OPT_USER, "NAME", "run the program as user NAME (root only; the trace stays ours)" },
 	{ "cleanup", 0, OPT_CLEANUP, NULL, "remove what killed runs left (namespaces, bridges, veths, /tmp/island-cluster.*, session files) and exit" },
 	{ "clock", 1, OPT_CLOCK, "KIND", "tsc, monotonic or auto (default)" },
 	{ "spool-dir", 1, OPT_SPOOL_DIR, "DIR", "where to spool records during the run (default: $ISLAND_SPOOL_DIR, /dev/shm, $TMPDIR or /tmp)" },
@@ -137,6 +141,7 @@ static const struct cluster_use {
 	{ OPT_KEEP_SPOOL, CL_NODE, NULL },
 	{ OPT_CALLSITES, CL_NODE, NULL },
 	{ OPT_SYSCALLS, CL_NODE, NULL },
+	{ OPT_MAX_SIZE, CL_NODE, NULL },
 	{ OPT_CPU, CL_NODE, NULL },
 	{ OPT_FILEREAD, CL_NODE, NULL },
 	{ OPT_FILEWRITE, CL_NODE, NULL },
@@ -159,6 +164,7 @@ static const struct cluster_use {
 	{ OPT_WATCHDOG, CL_NO, "--discover takes each node's from its unthrottled pass" },
 	{ OPT_WATCHDOG_FROM, CL_NO, "--discover takes each node's from its unthrottled pass" },
 	{ OPT_SERVER, CL_NO, "role=\"server\" on the node in the cluster file" },
+	{ OPT_USER, CL_NO, "user=\"NAME\" on the node in the cluster file" },
 	{ OPT_RECOVER, CL_NO, "it writes the trace of a spool" },
 	{ OPT_LIST, CL_NO, "it goes with --recover" },
 };
@@ -408,6 +414,18 @@ static void check_output(const char *out)
 		die(2, "%s: is a directory", out);
 }
 
+/* The format goes by the name: .xml or .isb, each maybe .gz or .zst;
+ * any other name is written as XML, which a name like x.json hides. */
+static void check_suffix(const char *out)
+{
+	size_t l = strlen(out) - strlen(trace_compress_suffix(trace_compress_of(out)));
+
+	if (isb_path(out) || (l >= 4 && !memcmp(out + l - 4, ".xml", 4)))
+		return;
+	warnx("-o %s: not a trace's name (.xml or .isb, each maybe .gz or .zst): "
+	      "writing XML%s", out, trace_compress_of(out) != TC_NONE ? ", compressed" : "");
+}
+
 /* Records are spooled in memory (tmpfs) when we can: a spool on disk
  * would add the capture's own writeback to the I/O being measured. */
 static const char *default_spool_parent(void)
@@ -483,12 +501,12 @@ static void watchdog_maxima(struct sess_opts *so, const char *from, double facto
 		 * the option, each finds its own trace there */
 		if (stat(from, &st) == 0 && S_ISDIR(st.st_mode))
 			from = xasprintf("%s/%s.xml", from, node);
-		if (trace_scan(from, &nodes, &nn) < 0)
+		if (tr_scan(from, &nodes, &nn) < 0)
 			exit(2);
-		if (!(me = trace_node(nodes, nn, node)))
+		if (!(me = tr_find(nodes, nn, node)))
 			die(2, "%s: no node '%s' in this trace", from, node);
 		so->max_gap = (double)me->max_gap * factor / 1e9;
-		trace_scan_free(nodes, nn);
+		tr_scan_free(nodes, nn);
 	}
 	if (so->max_gap < 0)
 		so->max_gap = 0.1;
@@ -568,7 +586,7 @@ static void write_twin(const struct node *n, const char *dir, const char *path)
 	m.whole = 1;
 	if (spool_load(&m, dir) == 0) {
 		resolve_node(&m);
-		if (trace_write(&m, path, trace_compress_for(path, 0)) < 0)
+		if (model_write(&m, path, trace_compress_for(path, 0)) < 0)
 			warnx("%s: cannot write the trace: %s", path, strerror(errno));
 	}
 	m.wpid = NULL;		/* n's */
@@ -589,6 +607,7 @@ int main(int argc, char **argv)
 	char host[256] = "localhost";
 	struct node n = { 0 };
 	struct run_opts ro = { 0 };
+	static struct runas user;
 	struct restrictions rs = { .period = 0.01 }, cli = { 0 };
 	const char *rfile = NULL;
 	int any_cli = 0;
@@ -687,6 +706,8 @@ int main(int argc, char **argv)
 		case OPT_PCAP_OPTIONAL: nco.optional = 1; break;
 		case OPT_CLEANUP: cleanup = 1; break;
 		case OPT_SERVER: server = 1; break;
+		case OPT_USER: runas_lookup(&user, optarg); ro.user = &user; break;
+		case OPT_MAX_SIZE: ro.max_size = budget_size("--max-size", optarg); break;
 		case OPT_CPU_PERIOD: {
 			char *end;
 			rs.period = strtod(optarg, &end);
@@ -697,7 +718,7 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("island-capture %s\n", ISLAND_VERSION); return 0;
 		default:
-			bad_option(argv, c);
+			bad_option_hint(argv, c, lopts);
 		}
 	}
 	if (cleanup) {
@@ -786,6 +807,7 @@ int main(int argc, char **argv)
 	comp = trace_compress_for(output, gzip);
 	check_program(argv[optind]);
 	check_output(output);
+	check_suffix(output);
 
 	if (!spool_parent)
 		spool_parent = default_spool_parent();
@@ -885,6 +907,7 @@ int main(int argc, char **argv)
 			script_target(&ro, prog);
 	}
 	ro.spool = abs;
+	ro.output = output;
 	/* the trace written while the app runs (writer/stream.c says what
 	 * is not); ISLAND_STREAM=0: all of it at the end */
 	const char *sv = getenv("ISLAND_STREAM");
@@ -936,13 +959,17 @@ int main(int argc, char **argv)
 		return code ? code : 1;
 	}
 	resolve_node(&n);
+	if (n.max_size_hit) {
+		n.complete = 0;
+		n.reason = "max-size";
+	}
 	/* (the twin tells what streaming took while the app ran) */
 	if (getenv("ISLAND_TEST_STREAM_TWIN"))
 		write_twin(&n, abs, getenv("ISLAND_TEST_STREAM_TWIN"));
 	if (n.stream)
 		stream_end(n.stream);	/* the rest into the parts, on every CPU */
 	n.stream = NULL;
-	int wrote = trace_write(&n, output, comp), werr = errno;
+	int wrote = model_write(&n, output, comp), werr = errno;
 	for (int i = 0; i < n.nprocs; i++)	/* the parts: in it or not at all */
 		for (int j = 0; j < n.procs[i].nthr; j++)
 			write_stream_free(&n.procs[i].thr[j]);

@@ -42,8 +42,12 @@ void restrict_set(struct restrictions *r, const char *resource, const char *valu
 
 	errno = 0;
 	v = strtod(value, &end);
+	/* a rate takes k, M, G (64k, 10M: binary multiples); a share not */
+	if (strcmp(resource, "cpu") && *end && !parse_size(value, &v))
+		end = (char *)value + strlen(value);
 	if (errno || end == value || *end || !isfinite(v) || v < 0)
-		bad(file, line, "%s: '%s' is not a non-negative number", resource, value);
+		bad(file, line, "%s: '%s' is not a non-negative number%s", resource, value,
+		    strcmp(resource, "cpu") ? " (of bytes per second: 100000, 64k, 10M, 1G)" : "");
 	if (!strcmp(resource, "cpu")) {
 		if (v <= 0 || v > 1)
 			bad(file, line, "cpu: '%s' is not a share of one CPU in (0, 1]",

@@ -18,6 +18,8 @@
 #include "recover.h"
 #include "monitor.h"
 #include "netcap.h"
+#include "budget.h"
+#include "runas.h"
 #include "util.h"
 
 static volatile pid_t app_pid;
@@ -158,6 +160,8 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 		die(2, "%s: cannot note the node for --recover", o->spool);
 	if (arena_hold(o->spool, &n->spool_span) < 0)
 		die(2, "%s: cannot create the spool's arena", o->spool);
+	if (o->user && runas_grant_capture(o->user, o->spool, o->session) < 0)
+		die(2, "--user %s: cannot open the spool to the user (ACLs):", o->user->name);
 	fflush(NULL);
 	n->app_fork = now_ns() - n->clk.mono0;
 	pid = fork();
@@ -166,6 +170,12 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	if (pid == 0) {
 		close(ep[0]);
 		set_env(o);
+		if (o->user && runas_become(o->user) < 0) {
+			err = errno;
+			if (write(ep[1], &err, sizeof(err)) < 0)
+				_exit(127);
+			_exit(126);
+		}
 		if (o->target) {
 			setenv(ENV_LOADER_TARGET, o->target, 1);
 			if (o->script)
@@ -222,6 +232,8 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	}
 	if (o->stream)
 		n->stream = stream_start(n, o->spool, o->parts, o->comp, o->isb);
+	struct budget *bud = o->output ? budget_start(o->spool, o->output, o->max_size,
+						     n->stream, o->isb) : NULL;
 	for (;;) {
 		siginfo_t si = { 0 };
 		int64_t cpu = -1;
@@ -245,6 +257,7 @@ int run_app(struct run_opts *o, struct node *n, int *exit_code)
 	}
 	if (o->rs && o->rs->cpu > 0)
 		monitor_stop(&mon);
+	n->max_size_hit = budget_stop(bud, NULL);
 	n->end = now_ns() - n->clk.mono0;
 	if (n->stream)
 		stream_stop(n->stream);	/* before the clock's end */

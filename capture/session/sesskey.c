@@ -20,6 +20,46 @@
 #include "sesskey.h"
 #include "util.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
+
+#ifndef CRYPTO_SONAME
+#define CRYPTO_SONAME "libcrypto.so.3"
+#endif
+
+/* libcrypto, opened by sessions across hosts alone: linked at build time
+ * its relocations cost every capture's start, few of which need it */
+static struct {
+	typeof(HMAC) *hmac;
+	typeof(EVP_sha256) *sha256;
+	typeof(CRYPTO_memcmp) *memcmp;
+} crypto;
+static pthread_once_t crypto_once = PTHREAD_ONCE_INIT;
+static char crypto_failed[300];
+
+static void crypto_open(void)
+{
+	void *h = dlopen(CRYPTO_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(crypto_failed, sizeof(crypto_failed), "%s", dlerror());
+		return;
+	}
+	*(void **)&crypto.hmac = dlsym(h, "HMAC");
+	*(void **)&crypto.sha256 = dlsym(h, "EVP_sha256");
+	*(void **)&crypto.memcmp = dlsym(h, "CRYPTO_memcmp");
+	if (!crypto.hmac || !crypto.sha256 || !crypto.memcmp)
+		snprintf(crypto_failed, sizeof(crypto_failed),
+			 "%s lacks HMAC, EVP_sha256 or CRYPTO_memcmp", CRYPTO_SONAME);
+}
+
+static void crypto_need(void)
+{
+	pthread_once(&crypto_once, crypto_open);
+	if (crypto_failed[0])
+		die(2, "--session: the session key needs libcrypto: %s", crypto_failed);
+}
+
 const char *sesskey_default_path(void)
 {
 	static char path[4096];
@@ -164,7 +204,8 @@ void sesskey_mac(const uint8_t key[SESSKEY_LEN], const char *role,
 	memcpy(msg, role, rl);                  /* with its NUL: unambiguous */
 	memcpy(msg + rl, nonce, SESSKEY_NONCE);
 	memcpy(msg + rl + SESSKEY_NONCE, name, nl);
-	if (!HMAC(EVP_sha256(), key, SESSKEY_LEN, msg, rl + SESSKEY_NONCE + nl, mac, &ml))
+	crypto_need();
+	if (!crypto.hmac(crypto.sha256(), key, SESSKEY_LEN, msg, rl + SESSKEY_NONCE + nl, mac, &ml))
 		die(2, "HMAC-SHA256 failed");
 }
 
@@ -172,6 +213,7 @@ int sesskey_check(const char *hex, const uint8_t mac[SESSKEY_MAC])
 {
 	uint8_t got[SESSKEY_MAC];
 
+	crypto_need();
 	return sesskey_unhex(hex, got, sizeof(got)) == 0 &&
-	       CRYPTO_memcmp(got, mac, SESSKEY_MAC) == 0;
+	       crypto.memcmp(got, mac, SESSKEY_MAC) == 0;
 }

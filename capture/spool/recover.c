@@ -370,7 +370,7 @@ int recover_main(const char *spool, const char *parent, int list,
 	n.complete = 0;
 	n.reason = "capture-killed";
 	int rc = 0;
-	if (trace_write(&n, output, comp) < 0) {
+	if (model_write(&n, output, comp) < 0) {
 		warnx("the records are kept in %s", spool);
 		rc = 1;
 	} else {

@@ -28,7 +28,7 @@ static const struct callinfo {
 } calls[] = {
 #define CALL(id, api, res, amount, effect) \
 	[C_##id] = { api, RES_##res, AMT_##amount, EFF_##effect },
-#include "calls.def"
+#include "trace/calls.def"
 #undef CALL
 };
 

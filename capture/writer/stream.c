@@ -7,7 +7,7 @@
  * writes each thread's calls into a part of their own (write_stream), a
  * file with no name (O_TMPFILE), compressed as the trace; at the end the
  * rest is read, resolved and written, and each part goes into the trace
- * as it is (trace_write, outfile_splice). Nothing is taken out of the
+ * as it is (model_write, outfile_splice). Nothing is taken out of the
  * spool: a capture killed meanwhile leaves it whole for --recover, and
  * no part behind. What a thread's part holds and the resolver passed is
  * let go from memory (spool_drop): the capture holds what it has still
@@ -68,7 +68,15 @@ struct stream {
 	bool isb;
 	bool wait;                   /* the tests': all the writing at the end */
 	int open_parts;
+	uint64_t taken;              /* the spool's bytes polled so far */
 };
+
+/* The spool's bytes the stream has taken so far (budget.c: with the
+ * bytes written, the trace's bytes per spool byte) */
+uint64_t stream_taken(struct stream *s)
+{
+	return s ? __atomic_load_n(&s->taken, __ATOMIC_RELAXED) : 0;
+}
 
 /* What thread j of p wrote into its part and the resolver passed, let
  * go; not what a pass at the end reads again (statuses, gaps, the
@@ -147,6 +155,8 @@ static void *stream_main(void *arg)
 		}
 		pthread_mutex_unlock(&s->mu);
 		got = step(s);
+		if (got > 0)
+			__atomic_add_fetch(&s->taken, (uint64_t)got, __ATOMIC_RELAXED);
 		pthread_mutex_lock(&s->mu);
 	}
 	pthread_mutex_unlock(&s->mu);
@@ -274,13 +284,13 @@ static void write_parts(struct part_pool *pl, int ncpu)
 
 /*
  * The node resolved: what the threads' parts still lack (PART_MIN records
- * at least) written into them by a thread per CPU, so that trace_write
+ * at least) written into them by a thread per CPU, so that model_write
  * only puts the parts in (four threads on two CPUs: the app had both
  * while it ran, and all of the writing was left for the end). Threads
  * write apart: a pthread_create names a thread only its caller made
  * (created_thread), and the indexes they look up are built before
  * (resolve_index_ready). One such thread, or a plain XML trace: left to
- * trace_write, whose output compresses on a thread of its own (and a
+ * model_write, whose output compresses on a thread of its own (and a
  * plain XML trace's parts would be copied into it, 159 bytes a call).
  * The parts closed, the stream freed.
  */

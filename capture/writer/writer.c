@@ -12,12 +12,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "outfile.h"
-#include "isb.h"
+#include "trace/outfile.h"
+#include "trace/isbfmt.h"
 #include <libxml/xmlwriter.h>
 
 #include "capture.h"
@@ -814,7 +815,30 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	case C_FSETPOS:
 		o_attr_int(o, "offset", r->a1);
 		break;
+	case C_SYNC_FILE_RANGE:
+		o_attr_int(o, "size", r->a1);
+		o_attr_int(o, "offset", r->a2);
+		break;
 	}
+	/* what a replay must do again: the mode of an allocation (a hole
+	 * punched), whether a range's sync waits; the descriptor's flags a
+	 * control set (close-on-exec, appending) */
+	if ((c == C_FALLOCATE || c == C_SYNC_FILE_RANGE) && REC_PAYLOAD_LEN(r) >= 4) {
+		int32_t v;
+		memcpy(&v, REC_PAYLOAD(r), sizeof(v));
+		ctl_mode(c, v, buf, sizeof(buf));
+		o_attr(o, "flags", buf);
+	}
+	if (c == C_FCNTL || c == C_IOCTL || c == C_PRCTL) {
+		const char *a;
+		o_attr(o, "cmd", ctl_cmd(c, r->a1, buf, sizeof(buf)));
+		if (!failed && (a = ctl_arg(c, r->a1, r->a2, buf, sizeof(buf))))
+			o_attr(o, "flags", a);
+		if (!failed && c == C_FCNTL && (r->a1 == F_GETFD || r->a1 == F_GETFL))
+			o_attr_int(o, "result", r->ret);
+	}
+	if (c == C_DUP3 && !failed && (r->a2 & O_CLOEXEC))
+		o_attr(o, "flags", "O_CLOEXEC");
 	if (c == C_LSEEK || c == C_FSEEK) {
 		o_attr_int(o, "offset", r->a1);
 		o_attr(o, "whence", r->a2 == SEEK_SET ? "SEEK_SET" :
@@ -889,6 +913,12 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	}
 	if (two_paths(c) && r->a1 > 0 && r->a1 <= n->nobjs)
 		o_attr(o, "path2", n->objs[r->a1 - 1].xname);
+	/* an exec's arguments, escaped by the wrapper (wrap_proc.c) */
+	if (c == C_EXECVE && REC_PAYLOAD_LEN(r)) {
+		char *av = memchr(REC_PAYLOAD(r), 0, REC_PAYLOAD_LEN(r));
+		if (av && av + 1 < REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r) && av[1])
+			o_attr_esc(o, "args", av + 1);
+	}
 	if (c == C_SYMLINK || c == C_SYMLINKAT) {
 		char *tg = memchr(REC_PAYLOAD(r), 0, REC_PAYLOAD_LEN(r));
 		if (tg && tg + 1 < REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r))
@@ -1116,7 +1146,7 @@ static void write_deps(struct out *o, const struct cdep *d, size_t nd,
 
 /* A thread's writing, resumable: the capture's streaming (stream.c)
  * writes a thread's calls into a part of their own while the application
- * runs, and trace_write the rest after the part. */
+ * runs, and model_write the rest after the part. */
 struct wstate {
 	struct rec_iter it;
 	struct rec *next;            /* the next record, not yet written */
@@ -1478,7 +1508,7 @@ uint64_t write_stream_left(const struct thr *t)
 	return t->napplied - (w ? w->done : 0);
 }
 
-/* The parts gone (after trace_write, or when it is not written) */
+/* The parts gone (after model_write, or when it is not written) */
 void write_stream_free(struct thr *t)
 {
 	struct wstate *w = t->ws;
@@ -1541,6 +1571,15 @@ static void write_summaries(struct out *o, struct node *n)
 		o_attr_int(o, "writes", (int64_t)b->writes);
 		o_attr_int(o, "bytes_written", (int64_t)b->bytes_written);
 		o_attr_int(o, "open_at_end", b->open_fds > 0 ? b->open_fds : 0);
+		/* the file as the run left it: a replay on another file
+		 * system makes the ones the run found (and did not change)
+		 * with this size and this much of it allocated (a sparse
+		 * file's holes stay holes) */
+		struct stat st;
+		if (b->xname && b->xname[0] == '/' && !stat(b->xname, &st) && S_ISREG(st.st_mode)) {
+			o_attr_int(o, "size_at_end", (int64_t)st.st_size);
+			o_attr_int(o, "allocated_at_end", (int64_t)st.st_blocks * 512);
+		}
 		o_lit(o, "/>\n");
 	}
 	o_lit(o, "  </files>\n  <sockets>\n");
@@ -1670,7 +1709,7 @@ static void write_head(struct out *o, struct node *n, int complete)
 	}
 }
 
-int trace_write(struct node *n, const char *path, int comp)
+int model_write(struct node *n, const char *path, int comp)
 {
 	struct outfile *f;
 	struct out o = { 0 };

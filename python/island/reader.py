@@ -1,422 +1,167 @@
-"""A streaming reader of Island traces (XML or its binary encoding,
-optionally gzip- or zstd-compressed; .zst needs the zstandard module,
-Debian python3-zstandard).
+"""Island traces read by the C trace library (lib/libisland-trace.so, the
+reader every Island tool uses): XML or its binary encoding, optionally
+gzip- or zstd-compressed, checked by the same rules with the same
+messages.
 
 events() yields one dict per record in each thread's order, with its node,
-process and thread context; memory stays proportional to the nesting, not
-to the trace. load() gathers the records into pandas DataFrames (events,
-threads, files, regions), as PyDarshan does for Darshan logs.
+process and thread context; memory stays proportional to a batch of
+records, not to the trace. load() gathers the records into pandas
+DataFrames (events, threads, files, regions), as PyDarshan does for
+Darshan logs: the library hands over columns, not records.
 """
-import gzip
-import re
-from xml.parsers import expat
+import os
+
+from ._trace import ffi, lib, LOAD_NOEVENTS, NONE, INT, REAL, STR
 
 VERSION = "1"
-# attributes that are numbers: seconds, or integers
-SECONDS = {"start", "end", "dur", "cpu", "req", "timeout", "throttle", "epoch",
-           "clock_offset"}
-INTEGERS = {"amount", "size", "offset", "fd", "oldfd", "fd2", "infd", "result",
-            "child", "count", "seq", "id", "parent", "depth", "pid", "ppid",
-            "tid", "creator", "lost", "opens", "reads", "bytes_read", "writes",
-            "bytes_written", "open_at_end", "sent", "received"}
+# event rows per batch that events() holds
+BATCH = 1 << 15
+_TABLES = ("nodes", "processes", "threads", "files", "sockets")
 
 
 class TraceError(Exception):
     """Bad input: str() is "FILE:LINE: problem"."""
 
 
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+class _Loader:
+    """One reading of the library's (trace_loader_*), closed on exit: a
+    reading left early stops."""
 
-
-class _ZstdFile:
-    """The decoded bytes of a zstd file, frame after frame; a stream that
-    ends inside a frame or does not decode raises EOFError."""
-
-    def __init__(self, path, zstandard):
-        self._f = open(path, "rb")
-        self._z = zstandard
-        self._d = zstandard.ZstdDecompressor().decompressobj()
-        self._started = False
-
-    def read(self, n):
-        while True:
-            raw = self._f.read(n)
-            if not raw:
-                if self._started and not self._d.eof:
-                    raise EOFError("the stream ends inside a frame")
-                return b""
-            out = b""
-            while raw:
-                if self._d.eof:
-                    self._d = self._z.ZstdDecompressor().decompressobj()
-                self._started = True
-                try:
-                    out += self._d.decompress(raw)
-                except self._z.ZstdError as e:
-                    raise EOFError(str(e)) from None
-                raw = self._d.unused_data if self._d.eof else b""
-            if out:
-                return out
+    def __init__(self, paths, batch, flags):
+        self._names = [ffi.new("char[]", os.fsencode(p)) for p in paths]
+        self._files = ffi.new("const char *[]", self._names)
+        self.l = lib.trace_loader_open(self._files, len(self._names), batch, flags)
+        if self.l == ffi.NULL:
+            raise MemoryError("trace_loader_open")
+        self.strs = {}      # per table: its strings decoded so far
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        self._f.close()
+        lib.trace_loader_close(self.l)
+        self.l = ffi.NULL
 
-
-def _open(path):
-    with open(path, "rb") as f:
-        magic = f.read(4)
-    if magic[:2] == b"\x1f\x8b":
-        return gzip.open(path, "rb")
-    if magic == ZSTD_MAGIC:
-        try:
-            import zstandard
-        except ImportError:
-            raise TraceError("%s:0: a zstd-compressed trace: reading it needs the "
-                             "Python module zstandard (Debian: python3-zstandard)"
-                             % path) from None
-        return _ZstdFile(path, zstandard)
-    return open(path, "rb")
-
-
-def _value(name, v):
-    try:
-        if name in SECONDS:
-            return float(v)
-        if name in INTEGERS:
-            return int(v)
-    except ValueError:
-        pass
-    return v
-
-
-def _attrs(a):
-    return {k: _value(k, v) for k, v in a.items()}
-
-
-ISB_MAGIC = b"\x89ISB\n"
-ISB_VERSION = 2    # 2: RESET; 1 is read too
-# what XML cannot hold: control characters (but white space in values);
-# in a name, its delimiters too
-_ISB_BAD_VALUE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
-_ISB_BAD_NAME = re.compile("[\x00-\x20=<>/\"'&]")
-
-
-class _Isb:
-    """The binary encoding (docs/trace-binary.md), decoded as trace/isb.c
-    does: ("start"|"end", tag, attributes, line), line numbers those of
-    the trace's XML export."""
-
-    def __init__(self, path, f, first):
-        self.path, self.f, self.buf, self.pos, self.line = path, f, first, 0, 1
-
-    def fail(self, why):
-        raise TraceError("%s:%d: %s" % (self.path, self.line, why))
-
-    def need(self, k):
-        while len(self.buf) - self.pos < k:
-            try:
-                chunk = self.f.read(1 << 16)
-            except (OSError, EOFError) as e:
-                self.fail("truncated or corrupt %s data: %s"
-                          % ("zstd" if isinstance(self.f, _ZstdFile) else "gzip", e))
-            if not chunk:
-                self.fail("truncated trace (the stream ends before its end mark)")
-            self.buf = self.buf[self.pos:] + chunk
-            self.pos = 0
-
-    def byte(self):
-        try:
-            b = self.buf[self.pos]
-        except IndexError:
-            self.need(1)
-            b = self.buf[self.pos]
-        self.pos += 1
-        return b
-
-    def uv(self):
-        try:        # most are one byte, in the buffer
-            b = self.buf[self.pos]
-            if not b & 0x80:
-                self.pos += 1
-                return b
-        except IndexError:
-            pass
-        x = sh = 0
-        while sh < 64:
-            b = self.byte()
-            x |= (b & 0x7F) << sh
-            if not b & 0x80:
-                return x
-            sh += 7
-        self.fail("corrupt binary trace (a number too long)")
-
-    def sv(self):
-        u = self.uv()
-        return (u >> 1) ^ -(u & 1)
-
-    def raw(self, limit):
-        n = self.uv()
-        if n > limit:
-            self.fail("corrupt binary trace (a length of %d)" % n)
-        self.need(n)
-        self.pos += n
-        return self.buf[self.pos - n:self.pos].decode("utf-8", "replace")
-
-    @staticmethod
-    def number(m, d):
-        s = str(abs(m)).rjust(d + 1, "0")
-        s = s[:len(s) - d] + ("." + s[len(s) - d:] if d else "")
-        return "-" + s if m < 0 else s
-
-    def value(self, slot, prev):
-        tag = self.byte()
-        if tag == 0:
-            v = self.raw(16 << 20)
-            if _ISB_BAD_VALUE.search(v):
-                self.fail("corrupt binary trace (a control character in a value)")
-            slot[:] = [True, False, 0, 0, v]
-            return
-        if tag == 1:
-            if not slot[0]:
-                self.fail("corrupt binary trace (a value repeated before its first)")
-            return
-        if tag == 2:
-            m = self.sv()
-            d = self.byte()
-            if d > 18:
-                self.fail("corrupt binary trace (a number of %d digits)" % d)
-        elif tag in (3, 4):
-            base = slot if tag == 3 else prev
-            if base is None or not base[0] or not base[1]:
-                self.fail("corrupt binary trace (a difference to no number)")
-            m, d = base[2] + self.sv(), base[3]
-        else:
-            self.fail("corrupt binary trace (value code %d)" % tag)
-        if abs(m) > 999999999999999999:
-            self.fail("corrupt binary trace (a number out of range)")
-        slot[:] = [True, True, m, d, self.number(m, d)]
-
-    def tokens(self):
-        self.need(len(ISB_MAGIC) + 1)
-        self.pos = len(ISB_MAGIC)
-        version = self.byte()
-        if not 1 <= version <= ISB_VERSION:
-            self.fail("binary trace version %d (this reader knows 1 to %d)"
-                      % (version, ISB_VERSION))
-        names, tmpl, slots, stack, root_done = [], {}, {}, [], False
+    def batches(self):
         while True:
-            op = self.byte()
-            if op == 1:
-                if len(names) == 4096:
-                    self.fail("corrupt binary trace (more than 4096 names)")
-                name = self.raw(256)
-                if not name or _ISB_BAD_NAME.search(name):
-                    self.fail("corrupt binary trace (a bad name)")
-                names.append(name)
-            elif op in (2, 3, 0x82, 0x83):
-                if root_done:
-                    self.fail("corrupt binary trace (an element after the root's end)")
-                if len(stack) == 256:
-                    self.fail("elements nested too deep")
-                self.line += 1
-                el = self.uv()
-                if el >= len(names):
-                    self.fail("corrupt binary trace (element name %d undefined)" % el)
-                if op & 0x7F == 3:
-                    if el not in tmpl:
-                        self.fail("corrupt binary trace (<%s> repeated before its first)"
-                                  % names[el])
-                    ats, sl = tmpl[el]
-                    for k in range(len(ats)):
-                        self.value(sl[k], sl[k - 1] if k else None)
-                else:
-                    n = self.uv()
-                    if n > 64:
-                        self.fail("<%s> has too many attributes" % names[el])
-                    ats, sl = [], []
-                    for k in range(n):
-                        at = self.uv()
-                        if at >= len(names):
-                            self.fail("corrupt binary trace (attribute name %d undefined)" % at)
-                        if at in ats:
-                            self.fail("<%s> has attribute %s twice" % (names[el], names[at]))
-                        ats.append(at)
-                        if (el, at) not in slots and len(slots) == 65536:
-                            self.fail("corrupt binary trace (more than 65536 attribute slots)")
-                        sl.append(slots.setdefault((el, at), [False, False, 0, 0, ""]))
-                        self.value(sl[k], sl[k - 1] if k else None)
-                    tmpl[el] = (ats, sl)
-                if stack:
-                    stack[-1][1] = True
-                yield "start", names[el], {names[a]: s[4] for a, s in zip(ats, sl)}, self.line
-                if op & 0x80:
-                    if not stack:
-                        root_done = True
-                    yield "end", names[el], None, self.line
-                else:
-                    stack.append([names[el], False])
-            elif op == 4:
-                if not stack:
-                    self.fail("corrupt binary trace (an end with no element open)")
-                tag, kids = stack.pop()
-                if kids:
-                    self.line += 1
-                if not stack:
-                    root_done = True
-                yield "end", tag, None, self.line
-            elif op == 5:
-                if not stack:
-                    self.fail("corrupt binary trace (text outside the root)")
-                if _ISB_BAD_VALUE.search(self.raw(16 << 20)):
-                    self.fail("corrupt binary trace (a control character in a text)")
-            elif op == 7 and version >= 2:
-                names, tmpl, slots = [], {}, {}
-            elif op == 6:
-                if stack or not root_done:
-                    self.fail("corrupt binary trace (its end mark inside an element)")
-                self.buf = self.buf[self.pos:]
-                self.pos = 0
-                if self.buf or self.f.read(1):
-                    self.fail("corrupt binary trace (bytes after its end mark)")
-                return
-            else:
-                self.fail("corrupt binary trace (token %d)" % op)
-
-
-def _check_root(path, tag, a, line):
-    if tag != "trace":
-        raise TraceError("%s:%d: not an Island trace (root <%s>)" % (path, line, tag))
-    if a.get("version") != VERSION:
-        raise TraceError("%s:%d: trace version %s is not supported "
-                         "(this reader knows %s)" % (path, line, a.get("version"), VERSION))
-
-
-def _parse(path):
-    """("start"|"end", tag, attributes, line) of the trace, checked as they
-    come: expat's own line numbers, one element at a time (or the binary
-    encoding's)."""
-    try:
-        f = _open(path)
-    except OSError as e:
-        raise TraceError("%s:0: cannot read: %s" % (path, e.strerror)) from None
-    with f:
-        try:
-            first = f.read(1 << 16)
-        except (OSError, EOFError) as e:
-            raise TraceError("%s:1: truncated or corrupt %s data: %s"
-                             % (path, "zstd" if isinstance(f, _ZstdFile) else "gzip", e)) from None
-        if first.startswith(ISB_MAGIC):
-            seen_root = False
-            for ev, tag, a, line in _Isb(path, f, first).tokens():
-                if not seen_root:
-                    seen_root = True
-                    _check_root(path, tag, a, line)
-                yield ev, tag, a, line
-            return
-        p = expat.ParserCreate()
-        pending = []
-        p.StartElementHandler = lambda tag, a: pending.append(
-            ("start", tag, a, p.CurrentLineNumber))
-        p.EndElementHandler = lambda tag: pending.append(
-            ("end", tag, None, p.CurrentLineNumber))
-        seen_root = False
-        while True:
-            try:
-                chunk, first = first if first is not None else f.read(1 << 16), None
-            except (OSError, EOFError) as e:
-                raise TraceError("%s:%d: truncated or corrupt %s data: %s"
-                                 % (path, p.CurrentLineNumber,
-                                    "zstd" if isinstance(f, _ZstdFile) else "gzip", e)) from None
-            try:
-                p.Parse(chunk, not chunk)
-            except expat.ExpatError as e:
-                if not seen_root and not pending:
-                    raise TraceError("%s:%d: not an XML document: %s"
-                                     % (path, e.lineno, expat.errors.messages[e.code])) from None
-                if e.code == expat.errors.codes[expat.errors.XML_ERROR_NO_ELEMENTS] or not chunk:
-                    raise TraceError("%s:%d: truncated trace (the document ends before </trace>)"
-                                     % (path, e.lineno)) from None
-                raise TraceError("%s:%d: not well-formed XML: %s"
-                                 % (path, e.lineno, expat.errors.messages[e.code])) from None
-            for ev, tag, a, line in pending:
-                if not seen_root:
-                    seen_root = True
-                    _check_root(path, tag, a, line)
-                yield ev, tag, a, line
-            pending.clear()
-            if not chunk:
+            t = lib.trace_loader_next(self.l)
+            if t == ffi.NULL:
                 break
-        if not seen_root:
-            raise TraceError("%s:1: not an XML document" % path)
+            yield t
+        err = lib.trace_loader_error(self.l)
+        if err != ffi.NULL:
+            raise TraceError(ffi.string(err).decode("utf-8", "replace"))
+
+    def table(self, which):
+        return lib.trace_loader_table(self.l, which)
+
+    def strings(self, key, t):
+        """t's strings as str, decoded once each."""
+        s = self.strs.setdefault(key, [])
+        for i in range(len(s), t.nstrs):
+            s.append(ffi.string(t.strs[i]).decode("utf-8", "replace"))
+        return s
 
 
-def _need(path, line, tag, a, name):
-    v = a.get(name)
-    if v is None:
-        raise TraceError("%s:%d: <%s> lacks attribute %s" % (path, line, tag, name))
-    return v
+def _column_list(c, n, strs):
+    """A column's values as a list (an empty cell's is meaningless)."""
+    k = c.kinds
+    if k == 1 << INT:
+        return ffi.unpack(c.val, n)
+    if k == 1 << REAL:
+        return ffi.unpack(ffi.cast("double *", c.val), n)
+    if k == 1 << STR:
+        return [strs[i] for i in ffi.unpack(c.val, n)]
+    kinds = ffi.unpack(c.kind, n)
+    ints = ffi.unpack(c.val, n)
+    reals = ffi.unpack(ffi.cast("double *", c.val), n)
+    out = []
+    for i in range(n):
+        kd = kinds[i]
+        out.append(ints[i] if kd == INT else reals[i] if kd == REAL
+                   else strs[ints[i]] if kd == STR else None)
+    return out
+
+
+def _records(loader, key, t):
+    """t's rows as dicts, each with its keys in the order of its shape."""
+    n = t.nrows
+    if not n:
+        return
+    strs = loader.strings(key, t)
+    cols = [_column_list(t.cols[i], n, strs) for i in range(t.ncols)]
+    names = [ffi.string(t.cols[i].name).decode() for i in range(t.ncols)]
+    at = ffi.unpack(t.shape_at, t.nshapes + 1)
+    sc = ffi.unpack(t.shape_cols, at[-1]) if at[-1] else []
+    shapes = [[(names[c], cols[c]) for c in sc[at[s]:at[s + 1]]] for s in range(t.nshapes)]
+    for r, s in enumerate(ffi.unpack(t.shape, n)):
+        yield {k: v[r] for k, v in shapes[s]}
 
 
 def events(path):
     """Every record of the trace, each a dict: kind ("compute", "io",
     "region", "wait", "signal"), node, pid, tid, the record's attributes
     (numbers as int or float seconds), and for compute its start and end."""
-    node = proc = thread = None
-    cursor = 0.0
-    for ev, tag, a, line in _parse(path):
-        if ev != "start":
-            continue
-        if tag == "node":
-            node = _need(path, line, tag, a, "name")
-        elif tag == "process":
-            proc = int(_need(path, line, tag, a, "pid"))
-        elif tag == "thread":
-            thread = int(_need(path, line, tag, a, "tid"))
-            cursor = float(a.get("start", 0))
-        elif tag in ("compute", "io", "region", "wait", "signal"):
-            rec = _attrs(a)
-            rec.update(kind=tag, node=node, pid=proc, tid=thread)
-            if tag == "compute":
-                rec["start"] = cursor
-                rec["end"] = cursor + rec.get("dur", 0.0)
-                cursor = rec["end"]
-            elif tag == "io":
-                for k in ("api", "res", "start", "end"):
-                    _need(path, line, tag, a, k)
-                if rec["end"] < rec["start"]:
-                    raise TraceError("%s:%d: <io> ends before it starts" % (path, line))
-                rec["dur"] = rec["end"] - rec["start"]
-                cursor = rec["end"]
-            yield rec
+    with _Loader([path], BATCH, 0) as l:
+        for t in l.batches():
+            yield from _records(l, "events", t)
+
+
+def _meta(loader):
+    out = {}
+    for i, k in enumerate(_TABLES, start=1):
+        out[k] = list(_records(loader, k, loader.table(i)))
+    return out
 
 
 def read_nodes(path):
     """The nodes, processes, threads, files and sockets (no records)."""
-    out = {"nodes": [], "processes": [], "threads": [], "files": [], "sockets": []}
-    node = proc = None
-    for ev, tag, a, line in _parse(path):
-        if ev != "start":
-            continue
-        if tag == "node":
-            node = _attrs(a)
-            node.setdefault("clock_offset", 0.0)
-            out["nodes"].append(node)
-        elif tag == "process":
-            proc = _attrs(a)
-            proc["node"] = node["name"]
-            out["processes"].append(proc)
-        elif tag == "thread":
-            t = _attrs(a)
-            t.update(node=node["name"], pid=proc["pid"])
-            out["threads"].append(t)
-        elif tag in ("file", "socket"):
-            r = _attrs(a)
-            r["node"] = node["name"]
-            out[tag + "s"].append(r)
+    with _Loader([path], 0, LOAD_NOEVENTS) as l:
+        for _ in l.batches():
+            pass
+        return _meta(l)
+
+
+def _column_array(np, c, n, strs):
+    """A column as pandas makes one of records: integers (float with NaN
+    where a record lacks it), floats, or objects (NaN where absent)."""
+    kind = np.frombuffer(ffi.buffer(c.kind, n), np.uint8)
+    val = np.frombuffer(ffi.buffer(c.val, 8 * n), np.int64)
+    none = kind == NONE
+    gaps = bool(none.any())
+    k = c.kinds
+    if k == 1 << INT and not gaps:
+        return val.copy()
+    if not k & (1 << STR):
+        if k == 1 << REAL:
+            out = val.view(np.float64).copy()
+        else:
+            out = np.where(kind == INT, val.astype(np.float64), val.view(np.float64))
+        if gaps:
+            out[none] = np.nan
+        return out
+    out = np.empty(n, dtype=object)
+    m = kind == STR
+    out[m] = np.array(strs, dtype=object)[val[m]]
+    for kd, v in ((INT, val), (REAL, val.view(np.float64))):
+        m = kind == kd
+        if m.any():
+            out[m] = v[m].tolist()
+    if gaps:
+        out[none] = np.nan
     return out
+
+
+def _frame(pd, np, loader, key, t):
+    n = t.nrows
+    if not n:
+        return pd.DataFrame([])
+    strs = loader.strings(key, t)
+    data = {}
+    for i in range(t.ncols):
+        c = t.cols[i]
+        data[ffi.string(c.name).decode()] = _column_array(np, c, n, strs)
+    return pd.DataFrame(data)
 
 
 def load(*paths):
@@ -425,23 +170,28 @@ def load(*paths):
     sockets, nodes, processes, regions. Each event also has "t0" and "t1":
     its start and end on the run's aligned clock (seconds since the
     earliest node's epoch + clock_offset)."""
+    import numpy as np
     import pandas as pd
 
-    meta = {"nodes": [], "processes": [], "threads": [], "files": [], "sockets": []}
-    rows = []
-    for p in paths:
-        m = read_nodes(p)
-        for k in meta:
-            meta[k].extend(m[k])
-        rows.extend(events(p))
-    names = [n["name"] for n in meta["nodes"]]
+    frames = {}
+    with _Loader(paths, 0, 0) as l:
+        ev = None
+        for t in l.batches():
+            ev = _frame(pd, np, l, "events", t)
+        ev = ev if ev is not None else pd.DataFrame([])
+        for i, k in enumerate(_TABLES, start=1):
+            frames[k] = _frame(pd, np, l, k, l.table(i))
+    names = list(frames["nodes"]["name"]) if len(frames["nodes"]) else []
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise TraceError("%s:0: node \"%s\" appears twice" % (paths[-1], sorted(dup)[0]))
-    base = {n["name"]: n.get("epoch", 0.0) + n["clock_offset"] for n in meta["nodes"]}
+    nodes = frames["nodes"]
+    base = {}
+    if len(nodes):
+        epoch = nodes["epoch"] if "epoch" in nodes else [0.0] * len(nodes)
+        base = {n: (0.0 if e != e else e) + o
+                for n, e, o in zip(nodes["name"], epoch, nodes["clock_offset"])}
     e0 = min(base.values()) if base else 0.0
-    frames = {k: pd.DataFrame(v) for k, v in meta.items()}
-    ev = pd.DataFrame(rows)
     if len(ev):
         off = ev["node"].map(lambda n: base[n] - e0)
         ev["t0"] = ev["start"] + off

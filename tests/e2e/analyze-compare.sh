@@ -29,10 +29,12 @@ sums         cpu          0.800000  0.800000   0.000000        0.00
 consumption  live         5.190000  5.190000   0.000000        0.00
 consumption  cpu          2.360000  2.160000  -0.200000       -8.47
 consumption  sleep        0.400000  0.400000   0.000000        0.00
-consumption  fileread     0.120000  0.120000   0.000000        0.00
+consumption  fileread     0.100000  0.100000   0.000000        0.00
 consumption  filewrite    1.000000  1.000000   0.000000        0.00
+consumption  filemeta     0.020000  0.020000   0.000000        0.00
 consumption  netsend      0.060000  0.060000   0.000000        0.00
 consumption  netrecv      0.000000  0.000000   0.000000           -
+consumption  pipe         0.000000  0.000000   0.000000           -
 consumption  blocked      0.850000  0.850000   0.000000        0.00
 consumption  stopped      0.400000  0.600000  +0.200000      +50.00
 regions      work         2.400000  2.400000   0.000000        0.00
@@ -62,10 +64,12 @@ sums,cpu,0.100000,0.800000,0.700000,700.00
 consumption,live,2.000000,5.190000,3.190000,159.50
 consumption,cpu,0.850000,2.360000,1.510000,177.65
 consumption,sleep,0.000000,0.400000,0.400000,
-consumption,fileread,0.000000,0.120000,0.120000,
+consumption,fileread,0.000000,0.100000,0.100000,
 consumption,filewrite,0.000000,1.000000,1.000000,
+consumption,filemeta,0.000000,0.020000,0.020000,
 consumption,netsend,0.050000,0.060000,0.010000,20.00
 consumption,netrecv,0.000000,0.000000,0.000000,
+consumption,pipe,0.000000,0.000000,0.000000,
 consumption,blocked,0.600000,0.850000,0.250000,41.67
 consumption,stopped,0.500000,0.400000,-0.100000,-20.00
 regions,work,0.000000,2.400000,2.400000,

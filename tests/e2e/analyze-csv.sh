@@ -24,7 +24,7 @@ one summary summary $T/basic.xml $T/node2.xml
 one calls calls $T/basic.xml
 one access access $T/basic.xml $T/copy.xml
 "$ANALYZE" calls --csv --by thread $T/basic.xml > calls-thread.csv || fail "calls --by thread"
-check calls calls calls-thread.csv node tid
+check calls calls calls-thread.csv node pid process tid
 "$ANALYZE" calls --csv --by file $T/basic.xml > calls-file.csv || fail "calls --by file"
 check calls calls calls-file.csv node path
 one timeline timeline --starts $T/basic.xml
@@ -38,7 +38,7 @@ one sums sums $T/basic.xml
 "$ANALYZE" sums --csv --by node $T/basic.xml $T/node2.xml > sums-by.csv || fail "sums --by node"
 check sums sums sums-by.csv node1 node2
 "$ANALYZE" ttx --csv $T/basic.xml > ttx.csv || fail "ttx"
-check ttx ttx ttx.csv cpu sleep fileread filewrite netsend netrecv blocked stopped
+check ttx ttx ttx.csv cpu sleep fileread filewrite filemeta netsend netrecv pipe blocked stopped
 "$ANALYZE" export --format csv $T/basic.xml > events.csv || fail "export"
 check export events events.csv
 
@@ -120,5 +120,5 @@ expect_eq "bad --table status" $rc 2
 expect_eq "bad --table" "$(cat err)" "island-analyze: --table: net has no table 'bogus' (connections, calls, messages)"
 rc=0; "$ANALYZE" deps --csv --table measures $T/replay-2node.xml > out 2>err || rc=$?
 expect_eq "absent --table status" $rc 2
-expect_eq "absent --table" "$(cat err)" "island-analyze: deps: no table 'measures' in this output (the options decide which tables there are)"
+expect_eq "absent --table" "$(cat err)" "island-analyze: deps: no table 'measures' in this output (it comes with --truth PATH or --from both)"
 exit 0

@@ -99,9 +99,9 @@ cat > hand.xml <<'EOF'
 </node>
 </trace>
 EOF
-cons() { # ARGS...: the ALL rows that are not zero, "category seconds"
+cons() { # ARGS...: the SUM rows (thread-seconds) that are not zero, "category seconds"
 	"$ANALYZE" consumption --csv "$@" hand.xml |
-		awk -F, '$1 == "ALL" && $5 != "0.000000" { printf "%s %s;", $4, $5 }'
+		awk -F, '$3 == "SUM" && $5 != "0.000000" { printf "%s %s;", $4, $5 }'
 }
 expect_eq "consumption" "$(cons)" \
 	"live 1.000000;cpu 0.500000;sleep 0.200000;fileread 0.200000;filewrite 0.100000;"

@@ -31,4 +31,48 @@ expect_eq "message arrow, skewed clocks" "$(cat skew.out)" "$(printf '%s\n' "s m
 
 # one trace alone: its peer is not in the run, no arrow
 expect_eq "no peer, no arrow" "$("$ANALYZE" export --format chrome "$T/peer-recvnode.xml" | flows)" ""
+
+# A retrying client: curl's first connect is refused (the server starts
+# half a second late), its retry a second later connects: the client
+# node has two sockets to the server's address. The messages are still
+# matched, by both ports (the descriptor's local address, from its
+# connect): the request (curl's send) to the server's recv, the reply
+# (the server's first send) to curl's recv.
+command -v curl >/dev/null || { echo "curl not installed"; exit 77; }
+cat > retry.cluster.xml <<'XML'
+<cluster version="1">
+  <node name="srv" role="server">
+    <arg>sh</arg><arg>-c</arg><arg>sleep 0.5; exec /usr/bin/python3 -m http.server "$0" --bind 127.0.0.1</arg><arg>${PORT}</arg>
+  </node>
+  <node name="cli">
+    <arg>curl</arg><arg>-s</arg><arg>-o</arg><arg>/dev/null</arg><arg>--retry</arg><arg>5</arg>
+    <arg>--retry-connrefused</arg><arg>--retry-delay</arg><arg>1</arg><arg>http://127.0.0.1:${PORT}/</arg>
+  </node>
+</cluster>
+XML
+"$CAPTURE" --cluster retry.cluster.xml -o retry.xml 2> retry.err || fail "retry cluster: $(cat retry.err)"
+# the client's sockets to the server: the refused one, the real one
+expect_eq "client sockets" "$(sed -n '/<node name="cli"/,/<\/node>/p' retry.xml | grep -c '<socket proto="tcp" [^>]*direction="out"')" 2
+# (curl's connects do not block: both say EINPROGRESS, the first's
+# refusal comes after)
+expect_eq "connects" "$(grep -c 'api="connect"[^>]*peer="127.0.0.1:' retry.xml)" 2
+"$ANALYZE" export --format chrome retry.xml > retry.json || fail "export retry"
+# each arrow: from which node's call to which (pids: the nodes' order)
+/usr/bin/python3 - retry.json retry.xml > arrows.out <<'PY' || fail "arrows"
+import json, re, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["pid"]: e["args"]["name"].split()[0] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
+fl = {}
+for e in ev:
+    if e["ph"] in ("s", "f") and e["name"] == "message":
+        fl.setdefault(e["id"], {})[e["ph"]] = names.get(e["pid"], e["pid"])
+for k in sorted(fl):
+    print("%s -> %s" % (fl[k]["s"], fl[k]["f"]))
+PY
+expect_eq "retrying client's arrows" "$(sort -u arrows.out)" "cli -> srv
+srv -> cli"
+# one arrow per receive of the connection (curl may read the reply in
+# one recv or two)
+expect_eq "an arrow per receive" "$(wc -l < arrows.out)" \
+	"$(grep -c '<io api="recv[a-z]*" res="netrecv" [^>]*amount="[1-9][0-9]*"[^>]*peer="127.0.0.1:[0-9]*" proto="tcp"' retry.xml)"
 echo ok

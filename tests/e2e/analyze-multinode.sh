@@ -4,31 +4,31 @@
 # Expected output is written out literally; see tests/traces/ for the inputs.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 expect timeline 0 timeline tests/traces/basic.xml tests/traces/node2.xml <<'EOF'
-TOC          node   tid  thread  API                    amount
-0.000000000  node1  100  main    island_create_thread
-0.110000000  node1  100  main    open
-0.210000000  node1  100  main    pthread_create
-0.210000000  node1  101  worker  island_create_thread
-0.400000000  node1  101  worker  read                   4096
-0.500000000  node2  200  server  island_create_thread
-0.550000000  node1  101  worker  connect
-0.650000000  node1  101  worker  send                   10
-0.900000000  node1  101  worker  recv                   20
-1.010000000  node1  101  worker  sendto                 5
-1.100000000  node2  200  server  accept
-1.200000000  node2  200  server  recv                   10
-1.300000000  node1  100  main    write                  200000
-1.350000000  node2  200  server  send                   20
-1.500000000  node2       ALL     Stopped                0.500000000
-1.600000000  node1  101  worker  pthread_mutex_lock
-1.700000000  node1       ALL     Stopped                0.200000000
-2.000000000  node1  100  main    nanosleep              0.400000000
-2.400000000  node1  101  worker  island_destroy_thread
-2.500000000  node1  100  main    pthread_join
-2.500000000  node2  200  server  island_destroy_thread
-2.610000000  node1  100  main    close
-2.700000000  node1       ALL     Stopped                0.100000000
-3.000000000  node1  100  main    island_destroy_thread
+TOC          node   pid  process  tid  thread  API                    amount       dur_s        fd  target
+0.000000000  node1  100  app      100  main    island_create_thread
+0.110000000  node1  100  app      100  main    open                                0.010000000   3  /data/out.txt
+0.210000000  node1  100  app      100  main    pthread_create                      0.010000000
+0.210000000  node1  100  app      101  worker  island_create_thread
+0.400000000  node1  100  app      101  worker  read                          4096  0.100000000   4  /data/in.txt
+0.500000000  node2  200  server   200  server  island_create_thread
+0.550000000  node1  100  app      101  worker  connect                             0.050000000   5  127.0.0.1:5000
+0.650000000  node1  100  app      101  worker  send                            10  0.050000000   5  127.0.0.1:5000
+0.900000000  node1  100  app      101  worker  recv                            20  0.200000000   5  127.0.0.1:5000
+1.010000000  node1  100  app      101  worker  sendto                           5  0.010000000   6  127.0.0.1:6000
+1.100000000  node2  200  server   200  server  accept                              0.500000000   4  127.0.0.1:40002
+1.200000000  node2  200  server   200  server  recv                            10  0.100000000   4  127.0.0.1:40002
+1.300000000  node1  100  app      100  main    write                       200000  1.000000000   3  /data/out.txt
+1.350000000  node2  200  server   200  server  send                            20  0.050000000   4  127.0.0.1:40002
+1.500000000  node2                     ALL     Stopped                0.500000000
+1.600000000  node1  100  app      101  worker  pthread_mutex_lock                  0.200000000
+1.700000000  node1                     ALL     Stopped                0.200000000
+2.000000000  node1  100  app      100  main    nanosleep              0.400000000  0.500000000
+2.400000000  node1  100  app      101  worker  island_destroy_thread
+2.500000000  node1  100  app      100  main    pthread_join                        0.400000000
+2.500000000  node2  200  server   200  server  island_destroy_thread
+2.610000000  node1  100  app      100  main    close                               0.010000000   3  /data/out.txt
+2.700000000  node1                     ALL     Stopped                0.100000000
+3.000000000  node1  100  app      100  main    island_destroy_thread
 EOF
 
 expect sums-by-node 0 sums --by node tests/traces/basic.xml tests/traces/node2.xml <<'EOF'
@@ -53,31 +53,49 @@ EOF
 # node1's recv (0.7-0.9 s) returned before node2 sent anything, so it is
 # all blocked, as without the peer (docs/restrictions.md).
 expect ttx-by-node 0 ttx --by node --csv tests/traces/basic.xml tests/traces/node2.xml <<'EOF'
-component,TTX,cpu,sleep,fileread,filewrite,netsend,netrecv,blocked,stopped
-node1,3.000000,2.070000,0.400000,0.120000,1.000000,0.060000,0.000000,0.850000,0.300000
-node2,2.000000,0.850000,0.000000,0.000000,0.000000,0.050000,0.100000,0.500000,0.500000
-sum (naive),5.000000,2.920000,0.400000,0.120000,1.000000,0.110000,0.100000,1.350000,0.800000
-overlap-aware,3.000000,2.220000,0.400000,0.120000,1.000000,0.110000,0.100000,1.150000,0.600000
-TTC,3.000000,,,,,,,,
+component,TTX,cpu,sleep,fileread,filewrite,filemeta,netsend,netrecv,pipe,blocked,stopped
+node1,3.000000,2.070000,0.400000,0.100000,1.000000,0.020000,0.060000,0.000000,0.000000,0.850000,0.300000
+node2,2.000000,0.850000,0.000000,0.000000,0.000000,0.000000,0.050000,0.100000,0.000000,0.500000,0.500000
+sum (naive),5.000000,2.920000,0.400000,0.100000,1.000000,0.020000,0.110000,0.100000,0.000000,1.350000,0.800000
+overlap-aware,3.000000,2.220000,0.400000,0.100000,1.000000,0.020000,0.110000,0.100000,0.000000,1.150000,0.600000
+TTC,3.000000,,,,,,,,,,
 EOF
 
 expect summary 0 summary tests/traces/basic.xml tests/traces/node2.xml <<'EOF'
-item       total  live_at_end
-nodes          2
-processes      2            0
-threads        3            0
-files          2            1
-sockets        4            1
+item               total  live_at_end
+nodes                  2
+processes              2            0
+threads                3            0
+files                  2            1
+sockets                4            1
+run_s           3.000000
+calls                 15
+bytes_read          4096
+bytes_written     200000
+bytes_sent            35
+bytes_received        30
+cpu_s           0.900000
+note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's cpu is
+      wall-clock time outside calls
 EOF
 
 expect killed-summary 0 summary tests/traces/killed.xml <<'EOF'
 tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed or not fully seen); analysing what was recorded
-item       total  live_at_end
-nodes          1
-processes      1            1
-threads        1            1
-files          1            1
-sockets        0            0
+item               total  live_at_end
+nodes                  1
+processes              1            1
+threads                1            1
+files                  1            1
+sockets                0            0
+run_s           1.000000
+calls                  1
+bytes_read             0
+bytes_written          0
+bytes_sent             0
+bytes_received         0
+cpu_s           0.000000
+note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's cpu is
+      wall-clock time outside calls
 EOF
 
 # a killed thread without cpu: sums says that it counted nothing for it
@@ -108,19 +126,36 @@ n     300  victim  cpu        0.750000     75.00
 n     300  victim  sleep      0.000000      0.00
 n     300  victim  fileread   0.250000     25.00
 n     300  victim  filewrite  0.000000      0.00
+n     300  victim  filemeta   0.000000      0.00
 n     300  victim  netsend    0.000000      0.00
 n     300  victim  netrecv    0.000000      0.00
+n     300  victim  pipe       0.000000      0.00
 n     300  victim  blocked    0.000000      0.00
 n     300  victim  stopped    0.000000      0.00
+ALL        SUM     live       1.000000    100.00
+ALL        SUM     cpu        0.750000     75.00
+ALL        SUM     sleep      0.000000      0.00
+ALL        SUM     fileread   0.250000     25.00
+ALL        SUM     filewrite  0.000000      0.00
+ALL        SUM     filemeta   0.000000      0.00
+ALL        SUM     netsend    0.000000      0.00
+ALL        SUM     netrecv    0.000000      0.00
+ALL        SUM     pipe       0.000000      0.00
+ALL        SUM     blocked    0.000000      0.00
+ALL        SUM     stopped    0.000000      0.00
 ALL        ALL     live       1.000000    100.00
 ALL        ALL     cpu        0.750000     75.00
 ALL        ALL     sleep      0.000000      0.00
 ALL        ALL     fileread   0.250000     25.00
 ALL        ALL     filewrite  0.000000      0.00
+ALL        ALL     filemeta   0.000000      0.00
 ALL        ALL     netsend    0.000000      0.00
 ALL        ALL     netrecv    0.000000      0.00
+ALL        ALL     pipe       0.000000      0.00
 ALL        ALL     blocked    0.000000      0.00
 ALL        ALL     stopped    0.000000      0.00
+note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
+      SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category
 EOF
 
 # sendfile and splice: bytes read from the source file (not from a pipe)
@@ -143,9 +178,9 @@ EOF
 
 # escaped XML in attributes, quoted in CSV
 expect copy-files 0 files --csv tests/traces/copy.xml <<'EOF'
-node,path,opens,reads,bytes_read,read_s,writes,bytes_written,write_s,other_s,open_at_end
-c,"/in & ""q"",x",1,1,1000,0.000000,0,0,0.000000,0.000000,0
-c,/out,1,0,0,0.000000,2,1050,0.300000,0.000000,0
+node,path,opens,reads,bytes_read,read_s,writes,bytes_written,write_s,other_s,open_at_end,total_s
+c,"/in & ""q"",x",1,1,1000,0.000000,0,0,0.000000,0.000000,0,0.000000
+c,/out,1,0,0,0.000000,2,1050,0.300000,0.000000,0,0.300000
 EOF
 
 expect killed-regions 0 regions tests/traces/killed.xml <<'EOF'

@@ -11,12 +11,21 @@
 # Expected output is written out literally; see tests/traces/ for the inputs.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 expect summary 0 summary tests/traces/basic.xml <<'EOF'
-item       total  live_at_end
-nodes          1
-processes      1            0
-threads        2            0
-files          2            1
-sockets        2            1
+item               total  live_at_end
+nodes                  1
+processes              1            0
+threads                2            0
+files                  2            1
+sockets                2            1
+run_s           3.000000
+calls                 12
+bytes_read          4096
+bytes_written     200000
+bytes_sent            15
+bytes_received        20
+cpu_s           0.800000
+note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's cpu is
+      wall-clock time outside calls
 EOF
 
 expect sums 0 sums tests/traces/basic.xml <<'EOF'
@@ -58,10 +67,12 @@ node   tid  thread  category    seconds  pct_live
 node1  100  main    live       3.000000    100.00
 node1  100  main    cpu        0.980000     32.67
 node1  100  main    sleep      0.400000     13.33
-node1  100  main    fileread   0.020000      0.67
+node1  100  main    fileread   0.000000      0.00
 node1  100  main    filewrite  1.000000     33.33
+node1  100  main    filemeta   0.020000      0.67
 node1  100  main    netsend    0.000000      0.00
 node1  100  main    netrecv    0.000000      0.00
+node1  100  main    pipe       0.000000      0.00
 node1  100  main    blocked    0.400000     13.33
 node1  100  main    stopped    0.200000      6.67
 node1  101  worker  live       2.190000    100.00
@@ -69,19 +80,36 @@ node1  101  worker  cpu        1.380000     63.01
 node1  101  worker  sleep      0.000000      0.00
 node1  101  worker  fileread   0.100000      4.57
 node1  101  worker  filewrite  0.000000      0.00
+node1  101  worker  filemeta   0.000000      0.00
 node1  101  worker  netsend    0.060000      2.74
 node1  101  worker  netrecv    0.000000      0.00
+node1  101  worker  pipe       0.000000      0.00
 node1  101  worker  blocked    0.450000     20.55
 node1  101  worker  stopped    0.200000      9.13
-ALL         ALL     live       5.190000    100.00
-ALL         ALL     cpu        2.360000     45.47
-ALL         ALL     sleep      0.400000      7.71
-ALL         ALL     fileread   0.120000      2.31
-ALL         ALL     filewrite  1.000000     19.27
-ALL         ALL     netsend    0.060000      1.16
+ALL         SUM     live       5.190000    100.00
+ALL         SUM     cpu        2.360000     45.47
+ALL         SUM     sleep      0.400000      7.71
+ALL         SUM     fileread   0.100000      1.93
+ALL         SUM     filewrite  1.000000     19.27
+ALL         SUM     filemeta   0.020000      0.39
+ALL         SUM     netsend    0.060000      1.16
+ALL         SUM     netrecv    0.000000      0.00
+ALL         SUM     pipe       0.000000      0.00
+ALL         SUM     blocked    0.850000     16.38
+ALL         SUM     stopped    0.400000      7.71
+ALL         ALL     live       3.000000    100.00
+ALL         ALL     cpu        2.070000     69.00
+ALL         ALL     sleep      0.400000     13.33
+ALL         ALL     fileread   0.100000      3.33
+ALL         ALL     filewrite  1.000000     33.33
+ALL         ALL     filemeta   0.020000      0.67
+ALL         ALL     netsend    0.060000      2.00
 ALL         ALL     netrecv    0.000000      0.00
-ALL         ALL     blocked    0.850000     16.38
-ALL         ALL     stopped    0.400000      7.71
+ALL         ALL     pipe       0.000000      0.00
+ALL         ALL     blocked    0.850000     28.33
+ALL         ALL     stopped    0.300000     10.00
+note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
+      SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category
 EOF
 
 expect consumption-csv 0 consumption --csv tests/traces/basic.xml <<'EOF'
@@ -89,10 +117,12 @@ node,tid,thread,category,seconds,pct_live
 node1,100,main,live,3.000000,100.00
 node1,100,main,cpu,0.980000,32.67
 node1,100,main,sleep,0.400000,13.33
-node1,100,main,fileread,0.020000,0.67
+node1,100,main,fileread,0.000000,0.00
 node1,100,main,filewrite,1.000000,33.33
+node1,100,main,filemeta,0.020000,0.67
 node1,100,main,netsend,0.000000,0.00
 node1,100,main,netrecv,0.000000,0.00
+node1,100,main,pipe,0.000000,0.00
 node1,100,main,blocked,0.400000,13.33
 node1,100,main,stopped,0.200000,6.67
 node1,101,worker,live,2.190000,100.00
@@ -100,25 +130,40 @@ node1,101,worker,cpu,1.380000,63.01
 node1,101,worker,sleep,0.000000,0.00
 node1,101,worker,fileread,0.100000,4.57
 node1,101,worker,filewrite,0.000000,0.00
+node1,101,worker,filemeta,0.000000,0.00
 node1,101,worker,netsend,0.060000,2.74
 node1,101,worker,netrecv,0.000000,0.00
+node1,101,worker,pipe,0.000000,0.00
 node1,101,worker,blocked,0.450000,20.55
 node1,101,worker,stopped,0.200000,9.13
-ALL,,ALL,live,5.190000,100.00
-ALL,,ALL,cpu,2.360000,45.47
-ALL,,ALL,sleep,0.400000,7.71
-ALL,,ALL,fileread,0.120000,2.31
-ALL,,ALL,filewrite,1.000000,19.27
-ALL,,ALL,netsend,0.060000,1.16
+ALL,,SUM,live,5.190000,100.00
+ALL,,SUM,cpu,2.360000,45.47
+ALL,,SUM,sleep,0.400000,7.71
+ALL,,SUM,fileread,0.100000,1.93
+ALL,,SUM,filewrite,1.000000,19.27
+ALL,,SUM,filemeta,0.020000,0.39
+ALL,,SUM,netsend,0.060000,1.16
+ALL,,SUM,netrecv,0.000000,0.00
+ALL,,SUM,pipe,0.000000,0.00
+ALL,,SUM,blocked,0.850000,16.38
+ALL,,SUM,stopped,0.400000,7.71
+ALL,,ALL,live,3.000000,100.00
+ALL,,ALL,cpu,2.070000,69.00
+ALL,,ALL,sleep,0.400000,13.33
+ALL,,ALL,fileread,0.100000,3.33
+ALL,,ALL,filewrite,1.000000,33.33
+ALL,,ALL,filemeta,0.020000,0.67
+ALL,,ALL,netsend,0.060000,2.00
 ALL,,ALL,netrecv,0.000000,0.00
-ALL,,ALL,blocked,0.850000,16.38
-ALL,,ALL,stopped,0.400000,7.71
+ALL,,ALL,pipe,0.000000,0.00
+ALL,,ALL,blocked,0.850000,28.33
+ALL,,ALL,stopped,0.300000,10.00
 EOF
 
 expect files 0 files tests/traces/basic.xml <<'EOF'
-node   path           opens  reads  bytes_read    read_s  writes  bytes_written   write_s   other_s  open_at_end
-node1  /data/out.txt      1      0           0  0.000000       1         200000  1.000000  0.020000            0
-node1  /data/in.txt       1      1        4096  0.100000       0              0  0.000000  0.000000            1
+node   path           opens  reads  bytes_read    read_s  writes  bytes_written   write_s   other_s  open_at_end   total_s
+node1  /data/out.txt      1      0           0  0.000000       1         200000  1.000000  0.020000            0  1.020000
+node1  /data/in.txt       1      1        4096  0.100000       0              0  0.000000  0.000000            1  0.100000
 EOF
 
 expect sockets 0 sockets --csv tests/traces/basic.xml <<'EOF'
@@ -128,69 +173,70 @@ node1,udp,0.0.0.0:40003,127.0.0.1:6000,none,5,0,yes
 EOF
 
 expect timeline 0 timeline tests/traces/basic.xml <<'EOF'
-TOC          node   tid  thread  API                    amount
-0.000000000  node1  100  main    island_create_thread
-0.110000000  node1  100  main    open
-0.210000000  node1  100  main    pthread_create
-0.210000000  node1  101  worker  island_create_thread
-0.400000000  node1  101  worker  read                   4096
-0.550000000  node1  101  worker  connect
-0.650000000  node1  101  worker  send                   10
-0.900000000  node1  101  worker  recv                   20
-1.010000000  node1  101  worker  sendto                 5
-1.300000000  node1  100  main    write                  200000
-1.600000000  node1  101  worker  pthread_mutex_lock
-1.700000000  node1       ALL     Stopped                0.200000000
-2.000000000  node1  100  main    nanosleep              0.400000000
-2.400000000  node1  101  worker  island_destroy_thread
-2.500000000  node1  100  main    pthread_join
-2.610000000  node1  100  main    close
-2.700000000  node1       ALL     Stopped                0.100000000
-3.000000000  node1  100  main    island_destroy_thread
+TOC          node   pid  process  tid  thread  API                    amount       dur_s        fd  target
+0.000000000  node1  100  app      100  main    island_create_thread
+0.110000000  node1  100  app      100  main    open                                0.010000000   3  /data/out.txt
+0.210000000  node1  100  app      100  main    pthread_create                      0.010000000
+0.210000000  node1  100  app      101  worker  island_create_thread
+0.400000000  node1  100  app      101  worker  read                          4096  0.100000000   4  /data/in.txt
+0.550000000  node1  100  app      101  worker  connect                             0.050000000   5  127.0.0.1:5000
+0.650000000  node1  100  app      101  worker  send                            10  0.050000000   5  127.0.0.1:5000
+0.900000000  node1  100  app      101  worker  recv                            20  0.200000000   5  127.0.0.1:5000
+1.010000000  node1  100  app      101  worker  sendto                           5  0.010000000   6  127.0.0.1:6000
+1.300000000  node1  100  app      100  main    write                       200000  1.000000000   3  /data/out.txt
+1.600000000  node1  100  app      101  worker  pthread_mutex_lock                  0.200000000
+1.700000000  node1                     ALL     Stopped                0.200000000
+2.000000000  node1  100  app      100  main    nanosleep              0.400000000  0.500000000
+2.400000000  node1  100  app      101  worker  island_destroy_thread
+2.500000000  node1  100  app      100  main    pthread_join                        0.400000000
+2.610000000  node1  100  app      100  main    close                               0.010000000   3  /data/out.txt
+2.700000000  node1                     ALL     Stopped                0.100000000
+3.000000000  node1  100  app      100  main    island_destroy_thread
 EOF
 
 expect timeline-starts 0 timeline --starts --csv tests/traces/basic.xml <<'EOF'
-TOC,node,tid,thread,API,amount
-0.000000000,node1,100,main,island_create_thread,
-0.100000000,node1,100,main,start call open,
-0.110000000,node1,100,main,open,
-0.200000000,node1,100,main,start call pthread_create,
-0.210000000,node1,100,main,pthread_create,
-0.210000000,node1,101,worker,island_create_thread,
-0.300000000,node1,100,main,start call write,
-0.300000000,node1,101,worker,start call read,
-0.400000000,node1,101,worker,read,4096
-0.500000000,node1,101,worker,start call connect,
-0.550000000,node1,101,worker,connect,
-0.600000000,node1,101,worker,start call send,
-0.650000000,node1,101,worker,send,10
-0.700000000,node1,101,worker,start call recv,
-0.900000000,node1,101,worker,recv,20
-1.000000000,node1,101,worker,start call sendto,
-1.010000000,node1,101,worker,sendto,5
-1.300000000,node1,100,main,write,200000
-1.400000000,node1,101,worker,start call pthread_mutex_lock,
-1.500000000,node1,100,main,start call nanosleep,
-1.600000000,node1,101,worker,pthread_mutex_lock,
-1.700000000,node1,,ALL,Stopped,0.200000000
-2.000000000,node1,100,main,nanosleep,0.400000000
-2.100000000,node1,100,main,start call pthread_join,
-2.400000000,node1,101,worker,island_destroy_thread,
-2.500000000,node1,100,main,pthread_join,
-2.600000000,node1,100,main,start call close,
-2.610000000,node1,100,main,close,
-2.700000000,node1,,ALL,Stopped,0.100000000
-3.000000000,node1,100,main,island_destroy_thread,
+TOC,node,pid,process,tid,thread,API,amount,dur_s,fd,target
+0.000000000,node1,100,app,100,main,island_create_thread,,,,
+0.100000000,node1,100,app,100,main,start call open,,,3,/data/out.txt
+0.110000000,node1,100,app,100,main,open,,0.010000000,3,/data/out.txt
+0.200000000,node1,100,app,100,main,start call pthread_create,,,,
+0.210000000,node1,100,app,100,main,pthread_create,,0.010000000,,
+0.210000000,node1,100,app,101,worker,island_create_thread,,,,
+0.300000000,node1,100,app,100,main,start call write,,,3,/data/out.txt
+0.300000000,node1,100,app,101,worker,start call read,,,4,/data/in.txt
+0.400000000,node1,100,app,101,worker,read,4096,0.100000000,4,/data/in.txt
+0.500000000,node1,100,app,101,worker,start call connect,,,5,127.0.0.1:5000
+0.550000000,node1,100,app,101,worker,connect,,0.050000000,5,127.0.0.1:5000
+0.600000000,node1,100,app,101,worker,start call send,,,5,127.0.0.1:5000
+0.650000000,node1,100,app,101,worker,send,10,0.050000000,5,127.0.0.1:5000
+0.700000000,node1,100,app,101,worker,start call recv,,,5,127.0.0.1:5000
+0.900000000,node1,100,app,101,worker,recv,20,0.200000000,5,127.0.0.1:5000
+1.000000000,node1,100,app,101,worker,start call sendto,,,6,127.0.0.1:6000
+1.010000000,node1,100,app,101,worker,sendto,5,0.010000000,6,127.0.0.1:6000
+1.300000000,node1,100,app,100,main,write,200000,1.000000000,3,/data/out.txt
+1.400000000,node1,100,app,101,worker,start call pthread_mutex_lock,,,,
+1.500000000,node1,100,app,100,main,start call nanosleep,,,,
+1.600000000,node1,100,app,101,worker,pthread_mutex_lock,,0.200000000,,
+1.700000000,node1,,,,ALL,Stopped,0.200000000,,,
+2.000000000,node1,100,app,100,main,nanosleep,0.400000000,0.500000000,,
+2.100000000,node1,100,app,100,main,start call pthread_join,,,,
+2.400000000,node1,100,app,101,worker,island_destroy_thread,,,,
+2.500000000,node1,100,app,100,main,pthread_join,,0.400000000,,
+2.600000000,node1,100,app,100,main,start call close,,,3,/data/out.txt
+2.610000000,node1,100,app,100,main,close,,0.010000000,3,/data/out.txt
+2.700000000,node1,,,,ALL,Stopped,0.100000000,,,
+3.000000000,node1,100,app,100,main,island_destroy_thread,,,,
 EOF
 
 expect ttx 0 ttx tests/traces/basic.xml <<'EOF'
-component              TTX       cpu     sleep  fileread  filewrite   netsend   netrecv   blocked   stopped
-node1:100:main    3.000000  0.980000  0.400000  0.020000   1.000000  0.000000  0.000000  0.400000  0.200000
-node1:101:worker  2.190000  1.380000  0.000000  0.100000   0.000000  0.060000  0.000000  0.450000  0.200000
-sum (naive)       5.190000  2.360000  0.400000  0.120000   1.000000  0.060000  0.000000  0.850000  0.400000
-overlap-aware     3.000000  2.070000  0.400000  0.120000   1.000000  0.060000  0.000000  0.850000  0.300000
+component              TTX       cpu     sleep  fileread  filewrite  filemeta   netsend   netrecv      pipe   blocked   stopped
+node1:100:main    3.000000  0.980000  0.400000  0.000000   1.000000  0.020000  0.000000  0.000000  0.000000  0.400000  0.200000
+node1:101:worker  2.190000  1.380000  0.000000  0.100000   0.000000  0.000000  0.060000  0.000000  0.000000  0.450000  0.200000
+sum (naive)       5.190000  2.360000  0.400000  0.100000   1.000000  0.020000  0.060000  0.000000  0.000000  0.850000  0.400000
+overlap-aware     3.000000  2.070000  0.400000  0.100000   1.000000  0.020000  0.060000  0.000000  0.000000  0.850000  0.300000
 TTC               3.000000
 note: the state totals are overlap-aware; they add up to 4.800000 s against a TTX of 3.000000 s: additivity does not hold
+note: cpu is wall-clock time outside calls, as consumption's; not CPU time (sums' cpu, summary's cpu_s)
 EOF
 
 # From CPU time: main used 0.5 s of CPU (its cpu attribute) in 0.98 s

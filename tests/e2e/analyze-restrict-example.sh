@@ -40,44 +40,61 @@ node     tid  thread     category    seconds  pct_live
 node1  12507  seedbasic  live       2.013124    100.00
 node1  12507  seedbasic  cpu        0.103725      5.15
 node1  12507  seedbasic  sleep      0.000000      0.00
-node1  12507  seedbasic  fileread   0.000530      0.03
+node1  12507  seedbasic  fileread   0.000000      0.00
 node1  12507  seedbasic  filewrite  1.000000     49.67
+node1  12507  seedbasic  filemeta   0.000530      0.03
 node1  12507  seedbasic  netsend    0.000000      0.00
 node1  12507  seedbasic  netrecv    0.000000      0.00
+node1  12507  seedbasic  pipe       0.000000      0.00
 node1  12507  seedbasic  blocked    0.000000      0.00
 node1  12507  seedbasic  stopped    0.908869     45.15
+ALL           SUM        live       2.013124    100.00
+ALL           SUM        cpu        0.103725      5.15
+ALL           SUM        sleep      0.000000      0.00
+ALL           SUM        fileread   0.000000      0.00
+ALL           SUM        filewrite  1.000000     49.67
+ALL           SUM        filemeta   0.000530      0.03
+ALL           SUM        netsend    0.000000      0.00
+ALL           SUM        netrecv    0.000000      0.00
+ALL           SUM        pipe       0.000000      0.00
+ALL           SUM        blocked    0.000000      0.00
+ALL           SUM        stopped    0.908869     45.15
 ALL           ALL        live       2.013124    100.00
 ALL           ALL        cpu        0.103725      5.15
 ALL           ALL        sleep      0.000000      0.00
-ALL           ALL        fileread   0.000530      0.03
+ALL           ALL        fileread   0.000000      0.00
 ALL           ALL        filewrite  1.000000     49.67
+ALL           ALL        filemeta   0.000530      0.03
 ALL           ALL        netsend    0.000000      0.00
 ALL           ALL        netrecv    0.000000      0.00
+ALL           ALL        pipe       0.000000      0.00
 ALL           ALL        blocked    0.000000      0.00
 ALL           ALL        stopped    0.908869     45.15
+note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
+      SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category
 EOF
 
 PICK='^(grew|add|then)' whole seed-compare compare $S <<'EOF'
 grew most: filewrite, by 0.999918 s (+1221482.93%)
 add first: CPU. B spent 0.908869 s more stopped (CPU restriction; 8.798288 s more for as much computing as A): more CPU would help most.
-then: storage. B spent 1.000025 s more in fileread and filewrite (storage): faster storage would help most.
+then: storage. B spent 1.000025 s more in fileread, filewrite and filemeta (storage): faster storage would help most.
 EOF
 
 # the timeline: the write's start, its return a second later, the stops
 PICK='write|Stopped' whole seed-timeline timeline --starts tests/traces/seed-node1.xml <<'EOF'
-0.006234887  node1  12507  seedbasic  start call write
-0.011346362  node1         ALL        Stopped                0.045518425
-1.006426252  node1  12507  seedbasic  write                  200000
-1.013880616  node1         ALL        Stopped                0.066217978
-1.090278659  node1         ALL        Stopped                0.115369642
-1.215856938  node1         ALL        Stopped                0.090441443
-1.316519557  node1         ALL        Stopped                0.090503946
-1.417208275  node1         ALL        Stopped                0.089276543
-1.516652705  node1         ALL        Stopped                0.085019689
-1.611963138  node1         ALL        Stopped                0.060143132
-1.682389537  node1         ALL        Stopped                0.130414511
-1.823018104  node1         ALL        Stopped                0.090696545
-1.923910548  node1         ALL        Stopped                0.090594139
+0.006234887  node1  12507  seedbasic  12507  seedbasic  start call write                                  3  /tmp/ex3/test.out
+0.011346362  node1                           ALL        Stopped                0.045518425
+1.006426252  node1  12507  seedbasic  12507  seedbasic  write                       200000  1.000191365   3  /tmp/ex3/test.out
+1.013880616  node1                           ALL        Stopped                0.066217978
+1.090278659  node1                           ALL        Stopped                0.115369642
+1.215856938  node1                           ALL        Stopped                0.090441443
+1.316519557  node1                           ALL        Stopped                0.090503946
+1.417208275  node1                           ALL        Stopped                0.089276543
+1.516652705  node1                           ALL        Stopped                0.085019689
+1.611963138  node1                           ALL        Stopped                0.060143132
+1.682389537  node1                           ALL        Stopped                0.130414511
+1.823018104  node1                           ALL        Stopped                0.090696545
+1.923910548  node1                           ALL        Stopped                0.090594139
 EOF
 # expect NAME ARGS... <<EOF: whole, on the rows of the receiving thread
 # (tid 28739) and the header
@@ -92,10 +109,12 @@ node        tid  thread    category    seconds  pct_live
 recvnode  28739  slowpeer  live       1.317826    100.00
 recvnode  28739  slowpeer  cpu        0.005525      0.42
 recvnode  28739  slowpeer  sleep      0.000000      0.00
-recvnode  28739  slowpeer  fileread   0.000464      0.04
+recvnode  28739  slowpeer  fileread   0.000000      0.00
 recvnode  28739  slowpeer  filewrite  0.000007      0.00
+recvnode  28739  slowpeer  filemeta   0.000464      0.04
 recvnode  28739  slowpeer  netsend    0.000474      0.04
 recvnode  28739  slowpeer  netrecv    0.000000      0.00
+recvnode  28739  slowpeer  pipe       0.000000      0.00
 recvnode  28739  slowpeer  blocked    1.004162     76.20
 recvnode  28739  slowpeer  stopped    0.307194     23.31
 EOF
@@ -105,10 +124,12 @@ node        tid  thread    category    seconds  pct_live
 recvnode  28739  slowpeer  live       1.317826    100.00
 recvnode  28739  slowpeer  cpu        0.005525      0.42
 recvnode  28739  slowpeer  sleep      0.000000      0.00
-recvnode  28739  slowpeer  fileread   0.000464      0.04
+recvnode  28739  slowpeer  fileread   0.000000      0.00
 recvnode  28739  slowpeer  filewrite  0.000007      0.00
+recvnode  28739  slowpeer  filemeta   0.000464      0.04
 recvnode  28739  slowpeer  netsend    0.000474      0.04
 recvnode  28739  slowpeer  netrecv    0.000000      0.00
+recvnode  28739  slowpeer  pipe       0.000000      0.00
 recvnode  28739  slowpeer  blocked    1.311335     99.51
 recvnode  28739  slowpeer  stopped    0.000021      0.00
 EOF
@@ -116,8 +137,8 @@ EOF
 # ttx accounts in time order (a second pass once it knows the sends): the
 # same split.
 expect ttx ttx --csv $T <<'EOF'
-component,TTX,cpu,sleep,fileread,filewrite,netsend,netrecv,blocked,stopped
-recvnode:28739:slowpeer,1.317826,0.005525,0.000000,0.000464,0.000007,0.000474,0.000000,1.004162,0.307194
+component,TTX,cpu,sleep,fileread,filewrite,filemeta,netsend,netrecv,pipe,blocked,stopped
+recvnode:28739:slowpeer,1.317826,0.005525,0.000000,0.000000,0.000007,0.000464,0.000474,0.000000,0.000000,1.004162,0.307194
 EOF
 
 # Either order of the traces on the command line, and the sender first:

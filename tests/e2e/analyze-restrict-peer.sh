@@ -85,7 +85,7 @@ near "stopped with the peer" "$got_stopped" "$want_stopped"
 cmp -s both.csv merged.csv || fail "merged trace splits differently"
 "$ANALYZE" ttx --csv recvnode.xml sendnode.xml > ttx.csv || fail "ttx"
 line=$(grep "^recvnode:$tid:" ttx.csv)
-expect_eq "ttx agrees on stopped" "$(echo "$line" | cut -d, -f10)" "$(field both.csv "$tid" stopped)"
+expect_eq "ttx agrees on stopped" "$(echo "$line" | cut -d, -f12)" "$(field both.csv "$tid" stopped)"
 
 # Without the peer's trace nothing proves the stop delayed the recv.
 "$ANALYZE" consumption --csv recvnode.xml > alone.csv || fail "consumption alone"

@@ -74,19 +74,36 @@ repy    1  MainThread  cpu        0.182189      6.52
 repy    1  MainThread  sleep      0.000000      0.00
 repy    1  MainThread  fileread   0.000000      0.00
 repy    1  MainThread  filewrite  1.000733     35.82
+repy    1  MainThread  filemeta   0.000000      0.00
 repy    1  MainThread  netsend    0.000000      0.00
 repy    1  MainThread  netrecv    0.000000      0.00
+repy    1  MainThread  pipe       0.000000      0.00
 repy    1  MainThread  blocked    0.000000      0.00
 repy    1  MainThread  stopped    1.610827     57.66
+ALL        SUM         live       2.793750    100.00
+ALL        SUM         cpu        0.182189      6.52
+ALL        SUM         sleep      0.000000      0.00
+ALL        SUM         fileread   0.000000      0.00
+ALL        SUM         filewrite  1.000733     35.82
+ALL        SUM         filemeta   0.000000      0.00
+ALL        SUM         netsend    0.000000      0.00
+ALL        SUM         netrecv    0.000000      0.00
+ALL        SUM         pipe       0.000000      0.00
+ALL        SUM         blocked    0.000000      0.00
+ALL        SUM         stopped    1.610827     57.66
 ALL        ALL         live       2.793750    100.00
 ALL        ALL         cpu        0.182189      6.52
 ALL        ALL         sleep      0.000000      0.00
 ALL        ALL         fileread   0.000000      0.00
 ALL        ALL         filewrite  1.000733     35.82
+ALL        ALL         filemeta   0.000000      0.00
 ALL        ALL         netsend    0.000000      0.00
 ALL        ALL         netrecv    0.000000      0.00
+ALL        ALL         pipe       0.000000      0.00
 ALL        ALL         blocked    0.000000      0.00
 ALL        ALL         stopped    1.610827     57.66
+note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
+      SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category
 EOF
 
 expect island-multi 0 consumption tests/traces/island-multi.xml <<'EOF'
@@ -96,8 +113,10 @@ repy    1  MainThread       cpu         0.002408      0.64
 repy    1  MainThread       sleep       0.200000     53.33
 repy    1  MainThread       fileread    0.000000      0.00
 repy    1  MainThread       filewrite   0.000000      0.00
+repy    1  MainThread       filemeta    0.000000      0.00
 repy    1  MainThread       netsend     0.000000      0.00
 repy    1  MainThread       netrecv     0.000000      0.00
+repy    1  MainThread       pipe        0.000000      0.00
 repy    1  MainThread       blocked     0.000000      0.00
 repy    1  MainThread       stopped     0.172591     46.02
 repy    3  _EVENT:Thread:3  live       10.195903    100.00
@@ -105,8 +124,10 @@ repy    3  _EVENT:Thread:3  cpu         0.100645      0.99
 repy    3  _EVENT:Thread:3  sleep       0.000000      0.00
 repy    3  _EVENT:Thread:3  fileread    0.000000      0.00
 repy    3  _EVENT:Thread:3  filewrite   0.000000      0.00
+repy    3  _EVENT:Thread:3  filemeta    0.000000      0.00
 repy    3  _EVENT:Thread:3  netsend     0.000000      0.00
 repy    3  _EVENT:Thread:3  netrecv     0.000000      0.00
+repy    3  _EVENT:Thread:3  pipe        0.000000      0.00
 repy    3  _EVENT:Thread:3  blocked     0.000000      0.00
 repy    3  _EVENT:Thread:3  stopped    10.095258     99.01
 repy    2  _EVENT:Thread:2  live       10.196958    100.00
@@ -114,19 +135,36 @@ repy    2  _EVENT:Thread:2  cpu         0.002647      0.03
 repy    2  _EVENT:Thread:2  sleep       0.000000      0.00
 repy    2  _EVENT:Thread:2  fileread    0.000000      0.00
 repy    2  _EVENT:Thread:2  filewrite   1.000000      9.81
+repy    2  _EVENT:Thread:2  filemeta    0.000000      0.00
 repy    2  _EVENT:Thread:2  netsend     0.000000      0.00
 repy    2  _EVENT:Thread:2  netrecv     0.000000      0.00
+repy    2  _EVENT:Thread:2  pipe        0.000000      0.00
 repy    2  _EVENT:Thread:2  blocked     0.000000      0.00
 repy    2  _EVENT:Thread:2  stopped     9.194311     90.17
-ALL        ALL              live       20.767860    100.00
-ALL        ALL              cpu         0.105700      0.51
-ALL        ALL              sleep       0.200000      0.96
+ALL        SUM              live       20.767860    100.00
+ALL        SUM              cpu         0.105700      0.51
+ALL        SUM              sleep       0.200000      0.96
+ALL        SUM              fileread    0.000000      0.00
+ALL        SUM              filewrite   1.000000      4.82
+ALL        SUM              filemeta    0.000000      0.00
+ALL        SUM              netsend     0.000000      0.00
+ALL        SUM              netrecv     0.000000      0.00
+ALL        SUM              pipe        0.000000      0.00
+ALL        SUM              blocked     0.000000      0.00
+ALL        SUM              stopped    19.462160     93.71
+ALL        ALL              live       10.571536    100.00
+ALL        ALL              cpu         0.103259      0.98
+ALL        ALL              sleep       0.200000      1.89
 ALL        ALL              fileread    0.000000      0.00
-ALL        ALL              filewrite   1.000000      4.82
+ALL        ALL              filewrite   1.000000      9.46
+ALL        ALL              filemeta    0.000000      0.00
 ALL        ALL              netsend     0.000000      0.00
 ALL        ALL              netrecv     0.000000      0.00
+ALL        ALL              pipe        0.000000      0.00
 ALL        ALL              blocked     0.000000      0.00
-ALL        ALL              stopped    19.462160     93.71
+ALL        ALL              stopped    10.267849     97.13
+note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
+      SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category
 EOF
 
 expect island-multi-sums 0 sums tests/traces/island-multi.xml <<'EOF'
@@ -147,34 +185,43 @@ cpu          0.103658  seconds
 EOF
 
 expect island-multi-summary 0 summary tests/traces/island-multi.xml <<'EOF'
-item       total  live_at_end
-nodes          1
-processes      1            0
-threads        3            0
-files          1            0
-sockets        0            0
+item                total  live_at_end
+nodes                   1
+processes               1            0
+threads                 3            0
+files                   1            0
+sockets                 0            0
+run_s           19.200000
+calls                   5
+bytes_read              0
+bytes_written      200000
+bytes_sent              0
+bytes_received          0
+cpu_s            0.103658
+note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's cpu is
+      wall-clock time outside calls
 EOF
 
 expect island-multi-timeline 0 timeline --starts tests/traces/island-multi.xml <<'EOF'
-TOC           node  tid  thread           API                        amount
- 8.598685980  repy    1  MainThread       island_create_thread
- 8.598978996  repy    1  MainThread       start call pthread_create
- 8.599668980  repy    1  MainThread       pthread_create
- 8.599812984  repy    1  MainThread       start call pthread_create
- 8.600126028  repy    1  MainThread       pthread_create
- 8.600286007  repy    1  MainThread       start call nanosleep
- 8.677626133  repy       ALL              Stopped                    0.294054779
- 8.972877026  repy    1  MainThread       nanosleep                  0.200000000
- 8.973051071  repy    3  _EVENT:Thread:3  island_create_thread
- 8.973263979  repy    2  _EVENT:Thread:2  island_create_thread
- 8.973685026  repy    1  MainThread       island_destroy_thread
- 8.974563122  repy    2  _EVENT:Thread:2  start call open
- 8.974563122  repy    2  _EVENT:Thread:2  open
- 8.975070953  repy    2  _EVENT:Thread:2  start call write
- 9.072252035  repy       ALL              Stopped                    10.095258137
-19.168954134  repy    3  _EVENT:Thread:3  island_destroy_thread
-19.169382095  repy    2  _EVENT:Thread:2  write                      200000
-19.170222044  repy    2  _EVENT:Thread:2  island_destroy_thread
+TOC           node  pid  process  tid  thread           API                        amount        dur_s         fd  target
+ 8.598685980  repy    1  python     1  MainThread       island_create_thread
+ 8.598978996  repy    1  python     1  MainThread       start call pthread_create
+ 8.599668980  repy    1  python     1  MainThread       pthread_create                            0.000689984
+ 8.599812984  repy    1  python     1  MainThread       start call pthread_create
+ 8.600126028  repy    1  python     1  MainThread       pthread_create                            0.000313044
+ 8.600286007  repy    1  python     1  MainThread       start call nanosleep
+ 8.677626133  repy                     ALL              Stopped                     0.294054779
+ 8.972877026  repy    1  python     1  MainThread       nanosleep                   0.200000000   0.372591019
+ 8.973051071  repy    1  python     3  _EVENT:Thread:3  island_create_thread
+ 8.973263979  repy    1  python     2  _EVENT:Thread:2  island_create_thread
+ 8.973685026  repy    1  python     1  MainThread       island_destroy_thread
+ 8.974563122  repy    1  python     2  _EVENT:Thread:2  start call open                                         3  /repy/test.out
+ 8.974563122  repy    1  python     2  _EVENT:Thread:2  open                                      0.000000000   3  /repy/test.out
+ 8.975070953  repy    1  python     2  _EVENT:Thread:2  start call write                                        3  /repy/test.out
+ 9.072252035  repy                     ALL              Stopped                    10.095258137
+19.168954134  repy    1  python     3  _EVENT:Thread:3  island_destroy_thread
+19.169382095  repy    1  python     2  _EVENT:Thread:2  write                            200000  10.194311142   3  /repy/test.out
+19.170222044  repy    1  python     2  _EVENT:Thread:2  island_destroy_thread
 EOF
 
 exit $fail

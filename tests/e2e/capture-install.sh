@@ -66,6 +66,16 @@ printf '<trace version="1">\n<node name="n" end="-1"/>\n</trace>\n' > bad.xml
 ./tracecount bad.xml 2> bad.err && fail "tracecount accepted a bad trace"
 grep -q '^.*bad.xml:2: ' bad.err || fail "no FILE:LINE error: $(cat bad.err)"
 expect_eq "exported" "$(nm -g --defined-only "$I/lib/libisland-trace.a" | awk 'NF == 3 && $3 !~ /^trace_/' | wc -l)" 0
+# its shared object, for bindings: where pkg-config says, trace_* only,
+# and Python reads the trace through it
+so=$(pkg-config --variable=shared island-trace)
+expect_eq "shared object" "$so" "$I/lib/island/libisland-trace.so"
+expect_eq "exported by the shared object" "$(nm -D --defined-only "$so" | awk 'NF == 3 && $3 !~ /^trace_/' | wc -l)" 0
+if /usr/bin/python3 -c 'import cffi' 2>/dev/null; then
+	expect_eq "python over the installed library" "$(ISLAND_TRACE_LIB=$so PYTHONPATH="$ISLAND_ROOT/python" \
+		/usr/bin/python3 -c 'import sys, island; print(sum(e["kind"] == "io" for e in island.events(sys.argv[1])))' cat.xml.zst)" \
+		"$(grep -c '<io ' cat.xml)"
+fi
 
 # bash completion: reports, options, tables, option values
 cat > comp.bash <<'EOC'

@@ -44,7 +44,7 @@ check_bad() { # CONTENT MESSAGE
 check_bad 'resource cpu .1\nresource memory 100\n' "bad.txt:2: unknown resource 'memory' (island-capture enforces cpu, fileread, filewrite, netsend, netrecv)"
 check_bad 'resource cpu\n' "bad.txt:1: expected 'resource NAME VALUE'"
 check_bad 'call open allow\n' "bad.txt:1: unknown directive 'call' (expected 'resource')"
-check_bad 'resource filewrite lots\n' "bad.txt:1: filewrite: 'lots' is not a non-negative number"
+check_bad 'resource filewrite lots\n' "bad.txt:1: filewrite: 'lots' is not a non-negative number (of bytes per second: 100000, 64k, 10M, 1G)"
 check_bad 'resource cpu 1.5\n' "bad.txt:1: cpu: '1.5' is not a share of one CPU in (0, 1]"
 rc=0; "$CAPTURE" --restrictions missing.txt true 2>err || rc=$?
 expect_eq "missing file status" "$rc" 2

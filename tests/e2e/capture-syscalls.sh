@@ -57,6 +57,27 @@ rm -rf d && mkdir d
 "$ANALYZE" files --csv x.xml | grep -q ",$PWD/d/clone_child,1,3,900,0.[0-9]*,3,900," ||
 	fail "exec of a static program: its clone child's writes are missing"
 
+# a clone() child in a copy of our memory on a stack of its own (glibc's
+# clone(fn, stack, SIGCHLD, arg)): it ran inside the handler's frame, on
+# the wrong stack (static: its first argument lost, EFAULT, SIGSEGV;
+# dynamic: unarmed, SIGSEGV at its return); it runs as without the
+# capture, and its 10000 writes are its own process's
+for b in clonestack clonestack-static; do
+	rm -rf d && mkdir d
+	"$APPS/$b" "$PWD/d" > plain.out || fail "$b alone"
+	expect_eq "$b alone" "$(cat plain.out)" "child status 0"
+	rm -rf d && mkdir d
+	"$CAPTURE" --syscalls -o cs.xml -- "$APPS/$b" "$PWD/d" > cs.out 2>cap.err ||
+		fail "$b: $(cat cap.err)"
+	expect_eq "$b captured" "$(cat cs.out)" "child status 0"
+	expect_eq "$b: the file" "$(wc -c < d/clone_stack)" 10000
+	check_trace cs.xml
+	expect_eq "$b: the child's file (opens,writes,bytes)" \
+		"$("$ANALYZE" files --csv cs.xml | awk -F, -v p="$PWD/d/clone_stack" '$2 == p { print $3 "," $7 "," $8 }')" \
+		"1,10000,10000"
+	expect_eq "$b: processes" "$(grep -c '<process ' cs.xml)" 2
+done
+
 # the application's own SIGSYS handler, seccomp filter and signal mask
 "$APPS/sigsys" > native.out || fail "sigsys natively"
 "$CAPTURE" --syscalls -o g.xml -- "$APPS/sigsys" > captured.out 2>sig.err || fail "sigsys captured"

@@ -3,7 +3,8 @@
 # its report's section of docs/island-analyze.md, and every option of each
 # tool (its --help, printed from the table its parsing uses) in
 # docs/island-TOOL.md and in its man page, every report in the man page;
-# column names are safe identifiers (a DataFrame attribute, an SQL column).
+# column names are safe identifiers (a DataFrame attribute, an SQL column);
+# every call of trace/calls.def is in docs/trace-format.md's list, and no other.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 "$ANALYZE" --list-columns > cols || fail "--list-columns"
 for tool in capture replay analyze; do
@@ -60,8 +61,20 @@ for tool in ("capture", "replay", "analyze"):
             bad.append("docs/island-%s.md: option %s is not described" % (tool, o))
         if not re.search(r"^\.It Fl (?:[a-zA-Z] , Fl )?\\?-%s(?: |$)" % re.escape(o[2:]), man, re.M):
             bad.append("man/island-%s.1: option %s is not described" % (tool, o))
+# the calls: docs/trace-format.md's list is trace/calls.def's table
+rows = set(re.findall(r'^CALL\(\w+,\s*"([^"]+)",\s*(\w+)', open(root + "/trace/calls.def").read(), re.M))
+rows = {(a, r.lower()) for a, r in rows}
+fmt = open(root + "/docs/trace-format.md").read()
+m = re.search(r"^#### The calls\n(.*?)(?=^#)", fmt + "\n#", re.M | re.S)
+listed = set(re.findall(r"^\| `([^`]+)` \| `([a-z]+)` \|$", m.group(1), re.M)) if m else set()
+if len(rows) < 100:
+    bad.append("trace/calls.def: only %d calls" % len(rows))
+for a, r in sorted(rows - listed):
+    bad.append("docs/trace-format.md: call %s (%s) is not in its list of calls" % (a, r))
+for a, r in sorted(listed - rows):
+    bad.append("docs/trace-format.md: call %s (%s) is listed but not in trace/calls.def" % (a, r))
 print(*bad, sep="\n")
-print("%d columns of %d reports, %d checks failed" % (len(cols), len(tables), len(bad)))
+print("%d columns of %d reports, %d calls, %d checks failed" % (len(cols), len(tables), len(rows), len(bad)))
 sys.exit(1 if bad else 0)
 PY
 exit 0

@@ -1,5 +1,5 @@
-# The Python reader (python/island): the same events as island-analyze, the
-# same refusals, and DataFrames with pandas.
+# The Python reader (python/island, over lib/libisland-trace.so): the same
+# events as island-analyze, the same refusals, and DataFrames with pandas.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 export PYTHONPATH="$ISLAND_ROOT/python"
 PY=python3
@@ -25,10 +25,29 @@ try:
 except island.TraceError as e:
     print(e); sys.exit(2)' "$f" > "$f.err" 2>&1 && fail "$f accepted"
 done
-expect_eq "version" "$(cat v2.xml.err)" "v2.xml:2: trace version 2 is not supported (this reader knows 1)"
+expect_eq "version" "$(cat v2.xml.err)" "v2.xml:2: trace version 2 is newer than this Island reads (1)"
 grep -q '^cut.xml:[0-9]*: truncated trace' cut.xml.err || fail "cut: $(cat cut.xml.err)"
-expect_eq "not a trace" "$(cat page.xml.err)" "page.xml:1: not an Island trace (root <html>)"
-expect_eq "missing" "$(cat missing.xml.err)" "missing.xml:0: cannot read: No such file or directory"
+expect_eq "not a trace" "$(cat page.xml.err)" "page.xml:1: not an Island trace (root element <html>, expected <trace>)"
+expect_eq "missing" "$(cat missing.xml.err)" "missing.xml: cannot read: No such file or directory"
+# the words of the tools' own reader: Python reads through it
+for f in v2.xml cut.xml page.xml missing.xml; do
+	"$ANALYZE" calls "$f" > /dev/null 2> "$f.an" && fail "island-analyze accepted $f"
+	expect_eq "$f: python's and island-analyze's refusal" "$(cat "$f.err")" "$(cat "$f.an")"
+done
+
+# a stream left early stops the library's reading (no hang, no leak of
+# the reading into the next), in batches of few events too; the library
+# also gives each event its thread's name and executable
+$PY -c 'import sys, island, island.reader as r
+from island._trace import LOAD_CONTEXT
+r.BATCH = 7
+g = island.events(sys.argv[1]); first = next(g); g.close()
+n = sum(1 for e in island.events(sys.argv[1]) if e["kind"] == "io")
+with r._Loader([sys.argv[1]], 0, LOAD_CONTEXT) as l:
+    ctx = {(e["thread"], e["exe"].rsplit("/", 1)[-1]) for t in l.batches() for e in r._records(l, "events", t)}
+print(first["kind"], n, sorted(ctx))' c.xml > early.out || fail "early stop: $(cat early.out)"
+expect_eq "early stop, then all, and the context" "$(cat early.out)" \
+	"compute $(grep -c '<io ' c.xml) [('callmix', 'callmix')]"
 
 # DataFrames, and the example script of docs/
 if $PY -c 'import pandas' 2>/dev/null; then

@@ -10,7 +10,11 @@ sums() { for f in /etc/passwd /etc/shadow /etc/hosts /etc/group; do
 sums > before.txt
 mkdir -p r outside
 ln -s "$PWD/outside" r/evil
-"$REPLAY" -q --root r --report rep.xml "$T" 2> err.txt || fail "replay: $(cat err.txt)"
+# a root that holds something is refused, unless asked for
+"$REPLAY" -q --root r "$T" 2> refused.txt && fail "a root not empty was not refused"
+expect_eq "refused" "$(cat refused.txt)" \
+	"island-replay: --root r: refused: not empty (it holds evil; --reuse-root to replay over it)"
+"$REPLAY" -q --reuse-root --root r --report rep.xml "$T" 2> err.txt || fail "replay: $(cat err.txt)"
 sums > after.txt
 diff before.txt after.txt || fail "files outside the root changed"
 [ -e /x ] && [ "$(stat -c %s /x)" = 7 ] && fail "/x was written"

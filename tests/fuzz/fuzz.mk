@@ -24,6 +24,9 @@ FUZZ_LIBS    := $(XML_LIBS) $(ANALYZE_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
 # the system call names capture/spool/sysnames.c includes are generated
 $(O)/fuzz/obj/capture/spool/sysnames.o: $(O)/capture/spool/sysnames.h
 $(O)/fuzz/obj/capture/spool/sysnames.o: CPPFLAGS += -I$(O)/capture/spool
+# and the cluster file's schema capture/cluster/names.c builds in
+$(O)/fuzz/obj/capture/cluster/names.o: $(O)/capture/cluster/cluster_xsd.h
+$(O)/fuzz/obj/capture/cluster/names.o: CPPFLAGS += -I$(O)/capture/cluster
 
 # -MMD: an object whose headers changed is built again (a check.o left
 # from an older struct process read another layout: a false crash)

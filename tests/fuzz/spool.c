@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_fds_mark();
 	if (!setjmp(fuzz_back) && spool_load(&n, fuzz_dir()) == 0) {
 		resolve_node(&n);
-		trace_write(&n, out, 0);
+		model_write(&n, out, 0);
 	}
 	spool_unload(&n);
 	fuzz_fds_close();

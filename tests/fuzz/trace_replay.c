@@ -14,11 +14,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_fds_mark();
 	t = NULL;
 	if (!setjmp(fuzz_back)) {
-		t = trace_load(file);
-		trace_check(t);
+		t = replay_load(file);
+		replay_check(t);
 	}
-	trace_free(t);
-	trace_load_abandon();	/* a load that died */
+	replay_free(t);
+	replay_load_abandon();	/* a load that died */
 	intern_free();
 	fuzz_fds_close();
 	return 0;

@@ -16,7 +16,7 @@
 #include "cluster.h"
 #include "traceread.h"
 #include "util.h"
-#include "outfile.h"
+#include "trace/outfile.h"
 #include "zstdio.h"
 #include "sesskey.h"
 
@@ -440,12 +440,12 @@ static void test_zstd_trace(void)
 	CU_ASSERT_EQUAL(outfile_close(f, 0), 0);
 	CU_ASSERT_STRING_EQUAL(compressed_kind(path), "zstd");
 
-	CU_ASSERT_EQUAL_FATAL(trace_scan(path, &nodes, &nn), 0);
+	CU_ASSERT_EQUAL_FATAL(tr_scan(path, &nodes, &nn), 0);
 	CU_ASSERT_EQUAL(nn, 1);
 	CU_ASSERT_STRING_EQUAL(nodes[0].name, "z1");
 	CU_ASSERT_EQUAL(nodes[0].nio, 2);
 	CU_ASSERT_EQUAL(nodes[0].max_gap, 1000000000);	/* end 0.6 to end 1.6 */
-	trace_scan_free(nodes, nn);
+	tr_scan_free(nodes, nn);
 	CU_ASSERT(zstd_input_error() == NULL);
 
 	fd = open(path, O_RDONLY);
@@ -455,8 +455,8 @@ static void test_zstd_trace(void)
 	fd = open(cut, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	CU_ASSERT(write(fd, buf, 20) == 20);
 	close(fd);
-	CU_ASSERT_EQUAL(trace_scan(cut, &nodes, &nn), -1);
-	trace_scan_free(nodes, nn);
+	CU_ASSERT_EQUAL(tr_scan(cut, &nodes, &nn), -1);
+	tr_scan_free(nodes, nn);
 	unlink(path);
 	unlink(cut);
 	rmdir(dir);
@@ -632,7 +632,7 @@ static void test_nested(void)
 	CU_ASSERT_FATAL(spool_load(&n, dir) == 0);
 	resolve_node(&n);
 	snprintf(out, sizeof(out), "%s/t.xml", dir);
-	CU_ASSERT_FATAL(trace_write(&n, out, TC_NONE) == 0);
+	CU_ASSERT_FATAL(model_write(&n, out, TC_NONE) == 0);
 	spool_unload(&n);
 	CU_ASSERT_FATAL((f = fopen(out, "r")) != NULL);
 	/* each element's name, api and within, in order */
@@ -687,10 +687,10 @@ static struct tr_node *scanned(const char *doc, size_t len, const char *name,
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT(write(fd, doc, len) == (ssize_t)len);
 	close(fd);
-	ok = trace_scan(path, nodes, nn) == 0;
+	ok = tr_scan(path, nodes, nn) == 0;
 	unlink(path);
 	CU_ASSERT_FATAL(ok);
-	return trace_node(*nodes, *nn, name);
+	return tr_find(*nodes, *nn, name);
 }
 
 /* Polling marks (capture/discover/polling.c) on a shell's retry loop: a curl that
@@ -749,7 +749,7 @@ static void test_polling(void)
 			fprintf(stderr, "seq %zu: %s, want %s\n", i + 1, polling_name(n->io[i].poll), want[i + 1]);
 		CU_ASSERT_STRING_EQUAL(polling_name(n->io[i].poll), want[i + 1]);
 	}
-	trace_scan_free(nodes, nn);
+	tr_scan_free(nodes, nn);
 }
 
 /* A server stopped (stopped=, capture/discover/polling.c): what it began
@@ -776,7 +776,7 @@ static void test_polling_stopped(void)
 	CU_ASSERT_EQUAL_FATAL(n->nio, 3);
 	for (size_t i = 0; i < n->nio; i++)
 		CU_ASSERT_STRING_EQUAL(polling_name(n->io[i].poll), want[i]);
-	trace_scan_free(nodes, nn);
+	tr_scan_free(nodes, nn);
 }
 
 /* Streaming lets go of what it wrote (spool_drop): a thread's first
@@ -821,7 +821,7 @@ static void test_drop(void)
 	close(fd);
 	unlink(path);
 	errno = 0;
-	CU_ASSERT_EQUAL(trace_write(&n, path, TC_NONE), -1);
+	CU_ASSERT_EQUAL(model_write(&n, path, TC_NONE), -1);
 	CU_ASSERT_EQUAL(errno, EIO);
 	CU_ASSERT(access(path, F_OK) != 0);
 	free(seg[2].buf);

@@ -166,9 +166,9 @@ static char *write_trace(const char *a, const char *b, const char *c)
 static int check(const char *a, const char *b, const char *c)
 {
 	char *p = write_trace(a, b, c);
-	struct trace *t = trace_load(p);
+	struct trace *t = replay_load(p);
 
-	return trace_check(t);
+	return replay_check(t);
 }
 
 static void test_cycles(void)
@@ -245,12 +245,12 @@ static void test_files(void)
 		FIO("stat", "filemeta", "0.14", "path=\"/data\"")
 		FIO("open", "filemeta", "0.15", "fd=\"8\" path=\"/dev/zero\" flags=\"O_RDONLY\"")
 		FIO("read", "fileread", "0.16", "fd=\"8\" path=\"/dev/zero\" amount=\"4096\"");
-	struct trace *t = trace_load(write_trace(a, "", NULL));
+	struct trace *t = replay_load(write_trace(a, "", NULL));
 	int sel[2] = { 1, 1 };
 	struct fileneed *f;
 	size_t n;
 
-	CU_ASSERT_EQUAL_FATAL(trace_check(t), 0);
+	CU_ASSERT_EQUAL_FATAL(replay_check(t), 0);
 	n = files_needed(t, sel, 0, &f);
 	const struct fileneed *e;
 	/* two reads, then a seek to 20000 and 100 bytes */
@@ -312,13 +312,13 @@ static void test_files_parents(void)
 		FIO("mkdir", "filemeta", "0.06", "path=\"/gone\"")
 		FIO("open", "filemeta", "0.07", "fd=\"6\" path=\"/gone/x\" flags=\"O_WRONLY|O_CREAT|O_TRUNC\"")
 		FIO("open", "filemeta", "0.08", "fd=\"7\" path=\"/top\" flags=\"O_WRONLY|O_CREAT|O_TRUNC\"");
-	struct trace *t = trace_load(write_trace(a, "", NULL));
+	struct trace *t = replay_load(write_trace(a, "", NULL));
 	int sel[2] = { 1, 1 };
 	struct fileneed *f;
 	const struct fileneed *e;
 	size_t n;
 
-	CU_ASSERT_EQUAL_FATAL(trace_check(t), 0);
+	CU_ASSERT_EQUAL_FATAL(replay_check(t), 0);
 	n = files_needed(t, sel, 0, &f);
 	CU_ASSERT_EQUAL(count_need(f, n, "/tmp/made/run"), 1);	/* once for both */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e = find_need(f, n, "/tmp/made/run"));
@@ -344,8 +344,8 @@ static void test_files_parents(void)
 	close(fd);
 	free(f);
 	/* a trace that names no file: nothing (UBSan: no array to sort) */
-	t = trace_load(write_trace("<compute dur=\"0.001\"/>\n", "", NULL));
-	CU_ASSERT_EQUAL_FATAL(trace_check(t), 0);
+	t = replay_load(write_trace("<compute dur=\"0.001\"/>\n", "", NULL));
+	CU_ASSERT_EQUAL_FATAL(replay_check(t), 0);
 	CU_ASSERT_EQUAL(files_needed(t, sel, 0, &f), 0);
 	free(f);
 }
@@ -430,8 +430,8 @@ static void test_fdslots(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	fprintf(f, "%s%s</trace>\n", head, xml);
 	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
-	struct trace *t = trace_load(path);
-	CU_ASSERT_EQUAL_FATAL(trace_check(t), 0);
+	struct trace *t = replay_load(path);
+	CU_ASSERT_EQUAL_FATAL(replay_check(t), 0);
 	const struct node *n = &t->nodes[0];
 	CU_ASSERT_EQUAL_FATAL(n->nthreads, 4);
 	/* the highest fd is 5: new slots from 6 */
@@ -483,7 +483,7 @@ static struct trace *spin_trace(const char *a, const char *b, const char *c)
 	spin_node(f, "c", "other", c);
 	fputs("</trace>\n", f);
 	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
-	return trace_load(path);
+	return replay_load(path);
 }
 
 static void test_spin_shares(void)
@@ -531,7 +531,7 @@ static struct trace *proc_trace(const char *threads)
 		"<io api=\"stat\" res=\"filemeta\" start=\"0.049\" end=\"0.0495\" path=\"/o\"/>"
 		"</thread></process><files/><sockets/></node></trace>\n", head, threads);
 	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
-	return trace_load(path);
+	return replay_load(path);
 }
 
 /* the index of the op of TH that starts at START (ns) */
@@ -638,7 +638,7 @@ static void test_file_order(void)
 		  "</thread>");
 	fputs("</trace>\n", f);
 	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
-	struct trace *t = trace_load(path);
+	struct trace *t = replay_load(path);
 	const struct thread *a = &t->nodes[0].threads[0], *b = &t->nodes[1].threads[0];
 	uint32_t i = op_at(b, MS(12));
 

@@ -1,4 +1,4 @@
-/* Unit tests of the binary encoding (common/isbenc.c, trace/isb.c):
+/* Unit tests of the binary encoding (trace/isbenc.c, trace/isb.c):
  * XML in, tokens out, the same elements back; the encoder fed in pieces
  * cut anywhere writes the same bytes; a loop's elements cost a few bytes;
  * what the encoder does not take is refused; a stream cut or damaged
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "isb.h"
-#include "../trace/isb.h"
+#include "trace/isbfmt.h"
+#include "trace/isb.h"
 
 struct buf {
 	char *p;

@@ -5,7 +5,7 @@
 
 #include "island-trace.h"
 #include "util.h"
-#include "xmlcopy.h"
+#include "trace/xmlcopy.h"
 
 #define XBUF     (64u << 10)
 #define MAXDEPTH 256

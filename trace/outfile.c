@@ -1,5 +1,5 @@
-#include "outfile.h"
-#include "isb.h"
+#include "trace/outfile.h"
+#include "trace/isbfmt.h"
 #include "util.h"
 
 #include <errno.h>

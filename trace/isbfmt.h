@@ -2,7 +2,7 @@
  * elements, attributes and text as tokens, each value coded against the
  * last value of its (element, attribute) slot, so that a loop's repeated
  * calls cost a few bytes before compression and almost none after.
- * Written by common/isbenc.c from the XML any tool produces, read by the
+ * Written by trace/isbenc.c from the XML any tool produces, read by the
  * trace library (trace/isb.c) without an XML parser. */
 #ifndef ISLAND_ISB_H
 #define ISLAND_ISB_H

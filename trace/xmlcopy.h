@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "zstdio.h"
-#include "outfile.h"
+#include "trace/outfile.h"
 
 struct xmlcopy;
 

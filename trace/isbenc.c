@@ -3,8 +3,8 @@
  * elements, attributes in double or single quotes, text, the five named
  * entities and character references), feeding a coder that sends each
  * value as "same as last time", a number's delta, or its bytes. */
-#include "isb.h"
-#include "isbslot.h"
+#include "trace/isbfmt.h"
+#include "trace/isbslot.h"
 #include "util.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* The binary encoding's value slots (isb.h): one table, the same in the
- * writer (common/isbenc.c) and the reader (trace/isb.c). */
+ * writer (trace/isbenc.c) and the reader (trace/isb.c). */
 #ifndef ISLAND_ISBSLOT_H
 #define ISLAND_ISBSLOT_H
 
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "isb.h"
+#include "trace/isbfmt.h"
 #include "util.h"
 
 /* A value's slot, (element, attribute): its last value, as text and,

@@ -1,0 +1,158 @@
+#!/bin/sh
+# What-if replay: capture on a fast file system, predict a slow one.
+# Each workload is captured on tmpfs (/dev/shm), run for real on ext4 on
+# a loop device throttled by a cgroup (IOPS=200 I/Os and BPS=20 MiB/s
+# each way), and its trace replayed there in causal, think and timed
+# modes; one table: the real time, each mode's prediction and error
+# (medians of RUNS). Needs root, a loop device and an io controller: it
+# says why and ends (status 0) where it cannot. Everything it made (the
+# mount, the loop device, its image, the cgroup) goes on every exit.
+# Then island-analyze whatif is checked: each of PREDICT (sqlite) captured
+# on the slow system, its time predicted for a device twice as fast and
+# twice as slow, against a replay on the device throttled so.
+#   RUNS=3 IOPS=200 BPS=20971520 [ONLY="sqlite fio"] [PREDICT=sqlite] bench/whatif.sh
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$PWD
+RUNS=${RUNS:-3}
+IOPS=${IOPS:-200}
+BPS=${BPS:-20971520}
+MODES=${MODES:-causal think timed}
+ONLY=${ONLY:-sqlite fio-sync fio-psync git tar pseudosync}
+C=$ROOT/bin/island-capture
+R=$ROOT/bin/island-replay
+APPS=$ROOT/build/tests/apps
+. bench/lib.sh
+. bench/slowfs.sh
+
+fast=$(mktemp -d /dev/shm/island-whatif.XXXXXX) || exit 2
+trap 'slowfs_drop; rm -rf "$fast"' EXIT
+trap 'exit 130' INT TERM HUP
+slowfs_make "$IOPS" "$BPS" || { echo "whatif: skipped: $slow_why"; exit 0; }
+echo "whatif: $slow_how, $IOPS IOPS, $BPS B/s on $slow_loop; RUNS=$RUNS (medians)"
+
+. bench/whatif-work.sh
+
+# one NAME DIR: set up and run NAME in DIR, its seconds on stdout
+real_once() {
+	rm -rf "$2" && mkdir -p "$2" && "wl_$1" "$2" && sync -f "$2"
+	(cd "$2" && t0=$(now) && slow_run sh -c ". '$ROOT/bench/whatif-work.sh'; run_$1" > /dev/null 2>&1 &&
+		echo "$(now) - $t0" | bc)
+}
+# the capture on tmpfs: $fast/NAME.xml
+capture() {
+	d=$fast/$1/w
+	rm -rf "$d" && mkdir -p "$d" && "wl_$1" "$d" &&
+	(cd "$d" && "$C" -o "$fast/$1.xml" -- sh -c ". '$ROOT/bench/whatif-work.sh'; run_$1" > /dev/null 2> "$fast/$1.cap.err")
+}
+replay_once() {
+	rm -rf "$slow_mnt/rep"
+	slow_run "$R" -q --mode "$2" --root "$slow_mnt/rep" --report "$fast/rep.xml" "$3" \
+		> /dev/null 2> "$fast/rep.err" || { echo fail; return; }
+	sed -n 's/.*<node .* failed="\([0-9]*\)".*/\1/p' "$fast/rep.xml" >> "$fast/failed"
+	grep '<failed ' "$fast/rep.xml" | sed "s/^ */$1 $2: /" >> "$fast/failed.all"
+	sed -n 's/.*<run original="[^"]*" replayed="\([0-9.]*\)".*/\1/p' "$fast/rep.xml"
+}
+# predict NAME MODE TRACE: the median of RUNS replays ("fail" if one
+# failed), the calls that failed in them added to $fast/failed
+predict() {
+	for i in $(seq "$RUNS"); do replay_once "$@"; done > "$fast/pred"
+	if grep -q fail "$fast/pred"; then echo fail; else median < "$fast/pred"; fi
+}
+failed() { awk '{ s += $1 } END { print s + 0 }' "$fast/failed"; }
+# pseudosync: 4 nodes, a write and fsync per phase, a TCP barrier
+# through n0; captured with --discover (its WAITs), run for real as four
+# processes on the slow file system
+ps_cluster() {
+	echo '<cluster version="1">'
+	for i in 0 1 2 3; do
+		printf '  <node name="n%d">' $i
+		for a in "$APPS/pseudosync" '${NODE}' '${INDEX}' '${NNODES}' 127.0.0.1 '${PORT}' '${SCRATCH}' 4 20 fsync; do
+			printf '<arg>%s</arg>' "$a"
+		done
+		echo '</node>'
+	done
+	echo '</cluster>'
+}
+ps_capture() {
+	ps_cluster > "$fast/ps.cluster.xml"
+	"$C" --cluster "$fast/ps.cluster.xml" --discover --passes-dir "$fast/passes" \
+		-o "$fast/pseudosync.xml" > /dev/null 2> "$fast/pseudosync.cap.err"
+}
+ps_real() {
+	d=$slow_mnt/ps port=$((20000 + $$ % 20000 + $1))
+	rm -rf "$d" && mkdir -p "$d" && sync -f "$d"
+	t0=$(now)
+	pids=
+	for i in 0 1 2 3; do
+		slow_run "$APPS/pseudosync" n$i $i 4 127.0.0.1 $port "$d" 4 20 fsync > /dev/null 2>&1 &
+		pids="$pids $!"
+	done
+	ok=1
+	for p in $pids; do wait "$p" || ok=0; done
+	[ $ok = 1 ] && echo "$(now) - $t0" | bc
+}
+pseudosync_row() {
+	ps_capture || { echo "pseudosync: capture failed: $(tail -3 "$fast/pseudosync.cap.err")"; return; }
+	real=$(for i in $(seq "$RUNS"); do ps_real "$i"; done | median)
+	printf '%-12s %9.3f' pseudosync "$real"
+	: > "$fast/failed"
+	for m in $MODES; do
+		p=$(predict pseudosync "$m" "$fast/pseudosync.xml")
+		printf ' %9s %7s' "$(echo "$p" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$p" "$real")"
+	done
+	echo " $(failed)"
+}
+err() { echo "$1 $2" | awk '$1 == "fail" { print "fail"; next } { printf "%+.1f%%", ($1 / $2 - 1) * 100 }'; }
+
+printf '%-12s %9s' workload real
+for m in $MODES; do printf ' %9s %7s' "$m" error; done
+echo " failed"
+for w in $ONLY; do
+	fn=$(echo "$w" | tr - _)
+	if [ "$w" = pseudosync ]; then
+		pseudosync_row
+		continue
+	fi
+	capture "$fn" || { echo "$w: capture failed: $(cat "$fast/$fn.cap.err")"; continue; }
+	real=$(for i in $(seq "$RUNS"); do real_once "$fn" "$slow_mnt/real"; done | median)
+	printf '%-12s %9.3f' "$w" "$real"
+	: > "$fast/failed"
+	for m in $MODES; do
+		p=$(predict "$fn" "$m" "$fast/$fn.xml")
+		printf ' %9s %7s' "$(echo "$p" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$p" "$real")"
+	done
+	echo " $(failed)"
+done
+# island-analyze whatif validated: each of PREDICT captured on the slow
+# system; its time predicted for a device twice as fast and twice as
+# slow (--if '*:file*2', '*:file*0.5'), and the trace replayed (causal) on
+# the device throttled so
+slow_capture() {
+	d=$slow_mnt/cap/$1
+	rm -rf "$slow_mnt/cap" && mkdir -p "$d" && "wl_$1" "$d" && sync -f "$d" &&
+	(cd "$d" && slow_run "$C" -o "$fast/$1.slow.xml" -- sh -c ". '$ROOT/bench/whatif-work.sh'; run_$1" \
+		> /dev/null 2> "$fast/$1.cap.err")
+}
+if [ -n "${PREDICT-sqlite}" ]; then
+	echo
+	printf '%-12s %7s %9s %9s %9s %7s\n' workload device captured predicted replayed error
+fi
+for w in ${PREDICT-sqlite}; do
+	fn=$(echo "$w" | tr - _)
+	slow_capture "$fn" || { echo "$w: capture failed: $(cat "$fast/$fn.cap.err")"; continue; }
+	orig=$(sed -n 's/.*<node name="[^"]*" [^>]*start="\([0-9.]*\)" end="\([0-9.]*\)".*/\1 \2/p' "$fast/$fn.slow.xml" |
+		awk '{ print $2 - $1; exit }')
+	for f in 2 0.5; do
+		slowfs_rate "$(echo "$IOPS * $f / 1" | bc)" "$(echo "$BPS * $f / 1" | bc)"
+		pred=$("$ROOT/bin/island-analyze" whatif --csv --if "*:file*$f" "$fast/$fn.slow.xml" |
+			awk -F, '$1 == "run" { print $3 }')
+		: > "$fast/failed"
+		rep=$(predict "$fn" causal "$fast/$fn.slow.xml")
+		printf '%-12s %6sx %9.3f %9.3f %9s %7s\n' "$w" "$f" "$orig" "$pred" \
+			"$(echo "$rep" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$pred" "$rep")"
+	done
+	slowfs_rate "$IOPS" "$BPS"
+done
+# what failed, by workload, mode and call (the replays' reports)
+[ -s "$fast/failed.all" ] && { echo "failed calls:"; sort "$fast/failed.all" | uniq -c; }
+exit 0
