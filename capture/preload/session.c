@@ -410,9 +410,15 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held,
 		idle++;
 	}
 	/* idle, but no I/O yet: still starting (a loaded machine loads a
-	 * program slowly), as one not started yet */
+	 * program slowly), so it waits for nothing of ours (not logged: it
+	 * was taken for waiting on the listen it would try next); waited for
+	 * no longer than an idle node (its maximum gap: holding until its
+	 * first I/O cost the start-up's second, per hold, to ranks that
+	 * start late by design) */
 	if (live && (idle < live || __atomic_load_n(&x->io_seq, __ATOMIC_ACQUIRE)))
 		return *look ? 3 : 1;
+	if (live)
+		return 2;
 	/* not started (or between exec and its new image): it waits for
 	 * nothing of ours, once it has had the time to show up (its gap, and
 	 * a second at least: a loaded machine starts processes slowly, and a
@@ -451,13 +457,14 @@ static void hold(struct tstate *t, int call)
 	for (;;) {
 		int all = 1, known = 0;
 		int64_t now_ns = mono_ns();
-		uint64_t moved = 0;          /* every other node's I/O count */
+		uint64_t moved = 0;          /* the I/O count of the others that
+						do not poll */
 		for (int i = 0; i < SESS_NODES; i++) {
 			struct sess_node *x = &sess->node[i];
 			known += x->state != SN_FREE;
 			if (i == me_idx || x->state == SN_FREE)
 				continue;
-			moved += __atomic_load_n(&x->io_seq, __ATOMIC_ACQUIRE);
+			uint64_t seq_now = __atomic_load_n(&x->io_seq, __ATOMIC_ACQUIRE);
 			/* another node of a throttled group, holding too: it
 			 * waits for nothing of ours, and is held by us; who
 			 * waits during our hold may wait for it as well, so
@@ -469,6 +476,9 @@ static void hold(struct tstate *t, int call)
 				continue;
 			}
 			int b = node_gone(x) ? 0 : node_blocked(x, now_ns, start, &look[i]);
+			/* a poller's own tries are I/O too: they move nothing */
+			if (b != 3)
+				moved += seq_now;
 			if (b) {
 				if (!(blocked & (1ull << i)))
 					xseq[i] = __atomic_load_n(&x->io_seq,
