@@ -1075,7 +1075,27 @@ struct opened {
 
 static int cmp_opened(const void *a, const void *b)
 {
-	return strcmp(((const struct opened *)a)->addr, ((const struct opened *)b)->addr);
+	const struct opened *x = a, *y = b;
+	int c = strcmp(x->addr, y->addr);
+
+	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The first connect made with address addr (a non-blocking one's, not
+ * the call that saw it done: redis-cli's second connect came after the
+ * accept), or NULL. */
+static const struct opened *first_opened(const struct opened *c, size_t nc, const char *addr)
+{
+	size_t lo = 0, hi = nc;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(c[mid].addr, addr) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nc && !strcmp(c[lo].addr, addr) ? &c[lo] : NULL;
 }
 
 static void open_edges(struct discovery *d)
@@ -1115,8 +1135,7 @@ static void open_edges(struct discovery *d)
 				continue;
 			/* the accept's peer is its connect's own address */
 			if ((is_call(io, "accept") || is_call(io, "accept4")) && nc) {
-				struct opened key = { tr_target(io), 0, 0 }, *hit;
-				hit = bsearch(&key, c, nc, sizeof(*c), cmp_opened);
+				const struct opened *hit = first_opened(c, nc, tr_target(io));
 				if (hit)
 					add_msg(d, i, io->seq, hit->node, hit->seq);
 				continue;
