@@ -172,6 +172,21 @@ static uint64_t judge(const struct discovery *d, size_t a, size_t b, uint64_t *r
 	uint64_t q = c & ~expl & ~single_ran, sure = expl | *single;
 	if (!q)
 		return sure;
+	/* of a chain, the last: a candidate whose held I/O the messages
+	 * order before another candidate's is implied once that one's is
+	 * the wait's (pseudo's start-up: node 2 waits for node 0's ready
+	 * file, made once node 0 had node 1's hello) */
+	uint64_t early = 0, r2[64];
+	for (int i = 0; i < d->n; i++) {
+		if (!(q & (1ull << i)))
+			continue;
+		reach_of(d, i, seen_ts(d, a, b, i, 0), r2);
+		for (int j = 0; j < d->n; j++)
+			if (j != i && (q & (1ull << j)) && r2[j] && r2[j] >= seen_ts(d, a, b, j, 0))
+				early |= 1ull << j;
+	}
+	if (q & ~early)
+		q &= ~early;
 	if (!expl && !*single && ones(q) == 1)
 		return sure | q;
 	/* the last of them to let its I/O go, well after the others, is
