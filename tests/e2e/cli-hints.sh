@@ -7,7 +7,7 @@
 
 expect deps-empty 0 deps tests/traces/basic.xml <<'EOF2'
 waits:
-node  io  api  target  on_node  on_io  on_api  on_target  implied
+node  io  api  target  on_node  on_io  on_api  on_target  implied  origin  certain
 island-analyze: deps: the traces hold no <wait>: they come from a --discover run (island-capture --cluster FILE --discover), or from the packets: deps --from net on traces captured with --pcap
 EOF2
 expect deps-measures 2 deps --table measures tests/traces/replay-2node.xml <<'EOF2'
