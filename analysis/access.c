@@ -460,6 +460,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	enum kind k;
 	bool known = false;
 
+	access_mpiio_io(t, io);
 	/* --syscalls: a stdio call seen by libc only has its system calls
 	 * (the flushes, refills and lseeks) as elements of their own: the
 	 * positions and bytes are theirs */
@@ -603,37 +604,54 @@ static const struct coldef cols[] = {
 	{ "unaligned_bytes", COL_INT, 0 }, BUCKETS("r"), BUCKETS("w"),
 	COMMON(1), COMMON(2), COMMON(3), COMMON(4),
 };
-const struct tabledef access_tables[] = { TABLEDEF("access", cols), { NULL } };
+const struct tabledef access_tables[] = {
+	TABLEDEF("access", cols),
+	{ "mpiio", access_mpiio_cols, ACCESS_MPIIO_NCOLS, NULL },
+	{ NULL }
+};
 
-int report_access(int argc, char **argv)
+static void *access_begin(struct trace_run *run)
+{
+	struct access *a = xcalloc(1, sizeof(*a));
+
+	a->align = opt.align ? opt.align : 4096;
+	a->free_open = -1;
+	a->by_site = opt.by && !strcmp(opt.by, "callsite");
+	return a;
+}
+
+static void access_end(void *st, struct trace_run *run, char **files, int nfiles)
 {
 	static const char *const by_site[] = { "callsite", NULL };
-	static const struct trace_ops ops = { .io = on_io };
-	struct trace_run run = { 0 };
-	struct access a = { .align = opt.align ? opt.align : 4096, .free_open = -1 };
+	struct access *a = st;
 	struct afile *rows;
 	size_t n = 0;
-	struct table *t;
+	struct table *t = table_with(&access_tables[0], a->by_site ? by_site : NULL);
 
-	a.by_site = opt.by && !strcmp(opt.by, "callsite");
-	t = table_with(&access_tables[0], a.by_site ? by_site : NULL);
-	read_traces(&run, argv, argc, &ops, &a);
-	the_run = &run;
-	rows = xcalloc(a.nfiles ? a.nfiles : 1, sizeof(*rows));
-	for (size_t i = 0; i < a.capfiles; i++)
-		if (a.files[i].path && (a.files[i].n[0] || a.files[i].n[1]))
-			rows[n++] = a.files[i];
+	the_run = run;
+	rows = xcalloc(a->nfiles ? a->nfiles : 1, sizeof(*rows));
+	for (size_t i = 0; i < a->capfiles; i++)
+		if (a->files[i].path && (a->files[i].n[0] || a->files[i].n[1]))
+			rows[n++] = a->files[i];
 	qsort(rows, n, sizeof(*rows), cmp_file);
 	for (size_t i = 0; i < n; i++)
 		add_row(t, &rows[i]);
 	table_emit(t);
-	for (size_t i = 0; i < a.capfiles; i++)
-		free(a.files[i].sizes);
+	access_mpiio_emit(&access_tables[1]);
+	for (size_t i = 0; i < a->capfiles; i++)
+		free(a->files[i].sizes);
 	free(rows);
-	free(a.files);
-	free(a.fds);
-	free(a.opens);
-	free(a.eff);
-	run_free(&run);
-	return 0;
+	free(a->files);
+	free(a->fds);
+	free(a->opens);
+	free(a->eff);
+	free(a);
+}
+
+static const struct trace_ops access_ops = { .io = on_io };
+const struct passdef access_pass = { access_begin, &access_ops, access_end, false, NULL };
+
+int report_access(int argc, char **argv)
+{
+	return pass_run(&access_pass, argc, argv);
 }

@@ -32,6 +32,27 @@ void read_traces(struct trace_run *run, char **files, int nfiles,
 /* The same, adding every send and socket to peers (consumption). */
 void read_traces_peers(struct trace_run *run, char **files, int nfiles,
 		       const struct trace_ops *ops, void *ctx, struct peers *peers);
+/* A report's reading: begin makes its state, the ops get the events,
+ * end (the traces read) emits its tables and frees the state. A report
+ * runs its pass alone (pass_run); the HTML page runs several side by
+ * side in one reading (read_passes), each seeing the calls it would see
+ * alone. */
+struct passdef {
+	void *(*begin)(struct trace_run *run);
+	const struct trace_ops *ops;
+	void (*end)(void *st, struct trace_run *run, char **files, int nfiles);
+	bool every_call;	/* a report of time: every call of the selected threads */
+	struct peers *(*peers)(void *st);	/* the peers it gathers the sends in, or NULL */
+};
+struct pass {
+	const struct passdef *def;
+	void *st;
+};
+void pass_begin(struct pass *p, const struct passdef *def, struct trace_run *run);
+void read_passes(struct trace_run *run, char **files, int nfiles, struct pass *v, size_t n);
+int pass_run(const struct passdef *def, int argc, char **argv);
+extern const struct passdef summary_pass, calls_pass, files_pass, access_pass,
+	consumption_pass, heatmap_pass, deps_pass;
 /* Read only the <node> start tags, to know epochs and the run's span
  * before streaming (export, plot). */
 void prescan(struct trace_run *run, char **files, int nfiles);
@@ -162,6 +183,14 @@ FILE *table_stream_open(const struct tabledef *def, const char *const *per, size
 			bool *csv);
 void table_stream_close(FILE *f);
 void tables_done(const char *report);
+/* The HTML page: finished tables go to fn, which frees them, instead of
+ * being printed (NULL: printed again). */
+typedef void (*table_sink)(void *arg, struct table *t);
+void table_set_sink(table_sink fn, void *arg);
+const struct tabledef *table_def(const struct table *t);
+int table_ncols(const struct table *t);
+size_t table_nrows(const struct table *t);	/* without the header */
+const char *table_cell(const struct table *t, size_t row, int col);	/* row 0: the header */
 /* --sort: each key names a column of one of defs' tables (else exit 2,
  * with the nearest name). */
 void table_check_sort(const char *report, const struct tabledef *defs);
@@ -175,7 +204,8 @@ const char *intern(const char *s);
 extern const struct tabledef summary_tables[], calls_tables[], access_tables[], sums_tables[], timeline_tables[],
 	consumption_tables[], files_tables[], sockets_tables[], ttx_tables[],
 	utilization_tables[], regions_tables[], compare_tables[], export_tables[],
-	net_tables[], deps_tables[], profile_tables[], whatif_tables[], top_tables[];
+	net_tables[], deps_tables[], profile_tables[], whatif_tables[], top_tables[],
+	heatmap_tables[];
 
 /* Number formatting for reports. */
 char *fmt_secs(char *buf, size_t n, int64_t ns);	/* "1.000733" */
@@ -316,6 +346,9 @@ void rtree_free(struct rtree *rt);
 typedef int (*report_fn)(int argc, char **argv);
 /* export --format xml | isb */
 int export_trace(const char *fmt, int argc, char **argv);
+/* export --format otf2 -o DIR (export_otf2.c; without libotf2 at build
+ * time, an error) */
+int export_otf2(int argc, char **argv);
 int report_summary(int argc, char **argv);
 int report_top(int argc, char **argv);
 int report_calls(int argc, char **argv);
@@ -335,6 +368,48 @@ int report_deps(int argc, char **argv);
 int report_merge(int argc, char **argv);
 int report_profile(int argc, char **argv);
 int report_whatif(int argc, char **argv);
+int report_heatmap(int argc, char **argv);
+
+/* heatmap.c: file bytes and operations per time bin per node (read 0,
+ * write 1), Darshan's binning; shared with the HTML report. */
+struct heatbin {
+	int64_t ops[2], bytes[2];
+};
+#define HEAT_MAXBINS 200
+struct heatmap {
+	int64_t base;		/* run time of bin 0's start */
+	int64_t from;		/* the same, from the run's start */
+	int64_t width;		/* ns per bin */
+	int nbins;
+	size_t nnodes;
+	struct heatbin *v;	/* nnodes x HEAT_MAXBINS, by node index */
+	bool based, fixed;
+	struct trace_run *run;
+};
+void heatmap_collect(char **files, int nfiles, struct trace_run *run, struct heatmap *h);
+void heatmap_free(struct heatmap *h);
+
+/* replayrep.c: island-replay's fidelity report (--report), for the page. */
+struct rrnode {
+	char *name;
+	double original, replayed;	/* seconds */
+};
+struct replayrep {
+	struct rrnode *nodes;
+	size_t n, cap;
+	double original, replayed;	/* the run's */
+	bool has_run;
+};
+/* 0, or -1 with "NAME:LINE: problem" in err. */
+int replayrep_parse(const char *buf, size_t len, const char *name, struct replayrep *r,
+		    char *err, size_t errlen);
+void replayrep_read(const char *path, struct replayrep *r);	/* bad input: exit 2 */
+void replayrep_free(struct replayrep *r);
+
+/* report_html.c: the HTML page (report -o FILE.html, --replay FILE) */
+int report_html(int argc, char **argv);
+extern const char *html_replay;
+extern const char *const cat_colors[CAT_N];
 
 /* Gathered by the sums report, shared with compare. */
 enum sum {
@@ -398,5 +473,13 @@ struct adep {
 };
 int annotate_write(const char *out, char **files, int nfiles,
 		   const struct adep *deps, size_t ndeps);
+
+/* access's mpiio table (access_mpiio.c): Darshan's MPI-IO counters */
+struct trace_thread;
+struct trace_io;
+void access_mpiio_io(struct trace_thread *t, const struct trace_io *io);
+#define ACCESS_MPIIO_NCOLS 34
+extern const struct coldef access_mpiio_cols[ACCESS_MPIIO_NCOLS];
+void access_mpiio_emit(const struct tabledef *def);
 
 #endif

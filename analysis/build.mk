@@ -6,6 +6,14 @@ ANALYZE_OBJS := $(patsubst %.c,$(O)/%.o,$(ANALYZE_SRCS))
 ANALYZE_LIB_OBJS := $(filter-out $(O)/analysis/main.o,$(ANALYZE_OBJS))
 # libdw resolves call sites (analysis/sites.c)
 ANALYZE_LIBS := -ldw -lelf
+# export --format otf2 (analysis/export_otf2.c) with Debian's
+# libopen-trace-format2-dev when it is there; without it the format is
+# an error and the rest builds
+OTF2_LIBS := $(shell pkg-config --libs otf2 2>/dev/null)
+ifneq ($(OTF2_LIBS),)
+$(O)/analysis/export_otf2.o: CPPFLAGS += -DHAVE_OTF2 $(shell pkg-config --cflags otf2)
+ANALYZE_LIBS += $(OTF2_LIBS)
+endif
 
 bin/island-analyze: $(ANALYZE_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)

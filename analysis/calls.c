@@ -1,7 +1,8 @@
 /* calls: per call, as strace -c counts them, with fio's latency
  * percentiles: count, errors (and by errno), bytes, total, mean, p50, p90,
- * p99 and max seconds; --by node|thread|file|callsite splits each call's
- * row.
+ * p99 and max seconds; --by node|thread|file|callsite|level splits each
+ * call's row (level: the trace's level attribute, libc when it has none:
+ * mpi, mpi-io and hdf5 above the calls they made, within them).
  * Percentiles come from log-linear histograms (hist.h: within 0.39 %).
  * Memory: one group per (key, call), a few KiB each. */
 #include "analyze.h"
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum by { BY_CALL, BY_NODE, BY_THREAD, BY_FILE, BY_SITE };
+enum by { BY_CALL, BY_NODE, BY_THREAD, BY_FILE, BY_SITE, BY_LEVEL };
 
 struct errcount {
 	const char *name;	/* interned */
@@ -116,6 +117,11 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	case BY_SITE:
 		key.path = site_label(t, io->site);
 		break;
+	case BY_LEVEL: {
+		const struct trace_attr *lv = trace_io_attr(io, "level");
+		key.path = intern(lv ? lv->value : "libc");
+		break;
+	}
 	}
 	g = lookup(c, &key);
 	hist_add(&g->lat, io->end - io->start);
@@ -135,9 +141,9 @@ static int cmp_group(const void *x, const void *y)
 	const struct group *a = x, *b = y;
 	int r = 0;
 
-	if (sort_by != BY_CALL && sort_by != BY_SITE)
+	if (sort_by != BY_CALL && sort_by != BY_SITE && sort_by != BY_LEVEL)
 		r = strcmp(a->node, b->node);
-	if (!r && sort_by == BY_SITE)
+	if (!r && (sort_by == BY_SITE || sort_by == BY_LEVEL))
 		r = strcmp(a->path, b->path);
 	if (!r && sort_by == BY_THREAD)
 		r = (a->tid > b->tid) - (a->tid < b->tid);
@@ -167,7 +173,9 @@ static void add_row(struct table *t, enum by by, struct group *g)
 	static const double q[] = { 0.50, 0.90, 0.99 };
 	char buf[64], *errs = xstrdup("");
 
-	if (by != BY_CALL && by != BY_SITE)
+	if (by == BY_LEVEL)
+		table_add(t, g->path);
+	if (by != BY_CALL && by != BY_SITE && by != BY_LEVEL)
 		table_add(t, g->node);
 	if (by == BY_THREAD) {
 		table_addf(t, "%ld", g->proc ? g->proc->pid : 0L);
@@ -199,7 +207,8 @@ static void add_row(struct table *t, enum by by, struct group *g)
 
 /* The key columns (per --by) are optional: table_with() names them. */
 static const struct coldef cols[] = {
-	{ "callsite", COL_TEXT, COL_OPT }, { "node", COL_TEXT, COL_OPT },
+	{ "callsite", COL_TEXT, COL_OPT }, { "level", COL_TEXT, COL_OPT },
+	{ "node", COL_TEXT, COL_OPT },
 	{ "pid", COL_INT, COL_OPT }, { "process", COL_TEXT, COL_OPT },
 	{ "tid", COL_INT, COL_OPT }, { "path", COL_TEXT, COL_OPT },
 	{ "call", COL_TEXT, 0 }, { "count", COL_INT, 0 }, { "errors", COL_INT, 0 },
@@ -209,55 +218,71 @@ static const struct coldef cols[] = {
 };
 const struct tabledef calls_tables[] = { TABLEDEF("calls", cols), { NULL } };
 
-int report_calls(int argc, char **argv)
+/* The key columns of the rows, per --by. */
+static void *calls_begin(struct trace_run *run)
 {
-	static const struct trace_ops ops = { .io = on_io };
+	struct calls *c = xcalloc(1, sizeof(*c));
+
+	if (!opt.by || !strcmp(opt.by, "call"))
+		c->by = BY_CALL;
+	else if (!strcmp(opt.by, "node"))
+		c->by = BY_NODE;
+	else if (!strcmp(opt.by, "thread"))
+		c->by = BY_THREAD;
+	else if (!strcmp(opt.by, "callsite"))
+		c->by = BY_SITE;
+	else if (!strcmp(opt.by, "level"))
+		c->by = BY_LEVEL;
+	else
+		c->by = BY_FILE;
+	return c;
+}
+
+static void calls_end(void *st, struct trace_run *run, char **files, int nfiles)
+{
+	struct calls *c = st;
 	const char *hdr[6];
 	int nh = 0;
-	struct trace_run run = { 0 };
-	struct calls c = { 0 };
 	struct group *rows;
 	size_t n = 0;
 	struct table *t;
 
-	if (!opt.by || !strcmp(opt.by, "call"))
-		c.by = BY_CALL;
-	else if (!strcmp(opt.by, "node"))
-		c.by = BY_NODE;
-	else if (!strcmp(opt.by, "thread"))
-		c.by = BY_THREAD;
-	else if (!strcmp(opt.by, "callsite"))
-		c.by = BY_SITE;
-	else
-		c.by = BY_FILE;
-	if (c.by == BY_SITE)
+	if (c->by == BY_SITE)
 		hdr[nh++] = "callsite";
-	else if (c.by != BY_CALL)
+	else if (c->by == BY_LEVEL)
+		hdr[nh++] = "level";
+	else if (c->by != BY_CALL)
 		hdr[nh++] = "node";
-	if (c.by == BY_THREAD) {
+	if (c->by == BY_THREAD) {
 		hdr[nh++] = "pid";
 		hdr[nh++] = "process";
 		hdr[nh++] = "tid";
 	}
-	if (c.by == BY_FILE)
+	if (c->by == BY_FILE)
 		hdr[nh++] = "path";
 	hdr[nh] = NULL;
 	t = table_with(&calls_tables[0], hdr);
-	read_traces(&run, argv, argc, &ops, &c);
-	rows = xcalloc(c.n ? c.n : 1, sizeof(*rows));
-	for (size_t i = 0; i < c.cap; i++)
-		if (c.v[i].api)
-			rows[n++] = c.v[i];
-	sort_by = c.by;
+	rows = xcalloc(c->n ? c->n : 1, sizeof(*rows));
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->v[i].api)
+			rows[n++] = c->v[i];
+	sort_by = c->by;
 	qsort(rows, n, sizeof(*rows), cmp_group);
 	for (size_t i = 0; i < n; i++) {
-		add_row(t, c.by, &rows[i]);
+		add_row(t, c->by, &rows[i]);
 		hist_free(&rows[i].lat);
 		free(rows[i].errs);
 	}
 	table_emit(t);
 	free(rows);
-	free(c.v);
-	run_free(&run);
-	return 0;
+	free(c->v);
+	free(c);
+}
+
+static const struct trace_ops calls_ops = { .io = on_io };
+const struct passdef calls_pass = { calls_begin, &calls_ops, calls_end, false, NULL };
+
+int report_calls(int argc, char **argv)
+{
+	return pass_run(&calls_pass, argc, argv);
 }

@@ -481,35 +481,69 @@ static void wall_union(struct cons *c, struct consumption *wall)
 	free(l);
 }
 
+static void *cons_begin(struct trace_run *run)
+{
+	struct cons *c = xcalloc(1, sizeof(*c));
+
+	c->peers = peers_new();
+	return c;
+}
+
+static struct peers *cons_peers(void *st)
+{
+	return ((struct cons *)st)->peers;
+}
+
+/* After the reading: the receives settled, per thread and in all. */
+static void cons_settle(struct cons *c, char **files, int nfiles, struct trace_run *run,
+			struct consumption **per, struct cons_all *all)
+{
+	struct wire w = { 0 };
+
+	wire_collect(&w, run, files, nfiles);
+	settle_recvs(c, &w);
+	wire_free(&w);
+	free(c->pend);
+	peers_free(c->peers);
+	memset(all, 0, sizeof(*all));
+	for (size_t i = 0; i < c->n; i++) {
+		all->sum.live += c->per[i].live;
+		for (int k = 0; k < CAT_N; k++)
+			all->sum.cat[k] += c->per[i].cat[k];
+	}
+	wall_union(c, &all->wall);
+	if (per)
+		*per = c->per;
+	else
+		free(c->per);
+	free(c);
+}
+
 void consumption_collect(char **files, int nfiles, struct trace_run *run,
 			 struct consumption **per, struct cons_all *all)
 {
-	struct cons c = { .peers = peers_new() };
-
-	struct wire w = { 0 };
+	struct cons *c = cons_begin(run);
 
 	filt.every_call = true;
-	read_traces_peers(run, files, nfiles, &cons_ops, &c, c.peers);
-	wire_collect(&w, run, files, nfiles);
-	settle_recvs(&c, &w);
-	wire_free(&w);
-	free(c.pend);
-	peers_free(c.peers);
-	memset(all, 0, sizeof(*all));
-	for (size_t i = 0; i < c.n; i++) {
-		all->sum.live += c.per[i].live;
-		for (int k = 0; k < CAT_N; k++)
-			all->sum.cat[k] += c.per[i].cat[k];
+	read_traces_peers(run, files, nfiles, &cons_ops, c, c->peers);
+	cons_settle(c, files, nfiles, run, per, all);
+}
+
+/* The thread's process: pid and program (procs.c), after the figures:
+ * scripts read the columns before them by position. */
+static void proc_cells(struct table *t, const struct trace_proc *p)
+{
+	if (!p) {
+		table_none(t, "");
+		table_none(t, "");
+		return;
 	}
-	wall_union(&c, &all->wall);
-	if (per)
-		*per = c.per;
-	else
-		free(c.per);
+	table_addf(t, "%ld", p->pid);
+	table_add(t, proc_name(p));
 }
 
 static void add_rows(struct table *t, const char *node, const char *tid,
-		     const char *name, const struct consumption *c)
+		     const char *name, const struct trace_proc *p, const struct consumption *c)
 {
 	char buf[64];
 
@@ -522,6 +556,7 @@ static void add_rows(struct table *t, const char *node, const char *tid,
 	table_add(t, "live");
 	table_add(t, fmt_secs(buf, sizeof(buf), c->live));
 	table_pct(t, (double)c->live, (double)c->live);
+	proc_cells(t, p);
 	for (int k = 0; k < CAT_N; k++) {
 		table_add(t, node);
 		if (*tid)
@@ -532,44 +567,50 @@ static void add_rows(struct table *t, const char *node, const char *tid,
 		table_add(t, cat_names[k]);
 		table_add(t, fmt_secs(buf, sizeof(buf), c->cat[k]));
 		table_pct(t, (double)c->cat[k], (double)c->live);
+		proc_cells(t, p);
 	}
 }
 
 static const struct coldef cols[] = {
 	{ "node", COL_TEXT, 0 }, { "tid", COL_INT, 0 }, { "thread", COL_TEXT, 0 },
 	{ "category", COL_TEXT, 0 }, { "seconds", COL_SECS, 0 }, { "pct_live", COL_PCT, 0 },
+	{ "pid", COL_INT, 0 }, { "process", COL_TEXT, 0 },
 };
 const struct tabledef consumption_tables[] = { TABLEDEF("consumption", cols), { NULL } };
 
-int report_consumption(int argc, char **argv)
+static void cons_end(void *st, struct trace_run *run, char **files, int nfiles)
 {
-	struct trace_run run = { 0 };
 	struct consumption *per = NULL;
 	struct cons_all all;
 	struct table *t;
 	char tid[32];
 
-	consumption_collect(argv, argc, &run, &per, &all);
+	cons_settle(st, files, nfiles, run, &per, &all);
 	t = table_new(&consumption_tables[0]);
-	table_align(t, "lrllrr");
-	for (size_t i = 0; i < run.nthreads; i++) {
-		struct trace_thread *th = run.threads[i];
+	table_align(t, "lrllrrrl");
+	for (size_t i = 0; i < run->nthreads; i++) {
+		struct trace_thread *th = run->threads[i];
 
 		/* filtered: a thread none of whose time was selected (not
 		 * alive in the window, no selected call) is not in it */
 		if (filt.active && !per[i].live)
 			continue;
 		snprintf(tid, sizeof(tid), "%ld", th->tid);
-		add_rows(t, th->node->name, tid, th->name, &per[i]);
+		add_rows(t, th->node->name, tid, th->name, th->proc, &per[i]);
 	}
-	add_rows(t, "ALL", "", "SUM", &all.sum);
-	add_rows(t, "ALL", "", "ALL", &all.wall);
+	add_rows(t, "ALL", "", "SUM", NULL, &all.sum);
+	add_rows(t, "ALL", "", "ALL", NULL, &all.wall);
 	table_emit(t);
 	/* which time "cpu" is: not the kernel's CPU time (sums, summary) */
 	if (!opt.csv && !opt.output)
 		printf("note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);\n"
 		       "      SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category\n");
 	free(per);
-	run_free(&run);
-	return 0;
+}
+
+const struct passdef consumption_pass = { cons_begin, &cons_ops, cons_end, true, cons_peers };
+
+int report_consumption(int argc, char **argv)
+{
+	return pass_run(&consumption_pass, argc, argv);
 }

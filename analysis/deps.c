@@ -15,6 +15,7 @@
 #include "analyze.h"
 #include "validate.h"
 #include "net.h"
+#include "mpideps.h"
 
 const char *deps_from = "trace";
 const char *deps_annotate;
@@ -22,6 +23,7 @@ const char *deps_annotate;
 struct ioname {
 	const char *api, *target;
 	int64_t start;               /* node time, for --annotate */
+	int64_t end;                 /* node time, for the critical path */
 };
 
 struct edge {
@@ -43,6 +45,8 @@ struct nodeios {
 	struct seqname *rec;         /* as read: a seq costs its record, */
 	size_t nrec, caprec;         /* however large (no array by seq yet) */
 	size_t pending;              /* waits seen, not yet followed by an io */
+	bool timed;                  /* start, end, off known (a node of the run) */
+	int64_t start, end, off;     /* run time = node time + off */
 };
 
 struct deps {
@@ -88,7 +92,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	struct nodeios *n = &d->nodes[x];
 	XGROW(n->rec, n->caprec, n->nrec + 1);
 	n->rec[n->nrec++] = (struct seqname){ seq, { intern(io->api),
-		intern(io->path ? io->path : io->peer ? io->peer : ""), io->start } };
+		intern(io->path ? io->path : io->peer ? io->peer : ""), io->start, io->end } };
 	/* the waits just before this io are its own */
 	for (size_t k = d->ne; n->pending && k-- > 0;)
 		if (d->e[k].x == x && !d->e[k].xseq) {
@@ -134,7 +138,7 @@ static void by_seq(struct deps *d)
 				n->n = n->rec[k].seq;
 		n->io = xmalloc((n->n + 1) * sizeof(*n->io));
 		for (size_t k = 0; k < n->n; k++)
-			n->io[k] = (struct ioname){ "?", "", 0 };
+			n->io[k] = (struct ioname){ "?", "", 0, 0 };
 		for (size_t k = 0; k < n->nrec; k++)
 			n->io[n->rec[k].seq - 1] = n->rec[k].io;
 	}
@@ -142,7 +146,7 @@ static void by_seq(struct deps *d)
 
 static const struct ioname *ioname(struct deps *d, int node, uint64_t seq)
 {
-	static const struct ioname none = { "?", "", 0 };
+	static const struct ioname none = { "?", "", 0, 0 };
 	struct nodeios *n = &d->nodes[node];
 
 	return seq >= 1 && seq <= n->n ? &n->io[seq - 1] : &none;
@@ -326,6 +330,11 @@ static const struct coldef wait_cols[] = {
 static const struct coldef msg_cols[] = {
 	EDGE_COLS, { "bytes", COL_INT, 0 }, { "wire", COL_SECS, 0 }, { "implied", COL_TEXT, 0 },
 };
+static const struct coldef crit_cols[] = {
+	{ "node", COL_TEXT, 0 }, { "from_s", COL_SECS, 0 }, { "to_s", COL_SECS, 0 },
+	{ "seconds", COL_SECS, 0 }, { "io", COL_INT, 0 }, { "api", COL_TEXT, 0 },
+	{ "on_node", COL_TEXT, 0 }, { "on_io", COL_INT, 0 }, { "on_api", COL_TEXT, 0 },
+};
 static const struct coldef measure_cols[] = {
 	{ "measure", COL_TEXT, 0 }, { "percent", COL_PCT, 0 }, { "matched", COL_INT, 0 },
 	{ "total", COL_INT, 0 }, { "of", COL_TEXT, 0 },
@@ -333,7 +342,8 @@ static const struct coldef measure_cols[] = {
 const struct tabledef deps_tables[] = {
 	TABLEDEF_NEEDS("waits", wait_cols, "--from trace (the default) or --from both"),
 	TABLEDEF_NEEDS("messages", msg_cols, "--from net or --from both"),
-	TABLEDEF_NEEDS("measures", measure_cols, "--truth PATH or --from both"), { NULL },
+	TABLEDEF_NEEDS("measures", measure_cols, "--truth PATH or --from both"),
+	TABLEDEF_NEEDS("critical", crit_cols, "--table critical, --from trace (the default)"), { NULL },
 };
 
 /* Precision of `found` against the happens-before order of `truth`,
@@ -390,12 +400,24 @@ static void measure(struct deps *d, struct edge *found, size_t nf, struct edge *
 /* --- where the edges come from ----------------------------------------- */
 
 /* The causality engine's <wait>s. */
-static void from_trace(struct deps *d, char **argv, int argc)
-{
-	static const struct trace_ops ops = { .dep = on_dep, .io = on_io };
-	struct trace_run run = { 0 };
+static const struct trace_ops deps_ops = { .dep = on_dep, .io = on_io };
 
-	read_traces(&run, argv, argc, &ops, d);
+/* What the reading of the waits found, checked. */
+static void trace_done(struct deps *d, struct trace_run *rp)
+{
+	struct trace_run run = *rp;
+
+	for (size_t i = 0; i < d->nnodes; i++)
+		for (size_t k = 0; k < run.nnodes; k++)
+			if (!strcmp(run.nodes[k]->name, d->nodes[i].name)) {
+				struct nodeios *n = &d->nodes[i];
+
+				n->off = run.nodes[k]->off - run.t0;
+				n->start = run.nodes[k]->start;
+				n->end = run.nodes[k]->end;
+				n->timed = true;
+			}
+
 	for (size_t k = 0; k < d->ne; k++)
 		if (!d->e[k].xseq)
 			die(2, "a <wait> of node %s is not followed by an io with a seq",
@@ -413,6 +435,14 @@ static void from_trace(struct deps *d, char **argv, int argc)
 		else if (run.nodes[i]->unseen)
 			warnx("node %s: unseen=\"%s\": dependencies through it cannot be found",
 			      run.nodes[i]->name, run.nodes[i]->unseen);
+}
+
+static void from_trace(struct deps *d, char **argv, int argc)
+{
+	struct trace_run run = { 0 };
+
+	read_traces(&run, argv, argc, &deps_ops, d);
+	trace_done(d, &run);
 	run_free(&run);
 }
 
@@ -430,7 +460,7 @@ static void name_call(struct deps *d, int x, const struct netcall *c, const char
 	struct nodeios *n = &d->nodes[x];
 
 	XGROW(n->rec, n->caprec, n->nrec + 1);
-	n->rec[n->nrec++] = (struct seqname){ c->seq, { c->api, intern(peer), c->start } };
+	n->rec[n->nrec++] = (struct seqname){ c->seq, { c->api, intern(peer), c->start, c->start } };
 }
 
 static void from_net(struct deps *d, struct msgs *m, char **argv, int argc)
@@ -457,6 +487,43 @@ static void from_net(struct deps *d, struct msgs *m, char **argv, int argc)
 		m->wire[m->n++] = ne->depart && ne->arrive ? net_wire(ne) : -1;
 	}
 	net_free(&nr);
+}
+
+/* The MPI level's messages and collectives (mpideps.c): a node's MPI
+ * calls numbered in its trace's order are the seqs of these edges. */
+static void from_mpi(struct deps *d, char **argv, int argc)
+{
+	struct mpi_deps m;
+	char peer[32];
+
+	mpi_deps_read(&m, argv, argc);
+	int *idx = xcalloc(m.nnodes + 1, sizeof(int));
+	for (size_t i = 0; i < m.nnodes; i++)
+		idx[i] = node_index(d, m.nodes[i].name);
+	for (size_t i = 0; i < m.ncalls; i++) {
+		const struct mpi_call *c = &m.calls[i];
+		struct nodeios *n = &d->nodes[idx[c->node]];
+		if (c->peer >= 0)
+			snprintf(peer, sizeof(peer), "rank %d", c->peer);
+		XGROW(n->rec, n->caprec, n->nrec + 1);
+		n->rec[n->nrec++] = (struct seqname){ c->seq, { intern(c->api),
+			intern(c->peer >= 0 ? peer : ""), c->start, c->end } };
+	}
+	for (size_t i = 0; i < m.ne; i++) {
+		XGROW(d->e, d->ecap, d->ne + 1);
+		/* an MPI message: exact from one run */
+		d->e[d->ne++] = (struct edge){ idx[m.e[i].x], idx[m.e[i].t], m.e[i].xseq,
+					       m.e[i].tseq, "message", false };
+	}
+	if (m.unmatched_sends || m.unmatched_recvs || m.pending)
+		warnx("MPI: %zu sends and %zu receives matched nothing, %zu receives never "
+		      "completed: some rank's trace is missing or incomplete?",
+		      m.unmatched_sends, m.unmatched_recvs, m.pending);
+	if (!m.ncalls)
+		warnx("no MPI calls in these traces (level=\"mpi\": captured under "
+		      "Open MPI's mpirun with lib/libisland-mpi.so)");
+	free(idx);
+	mpi_deps_free(&m);
 }
 
 /* --- the tables --------------------------------------------------------- */
@@ -551,25 +618,128 @@ static void annotate(struct deps *d, const struct edge *e, size_t n, char **argv
 	free(v);
 }
 
+/* The critical path through the waits: from the node that ended last,
+ * back from its end to its latest call that waited for another node's,
+ * then on that node back from the awaited call's end, and so on to a
+ * node's start with no wait before. Rows in time order: a piece of a
+ * node's run, and the wait that began it (none for the first). */
+static void print_critical(struct deps *d)
+{
+	struct table *t = table_new(&deps_tables[3]);
+	struct piece { int node; int64_t from, to; const struct edge *via; } *v = NULL;
+	size_t n = 0, cap = 0;
+	int cur = -1;
+	int64_t at = 0;
+	char buf[64];
+
+	for (size_t i = 0; i < d->nnodes; i++)
+		if (d->nodes[i].timed && (cur < 0 || d->nodes[i].end + d->nodes[i].off > at)) {
+			cur = (int)i;
+			at = d->nodes[i].end + d->nodes[i].off;
+		}
+	/* each step goes back in time or stops: at most one step per wait */
+	for (size_t steps = 0; cur >= 0 && steps <= d->ne; steps++) {
+		const struct nodeios *x = &d->nodes[cur];
+		const struct edge *best = NULL;
+		int64_t bs = 0;
+
+		for (size_t k = 0; k < d->ne; k++) {
+			const struct edge *e = &d->e[k];
+			int64_t s;
+
+			if (e->x != cur || !d->nodes[e->t].timed)
+				continue;
+			s = ioname(d, e->x, e->xseq)->start + x->off;
+			if (s <= at && (!best || s > bs)) {
+				best = e;
+				bs = s;
+			}
+		}
+		XGROW(v, cap, n + 1);
+		v[n++] = (struct piece){ cur, best ? bs : x->start + x->off, at, best };
+		if (!best)
+			break;
+		int64_t then = ioname(d, best->t, best->tseq)->end + d->nodes[best->t].off;
+
+		at = then < bs ? then : bs;	/* never later than where it came from */
+		cur = best->t;
+	}
+	while (n--) {
+		const struct piece *p = &v[n];
+
+		table_add(t, d->nodes[p->node].name);
+		table_add(t, fmt_secs(buf, sizeof(buf), p->from));
+		table_add(t, fmt_secs(buf, sizeof(buf), p->to));
+		table_add(t, fmt_secs(buf, sizeof(buf), p->to - p->from));
+		if (p->via) {
+			table_addf(t, "%llu", (unsigned long long)p->via->xseq);
+			table_add(t, ioname(d, p->via->x, p->via->xseq)->api);
+			table_add(t, d->nodes[p->via->t].name);
+			table_addf(t, "%llu", (unsigned long long)p->via->tseq);
+			table_add(t, ioname(d, p->via->t, p->via->tseq)->api);
+		} else {
+			for (int k = 0; k < 5; k++)
+				table_none(t, "");
+		}
+	}
+	table_emit(t);
+	free(v);
+}
+
+static void deps_free(struct deps *d)
+{
+	for (size_t i = 0; i < d->nnodes; i++) {
+		free(d->nodes[i].io);
+		free(d->nodes[i].rec);
+	}
+	free(d->nodes);
+	free(d->e);
+}
+
+/* The HTML page's: the causality engine's waits, as deps prints them by
+ * default. A wait names the next io of its thread: it takes every call
+ * of the selected threads (a window or --path would leave the waits
+ * without their calls), the whole run's waits of the nodes selected. */
+static void *deps_begin(struct trace_run *run)
+{
+	return xcalloc(1, sizeof(struct deps));
+}
+
+static void deps_end(void *st, struct trace_run *run, char **files, int nfiles)
+{
+	struct deps *d = st;
+
+	trace_done(d, run);
+	by_seq(d);
+	print_edges(d, d->e, d->ne, NULL, NULL);
+	print_critical(d);
+	deps_free(d);
+	free(d);
+}
+
+const struct passdef deps_pass = { deps_begin, &deps_ops, deps_end, true, NULL };
+
 int report_deps(int argc, char **argv)
 {
 	static const char *const truth_names[2] = { "found", "true" };
-	static const char *const froms[] = { "trace", "net", "both" };
+	static const char *const froms[] = { "trace", "net", "both", "mpi" };
 	struct deps d = { 0 };
 	struct msgs m = { 0 };
 	int from = -1;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (!strcmp(deps_from, froms[i]))
 			from = i;
 	if (from < 0)
-		die(2, "--from: '%s' is neither trace, net nor both", deps_from);
+		die(2, "--from: '%s' is none of trace, net, both, mpi", deps_from);
 	/* the traces' own waits are copied as they are: only new ones */
 	if (deps_annotate && from != 1)
 		die(2, "--annotate writes the message edges: it needs --from net");
-	if (from != 1)
+	if (from == 3)
+		from_mpi(&d, argv, argc);
+	else if (from != 1)
 		from_trace(&d, argv, argc);
-	if (from != 0)
+	if (from == 1 || from == 2)
 		from_net(&d, &m, argv, argc);
 	by_seq(&d);
 	if (from == 1) {             /* the messages are the edges */
@@ -584,6 +754,9 @@ int report_deps(int argc, char **argv)
 		print_both(&d, &m);
 	else
 		print_edges(&d, d.e, d.ne, from == 1 ? &m : NULL, NULL);
+	/* asked for by name: the waits' (the page always has it) */
+	if (!opt.dot && from == 0 && opt.table && !strcmp(opt.table, "critical"))
+		print_critical(&d);
 	/* an empty result says where dependencies come from */
 	if (!d.ne && from == 0)
 		warnx("deps: the traces hold no <wait>: they come from a --discover run "

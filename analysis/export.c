@@ -368,8 +368,10 @@ int report_export(int argc, char **argv)
 
 	if (!strcmp(fmt, "xml") || !strcmp(fmt, "isb"))
 		return export_trace(fmt, argc, argv);
+	if (!strcmp(fmt, "otf2"))
+		return export_otf2(argc, argv);
 	if (strcmp(fmt, "csv") && strcmp(fmt, "chrome"))
-		die(2, "export: --format must be csv, chrome, xml or isb, not '%s'", fmt);
+		die(2, "export: --format must be csv, chrome, xml, isb or otf2, not '%s'", fmt);
 	out = stdout;
 	if (opt.output && !(out = fopen(opt.output, "w")))
 		die(2, "%s: cannot write: %s", opt.output, strerror(errno));

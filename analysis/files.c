@@ -189,22 +189,33 @@ static const struct coldef cols[] = {
 };
 const struct tabledef files_tables[] = { TABLEDEF("files", cols), { NULL } };
 
-int report_files(int argc, char **argv)
+static void *files_begin(struct trace_run *run)
 {
 	static const char *const by_site[] = { "callsite", NULL };
-	static const struct trace_ops ops = { .io = on_io, .file = on_file };
-	struct trace_run run = { 0 };
-	struct ftab ft = { 0 };
+	struct ftab *ft = xcalloc(1, sizeof(*ft));
 
-	ft.by_site = opt.by && !strcmp(opt.by, "callsite");
-	ft.t = table_with(&files_tables[0], ft.by_site ? by_site : NULL);
-	ft.from_calls = filter_timed() || filt.ncalls || filt.has_tid || ft.by_site;
-	ft.run = &run;
-	read_traces(&run, argv, argc, &ops, &ft);
-	if (ft.from_calls)
-		rows_from_calls(&ft);
-	table_emit(ft.t);
-	free(ft.v);
-	run_free(&run);
-	return 0;
+	ft->by_site = opt.by && !strcmp(opt.by, "callsite");
+	ft->t = table_with(&files_tables[0], ft->by_site ? by_site : NULL);
+	ft->from_calls = filter_timed() || filt.ncalls || filt.has_tid || ft->by_site;
+	ft->run = run;
+	return ft;
+}
+
+static void files_end(void *st, struct trace_run *run, char **files, int nfiles)
+{
+	struct ftab *ft = st;
+
+	if (ft->from_calls)
+		rows_from_calls(ft);
+	table_emit(ft->t);
+	free(ft->v);
+	free(ft);
+}
+
+static const struct trace_ops files_ops = { .io = on_io, .file = on_file };
+const struct passdef files_pass = { files_begin, &files_ops, files_end, false, NULL };
+
+int report_files(int argc, char **argv)
+{
+	return pass_run(&files_pass, argc, argv);
 }

@@ -18,9 +18,9 @@ static const struct report {
 	const char *by;		/* the --by keys it takes, '|'-separated; NULL none */
 	const char *help;
 } reports[] = {
-	{ "summary",     report_summary,     summary_tables,     NULL, "nodes, processes, threads, files, sockets" },
+	{ "summary",     report_summary,     summary_tables,     NULL, "nodes, processes, threads, files, sockets; the run's seconds, calls, bytes and CPU time" },
 	{ "top",         report_top,         top_tables,         "process|file|call", "the --limit N (default 10) longest calls: who made them, on what, when; --by: the N longest of each" },
-	{ "calls",       report_calls,       calls_tables,       "call|node|thread|file|callsite", "per call: count, errors, bytes, latency total, mean, p50, p90, p99, max" },
+	{ "calls",       report_calls,       calls_tables,       "call|node|thread|file|callsite|level", "per call: count, errors, bytes, latency total, mean, p50, p90, p99, max" },
 	{ "access",      report_access,      access_tables,      "callsite", "per file: Darshan's access-pattern counters, size histograms, common sizes" },
 	{ "sums",        report_sums,        sums_tables,        "node|thread", "totals per resource" },
 	{ "timeline",    report_timeline,    timeline_tables,    NULL, "every returned call in time order (--starts); holds the calls in memory" },
@@ -36,6 +36,8 @@ static const struct report {
 	{ "net",         report_net,         net_tables,         NULL, "tables connections, calls, messages: the packets beside the calls (--pcap); holds the calls" },
 	{ "profile",     report_profile,     profile_tables,     NULL, "profile REPORT: raw, inclusive, callers, breakdown, timeline, allocs, leaks (--profile traces; tables named after the reports)" },
 	{ "merge",       report_merge,       NULL,               NULL, "several traces (each rank's) as one multi-node trace: merge -o RUN.xml TRACE..." },
+	{ "heatmap",     report_heatmap,     heatmap_tables,     NULL, "file bytes and operations per time bin per node, read and write (Darshan's bins: at most 200, from 0.1 s wide)" },
+	{ "report",      report_html,        NULL,               NULL, "one self-contained HTML page of the run (-o FILE.html; --replay FILE: a replay's fidelity report beside it)" },
 	{ "deps",        report_deps,        deps_tables,        NULL, "tables waits, messages, measures: the dependencies (--from trace|net|both, --dot, --truth); holds the I/O numbers" },
 	{ "whatif",      report_whatif,      whatif_tables,      NULL, "the run's time if a node's file I/O, network or CPU were X times faster (--if NODE:RES*X) or its file I/O held to a rate (--if NODE:filewrite=RATE); --validate REPLAY_REPORT; holds the calls" },
 };
@@ -95,7 +97,7 @@ static void set_width(const char *name, const char *v, void *field)
 
 static void set_by(const char *name, const char *v, void *field)
 {
-	static const char *const bys[] = { "node", "thread", "file", "call", "callsite", "process" };
+	static const char *const bys[] = { "node", "thread", "file", "call", "callsite", "process", "level" };
 	size_t i;
 
 	for (i = 0; i < sizeof(bys) / sizeof(bys[0]); i++)
@@ -105,8 +107,8 @@ static void set_by(const char *name, const char *v, void *field)
 		const char *s = suggest(v, bys, sizeof(bys) / sizeof(bys[0]));
 
 		if (s)
-			die(2, "--by: '%s' is none of node, thread, file, call, callsite, process (did you mean %s?)", v, s);
-		die(2, "--by: '%s' is none of node, thread, file, call, callsite, process", v);
+			die(2, "--by: '%s' is none of node, thread, file, call, callsite, process, level (did you mean %s?)", v, s);
+		die(2, "--by: '%s' is none of node, thread, file, call, callsite, process, level", v);
 	}
 	opt.by = bys[i];
 	opt.by_node = !strcmp(v, "node");
@@ -117,7 +119,8 @@ static void set_by(const char *name, const char *v, void *field)
  * report takes. */
 static void set_from(const char *name, const char *v, void *field)
 {
-	bool source = !strcmp(v, "trace") || !strcmp(v, "net") || !strcmp(v, "both");
+	bool source = !strcmp(v, "trace") || !strcmp(v, "net") || !strcmp(v, "both") ||
+		      !strcmp(v, "mpi");
 
 	if (source && rep && !strcmp(rep->name, "deps"))
 		deps_from = v;
@@ -275,19 +278,20 @@ static const struct optdef {
 	{ "cutoff",      0,   "MS",   "profile timeline: leave out functions on the stack less than MS milliseconds", set_cutoff, NULL },
 	{ "align",       0,   "BYTES", "access: the alignment unaligned offsets are counted against (default 4096)", set_align, NULL },
 	{ "span",        0,   "S",    "utilization: seconds provided (default: the run)", set_span, NULL },
-	{ "format",      0,   "F",    "export: csv, chrome, xml or isb; profile raw: folded", set_str,   &opt.format },
-	{ "output",      'o', "PATH", "export, plot: write to the file PATH; merge: the merged trace; tables: write each as PATH/TABLE.csv", set_str, &opt.output },
+	{ "format",      0,   "F",    "export: csv, chrome, xml, isb or otf2; profile raw: folded", set_str,   &opt.format },
+	{ "output",      'o', "PATH", "export, plot, report: write to the file PATH; merge: the merged trace; tables: write each as PATH/TABLE.csv", set_str, &opt.output },
 	{ "width",       0,   "PX",   "plot: width of the time axis in pixels",    set_width, &opt.width },
 	{ "dot",         0,   NULL,   "deps: print a Graphviz graph",              set_flag,  &opt.dot },
 	{ "truth",       0,   "PATH", "deps: precision and recall against ground truth (file, or directory of truth.* files)", set_str, &opt.truth },
 	{ "if",          0,   "SPEC", "whatif: NODE:RES*X (RES cpu, file, net: X times faster) or NODE:RES=RATE (fileread, filewrite bytes/s), comma-separated; NODE * for all", set_str, &opt.whatif },
 	{ "validate",    0,   "REPORT", "whatif: island-replay --report of a replay under that change: replayed beside predicted", set_str, &opt.validate },
-	{ "from",        0,   "S",    "only calls, computes and regions starting S seconds or more after the run's start; deps: trace (the causality engine's waits, default), net (message edges of the packets) or both", set_from, NULL },
+	{ "from",        0,   "S",    "only calls, computes and regions starting S seconds or more after the run's start; deps: trace (the causality engine's waits, default), net (message edges of the packets), both, or mpi (the MPI level's messages and collectives)", set_from, NULL },
 	{ "to",          0,   "S",    "only calls, computes and regions starting before S seconds after the run's start", set_to, NULL },
 	{ "node",        0,   "N",    "only node N's threads, files and sockets", set_node, NULL },
 	{ "thread",      0,   "TID",  "only the thread TID", set_thread, NULL },
 	{ "path",        0,   "GLOB", "only calls on paths matching GLOB (fnmatch), and those files", set_path, NULL },
 	{ "call",        0,   "NAMES", "only these calls (comma-separated api names)", set_call, NULL },
+	{ "replay",      0,   "FILE", "report: island-replay's fidelity report (--report FILE) of the trace, original against replayed per node", set_str, &html_replay },
 	{ "annotate",    0,   "FILE", "deps --from net: also write the traces as one trace with the message edges as <wait>/<signal> (island-replay)", set_str, &deps_annotate },
 	{ "within",      0,   "P",    "deps: also recall to within P I/Os (the sampling period)", set_within, NULL },
 	{ "binaries",    0,   "DIR",  "profile, callsites: binaries not where the trace says (or another build there) are looked up by build id under DIR (recursively; may be given again) and in /usr/lib/debug/.build-id", set_binaries, NULL },

@@ -21,7 +21,7 @@
 #define NODE_H 14
 #define TOP 40
 
-static const char *const cat_colors[CAT_N] = {
+const char *const cat_colors[CAT_N] = {
 	[CAT_CPU] = "#4e79a7", [CAT_SLEEP] = "#bab0ac", [CAT_FILEREAD] = "#59a14f",
 	[CAT_FILEWRITE] = "#8cd17d", [CAT_FILEMETA] = "#b6992d", [CAT_NETSEND] = "#f28e2b",
 	[CAT_NETRECV] = "#ffbe7d", [CAT_PIPE] = "#9d7660", [CAT_BLOCKED] = "#e15759",

@@ -258,7 +258,7 @@ static struct acc *sorted(struct accs *m, int col, size_t *n)
 
 /* --- state shared by the reports ------------------------------------------ */
 
-struct tstate {
+struct prof_thread {
 	int64_t last_io_end;	/* a snapshot before it was taken in a call */
 	int64_t last_io_start;
 	int64_t call_cat[BC_N];	/* --categories: the last call's time */
@@ -298,10 +298,10 @@ struct prof {
 	struct trace_run *run;
 };
 
-static struct tstate *ts_of(struct trace_thread *t)
+static struct prof_thread *ts_of(struct trace_thread *t)
 {
 	if (!t->priv)
-		t->priv = xcalloc(1, sizeof(struct tstate));
+		t->priv = xcalloc(1, sizeof(struct prof_thread));
 	return t->priv;
 }
 
@@ -340,7 +340,7 @@ static int64_t clip(const struct prof *p, const struct trace_thread *t, int64_t 
 /* Every interval consumption.c accounts for the thread. */
 static void bd_sink(void *arg, enum cat c, int64_t start, int64_t end)
 {
-	struct tstate *s = arg;
+	struct prof_thread *s = arg;
 	int64_t d = clip(s->p, s->t, start, end);
 
 	if (c == CAT_CPU && start < s->io_start)
@@ -352,7 +352,7 @@ static void bd_sink(void *arg, enum cat c, int64_t start, int64_t end)
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct prof *p = ctx;
-	struct tstate *s = ts_of(t);
+	struct prof_thread *s = ts_of(t);
 
 	s->last_io_end = io->end;
 	s->last_io_start = io->start;
@@ -371,7 +371,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 }
 
 /* timeline: close the frames from depth d on, at time end */
-static void close_from(struct prof *p, struct trace_thread *t, struct tstate *s, int d, int64_t end)
+static void close_from(struct prof *p, struct trace_thread *t, struct prof_thread *s, int d, int64_t end)
 {
 	for (int i = s->nopen - 1; i >= d; i--) {
 		if (end - s->since[i] >= opt.cutoff_ns) {
@@ -386,7 +386,7 @@ static void close_from(struct prof *p, struct trace_thread *t, struct tstate *s,
 
 /* One snapshot's value v, under the keys k (innermost first) of its
  * frames f. */
-static void sample_one(struct prof *p, struct trace_thread *t, struct tstate *s,
+static void sample_one(struct prof *p, struct trace_thread *t, struct prof_thread *s,
 		       const struct trace_sample *sm, const struct frame **f,
 		       const char **k, int n, int64_t v)
 {
@@ -542,7 +542,7 @@ static void sample_one(struct prof *p, struct trace_thread *t, struct tstate *s,
 static void on_sample(void *ctx, struct trace_thread *t, const struct trace_sample *sm)
 {
 	struct prof *p = ctx;
-	struct tstate *s = ts_of(t);
+	struct prof_thread *s = ts_of(t);
 	const struct frame *f[MAXFRAMES + 1];
 	const char *k[MAXFRAMES + 1];
 	int n = frames_of(t, sm->stack, f + 1);
@@ -594,7 +594,7 @@ static void on_free(void *ctx, struct trace_thread *t, int64_t at, uint64_t ptr)
 static void on_thread(void *ctx, struct trace_thread *t)
 {
 	struct prof *p = ctx;
-	struct tstate *s = ts_of(t);
+	struct prof_thread *s = ts_of(t);
 
 	s->p = p;
 	s->t = t;
@@ -608,7 +608,7 @@ static void on_thread(void *ctx, struct trace_thread *t)
 static void on_thread_end(void *ctx, struct trace_thread *t)
 {
 	struct prof *p = ctx;
-	struct tstate *s = t->priv;
+	struct prof_thread *s = t->priv;
 
 	if (s && !strcmp(p->report, "breakdown")) {
 		walk_end(&s->w, t);

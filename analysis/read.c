@@ -181,3 +181,95 @@ void run_free(struct trace_run *run)
 {
 	trace_run_free(run);
 }
+
+/* --- several reports' passes in one reading (the HTML page) ------------ */
+
+struct tee {
+	struct pass *v;
+	size_t n;
+	struct trace_run *run;
+	bool mixed;		/* some passes take every call, some not */
+};
+
+/* With every_call on for some, a call reaches the others only when the
+ * plain filter would have let it through: its path and name (selected)
+ * and its start in the window. */
+static bool io_for(const struct tee *tee, const struct pass *p, const struct trace_thread *t,
+		   const struct trace_io *io)
+{
+	return !tee->mixed || p->def->every_call ||
+	       (filt.selected && filter_time(tee->run, t->node, io->start));
+}
+
+#define TEE(cb, params, args) \
+static void tee_##cb params \
+{ \
+	struct tee *tee = ctx; \
+	for (size_t i = 0; i < tee->n; i++) \
+		if (tee->v[i].def->ops->cb) \
+			tee->v[i].def->ops->cb args; \
+}
+TEE(node, (void *ctx, struct trace_node *n), (tee->v[i].st, n))
+TEE(node_end, (void *ctx, struct trace_node *n), (tee->v[i].st, n))
+TEE(thread, (void *ctx, struct trace_thread *t), (tee->v[i].st, t))
+TEE(thread_end, (void *ctx, struct trace_thread *t), (tee->v[i].st, t))
+TEE(compute, (void *ctx, struct trace_thread *t, int64_t s, int64_t d), (tee->v[i].st, t, s, d))
+TEE(dep, (void *ctx, struct trace_thread *t, const struct trace_dep *d), (tee->v[i].st, t, d))
+TEE(region, (void *ctx, struct trace_thread *t, const struct trace_region *r), (tee->v[i].st, t, r))
+TEE(file, (void *ctx, struct trace_node *n, const struct trace_file *f), (tee->v[i].st, n, f))
+TEE(socket, (void *ctx, struct trace_node *n, const struct trace_socket *s), (tee->v[i].st, n, s))
+TEE(sample, (void *ctx, struct trace_thread *t, const struct trace_sample *s), (tee->v[i].st, t, s))
+TEE(free, (void *ctx, struct trace_thread *t, int64_t at, uint64_t p), (tee->v[i].st, t, at, p))
+#undef TEE
+
+static void tee_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
+{
+	struct tee *tee = ctx;
+
+	for (size_t i = 0; i < tee->n; i++)
+		if (tee->v[i].def->ops->io && io_for(tee, &tee->v[i], t, io))
+			tee->v[i].def->ops->io(tee->v[i].st, t, io);
+}
+
+void read_passes(struct trace_run *run, char **files, int nfiles, struct pass *v, size_t n)
+{
+	struct trace_ops ops = { 0 };
+	struct tee tee = { v, n, run, false };
+	struct peers *peers = NULL;
+	size_t every = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_ops *o = v[i].def->ops;
+
+		every += v[i].def->every_call;
+		if (!peers && v[i].def->peers)
+			peers = v[i].def->peers(v[i].st);
+#define ANY(cb) if (o->cb) ops.cb = tee_##cb
+		ANY(node); ANY(node_end); ANY(thread); ANY(thread_end); ANY(compute);
+		ANY(io); ANY(dep); ANY(region); ANY(file); ANY(socket); ANY(sample);
+		ANY(free);
+#undef ANY
+	}
+	tee.mixed = every && every < n;
+	if (every)
+		filt.every_call = true;
+	read_traces_peers(run, files, nfiles, &ops, &tee, peers);
+}
+
+void pass_begin(struct pass *p, const struct passdef *def, struct trace_run *run)
+{
+	p->def = def;
+	p->st = def->begin(run);
+}
+
+int pass_run(const struct passdef *def, int argc, char **argv)
+{
+	struct trace_run run = { 0 };
+	struct pass p;
+
+	pass_begin(&p, def, &run);
+	read_passes(&run, argv, argc, &p, 1);
+	def->end(p.st, &run, argv, argc);
+	run_free(&run);
+	return 0;
+}

@@ -2,6 +2,8 @@
  * bytes, CPU time), and what was still alive at its end. */
 #include "analyze.h"
 
+#include <stdlib.h>
+
 struct summary {
 	long files, open_files, sockets, open_sockets;
 	int64_t calls, bytes[TRACE_RES_N];
@@ -39,17 +41,21 @@ static const struct coldef cols[] = {
 };
 const struct tabledef summary_tables[] = { TABLEDEF("summary", cols), { NULL } };
 
-int report_summary(int argc, char **argv)
+static void *summary_begin(struct trace_run *run)
 {
-	static const struct trace_ops ops = { .file = on_file, .socket = on_socket, .io = on_io };
-	struct summary s = { 0 };
-	struct trace_run run = { 0 };
+	return xcalloc(1, sizeof(struct summary));
+}
+
+static void summary_end(void *st, struct trace_run *rp, char **files, int nfiles)
+{
+	struct summary s = *(struct summary *)st;
+	struct trace_run run = *rp;	/* its nodes, processes, threads */
 	struct table *t;
 	long live_threads = 0, live_procs = 0;
 	int64_t cpu = 0;
 	char buf[64];
 
-	read_traces(&run, argv, argc, &ops, &s);
+	free(st);
 	/* a process is live at the end when one of its threads is (its
 	 * complete="false" may also say the capture could not see all) */
 	for (size_t i = 0; i < run.nprocs; i++)
@@ -102,6 +108,12 @@ int report_summary(int argc, char **argv)
 	if (!opt.csv && !opt.output)
 		printf("note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's cpu is\n"
 		       "      wall-clock time outside calls\n");
-	run_free(&run);
-	return 0;
+}
+
+static const struct trace_ops summary_ops = { .file = on_file, .socket = on_socket, .io = on_io };
+const struct passdef summary_pass = { summary_begin, &summary_ops, summary_end, false, NULL };
+
+int report_summary(int argc, char **argv)
+{
+	return pass_run(&summary_pass, argc, argv);
 }

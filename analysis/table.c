@@ -455,12 +455,48 @@ static FILE *dest(const struct tabledef *def, bool *csv, char **path)
 	return stdout;
 }
 
+static table_sink sink;
+static void *sink_arg;
+
+void table_set_sink(table_sink fn, void *arg)
+{
+	sink = fn;
+	sink_arg = arg;
+}
+
+const struct tabledef *table_def(const struct table *t)
+{
+	return t->def;
+}
+
+int table_ncols(const struct table *t)
+{
+	return t->ncols;
+}
+
+size_t table_nrows(const struct table *t)
+{
+	return t->ncells / (size_t)t->ncols - 1;
+}
+
+/* Row 0 is the header; a missing value is "". */
+const char *table_cell(const struct table *t, size_t row, int col)
+{
+	const struct cell *c = &t->cells[row * (size_t)t->ncols + (size_t)col];
+
+	return c->none ? "" : c->s;
+}
+
 void table_emit(struct table *t)
 {
 	bool csv;
 	char *path;
 	FILE *f;
 
+	if (sink) {
+		sink(sink_arg, t);
+		return;
+	}
 	if (wanted(t->def)) {
 		table_order(t);
 		f = dest(t->def, &csv, &path);

@@ -154,7 +154,7 @@ static void ttx_print(const struct ttx_result *r, char **comps, char **states)
 }
 
 /* Traces: one ilist per thread and category. */
-struct tstate {
+struct ttx_thread {
 	struct ilist l[CAT_N];
 	int64_t first, last;	/* of what was selected, run's clock */
 	bool any;
@@ -162,12 +162,12 @@ struct tstate {
 
 struct tx {
 	struct walk w;
-	struct tstate *cur;
+	struct ttx_thread *cur;
 };
 
 static void sink(void *arg, enum cat c, int64_t s, int64_t e)
 {
-	struct tstate *ts = arg;
+	struct ttx_thread *ts = arg;
 	int64_t off = ts->l[c].off;
 
 	ilist_add(&ts->l[c], s, e);
@@ -182,7 +182,7 @@ static void on_thread(void *ctx, struct trace_thread *t)
 {
 	struct tx *x = ctx;
 
-	x->cur = t->priv = xcalloc(1, sizeof(struct tstate));
+	x->cur = t->priv = xcalloc(1, sizeof(struct ttx_thread));
 	for (int c = 0; c < CAT_N; c++)
 		x->cur->l[c].off = t->node->off;
 	walk_thread(&x->w, t);
@@ -203,7 +203,7 @@ static void on_thread_end(void *ctx, struct trace_thread *t)
 static void free_states(struct trace_run *run)
 {
 	for (size_t i = 0; i < run->nthreads; i++) {
-		struct tstate *ts = run->threads[i]->priv;
+		struct ttx_thread *ts = run->threads[i]->priv;
 
 		for (int c = 0; c < CAT_N; c++)
 			ilist_free(&ts->l[c]);
@@ -236,7 +236,7 @@ static void read_peered(struct trace_run *run, char **argv, int argc)
 	peers_free(p);
 }
 
-#define TS(i) ((struct tstate *)run->threads[i]->priv)
+#define TS(i) ((struct ttx_thread *)run->threads[i]->priv)
 
 /* With a filter the activity is what was selected (filter_select()),
  * not the threads' lives: the union of their intervals, and TTC from the
@@ -326,11 +326,11 @@ static void ttx_traces(struct trace_run *run, struct ttx_result *r)
 			size_t k = 0;
 
 			for (size_t j = from[c]; j < from[c + 1]; j++)
-				lists[k++] = &((struct tstate *)run->threads[order[j]]->priv)->l[s];
+				lists[k++] = &((struct ttx_thread *)run->threads[order[j]]->priv)->l[s];
 			r->comp_state[c * CAT_N + (size_t)s] = ilist_union(lists, k);
 		}
 		for (size_t i = 0; i < nt; i++)
-			lists[i] = &((struct tstate *)run->threads[i]->priv)->l[s];
+			lists[i] = &((struct ttx_thread *)run->threads[i]->priv)->l[s];
 		r->state_union[s] = ilist_union(lists, nt);
 	}
 	if (nt)

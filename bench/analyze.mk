@@ -11,3 +11,4 @@ $(ANALYZE_GEN): bench/analyze-gen.c
 bench-run: $(ANALYZE_GEN)
 BENCH_SCRIPTS += bench/analyze-bench.sh
 BENCH_SCRIPTS += bench/scale.sh
+BENCH_SCRIPTS += bench/report.sh

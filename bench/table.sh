@@ -155,4 +155,18 @@ if [ "$(id -u)" = 0 ] && [ -x "$pgbin/postgres" ] && id postgres >/dev/null 2>&1
 	done
 	tput "PostgreSQL, pgbench -c 8 -T 10 (tps)" "$(median < "$tmp/n")" "$(median < "$tmp/c")" ">= 90 %"
 fi
+# MPI: an 8-byte MPI_Send/MPI_Recv ping-pong between 2 ranks over shared
+# memory, 100,000 round trips, under the MPI level (the loop's own time,
+# mpirun's start-up not counted; bench/mpi.sh has the level off too)
+PP=$ROOT/build/tests/apps/mpipingpong
+if command -v mpirun >/dev/null && [ -x "$PP" ]; then
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	: > "$tmp/n"; : > "$tmp/c"
+	for i in $(seq "$RUNS"); do
+		mpirun --oversubscribe -n 2 "$PP" 100000 8 2>/dev/null | sed -n 's/^pingpong //p' >> "$tmp/n"
+		(cd "$disk" && rm -f pp.rank*.xml && mpirun --oversubscribe -n 2 "$C" -n pp -- "$PP" 100000 8 \
+			2>/dev/null) | sed -n 's/^pingpong //p' >> "$tmp/c"
+	done
+	row "MPI ping-pong, 100k x 8 B, 2 ranks, shm" "$(median < "$tmp/n")" "$(median < "$tmp/c")" "<= 1.3x"
+fi
 echo "(medians of $RUNS runs each, native and captured alternating; the machine's other load is not controlled)"

@@ -59,6 +59,26 @@ predict() {
 	if grep -q fail "$fast/pred"; then echo fail; else median < "$fast/pred"; fi
 }
 failed() { awk '{ s += $1 } END { print s + 0 }' "$fast/failed"; }
+# rows NAME TRACE REAL...: RUNS rounds of the real run (REAL...) and a
+# replay in each mode, interleaved (a shared disk's load drifts over
+# minutes: it then weighs on both alike); the medians' row
+rows() {
+	name=$1 trace=$2
+	shift 2
+	: > "$fast/real"
+	for m in $MODES; do : > "$fast/pred.$m"; done
+	for i in $(seq "$RUNS"); do
+		"$@" "$i" >> "$fast/real"
+		for m in $MODES; do replay_once "$name" "$m" "$trace" >> "$fast/pred.$m"; done
+	done
+	real=$(median < "$fast/real")
+	printf '%-12s %9.3f' "$(echo "$name" | tr _ -)" "$real"
+	for m in $MODES; do
+		if grep -q fail "$fast/pred.$m"; then p=fail; else p=$(median < "$fast/pred.$m"); fi
+		printf ' %9s %7s' "$(echo "$p" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$p" "$real")"
+	done
+	echo " $(failed)"
+}
 # pseudosync: 4 nodes, a write and fsync per phase, a TCP barrier
 # through n0; captured with --discover (its WAITs), run for real as four
 # processes on the slow file system
@@ -93,14 +113,8 @@ ps_real() {
 }
 pseudosync_row() {
 	ps_capture || { echo "pseudosync: capture failed: $(tail -3 "$fast/pseudosync.cap.err")"; return; }
-	real=$(for i in $(seq "$RUNS"); do ps_real "$i"; done | median)
-	printf '%-12s %9.3f' pseudosync "$real"
 	: > "$fast/failed"
-	for m in $MODES; do
-		p=$(predict pseudosync "$m" "$fast/pseudosync.xml")
-		printf ' %9s %7s' "$(echo "$p" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$p" "$real")"
-	done
-	echo " $(failed)"
+	rows pseudosync "$fast/pseudosync.xml" ps_real
 }
 err() { echo "$1 $2" | awk '$1 == "fail" { print "fail"; next } { printf "%+.1f%%", ($1 / $2 - 1) * 100 }'; }
 
@@ -114,14 +128,8 @@ for w in $ONLY; do
 		continue
 	fi
 	capture "$fn" || { echo "$w: capture failed: $(cat "$fast/$fn.cap.err")"; continue; }
-	real=$(for i in $(seq "$RUNS"); do real_once "$fn" "$slow_mnt/real"; done | median)
-	printf '%-12s %9.3f' "$w" "$real"
 	: > "$fast/failed"
-	for m in $MODES; do
-		p=$(predict "$fn" "$m" "$fast/$fn.xml")
-		printf ' %9s %7s' "$(echo "$p" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$p" "$real")"
-	done
-	echo " $(failed)"
+	rows "$fn" "$fast/$fn.xml" real_once "$fn" "$slow_mnt/real"
 done
 # island-analyze whatif validated: each of PREDICT captured on the slow
 # system; its time predicted for a device twice as fast and twice as
@@ -142,13 +150,13 @@ for w in ${PREDICT-sqlite}; do
 	slow_capture "$fn" || { echo "$w: capture failed: $(cat "$fast/$fn.cap.err")"; continue; }
 	orig=$(sed -n 's/.*<node name="[^"]*" [^>]*start="\([0-9.]*\)" end="\([0-9.]*\)".*/\1 \2/p' "$fast/$fn.slow.xml" |
 		awk '{ print $2 - $1; exit }')
-	for f in 2 0.5; do
-		slowfs_rate "$(echo "$IOPS * $f / 1" | bc)" "$(echo "$BPS * $f / 1" | bc)"
-		pred=$("$ROOT/bin/island-analyze" whatif --csv --if "*:file*$f" "$fast/$fn.slow.xml" |
+	for fac in 2 0.5; do
+		slowfs_rate "$(echo "$IOPS * $fac / 1" | bc)" "$(echo "$BPS * $fac / 1" | bc)"
+		pred=$("$ROOT/bin/island-analyze" whatif --csv --if "*:file*$fac" "$fast/$fn.slow.xml" |
 			awk -F, '$1 == "run" { print $3 }')
 		: > "$fast/failed"
 		rep=$(predict "$fn" causal "$fast/$fn.slow.xml")
-		printf '%-12s %6sx %9.3f %9.3f %9s %7s\n' "$w" "$f" "$orig" "$pred" \
+		printf '%-12s %6sx %9.3f %9.3f %9s %7s\n' "$w" "$fac" "$orig" "$pred" \
 			"$(echo "$rep" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$pred" "$rep")"
 	done
 	slowfs_rate "$IOPS" "$BPS"

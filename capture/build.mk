@@ -62,7 +62,7 @@ $(O)/capture/cluster/names.o: CPPFLAGS += -I$(O)/capture/cluster
 # with the interposer's core built in (thread state behind %gs).
 LOADER_SRCS := capture/loader/loader.c capture/loader/stubs.c capture/preload/core.c \
 	capture/preload/sud.c capture/preload/spawn_acts.c \
-	capture/preload/limits.c capture/preload/session.c capture/preload/nest.c \
+	capture/preload/limits.c capture/preload/holds.c capture/preload/nest.c \
 	capture/preload/appmem.c capture/preload/privdrop.c
 LOADER_OBJS := $(patsubst %.c,$(O)/%.ldr.o,$(LOADER_SRCS)) $(O)/capture/preload/sudstub.ldr.o
 $(O)/%.ldr.o: %.c
@@ -83,7 +83,9 @@ LIB_TARGETS += lib/island-loader
 
 CAPTURE_SRCS := $(foreach d,$(CAPTURE_DIRS),$(wildcard capture/$(d)/*.c))
 CAPTURE_OBJS := $(patsubst %.c,$(O)/%.o,$(CAPTURE_SRCS))
-CAPTURE_INC  := -Icapture $(addprefix -Icapture/,$(CAPTURE_DIRS))
+# capture/ for the model its folders share (capture.h, spool.h); a
+# folder's header is included by its path from the root
+CAPTURE_INC  := -Icapture
 $(CAPTURE_OBJS): CPPFLAGS += $(CAPTURE_INC)
 
 # libpcap is opened by --pcap alone (packets/pcap_lazy.c), by the name
@@ -94,7 +96,10 @@ $(O)/capture/packets/pcap_lazy.o: CPPFLAGS += $(if $(PCAP_SONAME),-DPCAP_SONAME=
 CRYPTO_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libcrypto.so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
 $(O)/capture/session/sesskey.o: CPPFLAGS += $(if $(CRYPTO_SONAME),-DCRYPTO_SONAME='"$(CRYPTO_SONAME)"')
 
-bin/island-capture: $(CAPTURE_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
+# --discover takes the MPI level's edges as deps --from mpi finds them
+CAPTURE_SHARED_OBJS := $(O)/analysis/mpideps.o
+
+bin/island-capture: $(CAPTURE_OBJS) $(CAPTURE_SHARED_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p bin
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -ldl -lpthread -lm
@@ -104,17 +109,21 @@ LIB_TARGETS += lib/libisland-capture.so
 
 # Unit tests of the capture's pure functions (everything but main.c).
 $(O)/tests/unit/test-capture: $(O)/tests/unit/test-capture.o \
-		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS) $(TRACE_LIB)
+		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(CAPTURE_SHARED_OBJS) \
+		$(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -ldl -lpthread -lm
 $(O)/tests/unit/test-capture.o: CPPFLAGS += $(CAPTURE_INC)
 TEST_BINS += $(O)/tests/unit/test-capture
 
-# The throttled node's judgement of the others: capture/preload/session.c
+# The throttled node's judgement of the others: capture/preload/holds.c
 # built into the test, the interposer's core stood in for.
 $(O)/tests/unit/test-session-hold: $(O)/tests/unit/test-session-hold.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(CUNIT_LIBS) -lpthread
-$(O)/tests/unit/test-session-hold.o: capture/preload/session.c capture/preload/preload.h
+$(O)/tests/unit/test-session-hold.o: capture/preload/holds.c capture/preload/preload.h
 $(O)/tests/unit/test-session-hold.o: CPPFLAGS += -Icapture
 TEST_BINS += $(O)/tests/unit/test-session-hold
+
+# The MPI level (capture/mpi/build.mk)
+include capture/mpi/build.mk

@@ -8,9 +8,9 @@
 #include <sys/types.h>
 
 #include "spool.h"
-#include "restrict.h"
+#include "capture/run/restrict.h"
 #include "util.h"
-#include "stoplog.h"
+#include "capture/run/stoplog.h"
 
 struct netcap_opts;
 
@@ -324,6 +324,12 @@ struct rec *rec_next(struct rec_iter *it);
 #define SEQ_VIA_SET(c)   ((uint64_t)((c) + 1) << 32)
 #define SEQ_VIA(s)       ((int)(((s) >> 32) & 0xffff) - 1)
 void link_levels(struct node *n);
+/* the MPI level's attributes of r (writer/mpiattr.c): their count */
+#define MPI_ATTRS 16
+struct mpi_attr {
+	const char *name, *value;
+};
+int mpi_attrs(const struct rec *r, struct mpi_attr *a, char *buf, size_t len);
 /* streaming: linked as far as they can be so far (t->nlinked) */
 void link_stream(struct node *n);
 /* Counted in per-file and per-socket totals: every kernel transfer once,
@@ -414,6 +420,7 @@ void fmt_sockaddr(char *buf, size_t n, const void *sa, size_t len);
 struct run_opts {
 	char **argv;
 	const char *lib;
+	const char *mpi_lib;            /* the MPI level's, preloaded after lib, or NULL */
 	const char *spool;
 	int clock_kind;
 	const struct restrictions *rs;

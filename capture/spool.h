@@ -238,6 +238,21 @@ enum call_id {
 	                        bytes the kernel read for it (kernel_amount) */
 };
 
+/* The levels above libc (calls.def's MPI block): a call's record made at
+ * its start, completed when it returns; the records after it that lie in
+ * its time were made inside it */
+#define C_MPI_FIRST C_MPI_INIT
+#define C_MPI_LAST  C_H5DCLOSE
+#define C_IS_LEVEL(c) ((c) >= C_MPI_FIRST && (c) <= C_MPI_LAST)
+/* ... of files (MPI-IO, HDF5): a struct mpi_file and names follow */
+#define C_IS_LEVEL_FILE(c) ((c) >= C_MPI_FILE_OPEN && (c) <= C_H5DCLOSE)
+#define C_IS_HDF5(c) ((c) >= C_H5FCREATE && (c) <= C_H5DCLOSE)
+/* a level call not worth its record after all (a Test that found nothing):
+ * the bit capture.h calls SEQ_DROP, which the writer skips (the level is
+ * not recorded under --syscalls, whose records are the ones it drops) */
+#define SEQ_LEVEL_DROP (1ull << 60)
+
+
 enum sample_kind { SAMPLE_TIMER = 0, SAMPLE_CALL = 1, SAMPLE_ALLOC = 2,
 		   SAMPLE_END = 3 };
 
@@ -414,6 +429,7 @@ struct session {
 #define ENV_SPOOL  "ISLAND_SPOOL"     /* spool directory (absolute) */
 #define ENV_CLOCK  "ISLAND_CLOCK"     /* "tsc" or "mono" */
 #define ENV_LIB    "ISLAND_LIB"       /* absolute path of the interposer */
+#define ENV_MPI_LIB "ISLAND_MPI_LIB"  /* the MPI level's library, preloaded after it */
 #define ENV_LIMITS "ISLAND_LIMITS"    /* "1" when the spool holds a limits page */
 #define ENV_IMAGE  "ISLAND_IMAGE"     /* pid of the process that exec'd */
 #define ENV_MADE_BY "ISLAND_MADE_BY"  /* TID:T0 of the system or popen call

@@ -28,7 +28,7 @@ struct pstate {
 	_Atomic int ended;		/* it died of SIGPIPE here too */
 };
 
-struct tstate {
+struct rthread {
 	pthread_t pt;
 	int launched, finished;
 	int64_t delay;		/* start at this monotonic time (0: now) */
@@ -46,7 +46,7 @@ struct nstate {			/* one replayed node */
 	struct node_run *r;
 	const struct node *n;
 	struct pstate *ps;
-	struct tstate *ts;
+	struct rthread *ts;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;	/* a thread or process finished; an op ended
 				 * while wake_waiters */
@@ -160,7 +160,7 @@ void reader_gone(struct rctx *c);
 
 /* handlers: 0 done, -1 failed (errno set) */
 #define H(x) int x(struct rctx *c, const struct op *o)
-H(h_nop); H(h_spent); H(h_wake); H(h_open); H(h_close); H(h_fflush);
+H(h_nop); H(h_spent); H(h_mpi); H(h_wake); H(h_open); H(h_close); H(h_fflush);
 H(h_read); H(h_write); H(h_seek); H(h_sync);
 H(h_stat); H(h_trunc); H(h_mkdir); H(h_rmdir); H(h_unlink); H(h_rename);
 H(h_link); H(h_symlink);

@@ -381,3 +381,19 @@ int files_prepare(int rootfd, const struct fileneed *f, size_t n)
 	}
 	return made;
 }
+
+/* What files_prepare made is written down before the replay starts: in
+ * ext4's ordered mode the first fsync of the replay would commit it (the
+ * directories, inodes and dummy data of every file the trace found:
+ * fio's /sys tree), inside the measured time. fio's replay on a device
+ * held to 200 IOPS was 12 % long for it. */
+int files_settle(int rootfd)
+{
+	int fd = sandbox_openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	int r = syncfs(fd);
+	close(fd);
+	return r;
+}

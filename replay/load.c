@@ -25,7 +25,9 @@ static uint64_t hash(const char *s)
 	return h;
 }
 
-const char *intern(const char *s)
+/* a string in the trace's string table: the load's own (the analyzer's
+ * intern() is another table) */
+static const char *intern(const char *s)
 {
 	if (!s)
 		return NULL;
@@ -78,6 +80,13 @@ struct rd {
 	struct process *proc;
 	struct thread *thr;
 	int seq_seen;	/* per node */
+	/* the thread's MPI-level calls open at this point (op index, times) */
+	struct thread *lvthr;
+	struct { size_t op; int64_t start, end; int again; } lv[8];
+	int nlv;
+	/* ... and its Irecvs so far: a completion tells their bytes */
+	struct { uint32_t req; size_t op; } *irecv;
+	size_t nirecv, capirecv;
 };
 
 /* Waits name nodes that may come later in the file: names are kept and
@@ -151,6 +160,122 @@ static struct op *new_op(struct rd *rd, int kind)
 static int event_path(const char *p)
 {
 	return p && !strncmp(p, "anon_inode:", 11);
+}
+
+/* The MPI calls --mpi issues again: point-to-point and collectives on
+ * MPI_COMM_WORLD (comm 0) */
+static const struct { const char *api; uint8_t kind; } mpikinds[] = {
+	{ "MPI_Send", MK_SEND }, { "MPI_Ssend", MK_SEND }, { "MPI_Rsend", MK_SEND },
+	{ "MPI_Bsend", MK_SEND }, { "MPI_Isend", MK_ISEND }, { "MPI_Issend", MK_ISEND },
+	{ "MPI_Recv", MK_RECV }, { "MPI_Irecv", MK_IRECV }, { "MPI_Sendrecv", MK_SENDRECV },
+	{ "MPI_Wait", MK_DONE }, { "MPI_Waitall", MK_DONE }, { "MPI_Waitany", MK_DONE },
+	{ "MPI_Waitsome", MK_DONE }, { "MPI_Test", MK_DONE }, { "MPI_Testall", MK_DONE },
+	{ "MPI_Testany", MK_DONE }, { "MPI_Testsome", MK_DONE },
+	{ "MPI_Barrier", MK_BARRIER }, { "MPI_Bcast", MK_BCAST }, { "MPI_Reduce", MK_REDUCE },
+	{ "MPI_Allreduce", MK_ALLREDUCE }, { "MPI_Gather", MK_GATHER },
+	{ "MPI_Scatter", MK_SCATTER }, { "MPI_Allgather", MK_ALLGATHER },
+	{ "MPI_Alltoall", MK_ALLTOALL },
+};
+
+/* An MPI element as --mpi issues it again, or NULL: its completions
+ * ("ID" a send's, "ID:SRC:TAG:BYTES" a receive's) tell the thread's
+ * Irecvs their bytes */
+static struct mpiop *mpi_op(struct rd *rd, const struct trace_io *io, const char *lv)
+{
+	uint8_t kind = 0;
+
+	if (strcmp(lv, "mpi") || io->failed || io_num(io, "comm", NULL, 0) != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(mpikinds) / sizeof(mpikinds[0]) && !kind; i++)
+		if (!strcmp(io->api, mpikinds[i].api))
+			kind = mpikinds[i].kind;
+	if (!kind)
+		return NULL;
+	struct mpiop *m = xcalloc(1, sizeof(*m));
+	m->kind = kind;
+	m->rank = (int32_t)io_num(io, "rank", NULL, -1);
+	m->tag = (int32_t)io_num(io, "tag", NULL, -1);
+	m->req = (uint32_t)io_num(io, "request", NULL, 0);
+	m->bytes = io->has_amount ? io->amount : 0;
+	m->rsrc = m->rtag = -1;
+	const char *d = io_str(io, "done");
+	size_t cap = 0;
+	for (const char *p = d; p && *p;) {
+		char *e;
+		unsigned long id = strtoul(p, &e, 10);
+		long src = -1, tag = -1;
+		long long b = -1;
+		if (*e == ':') {
+			src = strtol(e + 1, &e, 10);
+			if (*e == ':')
+				tag = strtol(e + 1, &e, 10);
+			if (*e == ':')
+				b = strtoll(e + 1, &e, 10);
+		}
+		if (id) {
+			XGROW(m->done, cap, m->ndone + 1);
+			m->done[m->ndone++] = (uint32_t)id;
+		} else if (kind == MK_SENDRECV) {
+			m->rsrc = (int32_t)src;
+			m->rtag = (int32_t)tag;
+			m->rbytes = b > 0 ? b : 0;
+		}
+		for (size_t k = 0; id && b >= 0 && k < rd->nirecv; k++)
+			if (rd->irecv[k].req == id) {
+				struct mpiop *r = rd->thr->ops[rd->irecv[k].op].mpi;
+				if (r)
+					r->bytes = b;
+				rd->irecv[k] = rd->irecv[--rd->nirecv];
+				break;
+			}
+		while (*e && *e != ' ')
+			e++;
+		while (*e == ' ')
+			e++;
+		p = e;
+	}
+	return m;
+}
+
+/* The MPI, MPI-IO and HDF5 levels (level="mpi", "mpi-io", "hdf5"): the calls it made below are replayed as
+ * they are, within it; its element stands for the rest of its time (a
+ * message over shared memory), spent, and moves nothing itself */
+static void mpi_level(struct rd *rd, const struct trace_io *io, struct op *o)
+{
+	const char *lv = io_str(io, "level");
+	int level = lv && (!strcmp(lv, "mpi") || !strcmp(lv, "mpi-io") || !strcmp(lv, "hdf5"));
+
+	if (rd->lvthr != rd->thr)
+		rd->nlv = rd->nirecv = 0;
+	rd->lvthr = rd->thr;
+	while (rd->nlv && !(io->start >= rd->lv[rd->nlv - 1].start &&
+			    io->end <= rd->lv[rd->nlv - 1].end))
+		rd->nlv--;
+	if (rd->nlv && io_str(io, "within")) {
+		struct op *up = &rd->thr->ops[rd->lv[rd->nlv - 1].op];
+		up->dur = up->dur > o->dur ? up->dur - o->dur : 0;
+		o->in_mpi = rd->lv[rd->nlv - 1].again;
+	}
+	if (!level)
+		return;
+	const char *again = getenv("ISLAND_REPLAY_MPI_CALLS");
+	if (opt.mpi && !(again && !strcmp(again, "0")) && (o->mpi = mpi_op(rd, io, lv)) &&
+	    o->mpi->kind == MK_IRECV && o->mpi->req) {
+		XGROW(rd->irecv, rd->capirecv, rd->nirecv + 1);
+		rd->irecv[rd->nirecv].req = o->mpi->req;
+		rd->irecv[rd->nirecv++].op = (size_t)(o - rd->thr->ops);
+	}
+	o->call = NULL;
+	o->res = RES_NETMETA;
+	o->kernel = 0;
+	o->libc_only = 0;	/* (the reader's: its bytes are no file's) */
+	o->has_amount = 0;
+	if (rd->nlv < 8) {
+		rd->lv[rd->nlv].op = (size_t)(o - rd->thr->ops);
+		rd->lv[rd->nlv].start = io->start;
+		rd->lv[rd->nlv].again = o->mpi != NULL || o->in_mpi;
+		rd->lv[rd->nlv++].end = io->end;
+	}
 }
 
 /* a call not reissued, counted by name for the report (as run.c: a
@@ -231,6 +356,7 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	rd->node->nall++;
 	if (has)
 		rd->node->nios++;
+	mpi_level(rd, io, o);
 }
 
 static void on_node(void *ctx, struct trace_node *tn)
@@ -248,6 +374,7 @@ static void on_node(void *ctx, struct trace_node *tn)
 	n->epoch = tn->epoch;	/* aligned with the session's reference clock */
 	n->start = tn->start;
 	n->end = tn->end;
+	n->mpi_rank = tn->mpi_rank;
 	rd->node = n;
 	rd->seq_seen = 0;
 }
@@ -842,6 +969,7 @@ struct trace *replay_load(const char *file)
 	trace_read(&load_run, files, 1, &ops, &rd);
 	rd.t->complete = !load_run.incomplete;
 	trace_run_free(&load_run);
+	free(rd.irecv);
 	if (!rd.t->nnodes)
 		die_at(2, file, 0, "no <node> in the trace");
 

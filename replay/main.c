@@ -374,7 +374,7 @@ static int replay_in(struct trace *t, int *sel, int rootfd)
 	struct fileneed *need;
 	size_t nneed = files_needed(t, sel, opt.mode != MODE_CAUSAL, &need);
 
-	if (files_prepare(rootfd, need, nneed) < 0)
+	if (files_prepare(rootfd, need, nneed) < 0 || files_settle(rootfd) < 0)
 		die(1, "%s: cannot prepare the files the trace reads:", opt.root);
 	free(need);
 	return run_local(t, sel, rootfd);

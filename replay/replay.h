@@ -30,6 +30,9 @@ struct op {
 	 * that call, not through the stream's buffer */
 	uint8_t libc_only : 1, kernel : 1;
 	uint8_t kfile : 1;	/* on the kernel's own files: /proc, /sys */
+	/* --mpi: made inside an MPI call that is issued again (its
+	 * messages are the MPI call's now): not issued itself */
+	uint8_t in_mpi : 1;
 	uint32_t line;		/* line in the trace file */
 	uint32_t seq;		/* io: sequence within its node (1..; 0: not numbered); wait: seq */
 	uint32_t vid;		/* io: 1..node->nall, for the dependency graph */
@@ -51,10 +54,27 @@ struct op {
 	 * index + 1 of its last poll (0: none), and of the receive after it */
 	uint32_t busy_end, busy_recv;
 	const struct call *call;	/* NULL: not replayable, skipped */
+	struct mpiop *mpi;	/* an MPI call --mpi issues again, or NULL */
 	const char *path, *path2, *inpath, *peer, *flags;
 	const char *cmd;	/* fcntl, ioctl, prctl: the command ("F_SETFD") */
 	uint8_t proto;
 	int32_t pipe;		/* which pipe of the node (trace-format.md), 0 */
+};
+
+/* An MPI call as --mpi issues it again (replay/mpi.c): what the MPI
+ * level recorded (trace-format.md, level="mpi") */
+enum mpikind { MK_SEND = 1, MK_ISEND, MK_RECV, MK_IRECV, MK_SENDRECV, MK_DONE,
+	       MK_BARRIER, MK_BCAST, MK_REDUCE, MK_ALLREDUCE, MK_GATHER, MK_SCATTER,
+	       MK_ALLGATHER, MK_ALLTOALL };
+struct mpiop {
+	uint8_t kind;		/* enum mpikind */
+	int32_t rank, tag;	/* world ranks of the original run; -1 none (any) */
+	uint32_t req;		/* the request made, numbered in its process */
+	int64_t bytes;		/* sent, or received (an Irecv's: its completion's) */
+	int32_t rsrc, rtag;	/* a Sendrecv's receive */
+	int64_t rbytes;
+	uint32_t *done;		/* the requests completed */
+	size_t ndone;
 };
 
 enum res { RES_NONE, RES_FILEREAD, RES_FILEWRITE, RES_FILEMETA, RES_NETSEND,
@@ -126,6 +146,7 @@ struct node {
 	} *fsz;
 	size_t nfsz, fszcap;
 	uint8_t waited;		/* a WAIT names this node: its I/Os are published */
+	int32_t mpi_rank;	/* its rank under mpirun (mpi_rank=), -1 none */
 	uint32_t line;
 	/* descriptor slots (fdslots.c): from slot_base on, the trace's fd
 	 * of each slot given to a reused number */
@@ -150,8 +171,6 @@ struct trace *replay_load(const char *file);
 void replay_free(struct trace *t);
 void replay_load_abandon(void);
 void intern_free(void);
-/* Intern a string in the trace's string table. */
-const char *intern(const char *s);
 int node_index(const struct trace *t, const char *name);
 
 /* check.c: unknown nodes in WAITs, seq ranges, WAIT cycles. Returns 0, or
@@ -227,6 +246,8 @@ size_t files_needed(const struct trace *t, const int *sel, int unordered,
 		    struct fileneed **out);
 /* Create them under rootfd; returns the number created, -1 on error. */
 int files_prepare(int rootfd, const struct fileneed *f, size_t n);
+/* ... and write them down (syncfs), before the measured time */
+int files_settle(int rootfd);
 
 /* ---- options and run ---------------------------------------------------- */
 

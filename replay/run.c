@@ -424,7 +424,7 @@ static int64_t wake_wait(struct rctx *c, const struct op *o)
 
 	if (!o->waker || opt.mode != MODE_CAUSAL)
 		return 0;
-	struct tstate *w = &ns->ts[o->waker - 1];
+	struct rthread *w = &ns->ts[o->waker - 1];
 	int64_t t = rnow_ns();
 	pthread_mutex_lock(&ns->mu);
 	ns->wake_waiters++;
@@ -658,7 +658,7 @@ struct targ {
  * one of them, and only then. Every op's broadcast woke every waiter of
  * the process: a rank's 1,000 hwloc calls in MPI_Init woke its two
  * waiting threads 2,000 times, for nothing, on two cores. */
-static void ops_done(struct nstate *ns, struct tstate *ts, size_t last)
+static void ops_done(struct nstate *ns, struct rthread *ts, size_t last)
 {
 	if (!ns->wake_waiters || ts->waited_at > last)
 		return;
@@ -727,7 +727,7 @@ static size_t busy_wait(struct rctx *c, const struct thread *th, size_t i)
 {
 	const struct op *o = &th->ops[i], *last = &th->ops[o->busy_end - 1];
 	int fd = fd_get(c, th->ops[o->busy_recv - 1].fd, NULL);
-	struct tstate *ts = &c->ns->ts[c->th];
+	struct rthread *ts = &c->ns->ts[c->th];
 
 	if (fd < 0 || net_is_dgram(fd))
 		return i;
@@ -769,7 +769,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 {
 	struct nstate *ns = c->ns;
 	struct node_run *r = ns->r;
-	struct tstate *ts = &ns->ts[c->th];
+	struct rthread *ts = &ns->ts[c->th];
 	struct pstate *ps = &ns->ps[c->proc];
 	const int waits = opt.mode == MODE_CAUSAL;
 	const int computes = opt.mode == MODE_CAUSAL || opt.mode == MODE_THINK;
@@ -844,7 +844,14 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		if (o->has_amount && !o->failed && !o->libc_only)
 			c->fam[f].orig_bytes += o->amount;
 		call_fn fn = o->call ? o->call->fn : NULL;
-		if (!o->call) {
+		if (o->in_mpi) {
+			/* --mpi: what an MPI call issued again made below it
+			 * (its sockets' reads and writes) is that call's now */
+			c->skipped++;
+			fn = NULL;
+		} else if (o->mpi) {
+			fn = h_mpi;	/* the MPI call itself, again (mpi.c) */
+		} else if (!o->call) {
 			/* not reissued; a metadata call (fchown, chmod, a
 			 * setsockopt: the trace holds no owner, mode or value)
 			 * lasts its original time, the kernel's (sqlite's 2,000
@@ -958,7 +965,7 @@ static void last_write(struct rctx *c, const struct thread *th)
 	if ((uint64_t)n > IO_CHUNK)	/* the same write again: one chunk's worth */
 		n = (int64_t)IO_CHUNK;
 	char *b = xbuf(c, n);
-	struct tstate *ts = &c->ns->ts[c->th];
+	struct rthread *ts = &c->ns->ts[c->th];
 	atomic_store_explicit(&ts->at, o, memory_order_relaxed);
 	atomic_store_explicit(&ts->since, rnow_ns(), memory_order_relaxed);
 	while (!sync_stopped(c->ns->r->sync))

@@ -619,7 +619,8 @@ static void on_io(struct rd *rd)
 		case A_LEVEL:
 			/* --syscalls: seen by libc only, its bytes are in the
 			 * kernel's calls already (trace-format.md) */
-			io.libc_only = !strcmp(v, "libc");
+			io.libc_only = !strcmp(v, "libc") || !strcmp(v, "mpi") ||
+				       !strcmp(v, "mpi-io") || !strcmp(v, "hdf5");
 			break;
 		case A_SIZE: io.size = num; break;
 		case A_ERRNO:

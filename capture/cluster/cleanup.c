@@ -19,7 +19,7 @@
 #include "capture.h"
 #include "cluster.h"
 #include "netns.h"
-#include "session.h"
+#include "capture/session/session.h"
 #include "util.h"
 
 #define CLUSTER_TMP "/tmp"

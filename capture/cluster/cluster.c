@@ -27,12 +27,12 @@
 
 #include "capture.h"
 #include "cluster.h"
-#include "discover.h"
+#include "capture/discover/discover.h"
 #include "cluster_names.h"
 #include "netns.h"
-#include "runas.h"
-#include "session.h"
-#include "traceread.h"
+#include "capture/run/runas.h"
+#include "capture/session/session.h"
+#include "capture/discover/traceread.h"
 #include "util.h"
 
 struct cnode {

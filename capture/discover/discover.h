@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cluster.h"
+#include "capture/cluster/cluster.h"
 
 /* An edge: node x's I/O xs waits for node t's I/O ts (base numbers). */
 struct dedge {

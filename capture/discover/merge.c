@@ -16,13 +16,14 @@
 #include <libxml/xmlwriter.h>
 
 #include "capture.h"
-#include "cluster.h"
+#include "capture/cluster/cluster.h"
 #include "discover.h"
-#include "session.h"
+#include "capture/session/session.h"
 #include "zstdio.h"
 #include "traceread.h"
 #include "util.h"
 #include "trace/xmlcopy.h"
+#include "../../analysis/mpideps.h"
 
 struct mnode {
 	char *file;
@@ -1157,16 +1158,78 @@ static void open_edges(struct discovery *d)
 	free(c);
 }
 
-/* MPI messages: the MPI level's records (a send and the receive that
- * matched it, by communicator, source and tag, the pairs its own
- * counters number) become edges here, the same way, once the capture
- * writes them; until then an MPI rank's messages are its socket calls
- * (byte_edges), and those through shared memory are not seen. */
-static void mpi_edges(struct discovery *d)
+/* A rank's MPI call numbered seq (mpideps.c), or NULL */
+static const struct mpi_call *mpi_call_of(const struct mpi_deps *d, const size_t *first,
+					  int node, uint64_t seq)
 {
-	(void)d;
+	size_t k = first[node] + seq - 1;
+
+	if (seq && k < d->ncalls && d->calls[k].node == node && d->calls[k].seq == seq)
+		return &d->calls[k];
+	for (k = 0; k < d->ncalls; k++)
+		if (d->calls[k].node == node && d->calls[k].seq == seq)
+			return &d->calls[k];
+	return NULL;
 }
 
+/* MPI messages: the MPI level's records of the unthrottled pass (a send
+ * and the receive that matched it, by communicator, source, tag and
+ * order; a collective's members: analysis/mpideps.c, on any transport,
+ * shared memory included), moved onto the ranks' numbered I/O: the
+ * waiting rank's first I/O of the same thread that began after its MPI
+ * call ended, the other rank's last one of the same thread that ended
+ * before its call began (what the message orders through each rank's
+ * program order). Without the MPI level an MPI rank's messages are its
+ * socket calls (byte_edges), and those through shared memory are not
+ * seen. */
+static void mpi_edges(struct discovery *d)
+{
+	int any = 0, n = d->n;
+
+	for (int i = 0; i < n; i++)
+		any |= d->bt[i].me->mpi;
+	if (!any)
+		return;
+	char **files = xcalloc((size_t)n, sizeof(*files));
+	for (int i = 0; i < n; i++)
+		files[i] = d->m[i].file;
+	struct mpi_deps md;
+	mpi_deps_read(&md, files, n);
+	free(files);
+	int *idx = xcalloc(md.nnodes + 1, sizeof(int));
+	size_t *first = xcalloc(md.nnodes + 1, sizeof(size_t));
+	for (size_t k = 0; k < md.nnodes; k++) {
+		idx[k] = -1;
+		for (int i = 0; i < n; i++)
+			if (!strcmp(d->names[i], md.nodes[k].name))
+				idx[k] = i;
+		first[k] = md.ncalls;
+	}
+	for (size_t k = md.ncalls; k-- > 0;)
+		first[md.calls[k].node] = k;
+	for (size_t k = 0; k < md.ne; k++) {
+		const struct mpi_edge *e = &md.e[k];
+		int x = idx[e->x], t = idx[e->t];
+		const struct mpi_call *cx = mpi_call_of(&md, first, e->x, e->xseq);
+		const struct mpi_call *ct = mpi_call_of(&md, first, e->t, e->tseq);
+		if (x < 0 || t < 0 || x == t || !cx || !ct)
+			continue;
+		const struct tr_node *X = d->bt[x].me, *T = d->bt[t].me;
+		uint64_t xs = 0, ts = 0;
+		for (size_t j = 0; j < X->nio && !xs; j++)
+			if (X->io[j].tid == cx->tid && X->io[j].poll == POLL_NONE &&
+			    X->io[j].start >= cx->end)
+				xs = X->io[j].seq;
+		for (size_t j = T->nio; j-- > 0 && !ts;)
+			if (T->io[j].tid == ct->tid && T->io[j].poll == POLL_NONE &&
+			    T->io[j].end <= ct->start)
+				ts = T->io[j].seq;
+		add_msg(d, x, xs, t, ts);
+	}
+	free(idx);
+	free(first);
+	mpi_deps_free(&md);
+}
 static int cmp_dedge(const void *a, const void *b)
 {
 	const struct dedge *x = a, *y = b;

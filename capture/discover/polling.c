@@ -7,7 +7,7 @@
  * a pass are moved onto the I/Os that are not polling.
  *
  * Only what the whole trace shows is marked here; the interposer already
- * treats failed calls and repeated looks as tries (preload/session.c).
+ * treats failed calls and repeated looks as tries (preload/holds.c).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* island-loader: what the interposer's core calls and a static program
- * cannot have. The profiler (capture/preload/profile.c) needs dlopen and
+ * cannot have. The profiler (capture/preload/sampler.c) needs dlopen and
  * the program's allocator; --callsites describes the callers of libc's
  * wrappers, and a static program has none of ours. */
 #include "../preload/preload.h"

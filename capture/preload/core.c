@@ -64,6 +64,8 @@ static char env_session[600], env_session_node[48];
 static char env_share[1040];               /* ISLAND_SHARE=... */
 static char env_loader[600];         /* --syscalls: ISLAND_LOADER=... */
 char env_preload_lib[512];
+/* the MPI level's library (ISLAND_MPI_LIB), preloaded after ours */
+static char env_mpi[600], env_preload_mpi[512];
 
 /* The spool directory, read from the environment by the constructor. */
 const char *island_spool_dir(void)
@@ -994,6 +996,9 @@ static void env_hide(void)
 		if (!strncmp(*r, "LD_PRELOAD=", 11)) {
 			size_t was = strlen(*r + 11);
 			size_t left = preload_strip(*r + 11, env_preload_lib, libl);
+			if (left && env_preload_mpi[0])
+				left = preload_strip(*r + 11, env_preload_mpi,
+						     strlen(env_preload_mpi));
 			if (!left) {
 				memset(*r, 0, 11 + was);
 				continue;
@@ -1048,6 +1053,11 @@ CONSTRUCTOR void island_init(void)
 	getenv_copy(env_lib, sizeof(env_lib), ENV_LIB, lib ? lib : "");
 	if (lib)
 		strncpy(env_preload_lib, lib, sizeof(env_preload_lib) - 1);
+	const char *mpil = getenv(ENV_MPI_LIB);
+	if (mpil && *mpil && strlen(mpil) < sizeof(env_preload_mpi)) {
+		getenv_copy(env_mpi, sizeof(env_mpi), ENV_MPI_LIB, mpil);
+		strcpy(env_preload_mpi, mpil);
+	}
 #if defined(__x86_64__) || defined(__i386__)
 	clock_kind = clk && !strcmp(clk, "tsc") ? CLOCK_KIND_TSC : CLOCK_KIND_MONO;
 #else
@@ -1301,7 +1311,7 @@ static int env_ours(const char *e)
 		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION",
 		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=", "ISLAND_LOADER_NAME=",
 		"ISLAND_IMAGE=", "ISLAND_MADE_BY=", "ISLAND_VFORKED=", "ISLAND_SPAWNED=",
-		"ISLAND_SPAWN_ACTS=", "ISLAND_SHARE=" };
+		"ISLAND_SPAWN_ACTS=", "ISLAND_SHARE=", "ISLAND_MPI_LIB=" };
 
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (!strncmp(e, ours[i], strlen(ours[i])))
@@ -1316,7 +1326,7 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 {
 	static const char pre[] = "LD_PRELOAD=";
 	const char *their = NULL;
-	size_t n = 0, libl = strlen(env_preload_lib);
+	size_t n = 0, libl = strlen(env_preload_lib), mpil = strlen(env_preload_mpi);
 	int have_spool = 0, named = 0;
 
 	if (!island_on || !libl)
@@ -1333,10 +1343,11 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		else if (!strncmp(*e, ENV_MADE_BY "=", sizeof(ENV_MADE_BY)))
 			named = 1;	/* a shell's name: not passed on */
 	}
-	if (have_spool && !named && their && strstr(their, env_preload_lib))
+	if (have_spool && !named && their && strstr(their, env_preload_lib) &&
+	    (!mpil || strstr(their, env_preload_mpi)))
 		return envp;        /* (ISLAND_LIMITS travels with ISLAND_SPOOL) */
 	size_t tl = their ? strlen(their) : 0;
-	if (sizeof(pre) + tl + 1 + libl + 1 > buflen)
+	if (sizeof(pre) + tl + 1 + libl + 1 + mpil + 1 > buflen)
 		return envp;
 	char *p = *buf;
 	memcpy(p, pre, sizeof(pre) - 1);
@@ -1347,6 +1358,10 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		*p++ = ':';
 	}
 	memcpy(p, env_preload_lib, libl + 1);
+	if (mpil) {
+		p[libl] = ':';
+		memcpy(p + libl + 1, env_preload_mpi, mpil + 1);
+	}
 	for (char *const *e = envp; *e; e++) {
 		if (!strncmp(*e, pre, sizeof(pre) - 1) || env_ours(*e))
 			continue;
@@ -1358,6 +1373,8 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	arr[n++] = env_spool;
 	arr[n++] = env_clock;
 	arr[n++] = env_lib;
+	if (mpil)
+		arr[n++] = env_mpi;
 	/* the image exec'd next knows it continues this pid */
 	memcpy(env_image, ENV_IMAGE "=", sizeof(ENV_IMAGE));
 	utoa(env_image + sizeof(ENV_IMAGE), (unsigned long)SYS(SYS_getpid, 0, 0, 0, 0));

@@ -125,7 +125,7 @@ struct tstate {
 	long zp_fault[3];           /* rax, rcx, r11 of a call to page 0 no
 				     * rewrite made (sud.c) */
 	int err;                    /* island-loader: errno of our own code */
-	/* a session's hold before this thread's call (session.c): the
+	/* a session's hold before this thread's call (holds.c): the
 	 * number reserved for the call, under which the waits were logged */
 	uint64_t held_seq;
 	/* calls inside a recorded call (nest.c): the side page, mapped when
@@ -231,7 +231,7 @@ bool spawn_acts_tell(const posix_spawn_file_actions_t *fa, char *buf, size_t len
 void spawn_acts_record(struct tstate *t, const char *v, uint64_t at);
 void vfork_child_call(struct tstate *t, pid_t pid, int calls);
 
-/* The causality engine (session.c): NULL outside a session. */
+/* The causality engine (holds.c): NULL outside a session. */
 extern struct session *sess;
 void sess_init(const char *path, int idx);
 void sess_thread_start(struct tstate *t);
@@ -241,7 +241,7 @@ void sess_process_gone(void);
 void sess_before(struct tstate *t, int call, int64_t a1, int fd);
 
 /* Before a call that may release another node: the throttled node holds
- * it (session.c). Called once the wrapper has entered. */
+ * it (holds.c). Called once the wrapper has entered. */
 #define SESS_BEFORE(T, CALL, A1) SESS_BEFORE_FD(T, CALL, A1, -1)
 #define SESS_BEFORE_FD(T, CALL, A1, FD)                                    \
 	do {                                                               \
@@ -250,7 +250,7 @@ void sess_before(struct tstate *t, int call, int64_t a1, int fd);
 	} while (0)
 
 /* What else a call record brings (rec_extras bits): --callsites (sites.c)
- * a REC_SITE record after it, --profile (profile.c) a snapshot after a
+ * a REC_SITE record after it, --profile (sampler.c) a snapshot after a
  * long call. One test on the hot path for both. */
 #define EXTRA_SITES   1
 #define EXTRA_PROFILE 2
@@ -261,7 +261,7 @@ void sites_fork_child(void);
 void sites_describe_all(struct tstate *t);
 int sites_known(uintptr_t a);
 
-/* --profile (profile.c) */
+/* --profile (sampler.c) */
 extern struct prof_ctl *prof;
 /* v in decimal at p, NUL-terminated; returns the end (core.c) */
 char *utoa(char *p, unsigned long v);

@@ -164,7 +164,7 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-	if (unlikely(ts.unwinding) && n == 1)	/* libunwind's pipe (profile.c) */
+	if (unlikely(ts.unwinding) && n == 1)	/* libunwind's pipe (sampler.c) */
 		return prof_unw_read();
 	TRACE_CALL(C_READ, ssize_t, REAL(read)(fd, buf, n), fd, (int64_t)n, -1);
 }

@@ -83,7 +83,7 @@ EXPORT int pipe(int fds[2])
 {
 	struct tstate *t = &ts;
 
-	if (unlikely(t->unwinding)) {	/* libunwind's: none (profile.c) */
+	if (unlikely(t->unwinding)) {	/* libunwind's: none (sampler.c) */
 		errno = EMFILE;
 		return -1;
 	}
@@ -102,7 +102,7 @@ EXPORT int pipe2(int fds[2], int flags)
 {
 	struct tstate *t = &ts;
 
-	if (unlikely(t->unwinding)) {	/* libunwind's: none (profile.c) */
+	if (unlikely(t->unwinding)) {	/* libunwind's: none (sampler.c) */
 		errno = EMFILE;
 		return -1;
 	}

@@ -21,14 +21,15 @@
 #include <elf.h>
 
 #include "capture.h"
-#include "cluster.h"
-#include "coordinator.h"
-#include "netcap.h"
+#include "capture/cluster/cluster.h"
+#include "capture/session/coordinator.h"
+#include "capture/packets/netcap.h"
+#include "claim.h"
 #include "trace/isbfmt.h"
-#include "profile.h"
-#include "session.h"
-#include "recover.h"
-#include "traceread.h"
+#include "presets.h"
+#include "capture/session/session.h"
+#include "capture/spool/recover.h"
+#include "capture/discover/traceread.h"
 #include "budget.h"
 #include "runas.h"
 #include "util.h"
@@ -252,6 +253,27 @@ static char *find_lib(void)
 	die(2, "cannot find libisland-capture.so near %s", dir);
 }
 
+/* Under Open MPI's launcher, the MPI level: libisland-mpi.so beside the
+ * interposer (built where mpicc was found), preloaded into every image
+ * of the app and inert in those that never call MPI (it needs no libmpi
+ * of its own: it finds the one the program loaded). Built against Open
+ * MPI's ABI: not under other launchers. ISLAND_MPI_LEVEL=0: none. */
+static char *find_mpi_lib(const char *lib)
+{
+	const char *off = getenv("ISLAND_MPI_LEVEL");
+
+	if (!getenv("OMPI_COMM_WORLD_RANK") || (off && !strcmp(off, "0")))
+		return NULL;
+	char *dir = xstrdup(lib);
+	*strrchr(dir, '/') = 0;
+	char *p = xasprintf("%s/libisland-mpi.so", dir);
+	free(dir);
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
 /* A network interface's name (for --pcap IFACE). */
 static int is_iface(const char *name)
 {
@@ -450,15 +472,16 @@ static double num_opt(const char *opt, const char *v, double lo, double hi)
 	return d;
 }
 
-/* Under mpirun, a node is named after its rank. */
-static const char *mpi_rank_name(void)
+/* Under a launcher (mpirun, srun...), this process's rank: Open MPI's,
+ * PMIx's, MPICH's (hydra) or Slurm's variable; NULL elsewhere. */
+static const char *mpi_rank(void)
 {
 	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
 					    "PMI_RANK", "SLURM_PROCID" };
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const char *v = getenv(vars[i]);
 		if (v && *v)
-			return xasprintf("rank%s", v);
+			return v;
 	}
 	return NULL;
 }
@@ -780,8 +803,10 @@ int main(int argc, char **argv)
 			die(2, "--recover writes a spool's trace: no program expected");
 		if (!recover_list && !output)
 			die(2, "--recover needs -o FILE");
-		if (output)
+		if (output) {
 			check_output(output);
+			claim_output(output);
+		}
 		return recover_main(recover_spool, spool_parent ? spool_parent : default_spool_parent(),
 				    recover_list, output, output ? trace_compress_for(output, gzip) : 0);
 	}
@@ -792,8 +817,14 @@ int main(int argc, char **argv)
 	}
 
 	gethostname(host, sizeof(host) - 1);
-	if (!node && so.name)
-		node = mpi_rank_name();
+	/* Under a launcher every rank is a node of its own: in a session
+	 * rankR, or else NODE.rankR (NODE the host or -n), whose trace is
+	 * NODE.rankR.xml, never one name for all ranks */
+	const char *rank = mpi_rank();
+	if (!node && so.name && rank)
+		node = xasprintf("rank%s", rank);
+	else if (rank && !so.name)
+		node = xasprintf("%s.rank%s", node ? node : host, rank);
 	if (!node)
 		node = host;
 	if (!*node || strchr(node, '/'))
@@ -808,6 +839,7 @@ int main(int argc, char **argv)
 	check_program(argv[optind]);
 	check_output(output);
 	check_suffix(output);
+	claim_output(output);
 
 	if (!spool_parent)
 		spool_parent = default_spool_parent();
@@ -889,6 +921,7 @@ int main(int argc, char **argv)
 	}
 	ro.argv = argv + optind;
 	ro.lib = capture_lib = find_lib();
+	ro.mpi_lib = ro.syscalls ? NULL : find_mpi_lib(ro.lib);
 	if (ro.syscalls) {
 		/* a static program is started by island-loader, beside the
 		 * interposer */
@@ -911,7 +944,7 @@ int main(int argc, char **argv)
 	/* the trace written while the app runs (writer/stream.c says what
 	 * is not); ISLAND_STREAM=0: all of it at the end */
 	const char *sv = getenv("ISLAND_STREAM");
-	ro.stream = !sess && !callsites && !po.enabled &&
+	ro.stream = !sess && !callsites && !po.enabled && !ro.mpi_lib &&
 		    !(sv && !strcmp(sv, "0"));
 	ro.parts = comp != TC_NONE ? abs : parts_dir_of(output);
 	ro.comp = comp;
@@ -921,7 +954,7 @@ int main(int argc, char **argv)
 	n.name = node;
 	n.server = server;
 	n.unseen = mpi_unseen();
-	n.mpi_rank = getenv("OMPI_COMM_WORLD_RANK") ? atoi(getenv("OMPI_COMM_WORLD_RANK")) : -1;
+	n.mpi_rank = rank ? atoi(rank) : -1;
 	n.host = host;
 	n.argv = argv + optind;
 	n.argc = argc - optind;

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "recover.h"
+#include "capture/spool/recover.h"
 #include "monitor.h"
-#include "netcap.h"
+#include "capture/packets/netcap.h"
 #include "budget.h"
 #include "runas.h"
 #include "util.h"
@@ -55,13 +55,17 @@ static void set_env(struct run_opts *o)
 	const char *pre = getenv("LD_PRELOAD");
 	char *v;
 
+	const char *ours = o->mpi_lib ? xasprintf("%s:%s", o->lib, o->mpi_lib) : o->lib;
+
 	if (pre && *pre) {
-		v = xasprintf("%s:%s", pre, o->lib);
+		v = xasprintf("%s:%s", pre, ours);
 		setenv("LD_PRELOAD", v, 1);
 		free(v);
 	} else {
-		setenv("LD_PRELOAD", o->lib, 1);
+		setenv("LD_PRELOAD", ours, 1);
 	}
+	if (o->mpi_lib)
+		setenv(ENV_MPI_LIB, o->mpi_lib, 1);
 	setenv(ENV_SPOOL, o->spool, 1);
 	setenv(ENV_CLOCK, o->clock_kind == CLOCK_KIND_TSC ? "tsc" : "mono", 1);
 	setenv(ENV_LIB, o->lib, 1);

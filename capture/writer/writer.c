@@ -22,7 +22,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "capture.h"
-#include "profile.h"
+#include "capture/run/presets.h"
 #include "util.h"
 #include "zstdio.h"
 
@@ -356,6 +356,19 @@ static void b_end(struct out *o, const char *name)
 #define o_attr(o, name, val) \
 	do { if ((o)->bel) { const char *v_ = (val); b_str(o, name, sizeof("" name) - 1, v_, strlen(v_), ISB_A_XML); } \
 	     else { o_lit(o, " " name "=\""); o_str(o, val); o_lit(o, "\""); } } while (0)
+/* ... NAME not a literal (one that lives as long as the trace is written) */
+static void o_attr_named(struct out *o, const char *name, const char *val)
+{
+	if (o->bel) {
+		b_str(o, name, strlen(name), val, strlen(val), ISB_A_XML);
+		return;
+	}
+	o_lit(o, " ");
+	o_mem(o, name, strlen(name));
+	o_lit(o, "=\"");
+	o_str(o, val);
+	o_lit(o, "\"");
+}
 #define o_attr_int(o, name, v) \
 	do { if ((o)->bel) b_num(o, name, sizeof("" name) - 1, v, 0); \
 	     else { o_lit(o, " " name "=\""); o_int(o, v); o_lit(o, "\""); } } while (0)
@@ -764,7 +777,9 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	size_t x0, x1 = 0, x2;
 	unsigned long flushes0;
 
-	if (io_again(o, n, r, t0, t1, held, site, kread))
+	if (within || C_IS_LEVEL(c))	/* io_again's text has neither */
+		o->again_io = false;
+	else if (io_again(o, n, r, t0, t1, held, site, kread))
 		return;
 	o_need(o, sizeof(o->xa));
 	x0 = o->n;
@@ -785,7 +800,9 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	o_attr_sec(o, "start", t0);
 	o_attr_sec(o, "end", t1);
 	x2 = o->n;
-	if (n->syscalls)
+	if (C_IS_LEVEL(c))
+		o_attr_named(o, "level", C_IS_HDF5(c) ? "hdf5" : C_IS_LEVEL_FILE(c) ? "mpi-io" : "mpi");
+	else if (n->syscalls)
 		write_level(o, r);
 	if (within)
 		o_attr(o, "within", within);
@@ -793,7 +810,7 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 	if (call_has_amount(c) &&
 	    !((c == C_FSCANF || c == C_VFSCANF || c == C_SCANF) && r->a2 < 0)) {
 		o_attr_int(o, "amount", amount_of(r));
-		if (r->a1 > 0)
+		if (r->a1 > 0 && !C_IS_LEVEL(c))
 			o_attr_int(o, "size", r->a1);
 		if ((c == C_PREAD || c == C_PWRITE || c == C_PREADV ||
 		     c == C_PWRITEV || c == C_PREADV2 || c == C_PWRITEV2) && r->a2 >= 0)
@@ -1007,6 +1024,13 @@ static void write_io(struct out *o, struct node *n, struct proc *p,
 		}
 		break;
 	}
+	char mb[2048];		/* (until the element's end: b_end) */
+	if (C_IS_LEVEL(c)) {
+		struct mpi_attr ma[MPI_ATTRS];
+		int k = mpi_attrs(r, ma, mb, sizeof(mb));
+		for (int i = 0; i < k; i++)
+			o_attr_named(o, ma[i].name, ma[i].value);
+	}
 	if (SEQ_IO(r->seq))
 		o_attr_int(o, "seq", (int64_t)SEQ_IO(r->seq));
 	if (site)
@@ -1156,6 +1180,10 @@ struct wstate {
 	 * (SEQ_NESTED) follows it */
 	int outer;
 	int64_t out_t0, out_t1;
+	/* the level calls (MPI's) the next records may be made inside:
+	 * those that began before them and had not yet ended */
+	struct { int call; int64_t t0, t1; } lv[8];
+	int nlv;
 	struct region *stack;
 	size_t depth, cap;
 	int next_id;
@@ -1291,6 +1319,18 @@ static void write_body(struct out *o, struct node *n, struct proc *p,
 		const char *within = (r->seq & SEQ_NESTED) && w->outer >= 0 &&
 				     t0 >= w->out_t0 && t1 <= w->out_t1 ?
 				     call_name(w->outer) : NULL;
+		/* a level call's record is made at its start: the calls
+		 * after it in its time were made inside it, the innermost
+		 * one that holds them */
+		while (w->nlv && !(t0 >= w->lv[w->nlv - 1].t0 && t1 <= w->lv[w->nlv - 1].t1))
+			w->nlv--;
+		if (!within && w->nlv)
+			within = call_name(w->lv[w->nlv - 1].call);
+		if (C_IS_LEVEL(r->call) && w->nlv < 8) {
+			w->lv[w->nlv].call = r->call;
+			w->lv[w->nlv].t0 = t0;
+			w->lv[w->nlv++].t1 = t1;
+		}
 		if (!within)
 			write_compute(o, t0 - w->prev);
 		if (SEQ_IO(r->seq))

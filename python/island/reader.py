@@ -164,9 +164,30 @@ def _frame(pd, np, loader, key, t):
     return pd.DataFrame(data)
 
 
+def _who(pd, ev, frames):
+    """ev's thread (the thread's name) and exe (the process's program
+    then: its last successful exec's path so far, else its <process
+    exe>), as island-analyze names them."""
+    th, pr = frames["threads"], frames["processes"]
+    if len(th) and "name" in th:
+        names = {(n, p, t): m for n, p, t, m in zip(th["node"], th["pid"], th["tid"], th["name"])}
+        ev["thread"] = [names.get(k) for k in zip(ev["node"], ev["pid"], ev["tid"])]
+    first = {}
+    if len(pr) and "exe" in pr:
+        first = {(n, p): e for n, p, e in zip(pr["node"], pr["pid"], pr["exe"])}
+    api = ev["api"].astype(str) if "api" in ev else pd.Series("", index=ev.index)
+    ok = ev["errno"].isna() if "errno" in ev else pd.Series(True, index=ev.index)
+    path = ev["path"] if "path" in ev else pd.Series(None, index=ev.index, dtype=object)
+    execs = (ev["kind"] == "io") & (api.str.startswith("exec") | (api == "fexecve")) & ok & path.notna()
+    # events are in each process's order: the last exec so far, carried on
+    exe = path.where(execs).groupby([ev["node"], ev["pid"]]).ffill()
+    ev["exe"] = exe.where(exe.notna(), [first.get(k) for k in zip(ev["node"], ev["pid"])])
+
+
 def load(*paths):
     """pandas DataFrames of the traces (several: the nodes of one run):
-    events (every compute, io, region, wait, signal), threads, files,
+    events (every compute, io, region, wait, signal; with each one's
+    thread name and the process's program then, exe), threads, files,
     sockets, nodes, processes, regions. Each event also has "t0" and "t1":
     its start and end on the run's aligned clock (seconds since the
     earliest node's epoch + clock_offset)."""
@@ -196,6 +217,7 @@ def load(*paths):
         off = ev["node"].map(lambda n: base[n] - e0)
         ev["t0"] = ev["start"] + off
         ev["t1"] = ev["end"] + off
+        _who(pd, ev, frames)
     frames["events"] = ev
     frames["regions"] = ev[ev["kind"] == "region"].dropna(axis=1, how="all") if len(ev) else ev
     return frames

@@ -101,7 +101,7 @@ usage() {
 }
 usage "island-analyze: unknown report 'sum' (did you mean sums? try --help)" sum "$B"
 usage "island-analyze: sums: no trace given" sums
-usage "island-analyze: --by: 'proc' is none of node, thread, file, call, callsite, process (did you mean process?)" sums --by proc "$B"
+usage "island-analyze: --by: 'proc' is none of node, thread, file, call, callsite, process, level (did you mean process?)" sums --by proc "$B"
 usage "island-analyze: sums: --by file: only node|thread" sums --by file "$B"
 # each report takes the --by keys it splits by, no other (these were ignored)
 usage "island-analyze: access: --by thread: only callsite" access --by thread "$B"

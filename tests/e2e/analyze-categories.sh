@@ -9,29 +9,29 @@
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 
 expect pipe-consumption 0 consumption tests/traces/pipe.xml <<'EOF'
-node  tid  thread  category    seconds  pct_live
-p      10  gen     live       1.000000    100.00
-p      10  gen     cpu        0.800000     80.00
-p      10  gen     sleep      0.000000      0.00
-p      10  gen     fileread   0.000000      0.00
-p      10  gen     filewrite  0.000000      0.00
-p      10  gen     filemeta   0.050000      5.00
-p      10  gen     netsend    0.050000      5.00
-p      10  gen     netrecv    0.000000      0.00
-p      10  gen     pipe       0.100000     10.00
-p      10  gen     blocked    0.000000      0.00
-p      10  gen     stopped    0.000000      0.00
-p      11  cat     live       0.600000    100.00
-p      11  cat     cpu        0.290000     48.33
-p      11  cat     sleep      0.000000      0.00
-p      11  cat     fileread   0.000000      0.00
-p      11  cat     filewrite  0.000000      0.00
-p      11  cat     filemeta   0.000000      0.00
-p      11  cat     netsend    0.000000      0.00
-p      11  cat     netrecv    0.000000      0.00
-p      11  cat     pipe       0.010000      1.67
-p      11  cat     blocked    0.300000     50.00
-p      11  cat     stopped    0.000000      0.00
+node  tid  thread  category    seconds  pct_live  pid  process
+p      10  gen     live       1.000000    100.00   10  gen
+p      10  gen     cpu        0.800000     80.00   10  gen
+p      10  gen     sleep      0.000000      0.00   10  gen
+p      10  gen     fileread   0.000000      0.00   10  gen
+p      10  gen     filewrite  0.000000      0.00   10  gen
+p      10  gen     filemeta   0.050000      5.00   10  gen
+p      10  gen     netsend    0.050000      5.00   10  gen
+p      10  gen     netrecv    0.000000      0.00   10  gen
+p      10  gen     pipe       0.100000     10.00   10  gen
+p      10  gen     blocked    0.000000      0.00   10  gen
+p      10  gen     stopped    0.000000      0.00   10  gen
+p      11  cat     live       0.600000    100.00   11  cat
+p      11  cat     cpu        0.290000     48.33   11  cat
+p      11  cat     sleep      0.000000      0.00   11  cat
+p      11  cat     fileread   0.000000      0.00   11  cat
+p      11  cat     filewrite  0.000000      0.00   11  cat
+p      11  cat     filemeta   0.000000      0.00   11  cat
+p      11  cat     netsend    0.000000      0.00   11  cat
+p      11  cat     netrecv    0.000000      0.00   11  cat
+p      11  cat     pipe       0.010000      1.67   11  cat
+p      11  cat     blocked    0.300000     50.00   11  cat
+p      11  cat     stopped    0.000000      0.00   11  cat
 ALL        SUM     live       1.600000    100.00
 ALL        SUM     cpu        1.090000     68.12
 ALL        SUM     sleep      0.000000      0.00

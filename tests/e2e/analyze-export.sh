@@ -29,7 +29,7 @@ expect chrome 0 export --format chrome tests/traces/node2.xml <<'EOF'
 EOF
 
 expect bad-format 2 export --format pdf tests/traces/node2.xml <<'EOF'
-island-analyze: export: --format must be csv, chrome, xml or isb, not 'pdf'
+island-analyze: export: --format must be csv, chrome, xml, isb or otf2, not 'pdf'
 EOF
 
 (cd "$R" && bin/island-analyze export --format chrome -o "$out/two.json" \

@@ -51,11 +51,12 @@ cat > retry.cluster.xml <<'XML'
 </cluster>
 XML
 "$CAPTURE" --cluster retry.cluster.xml -o retry.xml 2> retry.err || fail "retry cluster: $(cat retry.err)"
-# the client's sockets to the server: the refused one, the real one
-expect_eq "client sockets" "$(sed -n '/<node name="cli"/,/<\/node>/p' retry.xml | grep -c '<socket proto="tcp" [^>]*direction="out"')" 2
-# (curl's connects do not block: both say EINPROGRESS, the first's
-# refusal comes after)
-expect_eq "connects" "$(grep -c 'api="connect"[^>]*peer="127.0.0.1:' retry.xml)" 2
+# the client's sockets to the server: the refused one (or more, on a
+# busy machine where the server is late), the real one; curl's connects
+# do not block: each says EINPROGRESS, a refusal comes after
+socks=$(sed -n '/<node name="cli"/,/<\/node>/p' retry.xml | grep -c '<socket proto="tcp" [^>]*direction="out"')
+[ "$socks" -ge 2 ] || fail "client sockets: $socks, not two or more"
+expect_eq "connects" "$(grep -c 'api="connect"[^>]*peer="127.0.0.1:' retry.xml)" "$socks"
 "$ANALYZE" export --format chrome retry.xml > retry.json || fail "export retry"
 # each arrow: from which node's call to which (pids: the nodes' order)
 /usr/bin/python3 - retry.json retry.xml > arrows.out <<'PY' || fail "arrows"

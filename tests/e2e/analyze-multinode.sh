@@ -120,18 +120,18 @@ EOF
 
 expect killed-consumption 0 consumption tests/traces/killed.xml <<'EOF'
 tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed or not fully seen); analysing what was recorded
-node  tid  thread  category    seconds  pct_live
-n     300  victim  live       1.000000    100.00
-n     300  victim  cpu        0.750000     75.00
-n     300  victim  sleep      0.000000      0.00
-n     300  victim  fileread   0.250000     25.00
-n     300  victim  filewrite  0.000000      0.00
-n     300  victim  filemeta   0.000000      0.00
-n     300  victim  netsend    0.000000      0.00
-n     300  victim  netrecv    0.000000      0.00
-n     300  victim  pipe       0.000000      0.00
-n     300  victim  blocked    0.000000      0.00
-n     300  victim  stopped    0.000000      0.00
+node  tid  thread  category    seconds  pct_live  pid  process
+n     300  victim  live       1.000000    100.00  300  victim
+n     300  victim  cpu        0.750000     75.00  300  victim
+n     300  victim  sleep      0.000000      0.00  300  victim
+n     300  victim  fileread   0.250000     25.00  300  victim
+n     300  victim  filewrite  0.000000      0.00  300  victim
+n     300  victim  filemeta   0.000000      0.00  300  victim
+n     300  victim  netsend    0.000000      0.00  300  victim
+n     300  victim  netrecv    0.000000      0.00  300  victim
+n     300  victim  pipe       0.000000      0.00  300  victim
+n     300  victim  blocked    0.000000      0.00  300  victim
+n     300  victim  stopped    0.000000      0.00  300  victim
 ALL        SUM     live       1.000000    100.00
 ALL        SUM     cpu        0.750000     75.00
 ALL        SUM     sleep      0.000000      0.00

@@ -63,29 +63,29 @@ cpu,0.800000,seconds
 EOF
 
 expect consumption 0 consumption tests/traces/basic.xml <<'EOF'
-node   tid  thread  category    seconds  pct_live
-node1  100  main    live       3.000000    100.00
-node1  100  main    cpu        0.980000     32.67
-node1  100  main    sleep      0.400000     13.33
-node1  100  main    fileread   0.000000      0.00
-node1  100  main    filewrite  1.000000     33.33
-node1  100  main    filemeta   0.020000      0.67
-node1  100  main    netsend    0.000000      0.00
-node1  100  main    netrecv    0.000000      0.00
-node1  100  main    pipe       0.000000      0.00
-node1  100  main    blocked    0.400000     13.33
-node1  100  main    stopped    0.200000      6.67
-node1  101  worker  live       2.190000    100.00
-node1  101  worker  cpu        1.380000     63.01
-node1  101  worker  sleep      0.000000      0.00
-node1  101  worker  fileread   0.100000      4.57
-node1  101  worker  filewrite  0.000000      0.00
-node1  101  worker  filemeta   0.000000      0.00
-node1  101  worker  netsend    0.060000      2.74
-node1  101  worker  netrecv    0.000000      0.00
-node1  101  worker  pipe       0.000000      0.00
-node1  101  worker  blocked    0.450000     20.55
-node1  101  worker  stopped    0.200000      9.13
+node   tid  thread  category    seconds  pct_live  pid  process
+node1  100  main    live       3.000000    100.00  100  app
+node1  100  main    cpu        0.980000     32.67  100  app
+node1  100  main    sleep      0.400000     13.33  100  app
+node1  100  main    fileread   0.000000      0.00  100  app
+node1  100  main    filewrite  1.000000     33.33  100  app
+node1  100  main    filemeta   0.020000      0.67  100  app
+node1  100  main    netsend    0.000000      0.00  100  app
+node1  100  main    netrecv    0.000000      0.00  100  app
+node1  100  main    pipe       0.000000      0.00  100  app
+node1  100  main    blocked    0.400000     13.33  100  app
+node1  100  main    stopped    0.200000      6.67  100  app
+node1  101  worker  live       2.190000    100.00  100  app
+node1  101  worker  cpu        1.380000     63.01  100  app
+node1  101  worker  sleep      0.000000      0.00  100  app
+node1  101  worker  fileread   0.100000      4.57  100  app
+node1  101  worker  filewrite  0.000000      0.00  100  app
+node1  101  worker  filemeta   0.000000      0.00  100  app
+node1  101  worker  netsend    0.060000      2.74  100  app
+node1  101  worker  netrecv    0.000000      0.00  100  app
+node1  101  worker  pipe       0.000000      0.00  100  app
+node1  101  worker  blocked    0.450000     20.55  100  app
+node1  101  worker  stopped    0.200000      9.13  100  app
 ALL         SUM     live       5.190000    100.00
 ALL         SUM     cpu        2.360000     45.47
 ALL         SUM     sleep      0.400000      7.71
@@ -113,51 +113,51 @@ note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time
 EOF
 
 expect consumption-csv 0 consumption --csv tests/traces/basic.xml <<'EOF'
-node,tid,thread,category,seconds,pct_live
-node1,100,main,live,3.000000,100.00
-node1,100,main,cpu,0.980000,32.67
-node1,100,main,sleep,0.400000,13.33
-node1,100,main,fileread,0.000000,0.00
-node1,100,main,filewrite,1.000000,33.33
-node1,100,main,filemeta,0.020000,0.67
-node1,100,main,netsend,0.000000,0.00
-node1,100,main,netrecv,0.000000,0.00
-node1,100,main,pipe,0.000000,0.00
-node1,100,main,blocked,0.400000,13.33
-node1,100,main,stopped,0.200000,6.67
-node1,101,worker,live,2.190000,100.00
-node1,101,worker,cpu,1.380000,63.01
-node1,101,worker,sleep,0.000000,0.00
-node1,101,worker,fileread,0.100000,4.57
-node1,101,worker,filewrite,0.000000,0.00
-node1,101,worker,filemeta,0.000000,0.00
-node1,101,worker,netsend,0.060000,2.74
-node1,101,worker,netrecv,0.000000,0.00
-node1,101,worker,pipe,0.000000,0.00
-node1,101,worker,blocked,0.450000,20.55
-node1,101,worker,stopped,0.200000,9.13
-ALL,,SUM,live,5.190000,100.00
-ALL,,SUM,cpu,2.360000,45.47
-ALL,,SUM,sleep,0.400000,7.71
-ALL,,SUM,fileread,0.100000,1.93
-ALL,,SUM,filewrite,1.000000,19.27
-ALL,,SUM,filemeta,0.020000,0.39
-ALL,,SUM,netsend,0.060000,1.16
-ALL,,SUM,netrecv,0.000000,0.00
-ALL,,SUM,pipe,0.000000,0.00
-ALL,,SUM,blocked,0.850000,16.38
-ALL,,SUM,stopped,0.400000,7.71
-ALL,,ALL,live,3.000000,100.00
-ALL,,ALL,cpu,2.070000,69.00
-ALL,,ALL,sleep,0.400000,13.33
-ALL,,ALL,fileread,0.100000,3.33
-ALL,,ALL,filewrite,1.000000,33.33
-ALL,,ALL,filemeta,0.020000,0.67
-ALL,,ALL,netsend,0.060000,2.00
-ALL,,ALL,netrecv,0.000000,0.00
-ALL,,ALL,pipe,0.000000,0.00
-ALL,,ALL,blocked,0.850000,28.33
-ALL,,ALL,stopped,0.300000,10.00
+node,tid,thread,category,seconds,pct_live,pid,process
+node1,100,main,live,3.000000,100.00,100,app
+node1,100,main,cpu,0.980000,32.67,100,app
+node1,100,main,sleep,0.400000,13.33,100,app
+node1,100,main,fileread,0.000000,0.00,100,app
+node1,100,main,filewrite,1.000000,33.33,100,app
+node1,100,main,filemeta,0.020000,0.67,100,app
+node1,100,main,netsend,0.000000,0.00,100,app
+node1,100,main,netrecv,0.000000,0.00,100,app
+node1,100,main,pipe,0.000000,0.00,100,app
+node1,100,main,blocked,0.400000,13.33,100,app
+node1,100,main,stopped,0.200000,6.67,100,app
+node1,101,worker,live,2.190000,100.00,100,app
+node1,101,worker,cpu,1.380000,63.01,100,app
+node1,101,worker,sleep,0.000000,0.00,100,app
+node1,101,worker,fileread,0.100000,4.57,100,app
+node1,101,worker,filewrite,0.000000,0.00,100,app
+node1,101,worker,filemeta,0.000000,0.00,100,app
+node1,101,worker,netsend,0.060000,2.74,100,app
+node1,101,worker,netrecv,0.000000,0.00,100,app
+node1,101,worker,pipe,0.000000,0.00,100,app
+node1,101,worker,blocked,0.450000,20.55,100,app
+node1,101,worker,stopped,0.200000,9.13,100,app
+ALL,,SUM,live,5.190000,100.00,,
+ALL,,SUM,cpu,2.360000,45.47,,
+ALL,,SUM,sleep,0.400000,7.71,,
+ALL,,SUM,fileread,0.100000,1.93,,
+ALL,,SUM,filewrite,1.000000,19.27,,
+ALL,,SUM,filemeta,0.020000,0.39,,
+ALL,,SUM,netsend,0.060000,1.16,,
+ALL,,SUM,netrecv,0.000000,0.00,,
+ALL,,SUM,pipe,0.000000,0.00,,
+ALL,,SUM,blocked,0.850000,16.38,,
+ALL,,SUM,stopped,0.400000,7.71,,
+ALL,,ALL,live,3.000000,100.00,,
+ALL,,ALL,cpu,2.070000,69.00,,
+ALL,,ALL,sleep,0.400000,13.33,,
+ALL,,ALL,fileread,0.100000,3.33,,
+ALL,,ALL,filewrite,1.000000,33.33,,
+ALL,,ALL,filemeta,0.020000,0.67,,
+ALL,,ALL,netsend,0.060000,2.00,,
+ALL,,ALL,netrecv,0.000000,0.00,,
+ALL,,ALL,pipe,0.000000,0.00,,
+ALL,,ALL,blocked,0.850000,28.33,,
+ALL,,ALL,stopped,0.300000,10.00,,
 EOF
 
 expect files 0 files tests/traces/basic.xml <<'EOF'

@@ -36,18 +36,18 @@ whole() {
 }
 
 whole seed-consumption consumption tests/traces/seed-node1.xml <<'EOF'
-node     tid  thread     category    seconds  pct_live
-node1  12507  seedbasic  live       2.013124    100.00
-node1  12507  seedbasic  cpu        0.103725      5.15
-node1  12507  seedbasic  sleep      0.000000      0.00
-node1  12507  seedbasic  fileread   0.000000      0.00
-node1  12507  seedbasic  filewrite  1.000000     49.67
-node1  12507  seedbasic  filemeta   0.000530      0.03
-node1  12507  seedbasic  netsend    0.000000      0.00
-node1  12507  seedbasic  netrecv    0.000000      0.00
-node1  12507  seedbasic  pipe       0.000000      0.00
-node1  12507  seedbasic  blocked    0.000000      0.00
-node1  12507  seedbasic  stopped    0.908869     45.15
+node     tid  thread     category    seconds  pct_live    pid  process
+node1  12507  seedbasic  live       2.013124    100.00  12507  seedbasic
+node1  12507  seedbasic  cpu        0.103725      5.15  12507  seedbasic
+node1  12507  seedbasic  sleep      0.000000      0.00  12507  seedbasic
+node1  12507  seedbasic  fileread   0.000000      0.00  12507  seedbasic
+node1  12507  seedbasic  filewrite  1.000000     49.67  12507  seedbasic
+node1  12507  seedbasic  filemeta   0.000530      0.03  12507  seedbasic
+node1  12507  seedbasic  netsend    0.000000      0.00  12507  seedbasic
+node1  12507  seedbasic  netrecv    0.000000      0.00  12507  seedbasic
+node1  12507  seedbasic  pipe       0.000000      0.00  12507  seedbasic
+node1  12507  seedbasic  blocked    0.000000      0.00  12507  seedbasic
+node1  12507  seedbasic  stopped    0.908869     45.15  12507  seedbasic
 ALL           SUM        live       2.013124    100.00
 ALL           SUM        cpu        0.103725      5.15
 ALL           SUM        sleep      0.000000      0.00
@@ -99,39 +99,39 @@ EOF
 # expect NAME ARGS... <<EOF: whole, on the rows of the receiving thread
 # (tid 28739) and the header
 expect() {
-	PICK='28739|^node|^component'
+	PICK='^recvnode +28739 |:28739:|^node|^component'	# the thread, not others of its process
 	whole "$@"
 	PICK=
 }
 
 expect with-peer consumption $T <<'EOF'
-node        tid  thread    category    seconds  pct_live
-recvnode  28739  slowpeer  live       1.317826    100.00
-recvnode  28739  slowpeer  cpu        0.005525      0.42
-recvnode  28739  slowpeer  sleep      0.000000      0.00
-recvnode  28739  slowpeer  fileread   0.000000      0.00
-recvnode  28739  slowpeer  filewrite  0.000007      0.00
-recvnode  28739  slowpeer  filemeta   0.000464      0.04
-recvnode  28739  slowpeer  netsend    0.000474      0.04
-recvnode  28739  slowpeer  netrecv    0.000000      0.00
-recvnode  28739  slowpeer  pipe       0.000000      0.00
-recvnode  28739  slowpeer  blocked    1.004162     76.20
-recvnode  28739  slowpeer  stopped    0.307194     23.31
+node        tid  thread    category    seconds  pct_live    pid  process
+recvnode  28739  slowpeer  live       1.317826    100.00  28739  slowpeer
+recvnode  28739  slowpeer  cpu        0.005525      0.42  28739  slowpeer
+recvnode  28739  slowpeer  sleep      0.000000      0.00  28739  slowpeer
+recvnode  28739  slowpeer  fileread   0.000000      0.00  28739  slowpeer
+recvnode  28739  slowpeer  filewrite  0.000007      0.00  28739  slowpeer
+recvnode  28739  slowpeer  filemeta   0.000464      0.04  28739  slowpeer
+recvnode  28739  slowpeer  netsend    0.000474      0.04  28739  slowpeer
+recvnode  28739  slowpeer  netrecv    0.000000      0.00  28739  slowpeer
+recvnode  28739  slowpeer  pipe       0.000000      0.00  28739  slowpeer
+recvnode  28739  slowpeer  blocked    1.004162     76.20  28739  slowpeer
+recvnode  28739  slowpeer  stopped    0.307194     23.31  28739  slowpeer
 EOF
 
 expect alone consumption tests/traces/peer-recvnode.xml <<'EOF'
-node        tid  thread    category    seconds  pct_live
-recvnode  28739  slowpeer  live       1.317826    100.00
-recvnode  28739  slowpeer  cpu        0.005525      0.42
-recvnode  28739  slowpeer  sleep      0.000000      0.00
-recvnode  28739  slowpeer  fileread   0.000000      0.00
-recvnode  28739  slowpeer  filewrite  0.000007      0.00
-recvnode  28739  slowpeer  filemeta   0.000464      0.04
-recvnode  28739  slowpeer  netsend    0.000474      0.04
-recvnode  28739  slowpeer  netrecv    0.000000      0.00
-recvnode  28739  slowpeer  pipe       0.000000      0.00
-recvnode  28739  slowpeer  blocked    1.311335     99.51
-recvnode  28739  slowpeer  stopped    0.000021      0.00
+node        tid  thread    category    seconds  pct_live    pid  process
+recvnode  28739  slowpeer  live       1.317826    100.00  28739  slowpeer
+recvnode  28739  slowpeer  cpu        0.005525      0.42  28739  slowpeer
+recvnode  28739  slowpeer  sleep      0.000000      0.00  28739  slowpeer
+recvnode  28739  slowpeer  fileread   0.000000      0.00  28739  slowpeer
+recvnode  28739  slowpeer  filewrite  0.000007      0.00  28739  slowpeer
+recvnode  28739  slowpeer  filemeta   0.000464      0.04  28739  slowpeer
+recvnode  28739  slowpeer  netsend    0.000474      0.04  28739  slowpeer
+recvnode  28739  slowpeer  netrecv    0.000000      0.00  28739  slowpeer
+recvnode  28739  slowpeer  pipe       0.000000      0.00  28739  slowpeer
+recvnode  28739  slowpeer  blocked    1.311335     99.51  28739  slowpeer
+recvnode  28739  slowpeer  stopped    0.000021      0.00  28739  slowpeer
 EOF
 
 # ttx accounts in time order (a second pass once it knows the sends): the

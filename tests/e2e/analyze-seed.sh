@@ -68,18 +68,18 @@ EOF
 # The Island / CADET seed's two examples, transcribed as traces: its
 # consumption numbers (and percentages) to the microsecond.
 expect island-single 0 consumption tests/traces/island-single.xml <<'EOF'
-node  tid  thread      category    seconds  pct_live
-repy    1  MainThread  live       2.793750    100.00
-repy    1  MainThread  cpu        0.182189      6.52
-repy    1  MainThread  sleep      0.000000      0.00
-repy    1  MainThread  fileread   0.000000      0.00
-repy    1  MainThread  filewrite  1.000733     35.82
-repy    1  MainThread  filemeta   0.000000      0.00
-repy    1  MainThread  netsend    0.000000      0.00
-repy    1  MainThread  netrecv    0.000000      0.00
-repy    1  MainThread  pipe       0.000000      0.00
-repy    1  MainThread  blocked    0.000000      0.00
-repy    1  MainThread  stopped    1.610827     57.66
+node  tid  thread      category    seconds  pct_live  pid  process
+repy    1  MainThread  live       2.793750    100.00    1  python
+repy    1  MainThread  cpu        0.182189      6.52    1  python
+repy    1  MainThread  sleep      0.000000      0.00    1  python
+repy    1  MainThread  fileread   0.000000      0.00    1  python
+repy    1  MainThread  filewrite  1.000733     35.82    1  python
+repy    1  MainThread  filemeta   0.000000      0.00    1  python
+repy    1  MainThread  netsend    0.000000      0.00    1  python
+repy    1  MainThread  netrecv    0.000000      0.00    1  python
+repy    1  MainThread  pipe       0.000000      0.00    1  python
+repy    1  MainThread  blocked    0.000000      0.00    1  python
+repy    1  MainThread  stopped    1.610827     57.66    1  python
 ALL        SUM         live       2.793750    100.00
 ALL        SUM         cpu        0.182189      6.52
 ALL        SUM         sleep      0.000000      0.00
@@ -107,40 +107,40 @@ note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time
 EOF
 
 expect island-multi 0 consumption tests/traces/island-multi.xml <<'EOF'
-node  tid  thread           category     seconds  pct_live
-repy    1  MainThread       live        0.374999    100.00
-repy    1  MainThread       cpu         0.002408      0.64
-repy    1  MainThread       sleep       0.200000     53.33
-repy    1  MainThread       fileread    0.000000      0.00
-repy    1  MainThread       filewrite   0.000000      0.00
-repy    1  MainThread       filemeta    0.000000      0.00
-repy    1  MainThread       netsend     0.000000      0.00
-repy    1  MainThread       netrecv     0.000000      0.00
-repy    1  MainThread       pipe        0.000000      0.00
-repy    1  MainThread       blocked     0.000000      0.00
-repy    1  MainThread       stopped     0.172591     46.02
-repy    3  _EVENT:Thread:3  live       10.195903    100.00
-repy    3  _EVENT:Thread:3  cpu         0.100645      0.99
-repy    3  _EVENT:Thread:3  sleep       0.000000      0.00
-repy    3  _EVENT:Thread:3  fileread    0.000000      0.00
-repy    3  _EVENT:Thread:3  filewrite   0.000000      0.00
-repy    3  _EVENT:Thread:3  filemeta    0.000000      0.00
-repy    3  _EVENT:Thread:3  netsend     0.000000      0.00
-repy    3  _EVENT:Thread:3  netrecv     0.000000      0.00
-repy    3  _EVENT:Thread:3  pipe        0.000000      0.00
-repy    3  _EVENT:Thread:3  blocked     0.000000      0.00
-repy    3  _EVENT:Thread:3  stopped    10.095258     99.01
-repy    2  _EVENT:Thread:2  live       10.196958    100.00
-repy    2  _EVENT:Thread:2  cpu         0.002647      0.03
-repy    2  _EVENT:Thread:2  sleep       0.000000      0.00
-repy    2  _EVENT:Thread:2  fileread    0.000000      0.00
-repy    2  _EVENT:Thread:2  filewrite   1.000000      9.81
-repy    2  _EVENT:Thread:2  filemeta    0.000000      0.00
-repy    2  _EVENT:Thread:2  netsend     0.000000      0.00
-repy    2  _EVENT:Thread:2  netrecv     0.000000      0.00
-repy    2  _EVENT:Thread:2  pipe        0.000000      0.00
-repy    2  _EVENT:Thread:2  blocked     0.000000      0.00
-repy    2  _EVENT:Thread:2  stopped     9.194311     90.17
+node  tid  thread           category     seconds  pct_live  pid  process
+repy    1  MainThread       live        0.374999    100.00    1  python
+repy    1  MainThread       cpu         0.002408      0.64    1  python
+repy    1  MainThread       sleep       0.200000     53.33    1  python
+repy    1  MainThread       fileread    0.000000      0.00    1  python
+repy    1  MainThread       filewrite   0.000000      0.00    1  python
+repy    1  MainThread       filemeta    0.000000      0.00    1  python
+repy    1  MainThread       netsend     0.000000      0.00    1  python
+repy    1  MainThread       netrecv     0.000000      0.00    1  python
+repy    1  MainThread       pipe        0.000000      0.00    1  python
+repy    1  MainThread       blocked     0.000000      0.00    1  python
+repy    1  MainThread       stopped     0.172591     46.02    1  python
+repy    3  _EVENT:Thread:3  live       10.195903    100.00    1  python
+repy    3  _EVENT:Thread:3  cpu         0.100645      0.99    1  python
+repy    3  _EVENT:Thread:3  sleep       0.000000      0.00    1  python
+repy    3  _EVENT:Thread:3  fileread    0.000000      0.00    1  python
+repy    3  _EVENT:Thread:3  filewrite   0.000000      0.00    1  python
+repy    3  _EVENT:Thread:3  filemeta    0.000000      0.00    1  python
+repy    3  _EVENT:Thread:3  netsend     0.000000      0.00    1  python
+repy    3  _EVENT:Thread:3  netrecv     0.000000      0.00    1  python
+repy    3  _EVENT:Thread:3  pipe        0.000000      0.00    1  python
+repy    3  _EVENT:Thread:3  blocked     0.000000      0.00    1  python
+repy    3  _EVENT:Thread:3  stopped    10.095258     99.01    1  python
+repy    2  _EVENT:Thread:2  live       10.196958    100.00    1  python
+repy    2  _EVENT:Thread:2  cpu         0.002647      0.03    1  python
+repy    2  _EVENT:Thread:2  sleep       0.000000      0.00    1  python
+repy    2  _EVENT:Thread:2  fileread    0.000000      0.00    1  python
+repy    2  _EVENT:Thread:2  filewrite   1.000000      9.81    1  python
+repy    2  _EVENT:Thread:2  filemeta    0.000000      0.00    1  python
+repy    2  _EVENT:Thread:2  netsend     0.000000      0.00    1  python
+repy    2  _EVENT:Thread:2  netrecv     0.000000      0.00    1  python
+repy    2  _EVENT:Thread:2  pipe        0.000000      0.00    1  python
+repy    2  _EVENT:Thread:2  blocked     0.000000      0.00    1  python
+repy    2  _EVENT:Thread:2  stopped     9.194311     90.17    1  python
 ALL        SUM              live       20.767860    100.00
 ALL        SUM              cpu         0.105700      0.51
 ALL        SUM              sleep       0.200000      0.96

@@ -24,7 +24,7 @@ cat > want.txt <<'WANT'
 <io api="mmap" res="filemeta" size="8192" offset="0" flags="MAP_SHARED" fd="3" path="DIR/d/map.dat"/>
 <io api="msync" res="filewrite" amount="4096" size="4096" path="DIR/d/map.dat"/>
 <io api="munmap" res="filemeta" size="8192" path="DIR/d/map.dat"/>
-<io api="fallocate" res="filemeta" size="16384" offset="0" fd="3" path="DIR/d/alloc.dat"/>
+<io api="fallocate" res="filemeta" size="16384" offset="0" flags="0" fd="3" path="DIR/d/alloc.dat"/>
 <io api="posix_fallocate" res="filemeta" size="20000" offset="0" fd="3" path="DIR/d/alloc.dat"/>
 <io api="truncate" res="filemeta" size="1000" path="DIR/d/alloc.dat"/>
 <io api="access" res="filemeta" path="DIR/d/alloc.dat"/>
@@ -130,7 +130,7 @@ fi
 "$CAPTURE" -n clone -o clone.xml "$APPS/calls" d clone 2> cap.err || fail "capture clone"
 check_trace clone.xml
 [ "$(grep -c '<process ' clone.xml)" = 2 ] || fail "clone: the child is not in the trace"
-grep -q "<file path=\"$PWD/d/clone.dat\" opens=\"1\" reads=\"0\" bytes_read=\"0\" writes=\"1\" bytes_written=\"10\" open_at_end=\"0\"/>" clone.xml ||
+grep -q "<file path=\"$PWD/d/clone.dat\" opens=\"1\" reads=\"0\" bytes_read=\"0\" writes=\"1\" bytes_written=\"10\" open_at_end=\"0\" size_at_end=\"10\" allocated_at_end=\"[0-9]*\"/>" clone.xml ||
 	fail "clone: the child's write is missing"
 normalise < clone.xml | grep -o '<process .*>' | sed -E 's/reason="child [0-9]+/reason="child N/' > procs.txt
 cat > procs.want <<WANT

@@ -27,7 +27,7 @@ typo rol "rol.xml:5: <node rol=...>: unknown attribute (did you mean role?)" <<'
   </node>
 </cluster>
 XML
-typo colour "colour.xml:2: <node colour=...>: unknown attribute (name, cwd, role, netns, address)" <<'XML'
+typo colour "colour.xml:2: <node colour=...>: unknown attribute (name, cwd, user, role, netns, address)" <<'XML'
 <cluster version="1">
   <node name="a" colour="red"><arg>true</arg></node>
 </cluster>

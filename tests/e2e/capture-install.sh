@@ -16,6 +16,14 @@ for f in bin/island-capture bin/island-replay bin/island-analyze lib/island/libi
 	[ -f "$I/$f" ] || fail "$f not installed"
 done
 [ ! -e "$P" ] || fail "install wrote outside DESTDIR: $P"
+# the Python reader, in the site directory of PREFIX (here, outside the
+# system's: PREFIX/lib/python3.X/site-packages, for PYTHONPATH)
+pyd=$(/usr/bin/python3 -c 'import sys; print("lib/python%d.%d/site-packages" % sys.version_info[:2])')
+for f in __init__.py reader.py; do
+	[ -f "$I/$pyd/island/$f" ] || fail "$pyd/island/$f not installed"
+done
+expect_eq "installed python reader" "$(cd / && ISLAND_TRACE_LIB="$I/lib/island/libisland-trace.so" PYTHONPATH="$I/$pyd" /usr/bin/python3 -c 'import island; print(island.__file__)')" \
+	"$I/$pyd/island/__init__.py"
 
 # the tools, from elsewhere
 mkdir elsewhere && cd elsewhere
@@ -94,8 +102,9 @@ c island-analyze deps --from ""
 c island-analyze calls --from ""
 EOC
 bash comp.bash "$I/share/bash-completion/completions/island-analyze" > comp.out || fail "completion failed"
-printf '%s\n' net --table "waits messages measures" --mode "causal think timed afap" --pcap-optional \
-	access "call node thread file callsite" "node thread" "trace net both" "" > comp.want
+printf '%s
+' net --table "waits messages measures critical" --mode "causal think timed afap" --pcap-optional \
+	access "call node thread file callsite level" "node thread" "trace net both mpi" "" > comp.want
 diff -u comp.want comp.out || fail "completion differs"
 
 # uninstall: nothing left

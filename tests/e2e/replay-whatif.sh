@@ -1,8 +1,9 @@
 # The what-if replay's small cases (bench/whatif.sh has them all):
 # captured on tmpfs, run for real on ext4 on a loop device throttled to
 # 200 IOPS and 20 MB/s, replayed there in causal mode: each prediction
-# within 5 % of the real run (medians of 3: the machine is shared), with
-# no failed call. Needs root, a loop device and an io controller (77
+# within 5 % of the real run (medians of 3: the machine is shared; not
+# checked where other work keeps the CPUs busy, as the other timing
+# tests), with no failed call. Needs root, a loop device and an io controller (77
 # where they are missing), /dev/shm, sqlite3, fio and tar.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 for p in sqlite3 fio tar losetup mkfs.ext4; do
@@ -14,11 +15,14 @@ SQL_ROWS=100 FIO_SIZE=1m RUNS=3 MODES=causal ONLY="sqlite fio-sync tar" PREDICT=
 	sh "$ISLAND_ROOT/bench/whatif.sh" > table.txt 2> err.txt || fail "whatif: $(cat err.txt)"
 cat table.txt
 grep -q "^whatif: skipped" table.txt && exit 77
+# as the other timing checks: on a machine other work keeps busy the
+# numbers are shown, not checked (the disk is shared as well)
+why=$(untimed) && echo "fidelity not checked: $why"
 for w in sqlite fio-sync tar; do
 	row=$(grep "^$w " table.txt) || fail "$w: no row"
 	set -- $row
 	[ "$3" = fail ] && fail "$w: replay failed"
 	expect_eq "$w: failed calls" "$5" 0
-	within "$w: prediction / real" "$(echo "$3 / $2" | bc -l)" 0.95 1.05
+	[ -n "$why" ] || within "$w: prediction / real" "$(echo "$3 / $2" | bc -l)" 0.95 1.05
 done
 exit 0

@@ -9,7 +9,8 @@ FUZZ_S    ?= 60
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(FUZZ_SAN) \
 	       -fsanitize=fuzzer-no-link -Itests/fuzz -Ianalysis -Ireplay $(CAPTURE_INC)
-FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session session_auth
+FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session session_auth mpi_deps
+FUZZ_NAMES := trace_analyze trace_replay spans pcap spool cluster session session_auth replayrep
 FUZZ_BINS  := $(patsubst %,$(O)/fuzz/%,$(FUZZ_NAMES))
 
 # The objects each harness needs, built apart with clang and sanitizers.
@@ -18,7 +19,8 @@ FUZZ_COMMON  := $(call fuzzobj,$(patsubst $(O)/%.o,%.c,$(COMMON_OBJS)))
 FUZZ_TRACE   := $(call fuzzobj,$(TRACE_SRCS))
 FUZZ_ANALYZE := $(call fuzzobj,$(filter-out analysis/main.c,$(ANALYZE_SRCS))) $(FUZZ_TRACE) $(FUZZ_COMMON)
 FUZZ_REPLAY  := $(call fuzzobj,$(filter-out replay/main.c,$(REPLAY_SRCS))) $(FUZZ_TRACE) $(FUZZ_COMMON)
-FUZZ_CAPTURE := $(call fuzzobj,$(filter-out capture/run/main.c,$(CAPTURE_SRCS))) $(FUZZ_TRACE) $(FUZZ_COMMON)
+FUZZ_CAPTURE := $(call fuzzobj,$(filter-out capture/run/main.c,$(CAPTURE_SRCS)) analysis/mpideps.c) \
+	$(FUZZ_TRACE) $(FUZZ_COMMON)
 FUZZ_LIBS    := $(XML_LIBS) $(ANALYZE_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
 
 # the system call names capture/spool/sysnames.c includes are generated
@@ -46,6 +48,8 @@ endef
 $(eval $(call fuzzbin,trace_analyze,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,spans,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,pcap,$(FUZZ_ANALYZE)))
+$(eval $(call fuzzbin,mpi_deps,$(FUZZ_ANALYZE)))
+$(eval $(call fuzzbin,replayrep,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,trace_replay,$(FUZZ_REPLAY)))
 $(eval $(call fuzzbin,spool,$(FUZZ_CAPTURE)))
 # cluster.c and coordinator.c are compiled into their harnesses (their

@@ -13,12 +13,12 @@
 #include <zlib.h>
 
 #include "capture.h"
-#include "cluster.h"
-#include "traceread.h"
+#include "capture/cluster/cluster.h"
+#include "capture/discover/traceread.h"
 #include "util.h"
 #include "trace/outfile.h"
 #include "zstdio.h"
-#include "sesskey.h"
+#include "capture/session/sesskey.h"
 
 static void check_join(const char *base, const char *p, const char *want)
 {

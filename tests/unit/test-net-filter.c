@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netcap_int.h"
+#include "capture/packets/netcap_int.h"
 #include "util.h"
 
 static struct pkt_ep ep(const char *ip, uint16_t port)

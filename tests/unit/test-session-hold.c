@@ -1,4 +1,4 @@
-/* The throttled node's judgement of the others (capture/preload/session.c,
+/* The throttled node's judgement of the others (capture/preload/holds.c,
  * built in here with stand-ins for the interposer's core): when a node is
  * taken for waiting on the held call. */
 #include "unit.h"
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "preload/session.c"
+#include "preload/holds.c"
 #undef syscall
 
 __thread struct tstate ts __attribute__((tls_model("initial-exec")));
