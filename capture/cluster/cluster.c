@@ -996,23 +996,25 @@ static int discover_plan(struct cluster *c, struct cluster_opts *o, struct disco
 	if (throttled_pass(c, o, d, basedir, first, thr, nthr, "group", all, PASS_GROUP,
 			   xasprintf("all %d nodes at once", __builtin_popcountll(all))) < 0)
 		return -1;
+	/* no wait left with several candidates: the bit passes still run,
+	 * over every node, while the budget lets them: a group pass misses
+	 * a wait whose waiter held while the node it waited for did (a
+	 * barrier's hub sending its go when one it then waited for held),
+	 * which a pass throttling half of them sees */
 	uint64_t u = discover_undecided(d);
-	int m = __builtin_popcountll(u), bits = 0, from = 0, most = 0;
+	int again = !u;
+	if (again)
+		u = all;
+	/* numbered from 0 in index order (number 0 is in no bit pass: a
+	 * wait seen in none is its); numbering from 1 made a number the OR
+	 * of two others' (3 = 1 | 2), which a wait for both spelled */
+	int m = __builtin_popcountll(u), bits = 0, from = 0;
 	while ((1 << bits) < m)
 		bits++;
-	while ((1 << most) < c->n)
-		most++;
-	/* numbered from 1 when that costs no pass more than 2 + ceil(log2 N):
-	 * number 0 is in no bit pass, so that no pass can tell it is one of
-	 * several nodes a wait is for */
-	if ((1 << bits) > m || bits < most) {
-		from = 1;
-		while ((1 << bits) < m + 1)
-			bits++;
-	}
-	if (!m)
+	if (again)
 		fprintf(stderr, "island-capture: %s: every wait of the group pass has one "
-			"node it can be for, or a message: no more passes\n", o->file);
+			"node it can be for, or a message; bit passes over all %d nodes, for "
+			"the waits a group pass misses\n", o->file, m);
 	/* the candidates numbered in index order: bit pass b, those with bit b */
 	for (int b = 0; b < bits; b++) {
 		uint64_t g = 0;
@@ -1024,7 +1026,8 @@ static int discover_plan(struct cluster *c, struct cluster_opts *o, struct disco
 			}
 		if (!budget_left(o, *nthr)) {
 			fprintf(stderr, "island-capture: %s: %d passes (--passes, or 2 + log2 N) reached: "
-				"waits among %d nodes left unsure\n", o->file, 1 + *nthr, m);
+				"no bit pass among the %d nodes%s\n", o->file, 1 + *nthr, m,
+				again ? "" : " (waits with several candidates left unsure)");
 			return 0;
 		}
 		char *pname = xasprintf("group-bit%d", b);
@@ -1034,7 +1037,7 @@ static int discover_plan(struct cluster *c, struct cluster_opts *o, struct disco
 			return -1;
 	}
 	/* one candidate: its own pass; else those the bit passes left */
-	uint64_t left = bits ? discover_unsure(d) : u;
+	uint64_t left = bits ? discover_unsure(d) : again ? 0 : u;
 	for (int i = 0; i < c->n; i++) {
 		if (!(left & (1ull << i)))
 			continue;

@@ -55,16 +55,24 @@ static void reach_of(const struct discovery *d, int x, uint64_t xs, uint64_t *re
 	}
 }
 
-/* the latest I/O of t's that the wait was seen on, in passes of kind
- * `kind` (0 any) */
+/* the I/O of t's that the wait was seen on, in passes of kind `kind` (0
+ * any): in each pass, the latest (the strongest); of the passes, the
+ * earliest, which they all agree it waited for (a node held with others
+ * holds whatever it is at: its barrier's send in one pass, the connect
+ * the wait was for in another) */
 static uint64_t seen_ts(const struct discovery *d, size_t a, size_t b, int t, int kind)
 {
 	uint64_t ts = 0;
 
-	for (size_t k = a; k < b; k++)
-		if (d->obs[k].t == t && d->obs[k].ts > ts &&
-		    (!kind || d->passes[d->obs[k].pass]->kind == kind))
-			ts = d->obs[k].ts;
+	for (int p = 0; p < d->npasses; p++) {
+		uint64_t in = 0;
+		for (size_t k = a; k < b; k++)
+			if (d->obs[k].t == t && d->obs[k].pass == p && d->obs[k].ts > in &&
+			    (!kind || d->passes[p]->kind == kind))
+				in = d->obs[k].ts;
+		if (in && (!ts || in < ts))
+			ts = in;
+	}
 	return ts;
 }
 
@@ -164,6 +172,21 @@ static uint64_t judge(const struct discovery *d, size_t a, size_t b, uint64_t *r
 	uint64_t q = c & ~expl & ~single_ran, sure = expl | *single;
 	if (!q)
 		return sure;
+	/* of a chain, the last: a candidate whose held I/O the messages
+	 * order before another candidate's is implied once that one's is
+	 * the wait's (pseudo's start-up: node 2 waits for node 0's ready
+	 * file, made once node 0 had node 1's hello) */
+	uint64_t early = 0, r2[64];
+	for (int i = 0; i < d->n; i++) {
+		if (!(q & (1ull << i)))
+			continue;
+		reach_of(d, i, seen_ts(d, a, b, i, 0), r2);
+		for (int j = 0; j < d->n; j++)
+			if (j != i && (q & (1ull << j)) && r2[j] && r2[j] >= seen_ts(d, a, b, j, 0))
+				early |= 1ull << j;
+	}
+	if (q & ~early)
+		q &= ~early;
 	if (!expl && !*single && ones(q) == 1)
 		return sure | q;
 	/* the last of them to let its I/O go, well after the others, is
@@ -207,6 +230,41 @@ static uint64_t judge(const struct discovery *d, size_t a, size_t b, uint64_t *r
 	return sure | def;
 }
 
+/* Of the nodes a wait may be for, unsure, the likeliest: the one whose
+ * number the bit passes that saw the wait spell with the fewest bits
+ * wrong (a pass misjudged by a busy machine), then the one whose hold
+ * ended last in the group pass; one wait written, not one per node. */
+static uint64_t best_guess(const struct discovery *d, size_t a, size_t b, uint64_t unsure)
+{
+	int best = -1, best_miss = 1 << 30;
+	int64_t best_end = 0;
+
+	for (int i = 0; i < d->n; i++) {
+		if (!(unsure & (1ull << i)))
+			continue;
+		int miss = 0;
+		int64_t end = 0;
+		for (int p = 0; p < d->npasses; p++) {
+			if (d->passes[p]->kind != PASS_BIT)
+				continue;
+			int seen = 0;
+			for (size_t k = a; k < b && !seen; k++)
+				seen = d->obs[k].pass == p;
+			miss += seen != !!(d->passes[p]->mask & (1ull << i));
+		}
+		for (size_t k = a; k < b; k++)
+			if (d->obs[k].t == i && d->passes[d->obs[k].pass]->kind == PASS_GROUP &&
+			    d->obs[k].at > end)
+				end = d->obs[k].at;
+		if (miss < best_miss || (miss == best_miss && end > best_end)) {
+			best = i;
+			best_miss = miss;
+			best_end = end;
+		}
+	}
+	return best < 0 ? 0 : 1ull << best;
+}
+
 /* Each wait's observations together, one wait after another: f(a, b). */
 static void each_wait(struct discovery *d, void (*f)(struct discovery *, size_t, size_t, void *),
 		      void *ctx)
@@ -245,6 +303,8 @@ static void emit_wait(struct discovery *d, size_t a, size_t b, void *ctx)
 	uint64_t unsure, single, reach[64];
 	uint64_t c = judge(d, a, b, reach, &unsure, &single);
 
+	if (ones(unsure) > 1)
+		unsure = best_guess(d, a, b, unsure);
 	for (int t = 0; t < d->n; t++) {
 		if (!((c | unsure) & (1ull << t)) || discover_has_message(d, d->obs[a].x,
 									    d->obs[a].xs, t))

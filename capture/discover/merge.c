@@ -334,18 +334,58 @@ static int stream_key(const struct pnode *pn, size_t k)
 	return (whose * pn->nchan + pn->chan[k]) * 2 + is_recv(io);
 }
 
+/* Every node's own socket addresses, sorted: whose is a peer (a binary
+ * search: a thousand nodes' merge looked through all of them per I/O). */
+struct local_at {
+	const char *addr;
+	int node;
+};
+
+static int cmp_local(const void *a, const void *b)
+{
+	const struct local_at *x = a, *y = b;
+	int c = strcmp(x->addr, y->addr);
+
+	return c ? c : x->node - y->node;
+}
+
+static struct local_at *locals_index(const struct pnode *pn, int n, size_t *count)
+{
+	size_t total = 0, k = 0;
+
+	for (int j = 0; j < n; j++)
+		total += pn[j].me->nlocals;
+	struct local_at *v = xmalloc((total + 1) * sizeof(*v));
+	for (int j = 0; j < n; j++)
+		for (size_t l = 0; l < pn[j].me->nlocals; l++)
+			v[k++] = (struct local_at){ pn[j].me->locals[l], j };
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_local);
+	*count = k;
+	return v;
+}
+
 /* The peer I/O k of node i names: 1 + the node whose socket has that
- * address as its own, 0 when none (a file, a pipe, a host outside). */
-static int peer_node(const struct pnode *pn, int n, int i, size_t k)
+ * address as its own (the first such node but i), 0 when none (a file,
+ * a pipe, a host outside). */
+static int peer_node(const struct pnode *pn, const struct local_at *v, size_t nv, int i,
+		     size_t k)
 {
 	const char *t = tr_target(&pn[i].me->io[k]);
+	size_t lo = 0, hi = nv;
 
 	if (!tr_is_address(t))
 		return 0;
-	for (int j = 0; j < n; j++)
-		for (size_t l = 0; j != i && l < pn[j].me->nlocals; l++)
-			if (!strcmp(pn[j].me->locals[l], t))
-				return j + 1;
+	while (lo < hi) {            /* the first entry with addr t */
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(v[mid].addr, t) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nv && !strcmp(v[lo].addr, t); lo++)
+		if (v[lo].node != i)
+			return v[lo].node + 1;
 	return 0;
 }
 
@@ -520,13 +560,16 @@ static int load_pass(struct pass *p, char **names, int n, struct pnode **out)
 			return -1;
 	}
 	/* every node's sockets known: whose is each peer */
+	size_t nv;
+	struct local_at *v = locals_index(pn, n, &nv);
 	for (int i = 0; i < n; i++) {
 		pn[i].nchan = n + 1;
 		pn[i].chan = xcalloc(pn[i].me->nio + 1, sizeof(int));
 		for (size_t k = 0; k < pn[i].me->nio; k++)
-			pn[i].chan[k] = peer_node(pn, n, i, k);
+			pn[i].chan[k] = peer_node(pn, v, nv, i, k);
 		thread_ranks(&pn[i]);
 	}
+	free(v);
 	connections(pn, n);
 	for (int i = 0; i < n; i++)
 		make_streams(&pn[i]);
@@ -1033,7 +1076,27 @@ struct opened {
 
 static int cmp_opened(const void *a, const void *b)
 {
-	return strcmp(((const struct opened *)a)->addr, ((const struct opened *)b)->addr);
+	const struct opened *x = a, *y = b;
+	int c = strcmp(x->addr, y->addr);
+
+	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The first connect made with address addr (a non-blocking one's, not
+ * the call that saw it done: redis-cli's second connect came after the
+ * accept), or NULL. */
+static const struct opened *first_opened(const struct opened *c, size_t nc, const char *addr)
+{
+	size_t lo = 0, hi = nc;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(c[mid].addr, addr) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nc && !strcmp(c[lo].addr, addr) ? &c[lo] : NULL;
 }
 
 static void open_edges(struct discovery *d)
@@ -1073,8 +1136,7 @@ static void open_edges(struct discovery *d)
 				continue;
 			/* the accept's peer is its connect's own address */
 			if ((is_call(io, "accept") || is_call(io, "accept4")) && nc) {
-				struct opened key = { tr_target(io), 0, 0 }, *hit;
-				hit = bsearch(&key, c, nc, sizeof(*c), cmp_opened);
+				const struct opened *hit = first_opened(c, nc, tr_target(io));
 				if (hit)
 					add_msg(d, i, io->seq, hit->node, hit->seq);
 				continue;

@@ -132,6 +132,7 @@ enum {
 	K_WAIT = 8, K_LOOK = 16, K_BOOK = 32, K_PROBE = 64,
 };
 #define WAIT_MIN_NS 2000000
+#define RUN_MORE_NS 100000000
 #define START_GRACE_NS 1000000000
 
 static const unsigned short rel_yes[] = {
@@ -282,6 +283,31 @@ static void note_spin(struct tstate *t, const struct rec *r)
 static int64_t asleep_at[SESS_NODES][SESS_THREADS];  /* wait_since found asleep */
 static int64_t asleep_in[SESS_NODES][SESS_THREADS];  /* in the hold begun then */
 
+/* The kernel says thread i of node x is running or runnable ('R'):
+ * computing, not waiting (0 when it cannot tell: another host's). */
+static int running(const struct sess_node *x, int i)
+{
+	char path[64] = "/proc/", buf[512], *p;
+
+	if (x->remote)
+		return 0;
+	p = utoa(path + 6, (unsigned long)x->th[i].pid);
+	memcpy(p, "/task/", 6);
+	p = utoa(p + 6, (unsigned long)x->th[i].tid);
+	memcpy(p, "/stat", 6);
+	int e = errno, fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno = e, 0;
+	long n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	syscall(SYS_close, fd);
+	errno = e;
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'R';
+}
+
 static int asleep(const struct sess_node *x, int i, int64_t held)
 {
 	char path[64] = "/proc/", buf[512], *p;
@@ -370,14 +396,29 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held,
 				*look = sa;
 			continue;            /* spinning since the hold began */
 		}
-		if (now_ns - (since > held ? since : held) <= x->max_gap)
+		int64_t quiet = now_ns - (since > held ? since : held);
+		if (quiet <= x->max_gap)
+			return 0;
+		/* no I/O for its maximum gap, but the kernel has it running:
+		 * computing, slowed by a busy machine (a 5 ms phase took 50,
+		 * and the node waited for was taken for a waiting one); for 3
+		 * gaps more, 100 ms at most, past which a thread running is
+		 * one spinning on memory (Open MPI's shared memory): waiting */
+		int64_t more = 3 * x->max_gap < RUN_MORE_NS ? 3 * x->max_gap : RUN_MORE_NS;
+		if (quiet <= x->max_gap + more && running(x, i))
 			return 0;
 		idle++;
 	}
 	/* idle, but no I/O yet: still starting (a loaded machine loads a
-	 * program slowly), as one not started yet */
+	 * program slowly), so it waits for nothing of ours (not logged: it
+	 * was taken for waiting on the listen it would try next); waited for
+	 * no longer than an idle node (its maximum gap: holding until its
+	 * first I/O cost the start-up's second, per hold, to ranks that
+	 * start late by design) */
 	if (live && (idle < live || __atomic_load_n(&x->io_seq, __ATOMIC_ACQUIRE)))
 		return *look ? 3 : 1;
+	if (live)
+		return 2;
 	/* not started (or between exec and its new image): it waits for
 	 * nothing of ours, once it has had the time to show up (its gap, and
 	 * a second at least: a loaded machine starts processes slowly, and a
@@ -416,13 +457,14 @@ static void hold(struct tstate *t, int call)
 	for (;;) {
 		int all = 1, known = 0;
 		int64_t now_ns = mono_ns();
-		uint64_t moved = 0;          /* every other node's I/O count */
+		uint64_t moved = 0;          /* the I/O count of the others that
+						do not poll */
 		for (int i = 0; i < SESS_NODES; i++) {
 			struct sess_node *x = &sess->node[i];
 			known += x->state != SN_FREE;
 			if (i == me_idx || x->state == SN_FREE)
 				continue;
-			moved += __atomic_load_n(&x->io_seq, __ATOMIC_ACQUIRE);
+			uint64_t seq_now = __atomic_load_n(&x->io_seq, __ATOMIC_ACQUIRE);
 			/* another node of a throttled group, holding too: it
 			 * waits for nothing of ours, and is held by us; who
 			 * waits during our hold may wait for it as well, so
@@ -434,6 +476,9 @@ static void hold(struct tstate *t, int call)
 				continue;
 			}
 			int b = node_gone(x) ? 0 : node_blocked(x, now_ns, start, &look[i]);
+			/* a poller's own tries are I/O too: they move nothing */
+			if (b != 3)
+				moved += seq_now;
 			if (b) {
 				if (!(blocked & (1ull << i)))
 					xseq[i] = __atomic_load_n(&x->io_seq,

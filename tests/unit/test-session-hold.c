@@ -106,6 +106,7 @@ static void *sleeper(void *arg)
 static void test_woken_is_not_waiting(void)
 {
 	pthread_t th;
+	int64_t look;
 
 	CU_ASSERT_FATAL(pipe(pfd) == 0);
 	CU_ASSERT_FATAL(pthread_create(&th, NULL, sleeper, NULL) == 0);
@@ -115,12 +116,12 @@ static void test_woken_is_not_waiting(void)
 	int64_t now = mono_ns();
 	struct sess_node *x = setup(sleeper_tid, now - 10000000);
 	int64_t hold1 = now - 3000000;           /* 3 ms in: past WAIT_MIN_NS */
-	CU_ASSERT_EQUAL(node_blocked(x, mono_ns(), hold1), 1);
+	CU_ASSERT_EQUAL(node_blocked(x, mono_ns(), hold1, &look), 1);
 	CU_ASSERT(write(pfd[1], "x", 1) == 1);   /* what hold 1 released */
 	CU_ASSERT(wait_state(sleeper_tid, 'R'));
 	int64_t hold2 = mono_ns() - 3000000;
 	CU_ASSERT_NOT_EQUAL(hold2, hold1);
-	CU_ASSERT_EQUAL(node_blocked(x, mono_ns(), hold2), 0);
+	CU_ASSERT_EQUAL(node_blocked(x, mono_ns(), hold2, &look), 0);
 	spin = 0;
 	pthread_join(th, NULL);
 	close(pfd[0]);
@@ -133,10 +134,11 @@ static void test_woken_is_not_waiting(void)
  * previous call released as waiting for this one). */
 static void test_remote_state_after_hold(void)
 {
-	int64_t now = mono_ns();
+	int64_t now = mono_ns(), look;
 	struct sess_node *x = setup(1, 0);
 
 	x->remote = 1;
+	x->io_seq = 7;                             /* it made I/O */
 	x->th[0].wait_since = 0;
 	x->th[0].since = now - 2000000000LL;      /* its last I/O 2 s ago */
 	x->max_gap = 50000000;                     /* 50 ms */
@@ -145,14 +147,67 @@ static void test_remote_state_after_hold(void)
 	x->heard_at = held + 1000000;
 	x->sampled_at = held + 2000000;
 	x->seen_holds = 2;                         /* sampled before it */
-	CU_ASSERT_EQUAL(node_blocked(x, now, held), 0);
+	CU_ASSERT_EQUAL(node_blocked(x, now, held, &look), 0);
 	x->seen_holds = 3;                         /* after, but 1 ms after */
-	CU_ASSERT_EQUAL(node_blocked(x, now, held), 0);
+	CU_ASSERT_EQUAL(node_blocked(x, now, held, &look), 0);
 	x->sampled_at = held + 60000000;           /* idle 59 ms since heard */
-	CU_ASSERT_EQUAL(node_blocked(x, now, held), 1);
+	CU_ASSERT_EQUAL(node_blocked(x, now, held, &look), 1);
 	x->seen_holds = UINT32_MAX;                /* an agent that does not say: */
 	x->sampled_at = held + 2000000;            /* judged as the state comes */
-	CU_ASSERT_EQUAL(node_blocked(x, now, held), 1);
+	CU_ASSERT_EQUAL(node_blocked(x, now, held, &look), 1);
+}
+
+/* A thread idle past its node's maximum gap (no I/O, in no waiting
+ * call): waiting when the kernel has it asleep and the node made I/O;
+ * starting when it made none yet, waiting for nothing of ours (2: a
+ * loaded machine loads a program slowly, and it was taken for waiting on
+ * the listen it would try next);
+ * computing when the kernel has it running, for 3 maxima more. */
+static void test_idle_starting_running(void)
+{
+	pthread_t th;
+	int64_t look, now;
+
+	spin = 1;
+	sleeper_tid = 0;
+	CU_ASSERT_FATAL(pipe(pfd) == 0);
+	CU_ASSERT_FATAL(pthread_create(&th, NULL, sleeper, NULL) == 0);
+	while (!sleeper_tid)
+		usleep(1000);
+	CU_ASSERT_FATAL(wait_state(sleeper_tid, 'S'));
+	now = mono_ns();
+	struct sess_node *x = setup(sleeper_tid, 0);
+	x->th[0].since = now - 100000000;          /* its last I/O 100 ms ago */
+	x->max_gap = 10000000;                     /* 10 ms */
+	int64_t held = now - 50000000;             /* a hold 50 ms old */
+	CU_ASSERT_EQUAL(node_blocked(x, mono_ns(), held, &look), 2);   /* starting */
+	x->io_seq = 3;
+	CU_ASSERT_EQUAL(node_blocked(x, mono_ns(), held, &look), 1);   /* waiting */
+	CU_ASSERT(write(pfd[1], "x", 1) == 1);     /* now it runs */
+	CU_ASSERT(wait_state(sleeper_tid, 'R'));
+	/* idle 50 ms since the hold: past 10 ms + 3 x 10 ms, waiting */
+	CU_ASSERT_EQUAL(node_blocked(x, mono_ns(), held, &look), 1);
+	held = mono_ns() - 20000000;               /* 20 ms: computing */
+	CU_ASSERT_EQUAL(node_blocked(x, mono_ns(), held, &look), 0);
+	spin = 0;
+	pthread_join(th, NULL);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+/* A node that retried a failed call since the hold began polls: 3, with
+ * the time of that look, which the hold must see come after everyone
+ * waited (and no node made I/O) before it logs the node. */
+static void test_polling_look(void)
+{
+	int64_t now = mono_ns(), look = 0;
+	struct sess_node *x = setup(1, 0);
+
+	x->retry_at = now - 1000000;
+	x->progress_at = now - 5000000;
+	CU_ASSERT_EQUAL(node_blocked(x, now, now - 2000000, &look), 3);
+	CU_ASSERT_EQUAL(look, now - 1000000);
+	CU_ASSERT_EQUAL(node_blocked(x, now, now - 500000, &look), 0);  /* before the hold */
 }
 
 int main(void)
@@ -160,6 +215,8 @@ int main(void)
 	static const struct unit_test t[] = {
 		{ "a woken thread is not waiting", test_woken_is_not_waiting },
 		{ "a remote node on a state from after the hold", test_remote_state_after_hold },
+		{ "idle: starting, waiting or computing", test_idle_starting_running },
+		{ "a poller's last look", test_polling_look },
 	};
 	return unit_main("session-hold", t, sizeof(t) / sizeof(t[0]));
 }
