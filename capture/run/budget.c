@@ -27,7 +27,7 @@
 #include "capture.h"
 #include "util.h"
 
-#define STEP_NS   20000000         /* between two looks */
+#define STEP_NS   5000000          /* between two looks: the overshoot */
 #define RATE_NS   2000000000ll     /* the rate over the last 2 s */
 
 struct budget {

@@ -21,7 +21,7 @@ for o in max.xml max.isb.zst; do
 			fail "$o: not marked: $(head -2 max.xml | tail -1)"
 		check_trace max.xml
 		sz=$(wc -c < max.xml)
-		# at most some 20 ms of calls past the size
+		# at most some 5 ms of calls past the size
 		[ "$sz" -le $((256 * 1024 * 2)) ] || fail "$o: $sz bytes for --max-size 256k"
 		n=$("$ANALYZE" files --csv max.xml 2>/dev/null | awk -F, '$2 ~ /app\.out$/ { print $7 }')
 		[ "$n" -gt 100 ] && [ "$n" -lt 50000 ] || fail "$o: $n writes recorded"

@@ -26,7 +26,7 @@ expect option-far 2 calls --zzz tests/traces/basic.xml <<'EOF2'
 island-analyze: unknown option '--zzz' (try --help)
 EOF2
 expect by-typo 2 calls --by thred tests/traces/basic.xml <<'EOF2'
-island-analyze: --by: 'thred' is none of node, thread, file, call, callsite, process (did you mean thread?)
+island-analyze: --by: 'thred' is none of node, thread, file, call, callsite, process, level (did you mean thread?)
 EOF2
 [ $fail = 0 ] || exit 1
 
