@@ -50,10 +50,7 @@ medians() {
 
 for app in $APPS_HERE; do
 	cl="$ISLAND_ROOT/traces/$app.cluster.xml"
-	# a node at a time (//TRACE's N + 1 passes): group passes sometimes
-	# log a wait pseudo does not have (capture-discover-groups holds
-	# their own figures)
-	timeout 200 "$CAPTURE" --cluster "$cl" --discover --one-by-one --timeout 90 -o $app.xml > $app-cap.log 2>&1 ||
+	timeout 200 "$CAPTURE" --cluster "$cl" --discover --timeout 90 -o $app.xml > $app-cap.log 2>&1 ||
 		{ cat $app-cap.log; fail "island-capture --discover failed on $app: $(tail -1 $app-cap.log)"; }
 	check_trace $app.xml
 	expect_eq "$app: nodes" "$(grep -c '<node ' $app.xml)" 4
