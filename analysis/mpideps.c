@@ -231,8 +231,10 @@ static void match(struct mctx *c)
 {
 	struct mpi_deps *o = c->out;
 
-	qsort(c->snd, c->ns, sizeof(*c->snd), cmp_end);
-	qsort(c->rcv, c->nr, sizeof(*c->rcv), cmp_end);
+	if (c->ns)	/* none: NULL, which qsort may not take */
+		qsort(c->snd, c->ns, sizeof(*c->snd), cmp_end);
+	if (c->nr)
+		qsort(c->rcv, c->nr, sizeof(*c->rcv), cmp_end);
 	for (size_t i = 0, j = 0; i < c->ns && j < c->nr;) {
 		struct end s = c->snd[i], r = c->rcv[j];
 		s.posted = r.posted = 0;

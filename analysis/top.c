@@ -199,7 +199,8 @@ int report_top(int argc, char **argv)
 	all = xcalloc(n ? n : 1, sizeof(*all));
 	n = 0;
 	for (size_t i = 0; i < tp.capg; i++) {
-		memcpy(all + n, tp.g[i].v, tp.g[i].n * sizeof(*all));
+		if (tp.g[i].n)	/* an empty group's v is NULL */
+			memcpy(all + n, tp.g[i].v, tp.g[i].n * sizeof(*all));
 		n += tp.g[i].n;
 		free(tp.g[i].v);
 	}
