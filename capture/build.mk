@@ -91,10 +91,12 @@ $(CAPTURE_OBJS): CPPFLAGS += $(CAPTURE_INC)
 
 # libpcap is opened by --pcap alone (packets/pcap_lazy.c), by the name
 # its development link points to
-PCAP_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libpcap.so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+# soname NAME: the SONAME libNAME.so, the development link, points to
+soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+PCAP_SONAME := $(call soname,pcap)
 $(O)/capture/packets/pcap_lazy.o: CPPFLAGS += $(if $(PCAP_SONAME),-DPCAP_SONAME='"$(PCAP_SONAME)"')
 # libcrypto likewise, by sessions across hosts alone (session/sesskey.c)
-CRYPTO_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libcrypto.so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+CRYPTO_SONAME := $(call soname,crypto)
 $(O)/capture/session/sesskey.o: CPPFLAGS += $(if $(CRYPTO_SONAME),-DCRYPTO_SONAME='"$(CRYPTO_SONAME)"')
 
 # --discover takes the MPI level's edges as deps --from mpi finds them
