@@ -739,114 +739,78 @@ static int comm_size(MPI_Comm comm)
 	return n;
 }
 
+/* A collective's wrapper: the call recorded around the real one, with
+ * its root (-1 none) and the bytes it moves, both counted once it is
+ * known to record */
+#define COLLECTIVE(FN, CALL, ROOT, BYTES, ARGS)                             \
+	do {                                                                \
+		REAL(FN);                                                   \
+		if (!recording())                                           \
+			return real_##FN ARGS;                              \
+		struct rec_mpi m;                                           \
+		int64_t b = (BYTES);                                        \
+		void *tok = coll_begin(CALL, comm_of(comm), ROOT, b, &m);   \
+		int rc = real_##FN ARGS;                                    \
+		end(tok, rc, b, &m);                                        \
+		return rc;                                                  \
+	} while (0)
+
 EXPORT int MPI_Barrier(MPI_Comm comm)
 {
-	REAL(MPI_Barrier);
-	if (!recording())
-		return real_MPI_Barrier(comm);
-	struct rec_mpi m;
-	void *tok = coll_begin(C_MPI_BARRIER, comm_of(comm), -1, 0, &m);
-	int rc = real_MPI_Barrier(comm);
-	end(tok, rc, 0, &m);
-	return rc;
+	COLLECTIVE(MPI_Barrier, C_MPI_BARRIER, -1, 0,
+		   (comm));
 }
 
 EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm)
 {
-	REAL(MPI_Bcast);
-	if (!recording())
-		return real_MPI_Bcast(buf, count, t, root, comm);
-	struct rec_mpi m;
-	int64_t b = bytes_of(count, t);
-	void *tok = coll_begin(C_MPI_BCAST, comm_of(comm), root, b, &m);
-	int rc = real_MPI_Bcast(buf, count, t, root, comm);
-	end(tok, rc, b, &m);
-	return rc;
+	COLLECTIVE(MPI_Bcast, C_MPI_BCAST, root, bytes_of(count, t),
+		   (buf, count, t, root, comm));
 }
 
 EXPORT int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
 		      int root, MPI_Comm comm)
 {
-	REAL(MPI_Reduce);
-	if (!recording())
-		return real_MPI_Reduce(sbuf, rbuf, count, t, op, root, comm);
-	struct rec_mpi m;
-	int64_t b = bytes_of(count, t);
-	void *tok = coll_begin(C_MPI_REDUCE, comm_of(comm), root, b, &m);
-	int rc = real_MPI_Reduce(sbuf, rbuf, count, t, op, root, comm);
-	end(tok, rc, b, &m);
-	return rc;
+	COLLECTIVE(MPI_Reduce, C_MPI_REDUCE, root, bytes_of(count, t),
+		   (sbuf, rbuf, count, t, op, root, comm));
 }
 
 EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
 			 MPI_Comm comm)
 {
-	REAL(MPI_Allreduce);
-	if (!recording())
-		return real_MPI_Allreduce(sbuf, rbuf, count, t, op, comm);
-	struct rec_mpi m;
-	int64_t b = bytes_of(count, t);
-	void *tok = coll_begin(C_MPI_ALLREDUCE, comm_of(comm), -1, b, &m);
-	int rc = real_MPI_Allreduce(sbuf, rbuf, count, t, op, comm);
-	end(tok, rc, b, &m);
-	return rc;
+	COLLECTIVE(MPI_Allreduce, C_MPI_ALLREDUCE, -1, bytes_of(count, t),
+		   (sbuf, rbuf, count, t, op, comm));
 }
 
 EXPORT int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
 		      MPI_Datatype rt, int root, MPI_Comm comm)
 {
-	REAL(MPI_Gather);
-	if (!recording())
-		return real_MPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
-	struct rec_mpi m;
-	int64_t b = sbuf == MPI_IN_PLACE ? bytes_of(rcount, rt) : bytes_of(scount, st);
-	void *tok = coll_begin(C_MPI_GATHER, comm_of(comm), root, b, &m);
-	int rc = real_MPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
-	end(tok, rc, b, &m);
-	return rc;
+	COLLECTIVE(MPI_Gather, C_MPI_GATHER, root,
+		   sbuf == MPI_IN_PLACE ? bytes_of(rcount, rt) : bytes_of(scount, st),
+		   (sbuf, scount, st, rbuf, rcount, rt, root, comm));
 }
 
 EXPORT int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
 		       MPI_Datatype rt, int root, MPI_Comm comm)
 {
-	REAL(MPI_Scatter);
-	if (!recording())
-		return real_MPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
-	struct rec_mpi m;
-	int64_t b = rbuf == MPI_IN_PLACE ? bytes_of(scount, st) : bytes_of(rcount, rt);
-	void *tok = coll_begin(C_MPI_SCATTER, comm_of(comm), root, b, &m);
-	int rc = real_MPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
-	end(tok, rc, b, &m);
-	return rc;
+	COLLECTIVE(MPI_Scatter, C_MPI_SCATTER, root,
+		   rbuf == MPI_IN_PLACE ? bytes_of(scount, st) : bytes_of(rcount, rt),
+		   (sbuf, scount, st, rbuf, rcount, rt, root, comm));
 }
 
 EXPORT int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
 			 MPI_Datatype rt, MPI_Comm comm)
 {
-	REAL(MPI_Allgather);
-	if (!recording())
-		return real_MPI_Allgather(sbuf, scount, st, rbuf, rcount, rt, comm);
-	struct rec_mpi m;
-	int64_t b = sbuf == MPI_IN_PLACE ? bytes_of(rcount, rt) : bytes_of(scount, st);
-	void *tok = coll_begin(C_MPI_ALLGATHER, comm_of(comm), -1, b, &m);
-	int rc = real_MPI_Allgather(sbuf, scount, st, rbuf, rcount, rt, comm);
-	end(tok, rc, b, &m);
-	return rc;
+	COLLECTIVE(MPI_Allgather, C_MPI_ALLGATHER, -1,
+		   sbuf == MPI_IN_PLACE ? bytes_of(rcount, rt) : bytes_of(scount, st),
+		   (sbuf, scount, st, rbuf, rcount, rt, comm));
 }
 
 EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
 			MPI_Datatype rt, MPI_Comm comm)
 {
-	REAL(MPI_Alltoall);
-	if (!recording())
-		return real_MPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt, comm);
-	struct rec_mpi m;
-	int64_t b = (sbuf == MPI_IN_PLACE ? bytes_of(rcount, rt) : bytes_of(scount, st)) *
-		    comm_size(comm);
-	void *tok = coll_begin(C_MPI_ALLTOALL, comm_of(comm), -1, b, &m);
-	int rc = real_MPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt, comm);
-	end(tok, rc, b, &m);
-	return rc;
+	COLLECTIVE(MPI_Alltoall, C_MPI_ALLTOALL, -1,
+		   (sbuf == MPI_IN_PLACE ? bytes_of(rcount, rt) : bytes_of(scount, st)) * comm_size(comm),
+		   (sbuf, scount, st, rbuf, rcount, rt, comm));
 }
 
 /* --- communicators made and freed ----------------------------------------- */
