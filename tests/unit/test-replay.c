@@ -656,6 +656,54 @@ static void test_file_order(void)
 	CU_ASSERT_EQUAL(op_at(&t->nodes[2].threads[0], MS(12)), 0);
 }
 
+/* A level call's time that its calls below did not take is phases where
+ * it was: before, between and after them (a wait before a call comes
+ * after the phase before it), and the level call itself spends none. */
+static void test_level_phases(void)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/level.xml", tmp);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(head, f);
+	spin_node(f, "a", "h", "<thread tid=\"1\" start=\"0\" end=\"1\">"
+		  IO("stat", "filemeta", "0.001", "0.002", " path=\"/x\" seq=\"1\"")
+		  IO("MPI_Recv", "netrecv", "0.010", "0.050", " level=\"mpi\" amount=\"4\"")
+		  IO("poll", "wait", "0.015", "0.016", " within=\"MPI_Recv\" timeout=\"0\" count=\"1\"")
+		  "<wait node=\"b\" seq=\"1\"/>"
+		  IO("read", "netrecv", "0.030", "0.031", " within=\"MPI_Recv\" fd=\"4\" amount=\"4\" size=\"4\" seq=\"2\"")
+		  "<compute dur=\"0.002\"/>"
+		  IO("stat", "filemeta", "0.052", "0.053", " path=\"/x\" seq=\"3\"")
+		  "</thread>");
+	spin_node(f, "b", "h", "<thread tid=\"1\" start=\"0\" end=\"1\">"
+		  IO("stat", "filemeta", "0.001", "0.002", " path=\"/x\" seq=\"1\"")
+		  "</thread>");
+	fputs("</trace>\n", f);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	struct trace *t = replay_load(path);
+	const struct thread *a = &t->nodes[0].threads[0];
+	uint32_t i = op_at(a, MS(10));
+	static const struct { int kind; int64_t dur; } want[] = {
+		{ OP_IO, 0 },			/* MPI_Recv */
+		{ OP_COMPUTE, MS(5) },		/* to the poll */
+		{ OP_IO, MS(1) },
+		{ OP_COMPUTE, MS(14) },		/* to the read, before its wait */
+		{ OP_WAIT, 0 },
+		{ OP_IO, MS(1) },
+		{ OP_COMPUTE, MS(19) },		/* to MPI_Recv's end */
+		{ OP_COMPUTE, MS(2) },		/* the trace's */
+		{ OP_IO, MS(1) },
+	};
+
+	CU_ASSERT_FATAL(i + sizeof(want) / sizeof(want[0]) <= a->nops);
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		CU_ASSERT_EQUAL(a->ops[i + k].kind, want[k].kind);
+		CU_ASSERT_EQUAL(a->ops[i + k].dur, want[k].dur);
+	}
+	CU_ASSERT_EQUAL(a->computing, MS(5 + 14 + 19 + 2));
+}
+
 int main(void)
 {
 	progname = "test-replay";
@@ -685,6 +733,7 @@ int main(void)
 	CU_add_test(s, "a wait ends when another thread's call did", test_wakers);
 	CU_add_test(s, "a busy wait waits for its receive's data", test_busywaits);
 	CU_add_test(s, "a file nodes share keeps its order", test_file_order);
+	CU_add_test(s, "a level call's own time is phases between its calls", test_level_phases);
 	unsigned failed = unit_run("replay");
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
