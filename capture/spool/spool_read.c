@@ -249,7 +249,11 @@ static void spool_add(struct node *n, size_t *cap, struct spool *s,
 	struct thr *t = thr_get(p, tid, s);
 
 	n->spools++;
-	if (!t->nsp && s->h->made_at)	/* (thread_made) */
+	/* (thread_made) A streamed thread's segments share a header read
+	 * again at every poll: one read between the thread's first call and
+	 * its trampoline's naming the pthread_create has no made_at yet
+	 * (--syscalls: the first call is glibc's, before the trampoline) */
+	if (s->h->made_at)
 		imap_put(&p->made, (uint64_t)s->h->made_at, (int)(t - p->thr));
 	t->sp = xrealloc(t->sp, sizeof(*t->sp) * (size_t)(t->nsp + 1));
 	t->sp[t->nsp++] = s;

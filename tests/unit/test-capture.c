@@ -385,6 +385,60 @@ static void test_poll_cut(void)
 	rmdir(dir);
 }
 
+/* A streamed thread whose header named its pthread_create only after a
+ * poll had read it (--syscalls: glibc's first call in the thread opens
+ * its spool, the trampoline names the call after): the call still names
+ * it (regression: 1 run in 20 of capture-thread-made lost one child). */
+static void test_made_late(void)
+{
+	char dir[] = "/tmp/island-spool-XXXXXX", path[64];
+	struct arena_hdr a = { .magic = ARENA_MAGIC, .version = SPOOL_VERSION,
+			       .next = 2 * ARENA_ALIGN };
+	struct spool_hdr h7 = { .magic = SPOOL_MAGIC, .version = SPOOL_VERSION,
+				.pid = 7, .tid = 7 }, h8 = h7;
+	struct rec q[4] = { 0 };
+	const uint64_t c0 = ARENA_DATA, c1 = c0 + ARENA_ALIGN;
+
+	for (int i = 0; i < 4; i++)
+		q[i] = (struct rec){ .t0 = 1000u * (i + 1), .t1 = 1000u * (i + 1) + 10,
+				     .fd = 3, .ret = 1, .call = C_WRITE, .len = sizeof(q[0]) };
+	q[0].call = C_PTHREAD_CREATE;
+	q[0].fd = -1;
+	q[0].ret = 0;
+	h8.tid = 8;
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/" ARENA_FILE, dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(ftruncate(fd, ARENA_DATA + 2 * ARENA_ALIGN) == 0);
+	CU_ASSERT(pwrite(fd, &a, sizeof(a), 0) == (ssize_t)sizeof(a));
+	arena_put(fd, c0, ARENA_ALIGN, c0, 0, &h7, q, 2 * sizeof(q[0]));
+	arena_put(fd, c1, ARENA_ALIGN, c1, 0, &h8, q + 2, sizeof(q[0]));
+
+	struct node n = { 0 };
+	struct arena_scan sc = { .path = xstrdup(path) };
+	sc.fd = open(path, O_RDONLY);
+	CU_ASSERT_FATAL(sc.fd >= 0);
+	CU_ASSERT(spool_poll(&n, &sc, 0) > 0);
+	CU_ASSERT_FATAL(n.nprocs == 1 && n.procs[0].nthr == 2);
+	/* the trampoline names the call, the thread writes on */
+	h8.creator = 7;
+	h8.made_at = (int64_t)q[0].t0;
+	CU_ASSERT(pwrite(fd, &h8, sizeof(h8), (off_t)(c1 + CHUNK_SPOOL_HDR)) ==
+		  (ssize_t)sizeof(h8));
+	CU_ASSERT(pwrite(fd, &q[3], sizeof(q[0]),
+			 (off_t)(c1 + SPOOL_HDR_SIZE + sizeof(q[0]))) == (ssize_t)sizeof(q[0]));
+	close(fd);
+	CU_ASSERT(spool_poll(&n, &sc, 0) > 0);
+	struct thr *made = thread_made(&n.procs[0], 7, &q[0]);
+	CU_ASSERT_FATAL(made != NULL);
+	CU_ASSERT_EQUAL(made->tid, 8);
+	arena_scan_free(&sc);
+	spool_unload(&n);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* What --discover compares between passes: the names a pass was given
  * set aside (its scratch directory, its mpirun's pid, Open MPI's job ids,
  * a terminal's number: a rank's fstat of /dev/pts/1, then /dev/pts/0, was
@@ -995,6 +1049,7 @@ int main(void)
 	CU_add_test(s, "streaming: written records let go", test_drop);
 	CU_add_test(s, "discover: an I/O's key across passes", test_io_key);
 	CU_add_test(s, "poll: a read cut after the last record", test_poll_cut);
+	CU_add_test(s, "poll: a thread's maker named after it was read", test_made_late);
 	CU_add_test(s, "fmt_sockaddr", test_sockaddr);
 	CU_add_test(s, "attr_escape", test_escape);
 	CU_add_test(s, "fmt_oflags", test_oflags);
