@@ -587,6 +587,26 @@ static void test_wakers(void)
 	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(90))].waker, 0);
 }
 
+/* a wait no thread of its process ended: another process's call that
+ * ended inside it (a condition in shared memory: fio's job process) */
+static void test_wakers_other_process(void)
+{
+	struct trace *t = proc_trace(
+		"<thread tid=\"1\" start=\"0\" end=\"1\">"
+		IO("pthread_cond_wait", "wait", "0.045", "0.060", "")
+		IO("pthread_cond_wait", "wait", "0.070", "0.080", "")
+		"</thread>");
+	const struct thread *a = &t->nodes[0].threads[0], *c = &t->nodes[0].threads[1];
+
+	CU_ASSERT_EQUAL(c->tid, 3);
+	const struct op *w = &a->ops[op_at(a, MS(45))];
+	CU_ASSERT_EQUAL(w->waker, 2);
+	CU_ASSERT_EQUAL(w->wake_op, op_at(c, MS(49)));
+	CU_ASSERT_EQUAL(w->wake_lag, 10500000);
+	/* nothing ended inside the second */
+	CU_ASSERT_EQUAL(a->ops[op_at(a, MS(70))].waker, 0);
+}
+
 static void test_busywaits(void)
 {
 #define POLL(t0, t1, tmo, n) IO("poll", "wait", t0, t1, " timeout=\"" tmo "\" count=\"" n "\"")
@@ -731,6 +751,7 @@ int main(void)
 	CU_add_test(s, "a reused descriptor number gets a slot per life", test_fdslots);
 	CU_add_test(s, "a thread spins what its host's CPU time allows", test_spin_shares);
 	CU_add_test(s, "a wait ends when another thread's call did", test_wakers);
+	CU_add_test(s, "... or another process's, when none of its own", test_wakers_other_process);
 	CU_add_test(s, "a busy wait waits for its receive's data", test_busywaits);
 	CU_add_test(s, "a file nodes share keeps its order", test_file_order);
 	CU_add_test(s, "a level call's own time is phases between its calls", test_level_phases);
