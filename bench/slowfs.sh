@@ -8,6 +8,8 @@
 #                          (returns non-zero, $slow_why saying why, when
 #                          it cannot)
 #   slowfs_rate IOPS BPS   changes the throttle
+#   slowfs_fresh           makes the file system again, empty (before
+#                          every measured run: see there)
 #   slow_run CMD...        runs CMD in the throttled cgroup
 #   slowfs_drop            undoes everything (call it from a trap)
 # The image goes in $SLOWFS_DIR (default /var/tmp), never in memory.
@@ -45,9 +47,10 @@ slowfs_make() {
 	truncate -s "${SLOWFS_SIZE:-1G}" "$slow_img" &&
 		slow_loop=$(losetup -f --show "$slow_img" 2>/dev/null) ||
 		{ slow_why="no loop device"; slowfs_drop; return 1; }
-	mkfs.ext4 -q -F "$slow_loop" > /dev/null 2>&1 || { slow_why="mkfs failed"; slowfs_drop; return 1; }
+	slowfs_mkfs || { slow_why="mkfs failed"; slowfs_drop; return 1; }
 	slow_mnt=$(mktemp -d /tmp/island-slowfs-mnt.XXXXXX)
 	mount "$slow_loop" "$slow_mnt" || { slow_why="mount failed"; slowfs_drop; return 1; }
+	slow_iops=$iops slow_bps=$bps
 	dev=$(lsblk -dno MAJ:MIN "$slow_loop" | tr -d ' ')
 	slow_dev=$dev
 	v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
@@ -81,10 +84,36 @@ slowfs_make() {
 	return 0
 }
 
+# Initialised whole now (inode tables, journal): else ext4lazyinit
+# zeroes them in the background, in the measured runs' I/O budget.
+slowfs_mkfs() {
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$slow_loop" > /dev/null 2>&1
+}
+
+# Every measured run starts on a file system made for it. On one used
+# before, where a run's files went (which block groups, what the journal
+# and the allocator had left) set its time: sqlite's 100 transactions at
+# 200 IOPS took 6.6 s on the first run after mkfs and 7.1-7.7 s on later
+# ones, as directories of their own or the same one made again, with no
+# other work between them, and the replays' 6.6-7.3 s likewise; the
+# what-if replays compared two draws of that, 5-7 % apart in their
+# medians of 3. Made again before each: 6.57-6.60 s real, 6.60-6.65 s
+# replayed (4 of each). Unthrottled meanwhile (mkfs writes the tables).
+slowfs_fresh() {
+	umount "$slow_mnt" || return 1
+	slowfs_rate 0 0
+	slowfs_mkfs && mount "$slow_loop" "$slow_mnt" && sync -f "$slow_mnt" || return 1
+	slowfs_rate "$slow_iops" "$slow_bps"
+}
+
+# (0 0: none, for a while; the rate otherwise kept for slowfs_fresh)
 slowfs_rate() {
+	[ "$1" = 0 ] || slow_iops=$1 slow_bps=$2
 	if [ -n "$slow_v1root" ]; then
 		for f in write_iops read_iops; do echo "$slow_dev $1" > "$slow_v1root/blkio.throttle.${f}_device"; done
 		for f in write_bps read_bps; do echo "$slow_dev $2" > "$slow_v1root/blkio.throttle.${f}_device"; done
+	elif [ "$1" = 0 ]; then
+		echo "$slow_dev wiops=max riops=max wbps=max rbps=max" > "$slow_cg/io.max"
 	else
 		echo "$slow_dev wiops=$1 riops=$1 wbps=$2 rbps=$2" > "$slow_cg/io.max"
 	fi

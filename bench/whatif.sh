@@ -34,7 +34,7 @@ echo "whatif: $slow_how, $IOPS IOPS, $BPS B/s on $slow_loop; RUNS=$RUNS (medians
 
 # one NAME DIR: set up and run NAME in DIR, its seconds on stdout
 real_once() {
-	rm -rf "$2" && mkdir -p "$2" && "wl_$1" "$2" && sync -f "$2"
+	slowfs_fresh && mkdir -p "$2" && "wl_$1" "$2" && sync -f "$2"
 	(cd "$2" && t0=$(now) && slow_run sh -c ". '$ROOT/bench/whatif-work.sh'; run_$1" > /dev/null 2>&1 &&
 		echo "$(now) - $t0" | bc)
 }
@@ -45,7 +45,7 @@ capture() {
 	(cd "$d" && "$C" -o "$fast/$1.xml" -- sh -c ". '$ROOT/bench/whatif-work.sh'; run_$1" > /dev/null 2> "$fast/$1.cap.err")
 }
 replay_once() {
-	rm -rf "$slow_mnt/rep"
+	slowfs_fresh || { echo fail; return; }
 	slow_run "$R" -q --mode "$2" --root "$slow_mnt/rep" --report "$fast/rep.xml" "$3" \
 		> /dev/null 2> "$fast/rep.err" || { echo fail; return; }
 	sed -n 's/.*<node .* failed="\([0-9]*\)".*/\1/p' "$fast/rep.xml" >> "$fast/failed"
@@ -100,7 +100,7 @@ ps_capture() {
 }
 ps_real() {
 	d=$slow_mnt/ps port=$((20000 + $$ % 20000 + $1))
-	rm -rf "$d" && mkdir -p "$d" && sync -f "$d"
+	slowfs_fresh && mkdir -p "$d" && sync -f "$d" || return
 	t0=$(now)
 	pids=
 	for i in 0 1 2 3; do
@@ -137,7 +137,7 @@ done
 # the device throttled so
 slow_capture() {
 	d=$slow_mnt/cap/$1
-	rm -rf "$slow_mnt/cap" && mkdir -p "$d" && "wl_$1" "$d" && sync -f "$d" &&
+	slowfs_fresh && mkdir -p "$d" && "wl_$1" "$d" && sync -f "$d" &&
 	(cd "$d" && slow_run "$C" -o "$fast/$1.slow.xml" -- sh -c ". '$ROOT/bench/whatif-work.sh'; run_$1" \
 		> /dev/null 2> "$fast/$1.cap.err")
 }
