@@ -133,6 +133,7 @@ void filter_set_calls(const char *list);
 void filter_set_time(bool to, const char *v);
 void filter_set_thread(const char *v);
 void filter_set_node(const char *v);
+const char *filter_take_node(void);
 void filter_set_path(const char *v);
 bool filter_timed(void);
 bool filter_node(const struct trace_node *n);

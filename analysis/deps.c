@@ -719,6 +719,23 @@ static void deps_end(void *st, struct trace_run *run, char **files, int nfiles)
 
 const struct passdef deps_pass = { deps_begin, &deps_ops, deps_end, true, NULL };
 
+/* the edges of E that have node K at either end, in their order (and a
+ * message's bytes and time on the wire with it) */
+static size_t keep_node(struct edge *e, size_t n, int k, uint64_t *bytes, int64_t *wire)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (e[i].x == k || e[i].t == k) {
+			if (bytes)
+				bytes[w] = bytes[i];
+			if (wire)
+				wire[w] = wire[i];
+			e[w++] = e[i];
+		}
+	return w;
+}
+
 int report_deps(int argc, char **argv)
 {
 	static const char *const truth_names[2] = { "found", "true" };
@@ -735,6 +752,9 @@ int report_deps(int argc, char **argv)
 	/* the traces' own waits are copied as they are: only new ones */
 	if (deps_annotate && from != 1)
 		die(2, "--annotate writes the message edges: it needs --from net");
+	/* --node: the edges that have it at either end, read with every
+	 * node (the other end is another node's call) */
+	const char *only = filter_take_node();
 	if (from == 3)
 		from_mpi(&d, argv, argc);
 	else if (from != 1)
@@ -747,6 +767,21 @@ int report_deps(int argc, char **argv)
 		d.e = m.e;
 		d.ne = m.n;
 		m.e = NULL;
+	}
+	if (only) {
+		int k = -1;
+		for (size_t i = 0; i < d.nnodes; i++)
+			if (!strcmp(d.nodes[i].name, only))
+				k = (int)i;
+		if (k < 0)
+			die(2, "--node %s: no such node in the traces", only);
+		if (from == 1) {
+			d.ne = m.n = keep_node(d.e, d.ne, k, m.bytes, m.wire);
+		} else {
+			d.ne = keep_node(d.e, d.ne, k, NULL, NULL);
+			if (m.e)
+				m.n = keep_node(m.e, m.n, k, m.bytes, m.wire);
+		}
 	}
 	if (opt.dot)
 		print_dot(&d);

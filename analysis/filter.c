@@ -93,6 +93,16 @@ void filter_set_node(const char *v)
 	filt.active = true;
 }
 
+/* --node for a report that reads every node and selects itself (deps: a
+ * wait's other end is another node's call): NULL when none was given */
+const char *filter_take_node(void)
+{
+	const char *v = filt.node;
+
+	filt.node = NULL;
+	return v;
+}
+
 void filter_set_path(const char *v)
 {
 	filt.path = v;

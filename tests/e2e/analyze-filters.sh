@@ -168,4 +168,35 @@ for f in "" "--from 0"; do
 	expect_eq "files $f on via=" "$("$ANALYZE" files --csv $f "$T" | sed -n 2p | cut -d, -f1-9)" \
 		"s,/out,0,0,0,0.000000,2,300,0.012000"
 done
+# deps --node: the waits that have the node at either end, read with
+# every node (a wait's other end is another node's call; regression: the
+# other node filtered out, deps died "node a has 0 I/O"). Node c, added
+# here, waits on b: --node a keeps b's wait on a, --node c c's on b.
+sed -e 's#^</trace>##' "$ISLAND_ROOT/tests/traces/replay-2node.xml" > three.xml
+cat >> three.xml <<'EOF'
+  <node name="c" host="h3" epoch="1763798662.000000000" start="0.000000000" end="0.320000000" clock="monotonic">
+    <command><arg>c</arg></command>
+    <process pid="30" ppid="1" exe="/bin/c" cwd="/work" start="0.000000000" end="0.320000000" status="exit:0" complete="true">
+      <thread tid="30" name="c" start="0.000000000" end="0.320000000" exit="process" complete="true">
+        <compute dur="0.311000000"/>
+        <wait node="b" seq="2"/>
+        <io api="unlink" res="filemeta" start="0.311000000" end="0.311100000" path="/work/b.dat" seq="1"/>
+        <compute dur="0.008900000"/>
+      </thread>
+    </process>
+    <files/>
+    <sockets/>
+  </node>
+</trace>
+EOF
+check_trace three.xml
+expect_eq "deps --node a" "$("$ANALYZE" deps --csv --node a three.xml)" \
+"node,io,api,target,on_node,on_io,on_api,on_target,implied,origin,certain
+b,1,open,/work/b.dat,a,4,write,/work/a3.dat,,,"
+expect_eq "deps --node c" "$("$ANALYZE" deps --csv --node c three.xml)" \
+"node,io,api,target,on_node,on_io,on_api,on_target,implied,origin,certain
+c,1,unlink,/work/b.dat,b,2,write,/work/b.dat,,,"
+expect_eq "deps --node b" "$("$ANALYZE" deps --csv --node b three.xml | wc -l)" 3
+"$ANALYZE" deps --node d three.xml 2> nod.err && fail "deps --node d: no such node, accepted"
+expect_eq "deps --node d" "$(cat nod.err)" "island-analyze: --node d: no such node in the traces"
 echo ok
