@@ -10,6 +10,15 @@
  * complete with 0). Times are nanoseconds from the run's start, nodes
  * aligned as in every report; the clock's global offset is the run's
  * start in Unix time.
+ * The MPI level (level="mpi"): its calls are regions of the MPI
+ * paradigm and carry MPI records on MPI_COMM_WORLD, whose members are
+ * the ranks' locations (the thread that made a rank's MPI calls): a
+ * send's at its start, a receive's at its end, an Isend's and an Irecv's
+ * completion at the Wait or Test that completed it, a collective begun
+ * and ended with its call. Peers are world ranks as the trace's; a
+ * collective on another communicator is its region alone (its members
+ * are not in the trace). A collective's bytes received are not in the
+ * trace: 0. Written only when every rank 0..N-1 of the run is there.
  * Two readings: the first keeps the regions (they come after their calls
  * in a trace, OTF2 wants them entered in time order), the second writes
  * the events, one thread's writer open at a time. Memory: threads,
@@ -48,6 +57,37 @@ struct idmap {
 	size_t n, cap;
 };
 
+/* The MPI calls as records: a point-to-point's, a collective's */
+enum mpik { MK_NONE, MK_SEND, MK_RECV, MK_SENDRECV, MK_ISEND, MK_IRECV, MK_DONE, MK_COLL };
+
+static const struct { const char *api; uint8_t kind; uint8_t op; } mpicalls[] = {
+	{ "MPI_Send", MK_SEND, 0 }, { "MPI_Ssend", MK_SEND, 0 }, { "MPI_Rsend", MK_SEND, 0 },
+	{ "MPI_Bsend", MK_SEND, 0 }, { "MPI_Recv", MK_RECV, 0 }, { "MPI_Sendrecv", MK_SENDRECV, 0 },
+	{ "MPI_Isend", MK_ISEND, 0 }, { "MPI_Issend", MK_ISEND, 0 }, { "MPI_Irecv", MK_IRECV, 0 },
+	{ "MPI_Wait", MK_DONE, 0 }, { "MPI_Waitall", MK_DONE, 0 }, { "MPI_Waitany", MK_DONE, 0 },
+	{ "MPI_Waitsome", MK_DONE, 0 }, { "MPI_Test", MK_DONE, 0 }, { "MPI_Testall", MK_DONE, 0 },
+	{ "MPI_Testany", MK_DONE, 0 }, { "MPI_Testsome", MK_DONE, 0 },
+	{ "MPI_Barrier", MK_COLL, OTF2_COLLECTIVE_OP_BARRIER },
+	{ "MPI_Bcast", MK_COLL, OTF2_COLLECTIVE_OP_BCAST },
+	{ "MPI_Reduce", MK_COLL, OTF2_COLLECTIVE_OP_REDUCE },
+	{ "MPI_Allreduce", MK_COLL, OTF2_COLLECTIVE_OP_ALLREDUCE },
+	{ "MPI_Gather", MK_COLL, OTF2_COLLECTIVE_OP_GATHER },
+	{ "MPI_Scatter", MK_COLL, OTF2_COLLECTIVE_OP_SCATTER },
+	{ "MPI_Allgather", MK_COLL, OTF2_COLLECTIVE_OP_ALLGATHER },
+	{ "MPI_Alltoall", MK_COLL, OTF2_COLLECTIVE_OP_ALLTOALL },
+};
+
+/* An MPI call of the rank's location, open until its end: what its end's
+ * records need (the call's io is gone by then) */
+struct lvcall {
+	int64_t start, end;
+	uint32_t reg;
+	int kind, op;
+	int64_t rank, tag, comm, req;
+	uint64_t bytes;
+	char *done;
+};
+
 struct otf {
 	struct trace_run *run;
 	OTF2_Archive *ar;
@@ -69,6 +109,12 @@ struct otf {
 	uint64_t last;		/* its last timestamp: never back in time */
 	uint64_t matching;
 	int64_t t0;
+	/* MPI: each rank's location (-1: none seen), from the first reading */
+	int64_t *rankloc;
+	size_t nranks;
+	bool mpi;		/* every rank 0..nranks-1 there: records written */
+	struct lvcall *lv;	/* the thread's MPI calls open */
+	size_t nlv, caplv;
 };
 
 static uint32_t idmap_get(struct idmap *m, const void *key, int node, bool *added)
@@ -115,12 +161,15 @@ static uint32_t str_id(struct otf *o, const char *s)
 	return id;
 }
 
-/* A region per call name and per trace region label (the user's). */
-static uint32_t region_id(struct otf *o, const char *name, bool user)
+/* A region per call name and per trace region label (the user's);
+ * an MPI call's of the MPI paradigm */
+enum { REG_CALL, REG_USER, REG_MPI };
+
+static uint32_t region_id(struct otf *o, const char *name, int kind)
 {
 	bool added;
 
-	return idmap_get(&o->regions, intern(name), user, &added);
+	return idmap_get(&o->regions, intern(name), kind, &added);
 }
 
 static uint32_t handle_id(struct otf *o, const char *path, int node)
@@ -155,6 +204,45 @@ static void keep_region(void *ctx, struct trace_thread *t, const struct trace_re
 
 	XGROW(tr->v, tr->cap, tr->n + 1);
 	tr->v[tr->n++] = (struct reg){ r->start, r->end, r->depth, intern(r->label) };
+}
+
+static bool is_mpi(const struct trace_io *io)
+{
+	const struct trace_attr *a = trace_io_attr(io, "level");
+
+	return a && !strcmp(a->value, "mpi");
+}
+
+static void rank_slot(struct otf *o, long r)
+{
+	if ((size_t)r >= o->nranks) {
+		o->rankloc = xrealloc(o->rankloc, ((size_t)r + 1) * sizeof(*o->rankloc));
+		for (size_t k = o->nranks; k <= (size_t)r; k++)
+			o->rankloc[k] = -1;
+		o->nranks = (size_t)r + 1;
+	}
+}
+
+/* A rank's location: the first thread of its node to make an MPI call.
+ * The trace holds no world size: the ranks are those of the nodes and
+ * the peers they name. */
+static void keep_rank(void *ctx, struct trace_thread *t, const struct trace_io *io)
+{
+	struct otf *o = ctx;
+	int r = t->node->mpi_rank;
+	const struct trace_attr *peer;
+
+	if (r < 0 || !is_mpi(io))
+		return;
+	rank_slot(o, r);
+	if (o->rankloc[r] < 0)
+		o->rankloc[r] = t->index;
+	peer = trace_io_attr(io, "rank");
+	if (peer) {
+		long p = strtol(peer->value, NULL, 10);
+		if (p >= 0 && p < (1L << 24))
+			rank_slot(o, p);
+	}
 }
 
 /* Outer first: by start, then the longer, then the shallower. */
@@ -192,7 +280,7 @@ static void leave_region(struct otf *o)
 {
 	struct reg *r = o->open[--o->nopen];
 
-	check(OTF2_EvtWriter_Leave(o->w, NULL, ts(o, r->end), region_id(o, r->label, true)), "leave");
+	check(OTF2_EvtWriter_Leave(o->w, NULL, ts(o, r->end), region_id(o, r->label, REG_USER)), "leave");
 	o->nevents[o->cur->index]++;
 }
 
@@ -215,7 +303,7 @@ static void regions_upto(struct otf *o, int64_t t)
 
 		while (o->nopen && o->open[o->nopen - 1]->end <= r->start)
 			leave_region(o);
-		check(OTF2_EvtWriter_Enter(o->w, NULL, ts(o, r->start), region_id(o, r->label, true)),
+		check(OTF2_EvtWriter_Enter(o->w, NULL, ts(o, r->start), region_id(o, r->label, REG_USER)),
 		      "enter");
 		o->nevents[o->cur->index]++;
 		XGROW(o->open, o->capopen, o->nopen + 1);
@@ -246,13 +334,143 @@ static void on_thread(void *ctx, struct trace_thread *t)
 		qsort(o->regs[t->index].v, o->regs[t->index].n, sizeof(struct reg), cmp_reg);
 }
 
+static int64_t attr_num(const struct trace_io *io, const char *name, int64_t none)
+{
+	const struct trace_attr *a = trace_io_attr(io, name);
+
+	return a ? strtoll(a->value, NULL, 10) : none;
+}
+
+static int mpi_kind(const char *api, int *op)
+{
+	for (size_t i = 0; i < sizeof(mpicalls) / sizeof(mpicalls[0]); i++)
+		if (!strcmp(api, mpicalls[i].api)) {
+			*op = mpicalls[i].op;
+			return mpicalls[i].kind;
+		}
+	return MK_NONE;
+}
+
+static void count(struct otf *o)
+{
+	o->nevents[o->cur->index]++;
+}
+
+/* The requests a Wait or Test completed ("ID" a send's, "ID:SRC:TAG:BYTES"
+ * a receive's; 0: a Sendrecv's own receive) */
+static void mpi_done(struct otf *o, const char *p, uint64_t at)
+{
+	while (*p) {
+		char *e;
+		unsigned long long id = strtoull(p, &e, 10);
+		long long src = -1, tag = 0, bytes = 0;
+		if (e == p)
+			break;
+		if (*e == ':' && sscanf(e, ":%lld:%lld:%lld", &src, &tag, &bytes) != 3)
+			src = -1;
+		if (*e != ':' && id) {
+			check(OTF2_EvtWriter_MpiIsendComplete(o->w, NULL, at, id), "MPI Isend complete");
+			count(o);
+		} else if (src >= 0 && id) {
+			check(OTF2_EvtWriter_MpiIrecv(o->w, NULL, at, (uint32_t)src, 0, (uint32_t)tag,
+						      (uint64_t)bytes, id), "MPI Irecv");
+			count(o);
+		} else if (src >= 0) {
+			check(OTF2_EvtWriter_MpiRecv(o->w, NULL, at, (uint32_t)src, 0, (uint32_t)tag,
+						     (uint64_t)bytes), "MPI receive");
+			count(o);
+		}
+		for (p = e; *p && *p != ' '; p++)
+			;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+static void lv_begin(struct otf *o, const struct lvcall *c)
+{
+	uint64_t at = ts(o, c->start);
+
+	check(OTF2_EvtWriter_Enter(o->w, NULL, at, c->reg), "enter");
+	count(o);
+	if (c->kind == MK_COLL && c->comm == 0) {
+		check(OTF2_EvtWriter_MpiCollectiveBegin(o->w, NULL, at), "MPI collective begin");
+		count(o);
+	} else if (c->rank < 0) {
+		return;
+	} else if (c->kind == MK_SEND || c->kind == MK_SENDRECV) {
+		check(OTF2_EvtWriter_MpiSend(o->w, NULL, at, (uint32_t)c->rank, 0, (uint32_t)c->tag,
+					     c->bytes), "MPI send");
+		count(o);
+	} else if (c->kind == MK_ISEND && c->req > 0) {
+		check(OTF2_EvtWriter_MpiIsend(o->w, NULL, at, (uint32_t)c->rank, 0, (uint32_t)c->tag,
+					      c->bytes, (uint64_t)c->req), "MPI Isend");
+		count(o);
+	} else if (c->kind == MK_IRECV && c->req > 0) {
+		check(OTF2_EvtWriter_MpiIrecvRequest(o->w, NULL, at, (uint64_t)c->req),
+		      "MPI Irecv request");
+		count(o);
+	}
+}
+
+static void lv_end(struct otf *o, struct lvcall *c)
+{
+	uint64_t at = ts(o, c->end);
+	int op = c->op;
+
+	if (c->kind == MK_COLL && c->comm == 0) {
+		bool rooted = op == OTF2_COLLECTIVE_OP_BCAST || op == OTF2_COLLECTIVE_OP_REDUCE ||
+			      op == OTF2_COLLECTIVE_OP_GATHER || op == OTF2_COLLECTIVE_OP_SCATTER;
+		check(OTF2_EvtWriter_MpiCollectiveEnd(o->w, NULL, at, (OTF2_CollectiveOp)op, 0,
+			rooted && c->rank >= 0 ? (uint32_t)c->rank : OTF2_UNDEFINED_UINT32, c->bytes, 0),
+		      "MPI collective end");
+		count(o);
+	} else if (c->kind == MK_RECV && c->rank >= 0) {
+		check(OTF2_EvtWriter_MpiRecv(o->w, NULL, at, (uint32_t)c->rank, 0, (uint32_t)c->tag,
+					     c->bytes), "MPI receive");
+		count(o);
+	} else if ((c->kind == MK_DONE || c->kind == MK_SENDRECV) && c->done) {
+		mpi_done(o, c->done, at);
+	}
+	check(OTF2_EvtWriter_Leave(o->w, NULL, at, c->reg), "leave");
+	count(o);
+	free(c->done);
+}
+
+/* the thread's MPI calls that ended by time t left, innermost first */
+static void lv_upto(struct otf *o, int64_t t)
+{
+	while (o->nlv && o->lv[o->nlv - 1].end <= t)
+		lv_end(o, &o->lv[--o->nlv]);
+}
+
+/* An MPI call of a rank's location (its MPI records, the calls it made
+ * below inside it), or any call. */
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct otf *o = ctx;
-	uint32_t reg = region_id(o, io->api, false);
+	bool mpi = is_mpi(io);
+	uint32_t reg = region_id(o, io->api, mpi ? REG_MPI : REG_CALL);
 	bool rw = io->res == TRACE_RES_FILEREAD || io->res == TRACE_RES_FILEWRITE;
+	int r = t->node->mpi_rank;
 
+	lv_upto(o, io->start);
 	regions_upto(o, io->start);
+	if (mpi && o->mpi && r >= 0 && (size_t)r < o->nranks && t->index == o->rankloc[r]) {
+		const struct trace_attr *d = trace_io_attr(io, "done");
+		struct lvcall c = {
+			.start = io->start, .end = io->end, .reg = reg,
+			.rank = attr_num(io, "rank", -1), .tag = attr_num(io, "tag", 0),
+			.comm = attr_num(io, "comm", -1), .req = attr_num(io, "request", 0),
+			.bytes = io->has_amount && io->amount > 0 ? (uint64_t)io->amount : 0,
+			.done = d ? xstrdup(d->value) : NULL,
+		};
+		c.kind = io->failed ? MK_NONE : mpi_kind(io->api, &c.op);
+		lv_begin(o, &c);
+		XGROW(o->lv, o->caplv, o->nlv + 1);
+		o->lv[o->nlv++] = c;
+		return;
+	}
 	check(OTF2_EvtWriter_Enter(o->w, NULL, ts(o, io->start), reg), "enter");
 	o->nevents[t->index] += 2;
 	if (rw) {
@@ -276,6 +494,7 @@ static void on_thread_end(void *ctx, struct trace_thread *t)
 {
 	struct otf *o = ctx;
 
+	lv_upto(o, INT64_MAX);
 	regions_upto(o, INT64_MAX - 1);
 	while (o->nopen)
 		leave_region(o);
@@ -305,6 +524,8 @@ static void write_defs(struct otf *o)
 	OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(o->ar);
 	uint32_t root_name = str_id(o, "run"), node_class = str_id(o, "node");
 	uint32_t run_class = str_id(o, "machine"), posix = str_id(o, "POSIX");
+	uint32_t mpi_name = str_id(o, "MPI"), world_name = str_id(o, "MPI_COMM_WORLD");
+	uint32_t locs_name = str_id(o, "MPI_COMM_WORLD's locations");
 	uint32_t nfiles;
 
 	if (!g)
@@ -347,9 +568,14 @@ static void write_defs(struct otf *o)
 		const struct ent *e = byid[i];
 		uint32_t name = str_id(o, e->key);
 
+		int op = 0, k = e->node == REG_MPI ? mpi_kind(e->key, &op) : MK_NONE;
 		check(OTF2_GlobalDefWriter_WriteRegion(g, e->id, name, name, name,
-			e->node ? OTF2_REGION_ROLE_CODE : OTF2_REGION_ROLE_FUNCTION,
-			e->node ? OTF2_PARADIGM_USER : OTF2_PARADIGM_NONE, OTF2_REGION_FLAG_NONE,
+			e->node == REG_USER ? OTF2_REGION_ROLE_CODE :
+			k == MK_COLL ? (op == OTF2_COLLECTIVE_OP_BARRIER ? OTF2_REGION_ROLE_BARRIER :
+					OTF2_REGION_ROLE_COLL_ALL2ALL) :
+			k != MK_NONE ? OTF2_REGION_ROLE_POINT2POINT : OTF2_REGION_ROLE_FUNCTION,
+			e->node == REG_USER ? OTF2_PARADIGM_USER :
+			e->node == REG_MPI ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_NONE, OTF2_REGION_FLAG_NONE,
 			OTF2_UNDEFINED_STRING, 0, 0), "region");
 	}
 	free(byid);
@@ -389,12 +615,29 @@ static void write_defs(struct otf *o)
 			OTF2_IO_HANDLE_FLAG_NONE, OTF2_UNDEFINED_COMM, OTF2_UNDEFINED_IO_HANDLE),
 		      "I/O handle");
 	}
+	if (o->mpi) {	/* MPI_COMM_WORLD: its ranks' locations */
+		uint64_t *locs = xcalloc(o->nranks, sizeof(*locs)), *ranks = xcalloc(o->nranks, sizeof(*ranks));
+		for (size_t r = 0; r < o->nranks; r++) {
+			locs[r] = (uint64_t)o->rankloc[r];
+			ranks[r] = r;
+		}
+		check(OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, mpi_name,
+			OTF2_PARADIGM_CLASS_PROCESS), "MPI paradigm");
+		check(OTF2_GlobalDefWriter_WriteGroup(g, 0, locs_name, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+			OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, (uint32_t)o->nranks, locs), "MPI locations");
+		check(OTF2_GlobalDefWriter_WriteGroup(g, 1, world_name, OTF2_GROUP_TYPE_COMM_GROUP,
+			OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, (uint32_t)o->nranks, ranks), "MPI group");
+		check(OTF2_GlobalDefWriter_WriteComm(g, 0, world_name, 1, OTF2_UNDEFINED_COMM,
+			OTF2_COMM_FLAG_NONE), "MPI_COMM_WORLD");
+		free(locs);
+		free(ranks);
+	}
 	check(OTF2_Archive_CloseGlobalDefWriter(o->ar, g), "close the definitions");
 }
 
 int export_otf2(int argc, char **argv)
 {
-	static const struct trace_ops first = { .region = keep_region };
+	static const struct trace_ops first = { .region = keep_region, .io = keep_rank };
 	static const struct trace_ops second = {
 		.thread = on_thread, .io = on_io, .thread_end = on_thread_end,
 	};
@@ -427,6 +670,13 @@ int export_otf2(int argc, char **argv)
 	run.have_epoch0 = pre.nnodes > 0;
 	run.prescanned = true;
 	o.t0 = run.t0;
+	o.mpi = o.nranks > 0;
+	for (size_t r = 0; r < o.nranks; r++)
+		if (o.rankloc[r] < 0)
+			o.mpi = false;
+	if (o.nranks && !o.mpi)
+		warnx("export --format otf2: not every rank's trace is here (0 to %zu, as the "
+		      "ranks' peers say): no MPI records, the MPI calls as regions", o.nranks - 1);
 	o.ar = OTF2_Archive_Open(opt.output, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
 				 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!o.ar)
@@ -463,6 +713,8 @@ int export_otf2(int argc, char **argv)
 	free(o.seen);
 	free(o.nevents);
 	free(o.open);
+	free(o.rankloc);
+	free(o.lv);
 	run_free(&pre);
 	run_free(&run);
 	return 0;
