@@ -117,6 +117,14 @@ static void f_free(void *ctx, struct trace_thread *t, int64_t at, uint64_t ptr)
 		f->ops->free(f->ctx, t, at, ptr);
 }
 
+static void f_command(void *ctx, struct trace_node *n, int argc, const char *const *argv)
+{
+	struct filtered *f = ctx;
+
+	if (filter_node(n))
+		f->ops->command(f->ctx, n, argc, argv);
+}
+
 /* What the capture could not see: one line per trace or process, every
  * report. */
 static void f_incomplete(void *ctx, const char *file, long line, const struct trace_proc *p)
@@ -150,6 +158,7 @@ void read_traces_peers(struct trace_run *run, char **files, int nfiles,
 	w.socket = f.ops->socket || peers ? f_socket : NULL;
 	w.sample = f.ops->sample ? f_sample : NULL;
 	w.free = f.ops->free ? f_free : NULL;
+	w.command = f.ops->command ? f_command : NULL;
 	trace_read(run, files, nfiles, &w, &f);
 	filter_done(run, f.ops->io != NULL);
 }
@@ -231,6 +240,15 @@ static void tee_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 			tee->v[i].def->ops->io(tee->v[i].st, t, io);
 }
 
+static void tee_command(void *ctx, struct trace_node *nd, int argc, const char *const *argv)
+{
+	struct tee *tee = ctx;
+
+	for (size_t i = 0; i < tee->n; i++)
+		if (tee->v[i].def->ops->command)
+			tee->v[i].def->ops->command(tee->v[i].st, nd, argc, argv);
+}
+
 void read_passes(struct trace_run *run, char **files, int nfiles, struct pass *v, size_t n)
 {
 	struct trace_ops ops = { 0 };
@@ -247,7 +265,7 @@ void read_passes(struct trace_run *run, char **files, int nfiles, struct pass *v
 #define ANY(cb) if (o->cb) ops.cb = tee_##cb
 		ANY(node); ANY(node_end); ANY(thread); ANY(thread_end); ANY(compute);
 		ANY(io); ANY(dep); ANY(region); ANY(file); ANY(socket); ANY(sample);
-		ANY(free);
+		ANY(free); ANY(command);
 #undef ANY
 	}
 	tee.mixed = every && every < n;

@@ -19,7 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <libxml/xmlreader.h>
 
 const char *html_replay;	/* --replay FILE: island-replay's --report */
 
@@ -31,6 +30,7 @@ static const char *const tnames[T_N] = {
 
 struct page {
 	char **command;		/* by node index, or NULL */
+	size_t ncmd;
 	struct table *t[T_N];
 	struct trace_run *run;
 	char *warnings;		/* what the reports said on stderr */
@@ -101,102 +101,48 @@ static char *warnings_take(void)
 
 /* --- the commands ------------------------------------------------------ */
 
-/* The trace reader keeps no <arg> text (it would cost every reading a
- * text callback), so the page scans each file's bytes again (through
- * libxml2's input, which decompresses) for its <command> elements, the
- * k-th its k-th node's, and parses each alone: a scan at the speed of
- * the disk and decompression, not of a parser. A binary trace shows
- * none. The files were read whole before: they are well-formed. */
-#define CMD_MAX 65536		/* a longer <command> is not shown */
-
-static char *command_text(const char *xml, size_t len)
+/* A node's command as the reader gives it (either encoding), its args
+ * joined by spaces; a heading, so cut at 4 KB. */
+static void on_command(void *ctx, struct trace_node *n, int argc, const char *const *argv)
 {
-	xmlDoc *doc = xmlReadMemory(xml, (int)len, NULL, "UTF-8",
-				    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
-	char *cmd = xstrdup("");
+	struct page *p = ctx;
+	size_t len = 0;
+	char *c;
 
-	for (xmlNode *e = root ? root->children : NULL; e; e = e->next) {
-		xmlChar *v;
-		char *c;
-
-		if (e->type != XML_ELEMENT_NODE || strcmp((const char *)e->name, "arg"))
-			continue;
-		v = xmlNodeGetContent(e);
-		c = xasprintf("%s%s%s", cmd, *cmd ? " " : "", v ? (const char *)v : "");
-		xmlFree(v);
-		free(cmd);
-		cmd = c;
-		if (strlen(cmd) > 4096) {	/* a heading */
-			cmd[4096] = 0;
-			break;
-		}
+	if ((size_t)n->index >= p->ncmd) {
+		size_t k = (size_t)n->index + 16;
+		p->command = xrealloc(p->command, k * sizeof(*p->command));
+		memset(p->command + p->ncmd, 0, (k - p->ncmd) * sizeof(*p->command));
+		p->ncmd = k;
 	}
-	xmlFreeDoc(doc);
-	return cmd;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	c = xmalloc(len + 1);
+	c[0] = 0;
+	for (int i = 0, at = 0; i < argc && at < 4096; i++)
+		at += snprintf(c + at, len + 1 - (size_t)at, "%s%s", i ? " " : "", argv[i]);
+	c[len < 4096 ? len : 4096] = 0;
+	free(p->command[n->index]);
+	p->command[n->index] = c;
 }
 
-/* The file's nodes in order: the k-th that came from it, or -1. */
-static int file_node(const struct page *p, const char *file, size_t k)
+static void *commands_begin(struct trace_run *run)
 {
-	for (size_t i = 0; i < p->run->nnodes; i++)
-		if (p->run->nodes[i]->file && !strcmp(p->run->nodes[i]->file, file) && !k--)
-			return (int)i;
-	return -1;
+	return NULL;	/* the page, set by report_html */
 }
 
-static void commands(struct page *p, char **files, int nfiles)
+static void commands_end(void *st, struct trace_run *run, char **files, int nfiles)
 {
-	static const char open_tag[] = "<command>", close_tag[] = "</command>";
+}
 
-	p->command = xcalloc(p->run->nnodes + 1, sizeof(*p->command));
-	for (int i = 0; i < nfiles; i++) {
-		xmlParserInputBufferPtr in = xmlParserInputBufferCreateFilename(files[i],
-									XML_CHAR_ENCODING_NONE);
-		char *snip = xmalloc(CMD_MAX + sizeof(close_tag));
-		size_t sn = 0, k = 0;
-		bool in_cmd = false, too_long = false;
+static const struct trace_ops commands_ops = { .command = on_command };
+static const struct passdef commands_pass = {
+	.begin = commands_begin, .ops = &commands_ops, .end = commands_end,
+};
 
-		while (in && xmlParserInputBufferRead(in, 1 << 16) > 0) {
-			for (;;) {
-				const char *d = (const char *)xmlBufContent(in->buffer);
-				size_t len = xmlBufUse(in->buffer);
-				const char *hit = memmem(d, len, in_cmd ? close_tag : open_tag,
-							 in_cmd ? sizeof(close_tag) - 1 : sizeof(open_tag) - 1);
-				size_t keep = in_cmd ? sizeof(close_tag) - 2 : sizeof(open_tag) - 2;
-				size_t upto = hit ? (size_t)(hit - d) + (in_cmd ? sizeof(close_tag) - 1 : 0) :
-						    len > keep ? len - keep : 0;
-
-				if (in_cmd && !too_long) {
-					if (sn + upto > CMD_MAX)
-						too_long = true;
-					else
-						memcpy(snip + sn, d, upto);
-					sn += upto;
-				}
-				if (!hit) {
-					xmlBufShrink(in->buffer, upto);
-					break;
-				}
-				if (in_cmd) {
-					int n = file_node(p, files[i], k++);
-
-					if (n >= 0 && !too_long)
-						p->command[n] = command_text(snip, sn);
-					in_cmd = too_long = false;
-					xmlBufShrink(in->buffer, upto);
-				} else {
-					memcpy(snip, open_tag, sizeof(open_tag) - 1);
-					sn = sizeof(open_tag) - 1;
-					in_cmd = true;
-					xmlBufShrink(in->buffer, upto + sizeof(open_tag) - 1);
-				}
-			}
-		}
-		if (in)
-			xmlFreeParserInputBuffer(in);
-		free(snip);
-	}
+static const char *command_of(const struct page *p, size_t node)
+{
+	return node < p->ncmd && p->command[node] ? p->command[node] : "";
 }
 
 /* --- writing ----------------------------------------------------------- */
@@ -390,7 +336,7 @@ static void sec_run(FILE *f, struct page *p)
 		fputs("</td><td>", f);
 		esc(f, n->host);
 		fputs("</td><td class=\"cmd\">", f);
-		esc(f, p->command[i] ? p->command[i] : "");
+		esc(f, command_of(p, i));
 		fputs("</td><td class=\"cmd\">", f);
 		for (size_t k = 0; k < run->nprocs; k++)	/* the node's first process */
 			if (run->procs[k]->node == n) {
@@ -782,7 +728,7 @@ static void write_page(FILE *f, struct page *p)
 		"consec_writes", "seq_reads", "seq_writes", "unaligned", "access1", "access1_count",
 		"access2", "access2_count", NULL,
 	};
-	const char *title = p->run->nnodes && p->command[0] ? p->command[0] :
+	const char *title = p->run->nnodes && *command_of(p, 0) ? command_of(p, 0) :
 			    p->run->nprocs ? p->run->procs[0]->exe : "";
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -826,7 +772,7 @@ int report_html(int argc, char **argv)
 		&access_pass, &deps_pass,
 	};
 	enum { NDEFS = sizeof(defs) / sizeof(defs[0]) };
-	struct pass passes[NDEFS];
+	struct pass passes[NDEFS + 1];
 	struct trace_run run = { 0 };
 	struct page p = { .run = &run };
 	const char *out = opt.output;
@@ -851,7 +797,8 @@ int report_html(int argc, char **argv)
 	p.no_waits = ndefs < NDEFS;
 	for (size_t i = 0; i < ndefs; i++)
 		pass_begin(&passes[i], defs[i], &run);
-	read_passes(&run, argv, argc, passes, ndefs);
+	passes[ndefs] = (struct pass){ &commands_pass, &p };	/* the commands */
+	read_passes(&run, argv, argc, passes, ndefs + 1);
 	for (size_t i = 0; i < ndefs; i++)
 		defs[i]->end(passes[i].st, &run, argv, argc);
 	for (size_t i = 0; i < run.nnodes; i++)
@@ -865,7 +812,6 @@ int report_html(int argc, char **argv)
 		free(pargv);
 	}
 	table_set_sink(NULL, NULL);
-	commands(&p, argv, argc);
 	p.warnings = warnings_take();
 	opt.output = out;
 	f = create(out);
@@ -875,7 +821,7 @@ int report_html(int argc, char **argv)
 	for (int i = 0; i < T_N; i++)
 		table_free(p.t[i]);
 	free(p.warnings);
-	for (size_t i = 0; i < run.nnodes; i++)
+	for (size_t i = 0; i < p.ncmd; i++)
 		free(p.command[i]);
 	free(p.command);
 	if (p.has_rep)

@@ -211,6 +211,9 @@ struct trace_ops {
 	 * are skipped (a reader of version 1 ignores what a later writer
 	 * adds). */
 	bool strict;
+	/* A node's command (<command>'s <arg>s), once it is read, in either
+	 * encoding; after node, before its processes */
+	void (*command)(void *ctx, struct trace_node *n, int argc, const char *const *argv);
 };
 
 /* Everything the reader keeps: proportional to nodes, processes, threads. */

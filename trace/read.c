@@ -131,6 +131,11 @@ struct rd {
 	xmlParserInputBufferPtr bin;	/* the binary encoding's input: line()
 					 * is rline */
 	xmlDictPtr dict;	/* its names */
+	/* ops->command: the node's <arg>s so far, the open one's text */
+	char **args;
+	int nargs, capargs;
+	char *arg;
+	size_t an, acap;
 };
 
 static _Thread_local struct rd *current;	/* for trace_line() */
@@ -819,6 +824,50 @@ static bool raw(const struct rd *rd)
 	return rd->ops->element && !rd->prescan;
 }
 
+/* the text of <arg>s is wanted (ops->command) */
+static bool args_wanted(const struct rd *rd)
+{
+	return rd->ops->command && !rd->prescan;
+}
+
+static void arg_text(struct rd *rd, const char *t, size_t n)
+{
+	if (rd->an + n + 1 > rd->acap) {
+		rd->acap = (rd->an + n + 1) * 2;
+		rd->arg = xrealloc(rd->arg, rd->acap);
+	}
+	memcpy(rd->arg + rd->an, t, n);
+	rd->an += n;
+}
+
+/* </arg>: its text one more argument; </command>: the node's command */
+static void arg_end(struct rd *rd)
+{
+	if (rd->nargs + 1 >= rd->capargs) {
+		rd->capargs = rd->capargs ? rd->capargs * 2 : 8;
+		rd->args = xrealloc(rd->args, (size_t)rd->capargs * sizeof(*rd->args));
+	}
+	rd->args[rd->nargs] = xmalloc(rd->an + 1);
+	memcpy(rd->args[rd->nargs], rd->arg ? rd->arg : "", rd->an);
+	rd->args[rd->nargs++][rd->an] = 0;
+	rd->an = 0;
+}
+
+static void args_free(struct rd *rd)
+{
+	for (int i = 0; i < rd->nargs; i++)
+		free(rd->args[i]);
+	rd->nargs = 0;
+	rd->an = 0;
+}
+
+static void command_end(struct rd *rd)
+{
+	if (rd->node)
+		rd->ops->command(rd->ctx, rd->node, rd->nargs, (const char *const *)rd->args);
+	args_free(rd);
+}
+
 /* A start tag's attributes, in rd->aname and rd->aval: to its handler,
  * and as they are to ops->element */
 static void el_start(struct rd *rd, const xmlChar *name, int nattr, el_fn fn)
@@ -887,6 +936,14 @@ static void el_close(struct rd *rd)
 			rd->ops->node_end(rd->ctx, rd->node);
 		rd->node = NULL;
 		break;
+	case EL_ARG:
+		if (args_wanted(rd))
+			arg_end(rd);
+		break;
+	case EL_COMMAND:
+		if (args_wanted(rd))
+			command_end(rd);
+		break;
 	default:
 		break;
 	}
@@ -923,6 +980,8 @@ static void on_text(struct rd *rd, const char *t, size_t n)
 {
 	if (raw(rd) && !rd->err)
 		raw_text(rd, t, n);
+	if (args_wanted(rd) && !rd->err && rd->depth && rd->stack[rd->depth - 1] == EL_ARG)
+		arg_text(rd, t, n);
 	if (rd->ops->strict && !rd->prescan && is_text(BAD_CAST t, (int)n))
 		el_text(rd);
 }
@@ -1499,7 +1558,7 @@ static void pipe_replay(struct rd *rd, struct blk *b)
 			el_close(rd);
 			break;
 		case R_TEXT:
-			if (raw(rd)) {	/* its length, then its bytes */
+			if (raw(rd) || args_wanted(rd)) {	/* its length, then its bytes */
 				uint32_t n;
 
 				memcpy(&n, r + 1, sizeof(n));
@@ -1593,7 +1652,7 @@ static bool parse_piped(struct rd *rd, const char **zerr)
 	xmlSAXHandler keep = *sax;
 
 	p->ctxt = rd->ctxt;
-	p->raw = raw(rd);
+	p->raw = raw(rd) || args_wanted(rd);
 	sax->startElementNs = p_start;
 	sax->endElementNs = p_end;
 	sax->serror = p_error;
@@ -1924,7 +1983,7 @@ static bool binary_piped(struct rd *rd)
 	p->bin = rd->bin;
 	p->dict = rd->dict;
 	p->strict = rd->ops->strict && !rd->prescan;
-	p->raw = raw(rd);
+	p->raw = raw(rd) || args_wanted(rd);
 	if (!pipe_spawn(p, q_main))
 		return false;
 	pipe_drain(rd, p, bpipe_abort);
@@ -1976,7 +2035,7 @@ static void parse_one(struct rd *rd)
 	sax.endElementNs = sax_end;
 	sax.serror = sax_error;
 	sax.internalSubset = sax_doctype;
-	if ((rd->ops->strict || rd->ops->element) && !rd->prescan)
+	if ((rd->ops->strict || rd->ops->element || rd->ops->command) && !rd->prescan)
 		sax.characters = sax.cdataBlock = sax_text;
 	/* NOENT decodes character references in attributes; with no DOCTYPE
 	 * allowed (sax_doctype) no entity can be declared to substitute */
@@ -2066,6 +2125,9 @@ static void read_all(struct trace_run *run, char **files, int nfiles,
 		free(rd.buf);
 		free(rd.text);
 		rd.buf = rd.text = NULL;
+		args_free(&rd);
+		free(rd.args);
+		free(rd.arg);
 	}
 }
 

@@ -158,6 +158,15 @@ print("%s: %d tables, %d checks failed" % (sys.argv[1], len(p.tables), len(bad))
 sys.exit(1 if bad else 0)
 PY
 python3 check.py run.html . rep.xml || fail "the page and the reports differ (above)"
+# the binary encoding's page: the same commands (the reader's, either
+# encoding; regression: a binary trace's page showed none)
+"$ANALYZE" export --format isb -o run.isb.zst run.xml || fail "export to isb"
+"$ANALYZE" report -o bin.html run.isb.zst 2> /dev/null || fail "report of the binary trace"
+cmds() { grep -o '<tr><td>n[0-9]</td><td>[^<]*</td><td class="cmd">[^<]*' "$1"; }
+[ -n "$(cmds run.html)" ] || fail "no commands on the page"
+expect_eq "the binary trace's commands" "$(cmds bin.html)" "$(cmds run.html)"
+expect_eq "the binary trace's title" "$(grep -o '<title>island report: [^<]*' bin.html)" \
+	"$(grep -o '<title>island report: [^<]*' run.html)"
 # the same under filters: a window and a path (the reports of time take
 # every call, the others the selected ones, in the one reading)
 mkdir w
