@@ -640,25 +640,16 @@ static void test_busywaits(void)
  * removal (node c, on another host, has a file of its own). */
 static void test_file_order(void)
 {
-	char path[160];
-
-	snprintf(path, sizeof(path), "%s/files.xml", tmp);
-	FILE *f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(head, f);
-	spin_node(f, "a", "h", "<thread tid=\"1\" start=\"0\" end=\"1\">"
+	struct trace *t = spin_trace("<thread tid=\"1\" start=\"0\" end=\"1\">"
 		  IO("open", "filemeta", "0.010", "0.011", " fd=\"3\" path=\"/dev/shm/s\" flags=\"O_RDWR|O_CREAT\" seq=\"1\"")
 		  IO("unlink", "filemeta", "0.020", "0.021", " path=\"/dev/shm/s\" seq=\"2\"")
-		  "</thread>");
-	spin_node(f, "b", "h", "<thread tid=\"1\" start=\"0\" end=\"1\">"
+		  "</thread>",
+		  "<thread tid=\"1\" start=\"0\" end=\"1\">"
+		  IO("open", "filemeta", "0.012", "0.013", " fd=\"3\" path=\"/dev/shm/s\" flags=\"O_RDWR\" seq=\"1\"")
+		  "</thread>",
+		  "<thread tid=\"1\" start=\"0\" end=\"1\">"
 		  IO("open", "filemeta", "0.012", "0.013", " fd=\"3\" path=\"/dev/shm/s\" flags=\"O_RDWR\" seq=\"1\"")
 		  "</thread>");
-	spin_node(f, "c", "other", "<thread tid=\"1\" start=\"0\" end=\"1\">"
-		  IO("open", "filemeta", "0.012", "0.013", " fd=\"3\" path=\"/dev/shm/s\" flags=\"O_RDWR\" seq=\"1\"")
-		  "</thread>");
-	fputs("</trace>\n", f);
-	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
-	struct trace *t = replay_load(path);
 	const struct thread *a = &t->nodes[0].threads[0], *b = &t->nodes[1].threads[0];
 	uint32_t i = op_at(b, MS(12));
 
@@ -681,13 +672,7 @@ static void test_file_order(void)
  * after the phase before it), and the level call itself spends none. */
 static void test_level_phases(void)
 {
-	char path[160];
-
-	snprintf(path, sizeof(path), "%s/level.xml", tmp);
-	FILE *f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(head, f);
-	spin_node(f, "a", "h", "<thread tid=\"1\" start=\"0\" end=\"1\">"
+	struct trace *t = spin_trace("<thread tid=\"1\" start=\"0\" end=\"1\">"
 		  IO("stat", "filemeta", "0.001", "0.002", " path=\"/x\" seq=\"1\"")
 		  IO("MPI_Recv", "netrecv", "0.010", "0.050", " level=\"mpi\" amount=\"4\"")
 		  IO("poll", "wait", "0.015", "0.016", " within=\"MPI_Recv\" timeout=\"0\" count=\"1\"")
@@ -695,13 +680,11 @@ static void test_level_phases(void)
 		  IO("read", "netrecv", "0.030", "0.031", " within=\"MPI_Recv\" fd=\"4\" amount=\"4\" size=\"4\" seq=\"2\"")
 		  "<compute dur=\"0.002\"/>"
 		  IO("stat", "filemeta", "0.052", "0.053", " path=\"/x\" seq=\"3\"")
-		  "</thread>");
-	spin_node(f, "b", "h", "<thread tid=\"1\" start=\"0\" end=\"1\">"
+		  "</thread>",
+		  "<thread tid=\"1\" start=\"0\" end=\"1\">"
 		  IO("stat", "filemeta", "0.001", "0.002", " path=\"/x\" seq=\"1\"")
-		  "</thread>");
-	fputs("</trace>\n", f);
-	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
-	struct trace *t = replay_load(path);
+		  "</thread>",
+		  "<thread tid=\"1\" start=\"0\" end=\"1\"><compute dur=\"1\"/></thread>");
 	const struct thread *a = &t->nodes[0].threads[0];
 	uint32_t i = op_at(a, MS(10));
 	static const struct { int kind; int64_t dur; } want[] = {
