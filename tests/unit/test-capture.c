@@ -268,6 +268,19 @@ static void arena_put(int fd, uint64_t off, uint64_t size, uint64_t owner,
 	CU_ASSERT(pwrite(fd, recs, n, (off_t)(off + SPOOL_HDR_SIZE)) == (ssize_t)n);
 }
 
+/* DIR made, DIR/arena of SIZE bytes with header A: its descriptor */
+static int arena_file(char *dir, char *path, size_t plen, uint64_t size,
+		      const struct arena_hdr *a)
+{
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, plen, "%s/" ARENA_FILE, dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(ftruncate(fd, (off_t)size) == 0);
+	CU_ASSERT(pwrite(fd, a, sizeof(*a), 0) == (ssize_t)sizeof(*a));
+	return fd;
+}
+
 static void test_arena(void)
 {
 	char dir[] = "/tmp/island-spool-XXXXXX", path[64];
@@ -283,12 +296,7 @@ static void test_arena(void)
 	for (int i = 0; i < 3; i++)
 		q[i] = (struct srec){ .t0 = 1000u * (i + 1), .fd = 3, .ret = i,
 				      .call = C_WRITE, .len = sizeof(q[0]) };
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/" ARENA_FILE, dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT(ftruncate(fd, ARENA_DATA + 8 * ARENA_ALIGN) == 0);
-	CU_ASSERT(pwrite(fd, &a, sizeof(a), 0) == (ssize_t)sizeof(a));
+	int fd = arena_file(dir, path, sizeof(path), ARENA_DATA + 8 * ARENA_ALIGN, &a);
 	arena_put(fd, c0, ARENA_ALIGN, c0, 0, &h7, q, 2 * sizeof(q[0]));
 	q[2].len = 0;                           /* thread 8: cut before its len */
 	arena_put(fd, c1, ARENA_ALIGN, c1, 0, &h8, q + 1, 2 * sizeof(q[0]));
@@ -343,12 +351,7 @@ static void test_poll_cut(void)
 	q[15].call = C_EXECVE;
 	q[15].fd = -1;
 	q[15].t1 = 0;		/* under way */
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/" ARENA_FILE, dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT(ftruncate(fd, ARENA_DATA + ARENA_ALIGN) == 0);
-	CU_ASSERT(pwrite(fd, &a, sizeof(a), 0) == (ssize_t)sizeof(a));
+	int fd = arena_file(dir, path, sizeof(path), ARENA_DATA + ARENA_ALIGN, &a);
 	arena_put(fd, c0, ARENA_ALIGN, c0, 0, &h, q, 16 * sizeof(q[0]));
 
 	struct node n = { 0 };
@@ -406,12 +409,7 @@ static void test_made_late(void)
 	q[0].fd = -1;
 	q[0].ret = 0;
 	h8.tid = 8;
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/" ARENA_FILE, dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT(ftruncate(fd, ARENA_DATA + 2 * ARENA_ALIGN) == 0);
-	CU_ASSERT(pwrite(fd, &a, sizeof(a), 0) == (ssize_t)sizeof(a));
+	int fd = arena_file(dir, path, sizeof(path), ARENA_DATA + 2 * ARENA_ALIGN, &a);
 	arena_put(fd, c0, ARENA_ALIGN, c0, 0, &h7, q, 2 * sizeof(q[0]));
 	arena_put(fd, c1, ARENA_ALIGN, c1, 0, &h8, q + 2, sizeof(q[0]));
 
