@@ -135,11 +135,12 @@ texted text.isb 12000
 
 # gzip of 64 KiB or more is decoded ahead by a thread of its own
 # (common/zstdio.c): its times varied, so that it compresses no smaller
+# (index, not a regular expression: mawk took 25 s a file for that)
 noisy() {
-	awk '{ if ($0 ~ /start="0.100000000" end="0.100000000"/) {
-		n++; t = sprintf("0.1%08d", (n * 7919) % 100000)
-		sub(/start="0.100000000" end="0.100000000"/, "start=\"" t "\" end=\"" t "\"") }
-	print }' "$1" | gzip -c > "$2"
+	awk -v pat='start="0.100000000" end="0.100000000"' '{ k = index($0, pat)
+		if (k) { n++; t = sprintf("0.1%08d", (n * 7919) % 100000)
+			$0 = substr($0, 1, k - 1) "start=\"" t "\" end=\"" t "\"" substr($0, k + length(pat)) }
+		print }' "$1" | gzip -c > "$2"
 	[ "$(wc -c < "$2")" -gt 65536 ] || fail "$2 is under 64 KiB: not decoded ahead"
 }
 noisy good.xml noisy.xml.gz
