@@ -251,7 +251,8 @@ static void match(struct mctx *c)
 			j++;
 		}
 	}
-	qsort(c->co, c->nco, sizeof(*c->co), cmp_coll);
+	if (c->nco)	/* none (only point to point): NULL too */
+		qsort(c->co, c->nco, sizeof(*c->co), cmp_coll);
 	for (size_t i = 0; i < c->nco;) {
 		size_t j = i;
 		while (j < c->nco && !cmp_coll(&c->co[i], &c->co[j]))

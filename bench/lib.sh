@@ -4,6 +4,9 @@
 # median: of the numbers on stdin, one per line
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# asan_built TOOL: true when TOOL (bin/island-*) is built with ASAN=1
+asan_built() { ldd "$1" 2>/dev/null | grep -q libasan; }
+
 # now: the wall-clock time in seconds
 now() { date +%s.%N; }
 

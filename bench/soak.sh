@@ -3,7 +3,8 @@
 # nobody, its files in a directory of its own) captured with
 # -o soak.isb.zst while wrk (2 threads, 8 connections; not captured)
 # loads it for SOAK_SECONDS (default 600). Prints and checks: the
-# capture's peak RSS (VmHWM, under 256 MiB), the trace's bytes per event
+# capture's peak RSS (VmHWM, under 256 MiB; printed only, not checked,
+# when island-capture is built with ASAN=1), the trace's bytes per event
 # (under 4), the events, and that nothing is lost (the trace whole, its
 # access-log writes the lines nginx logged). Then the same run with the
 # capture killed (SIGKILL) at SOAK_KILL_AT (default 300) s: --recover
@@ -101,7 +102,13 @@ sz=$(wc -c < "$a/soak.isb.zst")
 hwm=$(cat "$a/hwm")
 bpe=$(echo "scale=3; $sz / $ev" | bc)
 echo "wrk requests $req, access log $lines lines, trace $sz B, $ev events, $bpe B/event, capture peak RSS $((hwm / 1024)) MiB"
-check "capture peak RSS under 256 MiB ($((hwm / 1024)) MiB)" "$([ "$hwm" -gt 0 ] && [ "$hwm" -lt 262144 ] && echo 1)"
+# the bound is the plain build's: ASan's adds its shadow, redzones and a
+# quarantine of freed blocks (256 MiB: 431 MiB, 143 MiB without it)
+if asan_built "$C"; then
+	echo "not checked: capture peak RSS under 256 MiB ($((hwm / 1024)) MiB): island-capture is built with ASAN=1 (the plain build is checked)"
+else
+	check "capture peak RSS under 256 MiB ($((hwm / 1024)) MiB)" "$([ "$hwm" -gt 0 ] && [ "$hwm" -lt 262144 ] && echo 1)"
+fi
 [ "${SOAK_BPE:-1}" = 0 ] || check "under 4 B/event ($bpe)" "$(echo "$bpe < 4" | bc)"
 "$A" export --format xml "$a/soak.isb.zst" 2>/dev/null | head -3 | grep -q '<trace [^>]*complete="true"'
 check "the trace is whole" "$([ $? = 0 ] && echo 1)"

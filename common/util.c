@@ -536,8 +536,13 @@ int pid_alive(long pid)
  * off, whatever environment a test gives them: env -i), and may run
  * under a library a user preloads ahead of ASan's runtime */
 const char *__asan_default_options(void);
+void asan_first(void) __attribute__((weak));
 const char *__asan_default_options(void)
 {
+	/* the first of ours ASan runs, before it has its interceptors:
+	 * island-capture's exec without the user's LD_PRELOAD (main.c) */
+	if (asan_first)
+		asan_first();
 	return "detect_leaks=0:verify_asan_link_order=0";
 }
 #endif

@@ -43,6 +43,9 @@
 #define PR_SYS_DISPATCH_OFF 0
 #define PR_SYS_DISPATCH_ON 1
 #endif
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31)       /* (linux/signal.h) */
+#endif
 #define SEL_ALLOW 0
 #define SEL_BLOCK 1
 #ifndef SYS_USER_DISPATCH
@@ -52,6 +55,7 @@
 extern char island_sud_begin[], island_sud_end[], island_restorer[],
 	island_restorer_app[];
 long island_sys6(long nr, long a, long b, long c, long d, long e, long f);
+long island_sys2_at(long nr, long a, long b, void *sp);
 
 struct clone_regs {                /* island_clone_vm's layout (sudstub.S) */
 	long nr, rip, fn, rdi, rsi, rdx, r10, r8, r9, rbx, rbp;
@@ -1370,6 +1374,39 @@ static long do_sigprocmask(const long *a, ucontext_t *uc)
 	return 0;
 }
 
+/*
+ * sigaltstack: the kernel judges it by the stack pointer it is made from (a
+ * change is refused on the alternate stack, EPERM, which reads back as in
+ * use), and this handler runs on the application's alternate stack when it
+ * has one (SA_ONSTACK), disarmed meanwhile if it was set SS_AUTODISARM. So
+ * the call is made from the application's stack pointer, against its stack
+ * as the frame recorded it. rt_sigreturn puts back the stack of the frame:
+ * the one the call leaves goes there, or it is gone once this handler
+ * returns (Go sets every thread's this way, and its handlers, ours with
+ * them, then ran on 2 kB goroutine stacks and overflowed into the next
+ * one). No signal meanwhile: one for the alternate stack, while the stack
+ * pointer is off it or the stack is armed again, would go at its top, over
+ * this handler's frame.
+ */
+static long do_sigaltstack(const long *a, ucontext_t *uc)
+{
+	static const stack_t off = { .ss_flags = SS_DISABLE };
+	const uint64_t all = ~0ull;
+	uint64_t mask;
+	void *sp = (void *)uc->uc_mcontext.gregs[REG_RSP];
+	stack_t *app = &uc->uc_stack;
+
+	island_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&mask, 8, 0, 0);
+	if (app->ss_flags & SS_AUTODISARM)
+		island_sys2_at(SYS_sigaltstack, (long)app, 0, sp);
+	long ret = island_sys2_at(SYS_sigaltstack, a[0], a[1], sp);
+	island_sys6(SYS_sigaltstack, 0, (long)app, 0, 0, 0, 0);
+	if (app->ss_flags & SS_AUTODISARM)
+		island_sys6(SYS_sigaltstack, (long)&off, 0, 0, 0, 0, 0);
+	island_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, 8, 0, 0);
+	return ret;
+}
+
 /* clone, clone3, fork, vfork. A child on a new stack starts in
  * island_clone_vm (returning here, its stack pointer is not this frame's);
  * any other child returns here, in its own copy of the memory (vfork is
@@ -1507,14 +1544,7 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		errno = e;
 		return;
 	case SYS_sigaltstack:
-		/* rt_sigreturn puts back the alternate stack the frame
-		 * recorded: the one set now goes in the frame, or it is gone
-		 * once this handler returns (Go sets every thread's this way,
-		 * and its handlers, ours with them, then ran on 2 kB goroutine
-		 * stacks and overflowed into the next one) */
-		ret = island_sys6(nr, a[0], a[1], 0, 0, 0, 0);
-		if (ret == 0 && a[0])
-			island_sys6(nr, 0, (long)&uc->uc_stack, 0, 0, 0, 0);
+		ret = do_sigaltstack(a, uc);
 		break;
 	case SYS_exit_group:
 		if (rec)

@@ -28,6 +28,25 @@ island_sys6:
 	ret
 	.size	island_sys6, .-island_sys6
 
+/* long island_sys2_at(long nr, long a, long b, void *sp): the raw call of
+ * two arguments made with the stack pointer sp, which the kernel reads and
+ * nothing here writes to (sigaltstack is judged by it: sud.c). */
+	.globl	island_sys2_at
+	.hidden	island_sys2_at
+	.type	island_sys2_at, @function
+island_sys2_at:
+	push	%rbx
+	mov	%rsp, %rbx
+	mov	%rdi, %rax
+	mov	%rsi, %rdi
+	mov	%rdx, %rsi
+	mov	%rcx, %rsp
+	syscall
+	mov	%rbx, %rsp
+	pop	%rbx
+	ret
+	.size	island_sys2_at, .-island_sys2_at
+
 /* The sa_restorer of every handler while dispatch is on: libc's own
  * restorer lies outside the region, and its rt_sigreturn would trap. */
 	.globl	island_restorer

@@ -645,6 +645,98 @@ static void app_preload(char **argv)
 	free(env);          /* no /proc: with it, as before */
 }
 
+#ifdef ISLAND_ASAN
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+/*
+ * ASAN=1: app_preload's exec, before ASan's start. That start, ahead of
+ * main, allocates through the dynamic linker, and so with the allocator
+ * the user preloads: jemalloc's first call (readlink) reached an
+ * interceptor ASan had not set yet, a crash before main. ASan reads its
+ * options first (common/util.c asks this): the same exec is made there,
+ * of argv and the environment as the kernel has them, with raw system
+ * calls only and no memory ASan checks (neither its interceptors nor its
+ * shadow are there yet). Any failure: on as before, to app_preload.
+ */
+enum { EARLY_CAP = 4 << 20 };   /* argv's bytes, environ's, at most */
+
+__attribute__((no_sanitize("address", "undefined")))
+static long early_read(const char *path, char *buf)
+{
+	long fd = syscall(SYS_open, path, O_RDONLY | O_CLOEXEC), n = 0, r;
+
+	if (fd < 0)
+		return -1;
+	while (n < EARLY_CAP && (r = syscall(SYS_read, fd, buf + n, EARLY_CAP - n)) > 0)
+		n += r;
+	syscall(SYS_close, fd);
+	return r < 0 || n == EARLY_CAP ? -1 : n;
+}
+
+/* s after PREFIX when s starts with it, else NULL */
+__attribute__((no_sanitize("address", "undefined")))
+static char *early_after(char *s, const char *prefix)
+{
+	while (*prefix)
+		if (*s++ != *prefix++)
+			return NULL;
+	return s;
+}
+
+/* the strings of buf's n bytes (each ends in NUL) into v, NULL after */
+__attribute__((no_sanitize("address", "undefined")))
+static void early_split(char *buf, long n, char **v)
+{
+	for (long i = 0; i < n; i++)
+		if (i == 0 || !buf[i - 1])
+			*v++ = buf + i;
+	*v = NULL;
+}
+
+void asan_first(void);
+__attribute__((no_sanitize("address", "undefined")))
+void asan_first(void)
+{
+	static const char name[] = ENV_APP_PRELOAD "=";
+	/* argv's, environ's, their LD_PRELOAD renamed (each grows by less
+	 * than its size), then as many pointers as bytes (a NUL a string) */
+	long size = 4L * EARLY_CAP + 2L * (EARLY_CAP + 1) * (long)sizeof(char *);
+	char *m = (char *)syscall(SYS_mmap, 0, size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	char *args = m, *envs = m + EARLY_CAP, *fixed = m + 2L * EARLY_CAP, *v;
+	char **argv = (char **)(m + 4L * EARLY_CAP), **env = argv + EARLY_CAP + 1;
+	long na = early_read("/proc/self/cmdline", args);
+	long ne = na > 0 ? early_read("/proc/self/environ", envs) : -1;
+	int pre = -1;           /* the first LD_PRELOAD's: not empty */
+	if (ne > 0) {
+		early_split(args, na, argv);
+		early_split(envs, ne, env);
+		for (char **e = env; *e; e++)
+			if (early_after(*e, name))
+				pre = 0;        /* run again so: as it is */
+			else if (pre < 0 && (v = early_after(*e, "LD_PRELOAD=")))
+				pre = *v != 0;
+	}
+	if (pre > 0) {
+		/* in its place: the app's environment keeps its order */
+		for (char **e = env; *e; e++) {
+			if (!(v = early_after(*e, "LD_PRELOAD=")))
+				continue;
+			*e = fixed;
+			for (const char *c = name; *c; c++)
+				*fixed++ = *c;
+			while ((*fixed++ = *v++))
+				;
+		}
+		syscall(SYS_execve, "/proc/self/exe", argv, env);
+	}
+	syscall(SYS_munmap, m, size);
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	struct option lopts[NOPTS + 1];

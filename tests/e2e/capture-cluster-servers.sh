@@ -6,7 +6,7 @@
 # denied"), under pgbench; the same database by user="postgres" on the
 # node, its data in a directory of the test's own. Every request is in
 # the trace, and nothing else is missing; the captures' memory stays
-# bounded; the traces are root's.
+# bounded (under 256 MiB; printed only under ASAN=1); the traces are root's.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "needs root"; exit 77; }
 for c in nginx ab pgbench pg_isready runuser; do
@@ -32,8 +32,16 @@ run() {
 	echo $m > "$1.hwm"
 	check_trace "$1.xml"
 	expect_eq "$1: the trace's owner" "$(stat -c %u "$1.xml")" 0
-	[ "$m" -gt 0 ] && [ "$m" -lt 262144 ] || fail "$1: a node's capture peaked at $m kB"
-	echo "$1: captures peaked at $m kB"
+	# the bound is the plain build's: ASan's adds its shadow, redzones
+	# and a quarantine of freed blocks (pg: 58-74 MB plain, 271-276 MB
+	# with ASan, 80 MB with its quarantine_size_mb=0)
+	if asan_built "$CAPTURE"; then
+		[ "$m" -gt 0 ] || fail "$1: no capture's peak"
+		echo "$1: captures peaked at $m kB (not checked: island-capture is built with ASAN=1; the plain build is checked)"
+	else
+		[ "$m" -gt 0 ] && [ "$m" -lt 262144 ] || fail "$1: a node's capture peaked at $m kB"
+		echo "$1: captures peaked at $m kB"
+	fi
 }
 # calls OUT NODE API [SIZE]: NODE's successful API calls (of SIZE bytes)
 calls() {

@@ -10,17 +10,10 @@ check_trace a.xml
 "$CAPTURE" -o b.xml -- env > b.out || fail "capture of env failed"
 expect_eq "our variables in env's output" \
 	"$(grep -c -e '^ISLAND_SPOOL=' -e '^ISLAND_CLOCK=' -e '^ISLAND_LIB=' -e '^LD_PRELOAD=' b.out)" "0"
-# the app's own LD_PRELOAD stays, without ours (not with ASAN=1, here and
-# below: a library preloaded ahead of ASan's runtime breaks its
-# interceptors in island-capture itself, realpath() fails)
+# the app's own LD_PRELOAD stays, without ours
 libc=$(ldd /bin/sh | awk '/libc\.so/ { print $3 }')
-asan=$(ldd "$CAPTURE" | grep -q libasan && echo yes)
-if [ -n "$asan" ]; then
-	echo "LD_PRELOAD part skipped: island-capture built with ASAN=1"
-else
-	LD_PRELOAD="$libc" "$CAPTURE" -o c.xml -- env > c.out || fail "capture with LD_PRELOAD failed"
-	expect_eq "the app's LD_PRELOAD" "$(grep '^LD_PRELOAD=' c.out)" "LD_PRELOAD=$libc"
-fi
+LD_PRELOAD="$libc" "$CAPTURE" -o c.xml -- env > c.out || fail "capture with LD_PRELOAD failed"
+expect_eq "the app's LD_PRELOAD" "$(grep '^LD_PRELOAD=' c.out)" "LD_PRELOAD=$libc"
 # a child exec'd with an empty environment is captured
 "$CAPTURE" -o d.xml -- env -i /bin/sh -c 'echo hi > f' || fail "capture of env -i sh failed"
 check_trace d.xml
@@ -41,16 +34,14 @@ expect_eq "/proc/self/environ under capture" "$(tr '\0' '\n' < k.out | grep -v '
 B=2"
 expect_eq "bytes of /proc/self/environ other than NUL, A=1 and B=2" \
 	"$(tr -d '\0' < k.out)" "A=1B=2"
-if [ -z "$asan" ]; then
-	env -i A=1 LD_PRELOAD="$libc" B=2 "$CAPTURE" -o l.xml -- /bin/cat /proc/self/environ > l.out ||
-		fail "capture of cat /proc/self/environ with LD_PRELOAD failed"
-	expect_eq "/proc/self/environ with the app's LD_PRELOAD" \
-		"$(tr '\0' '\n' < l.out | grep -v '^$')" "A=1
+env -i A=1 LD_PRELOAD="$libc" B=2 "$CAPTURE" -o l.xml -- /bin/cat /proc/self/environ > l.out ||
+	fail "capture of cat /proc/self/environ with LD_PRELOAD failed"
+expect_eq "/proc/self/environ with the app's LD_PRELOAD" \
+	"$(tr '\0' '\n' < l.out | grep -v '^$')" "A=1
 LD_PRELOAD=$libc
 B=2"
-	expect_eq "bytes of /proc/self/environ other than NUL, with LD_PRELOAD" \
-		"$(tr -d '\0' < l.out)" "A=1LD_PRELOAD=${libc}B=2"
-fi
+expect_eq "bytes of /proc/self/environ other than NUL, with LD_PRELOAD" \
+	"$(tr -d '\0' < l.out)" "A=1LD_PRELOAD=${libc}B=2"
 # ... and in an image the app execs, where the capture puts them back
 env -i A=1 "$CAPTURE" -o m.xml -- /bin/sh -c '/bin/cat /proc/self/environ' > m.out ||
 	fail "capture of sh -c cat /proc/self/environ failed"
