@@ -11,7 +11,7 @@ Darshan logs: the library hands over columns, not records.
 """
 import os
 
-from ._trace import ffi, lib, LOAD_NOEVENTS, NONE, INT, REAL, STR
+from ._trace import ffi, lib, LOAD_NOEVENTS, LOAD_CONTEXT, NONE, INT, REAL, STR
 
 VERSION = "1"
 # event rows per batch that events() holds
@@ -100,11 +100,22 @@ def _records(loader, key, t):
 
 def events(path):
     """Every record of the trace, each a dict: kind ("compute", "io",
-    "region", "wait", "signal"), node, pid, tid, the record's attributes
-    (numbers as int or float seconds), and for compute its start and end."""
-    with _Loader([path], BATCH, 0) as l:
+    "region", "wait", "signal"), node, pid, tid, thread (the thread's
+    name), exe (the process's program then, as load() has it), the
+    record's attributes (numbers as int or float seconds), and for
+    compute its start and end."""
+    exe = {}    # (node, pid): its last successful exec's path so far
+    with _Loader([path], BATCH, LOAD_CONTEXT) as l:
         for t in l.batches():
-            yield from _records(l, "events", t)
+            for e in _records(l, "events", t):
+                k = (e.get("node"), e.get("pid"))
+                api = e.get("api", "")
+                if (e["kind"] == "io" and (api.startswith("exec") or api == "fexecve")
+                        and "errno" not in e and e.get("path") is not None):
+                    exe[k] = e["path"]
+                if k in exe:
+                    e["exe"] = exe[k]
+                yield e
 
 
 def _meta(loader):

@@ -58,6 +58,15 @@ if $PY -c 'import pandas' 2>/dev/null; then
 f = island.load("c.xml", "a.xml")
 print(len(f["nodes"]), sorted(f["events"]["node"].unique()), len(f["threads"]))' > df.out
 	expect_eq "two nodes" "$(cat df.out)" "2 ['n1', 'n2'] 2"
+	# events() streamed names each event's thread and program as load()
+	# does: a shell that runs cat, then execs ls, is dash, cat and ls
+	"$CAPTURE" -n x -o x.xml -- sh -c 'cat /dev/null; exec ls /dev/null' > /dev/null
+	$PY -c 'import collections, island
+ev = [(e["kind"], e.get("thread"), e.get("exe")) for e in island.events("x.xml")]
+f = island.load("x.xml")["events"]
+print(ev == list(zip(f["kind"], f["thread"], f["exe"])),
+      sorted({e[2].rsplit("/", 1)[-1] for e in ev}))' > who.out || fail "events' context: $(cat who.out)"
+	expect_eq "events' thread and exe" "$(cat who.out)" "True ['cat', 'dash', 'ls']"
 else
 	echo "pandas not installed: DataFrames not checked"
 fi
