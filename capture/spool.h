@@ -521,6 +521,9 @@ struct prof_ctl {
  * sees none of it (core.c, env_hide) */
 #define ENV_ASAN_OURS "ASAN_OPTIONS=verify_asan_link_order=0"
 #define ENV_ASAN_SUFFIX ":verify_asan_link_order=0"
+/* which of it is ours: "added" (the suffix, after the program's own) or
+ * "ours" (all of it); absent: none (the program's own said so already) */
+#define ENV_ASAN_MARK "ISLAND_ASAN"
 #define ENV_SHARE "ISLAND_SHARE"    /* DIR[:DIR]: a cluster node's scratch, opened
 				      to a user it drops to (privdrop.c) */
 

@@ -59,6 +59,10 @@ static char spool_dir[512];
 static size_t spool_dir_len;
 static volatile int capture_gone;   /* island-capture died (capture_alive) */
 static char env_spool[600], env_clock[32], env_lib[600], env_image[40];
+/* what of ASAN_OPTIONS is ours (ENV_ASAN_MARK): the program's own value
+ * is left whole, even when it ends as our suffix does */
+enum { ASAN_NONE, ASAN_ADDED, ASAN_OURS };
+static int asan_mark;
 static int image_gen;                /* this image's number in the capture */
 static char env_session[600], env_session_node[48];
 static char env_share[1040];               /* ISLAND_SHARE=... */
@@ -995,7 +999,7 @@ static void env_hide(void)
 		}
 		/* the program's own ASAN_OPTIONS, with ours after them */
 		size_t rl = strlen(*r), sl = sizeof(ENV_ASAN_SUFFIX) - 1;
-		if (!strncmp(*r, "ASAN_OPTIONS=", 13) && rl > 13 + sl &&
+		if (asan_mark == ASAN_ADDED && !strncmp(*r, "ASAN_OPTIONS=", 13) && rl > 13 + sl &&
 		    !strcmp(*r + rl - sl, ENV_ASAN_SUFFIX))
 			memset(*r + rl - sl, 0, sl);
 		if (!strncmp(*r, "LD_PRELOAD=", 11)) {
@@ -1051,6 +1055,9 @@ CONSTRUCTOR void island_init(void)
 	}
 	if (!dir || dir[0] != '/' || strlen(dir) >= sizeof(spool_dir) - 64)
 		return;
+	const char *am = getenv(ENV_ASAN_MARK);
+	asan_mark = !am ? ASAN_NONE : !strcmp(am, "added") ? ASAN_ADDED :
+		    !strcmp(am, "ours") ? ASAN_OURS : ASAN_NONE;
 	strcpy(spool_dir, dir);
 	spool_dir_len = strlen(dir);
 	getenv_copy(env_spool, sizeof(env_spool), ENV_SPOOL, dir);
@@ -1323,12 +1330,12 @@ static int env_ours(const char *e)
 		"ISLAND_LIMITS=", "ISLAND_SYSCALLS=", "ISLAND_LOADED=", "ISLAND_SESSION",
 		"ISLAND_LOADER=", "ISLAND_LOADER_TARGET=", "ISLAND_LOADER_NAME=",
 		"ISLAND_IMAGE=", "ISLAND_MADE_BY=", "ISLAND_VFORKED=", "ISLAND_SPAWNED=",
-		"ISLAND_SPAWN_ACTS=", "ISLAND_SHARE=", "ISLAND_MPI_LIB=" };
+		"ISLAND_SPAWN_ACTS=", "ISLAND_SHARE=", "ISLAND_MPI_LIB=", ENV_ASAN_MARK "=" };
 
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		if (!strncmp(e, ours[i], strlen(ours[i])))
 			return 1;
-	return !strcmp(e, ENV_ASAN_OURS);
+	return asan_mark == ASAN_OURS && !strcmp(e, ENV_ASAN_OURS);
 }
 
 /* An environment for a child image: the caller's, with our variables and
@@ -1378,9 +1385,11 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	p += libl + 1;
 	/* the program's own ASAN_OPTIONS, and ours after them, in the rest
 	 * of buf; none: ours alone (below) */
-	char *asan = NULL;
+	char *asan = NULL, *mark = NULL;
 	for (char *const *e = envp; *e; e++) {
 		size_t al = strlen(*e), sl = sizeof(ENV_ASAN_SUFFIX) - 1;
+		if (!strncmp(*e, ENV_ASAN_MARK "=", sizeof(ENV_ASAN_MARK)))
+			mark = *e;	/* an environment of ours (system's) */
 		if (strncmp(*e, "ASAN_OPTIONS=", 13))
 			continue;
 		asan = *e;
@@ -1389,8 +1398,11 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 			memcpy(p, *e, al);
 			memcpy(p + al, ENV_ASAN_SUFFIX, sl + 1);
 			asan = p;
+			mark = (char *)ENV_ASAN_MARK "=added";
 		}
 	}
+	if (!asan)
+		mark = (char *)ENV_ASAN_MARK "=ours";
 	for (char *const *e = envp; *e; e++) {
 		if (!strncmp(*e, pre, sizeof(pre) - 1) || env_ours(*e) ||
 		    !strncmp(*e, "ASAN_OPTIONS=", 13))
@@ -1422,6 +1434,8 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	if (env_share[0])
 		arr[n++] = env_share;
 	arr[n++] = asan ? asan : (char *)ENV_ASAN_OURS;
+	if (mark)
+		arr[n++] = mark;
 	arr[n] = NULL;
 	return arr;
 }

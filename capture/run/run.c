@@ -79,12 +79,15 @@ static void set_env(struct run_opts *o)
 	unsetenv(ENV_APP_PRELOAD);
 	/* an ASan program's runtime would refuse to come after us */
 	const char *asan = getenv("ASAN_OPTIONS");
+	unsetenv(ENV_ASAN_MARK);
 	if (!asan || !*asan) {
 		putenv((char *)ENV_ASAN_OURS);
+		setenv(ENV_ASAN_MARK, "ours", 1);
 	} else if (!strstr(asan, "verify_asan_link_order")) {
 		v = xasprintf("%s%s", asan, ENV_ASAN_SUFFIX);
 		setenv("ASAN_OPTIONS", v, 1);
 		free(v);
+		setenv(ENV_ASAN_MARK, "added", 1);
 	}
 	setenv(ENV_SPOOL, o->spool, 1);
 	setenv(ENV_CLOCK, o->clock_kind == CLOCK_KIND_TSC ? "tsc" : "mono", 1);

@@ -93,4 +93,16 @@ env -u ASAN_OPTIONS "$CAPTURE" -o env.xml -- sh -c 'echo "[${ASAN_OPTIONS-unset}
 expect_eq "ASAN_OPTIONS seen" "$(cat env.got)" "[unset]"
 ASAN_OPTIONS=detect_leaks=0 "$CAPTURE" -o env.xml -- sh -c 'echo "[$ASAN_OPTIONS]"' > env.got || fail "sh"
 expect_eq "ASAN_OPTIONS of the user" "$(cat env.got)" "[detect_leaks=0]"
+# the user's own that ends as ours would, or is all ours would be: theirs,
+# whole, and so in a child's exec (regression: its end was taken off)
+for v in detect_leaks=0:verify_asan_link_order=0 verify_asan_link_order=0; do
+	ASAN_OPTIONS=$v "$CAPTURE" -o env.xml -- sh -c 'echo "[$ASAN_OPTIONS]"; printenv ASAN_OPTIONS' \
+		> env.got || fail "sh"
+	expect_eq "ASAN_OPTIONS of the user: $v" "$(cat env.got)" "[$v]
+$v"
+done
+env -u ASAN_OPTIONS "$CAPTURE" -o env.xml -- sh -c 'printenv ASAN_OPTIONS; echo "[$?]"' > env.got
+expect_eq "ASAN_OPTIONS in a child" "$(cat env.got)" "[1]"
+ASAN_OPTIONS=detect_leaks=0 "$CAPTURE" -o env.xml -- printenv ASAN_OPTIONS > env.got || fail "printenv"
+expect_eq "ASAN_OPTIONS of the user in a child" "$(cat env.got)" "detect_leaks=0"
 exit 0
