@@ -208,8 +208,14 @@ if [ -x /usr/bin/time ]; then
 		fail "the page of 16 nodes"
 	read -r secs kb < time
 	echo "16 nodes, 200000 events: $secs s, $kb KiB"
-	[ "$kb" -lt 65536 ] || fail "the page of 16 nodes took $kb KiB"
-	[ "$(echo "$secs < 10" | bc)" = 1 ] || fail "the page of 16 nodes took $secs s"
+	# the bounds are the plain build's: ASan's shadow, redzones and
+	# quarantine of freed blocks (101 MiB here) are not the page's
+	if asan_built "$ANALYZE"; then
+		echo "16 nodes: not checked: island-analyze is built with ASAN=1 (the plain build is checked)"
+	else
+		[ "$kb" -lt 65536 ] || fail "the page of 16 nodes took $kb KiB"
+		[ "$(echo "$secs < 10" | bc)" = 1 ] || fail "the page of 16 nodes took $secs s"
+	fi
 	expect_eq "nodes on the page" "$(grep -c '^<tr><td>g[0-9]*</td><td>g' many.html)" 16
 else
 	echo "no /usr/bin/time: the page of many nodes not measured"
