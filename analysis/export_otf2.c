@@ -674,7 +674,10 @@ int export_otf2(int argc, char **argv)
 	for (size_t r = 0; r < o.nranks; r++)
 		if (o.rankloc[r] < 0)
 			o.mpi = false;
-	if (o.nranks && !o.mpi)
+	if (o.nranks && !o.mpi && (filt.node || filt.has_tid))
+		warnx("export --format otf2: --node or --thread keeps some ranks' calls only: "
+		      "no MPI records, the MPI calls as regions");
+	else if (o.nranks && !o.mpi)
 		warnx("export --format otf2: not every rank's trace is here (0 to %zu, as the "
 		      "ranks' peers say): no MPI records, the MPI calls as regions", o.nranks - 1);
 	o.ar = OTF2_Archive_Open(opt.output, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,

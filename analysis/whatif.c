@@ -24,10 +24,14 @@ struct ev {
 	uint32_t seq;			/* io: its number in the node, 0 none */
 	const char *wnode;		/* wait: the node waited on, its I/O */
 	uint32_t wseq;
+	long child;			/* io: the process or thread it waited
+					 * for the end of (wait*, pthread_join) */
+	uint8_t join;			/* 1 a process's, 2 a thread's; 0 none */
 };
 
 struct thr {
 	int node;
+	long pid, tid;
 	int64_t start, end;		/* node time */
 	struct ev *ev;
 	size_t n, cap, pos;
@@ -89,6 +93,8 @@ static void on_thread(void *ctx, struct trace_thread *t)
 	struct thr *h = &w->thr[w->nt];
 	memset(h, 0, sizeof(*h));
 	h->node = t->node->index;
+	h->pid = t->proc ? t->proc->pid : 0;
+	h->tid = t->tid;
 	h->start = t->start;
 	h->end = t->end;
 	if (x->first < 0 || t->start < w->thr[x->first].start)
@@ -148,6 +154,29 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	e->seq = s ? (uint32_t)s->num : 0;
 	if (e->seq)
 		note_seq(wnode_of(ctx, t->node), e->seq, io->end + t->node->off);
+	/* a wait for a child's end, or a join: it ends when that one does */
+	const struct trace_attr *c = trace_io_attr(io, "child");
+	static const char *const waits[] = { "wait", "waitpid", "wait3", "wait4", "waitid" };
+	for (size_t i = 0; c && !io->failed && i < sizeof(waits) / sizeof(waits[0]); i++)
+		if (!strcmp(io->api, waits[i]))
+			e->join = 1;
+	if (c && !io->failed && !strcmp(io->api, "pthread_join"))
+		e->join = 2;
+	if (e->join)
+		e->child = strtol(c->value, NULL, 10);
+}
+
+/* The thread whose end E waits for: a process's main thread, or the
+ * thread joined, on H's node; NULL when the trace does not hold it */
+static struct thr *waited(struct wi *w, const struct thr *h, const struct ev *e)
+{
+	for (size_t i = 0; i < w->nt; i++) {
+		struct thr *o = &w->thr[i];
+		if (o != h && o->node == h->node && o->tid == e->child &&
+		    (e->join == 2 || o->pid == e->child))
+			return o;
+	}
+	return NULL;
 }
 
 static void on_dep(void *ctx, struct trace_thread *t, const struct trace_dep *d)
@@ -280,6 +309,22 @@ static int step(struct wi *w, struct thr *h)
 			}
 		} else if (e->kind == EV_COMPUTE) {
 			h->t += (int64_t)((double)e->dur / x->f[F_CPU]);
+		} else if (e->join && waited(w, h, e)) {
+			/* a child's end, as it came here: the wait lasted as
+			 * long past it as the original's (a shell waiting for
+			 * sqlite3 kept its original 3.4 s on a device twice as
+			 * fast, and so did the run) */
+			struct thr *c = waited(w, h, e);
+			if (!c->done)
+				return moved;
+			int64_t lag = e->start + e->dur - c->end;
+			if (lag < 0)
+				lag = 0;
+			if (lag > e->dur)
+				lag = e->dur;
+			h->t = c->t + lag > h->t ? c->t + lag : h->t;
+			if (e->seq && e->seq < x->nseq)
+				x->sim[e->seq] = h->t;
 		} else {
 			int f = factor_of(e->res);
 			double k = f < 0 ? 1 : x->f[f];

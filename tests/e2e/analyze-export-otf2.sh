@@ -117,6 +117,10 @@ PYEOF
 	expect_eq "a rank missing" "$(cat three.err)" \
 		"island-analyze: export --format otf2: not every rank's trace is here (0 to 3, as the ranks' peers say): no MPI records, the MPI calls as regions"
 	otf2-print three.otf2/traces.otf2 | grep -q '^MPI_' && fail "MPI records without every rank"
+	"$ANALYZE" export --format otf2 -o one.otf2 --node n.rank1 mpi/n.rank*.xml 2> one.err ||
+		fail "export of --node n.rank1"
+	expect_eq "--node: some ranks" "$(cat one.err)" \
+		"island-analyze: export --format otf2: --node or --thread keeps some ranks' calls only: no MPI records, the MPI calls as regions"
 	echo "mpi: $msgs messages, all matched"
 else
 	echo "no mpirun or tests/apps/mpi: the MPI records not checked"

@@ -16,6 +16,17 @@ expect_eq "file*0.5" "$(cat file.csv)" "node,original,predicted,change
 a,0.400000000,0.400400000,0.10
 b,0.320000000,0.320550000,0.17
 run,0.400000000,0.400400000,0.10"
+# a shell waiting for its child (tests/traces/whatif-child.xml): its
+# wait4 ends with the child, so the run is as fast or as slow as the
+# child's write (regression: the wait kept its 0.94 s and a device twice
+# as fast changed nothing)
+W="$ISLAND_ROOT/tests/traces/whatif-child.xml"
+expect_eq "child, file*2" "$("$ANALYZE" whatif --csv --if '*:file*2' "$W")" "node,original,predicted,change
+a,1.000000000,0.600000000,-40.00
+run,1.000000000,0.600000000,-40.00"
+expect_eq "child, file*0.5" "$("$ANALYZE" whatif --csv --if '*:file*0.5' "$W")" "node,original,predicted,change
+a,1.000000000,1.800000000,80.00
+run,1.000000000,1.800000000,80.00"
 # bad input: one line, exit 2
 "$ANALYZE" whatif "$T" 2> e1.txt; expect_eq "no --if status" $? 2
 expect_eq "no --if" "$(cat e1.txt)" "island-analyze: whatif: --if NODE:RES*X or NODE:RES=RATE is needed (try --help)"
