@@ -341,6 +341,26 @@ static int asleep(const struct sess_node *x, int i, int64_t held)
 	return 1;
 }
 
+static int asleep(const struct sess_node *x, int i, int64_t held);
+
+/* every live thread of x in a wait call, asleep in it */
+static int all_asleep(const struct sess_node *x, int64_t now_ns, int64_t held)
+{
+	int live = 0;
+
+	if (x->remote)
+		return 0;
+	for (int i = 0; i < SESS_THREADS; i++) {
+		if (!__atomic_load_n(&x->th[i].tid, __ATOMIC_ACQUIRE))
+			continue;
+		live++;
+		int64_t w = x->th[i].wait_since;
+		if (!w || now_ns - (w > held ? w : held) <= WAIT_MIN_NS || !asleep(x, i, held))
+			return 0;
+	}
+	return live > 0;
+}
+
 /* Is node x waiting, at now_ns, for the hold that began at `held`?
  * 1: yes; 3: yes, polling or spinning (its last look then in *look); 2: it has not started within START_GRACE_NS
  * (or its maximum gap), and so waits for nothing of ours (no dependency is
@@ -376,7 +396,11 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held,
 				held = x->heard_at;
 		}
 	}
-	if (retry > held && retry >= x->progress_at) {
+	/* a poller asleep in its poll (every thread blocked in a wait call)
+	 * waits: what it polls for would have woken it. redis-server's event
+	 * loop looks every 100 ms (hz 10), and the client's every connect was
+	 * held until the next look */
+	if (retry > held && retry >= x->progress_at && !all_asleep(x, now_ns, held)) {
 		*look = retry;
 		return 3;
 	}
