@@ -264,11 +264,8 @@ static int run_local(struct trace *t, int *sel, int rootfd)
 	int64_t e0 = min_epoch(t, sel);
 	net_init(t, sel);
 	rclock_end();
-	/* ahead, so that every node starts on the same tick, its set-up
-	 * done: 20 ms was not enough on a loaded machine (a node set up
-	 * late starts late, and its run counts the wait): a 40 ms
-	 * three-node trace replayed 2-48 % long, 0.8-7.5 % with 100 ms */
-	int64_t t0 = rnow_ns() + 100 * 1000 * 1000;
+	/* a little ahead, so that every node starts on the same tick */
+	int64_t t0 = rnow_ns() + 20 * 1000 * 1000;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int status = 0;
 
