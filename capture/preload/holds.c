@@ -341,8 +341,6 @@ static int asleep(const struct sess_node *x, int i, int64_t held)
 	return 1;
 }
 
-static int asleep(const struct sess_node *x, int i, int64_t held);
-
 /* every live thread of x in a wait call, asleep in it */
 static int all_asleep(const struct sess_node *x, int64_t now_ns, int64_t held)
 {
