@@ -283,14 +283,12 @@ static void note_spin(struct tstate *t, const struct rec *r)
 static int64_t asleep_at[SESS_NODES][SESS_THREADS];  /* wait_since found asleep */
 static int64_t asleep_in[SESS_NODES][SESS_THREADS];  /* in the hold begun then */
 
-/* The kernel says thread i of node x is running or runnable ('R'):
- * computing, not waiting (0 when it cannot tell: another host's). */
-static int running(const struct sess_node *x, int i)
+/* The kernel's state letter of thread i of node x ('R' running or
+ * runnable, 'S' asleep...), 0 when it cannot be read */
+static char task_state(const struct sess_node *x, int i)
 {
 	char path[64] = "/proc/", buf[512], *p;
 
-	if (x->remote)
-		return 0;
 	p = utoa(path + 6, (unsigned long)x->th[i].pid);
 	memcpy(p, "/task/", 6);
 	p = utoa(p + 6, (unsigned long)x->th[i].tid);
@@ -304,35 +302,28 @@ static int running(const struct sess_node *x, int i)
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
+	/* "tid (comm) S ...": comm may hold spaces and parentheses */
 	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'R';
+	return p && p[1] == ' ' ? p[2] : 0;
 }
 
+/* The kernel says thread i of node x is running or runnable ('R'):
+ * computing, not waiting (0 when it cannot tell: another host's). */
+static int running(const struct sess_node *x, int i)
+{
+	return !x->remote && task_state(x, i) == 'R';
+}
+
+/* ... asleep (not running; also when it cannot tell), kept per wait and
+ * hold so that a thread is read once */
 static int asleep(const struct sess_node *x, int i, int64_t held)
 {
-	char path[64] = "/proc/", buf[512], *p;
 	size_t xi = (size_t)(x - sess->node);
 	int64_t w = x->th[i].wait_since;
 
 	if (x->remote || (xi < SESS_NODES && asleep_at[xi][i] == w && asleep_in[xi][i] == held))
 		return 1;
-	int32_t pid = x->th[i].pid, tid = x->th[i].tid;
-	p = utoa(path + 6, (unsigned long)pid);
-	memcpy(p, "/task/", 6);
-	p = utoa(p + 6, (unsigned long)tid);
-	memcpy(p, "/stat", 6);
-	int e = errno, fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno = e, 1;
-	long n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
-	syscall(SYS_close, fd);
-	errno = e;
-	if (n <= 0)
-		return 1;
-	buf[n] = 0;
-	/* "tid (comm) S ...": comm may hold spaces and parentheses */
-	p = strrchr(buf, ')');
-	if (p && p[1] == ' ' && p[2] == 'R')
+	if (task_state(x, i) == 'R')
 		return 0;
 	if (xi < SESS_NODES) {
 		asleep_at[xi][i] = w;
