@@ -427,6 +427,8 @@ struct sess_node {
 	/* threads of this node in a hold now: a node of a throttled group
 	 * that holds waits for nothing the others could log (it is ours) */
 	volatile int32_t holding;
+	/* when its last hold ended (mono ns): idle since then at most */
+	volatile int64_t released_at;
 	/* when the cluster runner sent the node's group its SIGTERM (mono
 	 * ns, 0 not): the node's capture handles it later than the app
 	 * may, on a loaded machine */

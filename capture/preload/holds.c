@@ -393,23 +393,29 @@ static int node_blocked(const struct sess_node *x, int64_t now_ns, int64_t held,
 		*look = retry;
 		return 3;
 	}
+	/* a node of our group held by us until lately is idle since its
+	 * release at most: found between its release and its call's count,
+	 * it was taken for one waiting since our hold began */
+	int64_t from = held, rel = __atomic_load_n(&x->released_at, __ATOMIC_ACQUIRE);
+	if (!x->remote && rel > from)
+		from = rel;
 	int idle = 0;
 	for (int i = 0; i < SESS_THREADS; i++) {
 		if (!__atomic_load_n(&x->th[i].tid, __ATOMIC_ACQUIRE))
 			continue;
 		live++;
 		int64_t since = x->th[i].since, w = x->th[i].wait_since;
-		if (w && now_ns - (w > held ? w : held) > WAIT_MIN_NS &&
+		if (w && now_ns - (w > from ? w : from) > WAIT_MIN_NS &&
 		    asleep(x, i, held))
 			continue;
 		int64_t sf = x->th[i].spin_from, sa = x->th[i].spin_at;
 		if (sf && sa >= since && now_ns - sa <= SPIN_RECENT_NS &&
-		    sa - (sf > held ? sf : held) > SPIN_MIN_NS) {
+		    sa - (sf > from ? sf : from) > SPIN_MIN_NS) {
 			if (sa > *look)
 				*look = sa;
 			continue;            /* spinning since the hold began */
 		}
-		int64_t quiet = now_ns - (since > held ? since : held);
+		int64_t quiet = now_ns - (since > from ? since : from);
 		if (quiet <= x->max_gap)
 			return 0;
 		/* no I/O for its maximum gap, but the kernel has it running:
@@ -489,6 +495,9 @@ static void hold(struct tstate *t, int call)
 				continue;
 			}
 			int b = node_gone(x) ? 0 : node_blocked(x, now_ns, start, &look[i]);
+			/* it completed an I/O while we looked: it moved */
+			if (b && b != 3 && __atomic_load_n(&x->io_seq, __ATOMIC_ACQUIRE) != seq_now)
+				b = 0;
 			/* a poller's own tries are I/O too: they move nothing */
 			if (b != 3)
 				moved += seq_now;
@@ -541,6 +550,7 @@ static void hold(struct tstate *t, int call)
 	}
 	int64_t released = mono_ns();
 	__atomic_store_n(&me->hold_start, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&me->released_at, released, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&me->holding, 1, __ATOMIC_ACQ_REL);
 	blocked &= ~nodep;
 	if (!t->held_seq)
@@ -632,16 +642,18 @@ void sess_record(struct tstate *t, struct rec *r)
 		note_try(r, now_ns);
 	if (kind[r->call] & K_PROBE)
 		return;
-	/* a held call has its number already */
-	uint64_t k = t->held_seq ? t->held_seq : __atomic_add_fetch(&me->io_seq, 1,
-								     __ATOMIC_ACQ_REL);
+	/* the progress before the count: a watchdog that reads the count
+	 * and then the progress sees this call's */
 	struct sess_thread *s = slot(t);
-	t->held_seq = 0;
-	r->seq = k;
 	if (!failed) {
 		if (s)
 			s->since = now_ns;
 		if (!(kind[r->call] & K_BOOK))
 			me->progress_at = now_ns;
 	}
+	/* a held call has its number already */
+	uint64_t k = t->held_seq ? t->held_seq : __atomic_add_fetch(&me->io_seq, 1,
+								     __ATOMIC_ACQ_REL);
+	t->held_seq = 0;
+	r->seq = k;
 }
