@@ -2,7 +2,7 @@
  * The MPI level's MPI-IO calls: open, close, views, sizes, sync, and the
  * reads and writes (explicit offset _at, collective _all, shared file
  * pointer _shared and _ordered, non-blocking i* completed by a Wait or
- * Test, mpi.c). Each record carries the file's absolute path, kept per
+ * Test, wrap_mpi.c). Each record carries the file's absolute path, kept per
  * handle from its open; a collective one its number on the file's
  * communicator. What the call made below (ROMIO's or OMPIO's pwrite, the
  * collective buffering's messages) is within it.
@@ -82,10 +82,16 @@ EXPORT int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info in
 	const char *plain = colon && colon - name >= 2 && (!slash || colon < slash) ?
 			    colon + 1 : name;
 	char cwd[PATH_MAX];
-	if (plain[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+	/* too long to be made absolute: as the program named it */
+	if (plain[0] == '/' || !getcwd(cwd, sizeof(cwd)) ||
+	    strlen(cwd) + 1 + strlen(plain) >= sizeof(f.path))
 		snprintf(f.path, sizeof(f.path), "%s", plain);
-	else
-		snprintf(f.path, sizeof(f.path), "%s/%s", cwd, plain);
+	else {
+		size_t lc = strlen(cwd);
+		memcpy(f.path, cwd, lc);
+		f.path[lc] = '/';
+		memcpy(f.path + lc + 1, plain, strlen(plain) + 1);
+	}
 	void *tok = file_begin(C_MPI_FILE_OPEN, &m, &f, 1, -1, 0);
 	m.f.amode = amode;
 	int rc = real_MPI_File_open(comm, name, amode, info, fh);
@@ -229,7 +235,7 @@ RW_AT(MPI_File_write_at, C_MPI_FILE_WRITE_AT, 0, 0)
 RW_AT(MPI_File_write_at_all, C_MPI_FILE_WRITE_AT_ALL, 1, 0)
 #undef ARGCONST
 
-/* non-blocking: the request completed by a Wait or Test (mpi.c) */
+/* non-blocking: the request completed by a Wait or Test (wrap_mpi.c) */
 #define IRW(NAME, CALL)                                                        \
 EXPORT int NAME(MPI_File fh, ARGCONST void *buf, int count, MPI_Datatype t,    \
 		MPI_Request *rq)                                              \
