@@ -22,7 +22,7 @@ extern const char *const cat_names[CAT_N];
 
 struct peers;
 
-/* The analyzer's reading (analysis/read.c): the trace library's reader
+/* The analyzer's reading (analysis/feed.c): the trace library's reader
  * (include/island-trace.h) with the filters (--from, --node, ...)
  * applied to every report's callbacks. Bad input exits 2 with
  * FILE:LINE: message. Node offsets align on the earliest epoch seen so
@@ -85,7 +85,7 @@ struct tabledef {
 #define TABLEDEF_NEEDS(name, cols, needs) \
 	{ name, cols, (int)(sizeof(cols) / sizeof(cols[0])), needs }
 
-/* Options shared by every report (one table in main.c). */
+/* Options shared by every report (one table in analyze_main.c). */
 struct opts {
 	bool csv, starts, by_node;
 	const char *by;		/* --by as given, or NULL */
@@ -448,7 +448,7 @@ void flows_free(struct flows *f);
 
 /* procs.c: the program a process runs (its last exec's image, else its
  * exe: a basename, interned) and that exec's args ("" none), as far as
- * the reading has gone; read.c notes every exec. */
+ * the reading has gone; feed.c notes every exec. */
 void procs_io(const struct trace_thread *t, const struct trace_io *io);
 const char *proc_name(const struct trace_proc *p);
 const char *proc_args(const struct trace_proc *p);

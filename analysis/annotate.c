@@ -232,7 +232,7 @@ int annotate_write(const char *out, char **files, int nfiles,
 	for (size_t i = 0; i < a.n; i++)
 		a.nodes[i].ns = normalise(a.nodes[i].s, a.nodes[i].ns);
 
-	struct xmlcopy *w = xmlcopy_start(out, trace_compress_of(out), "island-analyze " ISLAND_VERSION,
+	struct xmlcopy *w = xmlcopy_start(out, compress_of(out), "island-analyze " ISLAND_VERSION,
 					  complete);
 	if (!w)
 		die(2, "%s: cannot create:", out);

@@ -1,9 +1,9 @@
-# analysis/: island-analyze, the reports. Its objects without main.o are
+# analysis/: island-analyze, the reports. Its objects without analyze_main.o are
 # also linked into the unit tests (tests/unit/test-analyze*.c).
 
 ANALYZE_SRCS := $(wildcard analysis/*.c)
 ANALYZE_OBJS := $(patsubst %.c,$(O)/%.o,$(ANALYZE_SRCS))
-ANALYZE_LIB_OBJS := $(filter-out $(O)/analysis/main.o,$(ANALYZE_OBJS))
+ANALYZE_LIB_OBJS := $(filter-out $(O)/analysis/analyze_main.o,$(ANALYZE_OBJS))
 # libdw resolves call sites (analysis/sites.c)
 ANALYZE_LIBS := -ldw -lelf
 # export --format otf2 (analysis/export_otf2.c) with Debian's

@@ -403,7 +403,7 @@ static void measure(struct deps *d, struct edge *found, size_t nf, struct edge *
 static const struct trace_ops deps_ops = { .dep = on_dep, .io = on_io };
 
 /* What the reading of the waits found, checked. */
-static void trace_done(struct deps *d, struct trace_run *rp)
+static void waits_checked(struct deps *d, struct trace_run *rp)
 {
 	struct trace_run run = *rp;
 
@@ -442,7 +442,7 @@ static void from_trace(struct deps *d, char **argv, int argc)
 	struct trace_run run = { 0 };
 
 	read_traces(&run, argv, argc, &deps_ops, d);
-	trace_done(d, &run);
+	waits_checked(d, &run);
 	run_free(&run);
 }
 
@@ -709,7 +709,7 @@ static void deps_end(void *st, struct trace_run *run, char **files, int nfiles)
 {
 	struct deps *d = st;
 
-	trace_done(d, run);
+	waits_checked(d, run);
 	by_seq(d);
 	print_edges(d, d->e, d->ne, NULL, NULL);
 	print_critical(d);

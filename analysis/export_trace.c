@@ -61,7 +61,7 @@ int export_trace(const char *fmt, int argc, char **argv)
 		    "a name ending in .isb is the binary encoding (--format isb)");
 	if (!opt.output && isb && isatty(STDOUT_FILENO))
 		die(2, "export --format isb: standard output is a terminal; give -o FILE");
-	if (opt.output && !(f = outfile_open(opt.output, trace_compress_of(opt.output))))
+	if (opt.output && !(f = outfile_open(opt.output, compress_of(opt.output))))
 		die(2, "%s: cannot write: %s", opt.output, strerror(errno));
 	if (!opt.output && isb)
 		enc = isbenc_new(to_stdout, NULL);

@@ -65,7 +65,7 @@ int report_merge(int argc, char **argv)
 	warn_clocks(&run);
 	/* written aside, renamed when whole: never a half trace under its name
 	 * (trace/outfile.c: every write, the compressor's end and close checked) */
-	w = xmlcopy_start(out, trace_compress_of(out), "island-analyze merge " ISLAND_VERSION,
+	w = xmlcopy_start(out, compress_of(out), "island-analyze merge " ISLAND_VERSION,
 			  !run.incomplete);
 	if (!w)
 		die(2, "%s: cannot write: %s", out, strerror(errno));

@@ -19,7 +19,7 @@ TEST_BINS += $(NET_TESTS)
 # --pcap's exact filter lives in capture/packets/: its test links the capture's
 # objects instead (an explicit rule, over the pattern above).
 $(O)/tests/unit/test-net-filter: $(O)/tests/unit/test-net-filter.o \
-		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(CAPTURE_SHARED_OBJS) \
+		$(filter-out $(O)/capture/run/capture_main.o,$(CAPTURE_OBJS)) \
 		$(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread $(CUNIT_LIBS) -lm

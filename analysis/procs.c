@@ -2,7 +2,7 @@
  * (the trace's <process exe> is the first image seen for the pid: a
  * fork's child that exec'd is still its parent's there), and that exec's
  * arguments (args=, as the capture escaped them). The reader notes every
- * exec before any filter (read.c), so each report names a process by the
+ * exec before any filter (feed.c), so each report names a process by the
  * program it ran at the time of the row's call, and at the end. Memory:
  * one entry per process that exec'd. */
 #include "analyze.h"

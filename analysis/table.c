@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The options of the command line (main.c fills them). */
+/* The options of the command line (analyze_main.c fills them). */
 struct opts opt = { .depth = -1, .width = 1600 };
 
 struct cell {

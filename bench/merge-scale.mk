@@ -1,7 +1,7 @@
 # The --discover merge on many simulated nodes (bench/merge-scale.sh).
 MERGE_SCALE := $(O)/bench/merge-scale
 
-$(MERGE_SCALE): $(O)/bench/merge-scale.o $(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS) $(TRACE_LIB)
+$(MERGE_SCALE): $(O)/bench/merge-scale.o $(filter-out $(O)/capture/run/capture_main.o,$(CAPTURE_OBJS)) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
 

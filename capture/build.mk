@@ -64,7 +64,7 @@ LOADER_SRCS := capture/loader/loader.c capture/loader/stubs.c capture/preload/co
 	capture/preload/sud.c capture/preload/spawn_acts.c \
 	capture/preload/limits.c capture/preload/holds.c capture/preload/nest.c \
 	capture/preload/appmem.c capture/preload/privdrop.c \
-	capture/preload/aio.c capture/preload/uring.c
+	capture/preload/aio_ops.c capture/preload/uring.c
 LOADER_OBJS := $(patsubst %.c,$(O)/%.ldr.o,$(LOADER_SRCS)) $(O)/capture/preload/sudstub.ldr.o
 $(O)/%.ldr.o: %.c
 	$(call msg,CC,$<)
@@ -99,10 +99,8 @@ $(O)/capture/packets/pcap_lazy.o: CPPFLAGS += $(if $(PCAP_SONAME),-DPCAP_SONAME=
 CRYPTO_SONAME := $(call soname,crypto)
 $(O)/capture/session/sesskey.o: CPPFLAGS += $(if $(CRYPTO_SONAME),-DCRYPTO_SONAME='"$(CRYPTO_SONAME)"')
 
-# --discover takes the MPI level's edges as deps --from mpi finds them
-CAPTURE_SHARED_OBJS := $(O)/analysis/mpideps.o
 
-bin/island-capture: $(CAPTURE_OBJS) $(CAPTURE_SHARED_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
+bin/island-capture: $(CAPTURE_OBJS) $(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p bin
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) -ldl -lpthread -lm
@@ -110,9 +108,9 @@ bin/island-capture: $(CAPTURE_OBJS) $(CAPTURE_SHARED_OBJS) $(COMMON_OBJS) $(TRAC
 BIN_TARGETS += bin/island-capture
 LIB_TARGETS += lib/libisland-capture.so
 
-# Unit tests of the capture's pure functions (everything but main.c).
+# Unit tests of the capture's pure functions (everything but capture_main.c).
 $(O)/tests/unit/test-capture: $(O)/tests/unit/test-capture.o \
-		$(filter-out $(O)/capture/run/main.o,$(CAPTURE_OBJS)) $(CAPTURE_SHARED_OBJS) \
+		$(filter-out $(O)/capture/run/capture_main.o,$(CAPTURE_OBJS)) \
 		$(COMMON_OBJS) $(TRACE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(XML_LIBS) $(CUNIT_LIBS) -ldl -lpthread -lm

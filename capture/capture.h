@@ -207,7 +207,7 @@ struct node {
 	/* statuses of children reaped by island-capture */
 	pid_t *wpid;
 	int *wstatus;
-	pid_t app_pid;               /* the process run.c forked, 0 none */
+	pid_t app_pid;               /* the process launch.c forked, 0 none */
 	int64_t app_fork;            /* ... at this time, ns: its main thread's
 					CPU clock starts there, before exec
 					and the dynamic loader ran */
@@ -416,7 +416,7 @@ void stream_end(struct stream *s);
 char *attr_escape(const char *s);
 void fmt_sockaddr(char *buf, size_t n, const void *sa, size_t len);
 
-/* run.c */
+/* launch.c */
 struct run_opts {
 	char **argv;
 	const char *lib;

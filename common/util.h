@@ -22,7 +22,7 @@ extern _Thread_local void (*die_cleanup)(void);
 extern _Thread_local void (*die_hook_here)(int status);
 /* When set, die()'s and die_at()'s message goes here (its first,
  * NUL-terminated, at most die_msg_len bytes) instead of to stderr: the
- * trace library's loader hands it to its caller (trace/table.c). */
+ * trace library's loader hands it to its caller (trace/bulkload.c). */
 extern _Thread_local char *die_msg;
 extern _Thread_local size_t die_msg_len;
 

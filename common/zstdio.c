@@ -15,7 +15,7 @@
 
 static const unsigned char zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 
-enum trace_compress trace_compress_of(const char *path)
+enum compress compress_of(const char *path)
 {
 	size_t l = strlen(path);
 
@@ -26,14 +26,14 @@ enum trace_compress trace_compress_of(const char *path)
 	return TC_NONE;
 }
 
-enum trace_compress trace_compress_for(const char *path, int gzip_flag)
+enum compress compress_for(const char *path, int gzip_flag)
 {
-	enum trace_compress c = trace_compress_of(path);
+	enum compress c = compress_of(path);
 
 	return c == TC_NONE && gzip_flag ? TC_GZIP : c;
 }
 
-const char *trace_compress_suffix(enum trace_compress c)
+const char *compress_suffix(enum compress c)
 {
 	static const char *const suffix[] = { [TC_NONE] = "", [TC_GZIP] = ".gz",
 					      [TC_ZSTD] = ".zst" };

@@ -6,14 +6,14 @@
 
 #include <libxml/xmlwriter.h>
 
-enum trace_compress { TC_NONE, TC_GZIP, TC_ZSTD };
+enum compress { TC_NONE, TC_GZIP, TC_ZSTD };
 
 /* The compression a trace named PATH is written with (its suffix). */
-enum trace_compress trace_compress_of(const char *path);
+enum compress compress_of(const char *path);
 /* The same, for a tool whose -z asks for gzip when the suffix says none. */
-enum trace_compress trace_compress_for(const char *path, int gzip_flag);
+enum compress compress_for(const char *path, int gzip_flag);
 /* The suffix written for it: "", ".gz" or ".zst". */
-const char *trace_compress_suffix(enum trace_compress c);
+const char *compress_suffix(enum compress c);
 
 /* Writing goes through trace/outfile.c (outfile_open), for every
  * compression. */

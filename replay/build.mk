@@ -3,7 +3,7 @@
 
 REPLAY_SRCS := $(wildcard replay/*.c)
 REPLAY_OBJS := $(patsubst %.c,$(O)/%.o,$(REPLAY_SRCS))
-REPLAY_LIB_OBJS := $(filter-out $(O)/replay/main.o,$(REPLAY_OBJS))
+REPLAY_LIB_OBJS := $(filter-out $(O)/replay/replay_main.o,$(REPLAY_OBJS))
 MPICC := $(shell command -v mpicc 2>/dev/null)
 
 ifneq ($(MPICC),)

@@ -136,11 +136,11 @@ static inline int64_t rnow_ns(void)
  * chunks (a traced 4 GB write must not allocate 4 GB). */
 #define IO_CHUNK ((size_t)1 << 20)
 char *xbuf(struct rctx *c, int64_t n);
-/* replay descriptors (net.c): a duplicate that is what the original is (a
+/* replay descriptors (netio.c): a duplicate that is what the original is (a
  * sink stays a sink), and a close that forgets what it was */
 int rfd_dup(int rfd);
 int rfd_close(int rfd);
-/* rfd is a sink: its peer is outside the replay (net.c); a datagram
+/* rfd is a sink: its peer is outside the replay (netio.c); a datagram
  * socket, whose receives are not waited for */
 int net_is_sink(int rfd);
 /* puts n bytes (at most 64 kB) where a read of the sink rfd finds them */

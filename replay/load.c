@@ -388,7 +388,7 @@ static void on_io(void *ctx, struct trace_thread *tt, const struct trace_io *io)
 	/* a symlink's content (its target, as given) is its second path */
 	if (!o->path2 && o->call && !strncmp(o->call->api, "symlink", 7))
 		o->path2 = intern(io_str(io, "target"));
-	/* a connect's original local address names its connection (net.c) */
+	/* a connect's original local address names its connection (netio.c) */
 	if (!o->path2 && o->call && !strcmp(o->call->api, "connect"))
 		o->path2 = intern(io_str(io, "local"));
 	o->inpath = intern(io->inpath);
@@ -517,7 +517,7 @@ static void on_dep(void *ctx, struct trace_thread *tt, const struct trace_dep *d
 	o->seq = d->seq > 0 ? (uint32_t)d->seq : 0;	/* a wait's: validated */
 }
 
-/* a file's size and allocation as the run left it (files.c) */
+/* a file's size and allocation as the run left it (prefiles.c) */
 static void on_file(void *ctx, struct trace_node *tn, const struct trace_file *f)
 {
 	struct node *n = ((struct rd *)ctx)->node;
@@ -536,7 +536,7 @@ static void on_socket(void *ctx, struct trace_node *tn, const struct trace_socke
 
 	XGROW(n->socks, n->scap, n->nsocks + 1);
 	struct sock_sum *s = &n->socks[n->nsocks++];
-	s->local = intern(ts->local);	/* "" when absent: net.c takes both alike */
+	s->local = intern(ts->local);	/* "" when absent: netio.c takes both alike */
 	s->peer = intern(ts->peer);
 	s->dir = !strcmp(ts->direction, "in") ? 'i' : !strcmp(ts->direction, "out") ? 'o' : 0;
 	s->proto = (uint8_t)proto_of(ts->proto);
@@ -772,7 +772,7 @@ static void replay_file_order(struct trace *t)
  * two). Every such link points back in the original's time (ends before
  * the wait's end, strictly), so no two waits can wait for each other. A
  * wait that no other thread's call ended inside of stays a no-op; so do
- * locks and semaphores (calls.c). A read of a descriptor that names
+ * locks and semaphores (rules.c). A read of a descriptor that names
  * nothing (an eventfd: the capture did not see it made, and the replay
  * reads /dev/null) was let go by the last write to it of another thread
  * of the process, before the read; so was a read of an event counter the

@@ -186,7 +186,7 @@ void replay_fdslots(struct trace *t);
 /* The trace's fd of a slot (messages; stderr's stdio is unbuffered). */
 int slot_tfd(const struct node *n, int slot);
 
-/* ---- the call table (calls.c) ------------------------------------------ */
+/* ---- the call table (rules.c) ------------------------------------------ */
 
 struct rctx;
 typedef int (*call_fn)(struct rctx *c, const struct op *o);
@@ -238,7 +238,7 @@ int sandbox_parent(int rootfd, const char *rel, int mk, const char **base);
 int sandbox_passthrough(const char *path);
 int sandbox_supported(int rootfd);
 
-/* ---- files.c: dummy files the trace reads but did not create ------------ */
+/* ---- prefiles.c: dummy files the trace reads but did not create ------------ */
 
 struct fileneed {
 	const char *path;	/* trace path (absolute) */
@@ -337,7 +337,7 @@ int64_t sync_last_alive(struct sync *s);
 /* With --mpi, completions go out as messages (mpi.c sets these). */
 extern void (*sync_remote_done)(int node, uint32_t seq);
 
-/* net.c: sockets. A per-node rendezvous listener lets replayed nodes meet
+/* netio.c: sockets. A per-node rendezvous listener lets replayed nodes meet
  * without knowing the original addresses. */
 struct net;
 struct net *net_create(const struct trace *t, const int *sel);

@@ -625,7 +625,7 @@ static const struct op *next_call(struct rctx *c, const struct op *o)
  * rank's progress thread polls 43 ms for its daemon's fence reply).
  * That latency is the peer's, not the replay's to drop: in causal mode
  * such a poll lasts its original time, as a call answered by the sink
- * does (net.c). WAITs between the poll and the receive still hold it. */
+ * does (netio.c). WAITs between the poll and the receive still hold it. */
 int h_poll(struct rctx *c, const struct op *o)
 {
 	if (opt.mode == MODE_AFAP || opt.mode == MODE_TIMED)

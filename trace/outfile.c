@@ -715,7 +715,7 @@ static void zstd_free(struct outfile *f)
 /* a part's elements are a thread's: inside trace, node, process, thread */
 #define PART_DEPTH 4
 
-static struct outfile *open_as(const char *path, enum trace_compress comp, int part,
+static struct outfile *open_as(const char *path, enum compress comp, int part,
 			       bool isb, int over, size_t room)
 {
 	int gzip = comp == TC_GZIP;
@@ -785,12 +785,12 @@ fail:
 	return NULL;
 }
 
-struct outfile *outfile_open(const char *path, enum trace_compress comp)
+struct outfile *outfile_open(const char *path, enum compress comp)
 {
 	return open_as(path, comp, 0, isb_path(path), -1, 0);
 }
 
-struct outfile *outfile_open_part(const char *dir, enum trace_compress comp, bool isb)
+struct outfile *outfile_open_part(const char *dir, enum compress comp, bool isb)
 {
 	return open_as(dir, comp, 1, isb, -1, 0);
 }

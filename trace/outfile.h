@@ -15,7 +15,7 @@ struct outfile;
 
 /* Written plain, gzip or zstd (zstdio.h: by the name's suffix, usually);
  * NULL with errno when the temporary file cannot be created. */
-struct outfile *outfile_open(const char *path, enum trace_compress comp);
+struct outfile *outfile_open(const char *path, enum compress comp);
 /* A part of a trace (the capture's streaming): a thread's elements,
  * written as they come by the caller's thread (outfile_write, and
  * outfile_element when ISB), its compressed frames whole once closed
@@ -23,7 +23,7 @@ struct outfile *outfile_open(const char *path, enum trace_compress comp);
  * with no name in DIR (O_TMPFILE): a capture killed leaves nothing
  * beside its spool. Plain, gzip (deflate streams of the trace's one
  * member, the part's sum after them) or zstd; NULL with errno. */
-struct outfile *outfile_open_part(const char *dir, enum trace_compress comp, bool isb);
+struct outfile *outfile_open_part(const char *dir, enum compress comp, bool isb);
 /* The part finished: its descriptor to splice from (the caller's to
  * close), or -1 with errno (FAILED: the caller's own). Frees f. */
 int outfile_close_part(struct outfile *f, int failed);

@@ -303,7 +303,7 @@ int xmlcopy_nodes(struct xmlcopy *w, const char *file, const struct xmlcopy_hook
 	return rc;
 }
 
-struct xmlcopy *xmlcopy_start(const char *path, enum trace_compress comp, const char *generator,
+struct xmlcopy *xmlcopy_start(const char *path, enum compress comp, const char *generator,
 			      int complete)
 {
 	static const char *const names[] = { "version", "generator", "complete" };

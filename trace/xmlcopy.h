@@ -64,7 +64,7 @@ struct xmlcopy_hooks {
 /* Start a version 1 trace document, to be PATH once whole (outfile.h),
  * compressed as COMP (and in the binary encoding by PATH's name); its
  * <trace> start tag left open for xmlcopy_attr. NULL with errno. */
-struct xmlcopy *xmlcopy_start(const char *path, enum trace_compress comp, const char *generator,
+struct xmlcopy *xmlcopy_start(const char *path, enum compress comp, const char *generator,
 			      int complete);
 /* Copy FILE's nodes (without its <trace> root) through the trace
  * library's reader; -1 on bad input (its FILE:LINE line printed). */

@@ -598,7 +598,7 @@ static void spawn(struct cluster *c, struct cluster_opts *o, struct pass *p, int
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		/* we signal the node's whole group: its capture need not
-		 * pass our signals on (run.c) */
+		 * pass our signals on (launch.c) */
 		char runner[24];
 		snprintf(runner, sizeof(runner), "%ld", c->owner);
 		setenv(ENV_CLUSTER_RUNNER, runner, 1);

@@ -50,7 +50,7 @@ int cleanup_leftovers(void);
 int discover_merge(struct cluster_opts *o, char **names, int n, struct pass *base,
 		   struct pass **thr, int nthr);
 /*
- * The same, a pass at a time (merge.c): begin with the unthrottled pass
+ * The same, a pass at a time (passmerge.c): begin with the unthrottled pass
  * (its message edges), add each throttled pass as it ends (checked, its
  * dependency log moved onto the base pass's numbers), ask which nodes
  * the waits seen so far may be for (groups.c), then write.

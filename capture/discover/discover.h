@@ -1,4 +1,4 @@
-/* --discover's state between its passes (merge.c) and what group testing
+/* --discover's state between its passes (passmerge.c) and what group testing
  * makes of it (groups.c). */
 #ifndef ISLAND_DISCOVER_H
 #define ISLAND_DISCOVER_H
@@ -31,7 +31,7 @@ struct discovery {
 	struct pass *base;
 	struct pass **passes;        /* the throttled ones, in order */
 	int npasses, cpasses;
-	struct pnode *bt;            /* the base pass, read (merge.c) */
+	struct pnode *bt;            /* the base pass, read (passmerge.c) */
 	struct mnode *m;             /* per node: its file, its waits */
 	struct dedge *msg;           /* message edges, by (x, xs) */
 	size_t nmsg, cmsg;

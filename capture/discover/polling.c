@@ -3,7 +3,7 @@
  * not on what the program computes. A client retrying connect() until
  * its server listens makes as many failed attempts as the server took to
  * start; a shell loop re-running curl runs it as often. The passes of
- * --discover are compared without them (merge.c), and the waits found in
+ * --discover are compared without them (passmerge.c), and the waits found in
  * a pass are moved onto the I/Os that are not polling.
  *
  * Only what the whole trace shows is marked here; the interposer already
@@ -249,7 +249,7 @@ static int by_seq(const void *a, const void *b)
  * process name, read whole); so is their end: ranks close their
  * connections together in MPI_Finalize, and whether one reads its peer's
  * end of stream before closing its own is timing. The messages stay
- * (merge.c compares them peer by peer). */
+ * (passmerge.c compares them peer by peer). */
 static void mark_connections(struct tr_node *n)
 {
 	static const char *const setup[] = { "socket", "connect", "accept", "accept4",

@@ -231,7 +231,7 @@ bool spawn_acts_tell(const posix_spawn_file_actions_t *fa, char *buf, size_t len
 void spawn_acts_record(struct tstate *t, const char *v, uint64_t at);
 void vfork_child_call(struct tstate *t, pid_t pid, int calls);
 
-/* aio.c: asynchronous operations, each itemised when its completion is
+/* aio_ops.c: asynchronous operations, each itemised when its completion is
  * seen. ret a system call's (< 0 an errno); seqfl the flags of a
  * kernel-level record (--syscalls, sud.c), else 0 */
 void aio_sys(struct tstate *t, long nr, const long *a, long ret, uint64_t t0,
@@ -287,7 +287,7 @@ void sess_before(struct tstate *t, int call, int64_t a1, int fd);
 			sess_before(T, CALL, (int64_t)(A1), (int)(FD));    \
 	} while (0)
 
-/* What else a call record brings (rec_extras bits): --callsites (sites.c)
+/* What else a call record brings (rec_extras bits): --callsites (callsites.c)
  * a REC_SITE record after it, --profile (sampler.c) a snapshot after a
  * long call. One test on the hot path for both. */
 #define EXTRA_SITES   1

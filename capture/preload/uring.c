@@ -8,7 +8,7 @@
  * At each io_uring_enter, the entries the kernel took from the SQ ring
  * (from its head before the call, as many as the call returned) are
  * read, as the SQEs still hold them when it returns; each is kept in
- * aio.c's table by its user_data, its submission the call's start. Then,
+ * aio_ops.c's table by its user_data, its submission the call's start. Then,
  * and at the process's end, the CQ ring's entries posted since the last
  * look are read: each completes its operation, seen then (an upper bound
  * when the program reaps the ring in user space between its calls; an

@@ -4,7 +4,7 @@
  * also made raw through syscall(), wrap_map.c) and POSIX aio's
  * (aio_read, aio_write, aio_fsync, lio_listio, aio_error, aio_return,
  * aio_suspend), whose transfers glibc's helper threads make inside libc,
- * where no wrapper sees them. Each operation is itemised by aio.c.
+ * where no wrapper sees them. Each operation is itemised by aio_ops.c.
  */
 #include "preload.h"
 #include "real.h"

@@ -1206,7 +1206,7 @@ static void statuses_from_reaps(struct node *n)
 		if (!p)
 			continue;
 		p->status = n->wstatus[i];
-		/* a signal ended it: its main thread's CPU, read by run.c */
+		/* a signal ended it: its main thread's CPU, read by launch.c */
 		if (p->nthr && p->thr[0].tid == p->pid && p->thr[0].cpu < 0 &&
 		    p->thr[0].exit == TEXIT_NONE && n->wcpu && n->wcpu[i] >= 0)
 			p->thr[0].cpu = n->wcpu[i];

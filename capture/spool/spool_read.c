@@ -842,7 +842,7 @@ void spool_unload(struct node *n)
 	imap_free(&n->pids);
 	n->procs = NULL;
 	n->nprocs = 0;
-	free(n->wpid);           /* the statuses run.c collected */
+	free(n->wpid);           /* the statuses launch.c collected */
 	free(n->wstatus);
 	free(n->wcpu);
 	n->wpid = NULL;

@@ -1538,7 +1538,7 @@ int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
 			if (!w->pf)
 				w->at = 0;
 		}
-		if (!w->pf && !(w->pf = outfile_open_part(dir, (enum trace_compress)comp, isb))) {
+		if (!w->pf && !(w->pf = outfile_open_part(dir, (enum compress)comp, isb))) {
 			w->failed = 1;
 			return -1;
 		}
@@ -1821,7 +1821,7 @@ int model_write(struct node *n, const char *path, int comp)
 				head = w;
 		}
 	f = head && comp == TC_NONE ? outfile_open_over(path, head->pfd, head->at) :
-	    outfile_open(path, (enum trace_compress)comp);
+	    outfile_open(path, (enum compress)comp);
 	if (!f)
 		return -1;
 	o.w = outfile_writer(f);

@@ -16,9 +16,9 @@ FUZZ_BINS  := $(patsubst %,$(O)/fuzz/%,$(FUZZ_NAMES))
 fuzzobj = $(patsubst %.c,$(O)/fuzz/obj/%.o,$(1))
 FUZZ_COMMON  := $(call fuzzobj,$(patsubst $(O)/%.o,%.c,$(COMMON_OBJS)))
 FUZZ_TRACE   := $(call fuzzobj,$(TRACE_SRCS))
-FUZZ_ANALYZE := $(call fuzzobj,$(filter-out analysis/main.c,$(ANALYZE_SRCS))) $(FUZZ_TRACE) $(FUZZ_COMMON)
-FUZZ_REPLAY  := $(call fuzzobj,$(filter-out replay/main.c,$(REPLAY_SRCS))) $(FUZZ_TRACE) $(FUZZ_COMMON)
-FUZZ_CAPTURE := $(call fuzzobj,$(filter-out capture/run/main.c,$(CAPTURE_SRCS)) analysis/mpideps.c) \
+FUZZ_ANALYZE := $(call fuzzobj,$(filter-out analysis/analyze_main.c,$(ANALYZE_SRCS))) $(FUZZ_TRACE) $(FUZZ_COMMON)
+FUZZ_REPLAY  := $(call fuzzobj,$(filter-out replay/replay_main.c,$(REPLAY_SRCS))) $(FUZZ_TRACE) $(FUZZ_COMMON)
+FUZZ_CAPTURE := $(call fuzzobj,$(filter-out capture/run/capture_main.c,$(CAPTURE_SRCS))) \
 	$(FUZZ_TRACE) $(FUZZ_COMMON)
 FUZZ_LIBS    := $(XML_LIBS) $(ANALYZE_LIBS) $(CRYPTO_LIBS) -lpcap -lpthread -lm
 

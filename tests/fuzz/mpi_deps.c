@@ -1,4 +1,4 @@
-/* deps --from mpi's reading of the MPI level (analysis/mpideps.c): its
+/* deps --from mpi's reading of the MPI level (trace/mpideps.c): its
  * attributes (rank, tag, comm, coll, request, done) and the matching of
  * sends, receives and collectives, on any bytes. */
 #include "analyze.h"

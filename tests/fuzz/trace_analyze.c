@@ -1,5 +1,5 @@
 /* The trace library's reader (trace/read.c, SAX) under island-analyze's
- * filters (analysis/read.c) on any bytes. */
+ * filters (analysis/feed.c) on any bytes. */
 #include "analyze.h"
 #include "fuzz.h"
 

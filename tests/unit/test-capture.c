@@ -485,7 +485,7 @@ static void test_zstd_trace(void)
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/t.xml.zst", dir);
 	snprintf(cut, sizeof(cut), "%s/cut.xml.zst", dir);
-	CU_ASSERT_EQUAL(trace_compress_of(path), TC_ZSTD);
+	CU_ASSERT_EQUAL(compress_of(path), TC_ZSTD);
 	f = outfile_open(path, TC_ZSTD);
 	CU_ASSERT_FATAL(f != NULL);
 	CU_ASSERT(outfile_write(f, doc, sizeof(doc) - 1) == 0);
