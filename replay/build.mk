@@ -1,4 +1,4 @@
-# replay/: island-replay. The MPI part (replay/mpi.c) is compiled with
+# replay/: island-replay. The MPI part (replay/mpi.c, replay/mpirank.c) is compiled with
 # mpicc where it is found; elsewhere --mpi is disabled and says so.
 
 REPLAY_SRCS := $(wildcard replay/*.c)
@@ -9,7 +9,7 @@ MPICC := $(shell command -v mpicc 2>/dev/null)
 ifneq ($(MPICC),)
 REPLAY_MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null) -DHAVE_MPI
 REPLAY_MPI_LIBS := $(shell $(MPICC) --showme:link 2>/dev/null)
-$(O)/replay/mpi.o: CPPFLAGS += $(REPLAY_MPI_CFLAGS)
+$(O)/replay/mpi.o $(O)/replay/mpirank.o: CPPFLAGS += $(REPLAY_MPI_CFLAGS)
 else
 REPLAY_MPI_LIBS :=
 $(info island-replay: mpicc not found: building without MPI (--mpi disabled; install openmpi-bin libopenmpi-dev))

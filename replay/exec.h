@@ -120,7 +120,8 @@ static inline int64_t rnow_ns(void)
 /* A call's time is its system calls', as the capture's was the time
  * around the real call: the replayer's own steps before the first and
  * after the last (a descriptor looked up, a path mapped beneath the root)
- * are paid back by the phases around it, as its other work is (run.c).
+ * are paid back by the phases around it, as its other work is (run.c,
+ * timing.c).
  * sqlite's 60,000 file calls of a microsecond replayed 8 % long with them
  * inside. Handlers wrap each system call of a call in it. */
 #define SYS(c, call) ({							\
@@ -136,27 +137,51 @@ static inline int64_t rnow_ns(void)
  * chunks (a traced 4 GB write must not allocate 4 GB). */
 #define IO_CHUNK ((size_t)1 << 20)
 char *xbuf(struct rctx *c, int64_t n);
-/* replay descriptors (netio.c): a duplicate that is what the original is (a
- * sink stays a sink), and a close that forgets what it was */
+/* replay descriptors (rfds.c): a duplicate that is what the original is (a
+ * sink stays a sink), a number made what another is (dup3), and a close
+ * that forgets what it was */
 int rfd_dup(int rfd);
+int rfd_replace(int rfd, int with);
 int rfd_close(int rfd);
-/* rfd is a sink: its peer is outside the replay (netio.c); a datagram
- * socket, whose receives are not waited for */
+/* a number a real socket or pipe now holds: no longer a sink */
+int rfd_real(int fd);
+/* SOCK_STREAM, SOCK_DGRAM, or 0 for a pipe; asked once per descriptor */
+int rfd_type(int fd);
+/* a sink's injection end, -1 for anything else */
+int rfd_inject(int fd);
+/* a new sink: its peer is outside the replay */
+int net_sink(struct rctx *c, const struct op *o);
+/* rfd is a sink (rfds.c); a datagram socket, whose receives are not
+ * waited for */
 int net_is_sink(int rfd);
-/* puts n bytes (at most 64 kB) where a read of the sink rfd finds them */
-int net_inject(int rfd, const char *b, size_t n);
 int net_is_dgram(int rfd);
+/* puts n bytes (at most 64 kB) where a read of the sink rfd finds them
+ * (netio.c) */
+int net_inject(int rfd, const char *b, size_t n);
+
+/* the traced process's state (context.c): paths beneath the root, its
+ * table copied to a new process as fork does, closed at exit or exec
+ * (only_cloexec), its streams flushed at exit */
 int map_path(struct rctx *c, const char *path, char *buf, size_t len);
-/* In causal mode, a call issued at t0 that was answered by someone other
- * than the storage (an outside peer, the kernel's own files) lasts at
- * least as long as the original did (run.c). */
-void hold_original(const struct op *o, int64_t t0);
-void thread_launch(struct nstate *ns, int th, int64_t delay);
+void fd_inherit(struct nstate *ns, int parent, int child);
+void fd_closeall(struct pstate *p, int only_cloexec);
+void stdio_flush_all(struct rctx *c);
 void replay_warn(struct rctx *c, const struct op *o, const char *what);
 /* A write found its reader gone: the process goes on (its writes go to
  * a sink) and, if the original died of SIGPIPE, ends of it after its
  * traced calls. */
 void reader_gone(struct rctx *c);
+
+/* time (timing.c): a compute phase of ns (share: the part spun), sleeps
+ * to an absolute time, a call issued at its time (timed mode) */
+void compute(struct rctx *c, int64_t ns, double share);
+void sleep_until(int64_t t);
+void issue_at(int64_t t);
+/* In causal mode, a call issued at t0 that was answered by someone other
+ * than the storage (an outside peer, the kernel's own files) lasts at
+ * least as long as the original did. */
+void hold_original(const struct op *o, int64_t t0);
+void thread_launch(struct nstate *ns, int th, int64_t delay);
 
 /* handlers: 0 done, -1 failed (errno set) */
 #define H(x) int x(struct rctx *c, const struct op *o)

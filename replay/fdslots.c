@@ -116,7 +116,7 @@ static void op_events(struct walk *w, struct op *o, uint32_t th, int64_t *last)
 		use = *last;
 	if (make < use)
 		make = use;
-	if (o->call && o->call->fn == h_spawn && o->target >= 0)
+	if (call_spawns(o->call) && o->target >= 0)
 		add_ev(w, use, th, NULL, o, R_FORK);
 	if (o->oldfd >= 0)
 		add_ev(w, use, th, &o->oldfd, o, R_USE);
@@ -465,11 +465,4 @@ void replay_fdslots(struct trace *t)
 		free(w.tfds);
 		free(w.life);
 	}
-}
-
-int slot_tfd(const struct node *n, int slot)
-{
-	if (slot < n->slot_base || (size_t)(slot - n->slot_base) >= n->nslot_tfd)
-		return slot;
-	return n->slot_tfd[slot - n->slot_base];
 }

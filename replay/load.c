@@ -607,16 +607,8 @@ static void on_node_end(void *ctx, struct trace_node *tn)
 	rd->node = NULL;
 }
 
-int node_index(const struct trace *t, const char *name)
-{
-	for (size_t i = 0; i < t->nnodes; i++)
-		if (!strcmp(t->nodes[i].name, name))
-			return (int)i;
-	return -1;
-}
-
 /*
- * The share of its compute phases a thread spins (run.c spins a phase
+ * The share of its compute phases a thread spins (timing.c spins a phase
  * whole, as a thread running or waiting for a core). A thread waits for a
  * core only while others run: one whose phases outlast its own CPU time
  * plus that of every thread beside it on its host (any node there; as if

@@ -41,65 +41,6 @@ static struct arrived { char key[HELLO]; int fd; } *arr;
 static size_t narr, arrcap;
 static struct sockaddr_in udp_sink;
 
-/* What the node process knows of each replay descriptor: a sink's
- * injection end (+1; shared by every duplicate of the sink, which the
- * traced processes make with dup and inherit with fork, so counted) and
- * the socket type, asked once (+1; 1: not a socket). */
-#define MAXFD (1 << 16)
-static struct rfd { int inject; int type; } rfds[MAXFD];
-static int injref[MAXFD];
-static pthread_mutex_t rfd_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static void inject_put(int inj)
-{
-	if (inj >= 0 && --injref[inj] == 0)
-		close(inj);
-}
-
-/* A duplicate of rfd that is what rfd is (a sink stays a sink). */
-int rfd_dup(int rfd)
-{
-	int nfd = fcntl(rfd, F_DUPFD_CLOEXEC, 0);
-
-	if (nfd < 0 || nfd >= MAXFD || rfd >= MAXFD)
-		return nfd;
-	pthread_mutex_lock(&rfd_mu);
-	inject_put(rfds[nfd].inject - 1);
-	rfds[nfd] = rfds[rfd];
-	if (rfds[nfd].inject > 0)
-		injref[rfds[nfd].inject - 1]++;
-	pthread_mutex_unlock(&rfd_mu);
-	return nfd;
-}
-
-/* rfd becomes what with is (dup3 keeps the number the tables hold). */
-static int rfd_replace(int rfd, int with)
-{
-	if (rfd >= MAXFD || dup3(with, rfd, O_CLOEXEC) < 0) {
-		close(with);
-		return -1;
-	}
-	pthread_mutex_lock(&rfd_mu);
-	inject_put(rfds[rfd].inject - 1);
-	rfds[rfd] = rfds[with];
-	rfds[with] = (struct rfd){ 0, 0 };
-	pthread_mutex_unlock(&rfd_mu);
-	close(with);
-	return 0;
-}
-
-/* Forget what rfd was (its number is free for anything) and close it. */
-int rfd_close(int rfd)
-{
-	if (rfd >= 0 && rfd < MAXFD) {
-		pthread_mutex_lock(&rfd_mu);
-		inject_put(rfds[rfd].inject - 1);
-		rfds[rfd] = (struct rfd){ 0, 0 };
-		pthread_mutex_unlock(&rfd_mu);
-	}
-	return close(rfd);
-}
-
 struct net *net_create(const struct trace *t, const int *sel)
 {
 	size_t sz = sizeof(struct net) + t->nnodes * sizeof(struct net_node);
@@ -229,50 +170,6 @@ void net_init(struct trace *t, const int *sel)
 		warnx("no datagram sink");
 }
 
-/* ---- the sink ------------------------------------------------------------ */
-
-static void *drain(void *arg)
-{
-	int fd = (int)(long)arg;
-	char b[65536];
-
-	while (read(fd, b, sizeof(b)) > 0)
-		;
-	close(fd);
-	return NULL;
-}
-
-int net_sink(struct rctx *c, const struct op *o)
-{
-	int sv[2];
-	pthread_t t;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		return -1;
-	/* the drain owns its end; we keep a dup to inject what the trace
-	 * received */
-	int inj = fcntl(sv[1], F_DUPFD_CLOEXEC, 0);
-	if (sv[0] >= MAXFD || inj < 0 || inj >= MAXFD) {
-		close(sv[0]);
-		close(sv[1]);
-		if (inj >= 0)
-			close(inj);
-		return errno = EMFILE, -1;
-	}
-	pthread_mutex_lock(&rfd_mu);
-	rfds[sv[0]] = (struct rfd){ inj + 1, SOCK_STREAM + 1 };
-	injref[inj] = 1;
-	pthread_mutex_unlock(&rfd_mu);
-	pthread_attr_t at;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&at, 128 * 1024);
-	if (pthread_create(&t, &at, drain, (void *)(long)sv[1]))
-		close(sv[1]);
-	pthread_attr_destroy(&at);
-	return sv[0];
-}
-
 /* A connection to an outside peer, answered by a sink in its time: an
  * outside peer's latency is not the storage's to change. */
 static int sink_answered(struct rctx *c, const struct op *o)
@@ -286,54 +183,13 @@ static int sink_answered(struct rctx *c, const struct op *o)
 
 /* ---- handlers -------------------------------------------------------------- */
 
-/* a descriptor number reused by a real socket is no longer a sink */
-static int real(int fd)
-{
-	if (fd >= 0 && fd < MAXFD) {
-		pthread_mutex_lock(&rfd_mu);
-		inject_put(rfds[fd].inject - 1);
-		rfds[fd] = (struct rfd){ 0, 0 };
-		pthread_mutex_unlock(&rfd_mu);
-	}
-	return fd;
-}
-
-/* SOCK_STREAM, SOCK_DGRAM, or 0 for a pipe; asked once per descriptor */
-static int sock_type(int fd)
-{
-	if (fd < MAXFD && rfds[fd].type)
-		return rfds[fd].type - 1;
-	int type = 0;
-	socklen_t len = sizeof(type);
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
-		type = 0;	/* a pipe */
-	if (fd < MAXFD)
-		rfds[fd].type = type + 1;
-	return type;
-}
-
-static int sink_inject(int fd)
-{
-	return fd < MAXFD ? rfds[fd].inject - 1 : -1;
-}
-
-int net_is_sink(int fd)
-{
-	return fd >= 0 && sink_inject(fd) >= 0;
-}
-
-int net_is_dgram(int fd)
-{
-	return fd >= 0 && sock_type(fd) == SOCK_DGRAM;
-}
-
 int h_socket(struct rctx *c, const struct op *o)
 {
 	int type = o->proto == P_UDP || o->proto == P_UNIX_DGRAM ? SOCK_DGRAM : SOCK_STREAM;
 
 	if (o->failed || o->fd < 0)
 		return 0;
-	int fd = real(socket(AF_INET, type | SOCK_CLOEXEC, 0));
+	int fd = rfd_real(socket(AF_INET, type | SOCK_CLOEXEC, 0));
 	if (fd < 0)
 		return -1;
 	fd_put(c, o->fd, fd, 0);
@@ -378,8 +234,8 @@ static int two_ends(struct rctx *c, const struct op *o, int pipe)
 	int type = o->proto == P_UNIX_DGRAM ? SOCK_DGRAM : SOCK_STREAM;
 	if (pipe ? pipe2(v, O_CLOEXEC) : socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, v))
 		return -1;
-	fd_put(c, o->fd, real(v[0]), pair_cloexec(o));
-	fd_put(c, o->fd2, real(v[1]), pair_cloexec(o));
+	fd_put(c, o->fd, rfd_real(v[0]), pair_cloexec(o));
+	fd_put(c, o->fd2, rfd_real(v[1]), pair_cloexec(o));
 	return 0;
 }
 
@@ -412,7 +268,7 @@ int h_listen(struct rctx *c, const struct op *o)
 
 	if (fd < 0 || o->failed)
 		return fd < 0 ? -1 : 0;
-	return sock_type(fd) == SOCK_STREAM ? listen(fd, 128) : 0;
+	return rfd_type(fd) == SOCK_STREAM ? listen(fd, 128) : 0;
 }
 
 /* n bytes through a buffer of IO_CHUNK (xbuf): the same filler again */
@@ -487,7 +343,7 @@ int h_connect(struct rctx *c, const struct op *o)
 		return 0;	/* a datagram connect only sets the default peer */
 	int fd;
 	if (o->node >= 0 && o->path2 && !sinks_only()) {
-		fd = real(dial(&c->ns->r->net->node[o->node]));
+		fd = rfd_real(dial(&c->ns->r->net->node[o->node]));
 		char hello[HELLO] = "";
 		snprintf(hello, sizeof(hello), "%s", o->path2);
 		if (fd < 0 || write_all(fd, hello, sizeof(hello), NULL)) {
@@ -567,7 +423,7 @@ int h_accept(struct rctx *c, const struct op *o)
 	if (o->failed || o->fd < 0)
 		return 0;
 	if (o->peer && from_replayed(c, o->peer) && !sinks_only())
-		fd = real(rendezvous(c, o->peer));
+		fd = rfd_real(rendezvous(c, o->peer));
 	else
 		fd = sink_answered(c, o);
 	if (fd < 0)
@@ -582,7 +438,7 @@ int h_shutdown(struct rctx *c, const struct op *o)
 
 	if (fd < 0 || o->failed)
 		return fd < 0 ? -1 : 0;
-	return sock_type(fd) ? shutdown(fd, SHUT_WR) : 0;
+	return rfd_type(fd) ? shutdown(fd, SHUT_WR) : 0;
 }
 
 int h_send(struct rctx *c, const struct op *o)
@@ -597,7 +453,7 @@ int h_send(struct rctx *c, const struct op *o)
 	if (fd < 0)
 		return -1;
 	char *b = xbuf(c, n);
-	if (sock_type(fd) == SOCK_DGRAM) {
+	if (rfd_type(fd) == SOCK_DGRAM) {
 		ssize_t r = sendto(fd, b, (uint64_t)n < IO_CHUNK ? (size_t)n : IO_CHUNK, MSG_DONTWAIT, (struct sockaddr *)&udp_sink,
 				   sizeof(udp_sink));
 		if (r > 0)
@@ -611,7 +467,7 @@ int h_send(struct rctx *c, const struct op *o)
 		 * pseudosync's sends of a few bytes took 8 ms) are not the
 		 * storage's (a pipe's writer waits for its reader, whose
 		 * work the replay has) */
-		if (!net_is_sink(fd) && sock_type(fd) == SOCK_STREAM)
+		if (!net_is_sink(fd) && rfd_type(fd) == SOCK_STREAM)
 			hold_original(o, t0);
 		return 0;
 	}
@@ -655,7 +511,7 @@ static int read_eof(struct rctx *c, int fd, const struct op *o)
 
 int net_inject(int rfd, const char *b, size_t n)
 {
-	int inj = rfd >= 0 ? sink_inject(rfd) : -1;
+	int inj = rfd >= 0 ? rfd_inject(rfd) : -1;
 
 	return inj < 0 || n > 65536 ? -1 : write_all(inj, b, n, NULL);
 }
@@ -672,11 +528,11 @@ int h_recv(struct rctx *c, const struct op *o)
 	if (fd < 0)
 		return -1;
 	if (n == 0)
-		return sink_inject(fd) >= 0 ? 0 : read_eof(c, fd, o);
+		return rfd_inject(fd) >= 0 ? 0 : read_eof(c, fd, o);
 	char *b = xbuf(c, n);
-	if (sock_type(fd) == SOCK_DGRAM)
+	if (rfd_type(fd) == SOCK_DGRAM)
 		return 0;
-	int inj = sink_inject(fd);
+	int inj = rfd_inject(fd);
 	if (inj >= 0) {
 		int64_t t0 = rnow_ns();
 		/* in pieces the socket buffer holds: we are its only reader */

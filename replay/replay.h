@@ -1,10 +1,12 @@
 /* island-replay: re-execute a trace (see docs/island-replay.md). One file
- * per step: load, check, files, sandbox, run, net, sync, mpi, report. */
+ * per step: load, check, prefiles, sandbox, run (timing, context), netio
+ * and rfds, sync, mpirank and mpi, report. */
 #ifndef ISLAND_REPLAY_H
 #define ISLAND_REPLAY_H
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 /* ---- the trace in memory ---------------------------------------------- */
 
@@ -171,7 +173,13 @@ struct trace *replay_load(const char *file);
 void replay_free(struct trace *t);
 void replay_load_abandon(void);
 void intern_free(void);
-int node_index(const struct trace *t, const char *name);
+static inline int node_index(const struct trace *t, const char *name)
+{
+	for (size_t i = 0; i < t->nnodes; i++)
+		if (!strcmp(t->nodes[i].name, name))
+			return (int)i;
+	return -1;
+}
 
 /* check.c: unknown nodes in WAITs, seq ranges, WAIT cycles. Returns 0, or
  * prints "FILE:LINE: ..." lines and returns -1. */
@@ -184,7 +192,12 @@ void replay_link(struct trace *t);
  * that threads could confuse (after replay_link; called by replay_check). */
 void replay_fdslots(struct trace *t);
 /* The trace's fd of a slot (messages; stderr's stdio is unbuffered). */
-int slot_tfd(const struct node *n, int slot);
+static inline int slot_tfd(const struct node *n, int slot)
+{
+	if (slot < n->slot_base || (size_t)(slot - n->slot_base) >= n->nslot_tfd)
+		return slot;
+	return n->slot_tfd[slot - n->slot_base];
+}
 
 /* ---- the call table (rules.c) ------------------------------------------ */
 
@@ -195,11 +208,15 @@ struct call {
 	const char *api;
 	call_fn fn;
 	uint8_t family;
+	uint8_t stdio;		/* STDIO_* */
 };
 /* A buffered stdio stream's call: STDIO_WRITE, STDIO_READ, STDIO_FLUSH,
  * else 0. */
 enum { STDIO_NONE, STDIO_WRITE, STDIO_READ, STDIO_FLUSH };
-int call_stdio(const struct call *c);
+static inline int call_stdio(const struct call *c)
+{
+	return c ? c->stdio : STDIO_NONE;
+}
 
 const struct call *call_lookup(const char *api, int res);
 const struct call *call_on_event(const struct call *c);
@@ -219,7 +236,23 @@ int call_poll(const struct call *c);
 int call_opens(const struct call *c);
 int call_looks(const struct call *c);
 int call_removes(const struct call *c);
-enum family op_family(const struct op *o);
+/* starts a process (fork, posix_spawn...) */
+int call_spawns(const struct call *c);
+/* the report family an op is counted in: a socket read is network time
+ * even when the call is read() */
+static inline enum family op_family(const struct op *o)
+{
+	if (o->res == RES_NETSEND || o->res == RES_NETRECV || o->res == RES_NETMETA)
+		return FAM_NET;
+	if (o->call)
+		return (enum family)o->call->family;
+	switch (o->res) {
+	case RES_FILEREAD: return FAM_READ;
+	case RES_FILEWRITE: return FAM_WRITE;
+	case RES_FILEMETA: return FAM_OPEN;
+	default: return FAM_OTHER;
+	}
+}
 
 /* ---- sandbox.c: every path of the trace lives under the root ------------ */
 
@@ -344,6 +377,8 @@ struct net *net_create(const struct trace *t, const int *sel);
 void net_set_addr(struct net *n, int node, const char *host, int port);
 int net_port(struct net *n, int node);
 int net_listen_port(struct net *n, int node, int *fd);
+/* who connects to whom, before the nodes' start time is taken */
+void net_init(struct trace *t, const int *sel);
 
 /* run.c */
 struct node_run {
@@ -370,9 +405,13 @@ int root_open(const char *name, int say);
  * under it. */
 void root_check(const char *root, char *const *keep, int nkeep);
 
-/* mpi.c */
+/* mpirank.c: --mpi, one node per rank */
 int mpi_available(void);
 int mpi_main(struct trace *t);
+/* mpi.c: the ranks' communicator for the trace's MPI calls, made by
+ * every rank once MPI is up, freed before MPI ends */
+void mpi_calls_init(const struct trace *t, int me, int nnodes);
+void mpi_calls_end(void);
 
 /* report.c; also the selected nodes' earliest epoch, and the original
  * run's span (first node start to last node end, aligned by epoch) */

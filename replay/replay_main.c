@@ -18,8 +18,6 @@
 
 struct opts opt = { .mode = MODE_CAUSAL, .compute = COMP_SPIN, .speed = 1.0, .stall = 5.0 };
 
-void net_init(struct trace *t, const int *sel);
-
 static const struct option_def {
 	const char *name;
 	int arg, key;		/* key: the short option too, when a letter < 'a'+26 */

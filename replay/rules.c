@@ -14,12 +14,7 @@ const char *const family_names[NFAM] = { "read", "write", "open", "sync", "net",
 
 #define h_byres NULL
 static struct call by_id[TCALL_N] = {
-#define REPLAY(id, rule, fam, stdio) [TCALL_##id] = { NULL, h_##rule, FAM_##fam },
-#include "trace/replay.def"
-#undef REPLAY
-};
-static const uint8_t stdio_by_id[TCALL_N] = {
-#define REPLAY(id, rule, fam, stdio) [TCALL_##id] = STDIO_##stdio,
+#define REPLAY(id, rule, fam, stdio) [TCALL_##id] = { NULL, h_##rule, FAM_##fam, STDIO_##stdio },
 #include "trace/replay.def"
 #undef REPLAY
 };
@@ -40,27 +35,22 @@ enum {
 /* Names no row of trace/calls.def has, that traces hold: the kernel's
  * names --syscalls writes for calls with no row, and other writers'. */
 static struct call by_name[] = {
-	{ "accept4", h_accept, FAM_NET }, { "dprintf", h_write, FAM_WRITE },
-	{ "execl", h_exec, FAM_OTHER }, { "execle", h_exec, FAM_OTHER },
-	{ "execlp", h_exec, FAM_OTHER }, { "execv", h_exec, FAM_OTHER },
-	{ "execvp", h_exec, FAM_OTHER }, { "execvpe", h_exec, FAM_OTHER },
-	{ "fexecve", h_exec, FAM_OTHER }, { "fseeko", h_seek, FAM_OPEN },
-	{ "newfstatat", h_stat, FAM_OPEN }, { "pipe2", h_pipe, FAM_NET },
-	{ "posix_spawnp", h_spawn, FAM_OTHER }, { "readdir", h_spent, FAM_READ },
+	{ "accept4", h_accept, FAM_NET, STDIO_NONE }, { "dprintf", h_write, FAM_WRITE, STDIO_NONE },
+	{ "execl", h_exec, FAM_OTHER, STDIO_NONE }, { "execle", h_exec, FAM_OTHER, STDIO_NONE },
+	{ "execlp", h_exec, FAM_OTHER, STDIO_NONE }, { "execv", h_exec, FAM_OTHER, STDIO_NONE },
+	{ "execvp", h_exec, FAM_OTHER, STDIO_NONE }, { "execvpe", h_exec, FAM_OTHER, STDIO_NONE },
+	{ "fexecve", h_exec, FAM_OTHER, STDIO_NONE }, { "fseeko", h_seek, FAM_OPEN, STDIO_NONE },
+	{ "newfstatat", h_stat, FAM_OPEN, STDIO_NONE }, { "pipe2", h_pipe, FAM_NET, STDIO_NONE },
+	{ "posix_spawnp", h_spawn, FAM_OTHER, STDIO_NONE }, { "readdir", h_spent, FAM_READ, STDIO_NONE },
 };
 #define NBYNAME (sizeof(by_name) / sizeof(*by_name))
 
-int call_stdio(const struct call *c)
-{
-	return c >= by_id && c < by_id + TCALL_N ? stdio_by_id[c - by_id] : STDIO_NONE;
-}
-
 /* Unlisted data calls, replayed by what they did. */
 static struct call by_res[] = {
-	[RES_FILEREAD] = { "(read)", h_read, FAM_READ },
-	[RES_FILEWRITE] = { "(write)", h_write, FAM_WRITE },
-	[RES_NETSEND] = { "(send)", h_send, FAM_NET },
-	[RES_NETRECV] = { "(recv)", h_recv, FAM_NET },
+	[RES_FILEREAD] = { "(read)", h_read, FAM_READ, STDIO_NONE },
+	[RES_FILEWRITE] = { "(write)", h_write, FAM_WRITE, STDIO_NONE },
+	[RES_NETSEND] = { "(send)", h_send, FAM_NET, STDIO_NONE },
+	[RES_NETRECV] = { "(recv)", h_recv, FAM_NET, STDIO_NONE },
 };
 
 static int cmp_call(const void *a, const void *b)
@@ -102,8 +92,8 @@ const struct call *call_lookup(const char *api, int res)
  * reissue. */
 const struct call *call_on_event(const struct call *c)
 {
-	static const struct call wait = { "(event wait)", h_event, FAM_OTHER },
-				 post = { "(event post)", h_nop, FAM_OTHER };
+	static const struct call wait = { "(event wait)", h_event, FAM_OTHER, STDIO_NONE },
+				 post = { "(event post)", h_nop, FAM_OTHER, STDIO_NONE };
 
 	return c && c->fn == h_read ? &wait : c && c->fn == h_write ? &post : c;
 }
@@ -115,7 +105,7 @@ int call_aio_wait(const struct call *c)
 
 const struct call *call_aio_submit(void)
 {
-	static const struct call submit = { "(submit)", h_aio_submit, FAM_OTHER };
+	static const struct call submit = { "(submit)", h_aio_submit, FAM_OTHER, STDIO_NONE };
 
 	return &submit;
 }
@@ -146,17 +136,8 @@ int call_removes(const struct call *c)
 	return c && c->fn == h_unlink;
 }
 
-/* A socket read is network time even when the call is read(). */
-enum family op_family(const struct op *o)
+int call_spawns(const struct call *c)
 {
-	if (o->res == RES_NETSEND || o->res == RES_NETRECV || o->res == RES_NETMETA)
-		return FAM_NET;
-	if (o->call)
-		return (enum family)o->call->family;
-	switch (o->res) {
-	case RES_FILEREAD: return FAM_READ;
-	case RES_FILEWRITE: return FAM_WRITE;
-	case RES_FILEMETA: return FAM_OPEN;
-	default: return FAM_OTHER;
-	}
+	return c && c->fn == h_spawn;
 }
+
