@@ -114,8 +114,10 @@ test-run: build-all $(TEST_BINS) $(TEST_APPS)
 # What CI runs: the suite, then the suite again with ASan and UBSan
 # (issue 13), built in a copy of the tree (the tracked files and the new
 # ones, as they are now) so that bin/ and lib/ here stay as they were.
+# The copy is readable by all, as a checkout is: the tests that drop root
+# (runuser, PostgreSQL's own user) load the interposer from it.
 check: test
-	$(Q)d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	$(Q)d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && chmod 755 "$$d" && \
 	git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$$d" && \
 	echo "== the suite again, built with ASAN=1 (in $$d)" && \
 	$(MAKE) --no-print-directory -C "$$d" test-run ASAN=1

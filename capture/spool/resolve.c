@@ -1493,6 +1493,14 @@ static void find_gaps(struct node *n)
 				}
 			}
 		}
+		/* an exec whose image never announced itself: the interposer
+		 * was not loaded in it (a user dropped to cannot read it, a
+		 * static or set-user-ID program) */
+		for (int j = 0; j < p->nthr; j++)
+			if (p->thr[j].exit == TEXIT_EXEC && p->thr[j].tid == p->pid)
+				add_reason(p, "its exec ran an image without the interposer "
+					   "(unreadable to the user it ran as, static, or "
+					   "set-user-ID): that image's calls are not recorded");
 		if (created > started) {
 			snprintf(buf, sizeof(buf), "%d thread%s created with pthread_create "
 				 "%s no record (no spool: descriptors or memory exhausted)",

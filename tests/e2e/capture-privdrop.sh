@@ -59,4 +59,18 @@ runuser -u www-data -- test -r "$arena" && fail "www-data can read the arena"
 runuser -u www-data -- ls "${arena%/arena}" > /dev/null 2>&1 && fail "www-data can list the spool"
 wait $cap || fail "the capture with a spool dir failed"
 chmod 700 .
+
+# where the new user cannot read the interposer (Island's tree in a
+# directory only root may enter), the image it execs runs unrecorded,
+# and the trace says so rather than claim to be complete
+mkdir -m 700 closed && cp -a "$ISLAND_ROOT/bin" "$ISLAND_ROOT/lib" closed/ || fail "copy of bin/ and lib/"
+closed/bin/island-capture -o cl.xml -- runuser -u nobody -- cat /etc/hostname > cl.out 2> cl.err ||
+	fail "closed: $(cat cl.err)"
+expect_eq "closed: runuser's output" "$(cat cl.out)" "$want"
+check_trace cl.xml
+grep -q '^<trace [^>]*complete="false"' cl.xml || fail "closed: the trace says it is complete"
+grep -q '<process [^>]*complete="false" reason="its exec ran an image without the interposer' cl.xml ||
+	fail "closed: no process says its exec ran unrecorded"
+grep -q 'is incomplete: its exec ran an image without the interposer' cl.err ||
+	fail "closed: the capture does not say so: $(cat cl.err)"
 exit 0
