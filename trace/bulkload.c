@@ -21,7 +21,7 @@
 /* what an element is to the loader */
 enum role { R_OTHER, R_ROOT, R_NODE, R_PROCESS, R_THREAD, R_EVENT, R_FILE, R_SOCKET };
 
-struct table {
+struct bulk_table {
 	struct trace_table t;	/* what the caller sees */
 	size_t capcols, caprows;
 	/* the strings of STR cells: open addressing on their text */
@@ -56,7 +56,7 @@ struct trace_loader {
 	int nfiles;
 	size_t batch;
 	unsigned flags;
-	struct table tab[TRACE_T_N];
+	struct bulk_table tab[TRACE_T_N];
 	struct acache ac[ACACHE];
 	size_t nac;
 	/* the context, as the elements open */
@@ -93,7 +93,7 @@ static uint64_t hash_str(const char *s, size_t n)
 	return h;
 }
 
-static void smap_put(struct table *tb, uint32_t id)
+static void smap_put(struct bulk_table *tb, uint32_t id)
 {
 	const char *s = tb->t.strs[id];
 	size_t h = hash_str(s, strlen(s)) & (tb->smapcap - 1);
@@ -104,7 +104,7 @@ static void smap_put(struct table *tb, uint32_t id)
 }
 
 /* the id of string s (n bytes) in the table's strings */
-static uint32_t intern_str(struct table *tb, const char *s, size_t n)
+static uint32_t intern_str(struct bulk_table *tb, const char *s, size_t n)
 {
 	size_t h;
 
@@ -134,7 +134,7 @@ static uint32_t intern_str(struct table *tb, const char *s, size_t n)
 	return (uint32_t)tb->t.nstrs - 1;
 }
 
-static uint32_t column_named(struct table *tb, const char *name);
+static uint32_t column_named(struct bulk_table *tb, const char *name);
 
 static void col_rows(struct trace_column *c, size_t from, size_t to)
 {
@@ -142,7 +142,7 @@ static void col_rows(struct trace_column *c, size_t from, size_t to)
 	memset(c->val + from, 0, (to - from) * sizeof(*c->val));
 }
 
-static uint32_t column(struct table *tb, const char *name)
+static uint32_t column(struct bulk_table *tb, const char *name)
 {
 	/* the loader's own columns (kind, node, ...), by their name's
 	 * pointer: a string literal */
@@ -160,7 +160,7 @@ static uint32_t column(struct table *tb, const char *name)
 	return col;
 }
 
-static uint32_t column_named(struct table *tb, const char *name)
+static uint32_t column_named(struct bulk_table *tb, const char *name)
 {
 	struct trace_column *c;
 
@@ -182,7 +182,7 @@ static uint32_t column_named(struct table *tb, const char *name)
 }
 
 /* a new row, every cell empty */
-static void row_begin(struct table *tb)
+static void row_begin(struct bulk_table *tb)
 {
 	size_t r = tb->t.nrows;
 
@@ -201,7 +201,7 @@ static void row_begin(struct table *tb)
 	tb->nrowcols = 0;
 }
 
-static void cell(struct table *tb, uint32_t col, enum trace_cell kind, int64_t v)
+static void cell(struct bulk_table *tb, uint32_t col, enum trace_cell kind, int64_t v)
 {
 	struct trace_column *c = &tb->t.cols[col];
 
@@ -215,7 +215,7 @@ static void cell(struct table *tb, uint32_t col, enum trace_cell kind, int64_t v
 	c->kinds |= 1u << kind;
 }
 
-static void cell_real(struct table *tb, uint32_t col, double d)
+static void cell_real(struct bulk_table *tb, uint32_t col, double d)
 {
 	int64_t v;
 
@@ -223,7 +223,7 @@ static void cell_real(struct table *tb, uint32_t col, double d)
 	cell(tb, col, TRACE_CELL_REAL, v);
 }
 
-static void cell_str(struct table *tb, uint32_t col, uint32_t id)
+static void cell_str(struct bulk_table *tb, uint32_t col, uint32_t id)
 {
 	cell(tb, col, TRACE_CELL_STR, id);
 }
@@ -235,7 +235,7 @@ static uint64_t hash_cols(const uint32_t *c, size_t n)
 	return hash_str((const char *)c, n * sizeof(*c));
 }
 
-static void row_end(struct table *tb)
+static void row_end(struct bulk_table *tb)
 {
 	struct trace_table *t = &tb->t;
 	size_t h;
@@ -286,14 +286,14 @@ static void row_end(struct table *tb)
 
 /* a batch handed over: its rows go, its columns, strings and shapes stay
  * (the caller keeps what it decoded of them) */
-static void table_clear_rows(struct table *tb)
+static void table_clear_rows(struct bulk_table *tb)
 {
 	tb->t.nrows = 0;
 	for (size_t i = 0; i < tb->t.ncols; i++)
 		tb->t.cols[i].kinds = 0;
 }
 
-static void table_free(struct table *tb)
+static void table_free(struct bulk_table *tb)
 {
 	for (size_t i = 0; i < tb->t.ncols; i++) {
 		free((char *)tb->t.cols[i].name);
@@ -335,7 +335,7 @@ static enum role role_of(struct trace_loader *l, const char *name)
 }
 
 /* attribute NAME of element EL: its column in tb and its type, cached */
-static struct acache *attr_of(struct trace_loader *l, struct table *tb,
+static struct acache *attr_of(struct trace_loader *l, struct bulk_table *tb,
 			      const char *el, const char *name)
 {
 	unsigned h = (unsigned)((((uintptr_t)el * 31 + (uintptr_t)name) * 0x9E3779B97F4A7C15ull) >> 55);
@@ -357,7 +357,7 @@ static struct acache *attr_of(struct trace_loader *l, struct table *tb,
 }
 
 /* every attribute as written, typed by the validator's rules */
-static void row_attrs(struct trace_loader *l, struct table *tb, const char *el,
+static void row_attrs(struct trace_loader *l, struct bulk_table *tb, const char *el,
 		      int nattr, const char *const *names, const char *const *values)
 {
 	for (int i = 0; i < nattr; i++) {
@@ -387,7 +387,7 @@ static void handover(struct trace_loader *l);
 static void on_event(struct trace_loader *l, const char *el, int nattr,
 		     const char *const *names, const char *const *values)
 {
-	struct table *tb = &l->tab[TRACE_T_EVENTS];
+	struct bulk_table *tb = &l->tab[TRACE_T_EVENTS];
 	double start = 0, end = 0;
 	bool compute = !strcmp(el, "compute"), io = !compute && !strcmp(el, "io");
 
@@ -434,7 +434,7 @@ static void on_meta(struct trace_loader *l, enum role r, const char *el, int nat
 		[R_THREAD] = TRACE_T_THREADS, [R_FILE] = TRACE_T_FILES,
 		[R_SOCKET] = TRACE_T_SOCKETS,
 	};
-	struct table *tb = &l->tab[which[r]];
+	struct bulk_table *tb = &l->tab[which[r]];
 	const char *v;
 
 	if (r == R_NODE) {

@@ -13,7 +13,7 @@
 
 #define WINDOW (256u << 10)
 
-struct tmpl {
+struct dec_tmpl {
 	int nattr;
 	uint32_t at[ISB_MAXATTR];
 	struct isb_slot *slot[ISB_MAXATTR];
@@ -32,7 +32,7 @@ struct dec {
 	/* names */
 	const char *name[ISB_MAXNAMES];
 	uint32_t nnames;
-	struct tmpl *tmpl[ISB_MAXNAMES];
+	struct dec_tmpl *tmpl[ISB_MAXNAMES];
 	struct isb_slots slots;
 	int depth;
 	bool kids[ISB_MAXDEPTH], root_done;
@@ -231,7 +231,7 @@ static int element(struct dec *d, unsigned op)
 {
 	const char *names[ISB_MAXATTR], *values[ISB_MAXATTR];
 	bool again = (op & ~ISB_EMPTY) == ISB_AGAIN, empty = op & ISB_EMPTY;
-	struct tmpl *t;
+	struct dec_tmpl *t;
 	uint32_t el = 0;
 
 	if (d->root_done)

@@ -44,7 +44,7 @@ struct pworker {
 	uLong crc;
 };
 
-struct pipe {
+struct out_pipe {
 	struct pworker wk[PIPE_WORKERS];
 	int nth;
 	pthread_mutex_t mu;
@@ -82,7 +82,7 @@ struct outfile {
 	char *path, *tmp;
 	int fd;
 	struct gzo *gz;		/* .gz: the one member's deflate */
-	struct pipe *wp;		/* the writing thread, or NULL: inline */
+	struct out_pipe *wp;		/* the writing thread, or NULL: inline */
 	ZSTD_CCtx *z;
 	char *zbuf;
 	size_t zcap;
@@ -308,7 +308,7 @@ static void *pipe_main(void *arg)
 {
 	struct pworker *w = arg;
 	struct outfile *f = w->f;
-	struct pipe *g = f->wp;
+	struct out_pipe *g = f->wp;
 
 	pthread_mutex_lock(&g->mu);
 	for (;;) {
@@ -350,7 +350,7 @@ static void *pipe_main(void *arg)
 }
 
 /* The caller's block to the queue, and a free one back */
-static void pipe_hand(struct pipe *g)
+static void pipe_hand(struct out_pipe *g)
 {
 	pthread_mutex_lock(&g->mu);
 	while (g->queued == PIPE_QUEUE || !g->nspare)
@@ -365,7 +365,7 @@ static void pipe_hand(struct pipe *g)
 	pthread_mutex_unlock(&g->mu);
 }
 
-static void pipe_free(struct pipe *g)
+static void pipe_free(struct out_pipe *g)
 {
 	for (int i = 0; i < g->nspare; i++)
 		free(g->spare[i]);
@@ -382,7 +382,7 @@ static void pipe_free(struct pipe *g)
  * trace's blocks (the binary encoding's coder takes them in turn) */
 static void pipe_start(struct outfile *f)
 {
-	struct pipe *g;
+	struct out_pipe *g;
 	int par = f->gz && !f->isb;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -421,7 +421,7 @@ static void pipe_start(struct outfile *f)
 /* The last block, the threads' end; frees the pipe */
 static void pipe_end(struct outfile *f)
 {
-	struct pipe *g = f->wp;
+	struct out_pipe *g = f->wp;
 
 	if (!g)
 		return;
@@ -449,7 +449,7 @@ static int first_err(struct outfile *f)
 /* A failure of the caller's: -1 with errno */
 static int set_err(struct outfile *f, int err)
 {
-	struct pipe *g = f->wp;
+	struct out_pipe *g = f->wp;
 
 	if (g)
 		pthread_mutex_lock(&g->mu);
@@ -466,7 +466,7 @@ static int set_err(struct outfile *f, int err)
 }
 
 /* Bytes into the caller's block, handed over as it fills */
-static void pipe_bytes(struct pipe *g, const void *buf, size_t n)
+static void pipe_bytes(struct out_pipe *g, const void *buf, size_t n)
 {
 	const char *p = buf;
 
@@ -484,7 +484,7 @@ static void pipe_bytes(struct pipe *g, const void *buf, size_t n)
 
 /* Everything handed over written: the thread idle, its state the
  * caller's until the next block */
-static void pipe_sync(struct pipe *g)
+static void pipe_sync(struct out_pipe *g)
 {
 	if (g->n)
 		pipe_hand(g);
@@ -560,7 +560,7 @@ static int put(struct outfile *f, const char *b, size_t n)
 	return f->isb ? rec_put(f, b, n) : put_raw(f, b, n);
 }
 
-static void rec_head(struct pipe *g, int kind, size_t len)
+static void rec_head(struct out_pipe *g, int kind, size_t len)
 {
 	uint32_t l = (uint32_t)len;
 
@@ -572,7 +572,7 @@ static void rec_head(struct pipe *g, int kind, size_t len)
 int outfile_write(struct outfile *f, const void *buf, size_t n)
 {
 	const char *p = buf;
-	struct pipe *g = f->wp;
+	struct out_pipe *g = f->wp;
 	int err;
 
 	if ((err = first_err(f)))
@@ -605,7 +605,7 @@ int outfile_write(struct outfile *f, const void *buf, size_t n)
 int outfile_element(struct outfile *f, const char *name, int nattr,
 		    const struct isb_attr *av, bool empty)
 {
-	struct pipe *g = f->wp;
+	struct out_pipe *g = f->wp;
 	size_t len = sizeof(name) + 3;
 	uint16_t na = (uint16_t)nattr;
 	int err;
@@ -649,7 +649,7 @@ int outfile_element(struct outfile *f, const char *name, int nattr,
 int outfile_again(struct outfile *f, const char *name, int n, const int *pos,
 		  const int64_t *m, int d)
 {
-	struct pipe *g = f->wp;
+	struct out_pipe *g = f->wp;
 	size_t len = sizeof(name) + 2 + (size_t)n * 9;
 	int err;
 

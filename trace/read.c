@@ -36,8 +36,8 @@ enum el {
 	EL_PROFILE, EL_SAMPLE, EL_FREE, EL_COMMAND, EL_ARG
 };
 
-struct rd;
-typedef void (*el_fn)(struct rd *rd);
+struct reader;
+typedef void (*el_fn)(struct reader *rd);
 
 /* Where each element may appear. Elements not listed, and whatever they
  * hold, are skipped (a reader of version 1 ignores what it does not
@@ -87,7 +87,7 @@ static const char *const anames[NA] = {
  * rather than a compare with each name */
 #define AMAP 64
 
-struct rd {
+struct reader {
 	xmlParserCtxtPtr ctxt;
 	const xmlChar *elptr[NELDEFS], *aptr[NA];
 	struct {
@@ -138,11 +138,11 @@ struct rd {
 	size_t an, acap;
 };
 
-static _Thread_local struct rd *current;	/* for trace_line() */
+static _Thread_local struct reader *current;	/* for trace_line() */
 /* The parser of the file being read, freed by trace_read_try() when bad
  * input leaves it mid-document. */
 static _Thread_local xmlParserCtxtPtr active;
-static _Thread_local struct rd *reading;	/* the file's, for trace_read_abandon */
+static _Thread_local struct reader *reading;	/* the file's, for trace_read_abandon */
 static _Thread_local jmp_buf *try_back;
 
 const char *const trace_res_names[TRACE_RES_N] = {
@@ -166,18 +166,18 @@ const struct trace_attr *trace_io_attr(const struct trace_io *io, const char *na
 	return NULL;
 }
 
-static long line(struct rd *rd)
+static long line(struct reader *rd)
 {
 	if (rd->pipe || rd->bin)
 		return rd->rline;
 	return rd->ctxt && rd->ctxt->input ? rd->ctxt->input->line : 0;
 }
 
-static void bad(struct rd *rd, const char *fmt, ...)
+static void bad(struct reader *rd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
-static const char *pipe_zfail(struct rd *rd);
+static const char *pipe_zfail(struct reader *rd);
 
-static const char *attr(struct rd *rd, const char *name)
+static const char *attr(struct reader *rd, const char *name)
 {
 	for (int i = 0; i < rd->nattr; i++)
 		if (!strcmp(rd->aname[i], name))
@@ -185,7 +185,7 @@ static const char *attr(struct rd *rd, const char *name)
 	return NULL;
 }
 
-static const char *need(struct rd *rd, const char *name)
+static const char *need(struct reader *rd, const char *name)
 {
 	const char *v = attr(rd, name);
 
@@ -196,7 +196,7 @@ static const char *need(struct rd *rd, const char *name)
 
 /* Values the validator (common/validate.c) has checked: well-formed and
  * in range, so that sums of them cannot overflow. */
-static int64_t as_time(struct rd *rd, const char *name, const char *v)
+static int64_t as_time(struct reader *rd, const char *name, const char *v)
 {
 	int64_t ns = 0;
 
@@ -204,40 +204,40 @@ static int64_t as_time(struct rd *rd, const char *name, const char *v)
 	return ns;
 }
 
-static int64_t as_int(struct rd *rd, const char *name, const char *v)
+static int64_t as_int(struct reader *rd, const char *name, const char *v)
 {
 	return strtoll(v, NULL, 10);
 }
 
-static int64_t time_attr(struct rd *rd, const char *name, int64_t dflt)
+static int64_t time_attr(struct reader *rd, const char *name, int64_t dflt)
 {
 	const char *v = attr(rd, name);
 
 	return v ? as_time(rd, name, v) : dflt;
 }
 
-static int64_t int_attr(struct rd *rd, const char *name, int64_t dflt)
+static int64_t int_attr(struct reader *rd, const char *name, int64_t dflt)
 {
 	const char *v = attr(rd, name);
 
 	return v ? as_int(rd, name, v) : dflt;
 }
 
-static char *dup_attr(struct rd *rd, const char *name)
+static char *dup_attr(struct reader *rd, const char *name)
 {
 	const char *v = attr(rd, name);
 
 	return xstrdup(v ? v : "");
 }
 
-static bool bool_attr(struct rd *rd, const char *name, bool dflt)
+static bool bool_attr(struct reader *rd, const char *name, bool dflt)
 {
 	const char *v = attr(rd, name);
 
 	return v ? !strcmp(v, "true") || !strcmp(v, "1") : dflt;
 }
 
-static void on_trace(struct rd *rd)
+static void on_trace(struct reader *rd)
 {
 	const char *v = attr(rd, "version");
 	char *end;
@@ -263,7 +263,7 @@ static void on_trace(struct rd *rd)
 /* A node's clock_offset: seconds its host's clock was behind the
  * session's reference when it joined (island-capture --session HOST:PORT);
  * epoch + clock_offset aligns it with the other nodes. */
-static int64_t clock_offset(struct rd *rd)
+static int64_t clock_offset(struct reader *rd)
 {
 	const char *v = attr(rd, "clock_offset");
 	int64_t ns;
@@ -274,7 +274,7 @@ static int64_t clock_offset(struct rd *rd)
 	return ns;
 }
 
-static void on_node(struct rd *rd)
+static void on_node(struct reader *rd)
 {
 	struct trace_run *run = rd->run;
 	struct trace_node *n = xcalloc(1, sizeof(*n));
@@ -323,7 +323,7 @@ static void on_node(struct rd *rd)
 		rd->ops->node(rd->ctx, n);
 }
 
-static void on_limit(struct rd *rd)
+static void on_limit(struct reader *rd)
 {
 	const char *res = need(rd, "resource"), *v = need(rd, "value");
 	double x = strtod(v, NULL);
@@ -335,7 +335,7 @@ static void on_limit(struct rd *rd)
 		rd->node->limit[r] = x;
 }
 
-static void on_stop(struct rd *rd)
+static void on_stop(struct reader *rd)
 {
 	struct trace_node *n = rd->node;
 	int64_t start = as_time(rd, "start", need(rd, "start"));
@@ -379,14 +379,14 @@ static void stops_done(struct trace_node *n)
 }
 
 /* --profile: the node's options, its threads' snapshots and frees. */
-static void on_profile(struct rd *rd)
+static void on_profile(struct reader *rd)
 {
 	free(rd->node->profile);
 	rd->node->profile = xstrdup(need(rd, "values"));
 	rd->node->profile_alloc_every = int_attr(rd, "alloc_every", 0);
 }
 
-static uint64_t hex_attr(struct rd *rd, const char *name)
+static uint64_t hex_attr(struct reader *rd, const char *name)
 {
 	const char *v = need(rd, name);
 	char *end;
@@ -399,7 +399,7 @@ static uint64_t hex_attr(struct rd *rd, const char *name)
 	return x;
 }
 
-static void on_sample(struct rd *rd)
+static void on_sample(struct reader *rd)
 {
 	struct trace_sample sm = { 0 };
 	const char *v;
@@ -418,7 +418,7 @@ static void on_sample(struct rd *rd)
 		rd->ops->sample(rd->ctx, rd->thr, &sm);
 }
 
-static void on_free(struct rd *rd)
+static void on_free(struct reader *rd)
 {
 	int64_t t = as_time(rd, "t", need(rd, "t"));
 	uint64_t ptr = hex_attr(rd, "ptr");
@@ -428,7 +428,7 @@ static void on_free(struct rd *rd)
 }
 
 /* --callsites: a module of the process, which io site attributes name. */
-static void on_module(struct rd *rd)
+static void on_module(struct reader *rd)
 {
 	struct trace_proc *p = rd->proc;
 	const char *id = need(rd, "id"), *path = need(rd, "path"), *bid = attr(rd, "build_id");
@@ -441,7 +441,7 @@ static void on_module(struct rd *rd)
 	p->mods[p->nmods++] = (struct trace_module){ k, xstrdup(path), bid ? xstrdup(bid) : NULL };
 }
 
-static void on_process(struct rd *rd)
+static void on_process(struct reader *rd)
 {
 	struct trace_run *run = rd->run;
 	struct trace_proc *p = xcalloc(1, sizeof(*p));
@@ -469,7 +469,7 @@ static void on_process(struct rd *rd)
 		rd->ops->process(rd->ctx, p);
 }
 
-static void on_thread(struct rd *rd)
+static void on_thread(struct reader *rd)
 {
 	struct trace_run *run = rd->run;
 	struct trace_thread *t = xcalloc(1, sizeof(*t));
@@ -498,7 +498,7 @@ static void on_thread(struct rd *rd)
 		rd->ops->thread(rd->ctx, t);
 }
 
-static int a_index(struct rd *rd, const char *name)
+static int a_index(struct reader *rd, const char *name)
 {
 	unsigned h = (unsigned)(((uintptr_t)name * 0x9E3779B97F4A7C15ull) >> 58);
 
@@ -508,7 +508,7 @@ static int a_index(struct rd *rd, const char *name)
 	return -1;
 }
 
-static void on_compute(struct rd *rd)
+static void on_compute(struct reader *rd)
 {
 	int64_t dur = 0;
 
@@ -522,7 +522,7 @@ static void on_compute(struct rd *rd)
 	rd->cursor += dur;
 }
 
-static void on_dep(struct rd *rd, bool wait)
+static void on_dep(struct reader *rd, bool wait)
 {
 	struct trace_dep d = { .wait = wait, .node = need(rd, "node"), .seq = 0 };
 
@@ -536,12 +536,12 @@ static void on_dep(struct rd *rd, bool wait)
 		rd->ops->dep(rd->ctx, rd->thr, &d);
 }
 
-static void on_wait(struct rd *rd)
+static void on_wait(struct reader *rd)
 {
 	on_dep(rd, true);
 }
 
-static void on_signal(struct rd *rd)
+static void on_signal(struct reader *rd)
 {
 	on_dep(rd, false);
 }
@@ -596,7 +596,7 @@ static const struct number numbers[NA] = {
 };
 
 /* The hot path: one pass over the attributes. */
-static void on_io(struct rd *rd)
+static void on_io(struct reader *rd)
 {
 	struct trace_io io;
 
@@ -647,7 +647,7 @@ static void on_io(struct rd *rd)
 	rd->cursor = io.end;
 }
 
-static void on_region(struct rd *rd)
+static void on_region(struct reader *rd)
 {
 	struct trace_region r;
 
@@ -662,7 +662,7 @@ static void on_region(struct rd *rd)
 		rd->ops->region(rd->ctx, rd->thr, &r);
 }
 
-static void on_file(struct rd *rd)
+static void on_file(struct reader *rd)
 {
 	struct trace_file f;
 
@@ -679,7 +679,7 @@ static void on_file(struct rd *rd)
 		rd->ops->file(rd->ctx, rd->node, &f);
 }
 
-static void on_socket(struct rd *rd)
+static void on_socket(struct reader *rd)
 {
 	struct trace_socket s;
 	const char *v;
@@ -719,7 +719,7 @@ static const char *parent_name(enum el el)
 
 /* A start tag's checks: the element's handler, or NULL when it has none
  * (skipped, unknown, or a parse error already recorded). */
-static el_fn el_open(struct rd *rd, const xmlChar *name)
+static el_fn el_open(struct reader *rd, const xmlChar *name)
 {
 	enum el parent = rd->depth ? rd->stack[rd->depth - 1] : EL_ROOT;
 	enum el el = EL_OTHER;
@@ -759,7 +759,7 @@ static el_fn el_open(struct rd *rd, const xmlChar *name)
 }
 
 /* The attributes are in rd->aname and rd->aval: validate, then handle. */
-static void el_attrs(struct rd *rd, const xmlChar *name, int nattr, el_fn fn)
+static void el_attrs(struct reader *rd, const xmlChar *name, int nattr, el_fn fn)
 {
 	char msg[256];
 
@@ -784,7 +784,7 @@ static bool text_given(bool at_end, bool kids, const char *t, size_t n)
 	return (at_end && !kids) || is_text(BAD_CAST t, (int)n);
 }
 
-static void raw_flush(struct rd *rd, bool at_end)
+static void raw_flush(struct reader *rd, bool at_end)
 {
 	if (!rd->tn)
 		return;
@@ -793,7 +793,7 @@ static void raw_flush(struct rd *rd, bool at_end)
 	rd->tn = 0;
 }
 
-static void raw_start(struct rd *rd, const char *name, int nattr)
+static void raw_start(struct reader *rd, const char *name, int nattr)
 {
 	raw_flush(rd, false);
 	if (rd->rdepth)
@@ -802,14 +802,14 @@ static void raw_start(struct rd *rd, const char *name, int nattr)
 	rd->ops->element(rd->ctx, name, nattr, rd->aname, rd->aval);
 }
 
-static void raw_end(struct rd *rd)
+static void raw_end(struct reader *rd)
 {
 	raw_flush(rd, true);
 	rd->rdepth--;
 	rd->ops->element_end(rd->ctx);
 }
 
-static void raw_text(struct rd *rd, const char *p, size_t n)
+static void raw_text(struct reader *rd, const char *p, size_t n)
 {
 	if (!rd->rdepth)
 		return;
@@ -819,18 +819,18 @@ static void raw_text(struct rd *rd, const char *p, size_t n)
 	rd->text[rd->tn] = 0;
 }
 
-static bool raw(const struct rd *rd)
+static bool raw(const struct reader *rd)
 {
 	return rd->ops->element && !rd->prescan;
 }
 
 /* the text of <arg>s is wanted (ops->command) */
-static bool args_wanted(const struct rd *rd)
+static bool args_wanted(const struct reader *rd)
 {
 	return rd->ops->command && !rd->prescan;
 }
 
-static void arg_text(struct rd *rd, const char *t, size_t n)
+static void arg_text(struct reader *rd, const char *t, size_t n)
 {
 	if (rd->an + n + 1 > rd->acap) {
 		rd->acap = (rd->an + n + 1) * 2;
@@ -841,7 +841,7 @@ static void arg_text(struct rd *rd, const char *t, size_t n)
 }
 
 /* </arg>: its text one more argument; </command>: the node's command */
-static void arg_end(struct rd *rd)
+static void arg_end(struct reader *rd)
 {
 	if (rd->nargs + 1 >= rd->capargs) {
 		rd->capargs = rd->capargs ? rd->capargs * 2 : 8;
@@ -853,7 +853,7 @@ static void arg_end(struct rd *rd)
 	rd->an = 0;
 }
 
-static void args_free(struct rd *rd)
+static void args_free(struct reader *rd)
 {
 	for (int i = 0; i < rd->nargs; i++)
 		free(rd->args[i]);
@@ -861,7 +861,7 @@ static void args_free(struct rd *rd)
 	rd->an = 0;
 }
 
-static void command_end(struct rd *rd)
+static void command_end(struct reader *rd)
 {
 	if (rd->node)
 		rd->ops->command(rd->ctx, rd->node, rd->nargs, (const char *const *)rd->args);
@@ -870,7 +870,7 @@ static void command_end(struct rd *rd)
 
 /* A start tag's attributes, in rd->aname and rd->aval: to its handler,
  * and as they are to ops->element */
-static void el_start(struct rd *rd, const xmlChar *name, int nattr, el_fn fn)
+static void el_start(struct reader *rd, const xmlChar *name, int nattr, el_fn fn)
 {
 	if (fn)
 		el_attrs(rd, name, nattr, fn);
@@ -882,7 +882,7 @@ static void sax_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 		      const xmlChar *uri, int nns, const xmlChar **ns,
 		      int nattr, int ndef, const xmlChar **at)
 {
-	struct rd *rd = ((xmlParserCtxtPtr)ctx)->_private;
+	struct reader *rd = ((xmlParserCtxtPtr)ctx)->_private;
 	size_t need_buf = 0;
 	el_fn fn = el_open(rd, name);
 
@@ -906,7 +906,7 @@ static void sax_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 	el_start(rd, name, nattr, fn);
 }
 
-static void el_close(struct rd *rd)
+static void el_close(struct reader *rd)
 {
 	enum el el;
 
@@ -964,7 +964,7 @@ static bool is_text(const xmlChar *ch, int len)
 	return false;
 }
 
-static void el_text(struct rd *rd)
+static void el_text(struct reader *rd)
 {
 	enum el el;
 
@@ -976,7 +976,7 @@ static void el_text(struct rd *rd)
 }
 
 /* Text, however it came (libxml2, the pipe, the binary decoder) */
-static void on_text(struct rd *rd, const char *t, size_t n)
+static void on_text(struct reader *rd, const char *t, size_t n)
 {
 	if (raw(rd) && !rd->err)
 		raw_text(rd, t, n);
@@ -1007,7 +1007,7 @@ static void keep_error(const xmlError *e, int *line, int *code, char *msg, size_
 
 static void sax_error(void *ctx, xmlErrorPtr e)
 {
-	struct rd *rd = ((xmlParserCtxtPtr)ctx)->_private;
+	struct reader *rd = ((xmlParserCtxtPtr)ctx)->_private;
 
 	if (e->level < XML_ERR_ERROR || rd->err)
 		return;
@@ -1021,7 +1021,7 @@ static void sax_error(void *ctx, xmlErrorPtr e)
 static void sax_doctype(void *ctx, const xmlChar *name, const xmlChar *ext,
 			const xmlChar *sys)
 {
-	struct rd *rd = ((xmlParserCtxtPtr)ctx)->_private;
+	struct reader *rd = ((xmlParserCtxtPtr)ctx)->_private;
 
 	(void)name;
 	(void)ext;
@@ -1073,7 +1073,7 @@ static bool truncated_at(const char *file, long line)
 /* Bad input: FILE:LINE: message, exit 2. A bad element on the last line of
  * a file cut short is the cut's doing, and is reported as such; but not
  * the root's own start tag (a one-line <trace .../> is whole). */
-static void bad(struct rd *rd, const char *fmt, ...)
+static void bad(struct reader *rd, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -1113,7 +1113,7 @@ static void bad(struct rd *rd, const char *fmt, ...)
  * DOCTYPE. */
 enum { R_END = -1, R_TEXT = -2, R_DOCTYPE = -3 };
 
-struct rec {
+struct pipe_rec {
 	uint32_t size;		/* to the next record, | REC_CLOSED */
 	int32_t nattr;		/* or R_* */
 	long line;		/* the parser's at the callback, for FILE:LINE */
@@ -1121,7 +1121,7 @@ struct rec {
 	/* then the attributes' names (nattr pointers), their values'
 	 * lengths (nattr uint32_t) and values (NUL-terminated) */
 };
-#define REC_END_SIZE offsetof(struct rec, name)
+#define REC_END_SIZE offsetof(struct pipe_rec, name)
 /* An empty element's end (most of a trace: <io .../>) is a bit of its
  * start record rather than a record of its own, when on the same line
  * with no record between them. */
@@ -1144,7 +1144,7 @@ struct pipe {
 	int stop;		/* atomic: the reader wants no more */
 	/* the parser's thread's own */
 	struct blk *cur;
-	struct rec *open;	/* cur's last record, a start tag */
+	struct pipe_rec *open;	/* cur's last record, a start tag */
 	bool halted;
 	/* its outcome, read after the join */
 	bool err, oom;
@@ -1250,9 +1250,9 @@ static bool p_stopped(struct pipe *p)
 	return true;
 }
 
-static inline struct rec *p_rec(struct pipe *p, size_t size, int nattr, const xmlChar *name)
+static inline struct pipe_rec *p_rec(struct pipe *p, size_t size, int nattr, const xmlChar *name)
 {
-	struct rec *r = (struct rec *)p_room(p, size);
+	struct pipe_rec *r = (struct pipe_rec *)p_room(p, size);
 
 	p->open = NULL;
 	if (r) {
@@ -1298,8 +1298,8 @@ static void p_raw_tag(struct pipe *p, bool start, bool empty)
 		return;
 	}
 	if (p->tn && text_given(!start, p->kids[p->depth - 1], p->text, p->tn)) {
-		size_t size = REC_ALIGN(sizeof(struct rec) + sizeof(uint32_t) + p->tn);
-		struct rec *r = p_rec(p, size, R_TEXT, NULL);
+		size_t size = REC_ALIGN(sizeof(struct pipe_rec) + sizeof(uint32_t) + p->tn);
+		struct pipe_rec *r = p_rec(p, size, R_TEXT, NULL);
 
 		if (r) {
 			uint32_t n = (uint32_t)p->tn;
@@ -1325,9 +1325,10 @@ static void p_start(void *ctx, const xmlChar *name, const xmlChar *prefix,
 		    int nattr, int ndef, const xmlChar **at)
 {
 	struct pipe *p = ((xmlParserCtxtPtr)ctx)->_private;
-	size_t head = REC_ALIGN(sizeof(struct rec) + nattr * (sizeof(xmlChar *) + sizeof(uint32_t)));
+	size_t head = REC_ALIGN(sizeof(struct pipe_rec) +
+				nattr * (sizeof(xmlChar *) + sizeof(uint32_t)));
 	size_t vals = 0;
-	struct rec *r;
+	struct pipe_rec *r;
 
 	if (p_stopped(p))
 		return;
@@ -1378,7 +1379,7 @@ static void p_text(void *ctx, const xmlChar *ch, int len)
 	if (p->raw)
 		p_raw_text(p, (const char *)ch, (size_t)len);
 	else if (!p_stopped(p) && is_text(ch, len))
-		p_rec(p, sizeof(struct rec), R_TEXT, NULL);
+		p_rec(p, sizeof(struct pipe_rec), R_TEXT, NULL);
 }
 
 /* As sax_error: the first error, and the parser stops (no record after
@@ -1399,7 +1400,7 @@ static void p_doctype(void *ctx, const xmlChar *name, const xmlChar *ext,
 {
 	struct pipe *p = ((xmlParserCtxtPtr)ctx)->_private;
 
-	if (!p_stopped(p) && p_rec(p, sizeof(struct rec), R_DOCTYPE, NULL))
+	if (!p_stopped(p) && p_rec(p, sizeof(struct pipe_rec), R_DOCTYPE, NULL))
 		p_halt(p);
 }
 
@@ -1433,7 +1434,7 @@ static void p_zfail(void *arg, const char *msg)
 }
 
 /* The failure for the record the reader replays, if made after it */
-static const char *pipe_zfail(struct rd *rd)
+static const char *pipe_zfail(struct reader *rd)
 {
 	struct pipe *p = rd->pipe;
 	uint64_t at = __atomic_load_n(&p->zfail_at, __ATOMIC_ACQUIRE);
@@ -1522,7 +1523,7 @@ static void pipe_abort(void)
 	free(p);
 }
 
-static void replay_start(struct rd *rd, const struct rec *r)
+static void replay_start(struct reader *rd, const struct pipe_rec *r)
 {
 	int nattr = r->nattr;
 	el_fn fn = el_open(rd, r->name);
@@ -1535,7 +1536,7 @@ static void replay_start(struct rd *rd, const struct rec *r)
 	const xmlChar *const *names = (const xmlChar *const *)(r + 1);
 	const uint32_t *lens = (const uint32_t *)(names + nattr);
 	const char *v = (const char *)r +
-		REC_ALIGN(sizeof(struct rec) + nattr * (sizeof(xmlChar *) + sizeof(uint32_t)));
+		REC_ALIGN(sizeof(struct pipe_rec) + nattr * (sizeof(xmlChar *) + sizeof(uint32_t)));
 
 	for (int i = 0; i < nattr; i++) {
 		rd->aname[i] = (const char *)names[i];
@@ -1545,10 +1546,10 @@ static void replay_start(struct rd *rd, const struct rec *r)
 	el_start(rd, r->name, nattr, fn);
 }
 
-static void pipe_replay(struct rd *rd, struct blk *b)
+static void pipe_replay(struct reader *rd, struct blk *b)
 {
 	for (size_t off = 0; off < b->used; ) {
-		const struct rec *r = (const struct rec *)(b->data + off);
+		const struct pipe_rec *r = (const struct pipe_rec *)(b->data + off);
 
 		off += r->size & ~REC_CLOSED;
 		rd->rline = r->line;
@@ -1627,7 +1628,7 @@ static bool pipe_spawn(struct pipe *p, void *(*fn)(void *))
 
 /* The records, replayed here as they come; the thread joined. CLEANUP:
  * die_cleanup meanwhile. */
-static void pipe_drain(struct rd *rd, struct pipe *p, void (*cleanup)(void))
+static void pipe_drain(struct reader *rd, struct pipe *p, void (*cleanup)(void))
 {
 	struct blk *b;
 
@@ -1645,7 +1646,7 @@ static void pipe_drain(struct rd *rd, struct pipe *p, void (*cleanup)(void))
 	rd->pipe = NULL;
 }
 
-static bool parse_piped(struct rd *rd, const char **zerr)
+static bool parse_piped(struct reader *rd, const char **zerr)
 {
 	struct pipe *p = pipe_new();
 	xmlSAXHandlerPtr sax = rd->ctxt->sax;
@@ -1726,7 +1727,7 @@ static bool is_gzip(const char *file)
 }
 
 /* The names the reader looks for, as DICT's pointers. */
-static void names_init(struct rd *rd, xmlDictPtr dict)
+static void names_init(struct reader *rd, xmlDictPtr dict)
 {
 	validate_reset();	/* a new dictionary */
 	for (size_t i = 0; i < NELDEFS; i++)
@@ -1765,12 +1766,12 @@ static long in_read(xmlParserInputBufferPtr in, char *buf, size_t n)
 
 static long b_read(void *ctx, char *buf, size_t n)
 {
-	return in_read(((struct rd *)ctx)->bin, buf, n);
+	return in_read(((struct reader *)ctx)->bin, buf, n);
 }
 
 static const char *b_intern(void *ctx, const char *name, size_t n)
 {
-	struct rd *rd = ctx;
+	struct reader *rd = ctx;
 	const xmlChar *p = xmlDictLookup(rd->dict, BAD_CAST name, (int)n);
 
 	if (!p)
@@ -1781,7 +1782,7 @@ static const char *b_intern(void *ctx, const char *name, size_t n)
 static void b_start(void *ctx, const char *name, int nattr, const char *const *names,
 		    const char *const *values, bool empty)
 {
-	struct rd *rd = ctx;
+	struct reader *rd = ctx;
 	el_fn fn = el_open(rd, BAD_CAST name);
 
 	if (fn || raw(rd)) {
@@ -1809,9 +1810,9 @@ static void b_text(void *ctx, const char *p, size_t n)
 
 /* The binary file being read, freed by trace_read_try() when bad input
  * leaves it mid-stream. */
-static _Thread_local struct rd *bin_active;
+static _Thread_local struct reader *bin_active;
 
-static void bin_free(struct rd *rd)
+static void bin_free(struct reader *rd)
 {
 	isb_decode_abandon();
 	if (rd->bin)
@@ -1826,7 +1827,7 @@ static void bin_free(struct rd *rd)
  * does not come back: exit, or trace_read_try's or a caller's longjmp) */
 static void bin_abort(void)
 {
-	struct rd *rd = bin_active;
+	struct reader *rd = bin_active;
 
 	die_cleanup = NULL;
 	bin_active = NULL;
@@ -1841,9 +1842,9 @@ static const struct isb_ops b_ops = {
 
 /* The file, when it is the binary encoding (IN is its decompressed
  * input, opened to look at its start). */
-static bool binary_piped(struct rd *rd);
+static bool binary_piped(struct reader *rd);
 
-static void parse_binary(struct rd *rd, xmlParserInputBufferPtr in)
+static void parse_binary(struct reader *rd, xmlParserInputBufferPtr in)
 {
 	char msg[256];
 	const char *zerr;
@@ -1896,9 +1897,10 @@ static void q_start(void *ctx, const char *name, int nattr, const char *const *n
 		    const char *const *values, bool empty)
 {
 	struct pipe *p = ctx;
-	size_t head = REC_ALIGN(sizeof(struct rec) + nattr * (sizeof(xmlChar *) + sizeof(uint32_t)));
+	size_t head = REC_ALIGN(sizeof(struct pipe_rec) +
+				nattr * (sizeof(xmlChar *) + sizeof(uint32_t)));
 	size_t vals = 0, len[ISB_MAXATTR];
-	struct rec *r;
+	struct pipe_rec *r;
 
 	if (p_stopped(p))
 		return;
@@ -1942,7 +1944,7 @@ static void q_text(void *ctx, const char *t, size_t n)
 	if (p->raw)
 		p_raw_text(p, t, n);
 	else if (p->strict && !p_stopped(p) && is_text(BAD_CAST t, (int)n))
-		p_rec(p, sizeof(struct rec), R_TEXT, NULL);
+		p_rec(p, sizeof(struct pipe_rec), R_TEXT, NULL);
 }
 
 static bool q_halted(void *ctx)
@@ -1976,7 +1978,7 @@ static void bpipe_abort(void)
 }
 
 /* False when no thread could be made (then the caller decodes alone). */
-static bool binary_piped(struct rd *rd)
+static bool binary_piped(struct reader *rd)
 {
 	struct pipe *p = pipe_new();
 
@@ -2000,7 +2002,7 @@ static bool binary_piped(struct rd *rd)
 
 /* Read the file's (decompressed) start: the binary encoding is read
  * here, and true returned. */
-static bool is_binary(struct rd *rd)
+static bool is_binary(struct reader *rd)
 {
 	xmlParserInputBufferPtr in;
 
@@ -2019,7 +2021,7 @@ static bool is_binary(struct rd *rd)
 	return true;
 }
 
-static void parse_one(struct rd *rd)
+static void parse_one(struct reader *rd)
 {
 	xmlSAXHandler sax;
 	xmlParserCtxtPtr ctxt;
@@ -2103,7 +2105,7 @@ static void read_all(struct trace_run *run, char **files, int nfiles,
 	static const struct trace_ops none;
 	/* not on the stack: trace_read_abandon frees its buffers after a
 	 * longjmp out of here */
-	static _Thread_local struct rd rd;
+	static _Thread_local struct reader rd;
 	struct vtotals tot = { 0, 0 };
 
 	zstd_input_register();	/* .zst traces read like any other, for any

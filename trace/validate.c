@@ -127,7 +127,7 @@ static const char *const res_names[] = {
  * for a million <io>s: the elements' spans and the attributes' rules are
  * cached by name pointer, the names being one parser's dictionary strings
  * (one pointer per name) until validate_reset(). */
-struct span {
+struct rule_span {
 	size_t from, to;
 	uint64_t need;		/* its required rules, by index in the span */
 	bool timed;		/* its end - start counts to the durations */
@@ -135,7 +135,7 @@ struct span {
 
 static _Thread_local struct {
 	const char *el;
-	struct span s;
+	struct rule_span s;
 } span_cache[64];		/* open addressing, filled at most half */
 static _Thread_local size_t span_cached;
 static _Thread_local struct {
@@ -159,10 +159,10 @@ void validate_reset(void)
 	rule_cached = 0;
 }
 
-static struct span span_of(const char *el)
+static struct rule_span span_of(const char *el)
 {
 	unsigned h = slot(el, 6);
-	struct span s = { 0, 0, 0, false };
+	struct rule_span s = { 0, 0, 0, false };
 	size_t i = 0;
 
 	/* probed, not direct-mapped: <io> and <compute> sharing a slot (as
@@ -187,7 +187,7 @@ static struct span span_of(const char *el)
 	return s;
 }
 
-static const struct vrule *rule_of(struct span s, const char *name)
+static const struct vrule *rule_of(struct rule_span s, const char *name)
 {
 	unsigned h = slot(name, 8);
 	const struct vrule *r = NULL;
@@ -347,7 +347,7 @@ static int add(int64_t *total, int64_t v, const char *el, const char *what,
 int validate_element(const char *el, struct vattr *a, int n,
 		     struct vtotals *tot, char *msg, size_t len)
 {
-	struct span s = span_of(el);
+	struct rule_span s = span_of(el);
 	int64_t start = -1, end = -1, id = 0, parent = 0, ns;
 	uint64_t seen = 0;	/* rules met, by index in the span */
 	char x[32], y[32];
