@@ -185,7 +185,7 @@ struct obj {
 					events (res_of); not an epoll set */
 };
 
-struct node {
+struct cap_node {
 	const char *name, *host;
 	int max_size_hit;            /* --max-size reached: recording stopped */
 	char **argv;
@@ -267,7 +267,7 @@ struct cdep {
 enum { DEP_MESSAGE = 1, DEP_GROUP, DEP_SINGLE };
 
 /* spool_read.c */
-int spool_load(struct node *n, const char *dir);
+int spool_load(struct cap_node *n, const char *dir);
 /* A chunk of a spool's arena: where, its header, and in a thread's
  * first chunk the thread's header (capture/spool.h). */
 struct arena_chunk {
@@ -277,7 +277,7 @@ struct arena_chunk {
 };
 struct arena_chunk *arena_chunks(int fd, size_t size, struct arena_hdr *a,
 				 size_t *nc);
-void spool_unload(struct node *n);
+void spool_unload(struct cap_node *n);
 /* The arena read while the application runs: each call adds what its
  * threads recorded since as a segment of their spools; final: the last
  * time (probes past a chunk never stamped, refreshes the headers, counts
@@ -295,7 +295,7 @@ struct arena_scan {
 	char *map;                   /* ahead.c: the arena, for its pages */
 	uint64_t map_len;
 };
-int64_t spool_poll(struct node *n, struct arena_scan *s, int final);
+int64_t spool_poll(struct cap_node *n, struct arena_scan *s, int final);
 void spool_drop(struct thr *t, int upto);
 void arena_scan_free(struct arena_scan *s);
 /* ahead.c: while streaming, the threads' next pages given ahead of them */
@@ -323,7 +323,7 @@ struct rec *rec_next(struct rec_iter *it);
 #define SEQ_DROP         (1ull << 60)
 #define SEQ_VIA_SET(c)   ((uint64_t)((c) + 1) << 32)
 #define SEQ_VIA(s)       ((int)(((s) >> 32) & 0xffff) - 1)
-void link_levels(struct node *n);
+void link_levels(struct cap_node *n);
 /* the MPI level's attributes of r (writer/mpiattr.c): their count */
 #define MPI_ATTRS 16
 struct mpi_attr {
@@ -331,7 +331,7 @@ struct mpi_attr {
 };
 int mpi_attrs(const struct rec *r, struct mpi_attr *a, char *buf, size_t len);
 /* streaming: linked as far as they can be so far (t->nlinked) */
-void link_stream(struct node *n);
+void link_stream(struct cap_node *n);
 /* Counted in per-file and per-socket totals: every kernel transfer once,
  * a libc call only where the kernel did not see it on its own. */
 static inline int rec_counts(const struct rec *r)
@@ -346,9 +346,9 @@ const char *sys_name(int nr);
 
 /* resolve.c */
 int call_kind_equal(int a, int b);
-void resolve_node(struct node *n);
+void resolve_node(struct cap_node *n);
 /* streaming: what can be resolved of the records so far (resolve.c) */
-void resolve_stream(struct node *n);
+void resolve_stream(struct cap_node *n);
 /* streaming: the segment process p's thread i is resolved in, -1 none */
 int resolve_stream_at(const struct proc *p, int i);
 /* Streaming: has the thread ended (as its spool header says; an exec
@@ -359,16 +359,16 @@ int thread_ended(const struct proc *p, const struct thr *t);
 struct thr *thread_made(struct proc *p, pid_t creator, const struct rec *r);
 /* The process system or popen record r of thread tid made, as the
  * process's header names it; NULL when none seen says so */
-struct proc *proc_made(struct node *n, pid_t tid, const struct rec *r);
+struct proc *proc_made(struct cap_node *n, pid_t tid, const struct rec *r);
 /* Streaming: the shell system or popen record r of thread t made, when
  * its header says so (a call alone; under system, the thread too), 0
  * while none seen does */
-pid_t shell_made(struct node *n, struct thr *t, const struct rec *r);
+pid_t shell_made(struct cap_node *n, struct thr *t, const struct rec *r);
 /* A thread's start, ns (what the writer's first compute counts from) */
-int64_t thread_start(const struct node *n, pid_t pid, const struct thr *t);
-void resolve_index_ready(struct node *n);
-void resolve_free(struct node *n);
-int res_of(const struct node *n, const struct rec *r);
+int64_t thread_start(const struct cap_node *n, pid_t pid, const struct thr *t);
+void resolve_index_ready(struct cap_node *n);
+void resolve_free(struct cap_node *n);
+int res_of(const struct cap_node *n, const struct rec *r);
 int64_t amount_of(const struct rec *r);
 int call_has_amount(int call);
 const char *call_name(int call);
@@ -390,11 +390,11 @@ void fmt_oflags(char *buf, size_t n, int fl);
 const char *ctl_cmd(int call, int64_t cmd, char *buf, size_t n);
 const char *ctl_arg(int call, int64_t cmd, int64_t arg, char *buf, size_t n);
 void ctl_mode(int call, int32_t v, char *buf, size_t n);
-int model_write(struct node *n, const char *path, int comp);
+int model_write(struct cap_node *n, const char *path, int comp);
 /* Streaming (writer.c, for stream.c): a thread's records so far into its
  * part, a file with no name in dir (running: it may write more; stopping
  * early once *halt); its part closed; its state freed (the part too) */
-int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
+int write_stream(struct cap_node *n, struct proc *p, struct thr *t, const char *dir,
 		 int comp, bool isb, int running, const int *halt);
 int write_stream_end(struct thr *t);
 void write_stream_free(struct thr *t);
@@ -407,7 +407,7 @@ uint64_t write_stream_left(const struct thr *t);
 /* stream.c: the trace written while the application runs, from the
  * spool's arena into parts in parts_dir (comp: the trace's compression);
  * NULL when it cannot be (then all at the end) */
-struct stream *stream_start(struct node *n, const char *spool, const char *parts_dir,
+struct stream *stream_start(struct cap_node *n, const char *spool, const char *parts_dir,
 			    int comp, bool isb);
 void stream_stop(struct stream *s);
 uint64_t stream_taken(struct stream *s);
@@ -445,6 +445,6 @@ struct run_opts {
 #define ENV_CLUSTER_RUNNER "ISLAND_CLUSTER_RUNNER"
 /* The user's LD_PRELOAD, the app's: island-capture runs without it */
 #define ENV_APP_PRELOAD "ISLAND_APP_PRELOAD"
-int run_app(struct run_opts *o, struct node *n, int *exit_code);
+int run_app(struct run_opts *o, struct cap_node *n, int *exit_code);
 
 #endif

@@ -167,7 +167,7 @@ static int cmp_rawsend(const void *a, const void *b)
 void netsocks_load(struct netsocks *s, const char *spool, const struct clockmap *clk,
 		   struct udpsend **us, size_t *nus)
 {
-	struct node n = { 0 };
+	struct cap_node n = { 0 };
 	struct loader l = { .s = s, .clk = clk };
 
 	if (spool_load(&n, spool) == 0) {

@@ -583,9 +583,9 @@ static void print_warnings(const char *dir)
  * spool afresh (loaded, resolved and written at the end, as without
  * streaming, every call whole, none as the last one again), for the
  * tests to compare with the streamed one */
-static void write_twin(const struct node *n, const char *dir, const char *path)
+static void write_twin(const struct cap_node *n, const char *dir, const char *path)
 {
-	struct node m = *n;
+	struct cap_node m = *n;
 
 	/* what went in streamed, thread by thread (the tests ask) */
 	for (int i = 0; i < n->nprocs; i++)
@@ -745,7 +745,7 @@ int main(int argc, char **argv)
 	int gzip = 0, comp, verbose = 0, keep = 0, callsites = 0, c, code = 0;
 	struct prof_opts po = { 0 };
 	char host[256] = "localhost";
-	struct node n = { 0 };
+	struct cap_node n = { 0 };
 	struct run_opts ro = { 0 };
 	static struct runas user;
 	struct restrictions rs = { .period = 0.01 }, cli = { 0 };

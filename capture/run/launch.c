@@ -120,7 +120,7 @@ static void make_limits(struct run_opts *o)
 	free(path);
 }
 
-static void note_status(struct node *n, pid_t pid, int st, int64_t cpu)
+static void note_status(struct cap_node *n, pid_t pid, int st, int64_t cpu)
 {
 	n->wpid = xrealloc(n->wpid, sizeof(pid_t) * (size_t)(n->nwait + 1));
 	n->wstatus = xrealloc(n->wstatus, sizeof(int) * (size_t)(n->nwait + 1));
@@ -164,7 +164,7 @@ static int64_t zombie_cpu(pid_t pid)
 	return (ut + st) * (1000000000LL / hz);
 }
 
-int run_app(struct run_opts *o, struct node *n, int *exit_code)
+int run_app(struct run_opts *o, struct cap_node *n, int *exit_code)
 {
 	static const int fwd[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM,
 				   SIGWINCH };

@@ -283,7 +283,7 @@ size_t cdep_normalise(struct cdep *d, size_t n)
 	return k;
 }
 
-void session_deps(struct session *s, int idx, struct node *n)
+void session_deps(struct session *s, int idx, struct cap_node *n)
 {
 	uint32_t nd = s->ndeps < SESS_DEPS ? s->ndeps : SESS_DEPS;
 	size_t cw = 0, cs = 0;

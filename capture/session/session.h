@@ -31,10 +31,10 @@ void session_unjoin(struct session *s, int idx);
 /* flock of the file at the session's path (LOCK_SH, LOCK_EX), or -1. */
 int session_lock(const char *name, int how);
 void session_unlock(int fd);
-struct node;
+struct cap_node;
 struct cdep;
 /* This node's waits and signals, from the session's dependency log. */
-void session_deps(struct session *s, int idx, struct node *n);
+void session_deps(struct session *s, int idx, struct cap_node *n);
 size_t cdep_normalise(struct cdep *d, size_t n);
 
 #endif

@@ -44,7 +44,7 @@ struct lstate {
 /* Links what the thread has recorded so far; t->nlinked: how many of its
  * records no later one can change (those before the first one waiting
  * for its libc record, or for its exec's outcome). */
-static void link_thread(struct node *n, struct thr *t)
+static void link_thread(struct cap_node *n, struct thr *t)
 {
 	struct lstate *l = t->ls;
 	struct rec *r;
@@ -130,7 +130,7 @@ static void link_free(struct thr *t)
 }
 
 /* streaming: what can be linked so far */
-void link_stream(struct node *n)
+void link_stream(struct cap_node *n)
 {
 	if (!n->syscalls)
 		return;
@@ -139,7 +139,7 @@ void link_stream(struct node *n)
 			link_thread(n, &n->procs[i].thr[j]);
 }
 
-void link_levels(struct node *n)
+void link_levels(struct cap_node *n)
 {
 	for (int i = 0; i < n->nprocs; i++)
 		for (int j = 0; j < n->procs[i].nthr; j++) {

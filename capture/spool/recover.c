@@ -27,7 +27,7 @@
  * inherited by our children, released when we die however we die): the
  * interposer and --recover ask the lock whether we still run, which holds
  * across PID namespaces, where our pid may mean another process. */
-int recover_note(const char *spool, const struct node *n)
+int recover_note(const char *spool, const struct cap_node *n)
 {
 	char *path = xasprintf("%s/" RECOVER_INFO, spool);
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -337,7 +337,7 @@ int recover_main(const char *spool, const char *parent, int list,
 	if (!abandoned(spool))
 		die(2, "--recover %s: its island-capture (pid %d) still runs", spool, (int)in.pid);
 
-	struct node n = { 0 };
+	struct cap_node n = { 0 };
 	long long size;
 	double age;
 	n.name = in.name;

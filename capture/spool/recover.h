@@ -3,13 +3,13 @@
 #ifndef ISLAND_RECOVER_H
 #define ISLAND_RECOVER_H
 
-struct node;
+struct cap_node;
 
 #define RECOVER_INFO "node.info"     /* in the spool directory */
 
 /* Write SPOOL/node.info: our pid, the node's name, host, command and
  * clock, all a later --recover needs besides the records. */
-int recover_note(const char *spool, const struct node *n);
+int recover_note(const char *spool, const struct cap_node *n);
 
 /* Create SPOOL/arena and hold its mutex while we run (capture/spool.h);
  * *budget: the bytes its pages may take (half the space free there). */

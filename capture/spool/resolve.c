@@ -68,7 +68,7 @@ int64_t amount_of(const struct rec *r)
 }
 
 /* Data calls on a socket or pipe are network traffic. */
-int res_of(const struct node *n, const struct rec *r)
+int res_of(const struct cap_node *n, const struct rec *r)
 {
 	int res = calls[r->call].res;
 
@@ -87,7 +87,7 @@ int res_of(const struct node *n, const struct rec *r)
 /* --- objects ---------------------------------------------------------- */
 
 struct resolver {
-	struct node *n;
+	struct cap_node *n;
 	size_t objcap;
 	/* open addressing: path -> obj, inode -> obj */
 	int *pmap, *imap;
@@ -105,7 +105,7 @@ static uint64_t hash_str(const char *s)
 
 static int obj_new(struct resolver *rs, int kind)
 {
-	struct node *n = rs->n;
+	struct cap_node *n = rs->n;
 
 	XGROW(n->objs, rs->objcap, (size_t)n->nobjs + 1);
 	struct obj *o = &n->objs[n->nobjs];
@@ -407,7 +407,7 @@ int copy_src_obj(const struct rec *r)
 	return (int)((uint64_t)r->a2 >> 32);
 }
 
-static void count_use(struct node *n, struct rec *r)
+static void count_use(struct cap_node *n, struct rec *r)
 {
 	/* obj numbers come from records the application could overwrite
 	 * (the spool is mapped in it): one past the objects counts nothing
@@ -817,7 +817,7 @@ static void resolve_proc(struct resolver *rs, struct proc *p)
 }
 
 /* Thread and process facts from the spool headers and records. */
-static void derive_thread(struct node *n, struct thr *t)
+static void derive_thread(struct cap_node *n, struct thr *t)
 {
 	struct spool_hdr *first = t->sp[0]->h, *last = t->sp[t->nsp - 1]->h;
 	uint64_t last_t1 = t->last_t1;	/* resolve_proc's pass */
@@ -867,7 +867,7 @@ static int cmp_proc(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int64_t thread_start(const struct node *n, pid_t pid, const struct thr *t)
+int64_t thread_start(const struct cap_node *n, pid_t pid, const struct thr *t)
 {
 	int64_t s = clock_ns(&n->clk, (uint64_t)t->sp[0]->h->start);
 
@@ -880,7 +880,7 @@ int64_t thread_start(const struct node *n, pid_t pid, const struct thr *t)
 	return s;
 }
 
-static void derive_proc(struct node *n, struct proc *p)
+static void derive_proc(struct cap_node *n, struct proc *p)
 {
 	for (int i = 0; i < p->nthr; i++) {
 		derive_thread(n, &p->thr[i]);
@@ -976,7 +976,7 @@ static int keyed_from(const struct keyed *v, int nv, pid_t key, int64_t t)
 	return lo < nv && v[lo].key == key ? lo : nv;
 }
 
-static struct madeix *by_maker(struct node *n)
+static struct madeix *by_maker(struct cap_node *n)
 {
 	struct madeix *x = n->made;
 
@@ -1011,7 +1011,7 @@ static struct madeix *by_maker(struct node *n)
 	return x;
 }
 
-static void made_free(struct node *n)
+static void made_free(struct cap_node *n)
 {
 	if (!n->made)
 		return;
@@ -1022,7 +1022,7 @@ static void made_free(struct node *n)
 	n->made = NULL;
 }
 
-struct proc *proc_made(struct node *n, pid_t tid, const struct rec *r)
+struct proc *proc_made(struct cap_node *n, pid_t tid, const struct rec *r)
 {
 	int k = imap_get(&by_maker(n)->at, r->t0);
 	uint64_t at;
@@ -1030,7 +1030,7 @@ struct proc *proc_made(struct node *n, pid_t tid, const struct rec *r)
 	return k >= 0 && made_by(&n->procs[k], &at) == tid && at == r->t0 ? &n->procs[k] : NULL;
 }
 
-pid_t shell_made(struct node *n, struct thr *t, const struct rec *r)
+pid_t shell_made(struct cap_node *n, struct thr *t, const struct rec *r)
 {
 	struct proc *c = proc_made(n, t->tid, r);
 	const struct madeix *x = by_maker(n);
@@ -1060,7 +1060,7 @@ static bool may_have_made(const struct proc *c, pid_t caller, pid_t tid,
  * else a child of the caller that started during the call, the one
  * that ended last before it returned (system returns once its shell
  * has ended); it gets the call's status */
-static void system_status(struct node *n, pid_t caller, pid_t tid, struct rec *r)
+static void system_status(struct cap_node *n, pid_t caller, pid_t tid, struct rec *r)
 {
 	int64_t t0 = clock_ns(&n->clk, r->t0), t1 = clock_ns(&n->clk, r->t1);
 	struct proc *c = proc_made(n, tid, r);
@@ -1124,7 +1124,7 @@ static struct pcl *pcloses_of(struct proc *p, size_t *np)
  * returned); its pid goes in the record's a2 for the writer; its status,
  * the one the first pclose of the stream's descriptor after the call
  * returned */
-static void popen_child(struct node *n, pid_t caller, pid_t tid, struct rec *r,
+static void popen_child(struct cap_node *n, pid_t caller, pid_t tid, struct rec *r,
 			const struct pcl *pc, size_t npc)
 {
 	int64_t t0 = clock_ns(&n->clk, r->t0);
@@ -1161,7 +1161,7 @@ static void popen_child(struct node *n, pid_t caller, pid_t tid, struct rec *r,
 		best->status = by->status;
 }
 
-static void index_procs(struct node *n)
+static void index_procs(struct cap_node *n)
 {
 	free(n->byp);
 	n->byp = xmalloc(sizeof(*n->byp) * (size_t)(n->nprocs + 1));
@@ -1174,7 +1174,7 @@ static void index_procs(struct node *n)
 /* The process pid named at time t (ns): the last of that number to start
  * at or before t (a wait), or with after, the first to start at or after
  * t (the child of a call at t); NULL when none */
-static struct proc *proc_when(struct node *n, pid_t pid, int64_t t, bool after)
+static struct proc *proc_when(struct cap_node *n, pid_t pid, int64_t t, bool after)
 {
 	int i = keyed_from(n->byp, n->nbyp, pid, after ? t : INT64_MIN);
 	struct proc *c = NULL;
@@ -1189,7 +1189,7 @@ static struct proc *proc_when(struct node *n, pid_t pid, int64_t t, bool after)
 /* Statuses of the processes island-capture reaped (orphans, and the one
  * it ran), in the order it reaped them: a number's first such is its
  * first process */
-static void statuses_from_reaps(struct node *n)
+static void statuses_from_reaps(struct cap_node *n)
 {
 	char *got = xcalloc((size_t)n->nprocs + 1, 1);
 
@@ -1215,7 +1215,7 @@ static void statuses_from_reaps(struct node *n)
 }
 
 /* Statuses reported to waitpid() calls of the application itself. */
-static void statuses_from_waits(struct node *n)
+static void statuses_from_waits(struct cap_node *n)
 {
 	for (int i = 0; i < n->nprocs; i++) {
 		size_t npc = 0;
@@ -1262,7 +1262,7 @@ static void statuses_from_waits(struct node *n)
 /* What no recorded wait reported: the status a process's exit or _exit
  * call gave (its parent's wait may be unseen: bash reaps its children in
  * its SIGCHLD handler, which runs inside the call it interrupts). */
-static void statuses_from_exits(struct node *n)
+static void statuses_from_exits(struct cap_node *n)
 {
 	for (int i = 0; i < n->nprocs; i++)
 		for (int j = 0; n->procs[i].status < 0 && j < n->procs[i].nthr; j++)
@@ -1300,7 +1300,7 @@ static void damaged_spools(struct proc *p)
 /* A vfork child runs on its parent's memory until its exec or _exit:
  * the calls it makes (a2: the dup2s and closes before an exec, the exec,
  * an _exit) are not recorded (--syscalls makes it a fork, its own) */
-static void vfork_gap(struct node *n, struct proc *p, const struct rec *r)
+static void vfork_gap(struct cap_node *n, struct proc *p, const struct rec *r)
 {
 	pid_t pid = r->ret > 0 ? (pid_t)r->ret : (pid_t)r->a1;
 	struct proc *c = pid > 0 ? proc_when(n, pid, clock_ns(&n->clk, r->t0), true) : NULL;
@@ -1326,7 +1326,7 @@ static void vfork_gap(struct node *n, struct proc *p, const struct rec *r)
 
 /* A posix_spawn's child, whose file actions (open, dup2, close before its
  * exec, by libc in the child) no wrapper sees: counted in its record */
-static void spawn_gap(struct node *n, const struct rec *r)
+static void spawn_gap(struct cap_node *n, const struct rec *r)
 {
 	struct proc *c = r->ret == 0 && r->a1 > 0 && r->a2 > 0 ?
 			 proc_when(n, (pid_t)r->a1, clock_ns(&n->clk, r->t0), true) : NULL;
@@ -1409,7 +1409,7 @@ static void uring_ops_reason(struct proc *p)
 	add_reason(p, buf);
 }
 
-static void find_gaps(struct node *n)
+static void find_gaps(struct cap_node *n)
 {
 	char buf[160];
 
@@ -1533,7 +1533,7 @@ static void find_gaps(struct node *n)
 
 /* Did the process end as planned? 1: it exited (its status says so);
  * 2: a server (--server) stopped by SIGTERM; 0: neither. */
-static int planned_end(const struct node *n, int status)
+static int planned_end(const struct cap_node *n, int status)
 {
 	if (status < 0)
 		return 0;
@@ -1551,7 +1551,7 @@ static int planned_end(const struct node *n, int status)
  * exit itself, had no time to be); one that a server's SIGTERM ended was
  * waiting for the next request.
  */
-static void planned_ends(struct node *n)
+static void planned_ends(struct cap_node *n)
 {
 	for (int i = 0; i < n->nprocs; i++) {
 		struct proc *p = &n->procs[i];
@@ -1572,7 +1572,7 @@ static void planned_ends(struct node *n)
 }
 
 /* What resolve_node made: the node's files and sockets. */
-void resolve_free(struct node *n)
+void resolve_free(struct cap_node *n)
 {
 	made_free(n);
 	for (int i = 0; i < n->nobjs; i++) {
@@ -1664,7 +1664,7 @@ static int made_index(struct proc *p, uint64_t t0)
 /* The indexes the writer looks threads and processes up in, made whole
  * now: the end's parts are written by several threads at once, which
  * then only read them (made_index, by_maker) */
-void resolve_index_ready(struct node *n)
+void resolve_index_ready(struct cap_node *n)
 {
 	by_maker(n);
 	for (int i = 0; i < n->nprocs; i++)
@@ -1809,7 +1809,7 @@ int resolve_stream_at(const struct proc *p, int i)
 	return p->ps && i < p->ps->nc ? p->ps->c[i].it.g : -1;
 }
 
-void resolve_stream(struct node *n)
+void resolve_stream(struct cap_node *n)
 {
 	link_stream(n);
 	if (!n->rsv) {
@@ -1826,7 +1826,7 @@ void resolve_stream(struct node *n)
 	}
 }
 
-void resolve_node(struct node *n)
+void resolve_node(struct cap_node *n)
 {
 	struct resolver local = { .n = n }, *rsv = n->rsv ? n->rsv : &local;
 

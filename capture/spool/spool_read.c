@@ -45,7 +45,7 @@ static bool pid_again(const struct proc *p, pid_t pid, const struct spool *s)
  * processes moved: sorted once resolved), or a new one: a walk of them
  * all for each thread's spool was quadratic (a server starting a thread
  * a request); pid's again when the number was given again */
-static struct proc *proc_get(struct node *n, pid_t pid, size_t *cap, const struct spool *s)
+static struct proc *proc_get(struct cap_node *n, pid_t pid, size_t *cap, const struct spool *s)
 {
 	int k = imap_get(&n->pids, (uint64_t)pid);
 
@@ -242,7 +242,7 @@ static struct spool *spool_map(const char *dir, const char *name)
 	return s;
 }
 
-static void spool_add(struct node *n, size_t *cap, struct spool *s,
+static void spool_add(struct cap_node *n, size_t *cap, struct spool *s,
 		      pid_t pid, pid_t tid)
 {
 	struct proc *p = proc_get(n, pid, cap, s);
@@ -370,7 +370,7 @@ static struct spool *arena_spool(const char *path, int fd,
 }
 
 /* The arena of the spool directory, if any. */
-static void arena_load(struct node *n, const char *dir, size_t *cap)
+static void arena_load(struct cap_node *n, const char *dir, size_t *cap)
 {
 	char *path = xasprintf("%s/" ARENA_FILE, dir);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -655,7 +655,7 @@ static bool scanned_all(const struct arena_scan *s)
 	       (ssize_t)sizeof(next) && s->off >= ARENA_DATA + next;
 }
 
-int64_t spool_poll(struct node *n, struct arena_scan *s, int final)
+int64_t spool_poll(struct cap_node *n, struct arena_scan *s, int final)
 {
 	struct arena_hdr a;
 	struct stat st;
@@ -786,7 +786,7 @@ static int cmp_gen(const void *a, const void *b)
 	return x->h->gen - y->h->gen;
 }
 
-int spool_load(struct node *n, const char *dir)
+int spool_load(struct cap_node *n, const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -815,7 +815,7 @@ int spool_load(struct node *n, const char *dir)
 	return 0;
 }
 
-void spool_unload(struct node *n)
+void spool_unload(struct cap_node *n)
 {
 	for (int i = 0; i < n->nprocs; i++) {
 		for (int j = 0; j < n->procs[i].nthr; j++) {

@@ -61,7 +61,7 @@ struct stream {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int halt;                    /* set under mu, read also on the way */
-	struct node *n;
+	struct cap_node *n;
 	struct arena_scan scan;
 	char *dir;
 	int comp;
@@ -81,7 +81,7 @@ uint64_t stream_taken(struct stream *s)
 /* What thread j of p wrote into its part and the resolver passed, let
  * go; not what a pass at the end reads again (statuses, gaps, the
  * levels of --syscalls) */
-static void drop(struct node *n, struct proc *p, int j)
+static void drop(struct cap_node *n, struct proc *p, int j)
 {
 	struct thr *t = &p->thr[j];
 
@@ -94,7 +94,7 @@ static void drop(struct node *n, struct proc *p, int j)
 /* The bytes the poll took (0 when it failed, or the tests' wait) */
 static int64_t step(struct stream *s)
 {
-	struct node *n = s->n;
+	struct cap_node *n = s->n;
 	int64_t got;
 
 	/* before any time is taken: the map up to now is then kept */
@@ -163,7 +163,7 @@ static void *stream_main(void *arg)
 	return NULL;
 }
 
-struct stream *stream_start(struct node *n, const char *spool, const char *parts_dir,
+struct stream *stream_start(struct cap_node *n, const char *spool, const char *parts_dir,
 			    int comp, bool isb)
 {
 	struct stream *s = xcalloc(1, sizeof(*s));
@@ -209,7 +209,7 @@ void stream_stop(struct stream *s)
 /* The parts closed and the stream freed */
 static void stream_free(struct stream *s)
 {
-	struct node *n = s->n;
+	struct cap_node *n = s->n;
 
 	for (int i = 0; i < n->nprocs; i++)
 		for (int j = 0; j < n->procs[i].nthr; j++)
@@ -301,7 +301,7 @@ static void write_parts(struct part_pool *pl, int ncpu)
  */
 void stream_end(struct stream *s)
 {
-	struct node *n = s->n;
+	struct cap_node *n = s->n;
 	struct part_pool pl = { .s = s };
 	cpu_set_t cpus;
 	int ncpu = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;

@@ -114,7 +114,7 @@ struct out {
 	size_t xa_head, xa_tail;
 	char xa[1024];
 	struct again_key {
-		const struct node *n;
+		const struct cap_node *n;
 		struct rec r;        /* t0 and t1 zero */
 		uint64_t proto[2];   /* a pipe's */
 	} key;
@@ -571,7 +571,7 @@ static void write_site(struct out *o, const struct rec *site)
 }
 
 /* --profile: <sample> (a snapshot) and <free> (every allocation sampled). */
-static void put_sample_el(struct out *o, struct node *n, int64_t t0, int64_t prev,
+static void put_sample_el(struct out *o, struct cap_node *n, int64_t t0, int64_t prev,
 			  int kind, int64_t cpu, int64_t alloc, int64_t allocs,
 			  const uint64_t *ptr, const uint64_t *w, size_t nw)
 {
@@ -615,7 +615,7 @@ static const uint64_t *sample_stack(const struct rec *r, size_t *nw, const uint6
 	return w;
 }
 
-static void write_sample(struct out *o, struct node *n, const struct rec *r)
+static void write_sample(struct out *o, struct cap_node *n, const struct rec *r)
 {
 	const uint64_t *ptr, *w;
 	size_t nw;
@@ -627,7 +627,7 @@ static void write_sample(struct out *o, struct node *n, const struct rec *r)
 
 /* A thread its process's end found running: its tail, with the stack of
  * its last snapshot (where it was, as far as the profile knows). */
-static void write_tail(struct out *o, struct node *n, const struct thr *t,
+static void write_tail(struct out *o, struct cap_node *n, const struct thr *t,
 		       const struct rec *last)
 {
 	const uint64_t *ptr, *w = NULL;
@@ -643,7 +643,7 @@ static void write_tail(struct out *o, struct node *n, const struct thr *t,
  * snapshots per second of the CPU time all snapshots account for. A
  * CPU-clock timer fires at most at the kernel's tick, whatever --sample-hz
  * asked. */
-static void write_sampler(struct out *o, struct node *n)
+static void write_sampler(struct out *o, struct cap_node *n)
 {
 	static const char *const names[] = { NULL, "task-clock", "cpu-timer",
 					     "task-clock,cpu-timer" };
@@ -664,7 +664,7 @@ static void write_sampler(struct out *o, struct node *n)
 		      n->name, n->profile_hz, (long long)rate);
 }
 
-static void write_free(struct out *o, struct node *n, const struct rec *r)
+static void write_free(struct out *o, struct cap_node *n, const struct rec *r)
 {
 	char buf[64];
 	int64_t t0 = clock_ns(&n->clk, r->t0);
@@ -692,7 +692,7 @@ static void write_level(struct out *o, const struct rec *r)
  * (a file's name does not change, a pipe's protocol may; a socket's
  * peer is looked up, and may change), for the calls that have no
  * payload and look nothing else up; else false. */
-static bool again_key_of(struct again_key *k, const struct node *n, const struct rec *r,
+static bool again_key_of(struct again_key *k, const struct cap_node *n, const struct rec *r,
 			 const struct rec *held, const struct rec *site, int64_t kread)
 {
 	const struct obj *ob = r->obj && r->obj <= (uint32_t)n->nobjs ?
@@ -725,7 +725,7 @@ static inline bool same_key(const struct again_key *a, const struct again_key *b
 
 /* The last call's element again, its start and end new (attributes 2
  * and 3: api and res come first) */
-static bool io_again(struct out *o, const struct node *n, const struct rec *r,
+static bool io_again(struct out *o, const struct cap_node *n, const struct rec *r,
 		     int64_t t0, int64_t t1, const struct rec *held,
 		     const struct rec *site, int64_t kread)
 {
@@ -761,7 +761,7 @@ static bool io_again(struct out *o, const struct node *n, const struct rec *r,
 	return true;
 }
 
-static void write_io(struct out *o, struct node *n, struct proc *p,
+static void write_io(struct out *o, struct cap_node *n, struct proc *p,
 		     struct thr *t, struct rec *r, int64_t t0, int64_t t1,
 		     const struct rec *held, const struct rec *site, int64_t kread,
 		     const char *within)
@@ -1238,7 +1238,7 @@ struct wstate {
 	int failed;                  /* it failed: written whole at the end */
 };
 
-static void ws_init(struct wstate *w, struct node *n, struct proc *p, struct thr *t)
+static void ws_init(struct wstate *w, struct cap_node *n, struct proc *p, struct thr *t)
 {
 	memset(w, 0, sizeof(*w));
 	rec_iter_init(&w->it, t);
@@ -1253,7 +1253,7 @@ static void ws_init(struct wstate *w, struct node *n, struct proc *p, struct thr
  * pthread_create made, a system or popen call's shell, until its header
  * says (the end then finds the same: r->a2, as statuses_from_waits
  * sets it) */
-static int needs_end(struct node *n, struct proc *p, struct thr *t, struct rec *r)
+static int needs_end(struct cap_node *n, struct proc *p, struct thr *t, struct rec *r)
 {
 	if (r->call == C_PTHREAD_CREATE)
 		return r->ret == 0 && !thread_made(p, t->tid, r);
@@ -1282,7 +1282,7 @@ enum { W_END, W_STREAM, W_RUNNING };
 /* w's next record, when the writing (how) may take it now: streaming
  * not a call it cannot write yet, and while the thread runs not one
  * whose completing records may be to come */
-static struct rec *writable(struct node *n, struct proc *p, struct thr *t,
+static struct rec *writable(struct cap_node *n, struct proc *p, struct thr *t,
 			    struct wstate *w, int how)
 {
 	struct rec *r;
@@ -1298,7 +1298,7 @@ static struct rec *writable(struct node *n, struct proc *p, struct thr *t,
 
 /* The thread's records from where w is, as long as fewer than upto were
  * taken and they are writable */
-static void write_body(struct out *o, struct node *n, struct proc *p,
+static void write_body(struct out *o, struct cap_node *n, struct proc *p,
 		       struct thr *t, struct wstate *w, uint64_t upto, int how,
 		       const int *halt)
 {
@@ -1436,7 +1436,7 @@ static void write_thread_tag(struct out *o, struct thr *t)
 	free(name);
 }
 
-static void write_thread(struct out *o, struct node *n, struct proc *p,
+static void write_thread(struct out *o, struct cap_node *n, struct proc *p,
 			 struct thr *t)
 {
 	struct wstate local, *w = t->ws;
@@ -1472,13 +1472,13 @@ static void write_thread(struct out *o, struct node *n, struct proc *p,
 
 #define STREAM_MIN 64	/* records of an ended thread worth a part */
 
-static void write_head(struct out *o, struct node *n, int complete);
+static void write_head(struct out *o, struct cap_node *n, int complete);
 static void write_proc_tag(struct out *o, struct proc *p);
 
 /* The room for what comes before a head part: as it would be written
  * now, and what its numbers, statuses and flags may add by the end (a
  * long reason does not fit: the part is then copied as any other) */
-static size_t head_room(struct node *n, struct proc *p, struct thr *t)
+static size_t head_room(struct cap_node *n, struct proc *p, struct thr *t)
 {
 	struct out m = { 0 };
 	const char *test = getenv("ISLAND_TEST_HEAD_ROOM");
@@ -1501,7 +1501,7 @@ static size_t head_room(struct node *n, struct proc *p, struct thr *t)
  * completing records may be to come). 0; -1 when the part failed (the
  * thread is then written whole at the end: the records are all there).
  */
-int write_stream(struct node *n, struct proc *p, struct thr *t, const char *dir,
+int write_stream(struct cap_node *n, struct proc *p, struct thr *t, const char *dir,
 		 int comp, bool isb, int running, const int *halt)
 {
 	struct wstate *w = t->ws;
@@ -1630,7 +1630,7 @@ static void write_proc_tag(struct out *o, struct proc *p)
 	o_lit(o, ">\n");
 }
 
-static void write_proc(struct out *o, struct node *n, struct proc *p)
+static void write_proc(struct out *o, struct cap_node *n, struct proc *p)
 {
 	write_proc_tag(o, p);
 	nmods = 0;
@@ -1643,7 +1643,7 @@ static void write_proc(struct out *o, struct node *n, struct proc *p)
 	o_lit(o, "  </process>\n");
 }
 
-static void write_summaries(struct out *o, struct node *n)
+static void write_summaries(struct out *o, struct cap_node *n)
 {
 	o_lit(o, "  <files>\n");
 	for (int i = 0; i < n->nobjs; i++) {
@@ -1698,7 +1698,7 @@ static void fmt_decimal(char *buf, size_t n, double v)
 		*e = 0;
 }
 
-static void write_restrictions(struct out *o, struct node *n)
+static void write_restrictions(struct out *o, struct cap_node *n)
 {
 	char buf[64];
 
@@ -1736,7 +1736,7 @@ static void write_restrictions(struct out *o, struct node *n)
 }
 
 /* The trace's start, to its processes */
-static void write_head(struct out *o, struct node *n, int complete)
+static void write_head(struct out *o, struct cap_node *n, int complete)
 {
 	char buf[64];
 
@@ -1796,7 +1796,7 @@ static void write_head(struct out *o, struct node *n, int complete)
 	}
 }
 
-int model_write(struct node *n, const char *path, int comp)
+int model_write(struct cap_node *n, const char *path, int comp)
 {
 	struct outfile *f;
 	struct out o = { 0 };

@@ -7,7 +7,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct node n;
+	static struct cap_node n;
 	static char out[128];
 	static int clocked;
 

@@ -227,7 +227,7 @@ static void test_spool_short(void)
 	*q = (struct srec){ .t0 = 4000, .dt = 1, .fd = 4, .call = C_CLOSE };
 	spool_file(dir, buf, sizeof(buf), path, sizeof(path));
 
-	struct node n = { 0 };
+	struct cap_node n = { 0 };
 	struct rec_iter it;
 	CU_ASSERT_FATAL(spool_load(&n, dir) == 0);
 	CU_ASSERT_FATAL(n.nprocs == 1 && n.procs[0].nthr == 1);
@@ -304,7 +304,7 @@ static void test_arena(void)
 	arena_put(fd, c2, 2 * ARENA_ALIGN, c0, 1, NULL, q + 2, sizeof(q[0]));
 	close(fd);
 
-	struct node n = { 0 };
+	struct cap_node n = { 0 };
 	struct rec_iter it;
 	struct rec *r;
 	CU_ASSERT_FATAL(spool_load(&n, dir) == 0);
@@ -354,7 +354,7 @@ static void test_poll_cut(void)
 	int fd = arena_file(dir, path, sizeof(path), ARENA_DATA + ARENA_ALIGN, &a);
 	arena_put(fd, c0, ARENA_ALIGN, c0, 0, &h, q, 16 * sizeof(q[0]));
 
-	struct node n = { 0 };
+	struct cap_node n = { 0 };
 	struct arena_scan sc = { .path = xstrdup(path) };
 	sc.fd = open(path, O_RDONLY);
 	CU_ASSERT_FATAL(sc.fd >= 0);
@@ -413,7 +413,7 @@ static void test_made_late(void)
 	arena_put(fd, c0, ARENA_ALIGN, c0, 0, &h7, q, 2 * sizeof(q[0]));
 	arena_put(fd, c1, ARENA_ALIGN, c1, 0, &h8, q + 2, sizeof(q[0]));
 
-	struct node n = { 0 };
+	struct cap_node n = { 0 };
 	struct arena_scan sc = { .path = xstrdup(path) };
 	sc.fd = open(path, O_RDONLY);
 	CU_ASSERT_FATAL(sc.fd >= 0);
@@ -559,7 +559,7 @@ static void test_spool_bad_exit(void)
 		char dir[] = "/tmp/island-spool-XXXXXX", path[64];
 		static char buf[SPOOL_HDR_SIZE + 64];
 		struct spool_hdr *h = (struct spool_hdr *)buf;
-		struct node n = { 0 };
+		struct cap_node n = { 0 };
 
 		CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
 		memset(buf, 0, sizeof(buf));
@@ -601,7 +601,7 @@ static void test_spool_huge_fd(void)
 	spool_file(dir, buf, sizeof(buf), path, sizeof(path));
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct node n = { 0 };
+		struct cap_node n = { 0 };
 #ifndef __SANITIZE_ADDRESS__
 		struct rlimit lim = { 1UL << 30, 1UL << 30 };
 		setrlimit(RLIMIT_AS, &lim);
@@ -638,7 +638,7 @@ static void test_spool_stray_obj(void)
 	spool_file(dir, buf, sizeof(buf), path, sizeof(path));
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct node n = { 0 };
+		struct cap_node n = { 0 };
 
 		if (spool_load(&n, dir))
 			_exit(3);
@@ -661,7 +661,7 @@ static void test_nested(void)
 	static char buf[SPOOL_HDR_SIZE + 4 * sizeof(struct rec)];
 	struct spool_hdr *h = (struct spool_hdr *)buf;
 	struct rec *r = (struct rec *)(buf + SPOOL_HDR_SIZE);
-	struct node n = { .name = "nest", .host = "h" };
+	struct cap_node n = { .name = "nest", .host = "h" };
 	char got[1024] = "";
 	FILE *f;
 
@@ -866,7 +866,7 @@ static void test_drop(void)
 	CU_ASSERT_EQUAL(k, 2);
 
 	struct proc p = { .pid = 9, .thr = &t, .nthr = 1 };
-	struct node n = { .name = "drop", .procs = &p, .nprocs = 1 };
+	struct cap_node n = { .name = "drop", .procs = &p, .nprocs = 1 };
 	char path[] = "/tmp/island-drop-XXXXXX";
 	int fd = mkstemp(path);
 	CU_ASSERT_FATAL(fd >= 0);
