@@ -61,13 +61,13 @@ static int ip(int quiet, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-struct names {
+struct netns_names {
 	char ns[32], br[32], va[32], vb[32];
 };
 
-static struct names names_of(long owner, int i)
+static struct netns_names names_of(long owner, int i)
 {
-	struct names n;
+	struct netns_names n;
 
 	snprintf(n.ns, sizeof(n.ns), "isl-%ld-%d", owner, i);
 	snprintf(n.br, sizeof(n.br), "islbr-%ld", owner);
@@ -83,7 +83,7 @@ char *netns_path(long owner, int i)
 
 int netns_bridge_up(long owner)
 {
-	struct names n = names_of(owner, 0);
+	struct netns_names n = names_of(owner, 0);
 
 	if (ip(0, "link", "add", n.br, "type", "bridge", NULL) != 0 ||
 	    ip(0, "link", "set", n.br, "up", NULL) != 0) {
@@ -96,7 +96,7 @@ int netns_bridge_up(long owner)
 
 int netns_node_up(long owner, int i, const char *address)
 {
-	struct names n = names_of(owner, i);
+	struct netns_names n = names_of(owner, i);
 	char *addr = (char *)address;
 
 	if (ip(0, "netns", "add", n.ns, NULL) != 0 ||
@@ -114,7 +114,7 @@ int netns_node_up(long owner, int i, const char *address)
 
 void netns_node_down(long owner, int i)
 {
-	struct names n = names_of(owner, i);
+	struct netns_names n = names_of(owner, i);
 
 	/* the veth pair goes with the namespace, unless it never got there */
 	ip(1, "link", "del", n.va, NULL);

@@ -191,7 +191,7 @@ struct sio {
 	const char *what;            /* its tr_io's */
 };
 
-struct stream {
+struct io_stream {
 	struct sio *io;              /* its I/Os, in order */
 	size_t n, cap;
 	size_t *first;               /* per place: its first I/O */
@@ -202,7 +202,7 @@ struct pnode {
 	struct tr_node *me;
 	struct tr_node *all;
 	int nall;
-	struct stream *st;
+	struct io_stream *st;
 	size_t nst;
 	int *keys;                   /* per stream: its stream_key, ascending */
 	int *trank;                  /* per thread: its rank among the threads
@@ -257,7 +257,7 @@ static int moves(const struct tr_io *io)
 	return is_recv(io) || strstr(io->what, " netsend ") != NULL;
 }
 
-static void add(struct stream *st, const struct tr_io *io, const struct tr_io *prev,
+static void add(struct io_stream *st, const struct tr_io *io, const struct tr_io *prev,
 		int peer, int64_t conn)
 {
 	size_t j = st->n;
@@ -652,7 +652,7 @@ static uint64_t to_base(const struct pnode *pn, const struct pnode *base, uint64
 	int s = stream_of_key(base, pn->keys[pn->st_of[f]]);
 	if (s < 0)
 		return 0;
-	const struct stream *ps = &pn->st[pn->st_of[f]], *bs = &base->st[s];
+	const struct io_stream *ps = &pn->st[pn->st_of[f]], *bs = &base->st[s];
 	const struct sio *x = &ps->io[pn->pos[f]];
 	if (x->place >= bs->nplaces)
 		return 0;
@@ -719,7 +719,7 @@ static uint64_t on_connection(const struct pnode *x, uint64_t xs, const struct p
 }
 
 /* "its thread N's receives from NODE" and the like, into buf */
-static const char *stream_name(const struct pnode *pn, const struct stream *st,
+static const char *stream_name(const struct pnode *pn, const struct io_stream *st,
 			       char **names, char *buf, size_t len)
 {
 	size_t k = io_index(pn->me, st->io[0].seq);
@@ -750,7 +750,7 @@ static const char *stream_list(const struct pnode *pn, char **names, char *buf, 
 }
 
 /* the last I/O of a stream's place i */
-static const struct sio *place_last(const struct stream *st, size_t i)
+static const struct sio *place_last(const struct io_stream *st, size_t i)
 {
 	size_t k = i + 1 < st->nplaces ? st->first[i + 1] : st->n;
 
@@ -760,7 +760,7 @@ static const struct sio *place_last(const struct stream *st, size_t i)
 }
 
 /* the numbers of a stream's places' first I/Os, the first few */
-static const char *stream_seqs(const struct stream *st, char *buf, size_t len)
+static const char *stream_seqs(const struct io_stream *st, char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -805,7 +805,7 @@ static int check_same(char **names, int me, struct pass *base, const struct pnod
 			      p->name, stream_list(b, names, lb, sizeof(lb)));
 			return -1;
 		}
-		const struct stream *x = &a->st[s++], *y = &b->st[t++];
+		const struct io_stream *x = &a->st[s++], *y = &b->st[t++];
 		size_t n = x->nplaces < y->nplaces ? x->nplaces : y->nplaces;
 		for (size_t i = 0; i <= n; i++) {
 			int cut = (cut_a && i + 1 == x->nplaces) || (cut_b && i + 1 == y->nplaces);

@@ -9,7 +9,7 @@
 #include "traceread.h"
 #include "util.h"
 
-struct scan {
+struct tr_scanner {
 	struct tr_node *nodes, *cur;
 	int nnodes;
 	size_t cap;
@@ -20,7 +20,7 @@ struct scan {
 
 static void on_node(void *ctx, struct trace_node *n)
 {
-	struct scan *sc = ctx;
+	struct tr_scanner *sc = ctx;
 
 	XGROW(sc->nodes, sc->cap, (size_t)sc->nnodes + 1);
 	sc->cur = &sc->nodes[sc->nnodes++];
@@ -34,7 +34,7 @@ static void on_node(void *ctx, struct trace_node *n)
 
 static void on_process(void *ctx, struct trace_proc *p)
 {
-	struct tr_node *cur = ((struct scan *)ctx)->cur;
+	struct tr_node *cur = ((struct tr_scanner *)ctx)->cur;
 
 	XGROW(cur->procs, cur->pcap, cur->nprocs + 1);
 	struct tr_proc *pr = &cur->procs[cur->nprocs++];
@@ -48,7 +48,7 @@ static void on_process(void *ctx, struct trace_proc *p)
 
 static void on_thread(void *ctx, struct trace_thread *t)
 {
-	struct scan *sc = ctx;
+	struct tr_scanner *sc = ctx;
 
 	sc->last_end = t->start;
 	sc->tid = (int32_t)t->tid;
@@ -57,7 +57,7 @@ static void on_thread(void *ctx, struct trace_thread *t)
 
 static void on_dep(void *ctx, struct trace_thread *t, const struct trace_dep *d)
 {
-	struct tr_node *cur = ((struct scan *)ctx)->cur;
+	struct tr_node *cur = ((struct tr_scanner *)ctx)->cur;
 
 	if (!d->wait)
 		return;
@@ -68,7 +68,7 @@ static void on_dep(void *ctx, struct trace_thread *t, const struct trace_dep *d)
 
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
-	struct scan *sc = ctx;
+	struct tr_scanner *sc = ctx;
 	struct tr_node *cur = sc->cur;
 	const char *p = io->path ? io->path : io->peer ? io->peer : "-";
 	const struct trace_attr *seq = NULL, *fd = NULL, *result = NULL, *amount = NULL;
@@ -128,7 +128,7 @@ int tr_scan(const char *file, struct tr_node **nodes, int *nnodes)
 		.dep = on_dep, .io = on_io,
 	};
 	struct trace_run run = { 0 };
-	struct scan sc = { 0 };
+	struct tr_scanner sc = { 0 };
 	char *files[1] = { (char *)file };
 	int rc, incomplete;
 

@@ -65,7 +65,7 @@ struct apend {
 	uintptr_t stack[MAXDEPTH];
 };
 
-struct pstate {
+struct prof_state {
 	timer_t timer;
 	void *event;			/* TICK_EVENT: the event's page */
 	int tick, busy, npend, pkind;
@@ -81,7 +81,7 @@ struct pstate {
 	uintptr_t pstack[MAXDEPTH];
 	uintptr_t stk_lo, stk_hi;	/* the thread's stack, for frame pointers */
 };
-static __thread struct pstate ps __attribute__((tls_model("initial-exec")));
+static __thread struct prof_state ps __attribute__((tls_model("initial-exec")));
 
 /* libunwind, when it can be loaded */
 static int (*u_getcontext)(unw_context_t *);
@@ -778,7 +778,7 @@ void prof_thread_start(struct tstate *t)
 	int forked = ps.forked;
 	struct apend *apend = ps.apend;	/* a fork child's: its parent's copy */
 
-	ps = (struct pstate){ 0 };
+	ps = (struct prof_state){ 0 };
 	ps.apend = apend;
 	char o = own_begin();
 	prof_mark(t, (uint64_t)t->hdr->start, thread_cpu());
