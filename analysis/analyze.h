@@ -44,12 +44,12 @@ struct passdef {
 	bool every_call;	/* a report of time: every call of the selected threads */
 	struct peers *(*peers)(void *st);	/* the peers it gathers the sends in, or NULL */
 };
-struct pass {
+struct report_pass {
 	const struct passdef *def;
 	void *st;
 };
-void pass_begin(struct pass *p, const struct passdef *def, struct trace_run *run);
-void read_passes(struct trace_run *run, char **files, int nfiles, struct pass *v, size_t n);
+void pass_begin(struct report_pass *p, const struct passdef *def, struct trace_run *run);
+void read_passes(struct trace_run *run, char **files, int nfiles, struct report_pass *v, size_t n);
 int pass_run(const struct passdef *def, int argc, char **argv);
 extern const struct passdef summary_pass, calls_pass, files_pass, access_pass,
 	consumption_pass, heatmap_pass, deps_pass;
@@ -86,7 +86,7 @@ struct tabledef {
 	{ name, cols, (int)(sizeof(cols) / sizeof(cols[0])), needs }
 
 /* Options shared by every report (one table in analyze_main.c). */
-struct opts {
+struct report_opts {
 	bool csv, starts, by_node;
 	const char *by;		/* --by as given, or NULL */
 	int depth;
@@ -107,7 +107,7 @@ struct opts {
 	bool limit_taken;	/* the report applied --limit itself (top) */
 	const struct tabledef *tables;	/* the report's */
 };
-extern struct opts opt;
+extern struct report_opts opt;
 
 /* filter.c: --from/--to/--node/--thread/--path/--call, applied by the
  * reader to every report. */
@@ -303,14 +303,14 @@ void account_io(struct acct *a, const struct trace_node *n, const struct trace_i
 /* Walk a thread's calls in order: gaps are cpu, calls their category;
  * receives are split at the peer's send when peers is set. With
  * filt.every_call the selection (filter_select) is walk_thread's. */
-struct walk {
+struct thread_walk {
 	int64_t cursor;
 	struct acct acct;
 	struct peers *peers;	/* kept by walk_thread */
 };
-void walk_thread(struct walk *w, struct trace_thread *t);
-void walk_io(struct walk *w, struct trace_thread *t, const struct trace_io *io);
-void walk_end(struct walk *w, struct trace_thread *t);
+void walk_thread(struct thread_walk *w, struct trace_thread *t);
+void walk_io(struct thread_walk *w, struct trace_thread *t, const struct trace_io *io);
+void walk_end(struct thread_walk *w, struct trace_thread *t);
 
 /* peers.c: the peers' send times across the traces of a run, to split a
  * receive's wait (consumption). */

@@ -73,21 +73,21 @@ static int cmp_start(const void *x, const void *y)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-struct scan {
+struct annot_scan {
 	struct annot *a;
 	struct anode *cur;
 };
 
 static void on_node(void *ctx, struct trace_node *n)
 {
-	struct scan *sc = ctx;
+	struct annot_scan *sc = ctx;
 
 	sc->cur = anode(sc->a, n->name);
 }
 
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
-	struct anode *cur = ((struct scan *)ctx)->cur;
+	struct anode *cur = ((struct annot_scan *)ctx)->cur;
 	const struct trace_attr *seq = trace_io_attr(io, "seq");
 
 	(void)t;
@@ -106,7 +106,7 @@ static bool scan(struct annot *a, char **files, int nfiles)
 {
 	static const struct trace_ops ops = { .node = on_node, .io = on_io };
 	struct trace_run run = { 0 };
-	struct scan sc = { a, NULL };
+	struct annot_scan sc = { a, NULL };
 	bool complete;
 
 	trace_read(&run, files, nfiles, &ops, &sc);

@@ -201,7 +201,7 @@ void account_io(struct acct *a, const struct trace_node *n, const struct trace_i
 }
 
 /* Per-thread walk shared by consumption, ttx and utilization. */
-void walk_thread(struct walk *w, struct trace_thread *t)
+void walk_thread(struct thread_walk *w, struct trace_thread *t)
 {
 	struct peers *p = w->peers;
 
@@ -213,7 +213,7 @@ void walk_thread(struct walk *w, struct trace_thread *t)
 
 /* The part [*s, *e] of io inside the thread's life and after the cursor;
  * the gap before it is accounted and the cursor moved past it. */
-static void walk_span(struct walk *w, struct trace_thread *t, const struct trace_io *io,
+static void walk_span(struct thread_walk *w, struct trace_thread *t, const struct trace_io *io,
 		      int64_t *s, int64_t *e)
 {
 	*s = io->start < w->cursor ? w->cursor : io->start;
@@ -228,7 +228,7 @@ static void walk_span(struct walk *w, struct trace_thread *t, const struct trace
 		w->cursor = *e;
 }
 
-void walk_io(struct walk *w, struct trace_thread *t, const struct trace_io *io)
+void walk_io(struct thread_walk *w, struct trace_thread *t, const struct trace_io *io)
 {
 	int64_t s, e;
 
@@ -250,7 +250,7 @@ void walk_io(struct walk *w, struct trace_thread *t, const struct trace_io *io)
 	account_io(&w->acct, t->node, io, s, e);
 }
 
-void walk_end(struct walk *w, struct trace_thread *t)
+void walk_end(struct thread_walk *w, struct trace_thread *t)
 {
 	w->acct.sel.out = w->acct.sel.calls;
 	if (t->end > w->cursor)
@@ -262,7 +262,7 @@ void walk_end(struct walk *w, struct trace_thread *t)
  * trace may come later on the command line, and every node's sockets
  * come at its end. The categories of a thread are sums, so accounting
  * the receive after the thread is the same. */
-struct pending {
+struct pending_recv {
 	int thread;
 	enum trace_res res;
 	const struct trace_node *node;
@@ -286,9 +286,9 @@ struct cons {
 	size_t capwall;
 	int cur;			/* the thread the sink adds to */
 	bool settling;			/* deferred receives: their own lists */
-	struct walk w;
+	struct thread_walk w;
 	struct peers *peers;
-	struct pending *pend;
+	struct pending_recv *pend;
 	size_t npend, cappend;
 };
 
@@ -317,7 +317,7 @@ static void on_thread(void *ctx, struct trace_thread *t)
 
 static void defer_recv(struct cons *c, struct trace_thread *t, const struct trace_io *io)
 {
-	struct pending *p;
+	struct pending_recv *p;
 	int64_t s, e;
 
 	walk_span(&c->w, t, io, &s, &e);
@@ -415,7 +415,7 @@ static void wire_free(struct wire *w)
 static void settle_recvs(struct cons *c, struct wire *w)
 {
 	for (size_t i = 0; i < c->npend; i++) {
-		struct pending *p = &c->pend[i];
+		struct pending_recv *p = &c->pend[i];
 		struct acct a = { .sel = p->sel, .sink = wall_sink, .arg = c };
 		int64_t sent, part[3];
 

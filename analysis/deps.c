@@ -26,7 +26,7 @@ struct ioname {
 	int64_t end;                 /* node time, for the critical path */
 };
 
-struct edge {
+struct dep_edge {
 	int x, t;                    /* node indexes */
 	uint64_t xseq, tseq;
 	const char *origin;          /* a wait's origin="...", NULL not said */
@@ -52,7 +52,7 @@ struct nodeios {
 struct deps {
 	struct nodeios *nodes;
 	size_t nnodes, cap;
-	struct edge *e;
+	struct dep_edge *e;
 	size_t ne, ecap;
 };
 
@@ -75,7 +75,7 @@ static void on_dep(void *ctx, struct trace_thread *t, const struct trace_dep *el
 		return;             /* signals mirror the waits */
 	int x = node_index(d, t->node->name), tn = node_index(d, el->node);
 	XGROW(d->e, d->ecap, d->ne + 1);
-	d->e[d->ne++] = (struct edge){ x, tn, 0, (uint64_t)el->seq,
+	d->e[d->ne++] = (struct dep_edge){ x, tn, 0, (uint64_t)el->seq,
 				       el->origin ? intern(el->origin) : NULL, el->unsure };
 	d->nodes[x].pending++;
 }
@@ -165,13 +165,13 @@ struct vclock {
 
 static int cmp_edge_x(const void *a, const void *b)
 {
-	const struct edge *p = a, *q = b;
+	const struct dep_edge *p = a, *q = b;
 	if (p->x != q->x)
 		return p->x - q->x;
 	return p->xseq < q->xseq ? -1 : p->xseq > q->xseq;
 }
 
-static void vc_build(struct vclock *v, struct deps *d, struct edge *e, size_t ne)
+static void vc_build(struct vclock *v, struct deps *d, struct dep_edge *e, size_t ne)
 {
 	v->nn = d->nnodes;
 	v->len = xcalloc(v->nn, sizeof(size_t));
@@ -239,7 +239,7 @@ static void vc_free(struct vclock *v)
 
 /* Ground truth: lines "X J T K" in a file, or in every truth.* file of a
  * directory. */
-static void truth_file(struct deps *d, const char *path, struct edge **e,
+static void truth_file(struct deps *d, const char *path, struct dep_edge **e,
 		       size_t *ne, size_t *cap)
 {
 	FILE *f = fopen(path, "r");
@@ -256,12 +256,12 @@ static void truth_file(struct deps *d, const char *path, struct edge **e,
 		if (sscanf(line, "%127s %llu %127s %llu", x, &j, t, &k) != 4 || !j || !k)
 			die_at(2, path, ln, "expected 'NODE IO NODE IO'");
 		XGROW(*e, *cap, *ne + 1);
-		(*e)[(*ne)++] = (struct edge){ node_index(d, x), node_index(d, t), j, k, NULL, false };
+		(*e)[(*ne)++] = (struct dep_edge){ node_index(d, x), node_index(d, t), j, k, NULL, false };
 	}
 	fclose(f);
 }
 
-static void read_truth(struct deps *d, const char *path, struct edge **e, size_t *ne)
+static void read_truth(struct deps *d, const char *path, struct dep_edge **e, size_t *ne)
 {
 	size_t cap = 0;
 	DIR *dir = opendir(path);
@@ -348,10 +348,10 @@ const struct tabledef deps_tables[] = {
 
 /* Precision of `found` against the happens-before order of `truth`,
  * recall of `truth` by `found`'s, and recall to within --within I/Os. */
-static void measure(struct deps *d, struct edge *found, size_t nf, struct edge *truth,
+static void measure(struct deps *d, struct dep_edge *found, size_t nf, struct dep_edge *truth,
 		    size_t nt, const char *const names[2])
 {
-	struct edge *fc = xmalloc((nf + 1) * sizeof(*fc)), *tc = xmalloc((nt + 1) * sizeof(*tc));
+	struct dep_edge *fc = xmalloc((nf + 1) * sizeof(*fc)), *tc = xmalloc((nt + 1) * sizeof(*tc));
 	struct vclock tv, fv;
 	size_t correct = 0, implied = 0, near = 0;
 
@@ -449,7 +449,7 @@ static void from_trace(struct deps *d, char **argv, int argc)
 /* Message edges of the packets (net.c): the receiver's call waits for
  * the sender's. */
 struct msgs {
-	struct edge *e;
+	struct dep_edge *e;
 	uint64_t *bytes;
 	int64_t *wire;               /* -1 unknown */
 	size_t n;
@@ -482,7 +482,7 @@ static void from_net(struct deps *d, struct msgs *m, char **argv, int argc)
 		int t = node_index(d, nr.nodes[s->node].name);
 		name_call(d, x, r, net_ep_fmt(peer, sizeof(peer), &nr.streams[r->stream].peer));
 		name_call(d, t, s, net_ep_fmt(peer, sizeof(peer), &nr.streams[s->stream].peer));
-		m->e[m->n] = (struct edge){ x, t, r->seq, s->seq, NULL, false };
+		m->e[m->n] = (struct dep_edge){ x, t, r->seq, s->seq, NULL, false };
 		m->bytes[m->n] = ne->bytes;
 		m->wire[m->n++] = ne->depart && ne->arrive ? net_wire(ne) : -1;
 	}
@@ -512,7 +512,7 @@ static void from_mpi(struct deps *d, char **argv, int argc)
 	for (size_t i = 0; i < m.ne; i++) {
 		XGROW(d->e, d->ecap, d->ne + 1);
 		/* an MPI message: exact from one run */
-		d->e[d->ne++] = (struct edge){ idx[m.e[i].x], idx[m.e[i].t], m.e[i].xseq,
+		d->e[d->ne++] = (struct dep_edge){ idx[m.e[i].x], idx[m.e[i].t], m.e[i].xseq,
 					       m.e[i].tseq, "message", false };
 	}
 	if (m.unmatched_sends || m.unmatched_recvs || m.pending)
@@ -528,7 +528,7 @@ static void from_mpi(struct deps *d, char **argv, int argc)
 
 /* --- the tables --------------------------------------------------------- */
 
-static void row(struct table *t, struct deps *d, const struct edge *e)
+static void row(struct table *t, struct deps *d, const struct dep_edge *e)
 {
 	const struct ioname *xi = ioname(d, e->x, e->xseq);
 	const struct ioname *ti = ioname(d, e->t, e->tseq);
@@ -546,7 +546,7 @@ static void row(struct table *t, struct deps *d, const struct edge *e)
 /* With messages, their bytes and wire time (the messages table, else the
  * waits); with other (--from both), whether the other source's order
  * implies each edge. */
-static void print_edges(struct deps *d, const struct edge *e, size_t n,
+static void print_edges(struct deps *d, const struct dep_edge *e, size_t n,
 			const struct msgs *m, const struct vclock *other)
 {
 	char buf[32];
@@ -585,7 +585,7 @@ static void print_edges(struct deps *d, const struct edge *e, size_t n,
 static void print_both(struct deps *d, struct msgs *m)
 {
 	static const char *const names[2] = { "waits", "messages" };
-	struct edge *wc = xmalloc((d->ne + 1) * sizeof(*wc)), *mc = xmalloc((m->n + 1) * sizeof(*mc));
+	struct dep_edge *wc = xmalloc((d->ne + 1) * sizeof(*wc)), *mc = xmalloc((m->n + 1) * sizeof(*mc));
 	struct vclock wv, mv;
 
 	memcpy(wc, d->e, d->ne * sizeof(*wc));
@@ -603,7 +603,7 @@ static void print_both(struct deps *d, struct msgs *m)
 
 /* --annotate FILE: the traces as one, the edges as <wait>/<signal>
  * (annotate.c), for island-replay; calls are named by node and start. */
-static void annotate(struct deps *d, const struct edge *e, size_t n, char **argv, int argc)
+static void annotate(struct deps *d, const struct dep_edge *e, size_t n, char **argv, int argc)
 {
 	struct adep *v = xmalloc((n + 1) * sizeof(*v));
 	size_t k = 0;
@@ -626,7 +626,7 @@ static void annotate(struct deps *d, const struct edge *e, size_t n, char **argv
 static void print_critical(struct deps *d)
 {
 	struct table *t = table_new(&deps_tables[3]);
-	struct piece { int node; int64_t from, to; const struct edge *via; } *v = NULL;
+	struct piece { int node; int64_t from, to; const struct dep_edge *via; } *v = NULL;
 	size_t n = 0, cap = 0;
 	int cur = -1;
 	int64_t at = 0;
@@ -640,11 +640,11 @@ static void print_critical(struct deps *d)
 	/* each step goes back in time or stops: at most one step per wait */
 	for (size_t steps = 0; cur >= 0 && steps <= d->ne; steps++) {
 		const struct nodeios *x = &d->nodes[cur];
-		const struct edge *best = NULL;
+		const struct dep_edge *best = NULL;
 		int64_t bs = 0;
 
 		for (size_t k = 0; k < d->ne; k++) {
-			const struct edge *e = &d->e[k];
+			const struct dep_edge *e = &d->e[k];
 			int64_t s;
 
 			if (e->x != cur || !d->nodes[e->t].timed)
@@ -721,7 +721,7 @@ const struct passdef deps_pass = { deps_begin, &deps_ops, deps_end, true, NULL }
 
 /* the edges of E that have node K at either end, in their order (and a
  * message's bytes and time on the wire with it) */
-static size_t keep_node(struct edge *e, size_t n, int k, uint64_t *bytes, int64_t *wire)
+static size_t keep_node(struct dep_edge *e, size_t n, int k, uint64_t *bytes, int64_t *wire)
 {
 	size_t w = 0;
 
@@ -801,7 +801,7 @@ int report_deps(int argc, char **argv)
 		warnx("deps --from net: no message edges: they need the nodes' packets "
 		      "(island-capture --pcap on every node) and a connection between two of the traces given");
 	if (opt.truth) {
-		struct edge *te;
+		struct dep_edge *te;
 		size_t nte;
 		read_truth(&d, opt.truth, &te, &nte);
 		measure(&d, d.e, d.ne, te, nte, truth_names);

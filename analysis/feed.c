@@ -194,7 +194,7 @@ void run_free(struct trace_run *run)
 /* --- several reports' passes in one reading (the HTML page) ------------ */
 
 struct tee {
-	struct pass *v;
+	struct report_pass *v;
 	size_t n;
 	struct trace_run *run;
 	bool mixed;		/* some passes take every call, some not */
@@ -203,7 +203,7 @@ struct tee {
 /* With every_call on for some, a call reaches the others only when the
  * plain filter would have let it through: its path and name (selected)
  * and its start in the window. */
-static bool io_for(const struct tee *tee, const struct pass *p, const struct trace_thread *t,
+static bool io_for(const struct tee *tee, const struct report_pass *p, const struct trace_thread *t,
 		   const struct trace_io *io)
 {
 	return !tee->mixed || p->def->every_call ||
@@ -249,7 +249,7 @@ static void tee_command(void *ctx, struct trace_node *nd, int argc, const char *
 			tee->v[i].def->ops->command(tee->v[i].st, nd, argc, argv);
 }
 
-void read_passes(struct trace_run *run, char **files, int nfiles, struct pass *v, size_t n)
+void read_passes(struct trace_run *run, char **files, int nfiles, struct report_pass *v, size_t n)
 {
 	struct trace_ops ops = { 0 };
 	struct tee tee = { v, n, run, false };
@@ -274,7 +274,7 @@ void read_passes(struct trace_run *run, char **files, int nfiles, struct pass *v
 	read_traces_peers(run, files, nfiles, &ops, &tee, peers);
 }
 
-void pass_begin(struct pass *p, const struct passdef *def, struct trace_run *run)
+void pass_begin(struct report_pass *p, const struct passdef *def, struct trace_run *run)
 {
 	p->def = def;
 	p->st = def->begin(run);
@@ -283,7 +283,7 @@ void pass_begin(struct pass *p, const struct passdef *def, struct trace_run *run
 int pass_run(const struct passdef *def, int argc, char **argv)
 {
 	struct trace_run run = { 0 };
-	struct pass p;
+	struct report_pass p;
 
 	pass_begin(&p, def, &run);
 	read_passes(&run, argv, argc, &p, 1);

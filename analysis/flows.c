@@ -35,7 +35,7 @@ struct dst {			/* a call that waited */
 	struct spot at;
 };
 
-struct netcall {
+struct flow_call {
 	int node;
 	const char *peer;	/* interned */
 	const char *local;	/* its descriptor's, interned; NULL unknown */
@@ -74,7 +74,7 @@ struct flows {
 	size_t nsrcs, capsrcs;
 	struct dst *dsts;
 	size_t ndsts, capdsts;
-	struct netcall *net;
+	struct flow_call *net;
 	size_t nnet, capnet;
 	struct sock *socks;
 	size_t nsocks, capsocks;
@@ -176,7 +176,7 @@ void flows_io(struct flows *f, const struct trace_thread *t, long pid, const str
 		const char **lp = io->has_fd ? fd_local(f, t->node->index, pid, io->fd, false) : NULL;
 
 		XGROW(f->net, f->capnet, f->nnet + 1);
-		f->net[f->nnet++] = (struct netcall){
+		f->net[f->nnet++] = (struct flow_call){
 			.node = t->node->index, .peer = intern(io->peer), .local = lp ? *lp : NULL,
 			.send = io->res == TRACE_RES_NETSEND, .amount = io->amount,
 			.at = io->res == TRACE_RES_NETSEND ? l->at : at,
@@ -241,7 +241,7 @@ static void emit(FILE *out, long id, const struct spot *s, const struct spot *d,
  * order: a connection used by one thread at a time is in order). */
 static int cmp_netcall(const void *x, const void *y)
 {
-	const struct netcall *a = x, *b = y;
+	const struct flow_call *a = x, *b = y;
 
 	if (a->send != b->send)
 		return a->send - b->send;
@@ -263,7 +263,7 @@ static void set_offsets(struct flows *f)
 		cap *= 2;
 	m = xcalloc(cap, sizeof(*m));
 	for (size_t i = 0; i < f->nnet; i++) {
-		struct netcall *c = &f->net[i];
+		struct flow_call *c = &f->net[i];
 		size_t h = (((uintptr_t)c->peer >> 3) * 31 + ((uintptr_t)c->local >> 3) * 7 +
 			    (size_t)c->node * 2 + c->send) & (cap - 1);
 
@@ -282,10 +282,10 @@ static void set_offsets(struct flows *f)
 
 /* The last send of node to peer from local (NULL: from a descriptor of
  * unknown address) starting at or before stream offset off, or NULL. */
-static const struct netcall *send_at(const struct flows *f, size_t nrecv, int node,
+static const struct flow_call *send_at(const struct flows *f, size_t nrecv, int node,
 				     const char *peer, const char *local, int64_t off)
 {
-	struct netcall key = { .send = true, .node = node, .peer = peer, .local = local, .off = off };
+	struct flow_call key = { .send = true, .node = node, .peer = peer, .local = local, .off = off };
 	size_t lo = nrecv, hi = f->nnet;
 
 	while (lo < hi) {
@@ -298,7 +298,7 @@ static const struct netcall *send_at(const struct flows *f, size_t nrecv, int no
 	}
 	if (lo == nrecv)
 		return NULL;
-	const struct netcall *s = &f->net[lo - 1];
+	const struct flow_call *s = &f->net[lo - 1];
 
 	if (s->node == node && s->peer == peer && s->local == local && off < s->off + s->amount)
 		return s;
@@ -318,7 +318,7 @@ static size_t net_messages(struct flows *f, FILE *out, long id)
 	while (nrecv < f->nnet && !f->net[nrecv].send)
 		nrecv++;
 	for (size_t i = 0; i < nrecv; i++) {
-		struct netcall *r = &f->net[i];
+		struct flow_call *r = &f->net[i];
 
 		if (r->node != lastnode || r->peer != lastpeer || r->local != lastlocal) {
 			/* the connection: both ports when the receive's
@@ -338,7 +338,7 @@ static size_t net_messages(struct flows *f, FILE *out, long id)
 		/* the sends of the other end: from that socket's address, or,
 		 * where its descriptors' addresses are not known, to the peer
 		 * it alone talks to */
-		const struct netcall *s = send_at(f, nrecv, theirs->node, theirs->peer,
+		const struct flow_call *s = send_at(f, nrecv, theirs->node, theirs->peer,
 						  theirs->local, r->off);
 
 		if (!s && only_socket(f, theirs->node, theirs->peer, NULL))

@@ -52,7 +52,7 @@ struct plot {
 	size_t nlanes;
 	struct wide *wides;
 	size_t nwides, capwides;
-	struct walk walk;
+	struct thread_walk walk;
 	int cur;
 };
 

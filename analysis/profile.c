@@ -263,7 +263,7 @@ struct prof_thread {
 	int64_t last_io_start;
 	int64_t call_cat[BC_N];	/* --categories: the last call's time */
 	/* breakdown: the thread's walk (consumption.c) */
-	struct walk w;
+	struct thread_walk w;
 	struct prof *p;
 	struct trace_thread *t;
 	int64_t io_start;	/* the call being accounted, or INT64_MAX */

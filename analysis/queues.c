@@ -10,14 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct queue {
+struct aio_queue {
 	const char *node, *async, *ctx;	/* interned */
 	long pid;
 	int64_t ops, bytes, busy, first, last, depth_max;
 };
 
 struct queues {
-	struct queue *q;
+	struct aio_queue *q;
 	size_t n, cap;
 };
 
@@ -31,7 +31,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	const struct trace_attr *cx = trace_io_attr(io, "ctx"), *d = trace_io_attr(io, "depth");
 	const char *node = intern(t->node->name), *a = intern(as->value),
 		   *x = intern(cx ? cx->value : "");
-	struct queue *q = NULL;
+	struct aio_queue *q = NULL;
 
 	/* a process has a few: a scan */
 	for (size_t i = c->n; i-- > 0 && !q;)
@@ -41,7 +41,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	if (!q) {
 		XGROW(c->q, c->cap, c->n + 1);
 		q = &c->q[c->n++];
-		*q = (struct queue){ node, a, x, t->proc->pid, 0, 0, 0, io->start, io->end, 0 };
+		*q = (struct aio_queue){ node, a, x, t->proc->pid, 0, 0, 0, io->start, io->end, 0 };
 	}
 	q->ops++;
 	/* --syscalls: a POSIX operation's bytes are its helper's system calls' */
@@ -55,7 +55,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 
 static int cmp_queue(const void *x, const void *y)
 {
-	const struct queue *a = x, *b = y;
+	const struct aio_queue *a = x, *b = y;
 	int r = strcmp(a->node, b->node);
 
 	if (!r)
@@ -84,7 +84,7 @@ int report_queues(int argc, char **argv)
 	if (c.n > 1)
 		qsort(c.q, c.n, sizeof(*c.q), cmp_queue);
 	for (size_t i = 0; i < c.n; i++) {
-		const struct queue *q = &c.q[i];
+		const struct aio_queue *q = &c.q[i];
 		int64_t span = q->last - q->first;
 
 		table_add(t, q->node);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct reg {
+struct thread_region {
 	long id, parent;
 	const char *label;
 	int64_t dur;
@@ -18,7 +18,7 @@ struct reg {
 
 struct rtree {
 	struct rnode root;
-	struct reg *v;
+	struct thread_region *v;
 	size_t n, cap;
 	struct rnode **at;	/* tree node of v[i], same order */
 	size_t capat;
@@ -51,7 +51,7 @@ void rtree_thread_region(struct rtree *rt, struct trace_thread *t, const struct 
 
 static int cmp_id(const void *a, const void *b)
 {
-	const struct reg *x = a, *y = b;
+	const struct thread_region *x = a, *y = b;
 
 	return (x->id > y->id) - (x->id < y->id);
 }
@@ -80,8 +80,9 @@ void rtree_thread_end(struct rtree *rt, struct trace_thread *t)
 		qsort(rt->v, rt->n, sizeof(*rt->v), cmp_id);
 	XGROW(rt->at, rt->capat, rt->n + 1);
 	for (size_t i = 0; i < rt->n; i++) {
-		struct reg *r = &rt->v[i], key = { .id = r->parent };
-		struct reg *p = r->parent ? bsearch(&key, rt->v, i, sizeof(*rt->v), cmp_id) : NULL;
+		struct thread_region *r = &rt->v[i], key = { .id = r->parent };
+		struct thread_region *p = r->parent ?
+			bsearch(&key, rt->v, i, sizeof(*rt->v), cmp_id) : NULL;
 		struct rnode *pn = p ? rt->at[p - rt->v] : &rt->root;
 		struct rnode *n = child(pn, r->label);
 

@@ -772,7 +772,7 @@ int report_html(int argc, char **argv)
 		&access_pass, &deps_pass,
 	};
 	enum { NDEFS = sizeof(defs) / sizeof(defs[0]) };
-	struct pass passes[NDEFS + 1];
+	struct report_pass passes[NDEFS + 1];
 	struct trace_run run = { 0 };
 	struct page p = { .run = &run };
 	const char *out = opt.output;
@@ -797,7 +797,7 @@ int report_html(int argc, char **argv)
 	p.no_waits = ndefs < NDEFS;
 	for (size_t i = 0; i < ndefs; i++)
 		pass_begin(&passes[i], defs[i], &run);
-	passes[ndefs] = (struct pass){ &commands_pass, &p };	/* the commands */
+	passes[ndefs] = (struct report_pass){ &commands_pass, &p };	/* the commands */
 	read_passes(&run, argv, argc, passes, ndefs + 1);
 	for (size_t i = 0; i < ndefs; i++)
 		defs[i]->end(passes[i].st, &run, argv, argc);

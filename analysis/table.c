@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 /* The options of the command line (analyze_main.c fills them). */
-struct opts opt = { .depth = -1, .width = 1600 };
+struct report_opts opt = { .depth = -1, .width = 1600 };
 
 struct cell {
 	char *s;

@@ -9,7 +9,7 @@
 
 enum kind { K_STOP, K_CREATE, K_START, K_RETURN, K_DESTROY };
 
-struct ev {
+struct tl_event {
 	int64_t t;		/* node time; aligned when printed */
 	int64_t amount;		/* -1: none; a duration for stops and sleeps */
 	int64_t dur;		/* a returned call's, else -1 */
@@ -23,7 +23,7 @@ struct ev {
 };
 
 struct tl {
-	struct ev *v;
+	struct tl_event *v;
 	size_t n, cap;
 	struct trace_run *run;
 };
@@ -31,7 +31,7 @@ struct tl {
 static void add(struct tl *tl, enum kind k, int32_t who, int64_t t,
 		const char *api, int64_t amount, bool is_time)
 {
-	struct ev *e;
+	struct tl_event *e;
 
 	XGROW(tl->v, tl->cap, tl->n + 1);
 	e = &tl->v[tl->n];
@@ -85,7 +85,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	else
 		add(ctx, K_RETURN, t->index, io->end, api, -1, false);
 	for (size_t i = tl->n - 1 - opt.starts; i < tl->n; i++) {
-		struct ev *e = &tl->v[i];
+		struct tl_event *e = &tl->v[i];
 
 		e->target = target ? intern(target) : NULL;
 		e->pname = proc_name(t->proc);
@@ -96,7 +96,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 
 static int cmp_ev(const void *a, const void *b)
 {
-	const struct ev *x = a, *y = b;
+	const struct tl_event *x = a, *y = b;
 
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
@@ -137,7 +137,7 @@ int report_timeline(int argc, char **argv)
 			epoch0 = n->epoch;
 	}
 	for (size_t i = 0; i < tl.n; i++) {
-		struct ev *e = &tl.v[i];
+		struct tl_event *e = &tl.v[i];
 		struct trace_node *n = e->who < 0 ? run.nodes[-1 - e->who] : run.threads[e->who]->node;
 
 		e->t += n->epoch - epoch0;
@@ -167,7 +167,7 @@ int report_timeline(int argc, char **argv)
 		size_t rows = tl.n < table_stream_limit() ? tl.n : table_stream_limit();
 
 		for (size_t i = 0; i < rows; i++) {
-			struct ev *e = &tl.v[i];
+			struct tl_event *e = &tl.v[i];
 			struct trace_thread *t = e->who >= 0 ? run.threads[e->who] : NULL;
 			struct trace_node *n = t ? t->node : run.nodes[-1 - e->who];
 			const char *target = e->target ? e->target : "";

@@ -161,7 +161,7 @@ struct ttx_thread {
 };
 
 struct tx {
-	struct walk w;
+	struct thread_walk w;
 	struct ttx_thread *cur;
 };
 

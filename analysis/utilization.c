@@ -54,7 +54,7 @@ void util_spans(const struct spans *s, double cores, int64_t span, bool has_span
 }
 
 struct ut {
-	struct walk w;
+	struct thread_walk w;
 	double app, sys;
 	bool clip;		/* --span: count inside [lo, hi] only */
 	int64_t lo, hi;

@@ -18,7 +18,7 @@
 enum { EV_COMPUTE, EV_IO, EV_WAIT };
 enum { F_CPU, F_FILE, F_NET, NF };
 
-struct ev {
+struct wevent {
 	uint8_t kind, res;
 	int64_t start, dur, amount;	/* node time */
 	uint32_t seq;			/* io: its number in the node, 0 none */
@@ -29,11 +29,11 @@ struct ev {
 	uint8_t join;			/* 1 a process's, 2 a thread's; 0 none */
 };
 
-struct thr {
+struct wthread {
 	int node;
 	long pid, tid;
 	int64_t start, end;		/* node time */
-	struct ev *ev;
+	struct wevent *ev;
 	size_t n, cap, pos;
 	int started, done;
 	int64_t t;			/* virtual time (run time, ns) */
@@ -57,7 +57,7 @@ struct wnode {
 struct wi {
 	struct wnode *nodes;
 	size_t nn, ncap;
-	struct thr *thr;
+	struct wthread *thr;
 	size_t nt, tcap;
 };
 
@@ -90,7 +90,7 @@ static void on_thread(void *ctx, struct trace_thread *t)
 	struct wnode *x = wnode_of(w, t->node);
 
 	XGROW(w->thr, w->tcap, w->nt + 1);
-	struct thr *h = &w->thr[w->nt];
+	struct wthread *h = &w->thr[w->nt];
 	memset(h, 0, sizeof(*h));
 	h->node = t->node->index;
 	h->pid = t->proc ? t->proc->pid : 0;
@@ -103,17 +103,17 @@ static void on_thread(void *ctx, struct trace_thread *t)
 	w->nt++;
 }
 
-static struct thr *thr_of(struct wi *w, struct trace_thread *t)
+static struct wthread *thr_of(struct wi *w, struct trace_thread *t)
 {
 	return &w->thr[(size_t)t->priv - 1];
 }
 
-static struct ev *add(struct wi *w, struct trace_thread *t, int kind)
+static struct wevent *add(struct wi *w, struct trace_thread *t, int kind)
 {
-	struct thr *h = thr_of(w, t);
+	struct wthread *h = thr_of(w, t);
 
 	XGROW(h->ev, h->cap, h->n + 1);
-	struct ev *e = &h->ev[h->n++];
+	struct wevent *e = &h->ev[h->n++];
 	memset(e, 0, sizeof(*e));
 	e->kind = (uint8_t)kind;
 	return e;
@@ -121,7 +121,7 @@ static struct ev *add(struct wi *w, struct trace_thread *t, int kind)
 
 static void on_compute(void *ctx, struct trace_thread *t, int64_t start, int64_t dur)
 {
-	struct ev *e = add(ctx, t, EV_COMPUTE);
+	struct wevent *e = add(ctx, t, EV_COMPUTE);
 
 	e->start = start;
 	e->dur = dur;
@@ -144,7 +144,7 @@ static void note_seq(struct wnode *x, uint32_t seq, int64_t when)
 
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
-	struct ev *e = add(ctx, t, EV_IO);
+	struct wevent *e = add(ctx, t, EV_IO);
 	const struct trace_attr *s = trace_io_attr(io, "seq");
 
 	e->res = (uint8_t)io->res;
@@ -168,10 +168,10 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 
 /* The thread whose end E waits for: a process's main thread, or the
  * thread joined, on H's node; NULL when the trace does not hold it */
-static struct thr *waited(struct wi *w, const struct thr *h, const struct ev *e)
+static struct wthread *waited(struct wi *w, const struct wthread *h, const struct wevent *e)
 {
 	for (size_t i = 0; i < w->nt; i++) {
-		struct thr *o = &w->thr[i];
+		struct wthread *o = &w->thr[i];
 		if (o != h && o->node == h->node && o->tid == e->child &&
 		    (e->join == 2 || o->pid == e->child))
 			return o;
@@ -183,7 +183,7 @@ static void on_dep(void *ctx, struct trace_thread *t, const struct trace_dep *d)
 {
 	if (!d->wait)
 		return;
-	struct ev *e = add(ctx, t, EV_WAIT);
+	struct wevent *e = add(ctx, t, EV_WAIT);
 	e->wnode = intern(d->node);
 	e->wseq = (uint32_t)d->seq;
 }
@@ -271,7 +271,7 @@ static struct wnode *node_named(struct wi *w, const char *name)
  * time), as far as it got: a thread another made starts shifted so. */
 static int64_t main_shift(struct wi *w, struct wnode *x, int64_t orig, int *known)
 {
-	struct thr *m = &w->thr[x->first];
+	struct wthread *m = &w->thr[x->first];
 
 	*known = 1;
 	if (m->done)
@@ -283,7 +283,7 @@ static int64_t main_shift(struct wi *w, struct wnode *x, int64_t orig, int *know
 }
 
 /* Advance a thread as far as its waits let it; 1 when it moved. */
-static int step(struct wi *w, struct thr *h)
+static int step(struct wi *w, struct wthread *h)
 {
 	struct wnode *x = &w->nodes[h->node];
 	int moved = 0, known;
@@ -296,7 +296,7 @@ static int step(struct wi *w, struct thr *h)
 		h->started = moved = 1;
 	}
 	while (h->pos < h->n) {
-		struct ev *e = &h->ev[h->pos];
+		struct wevent *e = &h->ev[h->pos];
 		if (e->kind == EV_WAIT) {
 			struct wnode *p = node_named(w, e->wnode);
 			if (p && e->wseq < p->nseq && p->orig[e->wseq]) {
@@ -314,7 +314,7 @@ static int step(struct wi *w, struct thr *h)
 			 * long past it as the original's (a shell waiting for
 			 * sqlite3 kept its original 3.4 s on a device twice as
 			 * fast, and so did the run) */
-			struct thr *c = waited(w, h, e);
+			struct wthread *c = waited(w, h, e);
 			if (!c->done)
 				return moved;
 			int64_t lag = e->start + e->dur - c->end;

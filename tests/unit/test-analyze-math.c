@@ -300,7 +300,7 @@ static void test_consumption_stops(void)
 			 .end = S(6) + NS / 2, .req = S(2), .has_req = true };
 	struct trace_io wr = { .api = "write", .res = TRACE_RES_FILEWRITE, .start = S(7) + NS / 2,
 			 .end = S(8) + NS / 2, .amount = 100, .has_amount = true };
-	struct walk w;
+	struct thread_walk w;
 	int64_t sum = 0;
 
 	n.stops = st;

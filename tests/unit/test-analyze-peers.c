@@ -38,10 +38,10 @@ static struct peers *pair(void)
 }
 
 /* Account one call of a thread of r living [0, 4] s; returns the walk. */
-static struct walk one(struct peers *p, const struct trace_io *io)
+static struct thread_walk one(struct peers *p, const struct trace_io *io)
 {
 	struct trace_thread t = { .node = &r, .start = 0, .end = S(4) };
-	struct walk w = { .peers = p };
+	struct thread_walk w = { .peers = p };
 
 	walk_thread(&w, &t);
 	walk_io(&w, &t, io);
@@ -49,7 +49,7 @@ static struct walk one(struct peers *p, const struct trace_io *io)
 	return w;
 }
 
-static void check_sum(const struct walk *w)
+static void check_sum(const struct thread_walk *w)
 {
 	int64_t sum = 0;
 
@@ -84,7 +84,7 @@ static void test_split(void)
 	struct peers *p = pair();
 	struct trace_io rv = { .api = "recv", .res = TRACE_RES_NETRECV, .peer = "10.0.0.2:40002",
 			 .start = S(0.5), .end = S(1.5), .amount = 10, .has_amount = true };
-	struct walk w;
+	struct thread_walk w;
 
 	r.stops = r_stops;
 	r.nstops = 1;
@@ -121,7 +121,7 @@ static void test_skew(void)
 	struct trace_stop st[] = { { S(2.2), S(2.6) } };
 	struct trace_io rv = { .api = "recv", .res = TRACE_RES_NETRECV, .peer = "10.0.0.2:40002",
 			 .start = S(2), .end = S(2.95), .amount = 10, .has_amount = true };
-	struct walk w;
+	struct thread_walk w;
 
 	r.stops = st;
 	r.nstops = 1;
@@ -141,7 +141,7 @@ static void test_hold(void)
 	struct trace_io rv = { .api = "recv", .res = TRACE_RES_NETRECV, .peer = "10.0.0.2:40002",
 			 .start = S(2.5), .end = S(3.5), .amount = 10, .has_amount = true,
 			 .throttle = S(0.2), .has_throttle = true };
-	struct walk w = one(p, &rv);
+	struct thread_walk w = one(p, &rv);
 
 	CU_ASSERT_EQUAL(w.acct.cat[CAT_BLOCKED], S(0.5));
 	CU_ASSERT_EQUAL(w.acct.cat[CAT_NETRECV], S(0.5));
