@@ -51,6 +51,8 @@ $(eval $(call fuzzbin,pcap,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,mpi_deps,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,replayrep,$(FUZZ_ANALYZE)))
 $(eval $(call fuzzbin,trace_replay,$(FUZZ_REPLAY)))
+# replay's asynchronous queues (replay/aio.c), as replay/build.mk links them
+$(O)/fuzz/trace_replay: FUZZ_LIBS += -laio -luring
 $(eval $(call fuzzbin,spool,$(FUZZ_CAPTURE)))
 # capture/acl.h: the header alone
 $(eval $(call fuzzbin,acl,))
