@@ -42,6 +42,8 @@ struct discovery {
 
 /* Is there a message edge into node x's I/O xs (from node t; -1 any)? */
 int discover_has_message(const struct discovery *d, int x, uint64_t xs, int t);
+/* (msgedges.c) sorts the message edges, once they are all in */
+void discover_sort_messages(struct discovery *d);
 typedef void (*gt_emit)(struct discovery *d, int x, uint64_t xs, int t, uint64_t ts,
 			int origin, int unsure);
 /* The waits the passes saw, decided (groups.c): each an edge to emit. */

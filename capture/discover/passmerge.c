@@ -1230,31 +1230,6 @@ static void mpi_edges(struct discovery *d)
 	free(first);
 	mpi_deps_free(&md);
 }
-static int cmp_dedge(const void *a, const void *b)
-{
-	const struct dedge *x = a, *y = b;
-
-	if (x->x != y->x)
-		return x->x - y->x;
-	return x->xs < y->xs ? -1 : x->xs > y->xs;
-}
-
-int discover_has_message(const struct discovery *d, int x, uint64_t xs, int t)
-{
-	struct dedge key = { x, 0, xs, 0 };
-	const struct dedge *e = d->nmsg ? bsearch(&key, d->msg, d->nmsg, sizeof(key),
-						   cmp_dedge) : NULL;
-
-	if (!e || t < 0)
-		return e != NULL;
-	while (e > d->msg && !cmp_dedge(e - 1, &key))
-		e--;
-	for (; e < d->msg + d->nmsg && !cmp_dedge(e, &key); e++)
-		if (e->t == t)
-			return 1;
-	return 0;
-}
-
 /* --- the passes -------------------------------------------------------- */
 
 struct discovery *discover_begin(struct cluster_opts *o, char **names, int n,
@@ -1284,8 +1259,7 @@ struct discovery *discover_begin(struct cluster_opts *o, char **names, int n,
 		open_edges(d);
 		byte_edges(d);
 		mpi_edges(d);
-		if (d->nmsg)
-			qsort(d->msg, d->nmsg, sizeof(*d->msg), cmp_dedge);
+		discover_sort_messages(d);
 	}
 	return d;
 }

@@ -98,26 +98,6 @@ static int set_filter(pcap_t *p)
 	return r;
 }
 
-pcap_dumper_t *netcap_dump_create(pcap_t *p, const char *path, char *why)
-{
-	int fd = -1;
-	FILE *f = NULL;
-	pcap_dumper_t *d;
-
-	if ((unlink(path) < 0 && errno != ENOENT) || (fd = create_excl(path, 0644)) < 0 ||
-	    !(f = fdopen(fd, "w"))) {
-		snprintf(why, PCAP_ERRBUF_SIZE, "%s", strerror(errno));
-		if (!f && fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	if (!(d = PCAP(dump_fopen)(p, f))) {
-		snprintf(why, PCAP_ERRBUF_SIZE, "%s", PCAP(geterr)(p));
-		fclose(f);
-	}
-	return d;
-}
-
 struct netcap *netcap_open(const struct netcap_opts *o, const char *spool)
 {
 	char err[PCAP_ERRBUF_SIZE] = "";

@@ -6,9 +6,11 @@
  * unconnected UDP socket every datagram to or from its local endpoint, a
  * wildcard address matching any.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pcap_lazy.h"
 
@@ -176,6 +178,27 @@ static pcap_t *open_raw(const char *raw)
 	if (!in)
 		die(2, "--pcap: %s: %s", raw, err);
 	return in;
+}
+
+/* A new pcap file at path, made by us alone (O_EXCL), for p's packets. */
+pcap_dumper_t *netcap_dump_create(pcap_t *p, const char *path, char *why)
+{
+	int fd = -1;
+	FILE *f = NULL;
+	pcap_dumper_t *d;
+
+	if ((unlink(path) < 0 && errno != ENOENT) || (fd = create_excl(path, 0644)) < 0 ||
+	    !(f = fdopen(fd, "w"))) {
+		snprintf(why, PCAP_ERRBUF_SIZE, "%s", strerror(errno));
+		if (!f && fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!(d = PCAP(dump_fopen)(p, f))) {
+		snprintf(why, PCAP_ERRBUF_SIZE, "%s", PCAP(geterr)(p));
+		fclose(f);
+	}
+	return d;
 }
 
 void netcap_keep_own(const char *raw, const char *out, const char *spool,

@@ -121,7 +121,7 @@ static uint64_t ino_of(long fd)
 	return island_sys6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 ? st.st_ino : 0;
 }
 
-/* Each call's kind: what resolve.c's call_kind_equal compares (the
+/* Each call's kind: what callinfo.c's call_kind_equal compares (the
  * same event at two levels: write and write, open and openat) */
 static const char *const kind_of[C_NCALLS] = {
 #define CALL(id, api, res, amount, effect) [C_##id] = #res " " #amount " " #effect,

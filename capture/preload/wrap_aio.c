@@ -64,7 +64,7 @@ static long aio_call(int which, const long *a)
 	if (f)
 		return f(a[0], a[1], a[2], a[3], a[4], a[5]);
 	int e = errno;
-	long r = syscall(aio_nrs[which], a[0], a[1], a[2], a[3], a[4], a[5]);
+	long r = raw_syscall(aio_nrs[which], a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (r < 0) {
 		r = -errno;
 		errno = e;

@@ -14,63 +14,13 @@
 #include <sys/wait.h>
 
 #include "capture.h"
+#include "capture/spool/callinfo.h"
 #include "util.h"
-
-enum amount { AMT_NONE, AMT_RET, AMT_ITEMS, AMT_CHAR, AMT_A2, AMT_A1 };
-enum effect { EFF_NONE, EFF_USE, EFF_OPEN, EFF_CLOSE, EFF_DUP, EFF_FCNTL,
-	      EFF_SOCKET, EFF_PAIR, EFF_ACCEPT, EFF_CONNECT, EFF_BIND,
-	      EFF_PATH, EFF_REOPEN, EFF_CWD, EFF_FDOPEN, EFF_MAP, EFF_UNMAP,
-	      EFF_MSYNC, EFF_POPEN, EFF_ANON };
-
-static const struct callinfo {
-	const char *api;
-	int res, amount, effect;
-} calls[] = {
-#define CALL(id, api, res, amount, effect) \
-	[C_##id] = { api, RES_##res, AMT_##amount, EFF_##effect },
-#include "trace/calls.def"
-#undef CALL
-};
-
-const char *const res_names[] = {
-	"fileread", "filewrite", "filemeta", "netsend", "netrecv", "netmeta",
-	"sleep", "wait", "proc", "sys",
-};
-
-const char *call_name(int call)
-{
-	return call >= 0 && call < C_NCALLS ? calls[call].api : "?";
-}
-
-/* The same kind of call at two levels (write and write, open and openat). */
-int call_kind_equal(int a, int b)
-{
-	return a >= 0 && a < C_NCALLS && b >= 0 && b < C_NCALLS &&
-	       calls[a].res == calls[b].res && calls[a].amount == calls[b].amount &&
-	       calls[a].effect == calls[b].effect;
-}
-
-int call_has_amount(int call)
-{
-	return call >= 0 && call < C_NCALLS && calls[call].amount != AMT_NONE;
-}
-
-int64_t amount_of(const struct rec *r)
-{
-	switch (calls[r->call].amount) {
-	case AMT_RET:   return r->ret > 0 ? r->ret : 0;
-	case AMT_ITEMS: return r->ret > 0 ? r->ret * r->a2 : 0;
-	case AMT_CHAR:  return r->ret >= 0 ? 1 : 0;
-	case AMT_A2:    return r->ret >= 0 && r->a2 > 0 ? r->a2 : 0;
-	case AMT_A1:    return r->ret >= 0 ? r->a1 : 0;
-	}
-	return 0;
-}
 
 /* Data calls on a socket or pipe are network traffic. */
 int res_of(const struct cap_node *n, const struct rec *r)
 {
-	int res = calls[r->call].res;
+	int res = call_info[r->call].res;
 
 	if ((res == RES_FILEREAD || res == RES_FILEWRITE) && r->obj) {
 		const struct obj *o = &n->objs[r->obj - 1];
@@ -390,23 +340,6 @@ static int is_copy(int call)
 	       call == C_TEE;
 }
 
-/* Calls whose payload holds a second path, resolved against a1. */
-int two_paths(int call)
-{
-	return call == C_RENAME || call == C_RENAMEAT || call == C_RENAMEAT2 ||
-	       call == C_LINK || call == C_LINKAT;
-}
-
-int copy_src_fd(const struct rec *r)
-{
-	return (int)(int32_t)(uint32_t)r->a2;
-}
-
-int copy_src_obj(const struct rec *r)
-{
-	return (int)((uint64_t)r->a2 >> 32);
-}
-
 static void count_use(struct cap_node *n, struct rec *r)
 {
 	/* obj numbers come from records the application could overwrite
@@ -434,14 +367,14 @@ static void count_use(struct cap_node *n, struct rec *r)
 	switch (res) {
 	case RES_FILEREAD:
 	case RES_NETRECV:
-		if (calls[r->call].amount != AMT_NONE) {
+		if (call_info[r->call].amount != AMT_NONE) {
 			o->reads++;
 			o->bytes_read += (uint64_t)a;
 		}
 		break;
 	case RES_FILEWRITE:
 	case RES_NETSEND:
-		if (calls[r->call].amount != AMT_NONE) {
+		if (call_info[r->call].amount != AMT_NONE) {
 			o->writes++;
 			o->bytes_written += (uint64_t)a;
 		}
@@ -452,7 +385,7 @@ static void count_use(struct cap_node *n, struct rec *r)
 	/* an inherited socket or pipe is the app's once it uses it: a stray
 	 * descriptor of whoever started the app, closed unused, is not */
 	if ((o->kind == OBJ_SOCKET || o->kind == OBJ_PIPE) &&
-	    calls[r->call].effect != EFF_CLOSE)
+	    call_info[r->call].effect != EFF_CLOSE)
 		o->listed = 1;
 }
 
@@ -493,7 +426,7 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 	}
 	if (r->call >= C_NCALLS)
 		return;
-	int eff = calls[r->call].effect;
+	int eff = call_info[r->call].effect;
 	/* a call that names a path but has none: the program's pointer
 	 * pointed nowhere (the call failed, appmem.c), no file named */
 	if (!plen && (eff == EFF_OPEN || eff == EFF_PATH || eff == EFF_REOPEN ||
@@ -591,7 +524,7 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 		struct sockinfo *si = (struct sockinfo *)pl;
 		if (REC_PAYLOAD_LEN(r) < sizeof(*si))	/* cut or overwritten */
 			break;
-		if (calls[r->call].effect == EFF_ACCEPT) {
+		if (call_info[r->call].effect == EFF_ACCEPT) {
 			if (!ok)
 				break;
 			int lid = fd_get(f, (int)r->a1);
@@ -606,7 +539,7 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 			if (id) {
 				struct obj *o = &rs->n->objs[id - 1];
 				set_addr(&o->local, &si->local, si->llen);
-				if (calls[r->call].effect == EFF_CONNECT) {
+				if (call_info[r->call].effect == EFF_CONNECT) {
 					set_addr(&o->peer, &si->peer, si->plen);
 					strcpy(o->direction, "out");
 				}
@@ -698,7 +631,7 @@ static int yields_fd(const struct rec *r)
 {
 	if (r->call >= C_NCALLS)          /* REC_PROC, REC_FDINFO */
 		return 0;
-	switch (calls[r->call].effect) {
+	switch (call_info[r->call].effect) {
 	case EFF_OPEN: case EFF_DUP: case EFF_FCNTL: case EFF_SOCKET:
 	case EFF_PAIR: case EFF_ACCEPT: case EFF_REOPEN: case EFF_POPEN:
 	case EFF_ANON:
