@@ -6,15 +6,15 @@
 # single-node passes), recall and precision against the
 # program's known dependencies (traces/PROGRAM.deps, checked by
 # tests/e2e/depcheck.py), and the causal replay's error per node.
-#   RUNS=3 bench/discover.sh
+#   RUNS=3 bench/discover.sh       (PROGS="" skips to group testing)
 cd "$(dirname "$0")/.." || exit 2
 RUNS=${RUNS:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 printf '%-11s %3s %6s %9s %9s %6s %5s %9s %7s %9s  %s\n' program run passes unthrottl "max pass" ratio deps "msg/grp/1" recall precision "replay error per node"
-progs="http redis retryranks"
-if [ -x build/tests/apps/mpiring ] && command -v mpirun >/dev/null; then
+progs=${PROGS-"http redis retryranks"}
+if [ -z "${PROGS+set}" ] && [ -x build/tests/apps/mpiring ] && command -v mpirun >/dev/null; then
 	progs="$progs mpiring"
 else
 	echo "(mpiring: no mpirun or not built with mpicc: left out)"
@@ -48,10 +48,19 @@ echo " pass: the longest throttled pass; ratio: max pass / unthrottled, the bar 
 # TCP, then half of them wait each for one other, through a file or
 # shared memory; the program writes its own truth. Per N and medium:
 # passes (the budget: 2 + ceil(log2 N)), the waits by origin, recall and
-# precision against the truth (island-analyze deps --truth).
+# precision against the truth (island-analyze deps --truth); then the
+# causal replay's run error on that trace and on the trace of //TRACE's
+# N + 1 passes (--one-by-one) of the same program: group testing should
+# replay as well as the passes it saves (ONE_BY_ONE=0 leaves them out).
 #   NS="4 8 16 32" RUNS=3 bench/discover.sh
 echo
-printf '%-6s %3s %3s %6s %6s %7s %6s %6s %7s %9s %8s\n' medium N run passes budget message group single unsure recall precision
+printf '%-6s %3s %3s %6s %6s %7s %6s %6s %7s %9s %8s %8s %8s\n' medium N run passes budget message group single unsure recall precision replay "1by1 rep"
+# run_error TRACE NAME: the causal replay's run error (%), "-" when it failed
+run_error() {
+	rm -rf "$tmp/root.$2"
+	bin/island-replay -q --root "$tmp/root.$2" -o "$tmp/rep.$2.xml" "$1" > /dev/null 2>&1 &&
+		sed -n 's/.*<run .* error="\(-*[0-9.]*\)".*/\1%/p' "$tmp/rep.$2.xml" || echo -
+}
 for n in ${NS:-4 8 16 32}; do
 	budget=2 b=1
 	while [ "$b" -lt "$n" ]; do b=$((b * 2)); budget=$((budget + 1)); done
@@ -82,10 +91,18 @@ for n in ${NS:-4 8 16 32}; do
 			m=$(bin/island-analyze deps --csv --table measures --truth "$tmp/wp/unthrottled/scratch" "$tmp/w.xml")
 			rec=$(echo "$m" | sed -n 's/^recall,\([^,]*\),.*/\1/p')
 			prec=$(echo "$m" | sed -n 's/^precision,\([^,]*\),.*/\1/p')
-			printf '%-6s %3s %3s %6s %6s %7s %6s %6s %7s %8s%% %8s%%\n' $medium $n $run $np $budget \
-				"$1" "$2" "$3" "$4" "$rec" "$prec"
+			rg=$(run_error "$tmp/w.xml" group)
+			r1=-
+			if [ "${ONE_BY_ONE:-1}" = 1 ] &&
+			   bin/island-capture --cluster "$tmp/w.cluster.xml" --discover --one-by-one \
+				--watchdog-factor 4 --timeout 300 -o "$tmp/w1.xml" >/dev/null 2>"$tmp/err1"; then
+				r1=$(run_error "$tmp/w1.xml" one)
+			fi
+			printf '%-6s %3s %3s %6s %6s %7s %6s %6s %7s %8s%% %8s%% %8s %8s\n' $medium $n $run $np $budget \
+				"$1" "$2" "$3" "$4" "$rec" "$prec" "$rg" "$r1"
 		done
 	done
 done
 echo "(message/group/single: waits from the unthrottled pass's messages, from group"
-echo " and bit passes, from single-node passes; unsure: marked certain=\"no\")"
+echo " and bit passes, from single-node passes; unsure: marked certain=\"no\"; replay,"
+echo " 1by1 rep: the causal replay's run error on this trace and on --one-by-one's)"

@@ -14,6 +14,7 @@ int mpi_available(void)
 
 int mpi_main(struct trace *t)
 {
+	(void)t;
 	die(2, "--mpi: this island-replay was built without MPI (mpicc was not found at build time)");
 }
 #else
