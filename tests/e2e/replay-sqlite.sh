@@ -62,22 +62,18 @@ for k in 1 2 3; do
 	sed -n "s/.*<run original=\"\([0-9.]*\)\".*/capture $k \1/p" q$k-1.xml >> times.txt
 	echo "inserts, capture $k ($(grep -c '<io ' q$k.xml) calls): $(awk -v k=$k '$2 == k { printf " %s %s", $1, $3 }' times.txt)"
 done
-# medians (of 3 and of 9) and the spreads, in %
-awk 'function med(a, n,   i, j, t) {
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-	function dev(x, m) { x = (x - m) / m * 100; return x < 0 ? -x : x }
-	$1 == "capture" { c[++nc] = $3 } $1 == "replay" { r[++nr] = $3; per[$2, ++np[$2]] = $3 }
-	$1 == "native" { nv[++nn] = $3 }
-	END {
-		for (i = 1; i <= nc; i++) cc[i] = c[i]; mc = med(cc, nc)
-		mn = med(nv, nn); o = mn < mc ? (mc - mn) / mc * 100 : 0
-		for (i = 1; i <= nr; i++) rr[i] = r[i]; mr = med(rr, nr)
-		for (i = 1; i <= nc; i++) if (dev(c[i], mc) > s) s = dev(c[i], mc)
-		for (k in np) { n = 0; for (i = 1; i <= np[k]; i++) one[++n] = per[k, i]; m = med(one, n)
-			for (i = 1; i <= np[k]; i++) if (dev(per[k, i], m) > s) s = dev(per[k, i], m) }
-		printf "%.2f %.2f %.6f %.6f %.6f %.2f\n", (mr - mc) / mc * 100, s, mc, mr, mn, o }' times.txt > inserts.txt
-read -r e spread mc mr mn own < inserts.txt
+# medians (of 3 and of 9), and the spreads about them in %
+col() { awk -v w="$1" -v k="$2" '$1 == w && (k == "" || $2 == k) { print $3 }' times.txt; }
+spread_of() { awk -v m="$1" '{ d = ($1 - m) / m * 100; if (d < 0) d = -d; if (d > s) s = d } END { printf "%.2f\n", s }'; }
+mc=$(col capture | median) mr=$(col replay | median) mn=$(col native | median)
+spread=$(col capture | spread_of "$mc")
+for k in 1 2 3; do
+	s=$(col replay $k | spread_of "$(col replay $k | median)")
+	spread=$(awk -v a="$spread" -v b="$s" 'BEGIN { print (b > a ? b : a) }')
+done
+read -r e own <<EOF_
+$(awk -v c="$mc" -v r="$mr" -v n="$mn" 'BEGIN { printf "%.2f %.2f\n", (r - c) / c * 100, n < c ? (c - n) / c * 100 : 0 }')
+EOF_
 b=$(awk -v s="$spread" 'BEGIN { print (s > 5 ? s : 5) }')
 lo=$(awk -v b="$b" -v o="$own" 'BEGIN { print -(b + o) }')
 echo "inserts: median replay $mr s against median capture $mc s: error $e %; the run's own spread $spread %; native $mn s (the capture's share $own %)"
