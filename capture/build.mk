@@ -126,5 +126,15 @@ $(O)/tests/unit/test-session-hold.o: capture/preload/holds.c capture/preload/pre
 $(O)/tests/unit/test-session-hold.o: CPPFLAGS += -Icapture
 TEST_BINS += $(O)/tests/unit/test-session-hold
 
+# The interposer's lookup of its real functions: capture/preload/symfind.c
+# built into the test, against the loader's own lookup.
+$(O)/tests/unit/test-symfind: $(O)/tests/unit/test-symfind.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $^ $(CUNIT_LIBS) -ldl -lpthread
+$(O)/tests/unit/test-symfind.o: capture/preload/symfind.c capture/preload/symfind.h \
+	capture/preload/reals.def
+$(O)/tests/unit/test-symfind.o: CPPFLAGS += -Icapture -Icapture/preload
+TEST_BINS += $(O)/tests/unit/test-symfind
+
 # The MPI level (capture/mpi/build.mk)
 include capture/mpi/build.mk
