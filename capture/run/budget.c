@@ -10,7 +10,10 @@
  * reason="max-size"; the app runs on, untouched. A streamed trace that
  * grows at a rate that would fill the free space of its file system
  * (statvfs) within the hour is said once, with the compact encoding's
- * name.
+ * name. So is a spool that would reach its limit within the hour: it
+ * keeps every record until the end (--recover needs them), some 64
+ * bytes a call whatever the trace's encoding, and at its limit the
+ * threads record nothing more.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,13 +37,14 @@ struct budget {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int halt, hit, warned;
+	int halt, hit, warned, spool_warned;
+	uint64_t spool_prev;         /* the spool's pages, RATE_NS ago */
 	struct stream *stream;       /* the trace's parts written as it runs */
 	double per_spool;            /* else: its bytes per spool byte, a guess */
 	uint64_t max, wchar0, most;
 	int64_t t0, hit_at;
 	struct arena_hdr *a;
-	char *output, *fsdir;
+	char *output, *fsdir, *spool;
 };
 
 uint64_t budget_size(const char *opt, const char *v)
@@ -112,6 +116,28 @@ static void fmt_size(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.0f kB", v / 1e3);
 }
 
+/* The spool's rate over dt ns, against what is left of its limit */
+static void look_spool(struct budget *b, int64_t dt)
+{
+	uint64_t given = b->a ? __atomic_load_n(&b->a->given, __ATOMIC_RELAXED) : 0;
+	uint64_t limit = b->a ? b->a->budget : 0;
+	double rate = (double)(given - b->spool_prev) * 1e9 / (double)dt;
+
+	b->spool_prev = given;
+	if (b->spool_warned || b->hit || !limit || given >= limit || rate <= 0 ||
+	    rate * 3600 < (double)(limit - given))
+		return;
+	char r[32], l[32];
+	fmt_size(r, sizeof(r), rate);
+	fmt_size(l, sizeof(l), (double)(limit - given));
+	b->spool_warned = 1;
+	warnx("%s: the spool grows %s/s: at that rate the %s left of its limit are "
+	      "used within the hour, and nothing is recorded after (the spool keeps "
+	      "some 64 bytes a call until the end; its limit is half the space that "
+	      "was free in %s: --spool-dir on a file system with more room)",
+	      b->output, r, l, b->spool);
+}
+
 static void look(struct budget *b, int64_t now, uint64_t *prev, int64_t *prev_t)
 {
 	uint64_t got = taken(b);
@@ -126,12 +152,15 @@ static void look(struct budget *b, int64_t now, uint64_t *prev, int64_t *prev_t)
 		      "reason=\"max-size\"", b->output, (double)(now - b->t0) / 1e9);
 	}
 	if (now - *prev_t < RATE_NS) {
-		if (!*prev_t)
+		if (!*prev_t) {
 			*prev_t = now, *prev = got;
+			b->spool_prev = b->a ? __atomic_load_n(&b->a->given, __ATOMIC_RELAXED) : 0;
+		}
 		return;
 	}
 	double rate = (double)(got - *prev) * 1e9 / (double)(now - *prev_t);
 	struct statvfs sv;
+	look_spool(b, now - *prev_t);
 	*prev = got;
 	*prev_t = now;
 	/* a trace written at the end has only a guess of its size: no
@@ -190,6 +219,9 @@ struct budget *budget_start(const char *spool, const char *output, uint64_t max,
 	b->output = xstrdup(output);
 	b->fsdir = xstrdup(dirname(copy));
 	free(copy);
+	copy = xstrdup(spool);
+	b->spool = xstrdup(dirname(copy));
+	free(copy);
 	b->max = max;
 	b->stream = stream;
 	/* XML: some 9 bytes a spool byte (a run of writes: 430 MB of XML
@@ -223,6 +255,7 @@ int budget_stop(struct budget *b, double *at)
 		munmap(b->a, SPOOL_HDR_SIZE);
 	free(b->output);
 	free(b->fsdir);
+	free(b->spool);
 	free(b);
 	return hit;
 }
