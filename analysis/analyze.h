@@ -15,7 +15,7 @@
 
 /* Time categories of the consumption report; they add up to live. */
 enum cat {
-	CAT_CPU, CAT_SLEEP, CAT_FILEREAD, CAT_FILEWRITE, CAT_FILEMETA,
+	CAT_COMPUTE, CAT_SLEEP, CAT_FILEREAD, CAT_FILEWRITE, CAT_FILEMETA,
 	CAT_NETSEND, CAT_NETRECV, CAT_PIPE, CAT_BLOCKED, CAT_STOPPED, CAT_N
 };
 extern const char *const cat_names[CAT_N];

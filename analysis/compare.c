@@ -106,7 +106,7 @@ typedef int64_t (*work_fn)(const struct side *s);
 
 static int64_t work_cpu(const struct side *s)
 {
-	return s->all.cat[CAT_CPU];
+	return s->all.cat[CAT_COMPUTE];
 }
 
 static int64_t work_file(const struct side *s)
@@ -140,7 +140,7 @@ static const struct resource {
 	  "nothing to add; the peer's own time says why it was late",
 	  { CAT_BLOCKED }, 1, NULL, NULL },
 	{ "a faster CPU", "computing", "a faster CPU would help most",
-	  { CAT_CPU }, 1, NULL, NULL },
+	  { CAT_COMPUTE }, 1, NULL, NULL },
 	{ "no resource", "sleeping", "nothing to add; the program asked to sleep",
 	  { CAT_SLEEP }, 1, NULL, NULL },
 };

@@ -1,7 +1,7 @@
 /* consumption: where each thread's live time went, Island's "Thread Time
  * Consumption". Every instant of a thread's life goes to exactly one
  * category, so the categories add up to live:
- *   - outside calls (compute) and res=proc calls: cpu
+ *   - outside calls (compute) and res=proc calls: compute
  *   - in a call: the category of its res (see cat_rules); a write or
  *     other call on a pipe (proto="pipe") is pipe: a pipe is no network
  *   - in a node stop: stopped, when the stop can have delayed the thread:
@@ -13,7 +13,7 @@
  *     account_recv()). The rules are docs/restrictions.md.
  * With --from/--to every interval is clipped to the window, and with
  * --call/--path only the time inside the selected calls counts: live is
- * then what was selected, and nothing left out becomes cpu. */
+ * then what was selected, and nothing left out becomes compute. */
 #include "analyze.h"
 #include "net.h"
 
@@ -21,7 +21,7 @@
 #include <string.h>
 
 const char *const cat_names[CAT_N] = {
-	"cpu", "sleep", "fileread", "filewrite", "filemeta", "netsend", "netrecv",
+	"compute", "sleep", "fileread", "filewrite", "filemeta", "netsend", "netrecv",
 	"pipe", "blocked", "stopped",
 };
 
@@ -47,8 +47,8 @@ static const struct {
 	[TRACE_RES_NETMETA]   = { CAT_NETSEND,   EXP_NONE },
 	[TRACE_RES_SLEEP]     = { CAT_SLEEP,     EXP_REQ },
 	[TRACE_RES_WAIT]      = { CAT_BLOCKED,   EXP_ALL },
-	[TRACE_RES_PROC]      = { CAT_CPU,       EXP_NONE },
-	[TRACE_RES_SYS]       = { CAT_CPU,       EXP_NONE },
+	[TRACE_RES_PROC]      = { CAT_COMPUTE,       EXP_NONE },
+	[TRACE_RES_SYS]       = { CAT_COMPUTE,       EXP_NONE },
 };
 
 /* netmeta calls that wait for the peer. */
@@ -184,7 +184,7 @@ static void account_recv(struct acct *a, const struct trace_node *n, enum trace_
 
 void account_gap(struct acct *a, const struct trace_node *n, int64_t start, int64_t end)
 {
-	split_stops(a, n, CAT_CPU, start, end, end - start);
+	split_stops(a, n, CAT_COMPUTE, start, end, end - start);
 }
 
 void account_io(struct acct *a, const struct trace_node *n, const struct trace_io *io,
@@ -606,9 +606,9 @@ static void cons_end(void *st, struct trace_run *run, char **files, int nfiles)
 	add_rows(t, "ALL", "", "SUM", NULL, &all.sum);
 	add_rows(t, "ALL", "", "ALL", NULL, &all.wall);
 	table_emit(t);
-	/* which time "cpu" is: not the kernel's CPU time (sums, summary) */
+	/* which time "compute" is: not the kernel's CPU time (sums, summary) */
 	if (!opt.csv && !opt.output)
-		printf("note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);\n"
+		printf("note: compute is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);\n"
 		       "      SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category\n");
 	free(per);
 }

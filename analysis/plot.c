@@ -22,7 +22,7 @@
 #define TOP 40
 
 const char *const cat_colors[CAT_N] = {
-	[CAT_CPU] = "#4e79a7", [CAT_SLEEP] = "#bab0ac", [CAT_FILEREAD] = "#59a14f",
+	[CAT_COMPUTE] = "#4e79a7", [CAT_SLEEP] = "#bab0ac", [CAT_FILEREAD] = "#59a14f",
 	[CAT_FILEWRITE] = "#8cd17d", [CAT_FILEMETA] = "#b6992d", [CAT_NETSEND] = "#f28e2b",
 	[CAT_NETRECV] = "#ffbe7d", [CAT_PIPE] = "#9d7660", [CAT_BLOCKED] = "#e15759",
 	[CAT_STOPPED] = "#222222",

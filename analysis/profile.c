@@ -71,7 +71,7 @@ static const char *const bcat_names[BC_N] = {
 	"I/O", "other OS calls", "thread blocking", "stopped by restrictions",
 };
 static const enum bcat bcat_of[CAT_N] = {
-	[CAT_CPU] = BC_OS,	/* in a call: res proc, or a raw syscall() */
+	[CAT_COMPUTE] = BC_OS,	/* in a call: res proc, or a raw syscall() */
 	[CAT_SLEEP] = BC_BLOCK, [CAT_BLOCKED] = BC_BLOCK,
 	[CAT_FILEREAD] = BC_IO, [CAT_FILEWRITE] = BC_IO, [CAT_FILEMETA] = BC_IO,
 	[CAT_NETSEND] = BC_IO, [CAT_NETRECV] = BC_IO, [CAT_PIPE] = BC_IO,
@@ -343,7 +343,7 @@ static void bd_sink(void *arg, enum cat c, int64_t start, int64_t end)
 	struct prof_thread *s = arg;
 	int64_t d = clip(s->p, s->t, start, end);
 
-	if (c == CAT_CPU && start < s->io_start)
+	if (c == CAT_COMPUTE && start < s->io_start)
 		s->p->gaps += d;	/* outside calls */
 	else
 		s->p->bc[bcat_of[c]] += d;

@@ -106,7 +106,7 @@ static void summary_end(void *st, struct trace_run *rp, char **files, int nfiles
 	table_none(t, "");
 	table_emit(t);
 	if (!opt.csv && !opt.output)
-		printf("note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's cpu is\n"
+		printf("note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's compute is\n"
 		       "      wall-clock time outside calls\n");
 }
 

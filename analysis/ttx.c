@@ -147,9 +147,9 @@ static void ttx_print(const struct ttx_result *r, char **comps, char **states)
 
 		printf("note: the state totals are overlap-aware; they add up to %s s against a TTX of %s s: additivity does not hold\n",
 		       fmt_secs(a, sizeof(a), sum_union), fmt_secs(buf, sizeof(buf), r->ttx));
-		/* which time cpu is, for a trace's states */
+		/* which time compute is, for a trace's states */
 		if (states == (char **)cat_names)
-			printf("note: cpu is wall-clock time outside calls, as consumption's; not CPU time (sums' cpu, summary's cpu_s)\n");
+			printf("note: compute is wall-clock time outside calls, as consumption's; not CPU time (sums' cpu, summary's cpu_s)\n");
 	}
 }
 

@@ -6,15 +6,15 @@
  *   traces: from the threads' CPU time (their cpu attribute), never from
  *     wall time: a thread that waited for a core computed for less than
  *     its wall time outside calls. A thread's app share is its CPU time up
- *     to its cpu category (the wall time it spent outside calls, the most
+ *     to its compute category (the wall time it spent outside calls, the most
  *     it can have computed there); system is the rest of its CPU time
  *     (kernel and library work inside calls). A thread without a cpu
- *     attribute counts its cpu category as app, and a warning says so.
- *     With --span, a thread's app counts in proportion to its cpu
+ *     attribute counts its compute category as app, and a warning says so.
+ *     With --span, a thread's app counts in proportion to its compute
  *     category inside the first SECONDS of the run, its system in
  *     proportion to its live time inside them (the trace says how much
  *     CPU, not when). --from/--to and --call/--path count the same way:
- *     a thread's app in proportion to its cpu category inside what the
+ *     a thread's app in proportion to its compute category inside what the
  *     filters select, its system to its live time there; the provided
  *     time is the window's. Use beyond what was provided is warned about and
  *     scaled down so that the shares stay within 100 %. */
@@ -72,7 +72,7 @@ static void clip_sink(void *arg, enum cat c, int64_t s, int64_t e)
 	if (b <= a)
 		return;
 	u->in_live += b - a;
-	if (c == CAT_CPU)
+	if (c == CAT_COMPUTE)
 		u->in_cpu += b - a;
 }
 
@@ -100,10 +100,10 @@ static void on_thread_end(void *ctx, struct trace_thread *t)
 	int64_t cpu, live = 0;
 
 	walk_end(&u->w, t);
-	cpu = u->w.acct.cat[CAT_CPU];
+	cpu = u->w.acct.cat[CAT_COMPUTE];
 	for (int k = 0; k < CAT_N; k++)      /* what clip_sink was given */
 		live += u->w.acct.cat[k];
-	int64_t sel_live = 0, sel_cpu = u->w.acct.in[CAT_CPU];
+	int64_t sel_live = 0, sel_cpu = u->w.acct.in[CAT_COMPUTE];
 
 	for (int k = 0; k < CAT_N; k++)
 		sel_live += u->w.acct.in[k];

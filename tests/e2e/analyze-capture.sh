@@ -31,7 +31,7 @@ while :; do
 	"$C" --cpu 0.10 --filewrite 100000 -n seed -o seed.xml "$APP" 100000 > /dev/null ||
 		{ echo "FAIL: capture"; exit 1; }
 	"$A" consumption --csv seed.xml > cons.csv || { echo "FAIL: consumption"; exit 1; }
-	live=$(field live) cpu=$(field cpu) stopped=$(field stopped) fw=$(field filewrite)
+	live=$(field live) cpu=$(field compute) stopped=$(field stopped) fw=$(field filewrite)
 	share=$(echo "scale=4; $cpu / ($cpu + $stopped)" | bc)
 	used=$(sed -n 's/.*<thread .* cpu="\([0-9.]*\)".*/\1/p' seed.xml)
 	echo "run $runs: cpu $cpu (measured $used), stopped $stopped, share $share, filewrite $fw"

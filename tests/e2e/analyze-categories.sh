@@ -11,7 +11,7 @@
 expect pipe-consumption 0 consumption tests/traces/pipe.xml <<'EOF'
 node  tid  thread  category    seconds  pct_live  pid  process
 p      10  gen     live       1.000000    100.00   10  gen
-p      10  gen     cpu        0.800000     80.00   10  gen
+p      10  gen     compute    0.800000     80.00   10  gen
 p      10  gen     sleep      0.000000      0.00   10  gen
 p      10  gen     fileread   0.000000      0.00   10  gen
 p      10  gen     filewrite  0.000000      0.00   10  gen
@@ -22,7 +22,7 @@ p      10  gen     pipe       0.100000     10.00   10  gen
 p      10  gen     blocked    0.000000      0.00   10  gen
 p      10  gen     stopped    0.000000      0.00   10  gen
 p      11  cat     live       0.600000    100.00   11  cat
-p      11  cat     cpu        0.290000     48.33   11  cat
+p      11  cat     compute    0.290000     48.33   11  cat
 p      11  cat     sleep      0.000000      0.00   11  cat
 p      11  cat     fileread   0.000000      0.00   11  cat
 p      11  cat     filewrite  0.000000      0.00   11  cat
@@ -33,7 +33,7 @@ p      11  cat     pipe       0.010000      1.67   11  cat
 p      11  cat     blocked    0.300000     50.00   11  cat
 p      11  cat     stopped    0.000000      0.00   11  cat
 ALL        SUM     live       1.600000    100.00
-ALL        SUM     cpu        1.090000     68.12
+ALL        SUM     compute    1.090000     68.12
 ALL        SUM     sleep      0.000000      0.00
 ALL        SUM     fileread   0.000000      0.00
 ALL        SUM     filewrite  0.000000      0.00
@@ -44,7 +44,7 @@ ALL        SUM     pipe       0.110000      6.88
 ALL        SUM     blocked    0.300000     18.75
 ALL        SUM     stopped    0.000000      0.00
 ALL        ALL     live       1.000000    100.00
-ALL        ALL     cpu        0.850000     85.00
+ALL        ALL     compute    0.850000     85.00
 ALL        ALL     sleep      0.000000      0.00
 ALL        ALL     fileread   0.000000      0.00
 ALL        ALL     filewrite  0.000000      0.00
@@ -54,7 +54,7 @@ ALL        ALL     netrecv    0.000000      0.00
 ALL        ALL     pipe       0.110000     11.00
 ALL        ALL     blocked    0.300000     30.00
 ALL        ALL     stopped    0.000000      0.00
-note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
+note: compute is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
       SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category
 EOF
 
@@ -72,7 +72,7 @@ bytes_written          0
 bytes_sent          4106
 bytes_received      4096
 cpu_s           0.300000
-note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's cpu is
+note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's compute is
       wall-clock time outside calls
 EOF
 [ $fail = 0 ] || exit 1

@@ -27,7 +27,7 @@ sums         outsockets          1         1          0        0.00
 sums         events              1         1          0        0.00
 sums         cpu          0.800000  0.800000   0.000000        0.00
 consumption  live         5.190000  5.190000   0.000000        0.00
-consumption  cpu          2.360000  2.160000  -0.200000       -8.47
+consumption  compute      2.360000  2.160000  -0.200000       -8.47
 consumption  sleep        0.400000  0.400000   0.000000        0.00
 consumption  fileread     0.100000  0.100000   0.000000        0.00
 consumption  filewrite    1.000000  1.000000   0.000000        0.00
@@ -62,7 +62,7 @@ sums,outsockets,0,1,1,
 sums,events,0,1,1,
 sums,cpu,0.100000,0.800000,0.700000,700.00
 consumption,live,2.000000,5.190000,3.190000,159.50
-consumption,cpu,0.850000,2.360000,1.510000,177.65
+consumption,compute,0.850000,2.360000,1.510000,177.65
 consumption,sleep,0.000000,0.400000,0.400000,
 consumption,fileread,0.000000,0.100000,0.100000,
 consumption,filewrite,0.000000,1.000000,1.000000,

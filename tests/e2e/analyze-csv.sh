@@ -38,7 +38,7 @@ one sums sums $T/basic.xml
 "$ANALYZE" sums --csv --by node $T/basic.xml $T/node2.xml > sums-by.csv || fail "sums --by node"
 check sums sums sums-by.csv node1 node2
 "$ANALYZE" ttx --csv $T/basic.xml > ttx.csv || fail "ttx"
-check ttx ttx ttx.csv cpu sleep fileread filewrite filemeta netsend netrecv pipe blocked stopped
+check ttx ttx ttx.csv compute sleep fileread filewrite filemeta netsend netrecv pipe blocked stopped
 "$ANALYZE" export --format csv $T/basic.xml > events.csv || fail "export"
 check export events events.csv
 

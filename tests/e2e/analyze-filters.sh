@@ -78,7 +78,7 @@ expect_eq "sockets --node rows" "$(wc -l < s.out)" 3
 expect_eq "sockets --node quiet" "$(cat s.err)" ""
 
 # The reports of time clip to the window and keep only the selected
-# calls' time; nothing a filter leaves out becomes cpu. One thread alive
+# calls' time; nothing a filter leaves out becomes compute. One thread alive
 # 0 .. 1 s, cpu attribute 0.6 s: write 0.1-0.2, read 0.4-0.6, sleep
 # 0.7-0.9, computing in between (0.5 s).
 cat > hand.xml <<'EOF'
@@ -104,10 +104,10 @@ cons() { # ARGS...: the SUM rows (thread-seconds) that are not zero, "category s
 		awk -F, '$3 == "SUM" && $5 != "0.000000" { printf "%s %s;", $4, $5 }'
 }
 expect_eq "consumption" "$(cons)" \
-	"live 1.000000;cpu 0.500000;sleep 0.200000;fileread 0.200000;filewrite 0.100000;"
+	"live 1.000000;compute 0.500000;sleep 0.200000;fileread 0.200000;filewrite 0.100000;"
 # [0.15, 0.5): half the write, the computing 0.2-0.4, 0.1 of the read
 expect_eq "consumption window" "$(cons --from 0.15 --to 0.5)" \
-	"live 0.350000;cpu 0.200000;fileread 0.100000;filewrite 0.050000;"
+	"live 0.350000;compute 0.200000;fileread 0.100000;filewrite 0.050000;"
 expect_eq "consumption --call write" "$(cons --call write)" "live 0.100000;filewrite 0.100000;"
 expect_eq "consumption --path /i" "$(cons --path /i)" "live 0.200000;fileread 0.200000;"
 expect_eq "consumption --call and window" "$(cons --call write,read --from 0.15 --to 0.5)" \
@@ -132,12 +132,12 @@ expect_eq "ttx --call" "$(ttx --call write,nanosleep)" "overlap-aware 0.300000;T
 util() { # ARGS...: app system idle total
 	"$ANALYZE" utilization --csv --cores 1 "$@" hand.xml | awk -F, 'NR > 1 { printf "%s %s;", $1, $2 }'
 }
-# app: cpu 0.6 up to the cpu category 0.5; system the rest, 0.1
+# app: cpu 0.6 up to the compute category 0.5; system the rest, 0.1
 expect_eq "utilization" "$(util)" "app 0.500000;system 0.100000;idle 0.400000;total 1.000000;"
-# the window has 0.2 of the 0.5 cpu category and 0.35 of the 1 s live
+# the window has 0.2 of the 0.5 compute category and 0.35 of the 1 s live
 expect_eq "utilization window" "$(util --from 0.15 --to 0.5)" \
 	"app 0.200000;system 0.035000;idle 0.115000;total 0.350000;"
-# the write: no cpu category, 0.1 of the live time
+# the write: no compute category, 0.1 of the live time
 expect_eq "utilization --call" "$(util --call write)" \
 	"app 0.000000;system 0.010000;idle 0.990000;total 1.000000;"
 

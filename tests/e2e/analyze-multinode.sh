@@ -53,7 +53,7 @@ EOF
 # node1's recv (0.7-0.9 s) returned before node2 sent anything, so it is
 # all blocked, as without the peer (docs/restrictions.md).
 expect ttx-by-node 0 ttx --by node --csv tests/traces/basic.xml tests/traces/node2.xml <<'EOF'
-component,TTX,cpu,sleep,fileread,filewrite,filemeta,netsend,netrecv,pipe,blocked,stopped
+component,TTX,compute,sleep,fileread,filewrite,filemeta,netsend,netrecv,pipe,blocked,stopped
 node1,3.000000,2.070000,0.400000,0.100000,1.000000,0.020000,0.060000,0.000000,0.000000,0.850000,0.300000
 node2,2.000000,0.850000,0.000000,0.000000,0.000000,0.000000,0.050000,0.100000,0.000000,0.500000,0.500000
 sum (naive),5.000000,2.920000,0.400000,0.100000,1.000000,0.020000,0.110000,0.100000,0.000000,1.350000,0.800000
@@ -75,7 +75,7 @@ bytes_written     200000
 bytes_sent            35
 bytes_received        30
 cpu_s           0.900000
-note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's cpu is
+note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's compute is
       wall-clock time outside calls
 EOF
 
@@ -94,7 +94,7 @@ bytes_written          0
 bytes_sent             0
 bytes_received         0
 cpu_s           0.000000
-note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's cpu is
+note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's compute is
       wall-clock time outside calls
 EOF
 
@@ -122,7 +122,7 @@ expect killed-consumption 0 consumption tests/traces/killed.xml <<'EOF'
 tests/traces/killed.xml:3: warning: trace is incomplete (a process was killed or not fully seen); analysing what was recorded
 node  tid  thread  category    seconds  pct_live  pid  process
 n     300  victim  live       1.000000    100.00  300  victim
-n     300  victim  cpu        0.750000     75.00  300  victim
+n     300  victim  compute    0.750000     75.00  300  victim
 n     300  victim  sleep      0.000000      0.00  300  victim
 n     300  victim  fileread   0.250000     25.00  300  victim
 n     300  victim  filewrite  0.000000      0.00  300  victim
@@ -133,7 +133,7 @@ n     300  victim  pipe       0.000000      0.00  300  victim
 n     300  victim  blocked    0.000000      0.00  300  victim
 n     300  victim  stopped    0.000000      0.00  300  victim
 ALL        SUM     live       1.000000    100.00
-ALL        SUM     cpu        0.750000     75.00
+ALL        SUM     compute    0.750000     75.00
 ALL        SUM     sleep      0.000000      0.00
 ALL        SUM     fileread   0.250000     25.00
 ALL        SUM     filewrite  0.000000      0.00
@@ -144,7 +144,7 @@ ALL        SUM     pipe       0.000000      0.00
 ALL        SUM     blocked    0.000000      0.00
 ALL        SUM     stopped    0.000000      0.00
 ALL        ALL     live       1.000000    100.00
-ALL        ALL     cpu        0.750000     75.00
+ALL        ALL     compute    0.750000     75.00
 ALL        ALL     sleep      0.000000      0.00
 ALL        ALL     fileread   0.250000     25.00
 ALL        ALL     filewrite  0.000000      0.00
@@ -154,7 +154,7 @@ ALL        ALL     netrecv    0.000000      0.00
 ALL        ALL     pipe       0.000000      0.00
 ALL        ALL     blocked    0.000000      0.00
 ALL        ALL     stopped    0.000000      0.00
-note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
+note: compute is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
       SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category
 EOF
 

@@ -24,7 +24,7 @@ bytes_written     200000
 bytes_sent            15
 bytes_received        20
 cpu_s           0.800000
-note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's cpu is
+note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's compute is
       wall-clock time outside calls
 EOF
 
@@ -65,7 +65,7 @@ EOF
 expect consumption 0 consumption tests/traces/basic.xml <<'EOF'
 node   tid  thread  category    seconds  pct_live  pid  process
 node1  100  main    live       3.000000    100.00  100  app
-node1  100  main    cpu        0.980000     32.67  100  app
+node1  100  main    compute    0.980000     32.67  100  app
 node1  100  main    sleep      0.400000     13.33  100  app
 node1  100  main    fileread   0.000000      0.00  100  app
 node1  100  main    filewrite  1.000000     33.33  100  app
@@ -76,7 +76,7 @@ node1  100  main    pipe       0.000000      0.00  100  app
 node1  100  main    blocked    0.400000     13.33  100  app
 node1  100  main    stopped    0.200000      6.67  100  app
 node1  101  worker  live       2.190000    100.00  100  app
-node1  101  worker  cpu        1.380000     63.01  100  app
+node1  101  worker  compute    1.380000     63.01  100  app
 node1  101  worker  sleep      0.000000      0.00  100  app
 node1  101  worker  fileread   0.100000      4.57  100  app
 node1  101  worker  filewrite  0.000000      0.00  100  app
@@ -87,7 +87,7 @@ node1  101  worker  pipe       0.000000      0.00  100  app
 node1  101  worker  blocked    0.450000     20.55  100  app
 node1  101  worker  stopped    0.200000      9.13  100  app
 ALL         SUM     live       5.190000    100.00
-ALL         SUM     cpu        2.360000     45.47
+ALL         SUM     compute    2.360000     45.47
 ALL         SUM     sleep      0.400000      7.71
 ALL         SUM     fileread   0.100000      1.93
 ALL         SUM     filewrite  1.000000     19.27
@@ -98,7 +98,7 @@ ALL         SUM     pipe       0.000000      0.00
 ALL         SUM     blocked    0.850000     16.38
 ALL         SUM     stopped    0.400000      7.71
 ALL         ALL     live       3.000000    100.00
-ALL         ALL     cpu        2.070000     69.00
+ALL         ALL     compute    2.070000     69.00
 ALL         ALL     sleep      0.400000     13.33
 ALL         ALL     fileread   0.100000      3.33
 ALL         ALL     filewrite  1.000000     33.33
@@ -108,14 +108,14 @@ ALL         ALL     netrecv    0.000000      0.00
 ALL         ALL     pipe       0.000000      0.00
 ALL         ALL     blocked    0.850000     28.33
 ALL         ALL     stopped    0.300000     10.00
-note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
+note: compute is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
       SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category
 EOF
 
 expect consumption-csv 0 consumption --csv tests/traces/basic.xml <<'EOF'
 node,tid,thread,category,seconds,pct_live,pid,process
 node1,100,main,live,3.000000,100.00,100,app
-node1,100,main,cpu,0.980000,32.67,100,app
+node1,100,main,compute,0.980000,32.67,100,app
 node1,100,main,sleep,0.400000,13.33,100,app
 node1,100,main,fileread,0.000000,0.00,100,app
 node1,100,main,filewrite,1.000000,33.33,100,app
@@ -126,7 +126,7 @@ node1,100,main,pipe,0.000000,0.00,100,app
 node1,100,main,blocked,0.400000,13.33,100,app
 node1,100,main,stopped,0.200000,6.67,100,app
 node1,101,worker,live,2.190000,100.00,100,app
-node1,101,worker,cpu,1.380000,63.01,100,app
+node1,101,worker,compute,1.380000,63.01,100,app
 node1,101,worker,sleep,0.000000,0.00,100,app
 node1,101,worker,fileread,0.100000,4.57,100,app
 node1,101,worker,filewrite,0.000000,0.00,100,app
@@ -137,7 +137,7 @@ node1,101,worker,pipe,0.000000,0.00,100,app
 node1,101,worker,blocked,0.450000,20.55,100,app
 node1,101,worker,stopped,0.200000,9.13,100,app
 ALL,,SUM,live,5.190000,100.00,,
-ALL,,SUM,cpu,2.360000,45.47,,
+ALL,,SUM,compute,2.360000,45.47,,
 ALL,,SUM,sleep,0.400000,7.71,,
 ALL,,SUM,fileread,0.100000,1.93,,
 ALL,,SUM,filewrite,1.000000,19.27,,
@@ -148,7 +148,7 @@ ALL,,SUM,pipe,0.000000,0.00,,
 ALL,,SUM,blocked,0.850000,16.38,,
 ALL,,SUM,stopped,0.400000,7.71,,
 ALL,,ALL,live,3.000000,100.00,,
-ALL,,ALL,cpu,2.070000,69.00,,
+ALL,,ALL,compute,2.070000,69.00,,
 ALL,,ALL,sleep,0.400000,13.33,,
 ALL,,ALL,fileread,0.100000,3.33,,
 ALL,,ALL,filewrite,1.000000,33.33,,
@@ -229,14 +229,14 @@ TOC,node,pid,process,tid,thread,API,amount,dur_s,fd,target
 EOF
 
 expect ttx 0 ttx tests/traces/basic.xml <<'EOF'
-component              TTX       cpu     sleep  fileread  filewrite  filemeta   netsend   netrecv      pipe   blocked   stopped
+component              TTX   compute     sleep  fileread  filewrite  filemeta   netsend   netrecv      pipe   blocked   stopped
 node1:100:main    3.000000  0.980000  0.400000  0.000000   1.000000  0.020000  0.000000  0.000000  0.000000  0.400000  0.200000
 node1:101:worker  2.190000  1.380000  0.000000  0.100000   0.000000  0.000000  0.060000  0.000000  0.000000  0.450000  0.200000
 sum (naive)       5.190000  2.360000  0.400000  0.100000   1.000000  0.020000  0.060000  0.000000  0.000000  0.850000  0.400000
 overlap-aware     3.000000  2.070000  0.400000  0.100000   1.000000  0.020000  0.060000  0.000000  0.000000  0.850000  0.300000
 TTC               3.000000
 note: the state totals are overlap-aware; they add up to 4.800000 s against a TTX of 3.000000 s: additivity does not hold
-note: cpu is wall-clock time outside calls, as consumption's; not CPU time (sums' cpu, summary's cpu_s)
+note: compute is wall-clock time outside calls, as consumption's; not CPU time (sums' cpu, summary's cpu_s)
 EOF
 
 # From CPU time: main used 0.5 s of CPU (its cpu attribute) in 0.98 s

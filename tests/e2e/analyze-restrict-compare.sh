@@ -27,7 +27,7 @@ secs() { printf '%.6f' "$(echo "scale=9; $*" | bc)"; }
 ds=$(secs "$(get held.xml stopped) - $(get free.xml stopped)")
 dw=$(secs "$(get held.xml filewrite) + $(get held.xml fileread) + $(get held.xml filemeta) - $(get free.xml filewrite) - $(get free.xml fileread) - $(get free.xml filemeta)")
 # stopped for the free run's computing at the restricted run's rate
-scaled=$(secs "$(get held.xml stopped) * $(get free.xml cpu) / $(get held.xml cpu) - $(get free.xml stopped)")
+scaled=$(secs "$(get held.xml stopped) * $(get free.xml compute) / $(get held.xml compute) - $(get free.xml stopped)")
 
 first=$(grep '^add first:' cmp.txt)
 case "$first" in

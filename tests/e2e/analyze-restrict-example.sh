@@ -38,7 +38,7 @@ whole() {
 whole seed-consumption consumption tests/traces/seed-node1.xml <<'EOF'
 node     tid  thread     category    seconds  pct_live    pid  process
 node1  12507  seedbasic  live       2.013124    100.00  12507  seedbasic
-node1  12507  seedbasic  cpu        0.103725      5.15  12507  seedbasic
+node1  12507  seedbasic  compute    0.103725      5.15  12507  seedbasic
 node1  12507  seedbasic  sleep      0.000000      0.00  12507  seedbasic
 node1  12507  seedbasic  fileread   0.000000      0.00  12507  seedbasic
 node1  12507  seedbasic  filewrite  1.000000     49.67  12507  seedbasic
@@ -49,7 +49,7 @@ node1  12507  seedbasic  pipe       0.000000      0.00  12507  seedbasic
 node1  12507  seedbasic  blocked    0.000000      0.00  12507  seedbasic
 node1  12507  seedbasic  stopped    0.908869     45.15  12507  seedbasic
 ALL           SUM        live       2.013124    100.00
-ALL           SUM        cpu        0.103725      5.15
+ALL           SUM        compute    0.103725      5.15
 ALL           SUM        sleep      0.000000      0.00
 ALL           SUM        fileread   0.000000      0.00
 ALL           SUM        filewrite  1.000000     49.67
@@ -60,7 +60,7 @@ ALL           SUM        pipe       0.000000      0.00
 ALL           SUM        blocked    0.000000      0.00
 ALL           SUM        stopped    0.908869     45.15
 ALL           ALL        live       2.013124    100.00
-ALL           ALL        cpu        0.103725      5.15
+ALL           ALL        compute    0.103725      5.15
 ALL           ALL        sleep      0.000000      0.00
 ALL           ALL        fileread   0.000000      0.00
 ALL           ALL        filewrite  1.000000     49.67
@@ -70,7 +70,7 @@ ALL           ALL        netrecv    0.000000      0.00
 ALL           ALL        pipe       0.000000      0.00
 ALL           ALL        blocked    0.000000      0.00
 ALL           ALL        stopped    0.908869     45.15
-note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
+note: compute is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
       SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category
 EOF
 
@@ -107,7 +107,7 @@ expect() {
 expect with-peer consumption $T <<'EOF'
 node        tid  thread    category    seconds  pct_live    pid  process
 recvnode  28739  slowpeer  live       1.317826    100.00  28739  slowpeer
-recvnode  28739  slowpeer  cpu        0.005525      0.42  28739  slowpeer
+recvnode  28739  slowpeer  compute    0.005525      0.42  28739  slowpeer
 recvnode  28739  slowpeer  sleep      0.000000      0.00  28739  slowpeer
 recvnode  28739  slowpeer  fileread   0.000000      0.00  28739  slowpeer
 recvnode  28739  slowpeer  filewrite  0.000007      0.00  28739  slowpeer
@@ -122,7 +122,7 @@ EOF
 expect alone consumption tests/traces/peer-recvnode.xml <<'EOF'
 node        tid  thread    category    seconds  pct_live    pid  process
 recvnode  28739  slowpeer  live       1.317826    100.00  28739  slowpeer
-recvnode  28739  slowpeer  cpu        0.005525      0.42  28739  slowpeer
+recvnode  28739  slowpeer  compute    0.005525      0.42  28739  slowpeer
 recvnode  28739  slowpeer  sleep      0.000000      0.00  28739  slowpeer
 recvnode  28739  slowpeer  fileread   0.000000      0.00  28739  slowpeer
 recvnode  28739  slowpeer  filewrite  0.000007      0.00  28739  slowpeer
@@ -137,7 +137,7 @@ EOF
 # ttx accounts in time order (a second pass once it knows the sends): the
 # same split.
 expect ttx ttx --csv $T <<'EOF'
-component,TTX,cpu,sleep,fileread,filewrite,filemeta,netsend,netrecv,pipe,blocked,stopped
+component,TTX,compute,sleep,fileread,filewrite,filemeta,netsend,netrecv,pipe,blocked,stopped
 recvnode:28739:slowpeer,1.317826,0.005525,0.000000,0.000000,0.000007,0.000464,0.000474,0.000000,0.000000,1.004162,0.307194
 EOF
 

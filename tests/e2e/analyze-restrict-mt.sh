@@ -55,7 +55,7 @@ while :; do
 		fail "capture"
 	check_trace mt.xml
 	"$ANALYZE" consumption --csv mt.xml > cons.csv || fail "consumption"
-	cpu=$(get burner cpu) st=$(get burner stopped)
+	cpu=$(get burner compute) st=$(get burner stopped)
 	share=$(calc "$cpu / ($cpu + $st)")
 	used=$(sed -n 's/.*<thread .* name="burner" .* cpu="\([0-9.]*\)".*/\1/p' mt.xml)
 	echo "run $runs: burner cpu $cpu (measured $used), stopped $st, share $share"

@@ -70,7 +70,7 @@ EOF
 expect island-single 0 consumption tests/traces/island-single.xml <<'EOF'
 node  tid  thread      category    seconds  pct_live  pid  process
 repy    1  MainThread  live       2.793750    100.00    1  python
-repy    1  MainThread  cpu        0.182189      6.52    1  python
+repy    1  MainThread  compute    0.182189      6.52    1  python
 repy    1  MainThread  sleep      0.000000      0.00    1  python
 repy    1  MainThread  fileread   0.000000      0.00    1  python
 repy    1  MainThread  filewrite  1.000733     35.82    1  python
@@ -81,7 +81,7 @@ repy    1  MainThread  pipe       0.000000      0.00    1  python
 repy    1  MainThread  blocked    0.000000      0.00    1  python
 repy    1  MainThread  stopped    1.610827     57.66    1  python
 ALL        SUM         live       2.793750    100.00
-ALL        SUM         cpu        0.182189      6.52
+ALL        SUM         compute    0.182189      6.52
 ALL        SUM         sleep      0.000000      0.00
 ALL        SUM         fileread   0.000000      0.00
 ALL        SUM         filewrite  1.000733     35.82
@@ -92,7 +92,7 @@ ALL        SUM         pipe       0.000000      0.00
 ALL        SUM         blocked    0.000000      0.00
 ALL        SUM         stopped    1.610827     57.66
 ALL        ALL         live       2.793750    100.00
-ALL        ALL         cpu        0.182189      6.52
+ALL        ALL         compute    0.182189      6.52
 ALL        ALL         sleep      0.000000      0.00
 ALL        ALL         fileread   0.000000      0.00
 ALL        ALL         filewrite  1.000733     35.82
@@ -102,14 +102,14 @@ ALL        ALL         netrecv    0.000000      0.00
 ALL        ALL         pipe       0.000000      0.00
 ALL        ALL         blocked    0.000000      0.00
 ALL        ALL         stopped    1.610827     57.66
-note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
+note: compute is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
       SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category
 EOF
 
 expect island-multi 0 consumption tests/traces/island-multi.xml <<'EOF'
 node  tid  thread           category     seconds  pct_live  pid  process
 repy    1  MainThread       live        0.374999    100.00    1  python
-repy    1  MainThread       cpu         0.002408      0.64    1  python
+repy    1  MainThread       compute     0.002408      0.64    1  python
 repy    1  MainThread       sleep       0.200000     53.33    1  python
 repy    1  MainThread       fileread    0.000000      0.00    1  python
 repy    1  MainThread       filewrite   0.000000      0.00    1  python
@@ -120,7 +120,7 @@ repy    1  MainThread       pipe        0.000000      0.00    1  python
 repy    1  MainThread       blocked     0.000000      0.00    1  python
 repy    1  MainThread       stopped     0.172591     46.02    1  python
 repy    3  _EVENT:Thread:3  live       10.195903    100.00    1  python
-repy    3  _EVENT:Thread:3  cpu         0.100645      0.99    1  python
+repy    3  _EVENT:Thread:3  compute     0.100645      0.99    1  python
 repy    3  _EVENT:Thread:3  sleep       0.000000      0.00    1  python
 repy    3  _EVENT:Thread:3  fileread    0.000000      0.00    1  python
 repy    3  _EVENT:Thread:3  filewrite   0.000000      0.00    1  python
@@ -131,7 +131,7 @@ repy    3  _EVENT:Thread:3  pipe        0.000000      0.00    1  python
 repy    3  _EVENT:Thread:3  blocked     0.000000      0.00    1  python
 repy    3  _EVENT:Thread:3  stopped    10.095258     99.01    1  python
 repy    2  _EVENT:Thread:2  live       10.196958    100.00    1  python
-repy    2  _EVENT:Thread:2  cpu         0.002647      0.03    1  python
+repy    2  _EVENT:Thread:2  compute     0.002647      0.03    1  python
 repy    2  _EVENT:Thread:2  sleep       0.000000      0.00    1  python
 repy    2  _EVENT:Thread:2  fileread    0.000000      0.00    1  python
 repy    2  _EVENT:Thread:2  filewrite   1.000000      9.81    1  python
@@ -142,7 +142,7 @@ repy    2  _EVENT:Thread:2  pipe        0.000000      0.00    1  python
 repy    2  _EVENT:Thread:2  blocked     0.000000      0.00    1  python
 repy    2  _EVENT:Thread:2  stopped     9.194311     90.17    1  python
 ALL        SUM              live       20.767860    100.00
-ALL        SUM              cpu         0.105700      0.51
+ALL        SUM              compute     0.105700      0.51
 ALL        SUM              sleep       0.200000      0.96
 ALL        SUM              fileread    0.000000      0.00
 ALL        SUM              filewrite   1.000000      4.82
@@ -153,7 +153,7 @@ ALL        SUM              pipe        0.000000      0.00
 ALL        SUM              blocked     0.000000      0.00
 ALL        SUM              stopped    19.462160     93.71
 ALL        ALL              live       10.571536    100.00
-ALL        ALL              cpu         0.103259      0.98
+ALL        ALL              compute     0.103259      0.98
 ALL        ALL              sleep       0.200000      1.89
 ALL        ALL              fileread    0.000000      0.00
 ALL        ALL              filewrite   1.000000      9.46
@@ -163,7 +163,7 @@ ALL        ALL              netrecv     0.000000      0.00
 ALL        ALL              pipe        0.000000      0.00
 ALL        ALL              blocked     0.000000      0.00
 ALL        ALL              stopped    10.267849     97.13
-note: cpu is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
+note: compute is wall-clock time outside calls (and in res=proc calls), not CPU time (sums' cpu, summary's cpu_s);
       SUM adds the threads up (thread-seconds); ALL is wall-clock: the instants some thread was in each category
 EOF
 
@@ -198,7 +198,7 @@ bytes_written      200000
 bytes_sent              0
 bytes_received          0
 cpu_s            0.103658
-note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's cpu is
+note: cpu_s is the threads' CPU time (the kernel's, as sums' cpu); consumption's compute is
       wall-clock time outside calls
 EOF
 
