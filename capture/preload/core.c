@@ -338,6 +338,17 @@ static void use_chunk(struct tstate *t, uint64_t off, uint64_t size, uint64_t gi
 	t->lim = arena_base + off + given;
 }
 
+/* The records of the chunk a thread leaves are island-capture's to read
+ * now: their pages leave this process's resident set (they stay in the
+ * arena's file; one written again comes back from it), so that a server
+ * recorded for minutes is not gigabytes resident, to ps and to the OOM
+ * killer's choice, for what it spooled. */
+static void chunk_leave(struct tstate *t)
+{
+	if (t->win && t->lim > t->win)
+		SYS(SYS_madvise, (long)t->win, (long)(t->lim - t->win), MADV_DONTNEED, 0);
+}
+
 /* The thread's next chunk, twice the last one (small first: a short run
  * or thread zeroes little), up to WINDOW. */
 static int next_chunk(struct tstate *t)
@@ -349,6 +360,7 @@ static int next_chunk(struct tstate *t)
 	uint64_t given, off = chunk_get(&size, &given);
 	if (!off)
 		return -1;
+	chunk_leave(t);
 	chunk_stamp((struct chunk_hdr *)(arena_base + off), size, t->own, ++t->cseq);
 	use_chunk(t, off, size, given);
 	return 0;

@@ -68,6 +68,10 @@ static int give(struct arena_scan *s, const struct arena_hdr *a, uint64_t from, 
 		arena_ahead_close(s);	/* the space is short: the threads say */
 		return -1;
 	}
+	/* the pages are the file's now; mapped here they would make the
+	 * whole spool resident in the capture (4.2 GB after 10 minutes of
+	 * nginx under wrk) */
+	madvise(s->map + from, to - from, MADV_DONTNEED);
 	return 1;
 }
 
