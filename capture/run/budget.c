@@ -32,6 +32,7 @@
 
 #define STEP_NS   5000000          /* between two looks: the overshoot */
 #define RATE_NS   2000000000ll     /* the rate over the last 2 s */
+#define SPOOL_AGE_NS 10000000000ll /* the spool's rate said from 10 s on */
 
 struct budget {
 	pthread_t th;
@@ -116,15 +117,20 @@ static void fmt_size(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.0f kB", v / 1e3);
 }
 
-/* The spool's rate over dt ns, against what is left of its limit */
-static void look_spool(struct budget *b, int64_t dt)
+/* The spool's rate over dt ns, against what is left of its limit, once
+ * the run has lasted SPOOL_AGE_NS: a program of a few seconds, however
+ * fast it spools, is told only if it did fill the spool (at its end) */
+static void look_spool(struct budget *b, int64_t now, int64_t dt)
 {
 	uint64_t given = b->a ? __atomic_load_n(&b->a->given, __ATOMIC_RELAXED) : 0;
 	uint64_t limit = b->a ? b->a->budget : 0;
-	double rate = (double)(given - b->spool_prev) * 1e9 / (double)dt;
+	/* given goes back down when a thread's ask for pages fails */
+	double rate = given > b->spool_prev ?
+		      (double)(given - b->spool_prev) * 1e9 / (double)dt : 0;
 
 	b->spool_prev = given;
-	if (b->spool_warned || b->hit || !limit || given >= limit || rate <= 0 ||
+	if (now - b->t0 < SPOOL_AGE_NS || b->spool_warned || b->hit || !limit ||
+	    given >= limit || rate <= 0 ||
 	    rate * 3600 < (double)(limit - given))
 		return;
 	char r[32], l[32];
@@ -160,7 +166,7 @@ static void look(struct budget *b, int64_t now, uint64_t *prev, int64_t *prev_t)
 	}
 	double rate = (double)(got - *prev) * 1e9 / (double)(now - *prev_t);
 	struct statvfs sv;
-	look_spool(b, now - *prev_t);
+	look_spool(b, now, now - *prev_t);
 	*prev = got;
 	*prev_t = now;
 	/* a trace written at the end has only a guess of its size: no

@@ -3,7 +3,7 @@
 # reason="max-size", and the app runs on as without it; a trace that
 # grows at a rate that would fill its file system within the hour is
 # said once, with the compact encoding's name (a 48 MiB tmpfs); so is a
-# spool that would reach its limit (half that tmpfs) within the hour.
+# spool that would reach its limit within the hour, 10 s into the run.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 
 # the whole run: some 50,000 calls, 8 MB of XML
@@ -48,12 +48,13 @@ grep -q "^island-capture: small/g.xml: the trace grows [0-9.]* MB/s: at that rat
 	fail "no warning of the rate: $(cat rate.err)"
 expect_eq "warnings of the rate" "$(grep -c 'the trace grows' rate.err)" 1
 
-# a spool that would reach its limit within the hour: said once, with
-# where it is; the trace (compact, in the cwd) whole
+# a spool that would reach its limit within the hour: said once, from
+# 10 s into the run on, with where it is (a 256 MiB tmpfs: a limit of
+# 128, some 2 MB/s, 12 s); the trace (compact, in the cwd) whole
 mkdir spool
-mount -t tmpfs -o size=48m island-spool "$PWD/spool" || { echo "no tmpfs: the spool's rate not checked"; exit 0; }
+mount -t tmpfs -o size=256m island-spool "$PWD/spool" || { echo "no tmpfs: the spool's rate not checked"; exit 0; }
 trap 'umount "$PWD/small" "$PWD/spool"' EXIT
-"$CAPTURE" --spool-dir "$PWD/spool" -o sp.isb.zst -- "$APPS/paced" app.out 150000 > /dev/null 2> spool.err ||
+"$CAPTURE" --spool-dir "$PWD/spool" -o sp.isb.zst -- "$APPS/paced" app.out 600000 > /dev/null 2> spool.err ||
 	fail "the capture with its spool on a small file system failed: $(cat spool.err)"
 grep -q "^island-capture: sp.isb.zst: the spool grows [0-9.]* MB/s: at that rate the [0-9.]* MB left of its limit are used within the hour, and nothing is recorded after (the spool keeps some 64 bytes a call until the end; its limit is half the space that was free in $PWD/spool: --spool-dir on a file system with more room)$" spool.err ||
 	fail "no warning of the spool's rate: $(cat spool.err)"
