@@ -11,7 +11,6 @@
 #include <elf.h>
 #include <link.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "symfind.h"
 
@@ -33,9 +32,19 @@ static const void *dyn_ptr(ElfW(Addr) base, ElfW(Addr) p)
 	return (const void *)(p < base ? p + base : p);
 }
 
+/* Nothing here calls libc: this runs before anything else may have (a
+ * sanitizer's runtime calls a wrapper while it starts, and its own
+ * strcmp and memset are not yet ready then) */
+static int str_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
 static int table_of(const struct link_map *m, struct symtab *t)
 {
-	memset(t, 0, sizeof(*t));
+	t->sym = NULL, t->str = NULL, t->gnu = NULL, t->versym = NULL, t->verdef = NULL;
 	t->base = m->l_addr;
 	if (!m->l_ld)
 		return -1;
@@ -118,7 +127,7 @@ static int in_table(const struct symtab *t, const char *name, uint32_t h,
 		const ElfW(Sym) *s = &t->sym[i];
 
 		if ((h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF &&
-		    !strcmp(t->str + s->st_name, name)) {
+		    str_eq(t->str + s->st_name, name)) {
 			unsigned type = s->st_info & 0xf, bind = s->st_info >> 4;
 			ElfW(Versym) vs = t->versym ? t->versym[i] : 0;
 
@@ -128,7 +137,7 @@ static int in_table(const struct symtab *t, const char *name, uint32_t h,
 			    (bind == STB_GLOBAL || bind == STB_WEAK) && s->st_value) {
 				if (ver) {
 					const char *vn = t->versym ? ver_name(t, vs & 0x7fff) : NULL;
-					if (!t->versym || (vn && !strcmp(vn, ver))) {
+					if (!t->versym || (vn && str_eq(vn, ver))) {
 						*out = (void *)(t->base + s->st_value);
 						return FOUND;
 					}

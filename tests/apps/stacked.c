@@ -2,7 +2,8 @@
  * stacked DIR: what other preloaded libraries answer (capture-
  * interposers.sh): 10 writes of 100 bytes to DIR/out and an fsync
  * (eatmydata answers it), the year (libfaketime's), alloc_a's 1000
- * allocations of 1000 bytes (jemalloc's); prints what it saw.
+ * allocations of 1000 bytes (jemalloc's); prints what it saw. Built
+ * with ASan too (stacked-asan), it makes a call while its runtime starts.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +13,19 @@
 #include <unistd.h>
 
 static void *volatile escape;
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sys/syscall.h>
+/* Built with ASan: its runtime asks for its options while it starts,
+ * before its own strcmp and memset work; a call made here goes through
+ * the interposer, which must then resolve its real functions without
+ * them (island-capture's own ASan build asks the same way). */
+const char *__asan_default_options(void)
+{
+	syscall(SYS_getpid);
+	return "";
+}
+#endif
 
 __attribute__((noinline)) static void alloc_a(void)
 {
