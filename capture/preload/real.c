@@ -29,6 +29,7 @@ static const struct sym_want reals[] = {
 };
 #undef R
 #undef RV
+#define NREALS (sizeof(reals) / sizeof(reals[0]))
 
 /* Resolve everything once. Called from the constructor, and from any
  * wrapper that runs before it (another library's constructor). All at
@@ -45,8 +46,8 @@ void real_resolve(void)
 		return;
 	if (!dladdr1((void *)real_resolve, &info, (void **)&self, RTLD_DL_LINKMAP))
 		self = NULL;
-	int left = self ? sym_find_after(self, reals, sizeof(reals) / sizeof(reals[0])) : -1;
-	for (size_t k = 0; left && k < sizeof(reals) / sizeof(reals[0]); k++)
+	int left = self ? sym_find_after(self, reals, NREALS) : -1;
+	for (size_t k = 0; left && k < NREALS; k++)
 		if (!*reals[k].out)
 			*reals[k].out = lookup(reals[k].name, reals[k].ver);
 	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);

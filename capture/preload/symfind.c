@@ -182,10 +182,7 @@ int sym_find_after(const struct link_map *self, const struct sym_want *want, siz
 		*want[k].out = NULL;
 		for (int j = 0; j < nt && r == ABSENT; j++)
 			r = in_table(&t[j], want[k].name, h, want[k].ver, want[k].out);
-		if (r != FOUND) {
-			*want[k].out = NULL;
-			left++;
-		}
+		left += r != FOUND;	/* in_table wrote only a find */
 	}
 	return left;
 }
