@@ -936,7 +936,7 @@ static int throttled_pass(struct cluster *c, struct cluster_opts *o, struct disc
 
 /* --passes, else 2 + ceil(log2 N) and fewer than //TRACE's N + 1 (2 at
  * least): a wait still unsure then is marked so */
-static int budget_left(struct cluster_opts *o, int nthr)
+static int passes_most(const struct cluster_opts *o)
 {
 	int bits = 0;
 
@@ -947,7 +947,78 @@ static int budget_left(struct cluster_opts *o, int nthr)
 		most = o->nodes + 1;
 	if (o->max_passes)
 		most = o->max_passes;
-	return 1 + nthr < most;
+	return most;
+}
+
+static int budget_left(struct cluster_opts *o, int nthr)
+{
+	return 1 + nthr < passes_most(o);
+}
+
+static int log2_up(int m)
+{
+	int bits = 0;
+
+	while ((1 << bits) < m)
+		bits++;
+	return bits;
+}
+
+/*
+ * The bit passes' numbers (num[i], -1 for a node not throttled), and how
+ * many bits. When the budget has a pass for every bit of every node's
+ * number, every node is numbered: a group pass misses a wait whose waiter
+ * held while the node it waited for did (a barrier's root still sending
+ * its go, each send held, when that node let its signal go: 1 run in 25
+ * of 8 nodes through shared memory), which a pass throttling that node
+ * and not the waiter sees. Such a pass exists for every pair when the
+ * waiter's number has at most one bit set (any other number has a bit it
+ * lacks), so those numbers (0, 1, 2, 4...) go to the nodes most messages
+ * leave, whose holds are the most. Else the candidates of the waits the
+ * group pass left undecided (all nodes when none is) are numbered, in
+ * index order, as few bits as tell them apart. Numbered from 0 (number 0
+ * is in no bit pass: a wait seen in none is its); numbering from 1 made
+ * a number the OR of two others' (3 = 1 | 2), which a wait for both
+ * spelled.
+ */
+static int bit_numbers(const struct cluster *c, struct cluster_opts *o, struct discovery *d,
+		       uint64_t all, uint64_t u, int nthr, int *num)
+{
+	int n = __builtin_popcountll(all), bits = log2_up(n);
+
+	for (int i = 0; i < c->n; i++)
+		num[i] = -1;
+	if (passes_most(o) - 1 - nthr < bits) {
+		uint64_t v = u ? u : all;
+		for (int i = 0, k = 0; i < c->n; i++)
+			if (v & (1ull << i))
+				num[i] = k++;
+		return log2_up(__builtin_popcountll(v));
+	}
+	int order[64], no = 0, fan[64];
+	for (int i = 0; i < c->n; i++)
+		if (all & (1ull << i)) {
+			fan[i] = discover_fan_out(d, i);
+			int k = no++;
+			while (k > 0 && fan[order[k - 1]] < fan[i]) {
+				order[k] = order[k - 1];
+				k--;
+			}
+			order[k] = i;
+		}
+	/* one-bit numbers first, in that order; the others after */
+	int next = 0, wide = 3;
+	for (int k = 0; k < no; k++) {
+		if (next <= bits) {
+			num[order[k]] = next ? 1 << (next - 1) : 0;
+			next++;
+			continue;
+		}
+		while (!(wide & (wide - 1)))
+			wide++;
+		num[order[k]] = wide++;
+	}
+	return bits;
 }
 
 /*
@@ -996,48 +1067,35 @@ static int discover_plan(struct cluster *c, struct cluster_opts *o, struct disco
 	if (throttled_pass(c, o, d, basedir, first, thr, nthr, "group", all, PASS_GROUP,
 			   xasprintf("all %d nodes at once", __builtin_popcountll(all))) < 0)
 		return -1;
-	/* no wait left with several candidates: the bit passes still run,
-	 * over every node, while the budget lets them: a group pass misses
-	 * a wait whose waiter held while the node it waited for did (a
-	 * barrier's hub sending its go when one it then waited for held),
-	 * which a pass throttling half of them sees */
-	uint64_t u = discover_undecided(d);
-	int again = !u;
-	if (again)
-		u = all;
-	/* numbered from 0 in index order (number 0 is in no bit pass: a
-	 * wait seen in none is its); numbering from 1 made a number the OR
-	 * of two others' (3 = 1 | 2), which a wait for both spelled */
-	int m = __builtin_popcountll(u), bits = 0, from = 0;
-	while ((1 << bits) < m)
-		bits++;
-	if (again)
+	uint64_t u = discover_undecided(d) & all;
+	int num[64], m = __builtin_popcountll(u);
+	int bits = bit_numbers(c, o, d, all, u, *nthr, num), mb = log2_up(m);
+	if (!u)
 		fprintf(stderr, "island-capture: %s: every wait of the group pass has one "
 			"node it can be for, or a message; bit passes over all %d nodes, for "
-			"the waits a group pass misses\n", o->file, m);
-	/* the candidates numbered in index order: bit pass b, those with bit b */
+			"the waits a group pass misses\n", o->file, __builtin_popcountll(all));
 	for (int b = 0; b < bits; b++) {
 		uint64_t g = 0;
-		for (int i = 0, k = from; i < c->n; i++)
-			if (u & (1ull << i)) {
-				if (k & (1 << b))
-					g |= 1ull << i;
-				k++;
-			}
+		for (int i = 0; i < c->n; i++)
+			if (num[i] >= 0 && (num[i] & (1 << b)))
+				g |= 1ull << i;
 		if (!budget_left(o, *nthr)) {
 			fprintf(stderr, "island-capture: %s: %d passes (--passes, or 2 + log2 N) reached: "
-				"no bit pass among the %d nodes%s\n", o->file, 1 + *nthr, m,
-				again ? "" : " (waits with several candidates left unsure)");
+				"no bit pass among the %d nodes%s\n", o->file, 1 + *nthr,
+				u ? m : __builtin_popcountll(all),
+				u ? " (waits with several candidates left unsure)" : "");
 			return 0;
 		}
 		char *pname = xasprintf("group-bit%d", b);
 		if (throttled_pass(c, o, d, basedir, first, thr, nthr, pname, g, PASS_BIT,
-				   xasprintf("bit %d of %d, telling apart the %d nodes some "
-					     "wait may be for", b, bits, m)) < 0)
+				   b < mb ? xasprintf("bit %d of %d, telling apart the %d nodes some "
+						      "wait may be for", b, bits, m) :
+				   xasprintf("bit %d of %d, for the waits a group pass misses",
+					     b, bits)) < 0)
 			return -1;
 	}
 	/* one candidate: its own pass; else those the bit passes left */
-	uint64_t left = bits ? discover_unsure(d) : again ? 0 : u;
+	uint64_t left = bits ? discover_unsure(d) : u;
 	for (int i = 0; i < c->n; i++) {
 		if (!(left & (1ull << i)))
 			continue;

@@ -63,6 +63,8 @@ int discover_add(struct discovery *d, struct pass *p);
 uint64_t discover_undecided(struct discovery *d);
 /* Once the group passes ran: the nodes some wait is still unsure of. */
 uint64_t discover_unsure(struct discovery *d);
+/* How many message edges of the unthrottled pass leave node i. */
+int discover_fan_out(const struct discovery *d, int i);
 /* Resolve, write the merged trace, free d; 0 or -1. */
 int discover_write(struct discovery *d);
 /* An I/O's "API CLASS TARGET" as it must be the same in every pass (the

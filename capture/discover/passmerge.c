@@ -1354,6 +1354,15 @@ uint64_t discover_unsure(struct discovery *d)
 	return gt_candidates(d, 1);
 }
 
+int discover_fan_out(const struct discovery *d, int i)
+{
+	int k = 0;
+
+	for (size_t e = 0; e < d->nmsg; e++)
+		k += d->msg[e].t == i;
+	return k;
+}
+
 static void add_wait(struct discovery *d, int x, uint64_t xs, int t, uint64_t ts,
 		     int origin, int unsure)
 {

@@ -128,6 +128,7 @@ struct tstate {
 	/* a session's hold before this thread's call (holds.c): the
 	 * number reserved for the call, under which the waits were logged */
 	uint64_t held_seq;
+	int64_t sleep_at;           /* ... and when its sleep began (mono ns) */
 	/* calls inside a recorded call (nest.c): the side page, mapped when
 	 * first needed (not in TLS, which takes from every thread's stack),
 	 * and the outer call's place, kept */

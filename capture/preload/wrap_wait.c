@@ -112,6 +112,7 @@ EXPORT unsigned int sleep(unsigned int s)
 
 	if (!enter(t))
 		return REAL(sleep)(s);
+	SESS_BEFORE(t, C_SLEEP, 0);
 	uint64_t t0 = wait_start(t);
 	unsigned int r = REAL(sleep)(s);
 	uint64_t t1 = wait_end(t);
