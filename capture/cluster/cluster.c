@@ -969,7 +969,7 @@ static int log2_up(int m)
  * many bits. When the budget has a pass for every bit of every node's
  * number, every node is numbered: a group pass misses a wait whose waiter
  * held while the node it waited for did (a barrier's root still sending
- * its go, each send held, when that node let its signal go: 1 run in 25
+ * its go, each send held, when that node let its signal go: 4 runs in 100
  * of 8 nodes through shared memory), which a pass throttling that node
  * and not the waiter sees. Such a pass exists for every pair when the
  * waiter's number has at most one bit set (any other number has a bit it
