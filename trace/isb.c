@@ -183,9 +183,8 @@ static int get_value(struct dec *d, struct isb_slot *s, const struct isb_slot *p
 			return -1;
 		if (bad_bytes(d->buf + d->pos, n, false))
 			return fail(d, "corrupt binary trace (a control character in a value)");
-		slot_set(s, d->buf + d->pos, n);
+		isb_slot_string(s, -1, d->buf + d->pos, n);
 		d->pos += n;
-		s->isnum = false;
 		return 0;
 	case ISB_V_SAME:
 		if (!s->used)
@@ -215,6 +214,14 @@ static int get_value(struct dec *d, struct isb_slot *s, const struct isb_slot *p
 		break;
 	}
 	default:
+		if (tag >= ISB_V_RECENT && tag < ISB_V_RECENT + ISB_MRU && d->version >= 3) {
+			int i = (int)(tag - ISB_V_RECENT);
+			if (i >= s->nmru)
+				return fail(d, "corrupt binary trace (recent string %d of %d)",
+					    i, s->nmru);
+			isb_slot_string(s, i, s->mru[i], s->mlen[i]);
+			return 0;
+		}
 		return fail(d, "corrupt binary trace (value code %u)", tag);
 	}
 	if (m > max_mantissa || m < -max_mantissa)

@@ -355,11 +355,14 @@ static void put_value(struct isbenc *e, struct isb_slot *s, const struct isb_slo
 		put_byte(e, ISB_V_SAME);
 		return;
 	}
-	put_byte(e, ISB_V_STR);
-	put_bytes(e, v, n);
-	isb_slot_text(s, v, n);
-	s->isnum = false;
-	s->used = true;
+	int i = isb_slot_find(s, v, n);
+	if (i >= 0) {
+		put_byte(e, ISB_V_RECENT + (unsigned)i);
+	} else {
+		put_byte(e, ISB_V_STR);
+		put_bytes(e, v, n);
+	}
+	isb_slot_string(s, i, v, n);
 }
 
 /* --- the tokenizer ------------------------------------------------------ */

@@ -14,7 +14,7 @@
 
 #define ISB_MAGIC "\x89ISB\n"
 #define ISB_MAGIC_LEN 5
-#define ISB_VERSION 2	/* 2: RESET; a reader takes 1 too */
+#define ISB_VERSION 3	/* 2: RESET; 3: RECENT; a reader takes 1 and 2 too */
 
 /* tokens */
 enum {
@@ -35,7 +35,10 @@ enum {
 	ISB_V_NUM,	/* zigzag mantissa, fraction digits */
 	ISB_V_DSLOT,	/* zigzag delta to the slot's last number */
 	ISB_V_DPREV,	/* zigzag delta to the element's previous value */
+	ISB_V_RECENT,	/* + I (0 to ISB_MRU - 1): the slot's recent string I
+			 * (version 3) */
 };
+#define ISB_MRU 16	/* a slot's recent strings */
 
 /* What a reader accepts; a writer never exceeds them. */
 #define ISB_MAXNAMES 4096

@@ -12,7 +12,10 @@
 #include "util.h"
 
 /* A value's slot, (element, attribute): its last value, as text and,
- * when it was a number, as one. Writer and reader keep the same. */
+ * when it was a number, as one, and the strings it held before that
+ * (most recent first, none twice, not its text): a server's calls
+ * alternate between a few paths, peers and call names, each a string
+ * again. Writer and reader keep the same. */
 struct isb_slot {
 	bool used, isnum;
 	int d;
@@ -20,6 +23,9 @@ struct isb_slot {
 	char *s;		/* the text; the reader's is always set, the
 				 * writer's only when not a number */
 	size_t len, cap;
+	int nmru;
+	char *mru[ISB_MRU];
+	size_t mlen[ISB_MRU], mcap[ISB_MRU];
 };
 
 struct isb_slots {
@@ -74,10 +80,65 @@ static inline void isb_slot_text(struct isb_slot *s, const char *p, size_t n)
 	s->len = n;
 }
 
+/* The string of the slot's recent ones P[0..N) is at (-1: none) */
+static inline int isb_slot_find(const struct isb_slot *s, const char *p, size_t n)
+{
+	for (int i = 0; i < s->nmru; i++)
+		if (s->mlen[i] == n && !memcmp(s->mru[i], p, n))
+			return i;
+	return -1;
+}
+
+/* The slot's text becomes the string P[0..N): its recent one at I, or a
+ * new one (I -1). Its text before, when a string, becomes the most
+ * recent; the least recent goes when there are ISB_MRU. */
+static inline void isb_slot_string(struct isb_slot *s, int i, const char *p, size_t n)
+{
+	char *buf = NULL;
+	size_t cap = 0, len = 0;
+
+	if (i >= 0) {		/* taken out, its buffer the text's */
+		buf = s->mru[i];
+		cap = s->mcap[i];
+		len = s->mlen[i];
+		memmove(&s->mru[i], &s->mru[i + 1], (size_t)(s->nmru - i - 1) * sizeof(s->mru[0]));
+		memmove(&s->mlen[i], &s->mlen[i + 1], (size_t)(s->nmru - i - 1) * sizeof(s->mlen[0]));
+		memmove(&s->mcap[i], &s->mcap[i + 1], (size_t)(s->nmru - i - 1) * sizeof(s->mcap[0]));
+		s->nmru--;
+	}
+	if (s->used && !s->isnum && s->s) {
+		if (s->nmru == ISB_MRU) {
+			free(s->mru[ISB_MRU - 1]);
+			s->nmru--;
+		}
+		memmove(&s->mru[1], &s->mru[0], (size_t)s->nmru * sizeof(s->mru[0]));
+		memmove(&s->mlen[1], &s->mlen[0], (size_t)s->nmru * sizeof(s->mlen[0]));
+		memmove(&s->mcap[1], &s->mcap[0], (size_t)s->nmru * sizeof(s->mcap[0]));
+		s->mru[0] = s->s;
+		s->mlen[0] = s->len;
+		s->mcap[0] = s->cap;
+		s->nmru++;
+		s->s = NULL;
+		s->cap = s->len = 0;
+	}
+	if (buf) {
+		free(s->s);
+		s->s = buf;
+		s->cap = cap;
+		s->len = len;
+	} else {
+		isb_slot_text(s, p, n);
+	}
+	s->isnum = false;
+	s->used = true;
+}
+
 static inline void isb_slots_free(struct isb_slots *t)
 {
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->tab[i].s) {
+			for (int k = 0; k < t->tab[i].s->nmru; k++)
+				free(t->tab[i].s->mru[k]);
 			free(t->tab[i].s->s);
 			free(t->tab[i].s);
 		}

@@ -122,7 +122,7 @@ expect_eq "xml to .isb" "$(cat err.txt)" \
 # Damaged: one line, the same from analyze, replay and the Python reader.
 # The line is the element's in the XML export.
 head -c 300 basic.isb > cut.isb
-printf '\211ISB\n\003' > v3.isb
+printf '\211ISB\n\004' > v4.isb
 printf '\211ISB\n\001\011' > token.isb
 LC_ALL=C sed 's/filemeta/filemetz/' basic.isb > res.isb
 head -c 200 basic.isb.zst > cut.isb.zst
@@ -147,7 +147,7 @@ except island.TraceError as e:
 	expect_eq "$f: python" "$(cat err.txt)" "$want"
 }
 bad cut.isb "cut.isb:12: truncated trace (the stream ends before its end mark)"
-bad v3.isb "v3.isb:1: binary trace version 3 (this reader knows 1 to 2)"
+bad v4.isb "v4.isb:1: binary trace version 4 (this reader knows 1 to 3)"
 bad token.isb "token.isb:1: corrupt binary trace (token 9)"
 bad cut.isb.zst "cut.isb.zst:1: truncated or corrupt zstd data: the stream ends inside a frame"
 bad res.isb "res.isb:$line: <io> has unknown res=\"filemetz\"" values

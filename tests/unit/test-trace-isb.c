@@ -178,6 +178,16 @@ static void test_roundtrip(void)
 	if (strcmp(s.text.p, sample_seen))
 		fprintf(stderr, "\n%s", s.text.p);
 	free(s.text.p);
+	/* no string recurs but as the slot's last: versions 1 and 2 coded
+	 * it so too, and are read as they were (a recent string's code in
+	 * them is refused) */
+	for (char v = 1; v <= 2; v++) {
+		whole.p[ISB_MAGIC_LEN] = v;
+		CU_ASSERT_EQUAL(decode(&whole, whole.n, &s, msg), 0);
+		CU_ASSERT_STRING_EQUAL(s.text.p, sample_seen);
+		free(s.text.p);
+	}
+	whole.p[ISB_MAGIC_LEN] = ISB_VERSION;
 	/* cut anywhere: the same bytes */
 	for (size_t piece = 1; piece < 80; piece++) {
 		CU_ASSERT_EQUAL_FATAL(encode(sample, piece, &cut), 0);
@@ -271,9 +281,9 @@ static void test_damaged(void)
 		}
 		b.p[i] = (char)keep;
 	}
-	b.p[5] = 3;	/* the version */
+	b.p[5] = 4;	/* the version */
 	CU_ASSERT_EQUAL(decode(&b, b.n, &s, msg), -1);
-	CU_ASSERT_STRING_EQUAL(msg, "binary trace version 3 (this reader knows 1 to 2)");
+	CU_ASSERT_STRING_EQUAL(msg, "binary trace version 4 (this reader knows 1 to 3)");
 	free(s.text.p);
 	free(b.p);
 }
@@ -403,6 +413,55 @@ static void test_again(void)
 	free(again.p);
 }
 
+/* A slot's strings alternating: each one seen before is a byte, the
+ * most recent first; past 16, the least recent is a string again. */
+static void test_recent(void)
+{
+	struct buf x = { 0 }, b;
+	struct seen s;
+	char el[256], msg[256];
+	/* paths a, b, a, c, b, then p0..p16 and a (gone: 17 since) */
+	const char *seq[] = { "a", "b", "a", "c", "b" };
+
+	buf_add(&x, "<trace>", 7);
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(el, sizeof(el), "<io path=\"%s\"/>", seq[i]);
+		buf_add(&x, el, strlen(el));
+	}
+	for (int i = 0; i <= 16; i++) {
+		snprintf(el, sizeof(el), "<io path=\"p%d\"/>", i);
+		buf_add(&x, el, strlen(el));
+	}
+	buf_add(&x, "<io path=\"a\"/></trace>", 22);
+	CU_ASSERT_EQUAL_FATAL(encode(x.p, 0, &b), 0);
+	/* the value codes after each AGAIN io: STR b (00 01 'b'), a is
+	 * recent 0 (05), STR c, b is recent 1 (06: c, then a, b) */
+	const char want[] = "\x83\x01\x00\x01" "b" "\x83\x01\x05" "\x83\x01\x00\x01" "c"
+			    "\x83\x01\x06";
+	CU_ASSERT(memmem(b.p, b.n, want, sizeof(want) - 1) != NULL);
+	/* the last a: a string again, "a" 17 strings back */
+	CU_ASSERT(b.n > 8 && !memcmp(b.p + b.n - 7, "\x83\x01\x00\x01" "a", 5));
+	CU_ASSERT_EQUAL(decode(&b, b.n, &s, msg), 0);
+	CU_ASSERT(s.text.p && strstr(s.text.p, "<io path=[c]/>\n") &&
+		  strstr(s.text.p, "<io path=[p16]/>\n"));
+	size_t na = 0;
+	for (const char *q = s.text.p; q && (q = strstr(q, "path=[a]")); q++)
+		na++;
+	CU_ASSERT_EQUAL(na, 3);
+	free(s.text.p);
+	/* a recent string the slot never had */
+	char *r = memmem(b.p, b.n, "\x83\x01\x05", 3);
+	CU_ASSERT_FATAL(r != NULL);
+	r[2] = 0x05 + 15;
+	CU_ASSERT_EQUAL(decode(&b, b.n, &s, msg), -1);
+	CU_ASSERT(strstr(msg, "corrupt binary trace (recent string 15 of 1)") != NULL);
+	if (!strstr(msg, "recent string 15 of 1"))
+		fprintf(stderr, "\n%s\n", msg);
+	free(s.text.p);
+	free(b.p);
+	free(x.p);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -412,6 +471,7 @@ int main(void)
 		{ "what the encoder does not take", test_refused },
 		{ "a stream cut or damaged", test_damaged },
 		{ "a part between two RESETs", test_part },
+		{ "a slot's recent strings, a byte each", test_recent },
 	};
 
 	return unit_main("trace-isb", tests, sizeof(tests) / sizeof(tests[0]));
