@@ -197,6 +197,17 @@ static int get_value(struct dec *d, struct isb_slot *s, const struct isb_slot *p
 			return fail(d, "corrupt binary trace (a number of %u digits)", digits);
 		m = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
 		break;
+	case ISB_V_DLINK:
+		if (d->version < 3 || !isb_slot_base(s, &base, (int *)&digits))
+			return fail(d, "corrupt binary trace (a difference to no number)");
+		if (get_uv(d, &u))
+			return -1;
+		m = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+		if (m > max_mantissa * 2 || m < -max_mantissa * 2 ||
+		    base > max_mantissa * 2 || base < -max_mantissa * 2)
+			return fail(d, "corrupt binary trace (a number out of range)");
+		m += base;
+		break;
 	case ISB_V_DSLOT:
 	case ISB_V_DPREV: {
 		const struct isb_slot *b = tag == ISB_V_DSLOT ? s : prev;
@@ -344,6 +355,23 @@ static int token(struct dec *d, unsigned op, bool *finished)
 		d->pos += n;
 		d->ops->text(d->ctx, d->text, n);
 		return 0;
+	case ISB_LINK: {
+		uint32_t id[6];
+		struct isb_slot *sl[3];
+
+		if (d->version < 3)
+			return fail(d, "corrupt binary trace (token %u)", op);
+		for (int k = 0; k < 6; k++)
+			if (get_id(d, &id[k], k % 2 ? "attribute" : "element"))
+				return -1;
+		for (int k = 0; k < 3; k++)
+			if (!(sl[k] = isb_slot_of(&d->slots, id[2 * k], id[2 * k + 1])))
+				return fail(d, "corrupt binary trace (more than %d attribute slots)",
+					    ISB_MAXSLOTS);
+		sl[0]->link[0] = sl[1];
+		sl[0]->link[1] = sl[2];
+		return 0;
+	}
 	case ISB_RESET:
 		if (d->version < 2)
 			return fail(d, "corrupt binary trace (token %u)", op);

@@ -25,6 +25,8 @@ enum {
 	ISB_TEXT,	/* len, bytes */
 	ISB_FINISH,	/* the stream's end */
 	ISB_RESET,	/* names and slots forgotten (version 2) */
+	ISB_LINK,	/* el, at, el1, at1, el2, at2: (el, at)'s base for
+			 * DLINK, the sum of the other two's (version 3) */
 };
 #define ISB_EMPTY 0x80	/* on START and AGAIN: no END follows */
 
@@ -39,6 +41,8 @@ enum {
 			 * (version 3) */
 };
 #define ISB_MRU 16	/* a slot's recent strings */
+/* zigzag delta to the slot's base, its LINK's (version 3) */
+#define ISB_V_DLINK (ISB_V_RECENT + ISB_MRU)
 
 /* What a reader accepts; a writer never exceeds them. */
 #define ISB_MAXNAMES 4096

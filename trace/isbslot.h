@@ -26,7 +26,28 @@ struct isb_slot {
 	int nmru;
 	char *mru[ISB_MRU];
 	size_t mlen[ISB_MRU], mcap[ISB_MRU];
+	/* its LINK: the slots whose last numbers add up to its base (an
+	 * io's start: the last io's end and the compute's duration after
+	 * it, the call's start to the nanosecond) */
+	struct isb_slot *link[2];
 };
+
+/* The slot's base for DLINK, its digits in *D: 0 when it has none (no
+ * LINK, or its first slot holds no number). The second slot adds when
+ * it holds a number of the same digits. */
+static inline bool isb_slot_base(const struct isb_slot *s, int64_t *m, int *d)
+{
+	const struct isb_slot *a = s->link[0], *b = s->link[1];
+
+	if (!a || !a->used || !a->isnum)
+		return false;
+	*m = a->m;
+	*d = a->d;
+	if (b && b->used && b->isnum && b->d == a->d && b->m < INT64_MAX / 4 &&
+	    b->m > -INT64_MAX / 4 && a->m < INT64_MAX / 4 && a->m > -INT64_MAX / 4)
+		*m += b->m;
+	return true;
+}
 
 struct isb_slots {
 	struct { uint32_t key; struct isb_slot *s; } *tab;

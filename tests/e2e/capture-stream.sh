@@ -234,14 +234,14 @@ SUF=.isb.zst TWIN=.xml.zst same binthreads 1 "$APPS/writes" 4 100000 64
 OPT=--syscalls SUF=.isb.zst TWIN=.xml.zst same binsyscalls 1 "$APPS/writes" 1 200000 64
 SUF=.isb.zst TWIN=.xml.zst same binpipes 1 sh -c 'sleep 0.1; for i in 1 2 3 4 5 6; do cat /etc/hostname; done | cat > names3'
 GATE_PARTS=1 SUF=.isb.zst same binprocs 3 sh -c '"$G" binprocs.gate; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names2'
-# a string again as one of its slot's recent ones (version 3), here the
-# processes' paths: no version 1 stream had it (versions 1 and 2 are
-# read as they were: tests/unit/test-trace-isb.c)
+# an io's start linked to the last end (LINK, version 3) before the
+# first call: no version 1 stream had it (versions 1 and 2 are read as
+# they were: tests/unit/test-trace-isb.c)
 "$ANALYZE" export --format isb -o v.isb binprocs.twin.isb.zst || fail "export to .isb failed"
 { head -c 5 v.isb; printf '\001'; tail -c +7 v.isb; } > v1.isb
-"$ANALYZE" calls v1.isb > v1.calls 2> v1.err && fail "a version 1 stream with recent strings is read"
-grep -q '^v1.isb:[0-9]*: corrupt binary trace (value code [0-9]*)$' v1.err ||
-	fail "version 1 with recent strings: $(cat v1.err)"
+"$ANALYZE" calls v1.isb > v1.calls 2> v1.err && fail "a version 1 stream with a LINK is read"
+grep -q '^v1.isb:[0-9]*: corrupt binary trace (token 8)$' v1.err ||
+	fail "version 1 with a LINK: $(cat v1.err)"
 "$ANALYZE" calls v.isb > v3.calls || fail "the .isb export is refused"
 expect_eq "version 3's calls" "$(cat v3.calls)" "$(cat binprocs.calls)"
 

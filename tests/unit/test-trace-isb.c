@@ -178,16 +178,22 @@ static void test_roundtrip(void)
 	if (strcmp(s.text.p, sample_seen))
 		fprintf(stderr, "\n%s", s.text.p);
 	free(s.text.p);
-	/* no string recurs but as the slot's last: versions 1 and 2 coded
-	 * it so too, and are read as they were (a recent string's code in
-	 * them is refused) */
+	/* a stream with no string again but as its slot's last, no io's
+	 * start: versions 1 and 2 coded it so too, and are read as they
+	 * were (a recent string's code or a LINK in them is refused) */
+	struct buf old = { 0 };
+	struct seen s3;
+	CU_ASSERT_EQUAL_FATAL(encode("<trace version=\"1\"><x a=\"1.5\" b=\"s\"/><x a=\"2.5\" "
+				     "b=\"s\"/>\n<y b=\"t\">u</y></trace>", 0, &old), 0);
+	CU_ASSERT_EQUAL(decode(&old, old.n, &s3, msg), 0);
 	for (char v = 1; v <= 2; v++) {
-		whole.p[ISB_MAGIC_LEN] = v;
-		CU_ASSERT_EQUAL(decode(&whole, whole.n, &s, msg), 0);
-		CU_ASSERT_STRING_EQUAL(s.text.p, sample_seen);
+		old.p[ISB_MAGIC_LEN] = v;
+		CU_ASSERT_EQUAL(decode(&old, old.n, &s, msg), 0);
+		CU_ASSERT_STRING_EQUAL(s.text.p, s3.text.p);
 		free(s.text.p);
 	}
-	whole.p[ISB_MAGIC_LEN] = ISB_VERSION;
+	free(s3.text.p);
+	free(old.p);
 	/* cut anywhere: the same bytes */
 	for (size_t piece = 1; piece < 80; piece++) {
 		CU_ASSERT_EQUAL_FATAL(encode(sample, piece, &cut), 0);
@@ -334,7 +340,19 @@ static void test_part(void)
 	CU_ASSERT_EQUAL(isbenc_reset(e), EINVAL);
 	isbenc_free(e);
 	free(part.p);
-	/* version 1 had no RESET */
+	/* version 2 had no LINK (an io's start is linked), */
+	b.p[5] = 2;
+	CU_ASSERT_EQUAL(decode(&b, b.n, &s, msg), -1);
+	CU_ASSERT_STRING_EQUAL(msg, "corrupt binary trace (token 8)");
+	free(s.text.p);
+	free(b.p);
+	/* version 1 no RESET */
+	memset(&b, 0, sizeof(b));
+	e = isbenc_new(to_buf, &b);
+	CU_ASSERT_EQUAL(isbenc_feed(e, "<trace><x a=\"1\"/>", 17), 0);
+	CU_ASSERT_EQUAL(isbenc_reset(e), 0);
+	CU_ASSERT_EQUAL(isbenc_feed(e, "<x a=\"2\"/></trace>", 18), 0);
+	CU_ASSERT_EQUAL_FATAL(isbenc_finish(e), 0);
 	b.p[5] = 1;
 	CU_ASSERT_EQUAL(decode(&b, b.n, &s, msg), -1);
 	CU_ASSERT_STRING_EQUAL(msg, "corrupt binary trace (token 7)");
@@ -462,6 +480,47 @@ static void test_recent(void)
 	free(x.p);
 }
 
+/* An io's start, the last io's end plus the compute phase between, is
+ * its LINK's base again: a byte of code and a byte of nothing. */
+static void test_link(void)
+{
+	struct buf x = { 0 }, b;
+	struct seen s;
+	char el[256], msg[256];
+	long end = 1000000100;
+
+	const char *first = "<trace><io start=\"1.000000000\" end=\"1.000000100\"/>";
+	buf_add(&x, first, strlen(first));
+	for (int i = 0; i < 1000; i++) {
+		long gap = 100 + (i * 37) % 500, start = end + gap;
+		end = start + 50 + (i * 53) % 900;
+		snprintf(el, sizeof(el), "<compute dur=\"0.%09ld\"/><io start=\"%ld.%09ld\" "
+			 "end=\"%ld.%09ld\"/>", gap, start / 1000000000, start % 1000000000,
+			 end / 1000000000, end % 1000000000);
+		buf_add(&x, el, strlen(el));
+	}
+	buf_add(&x, "</trace>", 8);
+	CU_ASSERT_EQUAL_FATAL(encode(x.p, 0, &b), 0);
+	size_t exact = 0;
+	for (size_t i = 0; i + 1 < b.n; i++)
+		exact += b.p[i] == ISB_V_DLINK && b.p[i + 1] == 0;
+	CU_ASSERT(exact >= 1000);
+	CU_ASSERT_EQUAL(decode(&b, b.n, &s, msg), 0);
+	CU_ASSERT(s.text.p && strstr(s.text.p, "<compute dur=[0.000000137]/>\n") &&
+		  strstr(s.text.p, "<io start=[1.000000387] end=[1.000000490]/>\n"));
+	if (s.text.p && !strstr(s.text.p, "<io start=[1.000000387] end=[1.000000490]/>"))
+		fprintf(stderr, "\n%.400s\n", s.text.p);
+	free(s.text.p);
+	free(b.p);
+	free(x.p);
+	/* DLINK in a slot that has no LINK */
+	static const char bad[] = "\x89ISB\n\x03\x01\x01t\x01\x01" "a\x82\x00\x01\x01\x15\x00\x06";
+	struct buf d = { (char *)bad, sizeof(bad) - 1, sizeof(bad), 0 };
+	CU_ASSERT_EQUAL(decode(&d, d.n, &s, msg), -1);
+	CU_ASSERT_STRING_EQUAL(msg, "corrupt binary trace (a difference to no number)");
+	free(s.text.p);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -472,6 +531,7 @@ int main(void)
 		{ "a stream cut or damaged", test_damaged },
 		{ "a part between two RESETs", test_part },
 		{ "a slot's recent strings, a byte each", test_recent },
+		{ "an io's start from the last end and the phase", test_link },
 	};
 
 	return unit_main("trace-isb", tests, sizeof(tests) / sizeof(tests[0]));
