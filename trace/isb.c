@@ -197,17 +197,20 @@ static int get_value(struct dec *d, struct isb_slot *s, const struct isb_slot *p
 			return fail(d, "corrupt binary trace (a number of %u digits)", digits);
 		m = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
 		break;
-	case ISB_V_DLINK:
-		if (d->version < 3 || !isb_slot_base(s, &base, (int *)&digits))
+	case ISB_V_DLINK: {
+		int bd;
+
+		if (d->version < 3 || !isb_slot_base(s, &base, &bd))
 			return fail(d, "corrupt binary trace (a difference to no number)");
 		if (get_uv(d, &u))
 			return -1;
+		digits = (unsigned)bd;
 		m = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-		if (m > max_mantissa * 2 || m < -max_mantissa * 2 ||
-		    base > max_mantissa * 2 || base < -max_mantissa * 2)
+		if (m > max_mantissa * 2 || m < -max_mantissa * 2)
 			return fail(d, "corrupt binary trace (a number out of range)");
 		m += base;
 		break;
+	}
 	case ISB_V_DSLOT:
 	case ISB_V_DPREV: {
 		const struct isb_slot *b = tag == ISB_V_DSLOT ? s : prev;
@@ -230,7 +233,7 @@ static int get_value(struct dec *d, struct isb_slot *s, const struct isb_slot *p
 			if (i >= s->nmru)
 				return fail(d, "corrupt binary trace (recent string %d of %d)",
 					    i, s->nmru);
-			isb_slot_string(s, i, s->mru[i], s->mlen[i]);
+			isb_slot_string(s, i, s->mru[i].s, s->mru[i].len);
 			return 0;
 		}
 		return fail(d, "corrupt binary trace (value code %u)", tag);

@@ -24,17 +24,17 @@ struct isb_slot {
 				 * writer's only when not a number */
 	size_t len, cap;
 	int nmru;
-	char *mru[ISB_MRU];
-	size_t mlen[ISB_MRU], mcap[ISB_MRU];
+	struct isb_text { char *s; size_t len, cap; } mru[ISB_MRU];
 	/* its LINK: the slots whose last numbers add up to its base (an
 	 * io's start: the last io's end and the compute's duration after
 	 * it, the call's start to the nanosecond) */
 	struct isb_slot *link[2];
 };
 
-/* The slot's base for DLINK, its digits in *D: 0 when it has none (no
- * LINK, or its first slot holds no number). The second slot adds when
- * it holds a number of the same digits. */
+/* The slot's base for DLINK, its digits in *D: false when it has none
+ * (no LINK, or its first slot holds no number). The second slot adds
+ * when it holds a number of the same digits. (Numbers have 18 digits at
+ * most: the sum cannot overflow.) */
 static inline bool isb_slot_base(const struct isb_slot *s, int64_t *m, int *d)
 {
 	const struct isb_slot *a = s->link[0], *b = s->link[1];
@@ -43,8 +43,7 @@ static inline bool isb_slot_base(const struct isb_slot *s, int64_t *m, int *d)
 		return false;
 	*m = a->m;
 	*d = a->d;
-	if (b && b->used && b->isnum && b->d == a->d && b->m < INT64_MAX / 4 &&
-	    b->m > -INT64_MAX / 4 && a->m < INT64_MAX / 4 && a->m > -INT64_MAX / 4)
+	if (b && b->used && b->isnum && b->d == a->d)
 		*m += b->m;
 	return true;
 }
@@ -105,7 +104,7 @@ static inline void isb_slot_text(struct isb_slot *s, const char *p, size_t n)
 static inline int isb_slot_find(const struct isb_slot *s, const char *p, size_t n)
 {
 	for (int i = 0; i < s->nmru; i++)
-		if (s->mlen[i] == n && !memcmp(s->mru[i], p, n))
+		if (s->mru[i].len == n && !memcmp(s->mru[i].s, p, n))
 			return i;
 	return -1;
 }
@@ -115,38 +114,27 @@ static inline int isb_slot_find(const struct isb_slot *s, const char *p, size_t 
  * recent; the least recent goes when there are ISB_MRU. */
 static inline void isb_slot_string(struct isb_slot *s, int i, const char *p, size_t n)
 {
-	char *buf = NULL;
-	size_t cap = 0, len = 0;
+	struct isb_text took = { NULL, 0, 0 };
 
 	if (i >= 0) {		/* taken out, its buffer the text's */
-		buf = s->mru[i];
-		cap = s->mcap[i];
-		len = s->mlen[i];
+		took = s->mru[i];
 		memmove(&s->mru[i], &s->mru[i + 1], (size_t)(s->nmru - i - 1) * sizeof(s->mru[0]));
-		memmove(&s->mlen[i], &s->mlen[i + 1], (size_t)(s->nmru - i - 1) * sizeof(s->mlen[0]));
-		memmove(&s->mcap[i], &s->mcap[i + 1], (size_t)(s->nmru - i - 1) * sizeof(s->mcap[0]));
 		s->nmru--;
 	}
 	if (s->used && !s->isnum && s->s) {
-		if (s->nmru == ISB_MRU) {
-			free(s->mru[ISB_MRU - 1]);
-			s->nmru--;
-		}
+		if (s->nmru == ISB_MRU)
+			free(s->mru[--s->nmru].s);
 		memmove(&s->mru[1], &s->mru[0], (size_t)s->nmru * sizeof(s->mru[0]));
-		memmove(&s->mlen[1], &s->mlen[0], (size_t)s->nmru * sizeof(s->mlen[0]));
-		memmove(&s->mcap[1], &s->mcap[0], (size_t)s->nmru * sizeof(s->mcap[0]));
-		s->mru[0] = s->s;
-		s->mlen[0] = s->len;
-		s->mcap[0] = s->cap;
+		s->mru[0] = (struct isb_text){ s->s, s->len, s->cap };
 		s->nmru++;
 		s->s = NULL;
 		s->cap = s->len = 0;
 	}
-	if (buf) {
+	if (took.s) {
 		free(s->s);
-		s->s = buf;
-		s->cap = cap;
-		s->len = len;
+		s->s = took.s;
+		s->len = took.len;
+		s->cap = took.cap;
 	} else {
 		isb_slot_text(s, p, n);
 	}
@@ -159,7 +147,7 @@ static inline void isb_slots_free(struct isb_slots *t)
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->tab[i].s) {
 			for (int k = 0; k < t->tab[i].s->nmru; k++)
-				free(t->tab[i].s->mru[k]);
+				free(t->tab[i].s->mru[k].s);
 			free(t->tab[i].s->s);
 			free(t->tab[i].s);
 		}

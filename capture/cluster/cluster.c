@@ -936,12 +936,18 @@ static int throttled_pass(struct cluster *c, struct cluster_opts *o, struct disc
 
 /* --passes, else 2 + ceil(log2 N) and fewer than //TRACE's N + 1 (2 at
  * least): a wait still unsure then is marked so */
-static int passes_most(const struct cluster_opts *o)
+static int log2_up(int m)
 {
 	int bits = 0;
 
-	while ((1 << bits) < o->nodes)
+	while ((1 << bits) < m)
 		bits++;
+	return bits;
+}
+
+static int passes_most(const struct cluster_opts *o)
+{
+	int bits = log2_up(o->nodes);
 	int most = 2 + bits < o->nodes ? 2 + bits : o->nodes > 2 ? o->nodes : 2;
 	if (o->one_by_one)
 		most = o->nodes + 1;
@@ -953,15 +959,6 @@ static int passes_most(const struct cluster_opts *o)
 static int budget_left(struct cluster_opts *o, int nthr)
 {
 	return 1 + nthr < passes_most(o);
-}
-
-static int log2_up(int m)
-{
-	int bits = 0;
-
-	while ((1 << bits) < m)
-		bits++;
-	return bits;
 }
 
 /*

@@ -121,6 +121,7 @@ void sess_process_gone(void)
  *         close, descriptor bookkeeping, looks)
  * K_PROBE the access family: not numbered (programs poll readiness with
  *         it; the pseudo-apps do)
+ * K_SLEEP a sleep: a look at what it waits for came before it
  */
 enum {
 	REL_NO, REL_YES,
@@ -129,7 +130,7 @@ enum {
 	REL_PEER,                    /* close: of a socket or pipe (the peer's
 					end of file) */
 	REL_MASK = 7,
-	K_WAIT = 8, K_LOOK = 16, K_BOOK = 32, K_PROBE = 64,
+	K_WAIT = 8, K_LOOK = 16, K_BOOK = 32, K_PROBE = 64, K_SLEEP = 128,
 };
 #define WAIT_MIN_NS 2000000
 #define RUN_MORE_NS 100000000
@@ -162,6 +163,7 @@ static const unsigned short books[] = {
 	C_FTELLO, C_FGETPOS, C_IOCTL, C_PRCTL,
 };
 static const unsigned short probes[] = { C_ACCESS, C_FACCESSAT, C_EUIDACCESS, C_EACCESS };
+static const unsigned short sleeps[] = { C_SLEEP, C_USLEEP, C_NANOSLEEP, C_CLOCK_NANOSLEEP };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 static void kinds_init(void)
@@ -176,6 +178,7 @@ static void kinds_init(void)
 		{ looks, N(looks), K_LOOK | K_BOOK, 0 },
 		{ books, N(books), K_BOOK, 0 },
 		{ probes, N(probes), K_PROBE, 0 },
+		{ sleeps, N(sleeps), K_SLEEP, 0 },
 	};
 
 	/* writes and sends release by their class */
@@ -242,10 +245,8 @@ static int is_empty_look(const struct rec *r)
 	case C_POLL: case C_PPOLL: case C_SELECT: case C_PSELECT:
 	case C_EPOLL_WAIT: case C_EPOLL_PWAIT:
 		return r->ret == 0 ? 1 : -1;
-	case C_SLEEP: case C_USLEEP: case C_NANOSLEEP: case C_CLOCK_NANOSLEEP:
-		return 1;
 	}
-	return 0;
+	return (kind[r->call] & K_SLEEP) != 0;
 }
 
 static void note_spin(struct tstate *t, const struct rec *r)
@@ -265,9 +266,8 @@ static void note_spin(struct tstate *t, const struct rec *r)
 	 * quiet logged a wait on itself that the look then found over (a
 	 * node of 8 polling shared memory at 0.5 ms, 1 run in 100) */
 	int64_t now_ns = mono_ns(), at = now_ns;
-	if (r->call == C_SLEEP || r->call == C_USLEEP || r->call == C_NANOSLEEP ||
-	    r->call == C_CLOCK_NANOSLEEP)
-		at = t->sleep_at && t->sleep_at <= now_ns ? t->sleep_at : now_ns;
+	if ((kind[r->call] & K_SLEEP) && t->sleep_at)
+		at = t->sleep_at;
 	t->sleep_at = 0;
 	if (!s->spin_from || s->spin_at < s->since)
 		s->spin_from = at;
@@ -608,7 +608,7 @@ void sess_before(struct tstate *t, int call, int64_t a1, int fd)
 			s->wait_since = mono_ns();
 		return;
 	}
-	if (call == C_SLEEP || call == C_USLEEP || call == C_NANOSLEEP || call == C_CLOCK_NANOSLEEP) {
+	if (kind[call] & K_SLEEP) {
 		t->sleep_at = mono_ns();
 		return;
 	}
