@@ -970,19 +970,26 @@ static int budget_left(struct cluster_opts *o, int nthr)
  * of 8 nodes through shared memory), which a pass throttling that node
  * and not the waiter sees. Such a pass exists for every pair when the
  * waiter's number has at most one bit set (any other number has a bit it
- * lacks), so those numbers (0, 1, 2, 4...) go to the nodes most messages
- * leave, whose holds are the most. Else the candidates of the waits the
- * group pass left undecided (all nodes when none is) are numbered, in
+ * lacks), so the light numbers go to the nodes most messages leave, whose
+ * holds are the most. The candidates of the waits the group pass left
+ * undecided take the numbers of an odd count of bits, the others those
+ * of an even count (when each side fits in half): two candidates' numbers
+ * then differ in two bits at least, and a pass that misjudged a wait (one
+ * seen where the node it waits for ran free: a busy machine) spells no
+ * candidate's number, rather than another's (1 run in 8 under ASan).
+ * Else every node gets a number, the one-bit ones first; else, when the
+ * budget is short, the candidates alone (all nodes when none is), in
  * index order, as few bits as tell them apart. Numbered from 0 (number 0
  * is in no bit pass: a wait seen in none is its); numbering from 1 made
  * a number the OR of two others' (3 = 1 | 2), which a wait for both
  * spelled.
  */
 static int bit_numbers(const struct cluster *c, struct cluster_opts *o, struct discovery *d,
-		       uint64_t all, uint64_t u, int nthr, int *num)
+		       uint64_t all, uint64_t u, int nthr, int *num, int *spaced)
 {
 	int n = __builtin_popcountll(all), bits = log2_up(n);
 
+	*spaced = 0;
 	for (int i = 0; i < c->n; i++)
 		num[i] = -1;
 	if (passes_most(o) - 1 - nthr < bits) {
@@ -1003,6 +1010,22 @@ static int bit_numbers(const struct cluster *c, struct cluster_opts *o, struct d
 			}
 			order[k] = i;
 		}
+	int half = bits ? 1 << (bits - 1) : 1, nu = __builtin_popcountll(u & all);
+	if (u && bits && nu <= half && n - nu <= half) {
+		/* by weight, then value: parity 1 for candidates, 0 else */
+		int next[2] = { 0, 0 }, code[2][32];
+		for (int w = 0; w <= bits; w++)
+			for (int v = 0; v < 1 << bits; v++)
+				if (__builtin_popcount((unsigned)v) == w)
+					code[w & 1][next[w & 1]++] = v;
+		next[0] = next[1] = 0;
+		for (int k = 0; k < no; k++) {
+			int side = !!(u & (1ull << order[k]));
+			num[order[k]] = code[side][next[side]++];
+		}
+		*spaced = 1;
+		return bits;
+	}
 	/* one-bit numbers first, in that order; the others after */
 	int next = 0, wide = 3;
 	for (int k = 0; k < no; k++) {
@@ -1065,8 +1088,9 @@ static int discover_plan(struct cluster *c, struct cluster_opts *o, struct disco
 			   xasprintf("all %d nodes at once", __builtin_popcountll(all))) < 0)
 		return -1;
 	uint64_t u = discover_undecided(d) & all;
-	int num[64], m = __builtin_popcountll(u);
-	int bits = bit_numbers(c, o, d, all, u, *nthr, num), mb = log2_up(m);
+	int num[64], m = __builtin_popcountll(u), spaced;
+	int bits = bit_numbers(c, o, d, all, u, *nthr, num, &spaced);
+	int mb = spaced ? bits : log2_up(m);
 	if (!u)
 		fprintf(stderr, "island-capture: %s: every wait of the group pass has one "
 			"node it can be for, or a message; bit passes over all %d nodes, for "

@@ -116,6 +116,32 @@ static int ruled_out(const struct discovery *d, size_t a, size_t b, int t,
 	return 0;
 }
 
+/* Node i's number as the bit passes spell it (i < 0: the wait's, from
+ * the passes that saw it): bit k for the k-th bit pass */
+static uint64_t bit_word(const struct discovery *d, int i, const uint64_t *seen)
+{
+	uint64_t w = 0;
+
+	for (int p = 0, k = 0; p < d->npasses && p < 64; p++) {
+		if (d->passes[p]->kind != PASS_BIT)
+			continue;
+		if (i >= 0 ? (d->passes[p]->mask >> i) & 1 : seen[p])
+			w |= 1ull << k;
+		k++;
+	}
+	return w;
+}
+
+/* Do the numbers of q's nodes differ in two bits at least, pairwise? */
+static int spaced(const struct discovery *d, uint64_t q, const uint64_t *seen)
+{
+	for (int i = 0; i < d->n; i++)
+		for (int j = i + 1; (q >> i) & 1 && j < d->n; j++)
+			if ((q >> j) & 1 && ones(bit_word(d, i, seen) ^ bit_word(d, j, seen)) < 2)
+				return 0;
+	return 1;
+}
+
 /*
  * What the passes say of one wait, obs[a..b): the nodes it certainly
  * waited for, and those it may have (*unsure), on which passes that rests
@@ -129,10 +155,13 @@ static int ruled_out(const struct discovery *d, size_t a, size_t b, int t,
  *   seen is not (a negative test), nor is one whose single-node pass did
  *   not see it; one is when a pass that saw the wait throttled no other
  *   that may be, or when it is the only one left and no message explains
- *   the wait.
+ *   the wait;
+ * - when the candidates' numbers are two bits apart, a pattern the bit
+ *   passes spell that is none of theirs is one pass misjudged: each
+ *   candidate a single slip explains may be it (*several: write each).
  */
 static uint64_t judge(const struct discovery *d, size_t a, size_t b, uint64_t *reach,
-		      uint64_t *unsure, uint64_t *single)
+		      uint64_t *unsure, uint64_t *single, int *several)
 {
 	const struct dobs *o = d->obs;
 	int x = o[a].x, nbits = 0;
@@ -153,6 +182,7 @@ static uint64_t judge(const struct discovery *d, size_t a, size_t b, uint64_t *r
 	}
 	/* a node throttled alone that saw the wait: //TRACE's own evidence */
 	*unsure = 0;
+	*several = 0;
 	*single = single_seen & ~self;
 	for (int p = 0; p < d->npasses; p++) {
 		if (d->passes[p]->kind == PASS_SINGLE)
@@ -217,6 +247,19 @@ static uint64_t judge(const struct discovery *d, size_t a, size_t b, uint64_t *r
 	}
 	if (!expl && !*single && ones(exact) == 1)
 		return sure | exact;
+	/* most likely a wait seen where the node it is for ran free (a busy
+	 * machine): a candidate whose number lacks one bit the wait's has */
+	if (!expl && !*single && !exact && ones(q) > 1 && spaced(d, q, seen)) {
+		uint64_t near = 0, w = bit_word(d, -1, seen);
+		for (int i = 0; i < d->n; i++)
+			if ((q >> i) & 1 && ones(bit_word(d, i, seen) ^ w) == 1)
+				near |= 1ull << i;
+		if (near) {
+			*unsure = near & may ? near & may : near;
+			*several = 1;
+			return sure;
+		}
+	}
 	uint64_t def = 0;
 	for (int p = 0; p < d->npasses && p < 64; p++) {
 		uint64_t g = d->passes[p]->mask;
@@ -283,8 +326,9 @@ static void each_wait(struct discovery *d, void (*f)(struct discovery *, size_t,
 static void add_unsure(struct discovery *d, size_t a, size_t b, void *ctx)
 {
 	uint64_t unsure, single, reach[64];
+	int several;
 
-	judge(d, a, b, reach, &unsure, &single);
+	judge(d, a, b, reach, &unsure, &single, &several);
 	*(uint64_t *)ctx |= unsure;
 }
 
@@ -301,9 +345,10 @@ static void emit_wait(struct discovery *d, size_t a, size_t b, void *ctx)
 {
 	gt_emit emit = *(gt_emit *)ctx;
 	uint64_t unsure, single, reach[64];
-	uint64_t c = judge(d, a, b, reach, &unsure, &single);
+	int several;
+	uint64_t c = judge(d, a, b, reach, &unsure, &single, &several);
 
-	if (ones(unsure) > 1)
+	if (ones(unsure) > 1 && !several)
 		unsure = best_guess(d, a, b, unsure);
 	for (int t = 0; t < d->n; t++) {
 		if (!((c | unsure) & (1ull << t)) || discover_has_message(d, d->obs[a].x,
