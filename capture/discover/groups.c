@@ -236,21 +236,16 @@ static uint64_t judge(const struct discovery *d, size_t a, size_t b, uint64_t *r
 			may &= ~d->passes[p]->mask;
 	/* one node waited for (a sparse dependency): the candidate whose
 	 * number the passes that saw the wait spell, bit by bit */
-	uint64_t exact = 0;
-	for (int i = 0; i < d->n; i++) {
-		int same = (may >> i) & 1;
-		for (int p = 0; p < d->npasses && p < 64 && same; p++)
-			if (d->passes[p]->kind == PASS_BIT)
-				same = !!(d->passes[p]->mask & (1ull << i)) == !!seen[p];
-		if (same)
+	uint64_t exact = 0, w = bit_word(d, -1, seen);
+	for (int i = 0; i < d->n; i++)
+		if ((may >> i) & 1 && bit_word(d, i, seen) == w)
 			exact |= 1ull << i;
-	}
 	if (!expl && !*single && ones(exact) == 1)
 		return sure | exact;
 	/* most likely a wait seen where the node it is for ran free (a busy
 	 * machine): a candidate whose number lacks one bit the wait's has */
 	if (!expl && !*single && !exact && ones(q) > 1 && spaced(d, q, seen)) {
-		uint64_t near = 0, w = bit_word(d, -1, seen);
+		uint64_t near = 0;
 		for (int i = 0; i < d->n; i++)
 			if ((q >> i) & 1 && ones(bit_word(d, i, seen) ^ w) == 1)
 				near |= 1ull << i;
