@@ -183,6 +183,12 @@ struct obj {
 	int listed;                  /* goes in <files>/<sockets> */
 	int event;                   /* an anon_inode: its reads wait for
 					events (res_of); not an epoll set */
+	/* the call that made it: the summaries list objects in the order
+	 * of their makers' starts, then of those calls (the resolver sees
+	 * the processes' parts in the order they streamed) */
+	pid_t made_pid;
+	uint64_t made_t;             /* clock units */
+	int64_t made_start;          /* the maker's start, ns (resolve_node) */
 };
 
 struct cap_node {

@@ -42,6 +42,8 @@ struct resolver {
 	/* open addressing: path -> obj, inode -> obj */
 	int *pmap, *imap;
 	size_t pcap, icap, pcount, icount;
+	pid_t pid;                   /* the record being applied: its */
+	uint64_t t;                  /* process and start (obj_new) */
 };
 
 static uint64_t hash_str(const char *s)
@@ -62,6 +64,8 @@ static int obj_new(struct resolver *rs, int kind)
 	memset(o, 0, sizeof(*o));
 	o->kind = kind;
 	strcpy(o->direction, "none");
+	o->made_pid = rs->pid;
+	o->made_t = rs->t;
 	return ++n->nobjs;          /* ids start at 1 */
 }
 
@@ -395,6 +399,9 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 	char *pl = REC_PAYLOAD(r);
 	size_t plen = REC_PAYLOAD_LEN(r);
 	int ok = r->err == 0 && r->ret >= 0;
+
+	rs->pid = p->pid;
+	rs->t = r->t0;
 
 	if (r->call == REC_PROC) {
 		/* exe \0 cwd \0 args: a new image starts with a fresh table */
@@ -1770,6 +1777,11 @@ void resolve_node(struct cap_node *n)
 		derive_proc(n, &n->procs[i]);
 	}
 	index_procs(n);
+	for (int i = 0; i < n->nobjs; i++) {
+		struct obj *b = &n->objs[i];
+		const struct proc *q = proc_when(n, b->made_pid, clock_ns(&n->clk, b->made_t), false);
+		b->made_start = q ? q->start : 0;
+	}
 	statuses_from_reaps(n);
 	statuses_from_waits(n);
 	statuses_from_exits(n);

@@ -1557,11 +1557,30 @@ static void write_proc(struct out *o, struct cap_node *n, struct proc *p)
 	o_lit(o, "  </process>\n");
 }
 
+/* objects by their makers' starts, then by the calls that made them:
+ * the same trace however the processes' parts streamed */
+static int cmp_made(const void *a, const void *b)
+{
+	const struct obj *x = *(struct obj *const *)a, *y = *(struct obj *const *)b;
+
+	if (x->made_start != y->made_start)
+		return x->made_start < y->made_start ? -1 : 1;
+	if (x->made_t != y->made_t)
+		return x->made_t < y->made_t ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
 static void write_summaries(struct out *o, struct cap_node *n)
 {
+	struct obj **by = xmalloc(sizeof(*by) * (size_t)(n->nobjs + 1));
+
+	for (int i = 0; i < n->nobjs; i++)
+		by[i] = &n->objs[i];
+	if (n->nobjs > 1)
+		qsort(by, (size_t)n->nobjs, sizeof(*by), cmp_made);
 	o_lit(o, "  <files>\n");
 	for (int i = 0; i < n->nobjs; i++) {
-		struct obj *b = &n->objs[i];
+		struct obj *b = by[i];
 		if (b->kind != OBJ_FILE || !b->listed)
 			continue;
 		o_lit(o, "    <file");
@@ -1585,7 +1604,7 @@ static void write_summaries(struct out *o, struct cap_node *n)
 	}
 	o_lit(o, "  </files>\n  <sockets>\n");
 	for (int i = 0; i < n->nobjs; i++) {
-		struct obj *b = &n->objs[i];
+		struct obj *b = by[i];
 		if ((b->kind != OBJ_SOCKET && b->kind != OBJ_PIPE) || !b->listed)
 			continue;
 		o_lit(o, "    <socket");
@@ -1599,6 +1618,7 @@ static void write_summaries(struct out *o, struct cap_node *n)
 		o_lit(o, "/>\n");
 	}
 	o_lit(o, "  </sockets>\n");
+	free(by);
 }
 
 /* A plain decimal (xs:decimal: no exponent), without trailing zeros. */
