@@ -151,13 +151,19 @@ for v in alloc cpu,wall,alloc; do
 	expect_eq "--profile=$v: snapshots not of an allocation with one" \
 		"$(grep '<sample ' at.xml | grep -v 'kind="alloc"' | grep -vc 'allocs="0"')" 0
 done
+# not_rate FILE: the capture's messages but the spool's rate, which a run
+# past 10 s gets (a tick every 50 us costs this VM's kernel 20-100 us:
+# the runs here took 3 to 12 s)
+not_rate() {
+	grep -v "^island-capture: [a-z]*\.xml: the spool grows .*: --spool-dir on a file system with more room)\$" "$1"
+}
 # ... with a tick every 50 us too: one landing between an allocation's
 # count and its snapshot took the count into a timer snapshot (999 of
 # 1000, half the runs at this rate, now and then at 997 Hz loaded)
 for i in 1 2; do
 	"$CAPTURE" --profile --sample-hz 20000 --sample-alloc 1 -n n1 -o fast.xml -- "$APPS/profiled" > /dev/null 2> fast.err ||
-		fail "--sample-hz 20000 failed"
-	expect_eq "capture's messages at 20 kHz, run $i" "$(cat fast.err)" ""
+		fail "--sample-hz 20000 failed: $(cat fast.err) (SIGIO: the ticks queued faster than they were handled)"
+	expect_eq "capture's messages at 20 kHz, run $i" "$(not_rate fast.err)" ""
 	expect_eq "allocs at 20 kHz, run $i" "$("$ANALYZE" profile allocs --csv fast.xml | grep '^alloc_small,')" "alloc_small,65-256,1000,100000"
 done
 # 200,000 frees, each recorded, under a tick every 50 us: one landing
@@ -169,7 +175,7 @@ done
 # with churn's first (2 runs in 30 of churn 2000 counted 8 there)
 "$CAPTURE" --profile --sample-hz 20000 --sample-alloc 1 -n n1 -o churn.xml -- "$APPS/profiled" churn 200000 2> churn.err ||
 	fail "churn at 20 kHz failed"
-expect_eq "capture's messages, churn" "$(cat churn.err)" ""
+expect_eq "capture's messages, churn" "$(not_rate churn.err)" ""
 grep -q '^<trace [^>]*complete="true"' churn.xml || fail "churn.xml is incomplete"
 expect_eq "allocs, churn" "$("$ANALYZE" profile allocs --csv churn.xml | grep '^churn,65-256,')" "churn,65-256,200000,20000000"
 # live at the end, by site
