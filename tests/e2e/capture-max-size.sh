@@ -44,7 +44,7 @@ mount -t tmpfs -o size=48m island-small "$PWD/small" || { echo "no tmpfs: rate n
 trap 'umount "$PWD/small"' EXIT
 "$CAPTURE" -o small/g.xml -- "$APPS/paced" app.out 150000 > /dev/null 2> rate.err ||
 	fail "the capture on a small file system failed: $(cat rate.err)"
-grep -q "^island-capture: small/g.xml: the trace grows [0-9.]* MB/s: at that rate the [0-9.]* MB free on its file system are full within the hour (-o NAME.isb.zst writes a few bytes a call; --max-size SIZE stops recording at SIZE)$" rate.err ||
+grep -q "^island-capture: small/g.xml: the trace grows [0-9.]* [kMG]*B/s: at that rate the [0-9.]* [kMG]*B free on its file system are full within the hour (-o NAME.isb.zst writes a few bytes a call; --max-size SIZE stops recording at SIZE)$" rate.err ||
 	fail "no warning of the rate: $(cat rate.err)"
 expect_eq "warnings of the rate" "$(grep -c 'the trace grows' rate.err)" 1
 
@@ -56,7 +56,7 @@ mount -t tmpfs -o size=256m island-spool "$PWD/spool" || { echo "no tmpfs: the s
 trap 'umount "$PWD/small" "$PWD/spool"' EXIT
 "$CAPTURE" --spool-dir "$PWD/spool" -o sp.isb.zst -- "$APPS/paced" app.out 600000 > /dev/null 2> spool.err ||
 	fail "the capture with its spool on a small file system failed: $(cat spool.err)"
-grep -q "^island-capture: sp.isb.zst: the spool grows [0-9.]* MB/s: at that rate the [0-9.]* MB left of its limit are used within the hour, and nothing is recorded after (the spool keeps some 64 bytes a call until the end; its limit is half the space that was free in $PWD/spool: --spool-dir on a file system with more room)$" spool.err ||
+grep -q "^island-capture: sp.isb.zst: the spool grows [0-9.]* [kMG]*B/s: at that rate the [0-9.]* [kMG]*B left of its limit are used within the hour, and nothing is recorded after (the spool keeps some 64 bytes a call until the end; its limit is half the space that was free in $PWD/spool: --spool-dir on a file system with more room)$" spool.err ||
 	fail "no warning of the spool's rate: $(cat spool.err)"
 expect_eq "warnings of the spool's rate" "$(grep -c 'the spool grows' spool.err)" 1
 expect_eq "lines on stderr" "$(wc -l < spool.err)" 1
