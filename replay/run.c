@@ -312,7 +312,7 @@ static size_t busy_wait(struct rctx *c, const struct thread *th, size_t i)
 		c->fam[f].calls++;
 		c->fam[f].orig_ns += p->dur;
 		c->calls++;
-		sync_done(c->ns->r->sync, c->ns->r->node, p->seq, c->mark);
+		sync_done(c->ns->r->sync, c->ns->r->node, p->seq, c->mark - c->late);
 		ts->op_done[k] = c->mark;
 	}
 	c->fam[op_family(o)].repl_ns += c->mark - t + c->waited;
@@ -344,22 +344,32 @@ static void run_ops(struct rctx *c, const struct thread *th)
 				compute(c, (int64_t)((double)o->dur / opt.speed), th->spin);
 			continue;
 		case OP_WAIT:
-			/* a wait that blocked absorbed any lateness; its time
-			 * is the next call's, as the original call held it */
+			/* a wait that blocked absorbed the thread's lateness,
+			 * and takes on the peer's; its time is the next
+			 * call's, as the original call held it */
 			if (waits && r->sel[o->node]) {
 				int64_t t = rnow_ns();
 				atomic_store_explicit(&ts->at, o, memory_order_relaxed);
 				atomic_store_explicit(&ts->since, t, memory_order_relaxed);
 				if (sync_wait(r->sync, o->node, o->seq) > 0) {
-					/* what the wake-up took past the peer's
-					 * completion (and past the original's own
-					 * wake-up lag, the floor below) is the
-					 * replayer's, a futex's and a scheduler's:
-					 * measured, and paid back by the phases
-					 * after, as a late spin is */
+					/* A peer publishes when its I/O would have
+					 * completed had it owed nothing (sync_done
+					 * below): what it owes is the replayer's, and
+					 * a chain of calls with no phase between them
+					 * (messages back and forth) passed it on to
+					 * every node without paying it back. What the
+					 * wake-up took past that (and past the
+					 * original's own wake-up lag, the floor
+					 * below), a futex's and a scheduler's, and
+					 * what this thread owed where it would not
+					 * have waited that long, are owed too: paid
+					 * back by the phases after, as a late spin
+					 * is. */
 					int64_t w = rnow_ns(), at = sync_when(r->sync, o->node, o->seq);
 					if (at && o->wake_lag > 0)
 						at += (int64_t)((double)o->wake_lag / opt.speed);
+					if (at && at < t - c->late)
+						at = t - c->late;
 					c->late = at && w > at ? w - at : 0;
 					c->deps++;
 					c->dep_ns += c->late;
@@ -483,7 +493,7 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		c->floor = 0;
 		c->calls++;
 		int64_t done = c->mark ? c->mark : rnow_ns();
-		sync_done(r->sync, r->node, o->seq, done);
+		sync_done(r->sync, r->node, o->seq, done - c->late);
 		ts->op_done[i] = done;
 		ops_done(ns, ts, i);
 	}
