@@ -41,6 +41,7 @@ int prof_alloc;			/* count allocations */
 static int64_t period_ns;
 static int depth;
 static uintptr_t self_lo, self_hi;	/* our own code: frames to skip */
+static uintptr_t unw_lo, unw_hi;	/* libunwind's */
 
 #define MAXDEPTH 128
 /* A real-time signal, not SIGPROF: programs and runtimes that profile
@@ -172,11 +173,14 @@ long prof_unw_write(const void *addr)
  * loader's list (sigprocmask, two system calls a frame: 3.2 million for
  * 200,000 allocations' snapshots, two thirds of their time). It unwinds
  * for us in a handler or under the guard, and nothing of ours looks the
- * list up from a handler: the mask is left as it is, the old one never
- * used but to set it back. */
+ * list up from a handler: its mask is left as it is, the old one never
+ * used but to set it back. A handler of the program's that runs inside
+ * the walk sets its own. */
 EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	if (unlikely(ts.unwinding)) {
+	uintptr_t from = (uintptr_t)__builtin_return_address(0);
+
+	if (unlikely(ts.unwinding) && from >= unw_lo && from < unw_hi) {
 		if (old)
 			sigemptyset(old);
 		return 0;
@@ -933,18 +937,21 @@ void prof_exec_resume(struct tstate *t)
 		ps.tick = TICK_TIMER;
 }
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+/* The code segment an address lies in: ours, libunwind's */
+struct code_of { uintptr_t at, lo, hi; };
+
+static int find_code(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	uintptr_t me = (uintptr_t)arg;
+	struct code_of *c = arg;
 
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
 
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= a &&
-		    me < a + ph->p_memsz) {
-			self_lo = a;
-			self_hi = a + ph->p_memsz;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && c->at >= a &&
+		    c->at < a + ph->p_memsz) {
+			c->lo = a;
+			c->hi = a + ph->p_memsz;
 			return 1;
 		}
 	}
@@ -978,7 +985,11 @@ void prof_init(const char *dir, size_t dirlen)
 	period_ns = prof->hz > 0 ? 1000000000LL / prof->hz : 0;
 	if (period_ns >= 1000000000LL)
 		period_ns = 999999999;
-	dl_iterate_phdr(find_self, (void *)(uintptr_t)&prof_init);
+	struct code_of me = { (uintptr_t)&prof_init, 0, 0 };
+
+	dl_iterate_phdr(find_code, &me);
+	self_lo = me.lo;
+	self_hi = me.hi;
 	if ((u = getenv("ISLAND_UNWIND"))) {	/* island-capture checked it */
 		if (!strcmp(u, "fp"))
 			unwind_mode = UNWIND_FP;
@@ -1001,6 +1012,11 @@ void prof_init(const char *dir, size_t dirlen)
 		unw_addr_space_t *local = (unw_addr_space_t *)dlsym(h, "_ULx86_64_local_addr_space");
 		if (policy && local)
 			policy(*local, UNW_CACHE_PER_THREAD);
+		struct code_of uw = { (uintptr_t)u_step, 0, 0 };
+		if (u_step)
+			dl_iterate_phdr(find_code, &uw);
+		unw_lo = uw.lo;
+		unw_hi = uw.hi;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_tick;
