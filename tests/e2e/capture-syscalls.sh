@@ -86,6 +86,13 @@ expect_eq "seccomp message" "$(cat sig.err)" \
 	"island-capture: --syscalls: the application installs its own seccomp filter: its traps go to its own SIGSYS handler, the calls it filters are recorded with the results it imposes"
 grep -q '<io api="getpgrp" res="sys"[^>]* result="-1" errno="EPERM"' g.xml ||
 	fail "the call the filter refused is not recorded with its result"
+# profiled, libc's calls: the interposer's sigprocmask (left alone only
+# for libunwind's own calls) sets the program's mask
+for o in "" --syscalls; do
+	"$CAPTURE" $o --profile -o gp.xml -- "$APPS/sigsys" > profiled.out 2>/dev/null ||
+		fail "sigsys profiled ($o)"
+	diff native.out profiled.out || fail "sigsys behaves differently under --profile $o"
+done
 
 # what a program sees of itself is itself, not island-loader: its path
 # (/proc/self/exe and the like, by libc and raw calls), its file, its
