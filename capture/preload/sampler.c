@@ -1006,12 +1006,19 @@ void prof_init(const char *dir, size_t dirlen)
 			u_getcontext = NULL, u_init_local = NULL, u_init_local2 = NULL;
 		/* a cache per thread: the global one is taken under a lock
 		 * with every signal blocked (two system calls a frame), and
-		 * a tick inside a walk waited for it */
+		 * a tick inside a walk waited for it. Setting it starts
+		 * libunwind, which opens its pipe then: as for us (unw_enter),
+		 * or the program's lowest free numbers were taken. */
 		int (*policy)(unw_addr_space_t, unw_caching_policy_t) =
 			(int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(h, "_ULx86_64_set_caching_policy");
 		unw_addr_space_t *local = (unw_addr_space_t *)dlsym(h, "_ULx86_64_local_addr_space");
-		if (policy && local)
+		if (policy && local) {
+			struct unw_save sv;
+
+			unw_enter(&sv);
 			policy(*local, UNW_CACHE_PER_THREAD);
+			unw_leave(&sv);
+		}
 		struct code_of uw = { (uintptr_t)u_step, 0, 0 };
 		if (u_step)
 			dl_iterate_phdr(find_code, &uw);
