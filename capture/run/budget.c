@@ -113,8 +113,10 @@ static void fmt_size(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.1f GB", v / 1e9);
 	else if (v >= 1e6)
 		snprintf(buf, len, "%.1f MB", v / 1e6);
-	else
+	else if (v >= 1e3)
 		snprintf(buf, len, "%.0f kB", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f B", v);
 }
 
 /* The spool's rate over dt ns, against what is left of its limit, once
@@ -174,7 +176,10 @@ static void look(struct budget *b, int64_t now, uint64_t *prev, int64_t *prev_t)
 	if (!b->stream || b->warned || b->hit || rate <= 0 || statvfs(b->fsdir, &sv) < 0)
 		return;
 	double avail = (double)sv.f_bavail * (double)sv.f_frsize;
-	if (rate * 3600 < avail)
+	/* full already: the write's own error says so (under ASan, a
+	 * capture onto a full tmpfs lived to be told "0 kB/s ... the 0 kB
+	 * free are full within the hour" too) */
+	if (rate * 3600 < avail || avail <= 0)
 		return;
 	char r[32], f[32];
 	fmt_size(r, sizeof(r), rate);
