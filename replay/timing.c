@@ -60,21 +60,27 @@ void issue_at(int64_t t)
  * loaded machine would otherwise count them twice. A thread that was
  * provably blocked part of its phases (share < 1, see spin_shares in
  * load.c) sleeps that part first, then spins to the same deadline. */
+/* What is left of ns once the time the thread owes has shortened it,
+ * as far as it goes: a phase's, a sleep's */
+static int64_t pay_back(struct rctx *c, int64_t ns)
+{
+	int64_t pay = c->late < ns ? c->late : ns;
+
+	if (pay <= 0)
+		return ns;
+	c->late -= pay;
+	c->paid += pay;
+	return ns - pay;
+}
+
 void compute(struct rctx *c, int64_t ns, double share)
 {
 	if (opt.compute == COMP_NONE)
 		return;
 	/* a call of no time, or one the time owed covers, took none */
 	c->returned = c->mark;
-	if (ns <= 0)
+	if (ns <= 0 || (ns = pay_back(c, ns)) == 0)
 		return;
-	if (c->late >= ns) {
-		c->late -= ns;
-		c->paid += ns;
-		return;
-	}
-	c->paid += c->late;
-	ns -= c->late;
 	/* the phase began when the call before it ended: the replayer's own
 	 * work in between is part of it, not added to it */
 	int64_t end = (c->mark ? c->mark : rnow_ns()) + ns, t;
@@ -131,13 +137,7 @@ int h_spent(struct rctx *c, const struct op *o)
  * it: 3 ranks' 0.02-0.08 s runs replayed 1 to 30 % long. */
 static void slept(struct rctx *c, const struct op *o)
 {
-	int64_t d = (int64_t)((double)o->dur / opt.speed), pay = c->late < d ? c->late : d;
-
-	if (pay > 0) {
-		c->late -= pay;
-		c->paid += pay;
-		d -= pay;
-	}
+	int64_t d = pay_back(c, (int64_t)((double)o->dur / opt.speed));
 	int64_t until = (c->mark ? c->mark : rnow_ns()) + d;
 
 	sleep_until(until);
