@@ -194,6 +194,8 @@ ns_pseudosync_cluster() {
 # shown. The run's own time is the unthrottled pass's or, given the
 # CLUSTER, the median of it and two plain runs of that cluster (a run of
 # 0.1 s varies by half from one run to the next: one sample is no yardstick).
+# A fourth argument "slowest" takes the slowest of the three instead, for
+# a program whose time varies by design (random start delays).
 passes_within() {
 	line=$(grep 'passes: ' "$2") || fail "no passes line in $2"
 	# how many runs of the application discovery took
@@ -207,12 +209,16 @@ passes_within() {
 				fail "plain run $k of $3: $(cat own$k.err)"
 			sed -n 's/.*passes: run \([0-9.]*\) s.*/\1/p' own$k.err
 		done > own.txt
-		own=$( (cat own.txt; echo "$own") | median)
+		if [ "$4" = slowest ]; then
+			own=$( (cat own.txt; echo "$own") | sort -g | tail -1)
+		else
+			own=$( (cat own.txt; echo "$own") | median)
+		fi
 		case "$own" in
 		'' | *[!0-9.]*) fail "the run's own time is not a number: '$own'" ;;
 		esac
 		# one line: CI shows a failing test's first lines only
-		echo "$(echo "$line" | sed 's/.*(passes: /passes: /; s/)$//'); own time $own s (median of it and two plain runs)"
+		echo "$(echo "$line" | sed 's/.*(passes: /passes: /; s/)$//'); own time $own s ($([ "$4" = slowest ] && echo slowest || echo median) of it and two plain runs)"
 	else
 		echo "$line"
 	fi
@@ -229,31 +235,47 @@ passes_within() {
 # replay_within PCT TRACE: causal replays of TRACE keep every node within
 # PCT % of its captured time: the median of three replays, since one
 # replay of a 0.1 s run varies by a tenth with what else runs (only shown
-# on a busy machine).
+# on a busy machine). A median beyond PCT gets four more replays and the
+# median of all seven decides: in CI two replays in a row of a 0.19 s
+# MPI run took 10 % long on every rank, the one before them 2 %; a replay
+# that is off every time still fails, one the machine slowed does not.
 replay_within() {
-	for k in 1 2 3; do
-		"$REPLAY" -q -o rep$k.xml "$2" || fail "replay of $2 failed"
-		grep -o '<node name="[^"]*" [^>]*error="[^"]*"' rep$k.xml | sed 's/ original.*error=/ error=/'
-	done > replays.log
-	if why=$(untimed); then
-		echo "replay times not checked: $why"
-		return 0
-	fi
-	# one line when all is well (CI shows a failing test's first lines
-	# only); every replay's figures and where the time went when not
-	meds=
-	for n in $(sed -n 's/.*<node name="\([^"]*\)" .* error=.*/\1/p' rep1.xml); do
-		e=$(sed -n "s/.*<node name=\"$n\" .* error=\"\(-*[0-9.]*\)\".*/\1/p" rep1.xml rep2.xml rep3.xml | median)
-		meds="$meds $n $e"
-		awk -v e="$e" -v m="$1" 'BEGIN { exit !(e >= -m && e <= m) }' || {
-			echo "node $n's replay is off by $e % (more than $1 %; medians of 3:$meds):"
-			cat replays.log
-			sed -n "/<node name=\"$n\"/,/<\/node>/p" rep1.xml | grep -v 'calls="0"'
-			sed -n "/<node name=\"$n\"/,/<\/node>/p" "$2" | grep -o '<process [^>]*>'
-			fail "node $n's replay is off by $e % (more than $1 %; medians of 3:$meds)"
-		}
+	k=0
+	: > replays.log
+	for round in 3 7; do
+		while [ $k -lt $round ]; do
+			k=$((k + 1))
+			"$REPLAY" -q -o rep$k.xml "$2" || fail "replay of $2 failed"
+			grep -o '<node name="[^"]*" [^>]*error="[^"]*"' rep$k.xml | sed 's/ original.*error=/ error=/'
+		done >> replays.log
+		if why=$(untimed); then
+			echo "replay times not checked: $why"
+			rm -f replays.log
+			return 0
+		fi
+		# one line when all is well (CI shows a failing test's first
+		# lines only); every replay's figures and where the time went when not
+		meds= off=
+		for n in $(sed -n 's/.*<node name="\([^"]*\)" .* error=.*/\1/p' rep1.xml); do
+			e=$(for j in $(seq $k); do
+				sed -n "s/.*<node name=\"$n\" .* error=\"\(-*[0-9.]*\)\".*/\1/p" rep$j.xml
+			done | median)
+			meds="$meds $n $e"
+			awk -v e="$e" -v m="$1" 'BEGIN { exit !(e >= -m && e <= m) }' || off="${off:-$n $e}"
+		done
+		[ -n "$off" ] || break
+		[ $k -lt 7 ] && echo "replay median errors (%, of $k):$meds: beyond $1 %, four more replays"
 	done
-	echo "replay median errors (%, of 3):$meds"
+	if [ -n "$off" ]; then
+		set -- "$1" "$2" ${off% *} ${off#* }
+		echo "node $3's replay is off by $4 % (more than $1 %; medians of $k:$meds):"
+		cat replays.log
+		sed -n "/<node name=\"$3\"/,/<\/node>/p" rep1.xml | grep -v 'calls="0"'
+		sed -n "/<node name=\"$3\"/,/<\/node>/p" "$2" | grep -o '<process [^>]*>'
+		fail "node $3's replay is off by $4 % (more than $1 %; medians of $k:$meds)"
+	fi
+	rm -f replays.log
+	echo "replay median errors (%, of $k):$meds"
 }
 
 # discovered TRACE PROGRAM: every dependency of traces/PROGRAM.deps found
