@@ -1,6 +1,6 @@
 /* Which program a process runs: the image of its last exec seen so far
- * (the trace's <process exe> is the first image seen for the pid: a
- * fork's child that exec'd is still its parent's there), and that exec's
+ * (the trace's <process exe> is its last image, first_exe the one it
+ * started in: a fork's child that exec'd is its parent's), and that exec's
  * arguments (args=, as the capture escaped them). The reader notes every
  * exec before any filter (feed.c), so each report names a process by the
  * program it ran at the time of the row's call, and at the end. Memory:
@@ -80,7 +80,7 @@ const char *proc_name(const struct trace_proc *p)
 
 	if (pi && pi->name)
 		return pi->name;
-	return p && p->exe && *p->exe ? base(p->exe) : "";
+	return p && p->first_exe && *p->first_exe ? base(p->first_exe) : "";
 }
 
 const char *proc_args(const struct trace_proc *p)

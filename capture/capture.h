@@ -154,7 +154,13 @@ struct proc {
 	 * are sorted; tids_of: how many threads tids has seen */
 	struct imap tids, made;
 	int tids_of;
-	char *exe, *cwd;
+	/* exe: the image it ran last; first_exe: the one it was first seen
+	 * in, which the replay starts it in. An exec into an image without
+	 * the interposer is known by its call alone: more execs succeeded
+	 * (execs) than images said they started by one (exec_images). */
+	char *exe, *first_exe, *cwd;
+	char *exec_path;             /* the last successful exec's */
+	int execs, exec_images;
 	int64_t start, end;
 	int status;                  /* wait status, -1 unknown */
 	int made_claimed;            /* named by a system or popen call */

@@ -87,6 +87,7 @@ struct trace_proc {
 	struct trace_node *node;
 	long pid, ppid;
 	char *exe, *status, *cwd;	/* "" when absent */
+	char *first_exe;	/* the image it started in: exe unless it exec'd */
 	char *reason;		/* why it is incomplete, or NULL */
 	char *unprofiled;	/* --profile: why it has no snapshots, or NULL */
 	int64_t start, end;

@@ -459,7 +459,7 @@ static void on_process(void *ctx, struct trace_proc *tp)
 	p->end = tp->end;
 	p->cwd = intern(*tp->cwd ? tp->cwd : "/");
 	p->status = intern(*tp->status ? tp->status : "unknown");
-	p->exe = p->image = intern_set(tp->exe);
+	p->exe = p->image = intern_set(tp->first_exe);
 	p->parent = -1;
 	rd->proc = p;
 }

@@ -444,7 +444,10 @@ static void on_meta(struct trace_loader *l, enum role r, const char *el, int nat
 		v = find(nattr, names, values, "pid");
 		l->has_pid = v != NULL;
 		l->pid = v ? strtoll(v, NULL, 10) : 0;
-		v = find(nattr, names, values, "exe");
+		/* an event's image: the one it started in, until an exec */
+		v = find(nattr, names, values, "first_exe");
+		if (!v)
+			v = find(nattr, names, values, "exe");
 		l->has_exe = v != NULL;
 		if (v)
 			l->exe_str = intern_str(&l->tab[TRACE_T_EVENTS], v, strlen(v));

@@ -452,6 +452,7 @@ static void on_process(struct reader *rd)
 	p->pid = int_attr(rd, "pid", 0);
 	p->ppid = int_attr(rd, "ppid", 0);
 	p->exe = dup_attr(rd, "exe");
+	p->first_exe = xstrdup(attr(rd, "first_exe") ? attr(rd, "first_exe") : p->exe);
 	p->status = dup_attr(rd, "status");
 	p->cwd = dup_attr(rd, "cwd");
 	p->reason = attr(rd, "reason") ? xstrdup(attr(rd, "reason")) : NULL;
@@ -2232,6 +2233,7 @@ void trace_run_free(struct trace_run *run)
 		}
 		free(run->procs[i]->mods);
 		free(run->procs[i]->exe);
+		free(run->procs[i]->first_exe);
 		free(run->procs[i]->status);
 		free(run->procs[i]->cwd);
 		free(run->procs[i]->reason);

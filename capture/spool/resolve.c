@@ -407,8 +407,11 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 		/* exe \0 cwd \0 args: a new image starts with a fresh table */
 		char *exe = pl, *cwd = memchr(pl, 0, plen);
 		cwd = cwd ? cwd + 1 : pl;
-		if (!p->exe)
-			p->exe = xstrdup(exe);
+		if (!p->first_exe)
+			p->first_exe = xstrdup(exe);
+		free(p->exe);
+		p->exe = xstrdup(exe);
+		p->exec_images += r->a2 == ORIGIN_EXEC;
 		if (!p->cwd)
 			p->cwd = xstrdup(cwd);
 		if (p->ppid == 0)
@@ -558,6 +561,11 @@ static void apply(struct resolver *rs, struct proc *p, struct fdtab *f,
 	case EFF_PATH:
 		if (r->call == C_EXECVE) {
 			r->obj = pl[0] ? (uint32_t)obj_path(rs, f, AT_FDCWD, pl) : 0;
+			if (ok && r->obj) {
+				free(p->exec_path);
+				p->exec_path = xstrdup(rs->n->objs[r->obj - 1].name);
+				p->execs++;
+			}
 			break;
 		}
 		if (r->call == C_FSTATAT || r->call == C_STATX) {
@@ -834,6 +842,12 @@ static void derive_proc(struct cap_node *n, struct proc *p)
 			memmove(&p->thr[1], &p->thr[0], sizeof(m) * (size_t)i);
 			p->thr[0] = m;
 		}
+	/* the new image's own word (/proc/self/exe, links resolved) over
+	 * the path its exec was given, where it said it */
+	if (p->exec_path && p->execs > p->exec_images) {
+		free(p->exe);
+		p->exe = xstrdup(p->exec_path);
+	}
 	p->start = p->nthr ? p->thr[0].start : 0;
 	p->end = p->start;
 	p->complete = 1;

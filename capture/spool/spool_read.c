@@ -835,6 +835,8 @@ void spool_unload(struct cap_node *n)
 		imap_free(&n->procs[i].tids);
 		imap_free(&n->procs[i].made);
 		free(n->procs[i].exe);
+		free(n->procs[i].first_exe);
+		free(n->procs[i].exec_path);
 		free(n->procs[i].cwd);
 		free(n->procs[i].reason);
 	}

@@ -1532,6 +1532,8 @@ static void write_proc_tag(struct out *o, struct proc *p)
 	o_attr_int(o, "pid", p->pid);
 	o_attr_int(o, "ppid", p->ppid);
 	o_attr_esc(o, "exe", p->exe ? p->exe : "");
+	if (p->first_exe && p->exe && strcmp(p->first_exe, p->exe))
+		o_attr_esc(o, "first_exe", p->first_exe);
 	o_attr_esc(o, "cwd", p->cwd ? p->cwd : "");
 	o_attr_sec(o, "start", p->start);
 	o_attr_sec(o, "end", p->end);

@@ -177,15 +177,18 @@ def _frame(pd, np, loader, key, t):
 
 def _who(pd, ev, frames):
     """ev's thread (the thread's name) and exe (the process's program
-    then: its last successful exec's path so far, else its <process
-    exe>), as island-analyze names them."""
+    then: its last successful exec's path so far, else the image it
+    started in, <process first_exe> or exe), as island-analyze names them."""
     th, pr = frames["threads"], frames["processes"]
     if len(th) and "name" in th:
         names = {(n, p, t): m for n, p, t, m in zip(th["node"], th["pid"], th["tid"], th["name"])}
         ev["thread"] = [names.get(k) for k in zip(ev["node"], ev["pid"], ev["tid"])]
     first = {}
     if len(pr) and "exe" in pr:
-        first = {(n, p): e for n, p, e in zip(pr["node"], pr["pid"], pr["exe"])}
+        start = pr["exe"]
+        if "first_exe" in pr:
+            start = pr["first_exe"].where(pr["first_exe"].notna(), pr["exe"])
+        first = {(n, p): e for n, p, e in zip(pr["node"], pr["pid"], start)}
     api = ev["api"].astype(str) if "api" in ev else pd.Series("", index=ev.index)
     ok = ev["errno"].isna() if "errno" in ev else pd.Series(True, index=ev.index)
     path = ev["path"] if "path" in ev else pd.Series(None, index=ev.index, dtype=object)

@@ -22,6 +22,32 @@ want='  <process pid="N" ppid="N" start="T" end="T" status="exit:0" complete="tr
 expect_eq "process tree" "$got" "$want"
 grep -o 'exe="[^"]*"' fe.xml | sed 's|.*/||' | tr -d '"' | tr '\n' ' ' > exes
 expect_eq "executables" "$(cat exes)" "forkexec forkexec cp cp dash cat "
+# <process exe> is the image a process ran last, first_exe the one it
+# started in when it exec'd: env that execs true; Python's subprocess
+# (a vfork child, whose dup2s and closes are Python's image) and forked
+# child, each of which execs true
+"$CAPTURE" -o envexec.xml /usr/bin/env /bin/true || fail "env true failed"
+expect_eq "env's exec" "$(grep -o '<process [^>]*>' envexec.xml | grep -o ' [a-z_]*exe="[^"]*"')" \
+	' exe="/usr/bin/true"
+ first_exe="/usr/bin/env"'
+# an exec into a static program (no interposer there): its exec's path
+"$CAPTURE" -o envstatic.xml /usr/bin/env "$APPS/routes-static" 2> /dev/null
+expect_eq "env's exec of a static program" \
+	"$(grep -o '<process [^>]*>' envstatic.xml | grep -o ' [a-z_]*exe="[^"]*"')" \
+	" exe=\"$APPS/routes-static\"
+ first_exe=\"/usr/bin/env\""
+py=$(readlink -f /usr/bin/python3)
+"$CAPTURE" -o pyexec.xml /usr/bin/python3 -c 'import os, subprocess
+subprocess.run(["/bin/true"])
+if os.fork() == 0:
+    os.execv("/bin/true", ["true"])
+os.wait()' || fail "python's fork and exec failed"
+expect_eq "python's children" "$(grep -o '<process [^>]*>' pyexec.xml | grep -o ' [a-z_]*exe="[^"]*"')" \
+	" exe=\"$py\"
+ exe=\"/usr/bin/true\"
+ first_exe=\"$py\"
+ exe=\"/usr/bin/true\"
+ first_exe=\"$py\""
 got=$(files_of fe.xml | sed "s|$PWD/||" | grep '^out/' | sort)
 want='out/child.txt 0 120
 out/exec.txt 0 50
