@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,33 @@ static void on_chld(int sig)
 	(void)sig;
 	if (waitpid(-1, &st, WNOHANG) > 0)
 		reaped = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Until PID is in a read of FD (its /proc/PID/syscall: a sleep of 50 ms
+ * was not enough for a parent under ASan on a busy machine, whose
+ * SIGCHLD then came before its read); 50 ms where that file cannot be
+ * read, 10 s at most. */
+static void in_read(pid_t pid, int fd)
+{
+	char path[64], want[32], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	snprintf(want, sizeof(want), "%d 0x%x ", SYS_read, fd);
+	for (int i = 0; i < 10000; i++) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		if (!n) {
+			usleep(50000);
+			return;
+		}
+		buf[n] = 0;
+		if (!strncmp(buf, want, strlen(want)))
+			return;
+		usleep(1000);
+	}
 }
 
 int main(int argc, char **argv)
@@ -39,8 +67,8 @@ int main(int argc, char **argv)
 	if ((p = fork()) < 0)
 		return 2;
 	if (p == 0) {
+		in_read(getppid(), fds[0]);
 		close(fds[0]);
-		usleep(50000);	/* its parent in its read by then */
 		if (!strcmp(argv[1], "exit"))
 			exit(7);
 		if (!strcmp(argv[1], "_exit"))
