@@ -425,7 +425,6 @@ void stream_stop(struct stream *s);
 uint64_t stream_taken(struct stream *s);
 int stream_finish(struct stream *s);
 void stream_end(struct stream *s);
-char *attr_escape(const char *s);
 void fmt_sockaddr(char *buf, size_t n, const void *sa, size_t len);
 
 /* launch.c */

@@ -15,6 +15,7 @@
 
 #include "capture.h"
 #include "capture/spool/callinfo.h"
+#include "trace/emit.h"
 #include "util.h"
 
 /* Data calls on a socket or pipe are network traffic. */
@@ -112,7 +113,7 @@ static int obj_file(struct resolver *rs, const char *path)
 	rs->n->objs[id - 1].event = !strncmp(path, "anon_inode:", 11) &&
 				    strcmp(path, "anon_inode:[eventpoll]");
 	rs->n->objs[id - 1].name = xstrdup(path);
-	rs->n->objs[id - 1].xname = attr_escape(path);
+	rs->n->objs[id - 1].xname = emit_escape(path);
 	rs->pmap[j] = id;
 	rs->pcount++;
 	return id;
@@ -162,7 +163,7 @@ static void set_addr(char **dst, const struct sockaddr_storage *sa, uint32_t len
 	if (!buf[0])
 		return;
 	free(*dst);
-	*dst = attr_escape(buf);
+	*dst = emit_escape(buf);
 }
 
 static int obj_sock(struct resolver *rs, const struct sockinfo *si)

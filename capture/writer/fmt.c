@@ -1,6 +1,5 @@
 /* The capture's words for what the kernel gave in numbers: an address
- * as text, open flags by name, and text made safe for an XML attribute
- * (the model keeps paths as the writer writes them). */
+ * as text, open flags by name. */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -12,31 +11,6 @@
 
 #include "capture.h"
 #include "util.h"
-
-char *attr_escape(const char *s)
-{
-	size_t n = 0;
-	for (const char *p = s; *p; p++)
-		n += (*p == '&' || *p == '<' || *p == '>' || *p == '"' ||
-		      *p == '\n' || *p == '\r' || *p == '\t') ? 6 : 1;
-	char *out = xmalloc(n + 1), *q = out;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '&': memcpy(q, "&amp;", 5); q += 5; break;
-		case '<': memcpy(q, "&lt;", 4); q += 4; break;
-		case '>': memcpy(q, "&gt;", 4); q += 4; break;
-		case '"': memcpy(q, "&quot;", 6); q += 6; break;
-		case '\n': memcpy(q, "&#10;", 5); q += 5; break;
-		case '\r': memcpy(q, "&#13;", 5); q += 5; break;
-		case '\t': memcpy(q, "&#9;", 4); q += 4; break;
-		default:
-			/* control characters are not allowed in XML 1.0 */
-			*q++ = *p < 0x20 ? '?' : (char)*p;
-		}
-	}
-	*q = 0;
-	return out;
-}
 
 void fmt_sockaddr(char *buf, size_t n, const void *sa_, size_t len)
 {

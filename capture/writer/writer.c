@@ -1,8 +1,8 @@
 /*
- * Pass 2: the XML trace (docs/trace-format.md). libxml2's text writer
- * writes the structure and handles compression; the per-call lines, which
- * are almost all of a trace, are formatted here into a buffer and handed
- * to it raw, which keeps writing at several million records a second.
+ * Pass 2: the trace (docs/trace-format.md) of the model the resolver
+ * made: its elements, in the order the format gives them, through the
+ * trace library's emitter (trace/emit.h); a call like the last one but
+ * for its times is given as that element again.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "trace/emit.h"
 #include "trace/outfile.h"
 #include "trace/isbfmt.h"
 #include <libxml/xmlwriter.h>
@@ -26,28 +27,11 @@
 #include "util.h"
 #include "zstdio.h"
 
-/* --- a small output buffer in front of the xml writer ------------------ */
+/* --- what the writer keeps beside the trace's bytes (trace/emit.h) ------ */
 
 struct out {
-	xmlTextWriterPtr w;	/* the declaration and the document's end */
-	struct outfile *f;	/* the rest, past libxml2's 4 KB buffer */
-	char *b;
-	size_t n, cap;
-	int failed, direct;
+	struct emit e;
 	int whole;		/* no element as the last one again */
-	int measure;		/* no file: bytes counted (head_room) */
-	size_t counted;
-	/* the api, res and path of the last call: the next is most often
-	 * the same strings (a loop's), whose lengths are known then */
-	struct { const char *s; size_t l; } memo[3];
-	/* .isb: calls go to the coder whole, their attributes gathered
-	 * here (values copied into bv) rather than written as XML */
-	int enc;
-	bool bel;
-	int nba;
-	struct isb_attr ba[ISB_MAXATTR];
-	char bv[4096];
-	size_t nbv;
 	/* a call like the last one given whole but for its times goes as
 	 * that element again (.isb: outfile_again; XML: its text kept in
 	 * xa), which a loop's calls are: what the last one's attributes came
@@ -55,7 +39,6 @@ struct out {
 	bool again_compute, again_io;
 	/* XML: the last call's element but its times (its text up to its
 	 * start, after its end) */
-	unsigned long flushes;
 	size_t xa_head, xa_tail;
 	char xa[1024];
 	struct again_key {
@@ -64,265 +47,6 @@ struct out {
 		uint64_t proto[2];   /* a pipe's */
 	} key;
 };
-
-/* The buffer to the file, what libxml2's writer holds first; also when
- * the buffer is empty (before a call given to the coder whole) */
-static void o_sync(struct out *o)
-{
-	if (o->measure) {
-		o->counted += o->n;
-		o->n = 0;
-		return;
-	}
-	if (!o->direct) {
-		if (xmlTextWriterFlush(o->w) < 0)
-			o->failed = 1;
-		o->direct = 1;
-	}
-	if (o->n && outfile_write(o->f, o->b, o->n) < 0)
-		o->failed = 1;
-	o->n = 0;
-	o->flushes++;
-}
-
-static void o_flush(struct out *o)
-{
-	if (o->n)
-		o_sync(o);
-}
-
-static inline void o_need(struct out *o, size_t k)
-{
-	if (o->n + k > o->cap)
-		o_flush(o);
-	if (k > o->cap) {
-		o->cap = k * 2;
-		o->b = xrealloc(o->b, o->cap);
-	}
-}
-
-static inline void o_mem(struct out *o, const char *s, size_t l)
-{
-	o_need(o, l);
-	memcpy(o->b + o->n, s, l);
-	o->n += l;
-}
-
-static inline void o_str(struct out *o, const char *s)
-{
-	o_mem(o, s, strlen(s));
-}
-
-/* o_str of a string that stays put (a name table's, an object's path),
- * its length kept in memo slot k */
-static inline void o_kept(struct out *o, int k, const char *s)
-{
-	if (o->memo[k].s != s) {
-		o->memo[k].s = s;
-		o->memo[k].l = strlen(s);
-	}
-	o_mem(o, s, o->memo[k].l);
-}
-
-/* a literal: its length known when compiled (the writer spends most of
- * its time on names and quotes, a million records a second) */
-#define o_lit(o, s) o_mem(o, "" s, sizeof(s) - 1)
-
-/* two digits at a time: the writer's time goes on numbers (two times
- * with nine decimals per call) */
-static const char digits2[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-static inline void put2(char *p, unsigned v)
-{
-	memcpy(p, digits2 + 2 * v, 2);
-}
-
-/* exactly 4 digits of v < 10000 */
-static inline void put4(char *p, unsigned v)
-{
-	put2(p, v / 100);
-	put2(p + 2, v % 100);
-}
-
-/* digits of u at p; returns the end */
-static inline char *put_u64(char *p, uint64_t u)
-{
-	char tmp[24];
-	int k = 24;
-
-	if (u < 10) {
-		*p = (char)('0' + u);
-		return p + 1;
-	}
-	while (u >= 100) {
-		k -= 2;
-		put2(tmp + k, (unsigned)(u % 100));
-		u /= 100;
-	}
-	if (u >= 10) {
-		k -= 2;
-		put2(tmp + k, (unsigned)u);
-	} else {
-		tmp[--k] = (char)('0' + u);
-	}
-	memcpy(p, tmp + k, (size_t)(24 - k));
-	return p + 24 - k;
-}
-
-static inline void o_int(struct out *o, int64_t v)
-{
-	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
-
-	o_need(o, 24);
-	if (v < 0)
-		o->b[o->n++] = '-';
-	o->n = (size_t)(put_u64(o->b + o->n, u) - o->b);
-}
-
-/* seconds with 9 decimals, as fmt_sec writes them, straight into the
- * buffer */
-static inline void o_sec(struct out *o, int64_t ns)
-{
-	uint64_t u = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
-	unsigned f = (unsigned)(u % 1000000000u), lo = f % 10000;
-
-	o_need(o, 32);
-	char *p = o->b + o->n;
-	if (ns < 0)
-		*p++ = '-';
-	p = put_u64(p, u / 1000000000u);
-	*p++ = '.';
-	f /= 10000;
-	p[0] = (char)('0' + f / 10000);
-	put4(p + 1, f % 10000);
-	put4(p + 5, lo);
-	o->n = (size_t)(p + 9 - o->b);
-}
-
-/* --- .isb: a call's element given to the coder whole ------------------- */
-
-static void b_begin(struct out *o)
-{
-	o_sync(o);
-	o->bel = true;
-	o->nba = 0;
-	o->nbv = 0;
-}
-
-/* the call's next attribute, or NULL past what the coder takes */
-static struct isb_attr *b_attr(struct out *o, const char *name, size_t nlen, int kind)
-{
-	struct isb_attr *a;
-
-	if (o->nba == ISB_MAXATTR) {
-		o->failed = 1;
-		return NULL;
-	}
-	a = &o->ba[o->nba++];
-	a->name = name;
-	a->nlen = nlen;
-	a->kind = kind;
-	return a;
-}
-
-static void b_str(struct out *o, const char *name, size_t nlen, const char *v,
-		  size_t len, int kind)
-{
-	struct isb_attr *a = b_attr(o, name, nlen, kind);
-
-	if (!a)
-		return;
-	if (o->nbv + len > sizeof(o->bv)) {	/* a long value: its own copy */
-		char *c = xmalloc(len + 1);
-
-		memcpy(c, v, len);
-		a->s = c;
-		a->m = 1;	/* freed by b_end */
-	} else {
-		memcpy(o->bv + o->nbv, v, len);
-		a->s = o->bv + o->nbv;
-		a->m = 0;
-		o->nbv += len;
-	}
-	a->len = len;
-}
-
-static void b_num(struct out *o, const char *name, size_t nlen, int64_t m, int d)
-{
-	struct isb_attr *a;
-
-	if (m > 999999999999999999LL || m < -999999999999999999LL) {
-		/* past what the coder takes as a number: its text, as o_int
-		 * and o_sec write it */
-		uint64_t u = m < 0 ? -(uint64_t)m : (uint64_t)m;
-		char t[48];
-		int k = d ? snprintf(t, sizeof(t), "%s%llu.%09llu", m < 0 ? "-" : "",
-				     (unsigned long long)(u / 1000000000u),
-				     (unsigned long long)(u % 1000000000u)) :
-			    snprintf(t, sizeof(t), "%s%llu", m < 0 ? "-" : "",
-				     (unsigned long long)u);
-
-		b_str(o, name, nlen, t, (size_t)k, ISB_A_PLAIN);
-		return;
-	}
-	if (!(a = b_attr(o, name, nlen, ISB_A_NUM)))
-		return;
-	a->m = m;
-	a->d = d;
-}
-
-/* b_str of a string that stays put, its length kept in memo slot k */
-static void b_kept_(struct out *o, const char *name, size_t nlen, int k, const char *v,
-		    int kind)
-{
-	if (o->memo[k].s != v) {
-		o->memo[k].s = v;
-		o->memo[k].l = strlen(v);
-	}
-	b_str(o, name, nlen, v, o->memo[k].l, kind);
-}
-#define b_kept(o, name, k, v, kind) b_kept_(o, name, sizeof("" name) - 1, k, v, kind)
-
-static void b_end(struct out *o, const char *name)
-{
-	o->bel = false;
-	if (outfile_element(o->f, name, o->nba, o->ba, true) < 0)
-		o->failed = 1;
-	for (int k = 0; k < o->nba; k++)
-		if (o->ba[k].kind != ISB_A_NUM && o->ba[k].m)
-			free((char *)o->ba[k].s);
-}
-
-/* name="value": NAME is a literal, so that ` name="` is one copy; VAL as
- * XML has it (escaped); RAW as it is (o_attr_esc) */
-#define o_attr(o, name, val) \
-	do { if ((o)->bel) { const char *v_ = (val); b_str(o, name, sizeof("" name) - 1, v_, strlen(v_), ISB_A_XML); } \
-	     else { o_lit(o, " " name "=\""); o_str(o, val); o_lit(o, "\""); } } while (0)
-/* ... NAME not a literal (one that lives as long as the trace is written) */
-static void o_attr_named(struct out *o, const char *name, const char *val)
-{
-	if (o->bel) {
-		b_str(o, name, strlen(name), val, strlen(val), ISB_A_XML);
-		return;
-	}
-	o_lit(o, " ");
-	o_mem(o, name, strlen(name));
-	o_lit(o, "=\"");
-	o_str(o, val);
-	o_lit(o, "\"");
-}
-#define o_attr_int(o, name, v) \
-	do { if ((o)->bel) b_num(o, name, sizeof("" name) - 1, v, 0); \
-	     else { o_lit(o, " " name "=\""); o_int(o, v); o_lit(o, "\""); } } while (0)
-#define o_attr_sec(o, name, ns) \
-	do { if ((o)->bel) b_num(o, name, sizeof("" name) - 1, ns, 9); \
-	     else { o_lit(o, " " name "=\""); o_sec(o, ns); o_lit(o, "\""); } } while (0)
-#define o_attr_esc(o, name, raw) \
-	do { if ((o)->bel) { const char *v_ = (raw); b_str(o, name, sizeof("" name) - 1, v_, strlen(v_), ISB_A_RAW); } \
-	     else { char *e_ = attr_escape(raw); o_attr(o, name, e_); free(e_); } } while (0)
 
 static void fmt_status(char *buf, size_t n, int st)
 {
@@ -423,14 +147,14 @@ static void write_modules(struct out *o)
 	char buf[64];
 
 	for (size_t k = 0; k < nmods; k++) {
-		o_lit(o, "    <module");
-		o_attr_int(o, "id", (int64_t)k + 1);
-		o_attr_esc(o, "path", mods[k].path);
+		emit_lit(&o->e, "    <module");
+		emit_attr_int(&o->e, "id", (int64_t)k + 1);
+		emit_attr_esc(&o->e, "path", mods[k].path);
 		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)mods[k].bias);
-		o_attr(o, "bias", buf);
+		emit_attr(&o->e, "bias", buf);
 		if (mods[k].build_id[0])
-			o_attr_esc(o, "build_id", mods[k].build_id);
-		o_lit(o, "/>\n");
+			emit_attr_esc(&o->e, "build_id", mods[k].build_id);
+		emit_lit(&o->e, "/>\n");
 	}
 }
 
@@ -451,7 +175,7 @@ static size_t fmt_addr(char *p, uint64_t a)
 			k = i;
 	if (k < nmods) {
 		last = k;
-		q = put_u64(q, k + 1);
+		q = emit_put_u64(q, k + 1);
 		*q++ = ':';
 		a -= mods[k].bias;
 	}
@@ -467,21 +191,21 @@ static size_t fmt_addr(char *p, uint64_t a)
 
 static void o_addr(struct out *o, uint64_t a)
 {
-	o_need(o, 48);
-	o->n += fmt_addr(o->b + o->n, a);
+	emit_need(&o->e, 48);
+	o->e.n += fmt_addr(o->e.b + o->e.n, a);
 }
 
 static void write_site(struct out *o, const struct rec *site)
 {
-	if (o->bel) {
+	if (o->e.bel) {
 		char buf[48];
 
-		b_str(o, "site", sizeof("site") - 1, buf, fmt_addr(buf, site->t0), ISB_A_PLAIN);
+		emit_el_str(&o->e, "site", sizeof("site") - 1, buf, fmt_addr(buf, site->t0), ISB_A_PLAIN);
 		return;
 	}
-	o_lit(o, " site=\"");
+	emit_lit(&o->e, " site=\"");
 	o_addr(o, site->t0);
-	o_lit(o, "\"");
+	emit_lit(&o->e, "\"");
 }
 
 /* --profile: <sample> (a snapshot) and <free> (every allocation sampled). */
@@ -492,26 +216,26 @@ static void put_sample_el(struct out *o, struct cap_node *n, int64_t t0, int64_t
 	static const char *const kinds[] = { "timer", "call", "alloc", "end" };
 	char buf[64];
 
-	o_lit(o, "      <sample");
-	o_attr_sec(o, "t", t0 > 0 ? t0 : 0);
-	o_attr(o, "kind", kinds[kind >= 0 && kind <= SAMPLE_END ? kind : 0]);
-	o_attr_sec(o, "cpu", cpu > 0 ? cpu : 0);
-	o_attr_sec(o, "wall", t0 > prev ? t0 - prev : 0);
+	emit_lit(&o->e, "      <sample");
+	emit_attr_sec(&o->e, "t", t0 > 0 ? t0 : 0);
+	emit_attr(&o->e, "kind", kinds[kind >= 0 && kind <= SAMPLE_END ? kind : 0]);
+	emit_attr_sec(&o->e, "cpu", cpu > 0 ? cpu : 0);
+	emit_attr_sec(&o->e, "wall", t0 > prev ? t0 - prev : 0);
 	if (n->profile & PV_ALLOC) {
-		o_attr_int(o, "alloc", alloc);
-		o_attr_int(o, "allocs", allocs);
+		emit_attr_int(&o->e, "alloc", alloc);
+		emit_attr_int(&o->e, "allocs", allocs);
 	}
 	if (ptr) {
 		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)*ptr);
-		o_attr(o, "ptr", buf);
+		emit_attr(&o->e, "ptr", buf);
 	}
-	o_lit(o, " stack=\"");
+	emit_lit(&o->e, " stack=\"");
 	for (size_t k = 0; k < nw; k++) {
 		if (k)
-			o_lit(o, " ");
+			emit_lit(&o->e, " ");
 		o_addr(o, w[k]);
 	}
-	o_lit(o, "\"/>\n");
+	emit_lit(&o->e, "\"/>\n");
 }
 
 /* The stack of a snapshot record, and its pointer allocated (kind alloc). */
@@ -566,12 +290,12 @@ static void write_sampler(struct out *o, struct cap_node *n)
 
 	if (!names[how])
 		return;
-	o_attr(o, "sampler", names[how]);
+	emit_attr(&o->e, "sampler", names[how]);
 	if (n->profile_cpu < 10000000)	/* 10 ms: less says little */
 		return;
 	int64_t rate = (int64_t)((double)n->profile_ticks * 1e9 / (double)n->profile_cpu + 0.5);
 
-	o_attr_int(o, "rate", rate);
+	emit_attr_int(&o->e, "rate", rate);
 	if (c->by_timer && rate < n->profile_hz * 9 / 10)
 		warnx("%s: --sample-hz %d: snapshots came at %lld a CPU second "
 		      "(perf_event_open refused: a CPU-clock timer, at the kernel's tick)",
@@ -583,11 +307,11 @@ static void write_free(struct out *o, struct cap_node *n, const struct rec *r)
 	char buf[64];
 	int64_t t0 = clock_ns(&n->clk, r->t0);
 
-	o_lit(o, "      <free");
-	o_attr_sec(o, "t", t0 > 0 ? t0 : 0);
+	emit_lit(&o->e, "      <free");
+	emit_attr_sec(&o->e, "t", t0 > 0 ? t0 : 0);
 	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)r->a1);
-	o_attr(o, "ptr", buf);
-	o_lit(o, "/>\n");
+	emit_attr(&o->e, "ptr", buf);
+	emit_lit(&o->e, "/>\n");
 }
 
 /* --syscalls: which level saw the call (levels.c). */
@@ -595,11 +319,11 @@ static void write_level(struct out *o, const struct rec *r)
 {
 	int k = (r->seq & SEQ_KERNEL) != 0, l = (r->seq & SEQ_LIBC) != 0;
 
-	o_attr(o, "level", k && l ? "libc|kernel" : k ? "kernel" : "libc");
+	emit_attr(&o->e, "level", k && l ? "libc|kernel" : k ? "kernel" : "libc");
 	if (k && l)
-		o_attr(o, "sys", sys_name(SEQ_NR(r->seq)));
+		emit_attr(&o->e, "sys", sys_name(SEQ_NR(r->seq)));
 	if (k && !l && SEQ_VIA(r->seq) >= 0)
-		o_attr(o, "via", call_name(SEQ_VIA(r->seq)));
+		emit_attr(&o->e, "via", call_name(SEQ_VIA(r->seq)));
 }
 
 /* What write_io makes of r comes from r's fields and its object's
@@ -656,22 +380,22 @@ static bool io_again(struct out *o, const struct cap_node *n, const struct rec *
 		o->again_io = true;
 		return false;
 	}
-	if (!o->enc) {
-		o_need(o, o->xa_head + o->xa_tail + 80);
-		memcpy(o->b + o->n, o->xa, o->xa_head);
-		o->n += o->xa_head;
-		o_lit(o, " start=\"");
-		o_sec(o, t0);
-		o_lit(o, "\" end=\"");
-		o_sec(o, t1);
-		o_lit(o, "\"");
-		memcpy(o->b + o->n, o->xa + o->xa_head, o->xa_tail);
-		o->n += o->xa_tail;
+	if (!o->e.enc) {
+		emit_need(&o->e, o->xa_head + o->xa_tail + 80);
+		memcpy(o->e.b + o->e.n, o->xa, o->xa_head);
+		o->e.n += o->xa_head;
+		emit_lit(&o->e, " start=\"");
+		emit_sec(&o->e, t0);
+		emit_lit(&o->e, "\" end=\"");
+		emit_sec(&o->e, t1);
+		emit_lit(&o->e, "\"");
+		memcpy(o->e.b + o->e.n, o->xa + o->xa_head, o->xa_tail);
+		o->e.n += o->xa_tail;
 		return true;
 	}
-	o_sync(o);
-	if (outfile_again(o->f, "io", 2, pos, m, 9) < 0)
-		o->failed = 1;
+	emit_sync(&o->e);
+	if (outfile_again(o->e.f, "io", 2, pos, m, 9) < 0)
+		o->e.failed = 1;
 	return true;
 }
 
@@ -707,74 +431,74 @@ static void write_io(struct out *o, struct cap_node *n, struct proc *p,
 		o->again_io = false;
 	else if (io_again(o, n, r, t0, t1, held, site, kread))
 		return;
-	o_need(o, sizeof(o->xa));
-	x0 = o->n;
-	flushes0 = o->flushes;
-	if (o->enc) {
-		b_begin(o);
-		b_kept(o, "api", 0, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c),
+	emit_need(&o->e, sizeof(o->xa));
+	x0 = o->e.n;
+	flushes0 = o->e.flushes;
+	if (o->e.enc) {
+		emit_el_begin(&o->e);
+		emit_el_kept(&o->e, "api", 0, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c),
 		       ISB_A_PLAIN);
-		b_kept(o, "res", 1, res_names[res_of(n, r)], ISB_A_PLAIN);
+		emit_el_kept(&o->e, "res", 1, res_names[res_of(n, r)], ISB_A_PLAIN);
 	} else {
-		o_lit(o, "      <io api=\"");
-		o_kept(o, 0, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c));
-		o_lit(o, "\" res=\"");
-		o_kept(o, 1, res_names[res_of(n, r)]);
-		o_lit(o, "\"");
-		x1 = o->n;
+		emit_lit(&o->e, "      <io api=\"");
+		emit_kept(&o->e, 0, kernel_only ? sys_name(SEQ_NR(r->seq)) : call_name(c));
+		emit_lit(&o->e, "\" res=\"");
+		emit_kept(&o->e, 1, res_names[res_of(n, r)]);
+		emit_lit(&o->e, "\"");
+		x1 = o->e.n;
 	}
-	o_attr_sec(o, "start", t0);
-	o_attr_sec(o, "end", t1);
-	x2 = o->n;
+	emit_attr_sec(&o->e, "start", t0);
+	emit_attr_sec(&o->e, "end", t1);
+	x2 = o->e.n;
 	if (C_IS_LEVEL(c))
-		o_attr_named(o, "level", C_IS_HDF5(c) ? "hdf5" : C_IS_LEVEL_FILE(c) ? "mpi-io" : "mpi");
+		emit_attr_named(&o->e, "level", C_IS_HDF5(c) ? "hdf5" : C_IS_LEVEL_FILE(c) ? "mpi-io" : "mpi");
 	else if (n->syscalls)
 		write_level(o, r);
 	if (within)
-		o_attr(o, "within", within);
+		emit_attr(&o->e, "within", within);
 	/* fscanf's bytes are unknown on a stream without a position */
 	if (call_has_amount(c) &&
 	    !((c == C_FSCANF || c == C_VFSCANF || c == C_SCANF) && r->a2 < 0)) {
-		o_attr_int(o, "amount", amount_of(r));
+		emit_attr_int(&o->e, "amount", amount_of(r));
 		if (r->a1 > 0 && !C_IS_LEVEL(c))
-			o_attr_int(o, "size", r->a1);
+			emit_attr_int(&o->e, "size", r->a1);
 		if ((c == C_PREAD || c == C_PWRITE || c == C_PREADV ||
 		     c == C_PWRITEV || c == C_PREADV2 || c == C_PWRITEV2 || aop) &&
 		    r->a2 >= 0)
-			o_attr_int(o, "offset", r->a2);
+			emit_attr_int(&o->e, "offset", r->a2);
 	}
 	if (aop) {
 		static const char *const kinds[] = {
 			[AIO_LIBAIO] = "libaio", [AIO_POSIX] = "posix",
 			[AIO_URING] = "io_uring" };
-		o_attr(o, "async", aop->kind >= AIO_LIBAIO && aop->kind <= AIO_URING ?
+		emit_attr(&o->e, "async", aop->kind >= AIO_LIBAIO && aop->kind <= AIO_URING ?
 		       kinds[aop->kind] : aop->ctx ? "libaio" : "posix");
 		if (aop->ctx) {
 			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)aop->ctx);
-			o_attr(o, "ctx", buf);
+			emit_attr(&o->e, "ctx", buf);
 		}
 		if (aop->depth)
-			o_attr_int(o, "depth", aop->depth);
+			emit_attr_int(&o->e, "depth", aop->depth);
 	}
 	switch (c) {
 	case C_MMAP: case C_MUNMAP: case C_FALLOCATE: case C_POSIX_FALLOCATE:
 	case C_TRUNCATE: case C_FTRUNCATE:
-		o_attr_int(o, "size", r->a1);
+		emit_attr_int(&o->e, "size", r->a1);
 		if (c == C_MMAP || c == C_FALLOCATE || c == C_POSIX_FALLOCATE)
-			o_attr_int(o, "offset", r->a2);
+			emit_attr_int(&o->e, "offset", r->a2);
 		if (c == C_MMAP && REC_PAYLOAD_LEN(r) >= 8) {
 			int32_t pf[2];
 			memcpy(pf, REC_PAYLOAD(r), sizeof(pf));
-			o_attr(o, "flags", (pf[1] & MAP_TYPE) == MAP_PRIVATE ?
+			emit_attr(&o->e, "flags", (pf[1] & MAP_TYPE) == MAP_PRIVATE ?
 			       "MAP_PRIVATE" : "MAP_SHARED");
 		}
 		break;
 	case C_FSETPOS:
-		o_attr_int(o, "offset", r->a1);
+		emit_attr_int(&o->e, "offset", r->a1);
 		break;
 	case C_SYNC_FILE_RANGE:
-		o_attr_int(o, "size", r->a1);
-		o_attr_int(o, "offset", r->a2);
+		emit_attr_int(&o->e, "size", r->a1);
+		emit_attr_int(&o->e, "offset", r->a2);
 		break;
 	}
 	/* what a replay must do again: the mode of an allocation (a hole
@@ -784,34 +508,34 @@ static void write_io(struct out *o, struct cap_node *n, struct proc *p,
 		int32_t v;
 		memcpy(&v, REC_PAYLOAD(r), sizeof(v));
 		ctl_mode(c, v, buf, sizeof(buf));
-		o_attr(o, "flags", buf);
+		emit_attr(&o->e, "flags", buf);
 	}
 	if (c == C_FCNTL || c == C_IOCTL || c == C_PRCTL) {
 		const char *a;
-		o_attr(o, "cmd", ctl_cmd(c, r->a1, buf, sizeof(buf)));
+		emit_attr(&o->e, "cmd", ctl_cmd(c, r->a1, buf, sizeof(buf)));
 		if (!failed && (a = ctl_arg(c, r->a1, r->a2, buf, sizeof(buf))))
-			o_attr(o, "flags", a);
+			emit_attr(&o->e, "flags", a);
 		if (!failed && c == C_FCNTL && (r->a1 == F_GETFD || r->a1 == F_GETFL))
-			o_attr_int(o, "result", r->ret);
+			emit_attr_int(&o->e, "result", r->ret);
 	}
 	if (c == C_DUP3 && !failed && (r->a2 & O_CLOEXEC))
-		o_attr(o, "flags", "O_CLOEXEC");
+		emit_attr(&o->e, "flags", "O_CLOEXEC");
 	if (c == C_LSEEK || c == C_FSEEK) {
-		o_attr_int(o, "offset", r->a1);
-		o_attr(o, "whence", r->a2 == SEEK_SET ? "SEEK_SET" :
+		emit_attr_int(&o->e, "offset", r->a1);
+		emit_attr(&o->e, "whence", r->a2 == SEEK_SET ? "SEEK_SET" :
 		       r->a2 == SEEK_CUR ? "SEEK_CUR" : r->a2 == SEEK_END ?
 		       "SEEK_END" : "other");
 	}
 	if (c == C_FCNTL && !failed && (r->a1 == F_DUPFD || r->a1 == F_DUPFD_CLOEXEC)) {
-		o_attr_int(o, "fd", r->ret);
-		o_attr_int(o, "oldfd", r->fd);
+		emit_attr_int(&o->e, "fd", r->ret);
+		emit_attr_int(&o->e, "oldfd", r->fd);
 	} else if (r->fd >= 0) {
-		o_attr_int(o, "fd", r->fd);
+		emit_attr_int(&o->e, "fd", r->fd);
 	}
 	if (c == C_DUP || c == C_DUP2 || c == C_DUP3)
-		o_attr_int(o, "oldfd", r->a1);
+		emit_attr_int(&o->e, "oldfd", r->a1);
 	if ((c == C_PIPE || c == C_SOCKETPAIR) && !failed) {
-		o_attr_int(o, "fd2", r->a1);
+		emit_attr_int(&o->e, "fd2", r->a1);
 		/* pipe2 and socketpair's close-on-exec: a replay must know
 		 * which ends an exec closes (Python's exec error pipe) */
 		int fl = (int)r->a2 & (O_CLOEXEC | O_NONBLOCK);
@@ -819,37 +543,37 @@ static void write_io(struct out *o, struct cap_node *n, struct proc *p,
 			snprintf(buf, sizeof(buf), "%s%s%s", fl & O_CLOEXEC ? "O_CLOEXEC" : "",
 				 fl == (O_CLOEXEC | O_NONBLOCK) ? "|" : "",
 				 fl & O_NONBLOCK ? "O_NONBLOCK" : "");
-			o_attr(o, "flags", buf);
+			emit_attr(&o->e, "flags", buf);
 		}
 	}
 	if (ob) {
 		if (ob->kind == OBJ_FILE || ob->kind == OBJ_OTHER) {
-			if (ob->xname && o->bel) {
-				b_kept(o, "path", 2, ob->xname, ISB_A_XML);
+			if (ob->xname && o->e.bel) {
+				emit_el_kept(&o->e, "path", 2, ob->xname, ISB_A_XML);
 			} else if (ob->xname) {
-				o_lit(o, " path=\"");
-				o_kept(o, 2, ob->xname);
-				o_lit(o, "\"");
+				emit_lit(&o->e, " path=\"");
+				emit_kept(&o->e, 2, ob->xname);
+				emit_lit(&o->e, "\"");
 			}
 		} else if (ob->kind == OBJ_PIPE) {
-			o_attr(o, "peer", "pipe");
+			emit_attr(&o->e, "peer", "pipe");
 			/* which one: a child given it by a dup2 the capture
 			 * did not see (a vfork child's) names it as its parent
 			 * does, for a replayer to give it the same */
-			o_attr_int(o, "pipe", (int64_t)r->obj);
+			emit_attr_int(&o->e, "pipe", (int64_t)r->obj);
 		} else if ((c == C_SENDTO || c == C_RECVFROM || c == C_SENDMSG ||
 			    c == C_RECVMSG) && REC_PAYLOAD_LEN(r) > 2 &&
 			   *(sa_family_t *)REC_PAYLOAD(r)) {
 			fmt_sockaddr(buf, sizeof(buf), REC_PAYLOAD(r),
 				     REC_PAYLOAD_LEN(r));
-			o_attr_esc(o, "peer", buf);
+			emit_attr_esc(&o->e, "peer", buf);
 		} else if (ob->peer) {
-			o_attr(o, "peer", ob->peer);
+			emit_attr(&o->e, "peer", ob->peer);
 		}
 		/* on every call, data included: sums splits tcp from udp,
 		 * and a reader streams without seeing the <sockets> list */
 		if ((ob->kind == OBJ_SOCKET || ob->kind == OBJ_PIPE) && ob->proto[0])
-			o_attr(o, "proto", ob->proto);
+			emit_attr(&o->e, "proto", ob->proto);
 		/* the call's own local address, for a replayer to match
 		 * connections (bind, connect, accept carry it) */
 		if ((c == C_BIND || c == C_CONNECT || c == C_ACCEPT) &&
@@ -857,97 +581,97 @@ static void write_io(struct out *o, struct cap_node *n, struct proc *p,
 			const struct sockinfo *si = (const void *)REC_PAYLOAD(r);
 			fmt_sockaddr(buf, sizeof(buf), &si->local, si->llen);
 			if (buf[0])
-				o_attr_esc(o, "local", buf);
+				emit_attr_esc(&o->e, "local", buf);
 		}
 	}
 	if (c == C_SENDFILE || c == C_COPY_FILE_RANGE || c == C_SPLICE || c == C_TEE) {
 		int so = copy_src_obj(r);
-		o_attr_int(o, "infd", copy_src_fd(r));
+		emit_attr_int(&o->e, "infd", copy_src_fd(r));
 		if (so && n->objs[so - 1].xname)
-			o_attr(o, "inpath", n->objs[so - 1].xname);
+			emit_attr(&o->e, "inpath", n->objs[so - 1].xname);
 		else if (so && n->objs[so - 1].kind == OBJ_PIPE)
-			o_attr(o, "inpath", "pipe");
+			emit_attr(&o->e, "inpath", "pipe");
 	}
 	if (two_paths(c) && r->a1 > 0 && r->a1 <= n->nobjs)
-		o_attr(o, "path2", n->objs[r->a1 - 1].xname);
+		emit_attr(&o->e, "path2", n->objs[r->a1 - 1].xname);
 	/* an exec's arguments, escaped by the wrapper (wrap_proc.c) */
 	if (c == C_EXECVE && REC_PAYLOAD_LEN(r)) {
 		char *av = memchr(REC_PAYLOAD(r), 0, REC_PAYLOAD_LEN(r));
 		if (av && av + 1 < REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r) && av[1])
-			o_attr_esc(o, "args", av + 1);
+			emit_attr_esc(&o->e, "args", av + 1);
 	}
 	if (c == C_SYMLINK || c == C_SYMLINKAT) {
 		char *tg = memchr(REC_PAYLOAD(r), 0, REC_PAYLOAD_LEN(r));
 		if (tg && tg + 1 < REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r))
-			o_attr_esc(o, "target", tg + 1);
+			emit_attr_esc(&o->e, "target", tg + 1);
 	}
 	if (c == C_OPEN || c == C_OPENAT || c == C_CREAT || c == C_OPENDIR ||
 	    c == C_MKSTEMP || c == C_MKOSTEMP || c == C_MKSTEMPS || c == C_MKOSTEMPS ||
 	    c == C_TMPFILE) {
 		fmt_oflags(buf, sizeof(buf), (int)r->a1);
-		o_attr(o, "flags", buf);
+		emit_attr(&o->e, "flags", buf);
 	} else if (c == C_FOPEN || c == C_FREOPEN) {
 		char *mode = memchr(REC_PAYLOAD(r), 0, REC_PAYLOAD_LEN(r));
 		if (mode && mode + 1 < REC_PAYLOAD(r) + REC_PAYLOAD_LEN(r) && mode[1])
-			o_attr_esc(o, "flags", mode + 1);
+			emit_attr_esc(&o->e, "flags", mode + 1);
 	} else if (c == C_FDOPEN && REC_PAYLOAD(r)[0]) {
-		o_attr_esc(o, "flags", REC_PAYLOAD(r));
+		emit_attr_esc(&o->e, "flags", REC_PAYLOAD(r));
 	}
 	if ((c == C_LSEEK || c == C_FTELL || c == C_FTELLO || c == C_READLINK ||
 	     c == C_READLINKAT) && !failed)
-		o_attr_int(o, "result", r->ret);
+		emit_attr_int(&o->e, "result", r->ret);
 	if (failed) {
-		o_attr_int(o, "result", r->ret);
-		o_attr(o, "errno", errno_name(r->err ? r->err : EIO));
+		emit_attr_int(&o->e, "result", r->ret);
+		emit_attr(&o->e, "errno", errno_name(r->err ? r->err : EIO));
 	}
 	switch (c) {
 	case C_FORK:
 		if (r->ret > 0)
-			o_attr_int(o, "child", r->ret);
+			emit_attr_int(&o->e, "child", r->ret);
 		break;
 	case C_VFORK:	/* the kernel's result (--syscalls), or the child's word */
 		if (r->ret > 0 || r->a1 > 0)
-			o_attr_int(o, "child", r->ret > 0 ? r->ret : r->a1);
+			emit_attr_int(&o->e, "child", r->ret > 0 ? r->ret : r->a1);
 		break;
 	case C_POSIX_SPAWN:
 		if (r->a1 > 0)
-			o_attr_int(o, "child", r->a1);
+			emit_attr_int(&o->e, "child", r->a1);
 		break;
 	case C_PTHREAD_CREATE: {
 		pid_t tid = r->ret == 0 ? created_thread(p, t, r, t0) : 0;
 		if (tid)
-			o_attr_int(o, "child", tid);
+			emit_attr_int(&o->e, "child", tid);
 		break;
 	}
 	case C_PTHREAD_JOIN:
 		if (r->a1 > 0)
-			o_attr_int(o, "child", r->a1);
+			emit_attr_int(&o->e, "child", r->a1);
 		break;
 	case C_WAITPID: case C_WAIT4: case C_WAITCALL: case C_WAIT3:
 	case C_WAITID:
 		if (r->ret > 0) {
-			o_attr_int(o, "child", r->ret);
+			emit_attr_int(&o->e, "child", r->ret);
 			fmt_status(buf, sizeof(buf), (int)r->a1);
-			o_attr(o, "status", buf);
+			emit_attr(&o->e, "status", buf);
 		}
 		break;
 	case C_SYSTEM:
 		if (r->a2 > 0)          /* its shell, found by resolve.c */
-			o_attr_int(o, "child", r->a2);
+			emit_attr_int(&o->e, "child", r->a2);
 		fmt_status(buf, sizeof(buf), (int)r->a1);
-		o_attr(o, "status", buf);
+		emit_attr(&o->e, "status", buf);
 		break;
 	case C_ACCEPT:
-		o_attr_int(o, "listenfd", r->a1);
+		emit_attr_int(&o->e, "listenfd", r->a1);
 		break;
 	case C_SLEEP: case C_USLEEP: case C_NANOSLEEP: case C_CLOCK_NANOSLEEP:
 		if (r->a1 >= 0)
-			o_attr_sec(o, "req", r->a1);
+			emit_attr_sec(&o->e, "req", r->a1);
 		break;
 	case C_FREAD: case C_FWRITE: case C_SENDMMSG: case C_RECVMMSG:
 	case C_FSCANF: case C_VFSCANF: case C_SCANF: case C_IO_URING_ENTER:
 		if (r->ret >= 0)
-			o_attr_int(o, "count", r->ret);
+			emit_attr_int(&o->e, "count", r->ret);
 		break;
 	/* libaio's: the context (a2); the queue depth asked, the
 	 * operations submitted, the events reaped */
@@ -955,28 +679,28 @@ static void write_io(struct out *o, struct cap_node *n, struct proc *p,
 	case C_IO_CANCEL:
 		if (r->a2) {
 			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)r->a2);
-			o_attr(o, "ctx", buf);
+			emit_attr(&o->e, "ctx", buf);
 		}
 		if (c == C_IO_SETUP)
-			o_attr_int(o, "count", r->a1);
+			emit_attr_int(&o->e, "count", r->a1);
 		else if ((c == C_IO_SUBMIT || c == C_IO_GETEVENTS) && r->ret >= 0)
-			o_attr_int(o, "count", r->ret);
+			emit_attr_int(&o->e, "count", r->ret);
 		break;
 	case C_LIO_LISTIO: case C_AIO_SUSPEND:
-		o_attr_int(o, "count", r->a1);
+		emit_attr_int(&o->e, "count", r->a1);
 		break;
 	case C_CLONE:
 		if (r->ret > 0)
-			o_attr_int(o, "child", r->ret);
+			emit_attr_int(&o->e, "child", r->ret);
 		break;
 	case C_POPEN:
 		if (r->a2 > 0)          /* its shell, found by resolve.c */
-			o_attr_int(o, "child", r->a2);
+			emit_attr_int(&o->e, "child", r->a2);
 		break;
 	case C_PCLOSE:
 		if (!failed) {
 			fmt_status(buf, sizeof(buf), (int)r->ret);
-			o_attr(o, "status", buf);
+			emit_attr(&o->e, "status", buf);
 		}
 		break;
 	}
@@ -985,42 +709,42 @@ static void write_io(struct out *o, struct cap_node *n, struct proc *p,
 		struct mpi_attr ma[MPI_ATTRS];
 		int k = mpi_attrs(r, ma, mb, sizeof(mb));
 		for (int i = 0; i < k; i++)
-			o_attr_named(o, ma[i].name, ma[i].value);
+			emit_attr_named(&o->e, ma[i].name, ma[i].value);
 	}
 	if (SEQ_IO(r->seq))
-		o_attr_int(o, "seq", (int64_t)SEQ_IO(r->seq));
+		emit_attr_int(&o->e, "seq", (int64_t)SEQ_IO(r->seq));
 	if (site)
 		write_site(o, site);
 	if (kread > 0)          /* what the kernel read under this stdio call */
-		o_attr_int(o, "kernel_amount", kread);
+		emit_attr_int(&o->e, "kernel_amount", kread);
 	if (held && held->call == REC_THROTTLE) {
-		o_attr_sec(o, "throttle", held->a1);
-		o_attr(o, "limit", limit_names[held->fd >= 0 && held->fd < LIM_N ?
+		emit_attr_sec(&o->e, "throttle", held->a1);
+		emit_attr(&o->e, "limit", limit_names[held->fd >= 0 && held->fd < LIM_N ?
 						held->fd : 0]);
 	}
 	if (is_timed_wait(c)) {
 		if (r->a1 >= 0)
-			o_attr_sec(o, "timeout", r->a1);
+			emit_attr_sec(&o->e, "timeout", r->a1);
 		else
-			o_attr(o, "timeout", "-1");
+			emit_attr(&o->e, "timeout", "-1");
 		if ((c == C_POLL || c == C_PPOLL || c == C_SELECT || c == C_PSELECT ||
 		     c == C_EPOLL_WAIT || c == C_EPOLL_PWAIT) && r->ret >= 0)
-			o_attr_int(o, "count", r->ret);
+			emit_attr_int(&o->e, "count", r->ret);
 	}
-	if (o->bel) {
-		b_end(o, "io");
+	if (o->e.bel) {
+		emit_el_end(&o->e, "io");
 		return;
 	}
-	o_lit(o, "/>\n");
+	emit_lit(&o->e, "/>\n");
 	/* its text for the next like it, when whole in the buffer and short */
-	if (o->again_io && (flushes0 != o->flushes ||
-			    (x1 - x0) + (o->n - x2) > sizeof(o->xa))) {
+	if (o->again_io && (flushes0 != o->e.flushes ||
+			    (x1 - x0) + (o->e.n - x2) > sizeof(o->xa))) {
 		o->again_io = false;
 	} else if (o->again_io) {
 		o->xa_head = x1 - x0;
-		o->xa_tail = o->n - x2;
-		memcpy(o->xa, o->b + x0, o->xa_head);
-		memcpy(o->xa + o->xa_head, o->b + x2, o->xa_tail);
+		o->xa_tail = o->e.n - x2;
+		memcpy(o->xa, o->e.b + x0, o->xa_head);
+		memcpy(o->xa + o->xa_head, o->e.b + x2, o->xa_tail);
 	}
 }
 
@@ -1067,39 +791,39 @@ static const struct rec *via_site(struct rec_iter it, struct rec *x, int via)
 static void write_region(struct out *o, struct region *g, int64_t end,
 			 const char *error)
 {
-	o_lit(o, "      <region");
-	o_attr_int(o, "id", g->id);
-	o_attr_int(o, "parent", g->parent);
-	o_attr_int(o, "depth", g->depth);
-	o_attr_esc(o, "label", g->label);
-	o_attr_sec(o, "start", g->start);
-	o_attr_sec(o, "end", end);
+	emit_lit(&o->e, "      <region");
+	emit_attr_int(&o->e, "id", g->id);
+	emit_attr_int(&o->e, "parent", g->parent);
+	emit_attr_int(&o->e, "depth", g->depth);
+	emit_attr_esc(&o->e, "label", g->label);
+	emit_attr_sec(&o->e, "start", g->start);
+	emit_attr_sec(&o->e, "end", end);
 	if (error)
-		o_attr(o, "error", error);
-	o_lit(o, "/>\n");
+		emit_attr(&o->e, "error", error);
+	emit_lit(&o->e, "/>\n");
 }
 
 static void write_compute(struct out *o, int64_t dur)
 {
-	if (o->enc && o->again_compute && !o->whole) {
+	if (o->e.enc && o->again_compute && !o->whole) {
 		static const int pos0 = 0;
 		int64_t m = dur < 0 ? 0 : dur;
 
-		o_sync(o);
-		if (outfile_again(o->f, "compute", 1, &pos0, &m, 9) < 0)
-			o->failed = 1;
+		emit_sync(&o->e);
+		if (outfile_again(o->e.f, "compute", 1, &pos0, &m, 9) < 0)
+			o->e.failed = 1;
 		return;
 	}
-	if (o->enc) {
-		b_begin(o);
-		b_num(o, "dur", sizeof("dur") - 1, dur < 0 ? 0 : dur, 9);
-		b_end(o, "compute");
+	if (o->e.enc) {
+		emit_el_begin(&o->e);
+		emit_el_num(&o->e, "dur", sizeof("dur") - 1, dur < 0 ? 0 : dur, 9);
+		emit_el_end(&o->e, "compute");
 		o->again_compute = true;
 		return;
 	}
-	o_lit(o, "      <compute dur=\"");
-	o_sec(o, dur < 0 ? 0 : dur);
-	o_lit(o, "\"/>\n");
+	emit_lit(&o->e, "      <compute dur=\"");
+	emit_sec(&o->e, dur < 0 ? 0 : dur);
+	emit_lit(&o->e, "\"/>\n");
 }
 
 /* The dependencies on I/O `seq` (sorted arrays, several per I/O). */
@@ -1116,11 +840,11 @@ static void write_deps(struct out *o, const struct cdep *d, size_t nd,
 			hi = mid;
 	}
 	for (; lo < nd && d[lo].seq == seq; lo++) {
-		o_str(o, wait ? "      <wait" : "      <signal");
-		o_attr_esc(o, "node", d[lo].other);
+		emit_str(&o->e, wait ? "      <wait" : "      <signal");
+		emit_attr_esc(&o->e, "node", d[lo].other);
 		if (wait)
-			o_attr_int(o, "seq", (int64_t)d[lo].oseq);
-		o_lit(o, "/>\n");
+			emit_attr_int(&o->e, "seq", (int64_t)d[lo].oseq);
+		emit_lit(&o->e, "/>\n");
 	}
 }
 
@@ -1324,29 +1048,29 @@ static void ws_free(struct wstate *w)
 	while (w->depth)
 		free(w->stack[--w->depth].label);
 	free(w->stack);
-	free(w->po.b);
+	free(w->po.e.b);
 	if (w->pfd >= 0)
 		close(w->pfd);
 }
 
 static void write_thread_tag(struct out *o, struct thr *t)
 {
-	char *name = attr_escape(t->name);
+	char *name = emit_escape(t->name);
 
-	o_lit(o, "    <thread");
-	o_attr_int(o, "tid", t->tid);
-	o_attr(o, "name", name);
+	emit_lit(&o->e, "    <thread");
+	emit_attr_int(&o->e, "tid", t->tid);
+	emit_attr(&o->e, "name", name);
 	if (t->creator)
-		o_attr_int(o, "creator", t->creator);
-	o_attr_sec(o, "start", t->start);
-	o_attr_sec(o, "end", t->end);
+		emit_attr_int(&o->e, "creator", t->creator);
+	emit_attr_sec(&o->e, "start", t->start);
+	emit_attr_sec(&o->e, "end", t->end);
 	if (t->cpu >= 0)
-		o_attr_sec(o, "cpu", t->cpu);
-	o_attr(o, "exit", exit_names[t->exit]);
-	o_attr(o, "complete", t->complete ? "true" : "false");
+		emit_attr_sec(&o->e, "cpu", t->cpu);
+	emit_attr(&o->e, "exit", exit_names[t->exit]);
+	emit_attr(&o->e, "complete", t->complete ? "true" : "false");
 	if (t->lost)
-		o_attr_int(o, "lost", (int64_t)t->lost);
-	o_lit(o, ">\n");
+		emit_attr_int(&o->e, "lost", (int64_t)t->lost);
+	emit_lit(&o->e, ">\n");
 	free(name);
 }
 
@@ -1359,9 +1083,9 @@ static void write_thread(struct out *o, struct cap_node *n, struct proc *p,
 
 	/* what streaming wrote, then on from there */
 	if (part_whole(w)) {
-		o_flush(o);
-		if (outfile_splice(o->f, w->pfd, w->at) < 0)
-			o->failed = 1;
+		emit_flush(&o->e);
+		if (outfile_splice(o->e.f, w->pfd, w->at) < 0)
+			o->e.failed = 1;
 		/* the coder starts afresh after a part */
 		o->again_compute = o->again_io = false;
 	} else {
@@ -1381,7 +1105,7 @@ static void write_thread(struct out *o, struct cap_node *n, struct proc *p,
 	}
 	if (w == &local)
 		ws_free(w);
-	o_lit(o, "    </thread>\n");
+	emit_lit(&o->e, "    </thread>\n");
 }
 
 #define STREAM_MIN 64	/* records of an ended thread worth a part */
@@ -1399,14 +1123,14 @@ static size_t head_room(struct cap_node *n, struct proc *p, struct thr *t)
 
 	if (test)		/* the tests' way to a room too small */
 		return (size_t)atol(test);
-	m.measure = m.direct = 1;
-	m.cap = 1 << 16;
-	m.b = xmalloc(m.cap);
+	m.e.measure = m.e.direct = 1;
+	m.e.cap = 1 << 16;
+	m.e.b = xmalloc(m.e.cap);
 	write_head(&m, n, 0);
 	write_proc_tag(&m, p);
 	write_thread_tag(&m, t);
-	free(m.b);
-	return sizeof("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n") + m.counted + m.n + 512;
+	free(m.e.b);
+	return sizeof("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n") + m.e.counted + m.e.n + 512;
 }
 
 /*
@@ -1456,15 +1180,15 @@ int write_stream(struct cap_node *n, struct proc *p, struct thr *t, const char *
 			w->failed = 1;
 			return -1;
 		}
-		w->po.f = w->pf;
-		w->po.enc = outfile_isb(w->pf);
-		w->po.direct = 1;
-		w->po.cap = 1 << 16;
-		w->po.b = xmalloc(w->po.cap);
+		w->po.e.f = w->pf;
+		w->po.e.enc = outfile_isb(w->pf);
+		w->po.e.direct = 1;
+		w->po.e.cap = 1 << 16;
+		w->po.e.b = xmalloc(w->po.e.cap);
 	}
 	write_body(&w->po, n, p, t, w, upto, running ? W_RUNNING : W_STREAM, halt);
-	o_flush(&w->po);
-	if (w->po.failed) {
+	emit_flush(&w->po.e);
+	if (w->po.e.failed) {
 		outfile_close_part(w->pf, 1);
 		w->pf = NULL;
 		w->failed = 1;
@@ -1480,7 +1204,7 @@ int write_stream_end(struct thr *t)
 
 	if (!w || !w->pf)
 		return 0;
-	if ((w->pfd = outfile_close_part(w->pf, w->po.failed)) < 0)
+	if ((w->pfd = outfile_close_part(w->pf, w->po.e.failed)) < 0)
 		w->failed = 1;
 	w->pf = NULL;
 	return w->failed ? -1 : 0;
@@ -1528,22 +1252,22 @@ static void write_proc_tag(struct out *o, struct proc *p)
 	char st[64];
 
 	fmt_status(st, sizeof(st), p->status);
-	o_lit(o, "  <process");
-	o_attr_int(o, "pid", p->pid);
-	o_attr_int(o, "ppid", p->ppid);
-	o_attr_esc(o, "exe", p->exe ? p->exe : "");
+	emit_lit(&o->e, "  <process");
+	emit_attr_int(&o->e, "pid", p->pid);
+	emit_attr_int(&o->e, "ppid", p->ppid);
+	emit_attr_esc(&o->e, "exe", p->exe ? p->exe : "");
 	if (p->first_exe && p->exe && strcmp(p->first_exe, p->exe))
-		o_attr_esc(o, "first_exe", p->first_exe);
-	o_attr_esc(o, "cwd", p->cwd ? p->cwd : "");
-	o_attr_sec(o, "start", p->start);
-	o_attr_sec(o, "end", p->end);
-	o_attr(o, "status", st);
-	o_attr(o, "complete", p->complete ? "true" : "false");
+		emit_attr_esc(&o->e, "first_exe", p->first_exe);
+	emit_attr_esc(&o->e, "cwd", p->cwd ? p->cwd : "");
+	emit_attr_sec(&o->e, "start", p->start);
+	emit_attr_sec(&o->e, "end", p->end);
+	emit_attr(&o->e, "status", st);
+	emit_attr(&o->e, "complete", p->complete ? "true" : "false");
 	if (p->reason)
-		o_attr_esc(o, "reason", p->reason);
+		emit_attr_esc(&o->e, "reason", p->reason);
 	if (p->unprofiled)
-		o_attr_esc(o, "unprofiled", p->unprofiled);
-	o_lit(o, ">\n");
+		emit_attr_esc(&o->e, "unprofiled", p->unprofiled);
+	emit_lit(&o->e, ">\n");
 }
 
 static void write_proc(struct out *o, struct cap_node *n, struct proc *p)
@@ -1556,7 +1280,7 @@ static void write_proc(struct out *o, struct cap_node *n, struct proc *p)
 	}
 	for (int i = 0; i < p->nthr; i++)
 		write_thread(o, n, p, &p->thr[i]);
-	o_lit(o, "  </process>\n");
+	emit_lit(&o->e, "  </process>\n");
 }
 
 /* objects by their makers' starts, then by the calls that made them:
@@ -1580,46 +1304,46 @@ static void write_summaries(struct out *o, struct cap_node *n)
 		by[i] = &n->objs[i];
 	if (n->nobjs > 1)
 		qsort(by, (size_t)n->nobjs, sizeof(*by), cmp_made);
-	o_lit(o, "  <files>\n");
+	emit_lit(&o->e, "  <files>\n");
 	for (int i = 0; i < n->nobjs; i++) {
 		struct obj *b = by[i];
 		if (b->kind != OBJ_FILE || !b->listed)
 			continue;
-		o_lit(o, "    <file");
-		o_attr(o, "path", b->xname);
-		o_attr_int(o, "opens", (int64_t)b->opens);
-		o_attr_int(o, "reads", (int64_t)b->reads);
-		o_attr_int(o, "bytes_read", (int64_t)b->bytes_read);
-		o_attr_int(o, "writes", (int64_t)b->writes);
-		o_attr_int(o, "bytes_written", (int64_t)b->bytes_written);
-		o_attr_int(o, "open_at_end", b->open_fds > 0 ? b->open_fds : 0);
+		emit_lit(&o->e, "    <file");
+		emit_attr(&o->e, "path", b->xname);
+		emit_attr_int(&o->e, "opens", (int64_t)b->opens);
+		emit_attr_int(&o->e, "reads", (int64_t)b->reads);
+		emit_attr_int(&o->e, "bytes_read", (int64_t)b->bytes_read);
+		emit_attr_int(&o->e, "writes", (int64_t)b->writes);
+		emit_attr_int(&o->e, "bytes_written", (int64_t)b->bytes_written);
+		emit_attr_int(&o->e, "open_at_end", b->open_fds > 0 ? b->open_fds : 0);
 		/* the file as the run left it: a replay on another file
 		 * system makes the ones the run found (and did not change)
 		 * with this size and this much of it allocated (a sparse
 		 * file's holes stay holes) */
 		struct stat st;
 		if (b->xname && b->xname[0] == '/' && !stat(b->xname, &st) && S_ISREG(st.st_mode)) {
-			o_attr_int(o, "size_at_end", (int64_t)st.st_size);
-			o_attr_int(o, "allocated_at_end", (int64_t)st.st_blocks * 512);
+			emit_attr_int(&o->e, "size_at_end", (int64_t)st.st_size);
+			emit_attr_int(&o->e, "allocated_at_end", (int64_t)st.st_blocks * 512);
 		}
-		o_lit(o, "/>\n");
+		emit_lit(&o->e, "/>\n");
 	}
-	o_lit(o, "  </files>\n  <sockets>\n");
+	emit_lit(&o->e, "  </files>\n  <sockets>\n");
 	for (int i = 0; i < n->nobjs; i++) {
 		struct obj *b = by[i];
 		if ((b->kind != OBJ_SOCKET && b->kind != OBJ_PIPE) || !b->listed)
 			continue;
-		o_lit(o, "    <socket");
-		o_attr(o, "proto", b->proto[0] ? b->proto : "other");
-		o_attr(o, "local", b->local ? b->local : "");
-		o_attr(o, "peer", b->peer ? b->peer : "");
-		o_attr_int(o, "sent", (int64_t)b->bytes_written);
-		o_attr_int(o, "received", (int64_t)b->bytes_read);
-		o_attr(o, "direction", b->direction);
-		o_attr(o, "open_at_end", b->open_fds > 0 ? "true" : "false");
-		o_lit(o, "/>\n");
+		emit_lit(&o->e, "    <socket");
+		emit_attr(&o->e, "proto", b->proto[0] ? b->proto : "other");
+		emit_attr(&o->e, "local", b->local ? b->local : "");
+		emit_attr(&o->e, "peer", b->peer ? b->peer : "");
+		emit_attr_int(&o->e, "sent", (int64_t)b->bytes_written);
+		emit_attr_int(&o->e, "received", (int64_t)b->bytes_read);
+		emit_attr(&o->e, "direction", b->direction);
+		emit_attr(&o->e, "open_at_end", b->open_fds > 0 ? "true" : "false");
+		emit_lit(&o->e, "/>\n");
 	}
-	o_lit(o, "  </sockets>\n");
+	emit_lit(&o->e, "  </sockets>\n");
 	free(by);
 }
 
@@ -1639,35 +1363,35 @@ static void write_restrictions(struct out *o, struct cap_node *n)
 	char buf[64];
 
 	if (n->rs) {
-		o_lit(o, "  <restrictions>\n");
+		emit_lit(&o->e, "  <restrictions>\n");
 		if (n->rs->cpu > 0) {
 			fmt_decimal(buf, sizeof(buf), n->rs->cpu);
-			o_lit(o, "    <limit resource=\"cpu\" value=\"");
-			o_str(o, buf);
-			o_lit(o, "\"/>\n");
+			emit_lit(&o->e, "    <limit resource=\"cpu\" value=\"");
+			emit_str(&o->e, buf);
+			emit_lit(&o->e, "\"/>\n");
 		}
 		for (int i = 0; i < LIM_N; i++) {
 			if (n->rs->rate[i] <= 0)
 				continue;
 			fmt_decimal(buf, sizeof(buf), n->rs->rate[i]);
-			o_lit(o, "    <limit resource=\"");
-			o_str(o, limit_names[i]);
-			o_lit(o, "\" value=\"");
-			o_str(o, buf);
-			o_lit(o, "\"/>\n");
+			emit_lit(&o->e, "    <limit resource=\"");
+			emit_str(&o->e, limit_names[i]);
+			emit_lit(&o->e, "\" value=\"");
+			emit_str(&o->e, buf);
+			emit_lit(&o->e, "\"/>\n");
 		}
-		o_lit(o, "  </restrictions>\n");
+		emit_lit(&o->e, "  </restrictions>\n");
 	}
 	if (n->stops) {
 		struct stop st;
-		o_lit(o, "  <stops>\n");
+		emit_lit(&o->e, "  <stops>\n");
 		for (size_t i = 0; stoplog_get(n->stops, i, &st) == 0; i++) {
-			o_lit(o, "    <stop");
-			o_attr_sec(o, "start", st.start);
-			o_attr_sec(o, "dur", st.dur);
-			o_lit(o, "/>\n");
+			emit_lit(&o->e, "    <stop");
+			emit_attr_sec(&o->e, "start", st.start);
+			emit_attr_sec(&o->e, "dur", st.dur);
+			emit_lit(&o->e, "/>\n");
 		}
-		o_lit(o, "  </stops>\n");
+		emit_lit(&o->e, "  </stops>\n");
 	}
 }
 
@@ -1676,59 +1400,59 @@ static void write_head(struct out *o, struct cap_node *n, int complete)
 {
 	char buf[64];
 
-	o_str(o, "<trace version=\"1\" generator=\"island-capture " ISLAND_VERSION
+	emit_str(&o->e, "<trace version=\"1\" generator=\"island-capture " ISLAND_VERSION
 		  "\"");
-	o_attr(o, "complete", complete ? "true" : "false");
+	emit_attr(&o->e, "complete", complete ? "true" : "false");
 	if (n->reason)
-		o_attr(o, "reason", n->reason);
-	o_lit(o, ">\n<node");
-	o_attr_esc(o, "name", n->name);
-	o_attr_esc(o, "host", n->host);
+		emit_attr(&o->e, "reason", n->reason);
+	emit_lit(&o->e, ">\n<node");
+	emit_attr_esc(&o->e, "name", n->name);
+	emit_attr_esc(&o->e, "host", n->host);
 	snprintf(buf, sizeof(buf), "%lld.%09lld", (long long)(n->clk.real0 / 1000000000),
 		 (long long)(n->clk.real0 % 1000000000));
-	o_attr(o, "epoch", buf);
+	emit_attr(&o->e, "epoch", buf);
 	if (n->has_clock_offset) {
 		int64_t co = n->clock_offset, a = co < 0 ? -co : co;
 
 		snprintf(buf, sizeof(buf), "%s%lld.%09lld", co < 0 ? "-" : "",
 			 (long long)(a / 1000000000), (long long)(a % 1000000000));
-		o_attr(o, "clock_offset", buf);
+		emit_attr(&o->e, "clock_offset", buf);
 	}
-	o_attr_sec(o, "start", 0);
-	o_attr_sec(o, "end", n->end);
-	o_attr(o, "clock", n->clk.kind == CLOCK_KIND_TSC ? "tsc" : "monotonic");
+	emit_attr_sec(&o->e, "start", 0);
+	emit_attr_sec(&o->e, "end", n->end);
+	emit_attr(&o->e, "clock", n->clk.kind == CLOCK_KIND_TSC ? "tsc" : "monotonic");
 	if (n->syscalls)
-		o_attr(o, "syscalls", n->syscalls_seen ? "kernel" : "unavailable");
+		emit_attr(&o->e, "syscalls", n->syscalls_seen ? "kernel" : "unavailable");
 	if (n->server)
-		o_attr(o, "role", "server");
+		emit_attr(&o->e, "role", "server");
 	if (n->has_stopped)
-		o_attr_sec(o, "stopped", n->stopped);
+		emit_attr_sec(&o->e, "stopped", n->stopped);
 	if (n->mpi_rank >= 0)
-		o_attr_int(o, "mpi_rank", n->mpi_rank);
+		emit_attr_int(&o->e, "mpi_rank", n->mpi_rank);
 	if (n->unseen)
-		o_attr(o, "unseen", n->unseen);
+		emit_attr(&o->e, "unseen", n->unseen);
 	if (n->pcap) {
 		const char *base = strrchr(n->pcap, '/');
-		o_attr_esc(o, "pcap", base ? base + 1 : n->pcap);
+		emit_attr_esc(&o->e, "pcap", base ? base + 1 : n->pcap);
 	}
-	o_lit(o, ">\n  <command>");
+	emit_lit(&o->e, ">\n  <command>");
 	for (int i = 0; i < n->argc; i++) {
-		char *e = attr_escape(n->argv[i]);
-		o_lit(o, "<arg>");
-		o_str(o, e);
-		o_lit(o, "</arg>");
+		char *e = emit_escape(n->argv[i]);
+		emit_lit(&o->e, "<arg>");
+		emit_str(&o->e, e);
+		emit_lit(&o->e, "</arg>");
 		free(e);
 	}
-	o_lit(o, "</command>\n");
+	emit_lit(&o->e, "</command>\n");
 	write_restrictions(o, n);
 	if (n->profile) {
-		o_lit(o, "  <profile");
-		o_attr(o, "values", prof_values_name(n->profile));
-		o_attr_int(o, "hz", n->profile_hz);
+		emit_lit(&o->e, "  <profile");
+		emit_attr(&o->e, "values", prof_values_name(n->profile));
+		emit_attr_int(&o->e, "hz", n->profile_hz);
 		if (n->profile_alloc)
-			o_attr_int(o, "alloc_every", n->profile_alloc);
+			emit_attr_int(&o->e, "alloc_every", n->profile_alloc);
 		write_sampler(o, n);
-		o_lit(o, "/>\n");
+		emit_lit(&o->e, "/>\n");
 	}
 }
 
@@ -1760,22 +1484,22 @@ int model_write(struct cap_node *n, const char *path, int comp)
 	    outfile_open(path, (enum compress)comp);
 	if (!f)
 		return -1;
-	o.w = outfile_writer(f);
-	o.f = f;
-	o.enc = outfile_isb(f);
+	o.e.w = outfile_writer(f);
+	o.e.f = f;
+	o.e.enc = outfile_isb(f);
 	o.whole = n->whole;
-	o.cap = 1 << 18;
-	o.b = xmalloc(o.cap);
-	xmlTextWriterStartDocument(o.w, NULL, "UTF-8", NULL);
+	o.e.cap = 1 << 18;
+	o.e.b = xmalloc(o.e.cap);
+	xmlTextWriterStartDocument(o.e.w, NULL, "UTF-8", NULL);
 	write_head(&o, n, complete);
 	for (int i = 0; i < n->nprocs; i++)
 		write_proc(&o, n, &n->procs[i]);
 	write_summaries(&o, n);
-	o_lit(&o, "</node>\n</trace>\n");
-	o_flush(&o);
-	free(o.b);
+	emit_lit(&o.e, "</node>\n</trace>\n");
+	emit_flush(&o.e);
+	free(o.e.b);
 	/* the write's own errno, EIO when only the writer knows */
-	if (outfile_close(f, o.failed) < 0) {
+	if (outfile_close(f, o.e.failed) < 0) {
 		if (!errno)
 			errno = EIO;
 		return -1;

@@ -1,6 +1,7 @@
 /* Unit tests of the capture's pure functions: path resolution, names of
  * addresses, flags and statuses, escaping, time formatting. */
 #include "unit.h"
+#include "trace/emit.h"
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -66,7 +67,7 @@ static void test_sockaddr(void)
 
 static void test_escape(void)
 {
-	char *e = attr_escape("a<b>&\"c\"\n\t\x01z");
+	char *e = emit_escape("a<b>&\"c\"\n\t\x01z");
 	CU_ASSERT_STRING_EQUAL(e, "a&lt;b&gt;&amp;&quot;c&quot;&#10;&#9;?z");
 	free(e);
 }
@@ -1110,7 +1111,7 @@ int main(void)
 	CU_add_test(s, "poll: a read cut after the last record", test_poll_cut);
 	CU_add_test(s, "poll: a thread's maker named after it was read", test_made_late);
 	CU_add_test(s, "fmt_sockaddr", test_sockaddr);
-	CU_add_test(s, "attr_escape", test_escape);
+	CU_add_test(s, "emit_escape", test_escape);
 	CU_add_test(s, "fmt_oflags", test_oflags);
 	CU_add_test(s, "seconds", test_seconds);
 	CU_add_test(s, "grow_cap", test_grow_cap);
