@@ -52,9 +52,12 @@ echo " pass: the longest throttled pass; ratio: max pass / unthrottled, the bar 
 # causal replay's run error on that trace and on the trace of //TRACE's
 # N + 1 passes (--one-by-one) of the same program: group testing should
 # replay as well as the passes it saves (ONE_BY_ONE=0 leaves them out).
+# The floor: how far a second plain run of the same cluster lands from
+# the unthrottled pass the trace was made of (the program's own spread
+# on this machine, which no replay of it can be asked to beat).
 #   NS="4 8 16 32" RUNS=3 bench/discover.sh
 echo
-printf '%-6s %3s %3s %6s %6s %7s %6s %6s %7s %9s %8s %8s %8s\n' medium N run passes budget message group single unsure recall precision replay "1by1 rep"
+printf '%-6s %3s %3s %6s %6s %7s %6s %6s %7s %9s %8s %8s %8s %8s\n' medium N run passes budget message group single unsure recall precision replay "1by1 rep" floor
 # run_error TRACE NAME: the causal replay's run error (%), "-" when it failed
 run_error() {
 	rm -rf "$tmp/root.$2"
@@ -92,17 +95,26 @@ for n in ${NS:-4 8 16 32}; do
 			rec=$(echo "$m" | sed -n 's/^recall,\([^,]*\),.*/\1/p')
 			prec=$(echo "$m" | sed -n 's/^precision,\([^,]*\),.*/\1/p')
 			rg=$(run_error "$tmp/w.xml" group)
+			u=$(sed -n 's/.*passes: unthrottled \([0-9.]*\) s.*/\1/p' "$tmp/err")
+			fl=-
+			rm -f "$tmp/plain.xml"
+			if bin/island-capture --cluster "$tmp/w.cluster.xml" --timeout 300 -o "$tmp/plain.xml" \
+				>/dev/null 2>"$tmp/errp"; then
+				p=$(sed -n 's/.*passes: run \([0-9.]*\) s.*/\1/p' "$tmp/errp")
+				[ -n "$u" ] && [ -n "$p" ] && fl=$(awk -v u="$u" -v p="$p" 'BEGIN { printf "%.2f%%", (p - u) * 100 / u }')
+			fi
 			r1=-
 			if [ "${ONE_BY_ONE:-1}" = 1 ] &&
 			   bin/island-capture --cluster "$tmp/w.cluster.xml" --discover --one-by-one \
 				--watchdog-factor 4 --timeout 300 -o "$tmp/w1.xml" >/dev/null 2>"$tmp/err1"; then
 				r1=$(run_error "$tmp/w1.xml" one)
 			fi
-			printf '%-6s %3s %3s %6s %6s %7s %6s %6s %7s %8s%% %8s%% %8s %8s\n' $medium $n $run $np $budget \
-				"$1" "$2" "$3" "$4" "$rec" "$prec" "$rg" "$r1"
+			printf '%-6s %3s %3s %6s %6s %7s %6s %6s %7s %8s%% %8s%% %8s %8s %8s\n' $medium $n $run $np $budget \
+				"$1" "$2" "$3" "$4" "$rec" "$prec" "$rg" "$r1" "$fl"
 		done
 	done
 done
 echo "(message/group/single: waits from the unthrottled pass's messages, from group"
 echo " and bit passes, from single-node passes; unsure: marked certain=\"no\"; replay,"
-echo " 1by1 rep: the causal replay's run error on this trace and on --one-by-one's)"
+echo " 1by1 rep: the causal replay's run error on this trace and on --one-by-one's;"
+echo " floor: a second plain run's time against the unthrottled pass's)"
