@@ -53,11 +53,19 @@ echo " pass: the longest throttled pass; ratio: max pass / unthrottled, the bar 
 # N + 1 passes (--one-by-one) of the same program: group testing should
 # replay as well as the passes it saves (ONE_BY_ONE=0 leaves them out).
 # The floor: how far a second plain run of the same cluster lands from
-# the unthrottled pass the trace was made of (the program's own spread
-# on this machine, which no replay of it can be asked to beat).
+# the unthrottled pass the trace was made of, run against run (first
+# node start to last node end, as the replay's run error measures): the
+# program's own spread on this machine, which no replay of it can be
+# asked to beat.
 #   NS="4 8 16 32" RUNS=3 bench/discover.sh
 echo
 printf '%-6s %3s %3s %6s %6s %7s %6s %6s %7s %9s %8s %8s %8s %8s\n' medium N run passes budget message group single unsure recall precision replay "1by1 rep" floor
+# run_time TRACE: the run's seconds, first node start to last node end
+run_time() {
+	sed -n 's/.*<node name="[^"]*" [^>]*epoch="\([0-9.]*\)" start="\([0-9.]*\)" end="\([0-9.]*\)".*/\1 \2 \3/p' "$1" |
+		awk '{ a = $1 + $2; b = $1 + $3; if (NR == 1 || a < lo) lo = a; if (NR == 1 || b > hi) hi = b }
+		     END { if (NR) printf "%.9f\n", hi - lo }'
+}
 # run_error TRACE NAME: the causal replay's run error (%), "-" when it failed
 run_error() {
 	rm -rf "$tmp/root.$2"
@@ -95,12 +103,12 @@ for n in ${NS:-4 8 16 32}; do
 			rec=$(echo "$m" | sed -n 's/^recall,\([^,]*\),.*/\1/p')
 			prec=$(echo "$m" | sed -n 's/^precision,\([^,]*\),.*/\1/p')
 			rg=$(run_error "$tmp/w.xml" group)
-			u=$(sed -n 's/.*passes: unthrottled \([0-9.]*\) s.*/\1/p' "$tmp/err")
+			u=$(run_time "$tmp/w.xml")
 			fl=-
 			rm -f "$tmp/plain.xml"
 			if bin/island-capture --cluster "$tmp/w.cluster.xml" --timeout 300 -o "$tmp/plain.xml" \
 				>/dev/null 2>"$tmp/errp"; then
-				p=$(sed -n 's/.*passes: run \([0-9.]*\) s.*/\1/p' "$tmp/errp")
+				p=$(run_time "$tmp/plain.xml")
 				[ -n "$u" ] && [ -n "$p" ] && fl=$(awk -v u="$u" -v p="$p" 'BEGIN { printf "%.2f%%", (p - u) * 100 / u }')
 			fi
 			r1=-
