@@ -150,6 +150,7 @@ struct trace_file {
 	const char *path;
 	int64_t opens, reads, bytes_read, writes, bytes_written, open_at_end;
 	int64_t size_at_end, allocated_at_end;	/* -1: not told */
+	bool fifo;		/* type="fifo": a named pipe when the run ended */
 };
 
 struct trace_socket {

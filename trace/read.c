@@ -676,6 +676,7 @@ static void on_file(struct reader *rd)
 	f.open_at_end = int_attr(rd, "open_at_end", 0);
 	f.size_at_end = int_attr(rd, "size_at_end", -1);
 	f.allocated_at_end = int_attr(rd, "allocated_at_end", -1);
+	f.fifo = attr(rd, "type") && !strcmp(attr(rd, "type"), "fifo");
 	if (rd->ops->file)
 		rd->ops->file(rd->ctx, rd->node, &f);
 }

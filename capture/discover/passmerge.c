@@ -995,6 +995,27 @@ static void stream_edges(struct discovery *d, const struct mv *s, size_t ns,
 	}
 }
 
+/* The byte groups of a list of moves: each source, destination and
+ * connection's sends, then its receives (cmp_mv's order). */
+static void stream_groups(struct discovery *d, struct mv *v, size_t nv)
+{
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_mv);
+	for (size_t a = 0; a < nv;) {
+		size_t b = a, c;
+		while (b < nv && v[b].src == v[a].src && v[b].dst == v[a].dst &&
+		       !cmp_conn_key(v[b].conn, v[a].conn) && !v[b].recv)
+			b++;
+		c = b;
+		while (c < nv && v[c].src == v[a].src && v[c].dst == v[a].dst &&
+		       !cmp_conn_key(v[c].conn, v[a].conn))
+			c++;
+		if (b > a && c > b)
+			stream_edges(d, v + a, b - a, v + b, c - b);
+		a = c;
+	}
+}
+
 /* Per process and descriptor, the connection its connect or accept made. */
 struct fdkey {
 	int proc;
@@ -1047,22 +1068,79 @@ static void byte_edges(struct discovery *d)
 		}
 		free(fk);
 	}
-	if (nv)
-		qsort(v, nv, sizeof(*v), cmp_mv);
-	for (size_t a = 0; a < nv;) {
-		size_t b = a, c;
-		while (b < nv && v[b].src == v[a].src && v[b].dst == v[a].dst &&
-		       !cmp_conn_key(v[b].conn, v[a].conn) && !v[b].recv)
-			b++;
-		c = b;
-		while (c < nv && v[c].src == v[a].src && v[c].dst == v[a].dst &&
-		       !cmp_conn_key(v[c].conn, v[a].conn))
-			c++;
-		if (b > a && c > b)
-			stream_edges(d, v + a, b - a, v + b, c - b);
-		a = c;
-	}
+	stream_groups(d, v, nv);
 	free(v);
+}
+
+/* A named pipe of one host's that one node writes into and another reads
+ * from: the reader's bytes are the writer's, in order, as a socket's
+ * (named by its path). One that more nodes write or read carries no
+ * edge: whose bytes a read got is the kernel's interleaving. */
+struct fifo_use {
+	const char *host, *path;
+	int writer, reader;          /* the node, -1 none, -2 more than one */
+};
+
+static void fifo_note(int *who, int i)
+{
+	*who = *who == -1 || *who == i ? i : -2;
+}
+
+static int fifo_io(const struct tr_node *m, const struct tr_io *io)
+{
+	const char *sp = strchr(io->what, ' ');
+
+	return sp && (!strncmp(sp, " fileread ", 10) || !strncmp(sp, " filewrite ", 11)) &&
+	       !io->failed && io->amount > 0 && tr_is_fifo(m, tr_target(io));
+}
+
+static struct fifo_use *fifo_find(struct fifo_use *u, size_t nu, const char *host, const char *path)
+{
+	for (size_t k = 0; k < nu; k++)
+		if (!strcmp(u[k].path, path) && !strcmp(u[k].host, host))
+			return &u[k];
+	return NULL;
+}
+
+static void fifo_edges(struct discovery *d)
+{
+	struct fifo_use *u = NULL;
+	struct mv *v = NULL;
+	size_t nu = 0, ucap = 0, nv = 0, cap = 0;
+
+	for (int i = 0; i < d->n; i++) {
+		const struct tr_node *m = d->bt[i].me;
+		for (size_t k = 0; m->nfifos && k < m->nio; k++) {
+			const struct tr_io *io = &m->io[k];
+			if (!fifo_io(m, io))
+				continue;
+			struct fifo_use *f = fifo_find(u, nu, m->host, tr_target(io));
+			if (!f) {
+				XGROW(u, ucap, nu + 1);
+				f = &u[nu++];
+				*f = (struct fifo_use){ m->host, tr_target(io), -1, -1 };
+			}
+			fifo_note(is_write(io) ? &f->writer : &f->reader, i);
+		}
+	}
+	for (int i = 0; nu && i < d->n; i++) {
+		const struct tr_node *m = d->bt[i].me;
+		for (size_t k = 0; m->nfifos && k < m->nio; k++) {
+			const struct tr_io *io = &m->io[k];
+			if (!fifo_io(m, io))
+				continue;
+			const struct fifo_use *f = fifo_find(u, nu, m->host, tr_target(io));
+			int rv = !is_write(io);
+			if (f->writer < 0 || f->reader < 0 || f->writer == f->reader)
+				continue;
+			XGROW(v, cap, nv + 1);
+			v[nv++] = (struct mv){ f->writer, f->reader, rv, io->poll != 0,
+					       f->path, io->seq, io->amount };
+		}
+	}
+	stream_groups(d, v, nv);
+	free(v);
+	free(u);
 }
 
 /* An accept waits for the connect it took; a connect for the listen of
@@ -1258,6 +1336,7 @@ struct discovery *discover_begin(struct cluster_opts *o, char **names, int n,
 	if (o->discover) {
 		open_edges(d);
 		byte_edges(d);
+		fifo_edges(d);
 		mpi_edges(d);
 		discover_sort_messages(d);
 	}

@@ -26,6 +26,7 @@ static void on_node(void *ctx, struct trace_node *n)
 	sc->cur = &sc->nodes[sc->nnodes++];
 	memset(sc->cur, 0, sizeof(*sc->cur));
 	sc->cur->name = xstrdup(n->name);
+	sc->cur->host = xstrdup(n->host ? n->host : "");
 	sc->cur->end = n->end;
 	sc->cur->stopped = n->stopped;
 	sc->cur->epoch = n->epoch;
@@ -121,11 +122,32 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	cur->nio++;
 }
 
+static void on_file(void *ctx, struct trace_node *n, const struct trace_file *f)
+{
+	struct tr_node *cur = ((struct tr_scanner *)ctx)->cur;
+
+	(void)n;
+	if (!f->fifo)
+		return;
+	XGROW(cur->fifos, cur->fcap, cur->nfifos + 1);
+	cur->fifos[cur->nfifos++] = xstrdup(f->path);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int tr_is_fifo(const struct tr_node *n, const char *path)
+{
+	return n->nfifos && bsearch(&path, n->fifos, n->nfifos, sizeof(*n->fifos), cmp_str);
+}
+
 int tr_scan(const char *file, struct tr_node **nodes, int *nnodes)
 {
 	static const struct trace_ops ops = {
 		.node = on_node, .process = on_process, .thread = on_thread,
-		.dep = on_dep, .io = on_io,
+		.dep = on_dep, .io = on_io, .file = on_file,
 	};
 	struct trace_run run = { 0 };
 	struct tr_scanner sc = { 0 };
@@ -143,6 +165,8 @@ int tr_scan(const char *file, struct tr_node **nodes, int *nnodes)
 	}
 	for (int i = 0; i < sc.nnodes; i++) {
 		sc.nodes[i].incomplete = incomplete;
+		if (sc.nodes[i].nfifos > 1)
+			qsort(sc.nodes[i].fifos, sc.nodes[i].nfifos, sizeof(char *), cmp_str);
 		polling_mark(&sc.nodes[i]);
 	}
 	*nodes = sc.nodes;
@@ -184,7 +208,11 @@ void tr_scan_free(struct tr_node *nodes, int nnodes)
 		for (size_t k = 0; k < nodes[i].nlocals; k++)
 			free(nodes[i].locals[k]);
 		free(nodes[i].locals);
+		for (size_t k = 0; k < nodes[i].nfifos; k++)
+			free(nodes[i].fifos[k]);
+		free(nodes[i].fifos);
 		free(nodes[i].name);
+		free(nodes[i].host);
 	}
 	free(nodes);
 }

@@ -55,7 +55,7 @@ struct tr_wait {
 };
 
 struct tr_node {
-	char *name;
+	char *name, *host;
 	struct tr_wait *waits;
 	size_t nwaits, wcap;
 	size_t npending;             /* waits not yet followed by their io */
@@ -70,6 +70,9 @@ struct tr_node {
 					accept's local=): who is at the other end
 					of another node's socket */
 	size_t nlocals, lcap;
+	char **fifos;                /* its files that were named pipes
+					(<file type="fifo">), sorted */
+	size_t nfifos, fcap;
 	struct tr_io *io;            /* in trace order until tr_find() */
 	size_t nio, cap;
 	struct tr_proc *procs;
@@ -86,6 +89,8 @@ void polling_mark(struct tr_node *n);
  * "HOST:PORT" (polling.c). */
 const char *tr_target(const struct tr_io *io);
 int tr_is_address(const char *t);
+/* Whether PATH was a named pipe of node N's (<file type="fifo">). */
+int tr_is_fifo(const struct tr_node *n, const char *path);
 /* Name of a mark, for the trace's poll attribute ("" for none). */
 const char *polling_name(int poll);
 struct tr_node *tr_find(struct tr_node *nodes, int nnodes, const char *name);
