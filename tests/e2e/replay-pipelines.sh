@@ -92,12 +92,32 @@ grep -q 'status="signal:SIGPIPE" replayed="signal:SIGPIPE"' yes.causal.xml || fa
 # and of the Python script within 5 % (unless other work keeps the CPUs
 # busy). tar's medians were within 2 % on a quiet machine, but not every
 # time while other jobs ran (+3.6 % once): 5 % is the bound that holds.
+# The capture is one run: once, every replay of a Python run landed near
+# -7 % (its capture the slow one; four more captures replayed at -3 to
+# +1 %); a median beyond 5 % is measured again on a second capture, and
+# the median of the ten replays of the two is checked, all printed.
+capture_again() {
+	case $1 in
+	tar) rm -f out.tgz; "$CAPTURE" -n tar -o tar.again.xml tar czf out.tgz d ;;
+	py) "$CAPTURE" -n py -o py.again.xml "$PY" sub.py ;;
+	esac
+}
 for t in tar py; do
 	for i in 2 3 4 5; do
 		"$REPLAY" -q --root "r.$t.$i" --report "$t.c$i.xml" "$t.xml" || fail "$t: replay $i"
 	done
 	e=$(for r in "$t.causal.xml" "$t".c[2-5].xml; do attr "$r" error; done | median)
 	echo "$t: causal error $e % (median of 5)"
+	if [ "$(echo "$e >= -5 && $e <= 5" | bc)" != 1 ]; then
+		capture_again $t || fail "capture $t again"
+		for i in 1 2 3 4 5; do
+			"$REPLAY" -q --root "r.$t.again.$i" --report "$t.a$i.xml" "$t.again.xml" ||
+				fail "$t: replay $i of the second capture"
+		done
+		echo "$t: causal error $(for r in "$t".a[1-5].xml; do attr "$r" error; done | median) % (median of 5, of a second capture)"
+		e=$(for r in "$t.causal.xml" "$t".c[2-5].xml "$t".a[1-5].xml; do attr "$r" error; done | median)
+		echo "$t: causal error $e % (median of the 10)"
+	fi
 	eval "err_$t=\$e"
 done
 if why=$(untimed); then
