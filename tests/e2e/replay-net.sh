@@ -30,7 +30,11 @@ expect_eq "afap cli bytes" "$(family_attr afap.xml cli net bytes_replayed)" 5600
 timeout 30 "$REPLAY" -q --root r4 --node srv --report srv.xml "$T" || fail "--node srv"
 expect_eq "srv alone: bytes" "$(family_attr srv.xml srv net bytes_replayed)" 3300
 t=$(sed -n 's/.*<family name="net"[^>]* replayed="\([0-9.]*\)".*/\1/p' srv.xml)
-awk -v t="$t" 'BEGIN { exit !(t >= 0.03895) }' || fail "srv alone: net time $t s is shorter than the original's 0.03895 s"
+# (its poll sleeps the original's time less what the thread owes, as a
+# compute phase pays back lateness: 0.038945 s once in CI; 0.03909 to
+# 0.03952 s in eight runs here; a sink that answers at once, as in
+# --mode afap: 0.0002 s)
+awk -v t="$t" 'BEGIN { exit !(t >= 0.03795) }' || fail "srv alone: net time $t s is 1 ms shorter than the original's 0.03895 s or more"
 
 "$CAPTURE" -n n -o n.xml "$APPS/netpair" > out.txt || fail "capture netpair"
 expect_eq "netpair" "$(cat out.txt)" "netpair: ok"
