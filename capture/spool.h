@@ -461,6 +461,11 @@ struct session {
 	uint64_t file_dev, file_ino; /* the file's identity, set by its
 					creator: a node that joined a file
 					unlinked since sees another at the path */
+	/* the owner's standard output and error, which the nodes inherit:
+	 * what they write there no node reads (a throttled node does not
+	 * hold it); nouts of them */
+	uint32_t nouts;
+	struct { uint64_t dev, ino; } outs[2];
 	struct sess_node node[SESS_NODES];
 	struct sess_dep deps[SESS_DEPS];
 };

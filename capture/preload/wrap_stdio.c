@@ -439,7 +439,9 @@ static int flush(int (*fn)(FILE *), FILE *f)
 
 	if (!enter_stream(t, f))
 		return fn(f);
-	SESS_BEFORE(t, C_FFLUSH, !f || stream_writes(f));
+	/* its descriptor: what a flush to a character device writes
+	 * reaches no node (holds.c) */
+	SESS_BEFORE_FD(t, C_FFLUSH, !f || stream_writes(f), f ? stream_fd(f) : -1);
 	uint64_t t0 = call_start(t);
 	int r = fn(f);
 	int e = errno;

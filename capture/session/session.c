@@ -107,8 +107,16 @@ struct session *session_open(const char *name, int create, int owner)
 		munmap(s, sizeof(*s));
 		return NULL;
 	}
-	if (owner)
+	if (owner) {
 		s->owner_pid = getpid();
+		s->nouts = 0;
+		for (int k = 1; k <= 2; k++)
+			if (!fstat(k, &st) && s->nouts < 2) {
+				s->outs[s->nouts].dev = (uint64_t)st.st_dev;
+				s->outs[s->nouts].ino = (uint64_t)st.st_ino;
+				s->nouts++;
+			}
+	}
 	return s;
 }
 
