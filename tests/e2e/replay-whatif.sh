@@ -27,6 +27,19 @@ for w in sqlite fio-sync tar; do
 	set -- $row
 	[ "$3" = fail ] && fail "$w: replay failed"
 	expect_eq "$w: failed calls" "$5" 0
-	[ -n "$why" ] || within "$w: prediction / real" "$(echo "$3 / $2" | bc -l)" 0.95 1.05
+	[ -n "$why" ] && continue
+	# a median beyond the bound is measured again, five runs, and that
+	# median decides, both printed: tar's predictions were 4.5 to 4.8 %
+	# short in three runs of this test here, 5.3 % once in CI
+	r=$(echo "$3 / $2" | bc -l)
+	if [ "$(echo "$r >= 0.95 && $r <= 1.05" | bc)" != 1 ]; then
+		SQL_ROWS=100 FIO_SIZE=1m RUNS=5 MODES=causal ONLY=$w PREDICT= \
+			sh "$ISLAND_ROOT/bench/whatif.sh" > again.txt 2> err.txt || fail "whatif again: $(cat err.txt)"
+		echo "$w again (RUNS=5):"
+		grep "^$w " again.txt
+		set -- $(grep "^$w " again.txt)
+		r=$(echo "$3 / $2" | bc -l)
+	fi
+	within "$w: prediction / real" "$r" 0.95 1.05
 done
 exit 0
