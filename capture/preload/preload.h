@@ -97,6 +97,10 @@ struct tstate {
 	int sslot;                  /* slot in the session's thread table + 1 */
 	void *site;                 /* --callsites: where the wrapper returns */
 	int prof_pending;           /* --profile: a snapshot waits for leave() */
+	/* --profile: ticks come to this thread as a signal (prof_ticks),
+	 * which a wait blocks while it waits (prof_masked): nanosleep and
+	 * poll are never restarted, and returned EINTR to the program */
+	char prof_ticks, prof_masked;
 	/* calls inside a recorded call (nest.c): the bytes they took of
 	 * the side page's records, NEST_ON while one records there; beside
 	 * prof_pending, which leave() tests with it */
@@ -511,8 +515,13 @@ static inline uint64_t call_start(struct tstate *t)
 }
 
 /* ... of a wait or a sleep (spool_hdr.in_wait), and its end */
+void prof_wait_begin(struct tstate *t);
+void prof_wait_end(struct tstate *t);
+
 static inline uint64_t wait_start(struct tstate *t)
 {
+	if (unlikely(t->prof_ticks))
+		prof_wait_begin(t);
 	uint64_t v = call_start(t);
 
 	if (likely(t->hdr != NULL))
@@ -524,6 +533,8 @@ static inline uint64_t wait_end(struct tstate *t)
 {
 	if (likely(t->hdr != NULL))
 		t->hdr->in_wait = 0;
+	if (unlikely(t->prof_masked))
+		prof_wait_end(t);
 	return now();
 }
 

@@ -837,6 +837,7 @@ void prof_thread_start(struct tstate *t)
 			ps.tick = TICK_TIMER;
 			__atomic_add_fetch(&prof->by_timer, 1, __ATOMIC_RELAXED);
 		}
+		t->prof_ticks = ps.tick != TICK_NONE;
 	}
 	own_end(o);
 }
@@ -884,10 +885,11 @@ uint64_t prof_tail(struct tstate *t)
 
 /* The thread's ticks stop: no more come once the event's page is unmapped
  * (its file is released before munmap returns) or the timer deleted. */
-static int ticks_stop(void)
+static int ticks_stop(struct tstate *t)
 {
 	int tick = ps.tick;
 
+	t->prof_ticks = 0;
 	ps.tick = TICK_NONE;	/* a tick still on its way is dropped */
 	if (tick == TICK_TIMER)
 		timer_delete(ps.timer);
@@ -906,7 +908,7 @@ uint64_t prof_thread_end(struct tstate *t)
 {
 	if (!prof || !t->hdr)
 		return 0;
-	ticks_stop();
+	ticks_stop(t);
 	return prof_tail(t);
 }
 
@@ -920,7 +922,7 @@ void prof_exec_stop(struct tstate *t)
 
 	if (!prof || !t->hdr || ps.tick == TICK_NONE)
 		return;
-	ps.exec_tick = ticks_stop();
+	ps.exec_tick = ticks_stop(t);
 	if (raw_syscall(SYS_rt_sigaction, PROF_SIG, (long)&ign, (long)&old, 8, 0, 0) == 0)
 		raw_syscall(SYS_rt_sigaction, PROF_SIG, (long)&old, 0, 8, 0, 0);
 }
@@ -935,6 +937,28 @@ void prof_exec_resume(struct tstate *t)
 		ps.tick = TICK_EVENT;
 	else if (tick != TICK_NONE && timer_start(t) == 0)
 		ps.tick = TICK_TIMER;
+	t->prof_ticks = ps.tick != TICK_NONE;
+}
+
+/* A wait blocks the ticks' signal while it waits, and lets it go after
+ * (a tick that came meanwhile is handled then): a handled signal ends a
+ * nanosleep, poll or epoll_wait with EINTR whatever SA_RESTART says, and
+ * the program's sleeper slept one of its three sleeps 62 us. Not when
+ * the program blocks it itself. */
+void prof_wait_begin(struct tstate *t)
+{
+	uint64_t set = 1ULL << (PROF_SIG - 1), old = 0;
+
+	if (raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, (long)&set, (long)&old, 8, 0, 0) == 0)
+		t->prof_masked = !(old & set);
+}
+
+void prof_wait_end(struct tstate *t)
+{
+	uint64_t set = 1ULL << (PROF_SIG - 1);
+
+	t->prof_masked = 0;
+	raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&set, 0, 8, 0, 0);
 }
 
 /* The code segment an address lies in: ours, libunwind's */

@@ -87,11 +87,9 @@ static long aio_wrap(int which, long a0, long a1, long a2, long a3, long a4)
 	aio_in_libaio = 1;
 	long r = aio_call(which, a);
 	aio_in_libaio = 0;
-	uint64_t t1 = now();
 	int e = errno;
+	uint64_t t1 = which == A_GETEVENTS ? wait_end(t) : now();
 
-	if (which == A_GETEVENTS && t->hdr)
-		t->hdr->in_wait = 0;
 	aio_record(t, which, aio_nrs[which], a, r, t0, t1);
 	leave(t);
 	errno = e;
@@ -371,11 +369,9 @@ static int posix_suspend(asus_fn f, const struct aiocb *const list[], int n,
 		return f(list, n, tmo);
 	uint64_t t0 = wait_start(t);
 	int r = f(list, n, tmo);
-	uint64_t t1 = now();
 	int e = errno;
+	uint64_t t1 = wait_end(t);
 
-	if (t->hdr)
-		t->hdr->in_wait = 0;
 	put(t, C_AIO_SUSPEND, t0, t1, r, -1, n,
 	    tmo ? (int64_t)tmo->tv_sec * 1000000000 + tmo->tv_nsec : -1, r < 0 ? e : 0);
 	leave(t);
