@@ -1323,11 +1323,13 @@ static void write_summaries(struct out *o, struct cap_node *n)
 		 * file's holes stay holes); a FIFO's bytes go from its
 		 * writers to its readers (discovery's message edges) */
 		struct stat st;
-		if (b->name && b->name[0] == '/' && !stat(b->name, &st) && S_ISREG(st.st_mode)) {
-			emit_attr_int(&o->e, "size_at_end", (int64_t)st.st_size);
-			emit_attr_int(&o->e, "allocated_at_end", (int64_t)st.st_blocks * 512);
-		} else if (b->name && b->name[0] == '/' && !stat(b->name, &st) && S_ISFIFO(st.st_mode)) {
-			emit_lit(&o->e, " type=\"fifo\"");
+		if (b->name && b->name[0] == '/' && !stat(b->name, &st)) {
+			if (S_ISREG(st.st_mode)) {
+				emit_attr_int(&o->e, "size_at_end", (int64_t)st.st_size);
+				emit_attr_int(&o->e, "allocated_at_end", (int64_t)st.st_blocks * 512);
+			} else if (S_ISFIFO(st.st_mode)) {
+				emit_lit(&o->e, " type=\"fifo\"");
+			}
 		}
 		emit_lit(&o->e, "/>\n");
 	}
