@@ -1106,7 +1106,8 @@ static void fifo_edges(struct discovery *d)
 {
 	struct fifo_use *u = NULL;
 	struct mv *v = NULL;
-	size_t nu = 0, ucap = 0, nv = 0, cap = 0;
+	size_t *of = NULL;           /* each move's pipe, by index in u */
+	size_t nu = 0, ucap = 0, nv = 0, cap = 0, ocap = 0, kept = 0;
 
 	for (int i = 0; i < d->n; i++) {
 		const struct tr_node *m = d->bt[i].me;
@@ -1121,24 +1122,24 @@ static void fifo_edges(struct discovery *d)
 				*f = (struct fifo_use){ m->host, tr_target(io), -1, -1 };
 			}
 			fifo_note(is_write(io) ? &f->writer : &f->reader, i);
-		}
-	}
-	for (int i = 0; nu && i < d->n; i++) {
-		const struct tr_node *m = d->bt[i].me;
-		for (size_t k = 0; m->nfifos && k < m->nio; k++) {
-			const struct tr_io *io = &m->io[k];
-			if (!fifo_io(m, io))
-				continue;
-			const struct fifo_use *f = fifo_find(u, nu, m->host, tr_target(io));
-			int rv = !is_write(io);
-			if (f->writer < 0 || f->reader < 0 || f->writer == f->reader)
-				continue;
 			XGROW(v, cap, nv + 1);
-			v[nv++] = (struct mv){ f->writer, f->reader, rv, io->poll != 0,
-					       f->path, io->seq, io->amount };
+			XGROW(of, ocap, nv + 1);
+			of[nv] = (size_t)(f - u);
+			v[nv++] = (struct mv){ i, i, !is_write(io), io->poll != 0, f->path,
+					       io->seq, io->amount };
 		}
 	}
-	stream_groups(d, v, nv);
+	/* the ends known once every node is seen: one writer, one reader */
+	for (size_t k = 0; k < nv; k++) {
+		const struct fifo_use *f = &u[of[k]];
+		if (f->writer < 0 || f->reader < 0 || f->writer == f->reader)
+			continue;
+		v[k].src = f->writer;
+		v[k].dst = f->reader;
+		v[kept++] = v[k];
+	}
+	stream_groups(d, v, kept);
+	free(of);
 	free(v);
 	free(u);
 }
