@@ -60,11 +60,10 @@ $(O)/capture/cluster/names.o: CPPFLAGS += -I$(O)/capture/cluster
 
 # island-loader: the way into static programs (--syscalls), a static-pie
 # with the interposer's core built in (thread state behind %gs).
-LOADER_SRCS := capture/loader/loader.c capture/loader/stubs.c capture/preload/core.c \
-	capture/preload/sud.c capture/preload/spawn_acts.c \
-	capture/preload/limits.c capture/preload/holds.c capture/preload/nest.c \
-	capture/preload/appmem.c capture/preload/privdrop.c \
-	capture/preload/aio_ops.c capture/preload/uring.c
+LOADER_SRCS := capture/loader/loader.c capture/loader/stubs.c \
+	$(addprefix capture/preload/,base.c spool.c payload.c record.c vforked.c procinfo.c \
+	envpass.c life.c init.c extras.c sud.c spawn_acts.c limits.c holds.c nest.c \
+	appmem.c privdrop.c aio_ops.c uring.c)
 LOADER_OBJS := $(patsubst %.c,$(O)/%.ldr.o,$(LOADER_SRCS)) $(O)/capture/preload/sudstub.ldr.o
 $(O)/%.ldr.o: %.c
 	$(call msg,CC,$<)

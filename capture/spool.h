@@ -525,7 +525,7 @@ struct prof_ctl {
 #define ENV_SESSION_NODE "ISLAND_SESSION_NODE"   /* ... our node's index */
 /* An ASan program runs with the interposer loaded before its runtime,
  * which it refuses unless told: the capture tells it, and the program
- * sees none of it (core.c, env_hide) */
+ * sees none of it (envpass.c, env_hide) */
 #define ENV_ASAN_OURS "ASAN_OPTIONS=verify_asan_link_order=0"
 #define ENV_ASAN_SUFFIX ":verify_asan_link_order=0"
 /* which of it is ours: "added" (the suffix, after the program's own) or

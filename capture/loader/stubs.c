@@ -4,16 +4,6 @@
  * wrappers, and a static program has none of ours. */
 #include "../preload/preload.h"
 
-int rec_extras;
-
-void rec_extra(struct tstate *t, int call, uint64_t t0, uint64_t t1)
-{
-	(void)t;
-	(void)call;
-	(void)t0;
-	(void)t1;
-}
-
 void site_put(struct tstate *t)
 {
 	(void)t;

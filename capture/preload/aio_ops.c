@@ -318,8 +318,7 @@ void aio_sys(struct tstate *t, long nr, const long *a, long ret, uint64_t t0,
 /* --- the process's end, a fork child ------------------------------------- */
 
 /* What is still in flight at the end was never seen completed (reaped
- * in user space, or left running); a ring mapped that the capture does
- * not know was made by system calls it did not see (uring.c) */
+ * in user space, or left running) */
 void aio_finish(struct tstate *t)
 {
 	int64_t n = 0;
@@ -331,8 +330,6 @@ void aio_finish(struct tstate *t)
 		aio_unlock();
 	}
 	gap_put(t, AIO_GAP_UNREAPED, n, 0, 0);
-	if (!sud_on && uring_unknown_mapped())
-		gap_put(t, AIO_GAP_URING, 1, 0, 0);
 }
 
 /* A fork child has no context of its parent's (the kernel ties them to

@@ -15,8 +15,6 @@
 
 #include "preload.h"
 
-int rec_extras;
-
 #define MOD_MAX 512
 struct mod {
 	uintptr_t lo, hi;
@@ -123,8 +121,9 @@ static void describe(struct tstate *t, uintptr_t addr)
 		hex[2 * i + 1] = "0123456789abcdef"[f.id[i] & 15];
 	}
 	hex[2 * f.idlen] = 0;
-	put_str(t, REC_MODULE, 0, 0, (int64_t)f.hi, -1, (int64_t)f.bias,
-		(int64_t)f.lo, 0, path, hex);
+	/* not a call: nothing to set off */
+	rec_payload(t, REC_MODULE, 0, 0, (int64_t)f.hi, -1, (int64_t)f.bias,
+		    (int64_t)f.lo, 0, 0, path, rec_str_size(path), hex, rec_str_size(hex));
 }
 
 void site_put(struct tstate *t)
@@ -147,16 +146,6 @@ void site_put(struct tstate *t)
 	q->fd = -1;
 	q->call = REC_SITE;
 	rec_commit(t, &q->len, sizeof(*q));
-}
-
-void prof_call(struct tstate *t, uint64_t t0, uint64_t t1);
-
-void rec_extra(struct tstate *t, int call, uint64_t t0, uint64_t t1)
-{
-	if (rec_extras & EXTRA_SITES)
-		site_put(t);
-	if (rec_extras & EXTRA_PROFILE)
-		prof_call(t, t0, t1);
 }
 
 /* Every module loaded now that is not described yet (--profile: the

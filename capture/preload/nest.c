@@ -175,3 +175,39 @@ void nest_drain(struct tstate *t, int unmap)
 		t->side = NULL;
 	}
 }
+
+/* Not the fast case: in a thread that may not record now, or a vfork
+ * child running on its parent's thread state. */
+int enter_slow(struct tstate *t, int nest)
+{
+	pid_t pid = vfork_state(t);
+
+	/* the program's own call, inside one of its calls we record (a
+	 * signal handler's, a callback's): recorded aside (nest.c), or
+	 * counted where it cannot be. Not
+	 * the profiler's (libunwind's, under sysguard), nor under
+	 * --syscalls (its system calls are the kernel's records), nor a
+	 * fork child's atfork handler's before its spool is its own (the
+	 * header is its parent's) */
+	if (t->guard == GUARD_INCALL && !t->sysguard && !t->unwinding && !sud_on &&
+	    t->hdr && !(t->hold & HOLD_OFF) && island_on &&
+	    (pid_t)SYS(SYS_getpid, 0, 0, 0, 0) == t->pid) {
+		if (nest && nest_begin(t))
+			return 1;
+		t->hdr->nested++;
+	}
+	if (t->guard || !island_on)
+		return 0;
+	if (pid) {
+		if (vfork_child_open(t, pid)) {
+			guard_on(t);
+			return 1;
+		}
+		vfork_child_call(t, pid, 1);	/* not ours but for that */
+		return 0;
+	}
+	if (t->hold)
+		return 0;
+	guard_on(t);
+	return 1;
+}

@@ -31,8 +31,8 @@
 #include "../spool.h"
 
 /*
- * The interposer's own system calls go through island_syscall (sud.S,
- * sud.c): made from the region Syscall User Dispatch leaves alone, they
+ * The interposer's own system calls go through island_syscall (base.c,
+ * sudstub.S): made from the region Syscall User Dispatch leaves alone, they
  * are never trapped nor recorded under --syscalls. Same contract as
  * libc's syscall(): -1 and errno on failure.
  */
@@ -264,6 +264,7 @@ void uring_enter(struct tstate *t, long fd, unsigned head, long ret, uint64_t t0
 		 uint64_t t1, uint64_t seqfl);
 void uring_munmap(struct tstate *t, long addr, long len, uint64_t seqfl);
 void uring_finish(struct tstate *t);
+void uring_unseen(struct tstate *t);
 int uring_unknown_mapped(void);
 void uring_fork_child(void);
 void aio_finish(struct tstate *t);
@@ -298,6 +299,7 @@ void sess_before(struct tstate *t, int call, int64_t a1, int fd);
 #define EXTRA_SITES   1
 #define EXTRA_PROFILE 2
 extern int rec_extras;
+/* (extras.c, base.c) */
 void rec_extra(struct tstate *t, int call, uint64_t t0, uint64_t t1);
 void site_put(struct tstate *t);
 void sites_fork_child(void);
@@ -306,8 +308,6 @@ int sites_known(uintptr_t a);
 
 /* --profile (sampler.c) */
 extern struct prof_ctl *prof;
-/* v in decimal at p, NUL-terminated; returns the end (core.c) */
-char *utoa(char *p, unsigned long v);
 
 void prof_init(const char *dir, size_t dirlen);
 void prof_thread_start(struct tstate *t);
@@ -317,6 +317,7 @@ void prof_exec_stop(struct tstate *t);
 void prof_fork_child(void);
 void prof_exec_resume(struct tstate *t);
 void prof_flush(struct tstate *t);
+void prof_call(struct tstate *t, uint64_t t0, uint64_t t1);
 void prof_drop_own(struct tstate *t);
 long prof_unw_read(void);
 void *prof_handler(void);
@@ -416,17 +417,23 @@ static inline void rec_fill(struct rec *r, int call, uint64_t t0, uint64_t t1,
 	r->seq = 0;
 }
 
-/* Complete a filled record, then number it (session) and hold the call
- * (rate limits). */
-static inline void rec_close(struct tstate *t, struct rec *r, size_t len)
+/* What a record committed sets off: its extras, its number in the
+ * session, the rate limits' hold of its call. */
+static inline void rec_seen(struct tstate *t, struct rec *r)
 {
-	rec_commit(t, &r->len, len);
 	if (unlikely(rec_extras) && r->call < C_NCALLS)
 		rec_extra(t, r->call, r->t0, r->t1);
 	if (unlikely(sess != NULL))
 		sess_record(t, r);
 	if (unlikely(limits != NULL))
 		throttle(t, r);
+}
+
+/* Complete a filled record, and what it sets off. */
+static inline void rec_close(struct tstate *t, struct rec *r, size_t len)
+{
+	rec_commit(t, &r->len, len);
+	rec_seen(t, r);
 }
 
 static inline int fits32(int64_t v)
@@ -480,9 +487,15 @@ struct rec *put_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 		 int64_t ret, int fd, int64_t a1, int64_t a2, int err,
 		 const void *p1, size_t n1, const void *p2, size_t n2);
 /* An exec's record's args=: s escaped and added to out (n so far; at
- * most ARGS_MAX bytes); false once cut (core.c). */
+ * most ARGS_MAX bytes); false once cut (procinfo.c). */
 #define ARGS_MAX 1024
 bool args_add(char *out, size_t *n, const char *s, bool first);
+/* a record with a payload, committed, setting off nothing (payload.c);
+ * a string's bytes in it, cut to 4096 and kept terminated */
+struct rec *rec_payload(struct tstate *t, int call, uint64_t t0, uint64_t t1,
+			int64_t ret, int fd, int64_t a1, int64_t a2, int err, uint64_t seq,
+			const void *p1, size_t n1, const void *p2, size_t n2);
+size_t rec_str_size(const char *s);
 struct rec *put_str(struct tstate *t, int call, uint64_t t0, uint64_t t1,
 	     int64_t ret, int fd, int64_t a1, int64_t a2, int err,
 	     const char *s1, const char *s2);
@@ -597,33 +610,57 @@ void put_kread(struct tstate *t, uint64_t t0, struct _IO_FILE *f,
 		return r_;                                                 \
 	} while (0)
 
-/* Life cycle (core.c). */
+/* The constructor (init.c). */
 void island_init(void);
+
+/* The spools (spool.c): what a thread's first chunk and a record kept
+ * aside set off, filled in by the constructor */
+struct spool_calls {
+	void (*opened)(struct tstate *t);
+	void (*kept)(struct tstate *t);
+};
+extern struct spool_calls spool_calls;
+int spool_set_dir(const char *dir);
+const char *island_spool_dir(void);
+int spool_attach(void);
+int spool_new_image(void);
 int spool_open(struct tstate *t);
+void spool_end(struct tstate *t, int how, uint64_t at);
+void spool_unlist(struct tstate *t);
+void spool_end_all(struct tstate *self, int how, uint64_t at, int no_prof);
+void spool_unend_all(void);
+void spool_forget_all(void);
+pid_t tid_of(unsigned long pthread);
+void registry_note_pthread(struct tstate *t, unsigned long pthread);
+
+/* A process's start, end and fork (life.c). */
 void thread_finish(struct tstate *t, int how, int unmap);
 void process_finish(int how);
 void process_unfinish(void);
 void fork_child(pid_t parent_tid, uint64_t t0);
+
+/* What a process records of itself (procinfo.c). */
+void record_proc(struct tstate *t, int origin, pid_t parent_tid, uint64_t t0);
 void record_fds(struct tstate *t);
 bool record_fd(struct tstate *t, uint64_t tt, int fd, int as);
 void sockinfo_fill(struct sockinfo *si, int fd, const void *peer, size_t plen);
-pid_t tid_of(unsigned long pthread);
-void registry_note_pthread(struct tstate *t, unsigned long pthread);
 
 /* syscall(SYS_execve / SYS_execveat): an exec like the others (wrap_proc.c) */
 long exec_by_syscall(long nr, const long *a);
 
-/* The environment our children need (core.c), for exec and spawn. */
+/* The environment our children need (envpass.c), for exec and spawn. */
 /* the real popen, with the capture's variables in environ (wrap_proc.c) */
 struct _IO_FILE *popen_with_env(const char *cmd, const char *mode, pid_t tid, uint64_t t0);
 char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 		     char **arr, size_t arrlen);
-/* environ with our variables while in system or popen (core.c); TID
- * and T0 name the call for its shell, 0 for none */
+/* environ with our variables while in system or popen; TID and T0 name
+ * the call for its shell, 0 for none */
 void spawn_env_enter(pid_t tid, uint64_t t0);
 void spawn_env_leave(void);
+void spawn_env_forked(void);
 extern char env_preload_lib[];
-const char *island_spool_dir(void);
+void env_keep(const char *dir, const char *share);
+void env_hide(void);
 /* A process giving up root: the capture's files opened to its new user
  * first (privdrop.c) */
 void priv_init(void);
@@ -634,7 +671,17 @@ const char *priv_share(void);
  * wrappers, so it is never traced and never touches the app's errno
  * (callers save and restore it). */
 long raw_syscall(long nr, long a, long b, long c, long d, long e, long f);
-
+static inline long sys4(long nr, long a, long b, long c, long d)
+{
+	return syscall(nr, a, b, c, d);
+}
+#define SYS(nr, ...) sys4(nr, __VA_ARGS__)
+/* v in decimal at p, NUL-terminated; returns the end */
+char *utoa(char *p, unsigned long v);
+/* a decimal number's value, to its first non-digit */
+uint64_t udec(const char *s);
+/* up to n bytes of a small file (/proc's), -1 when it does not open */
+long read_small(const char *path, char *buf, size_t n);
 /* rt_sigaction's own struct (glibc's sigaction has a bigger mask) */
 struct ksigaction {
 	void *handler;
@@ -649,7 +696,7 @@ extern int sud_on;
 void sud_init(void);
 int sud_arm_thread(void);
 void sud_take_over(void);
-extern const char *island_exe;	/* core.c: the program island-loader runs */
+extern const char *island_exe;	/* base.c: the program island-loader runs */
 void sud_note_exec(const char *path, uint64_t t0);
 
 #endif

@@ -2,7 +2,7 @@
  * A process that gives up root (setuid, setreuid, setresuid: runuser -u,
  * su, a server's workers) runs as it would without us, and keeps being
  * recorded. Its next image opens the spool's files again as the new user
- * (arena, limits, profile, callsites: core.c), its calls may create the
+ * (arena, limits, profile, callsites: init.c), its calls may create the
  * spool's warnings (sud.c), a session node maps the session file, and a
  * cluster node's scratch (ISLAND_SHARE, from the runner) is the node's to
  * use: all of them root's, 0600 and 0700, and the directories above them

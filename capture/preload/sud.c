@@ -64,24 +64,16 @@ struct clone_regs {                /* island_clone_vm's layout (sudstub.S) */
 long island_clone_vm(struct clone_regs *c);
 extern char island_zp_entry[], island_zp_resys_end[], island_zp_fault_end[];
 
-int sud_on;
-
-long island_syscall(long nr, ...)
-{
-	va_list ap;
-	long a[6];
-
-	va_start(ap, nr);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	long r = island_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-	if (r < 0 && r > -4096) {
-		errno = (int)-r;
-		return -1;
-	}
-	return r;
-}
+/* what the region (sudstub.S) calls of this file, by its pointers */
+struct zp_frame;
+void island_note_sigreturn(void);
+int zp_fast(struct zp_frame *f);
+__attribute__((noreturn)) void zp_fault_undispatched(void);
+extern struct stub_up {
+	void (*sigreturn)(void);
+	int (*zp_fast)(struct zp_frame *f);
+	void (*zp_fault)(void);
+} island_stub_up;
 
 /* --- the decoding table (capture/syscalls.def) ----------------------- */
 
@@ -119,53 +111,6 @@ static uint64_t ino_of(long fd)
 	struct stat st;
 
 	return island_sys6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 ? st.st_ino : 0;
-}
-
-/* Each call's kind: what callinfo.c's call_kind_equal compares (the
- * same event at two levels: write and write, open and openat) */
-static const char *const kind_of[C_NCALLS] = {
-#define CALL(id, api, res, amount, effect) [C_##id] = #res " " #amount " " #effect,
-#include "trace/calls.def"
-#undef CALL
-};
-
-/* The libc record of the call that made the system call kept aside, when
- * it made only that one and they are the same event (levels.c's rule),
- * stands for both: the kernel's is not written. */
-uint64_t kcalls_end(struct tstate *t, int call, int fd, int64_t ret, int err)
-{
-	const struct rec *k = &t->kp;
-	int one = t->kcalls == 1;
-
-	t->kcalls = 0;
-	if (!t->kpend || !one || call < 0 || call >= C_NCALLS || k->fd != fd ||
-	    k->ret != ret || k->err != err || !kind_of[call] || !kind_of[k->call] ||
-	    strcmp(kind_of[call], kind_of[k->call]))
-		return 0;		/* rec_slow writes it first */
-	t->lim = t->klim;
-	barrier();
-	t->kpend = 0;
-	return SEQ_JOINED | (k->seq & SEQ_NR_BITS);
-}
-
-/* The system call kept aside, written (before a record that follows it) */
-void kpend_flush(struct tstate *t)
-{
-	char outer = t->sysguard;
-	struct rec *r;
-
-	t->sysguard = 1;	/* a signal's calls meanwhile are not ours */
-	t->lim = t->klim;
-	barrier();
-	t->kpend = 0;
-	if ((r = rec_reserve(t, sizeof(*r)))) {
-		uint16_t len = r->len;	/* 0: the spool is zero-filled */
-
-		*r = t->kp;
-		r->len = len;
-		rec_close(t, r, sizeof(*r));
-	}
-	t->sysguard = outer;
 }
 
 /* May the decoder read what a system call that failed with E was given
@@ -418,6 +363,8 @@ int sud_arm_thread(void)
 
 	if (sud_fail_forced)
 		return -EINVAL;
+	island_stub_up = (struct stub_up){ island_note_sigreturn, zp_fast,
+					   zp_fault_undispatched };
 	t->sel = SEL_ALLOW;
 	long r = island_sys6(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH,
 			     PR_SYS_DISPATCH_ON, (long)island_sud_begin,
@@ -715,7 +662,6 @@ static const char *at_given(const long *x, char *buf, size_t n)
 
 /* An application's signal handler returns (island_restorer_app): its
  * rt_sigreturn, which no handler sees, is recorded here. */
-__attribute__((visibility("hidden"), used)) void island_note_sigreturn(void);
 void island_note_sigreturn(void)
 {
 	struct tstate *t = &ts;
@@ -1082,7 +1028,6 @@ struct zp_frame {
 
 /* The result goes in rax's place. 1: made here; 0: not here, the slow
  * way; 2: not a rewritten site, a fault (rax, rcx, r11 kept for it). */
-__attribute__((visibility("hidden"), used)) int zp_fast(struct zp_frame *f);
 int zp_fast(struct zp_frame *f)
 {
 	long nr = f->rax;
@@ -1147,7 +1092,6 @@ static void zp_fault(ucontext_t *uc)
 /* island_zp_fault in a thread without dispatch (a raw clone that shares
  * our memory and TLS): no frame to turn into the fault; SIGSEGV, again
  * each time a handler returns, as a fault that is not fixed repeats. */
-__attribute__((visibility("hidden"), used, noreturn)) void zp_fault_undispatched(void);
 void zp_fault_undispatched(void)
 {
 	for (;;)
@@ -1197,7 +1141,7 @@ static void zp_patch(uintptr_t site)
  * readable (xgetbv 1: it tells whether the upper halves were in use).
  * Our own code has no x87 instruction and leaves MXCSR alone.
  * ISLAND_ZP_XSAVE=1 keeps the xsave (a test compares the two). */
-__attribute__((visibility("hidden"))) unsigned char island_zp_ymm;
+extern unsigned char island_zp_ymm;	/* sudstub.S */
 
 static void zp_vec_init(void)
 {
@@ -1220,7 +1164,7 @@ static void zp_vec_init(void)
  * tiles (17, 18: 8 KB, which no code of ours or libc's touches, and
  * which a process that never asked for them has disabled), so that the
  * save fits the entry's 4096 bytes on a machine with AMX too. */
-__attribute__((visibility("hidden"))) uint64_t island_zp_mask;
+extern uint64_t island_zp_mask;		/* sudstub.S */
 
 /* island_zp_mask set, and the bytes its xsave takes (the standard
  * format: each component where CPUID 0xd says); 0 without xsave */

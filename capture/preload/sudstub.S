@@ -65,7 +65,7 @@ island_restorer:
 	.hidden	island_restorer_app
 	.type	island_restorer_app, @function
 island_restorer_app:
-	call	island_note_sigreturn
+	call	*island_stub_up(%rip)		/* island_note_sigreturn */
 	mov	$15, %eax
 	syscall
 	hlt
@@ -201,7 +201,7 @@ island_zp_entry:
 	vmovdqa	%ymm\k, \k*32(%rsp)
 	.endr
 4:	lea	16(%rbx), %rdi		/* struct zp_frame (sud.c) */
-	call	zp_fast
+	call	*island_stub_up+8(%rip)	/* zp_fast */
 	mov	%eax, %ebp		/* 1: made here; 0: the slow way; 2: a fault */
 	cmpb	$0, island_zp_ymm(%rip)
 	jne	3f
@@ -285,6 +285,25 @@ island_zp_fault:
 	mov	$-1, %rax
 	syscall
 island_zp_fault_end:
-	jmp	zp_fault_undispatched
+	jmp	*island_stub_up+16(%rip)	/* zp_fault_undispatched */
+
+/* What the region calls of its dispatcher, filled in by sud.c before
+ * any of it runs (struct stub_up), and the vector state zp_entry saves
+ * (island_zp_mask, island_zp_ymm): the stub calls no C by name, so that
+ * everything may make its system calls here. */
+	.bss
+	.balign	8
+	.globl	island_stub_up
+	.hidden	island_stub_up
+island_stub_up:
+	.zero	24
+	.globl	island_zp_mask
+	.hidden	island_zp_mask
+island_zp_mask:
+	.zero	8
+	.globl	island_zp_ymm
+	.hidden	island_zp_ymm
+island_zp_ymm:
+	.zero	1
 #endif
 	.section .note.GNU-stack,"",@progbits

@@ -458,6 +458,14 @@ void uring_finish(struct tstate *t)
 	ring_unlock();
 }
 
+/* A ring mapped at the end that the capture does not know was made by
+ * system calls it did not see. */
+void uring_unseen(struct tstate *t)
+{
+	if (t->hdr && !(t->hold & HOLD_OFF) && !sud_on && uring_unknown_mapped())
+		aio_gap(t, AIO_GAP_URING, 1, 0, 0);
+}
+
 void uring_fork_child(void)
 {
 	nrings = 0;

@@ -146,7 +146,7 @@ EXPORT pid_t fork(void)
  * jumps to the real vfork with the caller's frame; until the parent runs
  * again, the shared thread state says "vfork pending". The child, whose
  * pid differs, names itself in the record's a1; at its first call it
- * opens a spool of its own (core.c, vfork_child_open) and records as a
+ * opens a spool of its own (vforked.c, vfork_child_open) and records as a
  * fork's child does. Where it cannot (--profile, --callsites, no
  * space), it counts the calls a wrapper saw it make (its dup2s, its
  * exec) in a2: the trace says they are missing.
@@ -259,7 +259,7 @@ static void env_append(char **arr, char *entry)
 }
 
 /* NAME=A:B:PATH in buf, put last in arr (the room env_fix left there):
- * what a child's image is told of the call that made it (core.c's
+ * what a child's image is told of the call that made it (init.c's
  * told_image); false when it does not fit */
 static bool env_tell(char **arr, char *buf, size_t len, const char *name,
 		     unsigned long a, unsigned long b, const char *path)
@@ -368,7 +368,7 @@ static int do_exec_at(enum exec_how how, int fd, const char *path,
 	return exec_with(how, fd, path, argv, envp, atflags);
 }
 
-/* An exec's arguments for its record (args_add, core.c). Each pointer
+/* An exec's arguments for its record (args_add, procinfo.c). Each pointer
  * is tried first (appmem.c): the kernel refuses a bad one with EFAULT,
  * the capture must not fault on it. */
 static void exec_args(char *out, char *const argv[])
@@ -584,7 +584,7 @@ static void spawn_env_cancelled(void *unused)
 }
 
 /* system() spawns /bin/sh with environ: our variables are in it for the
- * duration of the call (core.c, spawn_env_enter). */
+ * duration of the call (envpass.c, spawn_env_enter). */
 EXPORT int system(const char *cmd)
 {
 	struct tstate *t = &ts;
@@ -610,7 +610,7 @@ EXPORT int system(const char *cmd)
 
 /* popen() spawns /bin/sh with environ through libc's internal spawn,
  * which no wrapper sees: our variables go back in for the call (the
- * interposer took them out of environ, core.c env_hide; spawn_env_enter),
+ * interposer took them out of environ, envpass.c env_hide; spawn_env_enter),
  * TID and T0 naming the call for the shell. The popen wrapper
  * (wrap_stream.c) calls this for the real one. */
 FILE *popen_with_env(const char *cmd, const char *mode, pid_t tid, uint64_t t0)
