@@ -16,8 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct opts opt = { .mode = MODE_CAUSAL, .compute = COMP_SPIN, .speed = 1.0, .stall = 5.0 };
-
 static const struct option_def {
 	const char *name;
 	int arg, key;		/* key: the short option too, when a letter < 'a'+26 */

@@ -424,7 +424,7 @@ struct rec *rec_slow(struct tstate *t, size_t len)
 		t->cur = t->lim = NULL;
 		goto out;
 	}
-	if (t->kpend)	/* a system call kept aside goes first */
+	if (t->kpend && spool_calls.kept)	/* a system call kept aside goes first */
 		spool_calls.kept(t);
 
 	if (!t->hdr) {

@@ -1,6 +1,10 @@
 /* reaped HOW: a child its parent reaps in a SIGCHLD handler, which runs
- * inside the parent's read of a pipe the child held (the wait made in a
- * call of the capture's, where nothing is recorded). The child ends with
+ * inside the parent's read of a pipe nobody writes (the wait made in a
+ * call of the capture's, where nothing is recorded): the parent keeps
+ * the write end, so that the read ends by the signal alone (a child
+ * that held it closed it as it exited, before its SIGCHLD was sent, and
+ * a parent that ran at once saw the end of the file and read again
+ * until the signal came, 4 ms later on a busy machine). The child ends with
  * exit(7) (HOW "exit"), _exit(8) ("_exit") or by returning 9 from main
  * ("return"). The parent prints what it reaped: "exit N". */
 #include <signal.h>
@@ -75,7 +79,6 @@ int main(int argc, char **argv)
 			_exit(8);
 		return 9;
 	}
-	close(fds[1]);
 	while (reaped < 0)
 		if (read(fds[0], &c, 1) < 0)
 			;	/* EINTR: the handler ran */

@@ -31,7 +31,7 @@ expect_eq "struct names defined twice" "$(grep -rhoE '^(static )?struct [a-z_0-9
 	capture analysis replay trace common include | sed 's/static //' | sort | uniq -d |
 	tr '\n' ' ')" ""
 
-# circles: file a calls a function of file b and b one of a,
+# circles: file a uses a function or variable of file b and b one of a,
 # directly or through others (Tarjan's components over nm of the tools'
 # objects, the interposer's .pic.o among them).
 command -v nm > /dev/null && command -v python3 > /dev/null || { echo "no nm or python3"; exit 77; }
@@ -51,7 +51,7 @@ defs, uses = {}, collections.defaultdict(set)
 for b, o in objs.items():
     for line in subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout.splitlines():
         f = line.split()
-        if len(f) == 3 and f[1] == "T":
+        if len(f) == 3 and f[1] in "TDBR":
             defs.setdefault(f[2], b)
         elif len(f) == 2 and f[0] == "U":
             uses[b].add(f[1])

@@ -3,8 +3,6 @@
 #include "replay.h"
 #include "fuzz.h"
 
-struct opts opt = { .mode = MODE_CAUSAL, .compute = COMP_SPIN, .speed = 1.0 };
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *file = fuzz_file("t.xml", data, size);

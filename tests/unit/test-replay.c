@@ -12,8 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct opts opt = { .speed = 1.0 };
-
 static char tmp[] = "/tmp/test-replay.XXXXXX";
 static int rootfd = -1;
 
@@ -710,6 +708,7 @@ static void test_level_phases(void)
 int main(void)
 {
 	progname = "test-replay";
+	opt = (struct opts){ .speed = 1.0 };
 	if (!mkdtemp(tmp))
 		return 2;
 	char root[128];
