@@ -1,8 +1,11 @@
 #include "validate.h"
+#include "island-trace.h"
 #include "util.h"
+#include "trace/calls.h"
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,7 +29,8 @@ struct vrule {
 	bool need;
 	int64_t min, max;
 	char adds;	/* to the trace's durations (T) or amounts (A) */
-	char role;	/* start, end, id or parent: s, e, i, p */
+	char role;	/* start, end, id, parent: s, e, i, p; an io's api,
+			 * res, amount, level for its call's row: c, r, a, l */
 };
 
 #define I32 INT32_MIN, INT32_MAX
@@ -59,11 +63,11 @@ static const struct vrule rules[] = {
 	{ "thread",  "lost",          V_INT,     OPT, 0, VBIG_MAX, 'A', 0 },
 	{ "thread",  "complete",      V_BOOL,    OPT, 0, 0, 0, 0 },
 	{ "compute", "dur",           V_TIME,    NEED, 0, 0, 'T', 0 },
-	{ "io",      "api",           V_STR,     NEED, 0, 0, 0, 0 },
-	{ "io",      "res",           V_RES,     NEED, 0, 0, 0, 0 },
+	{ "io",      "api",           V_STR,     NEED, 0, 0, 0, 'c' },
+	{ "io",      "res",           V_RES,     NEED, 0, 0, 0, 'r' },
 	{ "io",      "start",         V_TIME,    NEED, 0, 0, 0, 's' },
 	{ "io",      "end",           V_TIME,    NEED, 0, 0, 0, 'e' },
-	{ "io",      "amount",        V_INT,     OPT, 0, VBYTES_MAX, 'A', 0 },
+	{ "io",      "amount",        V_INT,     OPT, 0, VBYTES_MAX, 'A', 'a' },
 	{ "io",      "kernel_amount", V_INT,     OPT, 0, VBYTES_MAX, 'A', 0 },
 	/* a request, not bytes moved: cat asks copy_file_range for SSIZE_MAX */
 	{ "io",      "size",          V_INT,     OPT, 0, INT64_MAX, 0, 0 },
@@ -91,6 +95,8 @@ static const struct vrule rules[] = {
 	{ "io",      "done_more",     V_INT,     OPT, 1, UINT32_MAX, 0, 0 },
 	{ "io",      "dataset",       V_STR,     OPT, 0, 0, 0, 0 },
 	{ "io",      "depth",         V_INT,     OPT, 1, INT32_MAX, 0, 0 },
+	/* kernel: api is the kernel's name (--syscalls) */
+	{ "io",      "level",         V_STR,     OPT, 0, 0, 0, 'l' },
 	{ "region",  "id",            V_INT,     NEED, 1, INT32_MAX, 0, 'i' },
 	{ "region",  "parent",        V_INT,     OPT, 0, INT32_MAX, 0, 'p' },
 	{ "region",  "depth",         V_INT,     OPT, 1, INT32_MAX, 0, 0 },
@@ -118,10 +124,92 @@ static const struct vrule rules[] = {
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
-static const char *const res_names[] = {
-	"fileread", "filewrite", "filemeta", "netsend", "netrecv",
-	"netmeta", "sleep", "wait", "proc", "sys",
+/*
+ * What an <io> of a call of trace/calls.def may be, from the call's row:
+ * its res, and amount= only when the row has a byte count. The res is
+ * the row's as res_of() (capture/spool/resolve.c) writes it: a data call
+ * on a socket or pipe is network traffic, on an event object (eventfd,
+ * timerfd, signalfd, inotify) a wait or a post. A kernel-level io the
+ * capture could not decode (anonymous mmap, an argument pointing
+ * nowhere, a call syscalls.def lacks) is the SYSCALL row's, under the
+ * kernel's name. Rows of one name (vmsplice) add up.
+ */
+struct call_row {
+	const char *api;
+	enum trace_res res;
+	bool amount;
 };
+
+#define AMOUNT_NONE false
+#define AMOUNT_RET true
+#define AMOUNT_ITEMS true
+#define AMOUNT_CHAR true
+#define AMOUNT_A2 true
+#define AMOUNT_A1 true
+
+static const struct call_row call_rows[] = {
+#define CALL(id, api, res, amount, effect) { api, TRACE_RES_##res, AMOUNT_##amount },
+#include "trace/calls.def"
+#undef CALL
+};
+#define NROWS (sizeof(call_rows) / sizeof(call_rows[0]))
+
+/* a name's rows: the classes its ios may have, by bit of trace_res */
+struct call_rule {
+	const char *api;
+	size_t len;
+	unsigned res;
+	bool amount;
+};
+
+static const unsigned res_also[TRACE_RES_N] = {
+	[TRACE_RES_FILEREAD] = 1u << TRACE_RES_NETRECV | 1u << TRACE_RES_WAIT,
+	[TRACE_RES_FILEWRITE] = 1u << TRACE_RES_NETSEND | 1u << TRACE_RES_SYS,
+};
+
+/* An io's api is the parser's text, not a dictionary string: looked up by
+ * content, in a table by its hash made once (no search per io). */
+#define CALL_BITS 10
+static struct call_rule call_rules[1 << CALL_BITS];
+static unsigned kernel_res;	/* what the kernel level may add */
+_Static_assert(NROWS * 2 <= 1 << CALL_BITS, "call_rules at most half full");
+
+static unsigned hash_api(const char *api, size_t *len)
+{
+	uint32_t h = 2166136261u;
+	const char *p = api;
+
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	*len = (size_t)(p - api);
+	return (h * 0x9E3779B9u) >> (32 - CALL_BITS);
+}
+
+/* api's rule, or the free slot it would have */
+static struct call_rule *call_slot(const char *api)
+{
+	size_t len;
+	unsigned h = hash_api(api, &len);
+
+	for (; call_rules[h].api; h = (h + 1) & ((1 << CALL_BITS) - 1))
+		if (call_rules[h].len == len && !memcmp(call_rules[h].api, api, len))
+			break;
+	return &call_rules[h];
+}
+
+static void call_rules_make(void)
+{
+	for (size_t i = 0; i < NROWS; i++) {
+		const struct call_row *w = &call_rows[i];
+		struct call_rule *c = call_slot(w->api);
+
+		c->api = w->api;
+		c->len = strlen(w->api);
+		c->res |= 1u << w->res | res_also[w->res];
+		c->amount |= w->amount;
+	}
+	kernel_res = 1u << call_rows[TCALL_SYSCALL].res;
+}
 
 /* Each element's rules are consecutive in the table. The readers call
  * for a million <io>s: the elements' spans and the attributes' rules are
@@ -314,8 +402,8 @@ static int check_value(const struct vrule *r, const char *v, int64_t *ns, char *
 		}
 		return 0;
 	case V_RES:
-		for (size_t i = 0; i < sizeof(res_names) / sizeof(*res_names); i++)
-			if (v[0] == res_names[i][0] && !strcmp(v, res_names[i])) {
+		for (size_t i = 0; i < TRACE_RES_N; i++)
+			if (v[0] == trace_res_names[i][0] && !strcmp(v, trace_res_names[i])) {
 				*ns = (int64_t)i;	/* the reader's trace_res */
 				return 0;
 			}
@@ -344,11 +432,46 @@ static int add(int64_t *total, int64_t v, const char *el, const char *what,
 	return -1;
 }
 
+/* An io of a call of calls.def against the call's row (an api not in the
+ * table passes: other producers, the kernel's names). */
+static int check_call(const char *api, int64_t res, bool kernel, const char *amount,
+		      char *msg, size_t len)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	const struct call_rule *c;
+	unsigned allow;
+	char list[128];
+	size_t k = 0;
+
+	pthread_once(&once, call_rules_make);
+	c = call_slot(api);
+	if (!c->api)
+		return 0;
+	allow = c->res | (kernel ? kernel_res : 0);
+	if (!(allow & 1u << res)) {
+		for (int i = 0; i < TRACE_RES_N; i++)
+			if (allow & 1u << i)
+				k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s",
+						      k ? ", " : "", trace_res_names[i]);
+		snprintf(msg, len, "<io api=\"%s\"> res=\"%s\" is not one of %s's (%s)",
+			 api, trace_res_names[res], api, list);
+		return -1;
+	}
+	if (amount && !c->amount) {
+		snprintf(msg, len, "<io api=\"%s\"> has amount=\"%s\": %s has no byte count",
+			 api, amount, api);
+		return -1;
+	}
+	return 0;
+}
+
 int validate_element(const char *el, struct vattr *a, int n,
 		     struct vtotals *tot, char *msg, size_t len)
 {
 	struct rule_span s = span_of(el);
-	int64_t start = -1, end = -1, id = 0, parent = 0, ns;
+	int64_t start = -1, end = -1, id = 0, parent = 0, res = 0, ns;
+	const char *api = NULL, *amount = NULL;
+	bool kernel = false;
 	uint64_t seen = 0;	/* rules met, by index in the span */
 	char x[32], y[32];
 
@@ -377,6 +500,10 @@ int validate_element(const char *el, struct vattr *a, int n,
 		case 'e': end = ns; break;
 		case 'i': id = ns; break;
 		case 'p': parent = ns; break;
+		case 'c': api = a[i].value; break;
+		case 'r': res = ns; break;
+		case 'a': amount = a[i].value; break;
+		case 'l': kernel = !strcmp(a[i].value, "kernel"); break;
 		}
 	}
 	for (size_t k = s.from; (seen & s.need) != s.need && k < s.to; k++)
@@ -384,6 +511,8 @@ int validate_element(const char *el, struct vattr *a, int n,
 			snprintf(msg, len, "<%s> lacks attribute %s", el, rules[k].name);
 			return -1;
 		}
+	if (api && check_call(api, res, kernel, amount, msg, len))
+		return -1;
 	if (start >= 0 && end >= 0 && end < start) {
 		snprintf(msg, len, "<%s> ends before it starts (end %s < start %s)",
 			 el, fmt_sec(x, end), fmt_sec(y, start));

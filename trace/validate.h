@@ -1,7 +1,8 @@
 /* The one validator of trace values, called by the trace library's reader
  * (trace/read.c) for every element, whichever tool reads: all refuse the
  * same inputs with the same message. A table of rules (element,
- * attribute, type, range, required) from docs/trace-format.md. The
+ * attribute, type, range, required) from docs/trace-format.md, and an
+ * <io>'s call's row of trace/calls.def (its res, its amount). The
  * message helpers below are for the checks tools make beyond the reader
  * (the replay's and deps' sequence numbers). */
 #ifndef ISLAND_VALIDATE_H

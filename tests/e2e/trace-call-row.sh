@@ -3,8 +3,8 @@
 # naming it, until the row has its replay rule (trace/replay.def); with
 # its wrapper (capture/preload/, and its real in reals.def) and its line
 # in the docs' list of calls, it is captured, written, read (the analyzer,
-# Python), validated (the schema, the reader), replayed and documented
-# (docs-match), and no other file was edited.
+# Python), validated (the schema, the reader: by the row's own rule),
+# replayed and documented (docs-match), and no other file was edited.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 command -v make > /dev/null || exit 77
 S="$PWD/tree"
@@ -67,6 +67,21 @@ grep -q '<io api="readahead" res="fileread" [^>]*fd="3" path="'"$PWD"'/data.out"
 # validated and read: the schema, the analyzer, Python
 SCHEMA="$S/docs/trace.xsd" check_trace t.xml
 expect_eq "analyzed" "$("$S/bin/island-analyze" calls --csv t.xml | awk -F, '$1 == "readahead" { print $2 }')" 1
+# by the row's own rule: its io with a class the row does not give is
+# refused, with a byte count it has none of too; the tree without the row
+# reads both (readahead is no call there)
+line=$(grep -n '<io api="readahead"' t.xml | cut -d: -f1)
+sed 's|<io api="readahead" res="fileread"|<io api="readahead" res="filemeta"|' t.xml > badres.xml
+sed 's|<io api="readahead" res="fileread"|& amount="3"|' t.xml > badamount.xml
+for b in badres badamount; do
+	"$ANALYZE" summary $b.xml > $b.out 2>&1 || fail "$b: read without the row: $(cat $b.out)"
+	rc=0; "$S/bin/island-analyze" summary $b.xml > $b.out 2> $b.err || rc=$?
+	expect_eq "$b: status" "$rc" 2
+done
+expect_eq "refused by the row's res" "$(cat badres.err)" \
+	"badres.xml:$line: <io api=\"readahead\"> res=\"filemeta\" is not one of readahead's (fileread, netrecv, wait)"
+expect_eq "refused by the row's amount" "$(cat badamount.err)" \
+	"badamount.xml:$line: <io api=\"readahead\"> has amount=\"3\": readahead has no byte count"
 if /usr/bin/python3 -c 'import cffi' 2>/dev/null; then
 	expect_eq "read by Python" "$(PYTHONPATH="$S/python" /usr/bin/python3 -c 'import island
 print(sum(e.get("api") == "readahead" for e in island.events("t.xml")))')" 1

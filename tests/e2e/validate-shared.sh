@@ -66,6 +66,23 @@ trace badfd "$(w 'amount="1" fd="one"')"
 both badfd 'badfd.xml:6: <io> fd="one" is not an integer'
 trace region '<region id="2" parent="2" label="x" start="0.1" end="0.2"/>'
 both region 'region.xml:6: <region> parent="2" is not before its id="2"'
+# a call's row of trace/calls.def: its res (a read on a file, socket or
+# event object), a byte count only when it has one
+trace rowres '<io api="read" res="netsend" start="0.1" end="0.2" fd="3" amount="1"/>'
+both rowres 'rowres.xml:6: <io api="read"> res="netsend" is not one of read'"'"'s (fileread, netrecv, wait)'
+trace rowamount '<io api="close" res="filemeta" start="0.1" end="0.2" fd="3" amount="1"/>'
+both rowamount 'rowamount.xml:6: <io api="close"> has amount="1": close has no byte count'
+trace rowlibc '<io api="mmap" res="sys" start="0.1" end="0.2" level="libc"/>'
+both rowlibc 'rowlibc.xml:6: <io api="mmap"> res="sys" is not one of mmap'"'"'s (filemeta)'
+# accepted: a socket's read, a call the table lacks (another producer's,
+# a kernel name), the kernel's anonymous mmap, vmsplice's two rows
+trace rowgood '<io api="read" res="netrecv" start="0.1" end="0.2" fd="3" amount="1" peer="pipe"/>
+      <io api="frobnicate" res="proc" start="0.2" end="0.3" amount="3"/>
+      <io api="pread64" res="fileread" start="0.3" end="0.4" fd="3" amount="1" level="kernel"/>
+      <io api="mmap" res="sys" start="0.4" end="0.5" level="kernel"/>
+      <io api="vmsplice" res="fileread" start="0.5" end="0.6" fd="3" amount="1"/>
+      <io api="vmsplice" res="netsend" start="0.6" end="0.7" fd="3" amount="1"/>'
+"$ANALYZE" summary rowgood.xml > rowgood.out 2>&1 || fail "rowgood: analyze: $(cat rowgood.out)"
 
 # huge numbers: refused, not wrapped, saturated or looped on
 trace hugeamount "$(w 'amount="99999999999999999999"')"
