@@ -177,11 +177,10 @@ enum obj_kind { OBJ_FILE = 1, OBJ_SOCKET, OBJ_PIPE, OBJ_OTHER };
 struct obj {
 	int kind;
 	char *name;                  /* file path (absolute), or NULL */
-	char *xname;                 /* name escaped for an attribute */
 	uint64_t ino;
 	/* sockets */
 	char proto[16];
-	char *local, *peer;          /* "ip:port", escaped */
+	char *local, *peer;          /* "ip:port", "unix:PATH" (fmt_sockaddr) */
 	char direction[8];
 	/* usage */
 	uint64_t opens, reads, bytes_read, writes, bytes_written;

@@ -152,3 +152,28 @@ char *emit_escape(const char *s)
 	*q = 0;
 	return out;
 }
+
+void emit_esc(struct emit *o, const char *s)
+{
+	for (;;) {
+		const char *p = s;
+
+		/* the runs between what needs a reference, copied whole */
+		while ((unsigned char)*p >= 0x20 && *p != '&' && *p != '<' && *p != '>' &&
+		       *p != '"')
+			p++;
+		emit_mem(o, s, (size_t)(p - s));
+		switch (*p) {
+		case 0: return;
+		case '&': emit_lit(o, "&amp;"); break;
+		case '<': emit_lit(o, "&lt;"); break;
+		case '>': emit_lit(o, "&gt;"); break;
+		case '"': emit_lit(o, "&quot;"); break;
+		case '\n': emit_lit(o, "&#10;"); break;
+		case '\r': emit_lit(o, "&#13;"); break;
+		case '\t': emit_lit(o, "&#9;"); break;
+		default: emit_lit(o, "?"); break;	/* as emit_escape */
+		}
+		s = p + 1;
+	}
+}

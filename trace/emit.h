@@ -176,6 +176,8 @@ void emit_el_end(struct emit *o, const char *name);
 /* s made safe for an attribute (malloc'd): & < > " and the line breaks
  * as references, other control characters as '?' (XML 1.0 has none) */
 char *emit_escape(const char *s);
+/* ... straight into the buffer, no copy made */
+void emit_esc(struct emit *o, const char *s);
 
 /* name="value": NAME is a literal, so that ` name="` is one copy; VAL as
  * XML has it (escaped); RAW as it is (emit_attr_esc) */
@@ -192,6 +194,6 @@ void emit_attr_named(struct emit *o, const char *name, const char *val);
 	     else { emit_lit(o, " " name "=\""); emit_sec(o, ns); emit_lit(o, "\""); } } while (0)
 #define emit_attr_esc(o, name, raw) \
 	do { if ((o)->bel) { const char *v_ = (raw); emit_el_str(o, name, sizeof("" name) - 1, v_, strlen(v_), ISB_A_RAW); } \
-	     else { char *e_ = emit_escape(raw); emit_attr(o, name, e_); free(e_); } } while (0)
+	     else { emit_lit(o, " " name "=\""); emit_esc(o, raw); emit_lit(o, "\""); } } while (0)
 
 #endif

@@ -15,7 +15,6 @@
 
 #include "capture.h"
 #include "capture/spool/callinfo.h"
-#include "trace/emit.h"
 #include "util.h"
 
 /* Data calls on a socket or pipe are network traffic. */
@@ -113,7 +112,6 @@ static int obj_file(struct resolver *rs, const char *path)
 	rs->n->objs[id - 1].event = !strncmp(path, "anon_inode:", 11) &&
 				    strcmp(path, "anon_inode:[eventpoll]");
 	rs->n->objs[id - 1].name = xstrdup(path);
-	rs->n->objs[id - 1].xname = emit_escape(path);
 	rs->pmap[j] = id;
 	rs->pcount++;
 	return id;
@@ -163,7 +161,7 @@ static void set_addr(char **dst, const struct sockaddr_storage *sa, uint32_t len
 	if (!buf[0])
 		return;
 	free(*dst);
-	*dst = emit_escape(buf);
+	*dst = xstrdup(buf);
 }
 
 static int obj_sock(struct resolver *rs, const struct sockinfo *si)
@@ -1532,7 +1530,6 @@ void resolve_free(struct cap_node *n)
 	made_free(n);
 	for (int i = 0; i < n->nobjs; i++) {
 		free(n->objs[i].name);
-		free(n->objs[i].xname);
 		free(n->objs[i].local);
 		free(n->objs[i].peer);
 	}

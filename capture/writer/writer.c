@@ -46,7 +46,41 @@ struct out {
 		struct rec r;        /* t0 and t1 zero */
 		uint64_t proto[2];   /* a pipe's */
 	} key;
+	/* the objects' names as XML has them, by id: the model's are
+	 * plain, and a name goes on every call on its file, escaped once */
+	char **xn;
+	size_t nxn;
 };
+
+/* the first call naming the object: its name escaped, kept */
+static __attribute__((noinline)) const char *xname_new(struct out *o, const struct cap_node *n,
+							 uint32_t id)
+{
+	if (id > o->nxn) {
+		size_t cap = o->nxn;
+
+		XGROW(o->xn, cap, (size_t)n->nobjs);
+		memset(o->xn + o->nxn, 0, sizeof(*o->xn) * (cap - o->nxn));
+		o->nxn = cap;
+	}
+	if (!o->xn[id - 1])
+		o->xn[id - 1] = emit_escape(n->objs[id - 1].name);
+	return o->xn[id - 1];
+}
+
+static inline const char *xname(struct out *o, const struct cap_node *n, uint32_t id)
+{
+	return id <= o->nxn && o->xn[id - 1] ? o->xn[id - 1] : xname_new(o, n, id);
+}
+
+static void xnames_free(struct out *o)
+{
+	for (size_t i = 0; i < o->nxn; i++)
+		free(o->xn[i]);
+	free(o->xn);
+	o->xn = NULL;
+	o->nxn = 0;
+}
 
 static void fmt_status(char *buf, size_t n, int st)
 {
@@ -548,11 +582,11 @@ static void write_io(struct out *o, struct cap_node *n, struct proc *p,
 	}
 	if (ob) {
 		if (ob->kind == OBJ_FILE || ob->kind == OBJ_OTHER) {
-			if (ob->xname && o->e.bel) {
-				emit_el_kept(&o->e, "path", 2, ob->xname, ISB_A_XML);
-			} else if (ob->xname) {
+			if (ob->name && o->e.bel) {
+				emit_el_kept(&o->e, "path", 2, xname(o, n, r->obj), ISB_A_XML);
+			} else if (ob->name) {
 				emit_lit(&o->e, " path=\"");
-				emit_kept(&o->e, 2, ob->xname);
+				emit_kept(&o->e, 2, xname(o, n, r->obj));
 				emit_lit(&o->e, "\"");
 			}
 		} else if (ob->kind == OBJ_PIPE) {
@@ -568,7 +602,8 @@ static void write_io(struct out *o, struct cap_node *n, struct proc *p,
 				     REC_PAYLOAD_LEN(r));
 			emit_attr_esc(&o->e, "peer", buf);
 		} else if (ob->peer) {
-			emit_attr(&o->e, "peer", ob->peer);
+			/* not kept escaped: it may change while streaming */
+			emit_attr_esc(&o->e, "peer", ob->peer);
 		}
 		/* on every call, data included: sums splits tcp from udp,
 		 * and a reader streams without seeing the <sockets> list */
@@ -587,13 +622,13 @@ static void write_io(struct out *o, struct cap_node *n, struct proc *p,
 	if (c == C_SENDFILE || c == C_COPY_FILE_RANGE || c == C_SPLICE || c == C_TEE) {
 		int so = copy_src_obj(r);
 		emit_attr_int(&o->e, "infd", copy_src_fd(r));
-		if (so && n->objs[so - 1].xname)
-			emit_attr(&o->e, "inpath", n->objs[so - 1].xname);
+		if (so && n->objs[so - 1].name)
+			emit_attr(&o->e, "inpath", xname(o, n, (uint32_t)so));
 		else if (so && n->objs[so - 1].kind == OBJ_PIPE)
 			emit_attr(&o->e, "inpath", "pipe");
 	}
 	if (two_paths(c) && r->a1 > 0 && r->a1 <= n->nobjs)
-		emit_attr(&o->e, "path2", n->objs[r->a1 - 1].xname);
+		emit_attr(&o->e, "path2", xname(o, n, (uint32_t)r->a1));
 	/* an exec's arguments, escaped by the wrapper (wrap_proc.c) */
 	if (c == C_EXECVE && REC_PAYLOAD_LEN(r)) {
 		char *av = memchr(REC_PAYLOAD(r), 0, REC_PAYLOAD_LEN(r));
@@ -1049,6 +1084,7 @@ static void ws_free(struct wstate *w)
 		free(w->stack[--w->depth].label);
 	free(w->stack);
 	free(w->po.e.b);
+	xnames_free(&w->po);
 	if (w->pfd >= 0)
 		close(w->pfd);
 }
@@ -1310,7 +1346,7 @@ static void write_summaries(struct out *o, struct cap_node *n)
 		if (b->kind != OBJ_FILE || !b->listed)
 			continue;
 		emit_lit(&o->e, "    <file");
-		emit_attr(&o->e, "path", b->xname);
+		emit_attr_esc(&o->e, "path", b->name);
 		emit_attr_int(&o->e, "opens", (int64_t)b->opens);
 		emit_attr_int(&o->e, "reads", (int64_t)b->reads);
 		emit_attr_int(&o->e, "bytes_read", (int64_t)b->bytes_read);
@@ -1340,8 +1376,8 @@ static void write_summaries(struct out *o, struct cap_node *n)
 			continue;
 		emit_lit(&o->e, "    <socket");
 		emit_attr(&o->e, "proto", b->proto[0] ? b->proto : "other");
-		emit_attr(&o->e, "local", b->local ? b->local : "");
-		emit_attr(&o->e, "peer", b->peer ? b->peer : "");
+		emit_attr_esc(&o->e, "local", b->local ? b->local : "");
+		emit_attr_esc(&o->e, "peer", b->peer ? b->peer : "");
 		emit_attr_int(&o->e, "sent", (int64_t)b->bytes_written);
 		emit_attr_int(&o->e, "received", (int64_t)b->bytes_read);
 		emit_attr(&o->e, "direction", b->direction);
@@ -1503,6 +1539,7 @@ int model_write(struct cap_node *n, const char *path, int comp)
 	emit_lit(&o.e, "</node>\n</trace>\n");
 	emit_flush(&o.e);
 	free(o.e.b);
+	xnames_free(&o);
 	/* the write's own errno, EIO when only the writer knows */
 	if (outfile_close(f, o.e.failed) < 0) {
 		if (!errno)

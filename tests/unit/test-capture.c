@@ -70,6 +70,22 @@ static void test_escape(void)
 	char *e = emit_escape("a<b>&\"c\"\n\t\x01z");
 	CU_ASSERT_STRING_EQUAL(e, "a&lt;b&gt;&amp;&quot;c&quot;&#10;&#9;?z");
 	free(e);
+
+	/* emit_esc writes what emit_escape makes, every byte value */
+	char all[256];
+	struct emit o = { 0 };
+
+	for (int c = 1; c < 256; c++)
+		all[c - 1] = (char)c;
+	all[255] = 0;
+	o.cap = 4096;
+	o.b = xmalloc(o.cap);
+	emit_esc(&o, all);
+	e = emit_escape(all);
+	CU_ASSERT_EQUAL(o.n, strlen(e));
+	CU_ASSERT(o.n == strlen(e) && !memcmp(o.b, e, o.n));
+	free(e);
+	free(o.b);
 }
 
 static void test_oflags(void)
