@@ -8,9 +8,8 @@
 #include <sys/types.h>
 
 #include "spool.h"
-#include "capture/run/restrict.h"
+#include "capture/run/run.h"
 #include "util.h"
-#include "capture/run/stoplog.h"
 
 struct netcap_opts;
 
@@ -289,6 +288,24 @@ struct arena_chunk {
 struct arena_chunk *arena_chunks(int fd, size_t size, struct arena_hdr *a,
 				 size_t *nc);
 void spool_unload(struct cap_node *n);
+
+/* A spool left by an island-capture that was killed (SIGKILL, the OOM
+ * killer): what it needs to become a trace, and --recover (recover.c). */
+#define RECOVER_INFO "node.info"     /* in the spool directory */
+
+/* Write SPOOL/node.info: our pid, the node's name, host, command and
+ * clock, all a later --recover needs besides the records. */
+int recover_note(const char *spool, const struct cap_node *n);
+
+/* Create SPOOL/arena and hold its mutex while we run (capture/spool.h);
+ * *budget: the bytes its pages may take (half the space free there). */
+int arena_hold(const char *spool, uint64_t *budget);
+
+/* --recover [SPOOL] -o OUTPUT (SPOOL NULL: the newest abandoned spool of
+ * ours under PARENT), or with LIST the abandoned spools. Exit status. */
+int recover_main(const char *spool, const char *parent, int list,
+		 const char *output, int comp);
+
 /* The arena read while the application runs: each call adds what its
  * threads recorded since as a segment of their spools; final: the last
  * time (probes past a chunk never stamped, refreshes the headers, counts

@@ -1,5 +1,7 @@
-/* The names of trace/calls.def's calls, and a name's call (trace/calls.h). */
+/* The names of trace/calls.def's calls, and a name's call (trace/calls.h);
+ * the resource classes' names (island-trace.h). */
 #include "calls.h"
+#include "island-trace.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -44,4 +46,17 @@ int trace_call_by_name(const char *api)
 			hi = mid;
 	}
 	return lo < TCALL_N && !strcmp(trace_call_names[by_name[lo]], api) ? by_name[lo] : -1;
+}
+
+const char *const trace_res_names[TRACE_RES_N] = {
+	"fileread", "filewrite", "filemeta", "netsend", "netrecv",
+	"netmeta", "sleep", "wait", "proc", "sys",
+};
+
+int trace_res_from_name(const char *s)
+{
+	for (int i = 0; i < TRACE_RES_N; i++)
+		if (!strcmp(s, trace_res_names[i]))
+			return i;
+	return -1;
 }

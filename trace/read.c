@@ -145,19 +145,6 @@ static _Thread_local xmlParserCtxtPtr active;
 static _Thread_local struct reader *reading;	/* the file's, for trace_read_abandon */
 static _Thread_local jmp_buf *try_back;
 
-const char *const trace_res_names[TRACE_RES_N] = {
-	"fileread", "filewrite", "filemeta", "netsend", "netrecv",
-	"netmeta", "sleep", "wait", "proc", "sys",
-};
-
-int trace_res_from_name(const char *s)
-{
-	for (int i = 0; i < TRACE_RES_N; i++)
-		if (!strcmp(s, trace_res_names[i]))
-			return i;
-	return -1;
-}
-
 const struct trace_attr *trace_io_attr(const struct trace_io *io, const char *name)
 {
 	for (int i = 0; i < io->nattr; i++)

@@ -30,9 +30,8 @@
 #include "capture/discover/discover.h"
 #include "cluster_names.h"
 #include "netns.h"
-#include "capture/run/runas.h"
+#include "capture/run/run.h"
 #include "capture/session/session.h"
-#include "capture/discover/traceread.h"
 #include "util.h"
 
 struct cnode {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traceread.h"
+#include "capture/discover/discover.h"
 #include "util.h"
 
 static const char *const names[] = {

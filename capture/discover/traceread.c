@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "island-trace.h"
-#include "traceread.h"
+#include "capture/discover/discover.h"
 #include "util.h"
 
 struct tr_scanner {

@@ -15,11 +15,10 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "capture/spool/recover.h"
 #include "monitor.h"
 #include "capture/packets/netcap.h"
 #include "budget.h"
-#include "runas.h"
+#include "capture/run/run.h"
 #include "util.h"
 
 static volatile pid_t app_pid;

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <sys/types.h>
 
-#include "stoplog.h"
+#include "capture/run/run.h"
 
 struct monitor {
 	double share;                /* of one CPU */

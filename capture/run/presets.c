@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "capture/run/presets.h"
+#include "capture/run/run.h"
 #include "util.h"
 
 static const struct { const char *name; int bit; } value_names[] = {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "restrict.h"
+#include "capture/run/run.h"
 #include "util.h"
 
 const char *const limit_names[LIM_N] = {

@@ -18,7 +18,7 @@
 
 #include "acl.h"
 #include "capture.h"
-#include "runas.h"
+#include "capture/run/run.h"
 #include "spool.h"
 #include "util.h"
 

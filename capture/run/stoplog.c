@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stoplog.h"
+#include "capture/run/run.h"
 #include "util.h"
 
 int stoplog_open(struct stoplog *l, const char *path, size_t mem_records)

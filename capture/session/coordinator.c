@@ -54,7 +54,7 @@
 #include <netinet/tcp.h>
 
 #include "capture.h"
-#include "coordinator.h"
+#include "capture/session/session.h"
 #include "sesskey.h"
 #include "util.h"
 

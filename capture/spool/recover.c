@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "recover.h"
 #include "util.h"
 
 /* node.info stays open and write-locked (a POSIX record lock: not

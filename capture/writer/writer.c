@@ -23,7 +23,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "capture.h"
-#include "capture/run/presets.h"
+#include "capture/run/run.h"
 #include "util.h"
 #include "zstdio.h"
 

@@ -22,6 +22,17 @@ bad=$(find capture analysis replay common -name '*.c' |
       xargs grep -nE '^[a-z][^;=]*[ *]trace_[a-z0-9_]*\([^;]*$' /dev/null)
 expect_eq "trace_ functions outside trace/" "$bad" ""
 
+# each folder of the capture offers what it does through one header:
+# what files outside it include of its headers is one at most (tests,
+# which may test a folder's insides, aside)
+bad=$(for d in capture/*/; do
+	d=${d%/}
+	h=$(grep -hoE "\"$d/[a-z_0-9]+\.h\"" $(find capture analysis replay trace common include \
+		\( -name '*.c' -o -name '*.h' \) ! -path "$d/*") /dev/null | sort -u)
+	[ "$(echo "$h" | grep -c .)" -le 1 ] || echo "$d:" $h
+done)
+expect_eq "capture folders offering more than one header" "$bad" ""
+
 # one basename per job
 expect_eq "basenames used twice" "$(srcs | xargs -n1 basename | sort | uniq -d | tr '\n' ' ')" ""
 

@@ -16,7 +16,6 @@
 #include "capture.h"
 #include "capture/cluster/cluster.h"
 #include "capture/discover/discover.h"
-#include "capture/discover/traceread.h"
 #include "util.h"
 #include "trace/outfile.h"
 #include "zstdio.h"
