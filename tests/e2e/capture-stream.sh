@@ -262,19 +262,31 @@ GATE_PARTS=2 SUF=.xml.gz same gzprocs 3 sh -c '"$G" gzprocs.gate; for i in 1 2 3
 GATE_PARTS=2 SUF=.isb.gz TWIN=.xml.gz same gzbin 3 sh -c '"$G" gzbin.gate; for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done > names7'
 
 # parts: the capture's files with no name (O_TMPFILE)
-# killed while streaming: the spool is whole, --recover reads it; no
-# part is left beside it, nor beside a plain trace
+# killed while streaming: the spool is whole, --recover reads it, every
+# write the app made before the kill in it; no part is left beside it,
+# nor beside a plain trace
 mkdir kd
+# the write calls of capture PID's app so far (/proc's count, its ended
+# threads' too)
+app_writes() {
+	w=0
+	for a in $(cat /proc/$1/task/*/children 2>/dev/null); do
+		w=$((w + $(awk '$1 == "syscw:" { print $2 }' /proc/$a/io 2>/dev/null || echo 0)))
+	done
+	echo $w
+}
 "$CAPTURE" -n killed -o never.xml.zst -- "$APPS/joined" 1000000 0 kill.gate &
 cap=$!
 "$CAPTURE" -n killed2 -o kd/never.xml -- "$APPS/joined" 1000000 0 kill.gate &
 cap2=$!
-# (each once it streams: under ASan, beside the other, one had opened
-# none at 0.3 s; on a machine kept busy, none before its app was idle
-# at its gate)
+# (each once it streams, and its app has made its writes, idle at its
+# gate: under ASan, beside the other, one had opened none at 0.3 s; on a
+# machine kept busy, none before its app was idle at its gate, and one
+# app had made 56,955 of its writes when both had)
 for i in $(seq 1200); do
 	p1=$(parts_open $cap) p2=$(parts_open $cap2)
-	[ "$p1" -gt 0 ] && [ "$p2" -gt 0 ] && break
+	[ "$p1" -gt 0 ] && [ "$p2" -gt 0 ] &&
+		[ "$(app_writes $cap)" -ge 1000000 ] && [ "$(app_writes $cap2)" -ge 1000000 ] && break
 	sleep 0.05
 done
 apps=$(cat /proc/$cap/task/*/children /proc/$cap2/task/*/children 2>/dev/null)
@@ -296,5 +308,5 @@ done
 [ -z "$(ls sp/*/ | grep part)" ] || fail "a part in the spool: $(ls sp/*/)"
 "$CAPTURE" --recover -o rec.xml.zst 2> rec.err || { cat rec.err; fail "--recover failed"; }
 n=$("$ANALYZE" calls rec.xml.zst | awk '$1 == "write" { print $2 }')
-[ "${n:-0}" -gt 100000 ] || fail "the recovered trace has ${n:-no} writes"
+expect_eq "the recovered trace's writes" "${n:-none}" 1000000
 exit 0
