@@ -1,5 +1,5 @@
 /* The binary encoding's reader (trace/isbfmt.h, docs/trace-binary.md):
- * tokens back into elements, attributes and text, for trace/read.c. */
+ * tokens back into elements, attributes and text, for trace/readbin.c. */
 #ifndef ISLAND_TRACE_ISB_H
 #define ISLAND_TRACE_ISB_H
 

@@ -1,5 +1,5 @@
 /* The one validator of trace values, called by the trace library's reader
- * (trace/read.c) for every element, whichever tool reads: all refuse the
+ * (trace/readxml.c) for every element, whichever tool reads: all refuse the
  * same inputs with the same message. A table of rules (element,
  * attribute, type, range, required) from docs/trace-format.md, and an
  * <io>'s call's row of trace/calls.def (its res, its amount). The
