@@ -4,7 +4,7 @@
 #include "island-trace.h"
 
 #include <pthread.h>
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 const char *const trace_call_names[TCALL_N] = {
@@ -13,39 +13,40 @@ const char *const trace_call_names[TCALL_N] = {
 #undef CALL
 };
 
-static int by_name[TCALL_N];	/* ids sorted by name, then id */
+/* A name's first row, by the name's hash (open addressing, at most half
+ * full): the validator looks up every <io>'s api, by its text. */
+#define NAME_BITS 10
+_Static_assert(TCALL_N * 2 <= 1 << NAME_BITS, "by_name at most half full");
+static int by_name[1 << NAME_BITS];	/* id + 1, 0 free */
 
-static int cmp_id(const void *a, const void *b)
+static unsigned name_slot(const char *api)
 {
-	int x = *(const int *)a, y = *(const int *)b;
-	int c = strcmp(trace_call_names[x], trace_call_names[y]);
+	uint32_t h = 2166136261u;
 
-	return c ? c : x - y;
+	for (const char *p = api; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	h = (h * 0x9E3779B9u) >> (32 - NAME_BITS);
+	while (by_name[h] && strcmp(trace_call_names[by_name[h] - 1], api))
+		h = (h + 1) & ((1 << NAME_BITS) - 1);
+	return h;
 }
 
-static void sort_once(void)
+static void index_once(void)
 {
-	for (int i = 0; i < TCALL_N; i++)
-		by_name[i] = i;
-	qsort(by_name, TCALL_N, sizeof(*by_name), cmp_id);
+	for (int i = 0; i < TCALL_N; i++) {
+		unsigned h = name_slot(trace_call_names[i]);
+
+		if (!by_name[h])	/* the first of its name */
+			by_name[h] = i + 1;
+	}
 }
 
 int trace_call_by_name(const char *api)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	int lo = 0, hi = TCALL_N;
 
-	pthread_once(&once, sort_once);
-	/* the first of its name */
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-
-		if (strcmp(trace_call_names[by_name[mid]], api) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < TCALL_N && !strcmp(trace_call_names[by_name[lo]], api) ? by_name[lo] : -1;
+	pthread_once(&once, index_once);
+	return by_name[name_slot(api)] - 1;
 }
 
 const char *const trace_res_names[TRACE_RES_N] = {

@@ -128,25 +128,36 @@ void emit_attr_named(struct emit *o, const char *name, const char *val)
 	emit_lit(o, "\"");
 }
 
+/* What an attribute's value has for c: its reference, "?" for a control
+ * character (not allowed in XML 1.0), NULL for c itself */
+static inline const char *esc_ref(unsigned char c)
+{
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\n': return "&#10;";
+	case '\r': return "&#13;";
+	case '\t': return "&#9;";
+	default: return c < 0x20 ? "?" : NULL;
+	}
+}
+
 char *emit_escape(const char *s)
 {
+	const char *r;
 	size_t n = 0;
-	for (const char *p = s; *p; p++)
-		n += (*p == '&' || *p == '<' || *p == '>' || *p == '"' ||
-		      *p == '\n' || *p == '\r' || *p == '\t') ? 6 : 1;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		n += (r = esc_ref(*p)) ? strlen(r) : 1;
 	char *out = xmalloc(n + 1), *q = out;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '&': memcpy(q, "&amp;", 5); q += 5; break;
-		case '<': memcpy(q, "&lt;", 4); q += 4; break;
-		case '>': memcpy(q, "&gt;", 4); q += 4; break;
-		case '"': memcpy(q, "&quot;", 6); q += 6; break;
-		case '\n': memcpy(q, "&#10;", 5); q += 5; break;
-		case '\r': memcpy(q, "&#13;", 5); q += 5; break;
-		case '\t': memcpy(q, "&#9;", 4); q += 4; break;
-		default:
-			/* control characters are not allowed in XML 1.0 */
-			*q++ = *p < 0x20 ? '?' : (char)*p;
+		if ((r = esc_ref(*p))) {
+			memcpy(q, r, strlen(r));
+			q += strlen(r);
+		} else {
+			*q++ = (char)*p;
 		}
 	}
 	*q = 0;
@@ -156,24 +167,16 @@ char *emit_escape(const char *s)
 void emit_esc(struct emit *o, const char *s)
 {
 	for (;;) {
-		const char *p = s;
+		const char *p = s, *r;
 
 		/* the runs between what needs a reference, copied whole */
-		while ((unsigned char)*p >= 0x20 && *p != '&' && *p != '<' && *p != '>' &&
-		       *p != '"')
+		while (*p && !esc_ref((unsigned char)*p))
 			p++;
 		emit_mem(o, s, (size_t)(p - s));
-		switch (*p) {
-		case 0: return;
-		case '&': emit_lit(o, "&amp;"); break;
-		case '<': emit_lit(o, "&lt;"); break;
-		case '>': emit_lit(o, "&gt;"); break;
-		case '"': emit_lit(o, "&quot;"); break;
-		case '\n': emit_lit(o, "&#10;"); break;
-		case '\r': emit_lit(o, "&#13;"); break;
-		case '\t': emit_lit(o, "&#9;"); break;
-		default: emit_lit(o, "?"); break;	/* as emit_escape */
-		}
+		if (!*p)
+			return;
+		r = esc_ref((unsigned char)*p);
+		emit_mem(o, r, strlen(r));
 		s = p + 1;
 	}
 }

@@ -154,61 +154,27 @@ static const struct call_row call_rows[] = {
 };
 #define NROWS (sizeof(call_rows) / sizeof(call_rows[0]))
 
-/* a name's rows: the classes its ios may have, by bit of trace_res */
-struct call_rule {
-	const char *api;
-	size_t len;
+/* a name's rows, at its first (trace_call_by_name): the classes its ios
+ * may have, by bit of trace_res, and whether a byte count */
+static struct call_rule {
 	unsigned res;
 	bool amount;
-};
+} call_rules[TCALL_N];
 
 static const unsigned res_also[TRACE_RES_N] = {
 	[TRACE_RES_FILEREAD] = 1u << TRACE_RES_NETRECV | 1u << TRACE_RES_WAIT,
 	[TRACE_RES_FILEWRITE] = 1u << TRACE_RES_NETSEND | 1u << TRACE_RES_SYS,
 };
 
-/* An io's api is the parser's text, not a dictionary string: looked up by
- * content, in a table by its hash made once (no search per io). */
-#define CALL_BITS 10
-static struct call_rule call_rules[1 << CALL_BITS];
-static unsigned kernel_res;	/* what the kernel level may add */
-_Static_assert(NROWS * 2 <= 1 << CALL_BITS, "call_rules at most half full");
-
-static unsigned hash_api(const char *api, size_t *len)
-{
-	uint32_t h = 2166136261u;
-	const char *p = api;
-
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	*len = (size_t)(p - api);
-	return (h * 0x9E3779B9u) >> (32 - CALL_BITS);
-}
-
-/* api's rule, or the free slot it would have */
-static struct call_rule *call_slot(const char *api)
-{
-	size_t len;
-	unsigned h = hash_api(api, &len);
-
-	for (; call_rules[h].api; h = (h + 1) & ((1 << CALL_BITS) - 1))
-		if (call_rules[h].len == len && !memcmp(call_rules[h].api, api, len))
-			break;
-	return &call_rules[h];
-}
-
 static void call_rules_make(void)
 {
 	for (size_t i = 0; i < NROWS; i++) {
 		const struct call_row *w = &call_rows[i];
-		struct call_rule *c = call_slot(w->api);
+		struct call_rule *c = &call_rules[trace_call_by_name(w->api)];
 
-		c->api = w->api;
-		c->len = strlen(w->api);
 		c->res |= 1u << w->res | res_also[w->res];
 		c->amount |= w->amount;
 	}
-	kernel_res = 1u << call_rows[TCALL_SYSCALL].res;
 }
 
 /* Each element's rules are consecutive in the table. The readers call
@@ -442,12 +408,14 @@ static int check_call(const char *api, int64_t res, bool kernel, const char *amo
 	unsigned allow;
 	char list[128];
 	size_t k = 0;
+	int id = trace_call_by_name(api);
 
-	pthread_once(&once, call_rules_make);
-	c = call_slot(api);
-	if (!c->api)
+	if (id < 0)
 		return 0;
-	allow = c->res | (kernel ? kernel_res : 0);
+	pthread_once(&once, call_rules_make);
+	c = &call_rules[id];
+	/* what the kernel level adds: the SYSCALL row's */
+	allow = c->res | (kernel ? 1u << call_rows[TCALL_SYSCALL].res : 0);
 	if (!(allow & 1u << res)) {
 		for (int i = 0; i < TRACE_RES_N; i++)
 			if (allow & 1u << i)

@@ -20,7 +20,6 @@
 #include "discover.h"
 #include "capture/session/session.h"
 #include "zstdio.h"
-#include "capture/discover/discover.h"
 #include "util.h"
 #include "trace/xmlcopy.h"
 #include "mpideps.h"

@@ -24,7 +24,6 @@ void thread_finish(struct tstate *t, int how, int unmap)
 		at = prof_thread_end(t);
 	spool_end(t, how, at);
 	sess_thread_gone(t);
-	spool_unlist(t);
 	t->hold |= HOLD_OFF;
 	if (unmap)                   /* the arena stays mapped */
 		t->win = NULL;

@@ -298,8 +298,8 @@ void sess_before(struct tstate *t, int call, int64_t a1, int fd);
  * long call. One test on the hot path for both. */
 #define EXTRA_SITES   1
 #define EXTRA_PROFILE 2
-extern int rec_extras;
-/* (extras.c, base.c) */
+extern int rec_extras;		/* base.c */
+/* extras.c */
 void rec_extra(struct tstate *t, int call, uint64_t t0, uint64_t t1);
 void site_put(struct tstate *t);
 void sites_fork_child(void);
@@ -626,7 +626,6 @@ int spool_attach(void);
 int spool_new_image(void);
 int spool_open(struct tstate *t);
 void spool_end(struct tstate *t, int how, uint64_t at);
-void spool_unlist(struct tstate *t);
 void spool_end_all(struct tstate *self, int how, uint64_t at, int no_prof);
 void spool_unend_all(void);
 void spool_forget_all(void);
@@ -682,6 +681,7 @@ char *utoa(char *p, unsigned long v);
 uint64_t udec(const char *s);
 /* up to n bytes of a small file (/proc's), -1 when it does not open */
 long read_small(const char *path, char *buf, size_t n);
+
 /* rt_sigaction's own struct (glibc's sigaction has a bigger mask) */
 struct ksigaction {
 	void *handler;

@@ -483,16 +483,13 @@ static void hdr_finish(struct spool_hdr *h, pid_t tid, int self, int how, uint64
 	__atomic_store_n(&h->exit, how, __ATOMIC_RELEASE);
 }
 
-/* A thread ends: its header stamped, its slot in the registry free. */
+/* A thread ends: its header stamped, its slot in the registry free
+ * (a vfork child's spool has none). */
 void spool_end(struct tstate *t, int how, uint64_t at)
 {
 	if (t->win)
 		t->hdr->used = (uint64_t)(t->cur - t->win);
 	hdr_finish(t->hdr, t->tid, 1, how, at);
-}
-
-void spool_unlist(struct tstate *t)
-{
 	reg_del(t);
 }
 

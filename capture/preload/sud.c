@@ -75,6 +75,14 @@ extern struct stub_up {
 	void (*zp_fault)(void);
 } island_stub_up;
 
+/* before an image's first dispatch (sud_take_over, sud_init): its
+ * threads and children come after */
+static void stub_up_fill(void)
+{
+	island_stub_up = (struct stub_up){ island_note_sigreturn, zp_fast,
+					   zp_fault_undispatched };
+}
+
 /* --- the decoding table (capture/syscalls.def) ----------------------- */
 
 enum how { D_NONE = 0, D_RW, D_PRW, D_IOV, D_PIOV, D_OPEN, D_CREAT, D_OPENAT,
@@ -363,8 +371,6 @@ int sud_arm_thread(void)
 
 	if (sud_fail_forced)
 		return -EINVAL;
-	island_stub_up = (struct stub_up){ island_note_sigreturn, zp_fast,
-					   zp_fault_undispatched };
 	t->sel = SEL_ALLOW;
 	long r = island_sys6(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH,
 			     PR_SYS_DISPATCH_ON, (long)island_sud_begin,
@@ -383,6 +389,7 @@ int sud_arm_thread(void)
  * until sud_init blocks: the calls in between are the capture's own. */
 void sud_take_over(void)
 {
+	stub_up_fill();
 	if (sud_arm_thread() == 0)
 		ts.sel = SEL_ALLOW;
 }
@@ -698,6 +705,7 @@ void sud_init(void)
 				 island_restorer, 0 }, old;
 	int e = errno;
 
+	stub_up_fill();
 	sud_fail_forced = getenv("ISLAND_SUD_FAIL") != NULL;
 	const char *l = getenv(ENV_LOADER);
 	if (l && strlen(l) < sizeof(loader))
