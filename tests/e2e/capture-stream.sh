@@ -293,6 +293,8 @@ apps=$(cat /proc/$cap/task/*/children /proc/$cap2/task/*/children 2>/dev/null)
 kill -9 $cap $cap2
 wait $cap 2>/dev/null
 wait $cap2 2>/dev/null
+drop_claim never.xml.zst
+drop_claim kd/never.xml
 # the apps outlive their captures: let them end
 : > kill.gate
 for i in $(seq 600); do

@@ -68,6 +68,16 @@ need_pcap() {
 
 # The trace is well-formed XML, and valid against the schema when there
 # is one.
+# A killed capture's claim on TRACE's name (a file in /dev/shm no one
+# holds), which outlives the test's directory: removed, once seen, so that
+# no later test whose directory gets its inode finds it.
+drop_claim() {
+	_d=$(dirname "$1")
+	_c=/dev/shm/island-claim.$(id -u).$(stat -c %d "$_d").$(stat -c %i "$_d").$(basename "$1")
+	[ -e "$_c" ] || fail "the killed capture of $1 left no claim ($_c)"
+	rm -f "$_c"
+}
+
 check_trace() {
 	if [ -f "$SCHEMA" ]; then
 		xmllint --noout --schema "$SCHEMA" "$1" 2>xmllint.err ||
