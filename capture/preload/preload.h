@@ -258,6 +258,7 @@ void uring_mmap(long fd, long off, long addr);
 void uring_ptrs(long fd, char *sq, char *cq, char *sqes);
 void uring_register(struct tstate *t, long fd, long op, const void *arg, long n,
 		    long ret);
+long uring_fd(struct tstate *t, long nr, const long *a);
 unsigned uring_head(long fd);
 unsigned uring_head_now(long fd);
 void uring_enter(struct tstate *t, long fd, unsigned head, long ret, uint64_t t0,

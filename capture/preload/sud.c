@@ -942,7 +942,15 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 	int fix = 0;
 
 	t->sysguard = 1;
-	unsigned head = unlikely(nr == SYS_io_uring_enter) ? uring_head(a[0]) : 0;
+	/* a registered ring's calls recorded by its descriptor */
+	long ua[6];
+	const long *ra = a;
+	if (unlikely(nr == SYS_io_uring_enter || nr == SYS_io_uring_register) &&
+	    (ua[0] = uring_fd(t, nr, a)) != a[0]) {
+		memcpy(ua + 1, a + 1, 5 * sizeof(long));
+		ra = ua;
+	}
+	unsigned head = unlikely(nr == SYS_io_uring_enter) ? uring_head(ra[0]) : 0;
 	if (unlikely(nr == SYS_munmap) && rec)
 		uring_munmap(t, a[0], a[1], SEQ_KERNEL | (uint64_t)nr << 48);
 	uint64_t t0 = now();
@@ -958,7 +966,7 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 	t->sysguard = 1;
 	uint64_t t1 = now();
 	if (rec && !capture_own(nr, a, ret)) {
-		sys_put(t, nr, a, ret, t0, t1, inlibc);
+		sys_put(t, nr, ra, ret, t0, t1, inlibc);
 		/* libaio's: the operations submitted and reaped */
 		uint64_t fl = SEQ_KERNEL | (uint64_t)nr << 48;
 		if (unlikely((nr >= SYS_io_setup && nr <= SYS_io_cancel) ||
@@ -968,9 +976,9 @@ static long plain_call(struct tstate *t, long nr, const long *a)
 		else if (unlikely(nr == SYS_io_uring_setup) && ret >= 0)
 			uring_setup(t, ret, (const void *)a[1], fl);
 		else if (unlikely(nr == SYS_io_uring_enter))
-			uring_enter(t, a[0], head, ret, t0, t1, fl);
+			uring_enter(t, ra[0], head, ret, t0, t1, fl);
 		else if (unlikely(nr == SYS_io_uring_register))
-			uring_register(t, a[0], a[1], (const void *)a[2], a[3], ret);
+			uring_register(t, ra[0], a[1], (const void *)a[2], a[3], ret);
 		else if (nr == SYS_mmap && (ret < 0 || ret >= 4096))
 			uring_mmap(a[4], a[5], ret < 0 ? -1 : ret);
 	}

@@ -14,7 +14,8 @@
  * when the program reaps the ring in user space between its calls; an
  * entry the kernel wrote over before we looked is counted, not lost
  * silently). Registered files (IORING_REGISTER_FILES) name the fixed
- * descriptors.
+ * descriptors; a registered ring (IORING_REGISTER_RING_FDS), entered by
+ * its index, is known by the descriptor the index stands for.
  *
  * Not itemised, said so (REC_AIO_GAP): SQPOLL rings (the kernel's thread
  * takes submissions no system call reveals), rings whose memory was not
@@ -75,6 +76,63 @@ static struct uring *ring_of(int fd)
 		if (rings[i].fd == fd)
 			return &rings[i];
 	return NULL;
+}
+
+/*
+ * Registered rings: an index the registering thread alone may give in
+ * place of the ring's descriptor (the kernel keeps them per task, and a
+ * fork's child or a new thread has none). Each entry is written by its
+ * thread only, which alone looks it up; a free one (tid 0) is taken by
+ * compare-and-swap.
+ */
+#ifndef IORING_REGISTER_USE_REGISTERED_RING
+#define IORING_REGISTER_USE_REGISTERED_RING (1U << 31)
+#endif
+#define UREGS 64
+static struct { pid_t tid; unsigned off; int fd; } regs[UREGS];
+
+static int reg_find(pid_t me, unsigned off)
+{
+	for (int i = 0; i < UREGS; i++)
+		if (__atomic_load_n(&regs[i].tid, __ATOMIC_RELAXED) == me && regs[i].off == off)
+			return i;
+	return -1;
+}
+
+static void reg_put(pid_t me, unsigned off, int fd)
+{
+	int i = reg_find(me, off);
+
+	for (int j = 0; i < 0 && j < UREGS; j++) {
+		pid_t zero = 0;
+		if (__atomic_compare_exchange_n(&regs[j].tid, &zero, me, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			i = j;
+	}
+	if (i < 0)
+		return;         /* not known: its calls' ring is not found, said so */
+	regs[i].off = off;
+	regs[i].fd = fd;
+}
+
+static void reg_drop(pid_t me, unsigned off)
+{
+	int i = reg_find(me, off);
+
+	if (i >= 0)
+		__atomic_store_n(&regs[i].tid, 0, __ATOMIC_RELEASE);
+}
+
+/* The ring's descriptor an io_uring_enter or io_uring_register gives,
+ * by its registered index or as itself; -1 an index not known */
+long uring_fd(struct tstate *t, long nr, const long *a)
+{
+	int reg = nr == SYS_io_uring_enter ?
+		  (a[3] & IORING_ENTER_REGISTERED_RING) != 0 :
+		  ((unsigned long)a[1] & IORING_REGISTER_USE_REGISTERED_RING) != 0;
+	int i = reg ? reg_find(self_tid(t), (unsigned)a[0]) : -1;
+
+	return !reg ? a[0] : i < 0 ? -1 : regs[i].fd;
 }
 
 /* Each opcode: the operation it is, what its length is (0 none, 1 len,
@@ -203,7 +261,17 @@ void uring_register(struct tstate *t, long fd, long op, const void *arg, long n,
 {
 	struct uring *u = ring_of((int)fd);
 
-	(void)t;
+	op &= ~(long)IORING_REGISTER_USE_REGISTERED_RING;
+	if (ret > 0 && arg && (op == IORING_REGISTER_RING_FDS ||
+			       op == IORING_UNREGISTER_RING_FDS)) {
+		/* the kernel wrote each index it chose back: offset */
+		const struct io_uring_rsrc_update *up = arg;
+		for (long i = 0; i < ret && i < n; i++)
+			if (op == IORING_REGISTER_RING_FDS)
+				reg_put(self_tid(t), up[i].offset, (int)up[i].data);
+			else
+				reg_drop(self_tid(t), up[i].offset);
+	}
 	if (!u || ret < 0)
 		return;
 	if (op == IORING_REGISTER_FILES) {

@@ -197,7 +197,10 @@ EXPORT long syscall(long nr, ...)
 	    (aio && aio_in_libaio) || !enter_top(t))
 		return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	pid_t me = self_tid(t);
-	unsigned head = nr == SYS_io_uring_enter && !sud_on ? uring_head(a[0]) : 0;
+	/* a registered ring's calls recorded by its descriptor */
+	long ring = nr == SYS_io_uring_enter || nr == SYS_io_uring_register ?
+		    uring_fd(t, nr, a) : -1;
+	unsigned head = nr == SYS_io_uring_enter && !sud_on ? uring_head(ring) : 0;
 	uint64_t t0 = call_start(t);
 	long r = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	int e = errno;
@@ -226,15 +229,15 @@ EXPORT long syscall(long nr, ...)
 			uring_setup(t, r, (const void *)a[1], 0);
 	} else if (nr == SYS_io_uring_enter) {
 		uint64_t t1 = now();
-		put(t, C_IO_URING_ENTER, t0, t1, r, (int)a[0], a[1], a[2],
+		put(t, C_IO_URING_ENTER, t0, t1, r, (int)ring, a[1], a[2],
 		    r < 0 ? e : 0);
 		if (!sud_on)
-			uring_enter(t, a[0], head, r, t0, t1, 0);
+			uring_enter(t, ring, head, r, t0, t1, 0);
 	} else {
-		put(t, C_IO_URING_REGISTER, t0, now(), r, (int)a[0], a[1], 0,
+		put(t, C_IO_URING_REGISTER, t0, now(), r, (int)ring, a[1], 0,
 		    r < 0 ? e : 0);
 		if (!sud_on)
-			uring_register(t, a[0], a[1], (const void *)a[2], a[3], r);
+			uring_register(t, ring, a[1], (const void *)a[2], a[3], r);
 	}
 	leave(t);
 	errno = e;

@@ -5,6 +5,8 @@
  *  plain   a ring of 4 entries
  *  sqpoll  a ring polled by the kernel's thread (IORING_SETUP_SQPOLL):
  *          its submissions make no system call
+ *  regring a ring of 4 entries registered (io_uring_register_ring_fd):
+ *          liburing enters it by its index, not its descriptor
  * Exit status 0 when both did what was asked, 77 when the kernel refused
  * the ring (io_uring disabled, SQPOLL not permitted).
  */
@@ -57,11 +59,15 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "sqpoll")) {
 		p.flags = IORING_SETUP_SQPOLL;
 		p.sq_thread_idle = 100;
-	} else if (strcmp(argv[1], "plain")) {
+	} else if (strcmp(argv[1], "plain") && strcmp(argv[1], "regring")) {
 		return 2;
 	}
 	if ((r = io_uring_queue_init_params(4, &ring, &p)) < 0) {
 		fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-r));
+		return 77;
+	}
+	if (!strcmp(argv[1], "regring") && (r = io_uring_register_ring_fd(&ring)) != 1) {
+		fprintf(stderr, "io_uring_register_ring_fd: %s\n", strerror(-r));
 		return 77;
 	}
 	if ((fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0644)) < 0) {

@@ -16,9 +16,10 @@
 #  - tests/apps/rawuring (io_uring by syscall() and libc's mmap, as
 #    fio's setup): a write and a fixed-file read linked, an fsync, a nop,
 #    each itemised (async="io_uring"); its openat is not: said so;
-#  - tests/apps/uring plain and sqpoll (liburing, which makes its own
-#    system calls): plain itemised in both modes (its rings learnt from
-#    liburing's functions in the default capture); nobody sees a SQPOLL
+#  - tests/apps/uring plain, regring and sqpoll (liburing, which makes
+#    its own system calls): plain itemised in both modes (its rings
+#    learnt from liburing's functions in the default capture), and so
+#    is a registered ring, entered by its index; nobody sees a SQPOLL
 #    ring's submissions: incomplete, saying why.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 
@@ -139,8 +140,8 @@ WANT
 	# liburing, which makes its own system calls: its rings learnt from
 	# its functions (default) or the kernel boundary (--syscalls), eight
 	# writes and reads of 4096 bytes; a SQPOLL ring's submissions make
-	# no system call at all
-	for mode in plain sqpoll; do
+	# no system call at all; a registered ring is entered by its index
+	for mode in plain regring sqpoll; do
 		"$APPS/uring" $mode "$PWD/u.dat" 2> uring.err
 		rc=$?
 		[ $rc = 77 ] && { echo "io_uring $mode refused here: $(cat uring.err)"; continue; }
@@ -152,7 +153,7 @@ WANT
 				fail "$m: capture uring $mode (run $k): $(cat cap.err)"
 		done
 		check_trace u$mode.$m.xml
-		if [ $mode = plain ]; then
+		if [ $mode != sqpoll ]; then
 			grep -q '<trace version="1" generator="[^"]*" complete="true">' u$mode.$m.xml ||
 				fail "$m: uring $mode: incomplete: $(grep -o 'reason="[^"]*"' u$mode.$m.xml)"
 			expect_eq "$m: uring $mode: u.dat" "$(perfile u$mode.$m.xml u.dat)" "DIR/u.dat,8,32768,8,32768"
