@@ -45,3 +45,20 @@ for e in io_uring libaio; do
 	printf '%-40s %10s %8s\n' "$e island-capture" "$d" "$(ratio "$d")"
 	printf '%-40s %10s %8s\n' "$e island-capture --syscalls" "$s" "$(ratio "$s")"
 done
+
+# one io_uring_enter that does nothing: through libc's syscall() (its
+# site rewritten under --syscalls) and by the program's own `syscall`
+# (fio's: a signal each, as liburing's; never rewritten, see sud.c)
+U=build/bench/uring-enter
+[ -x "$U" ] || { echo "$U not built (make bench builds it)"; exit 0; }
+printf '\n%-40s %10s %8s\n' "io_uring_enter, nothing to do" "ns/call" "x native"
+for m in libc inline; do
+	: > "$tmp/n"; : > "$tmp/s"
+	for i in $(seq "$RUNS"); do
+		"$U" $m | awk '{ print $2 }' >> "$tmp/n"
+		$C --syscalls -n bench -o "$tmp/u.xml.zst" -- "$U" $m | awk '{ print $2 }' >> "$tmp/s"
+	done
+	n=$(median < "$tmp/n"); s=$(median < "$tmp/s")
+	printf '%-40s %10s %8s\n' "$m native" "$n" "1.00"
+	printf '%-40s %10s %8s\n' "$m island-capture --syscalls" "$s" "$(echo "scale=2; $s / $n" | bc)"
+done

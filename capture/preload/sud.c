@@ -19,7 +19,9 @@
  *    island_clone_vm where the application's call would have returned,
  *    never inside this handler.
  */
+#include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -37,6 +39,7 @@
 #include <linux/seccomp.h>
 
 #include "preload.h"
+#include "real.h"
 
 #ifndef PR_SET_SYSCALL_USER_DISPATCH
 #define PR_SET_SYSCALL_USER_DISPATCH 59
@@ -473,6 +476,9 @@ static void sud_warn(const char *msg)
 
 static void sigsys(int sig, siginfo_t *si, void *uctx);
 static void zp_init(void) __attribute__((unused));
+#ifndef ISLAND_LOADER
+static void zp_uring_init(void);
+#endif
 
 static char loader[512];           /* island-loader (ISLAND_LOADER) */
 
@@ -706,6 +712,9 @@ void sud_init(void)
 	int e = errno;
 
 	stub_up_fill();
+#ifndef ISLAND_LOADER
+	zp_uring_init();
+#endif
 	sud_fail_forced = getenv("ISLAND_SUD_FAIL") != NULL;
 	const char *l = getenv(ENV_LOADER);
 	if (l && strlen(l) < sizeof(loader))
@@ -785,10 +794,11 @@ static int zp_on;
 
 /* Calls that need the signal frame (a new stack, a new image, the end of
  * the thread, the signal state): never made on the fast path. Nor
- * io_uring's: the rewritten `call` pushes its return address where the
- * caller's red zone begins, and liburing's inline system calls keep a
- * pointer there (__io_uring_get_cqe, looping on io_uring_enter: the
- * program crashed under --syscalls); a site that traps is not rewritten */
+ * io_uring's, but from libc's syscall() (zp_uring_ok): the rewritten
+ * `call` pushes its return address where the caller's red zone begins,
+ * and liburing's inline system calls keep a pointer there
+ * (__io_uring_get_cqe, looping on io_uring_enter: the program crashed
+ * under --syscalls); a site that traps is not rewritten */
 static const unsigned char zp_slow[NSYS] = {
 	[__NR_clone] = 1, [__NR_clone3] = 1, [__NR_fork] = 1, [__NR_vfork] = 1,
 	[__NR_execve] = 1, [__NR_execveat] = 1, [__NR_exit] = 1,
@@ -801,6 +811,34 @@ static const unsigned char zp_slow[NSYS] = {
 static int zp_slow_nr(long nr)
 {
 	return nr < 0 || nr >= NSYS || zp_slow[nr];
+}
+
+/* libc's syscall(), a leaf that keeps nothing below its stack pointer:
+ * io_uring's calls made by it (rawuring's, the Rust io-uring crate's
+ * libc backend) may take the fast path; fio's and liburing's are their
+ * own inline `syscall`s */
+static uintptr_t libc_sc, libc_sc_end;
+
+#ifndef ISLAND_LOADER
+static void zp_uring_init(void)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+
+	real_resolve();
+	if (REAL(syscall) && dladdr1((void *)REAL(syscall), &info, (void **)&sym,
+				     RTLD_DL_SYMENT) && sym && sym->st_size &&
+	    info.dli_saddr == (void *)REAL(syscall)) {
+		libc_sc = (uintptr_t)REAL(syscall);
+		libc_sc_end = libc_sc + sym->st_size;
+	}
+}
+#endif
+
+static int zp_uring_ok(long nr, uintptr_t site)
+{
+	return (nr == __NR_io_uring_enter || nr == __NR_io_uring_register) &&
+	       site >= libc_sc && site < libc_sc_end;
 }
 
 #ifdef ISLAND_LOADER
@@ -1055,7 +1093,7 @@ int zp_fast(struct zp_frame *f)
 		t->zp_fault[2] = f->r11;
 		return 2;
 	}
-	if (zp_slow_nr(nr))
+	if (zp_slow_nr(nr) && !zp_uring_ok(nr, f->ret - 2))
 		return 0;
 	int e = errno;
 	long a[6] = { f->rdi, f->rsi, f->rdx, f->r10, f->r8, f->r9 };
@@ -1574,7 +1612,7 @@ static void sigsys(int sig, siginfo_t *si, void *uctx)
 		t->sysguard = outer;
 		ret = plain_call(t, nr, a);
 		g[REG_RAX] = ret;
-		if (zp_on && !zp_slow_nr(nr))
+		if (zp_on && (!zp_slow_nr(nr) || zp_uring_ok(nr, (uintptr_t)g[REG_RIP] - 2)))
 			zp_patch((uintptr_t)g[REG_RIP] - 2);
 		errno = e;
 		return;
