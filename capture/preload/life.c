@@ -24,6 +24,8 @@ void thread_finish(struct tstate *t, int how, int unmap)
 		at = prof_thread_end(t);
 	spool_end(t, how, at);
 	sess_thread_gone(t);
+	if (unlikely(nrings))
+		uring_thread_gone(t);
 	t->hold |= HOLD_OFF;
 	if (unmap)                   /* the arena stays mapped */
 		t->win = NULL;

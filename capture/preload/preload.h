@@ -259,6 +259,7 @@ void uring_ptrs(long fd, char *sq, char *cq, char *sqes);
 void uring_register(struct tstate *t, long fd, long op, const void *arg, long n,
 		    long ret);
 long uring_fd(struct tstate *t, long nr, const long *a);
+void uring_thread_gone(struct tstate *t);
 unsigned uring_head(long fd);
 unsigned uring_head_now(long fd);
 void uring_enter(struct tstate *t, long fd, unsigned head, long ret, uint64_t t0,

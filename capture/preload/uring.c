@@ -123,6 +123,15 @@ static void reg_drop(pid_t me, unsigned off)
 		__atomic_store_n(&regs[i].tid, 0, __ATOMIC_RELEASE);
 }
 
+/* A thread ends: its indexes with it (a new thread given its number
+ * has none) */
+void uring_thread_gone(struct tstate *t)
+{
+	for (int i = 0; t->tid && i < UREGS; i++)
+		if (__atomic_load_n(&regs[i].tid, __ATOMIC_RELAXED) == t->tid)
+			__atomic_store_n(&regs[i].tid, 0, __ATOMIC_RELEASE);
+}
+
 /* The ring's descriptor an io_uring_enter or io_uring_register gives,
  * by its registered index or as itself; -1 an index not known */
 long uring_fd(struct tstate *t, long nr, const long *a)
@@ -538,4 +547,5 @@ void uring_fork_child(void)
 {
 	nrings = 0;
 	ring_owner = 0;
+	memset(regs, 0, sizeof(regs));  /* the kernel gives the child none */
 }
