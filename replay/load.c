@@ -968,6 +968,47 @@ static int zero_poll(const struct op *o)
 	return o->kind == OP_IO && call_poll(o->call) && o->timeout == 0 && !o->failed;
 }
 
+/* A child polled for: waitpid(WNOHANG)s that found it running, the
+ * thread's sleeps, work and looks (stat, access) between them, then the
+ * wait that reaped it (fio's parent polls its job every 10 ms, and looks
+ * for a trigger file: 773 polls on a slow disk).
+ * How many times it polled is timing; what it waited for is the child's
+ * end. Each poll is marked with the reaping wait (run_ops goes on to it
+ * once the replayed child has ended). */
+static int child_poll(const struct op *o)
+{
+	return o->kind == OP_IO && call_waits_child(o->call) && !o->failed && o->child < 0 &&
+	       (!o->has_result || o->result == 0);
+}
+
+static void replay_childpolls(struct trace *t)
+{
+	for (size_t k = 0; k < t->nnodes; k++) {
+		struct node *n = &t->nodes[k];
+		for (size_t a = 0; a < n->nthreads; a++) {
+			struct thread *th = &n->threads[a];
+			for (size_t i = 0; i < th->nops; i++) {
+				if (!child_poll(&th->ops[i]))
+					continue;
+				size_t j = i + 1;
+				while (j < th->nops && (th->ops[j].kind == OP_COMPUTE ||
+							child_poll(&th->ops[j]) ||
+							(th->ops[j].kind == OP_IO &&
+							 (th->ops[j].res == RES_SLEEP ||
+							  call_looks(th->ops[j].call)))))
+					j++;
+				const struct op *r = j < th->nops ? &th->ops[j] : NULL;
+				if (r && r->kind == OP_IO && call_waits_child(r->call) && !r->failed &&
+				    r->child >= 0)
+					for (size_t q = i; q < j; q++)
+						if (child_poll(&th->ops[q]))
+							th->ops[q].cpoll_end = (uint32_t)j + 1;
+				i = j - 1;
+			}
+		}
+	}
+}
+
 static void replay_busywaits(struct trace *t)
 {
 	for (size_t k = 0; k < t->nnodes; k++) {
@@ -1084,6 +1125,7 @@ struct trace *replay_load(const char *file)
 	replay_wait_lags(rd.t);
 	replay_pipe_readers(rd.t);
 	replay_busywaits(rd.t);
+	replay_childpolls(rd.t);
 	load_trace = NULL;	/* the caller's */
 	return rd.t;
 }

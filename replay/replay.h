@@ -55,6 +55,9 @@ struct op {
 	/* the first poll of a busy wait (load.c, replay_busywaits): the
 	 * index + 1 of its last poll (0: none), and of the receive after it */
 	uint32_t busy_end, busy_recv;
+	/* a poll for a child that found it running (load.c,
+	 * replay_childpolls): the index + 1 of the wait that reaped it */
+	uint32_t cpoll_end;
 	const struct call *call;	/* NULL: not replayable, skipped */
 	struct mpiop *mpi;	/* an MPI call --mpi issues again, or NULL */
 	const char *path, *path2, *inpath, *peer, *flags;
@@ -232,6 +235,7 @@ void aio_load(struct thread *th, const struct call *submit, const char *key, int
 void aio_end(void);
 /* poll, select, epoll_wait and their kin */
 int call_poll(const struct call *c);
+int call_waits_child(const struct call *c);
 /* opens a file (open, openat, creat, fopen...); removes one (unlink...) */
 int call_opens(const struct call *c);
 int call_looks(const struct call *c);

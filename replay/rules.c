@@ -120,6 +120,11 @@ int call_poll(const struct call *c)
 	return c && c->fn == h_poll;
 }
 
+int call_waits_child(const struct call *c)
+{
+	return c && c->fn == h_waitpid;
+}
+
 int call_opens(const struct call *c)
 {
 	return c && c->fn == h_open && strcmp(c->api, "opendir");

@@ -324,6 +324,40 @@ static size_t busy_wait(struct rctx *c, const struct thread *th, size_t i)
 	return o->busy_end - 1;
 }
 
+/* A poll for a child (replay_childpolls in load.c) that has ended here
+ * would have found it: the polls and sleeps up to the wait that reaped
+ * it are over, counted as the original's and not made (a replay on a
+ * faster disk than the capture's polled on for the original's 8 s while
+ * fio's job ended in 4). 1 when they are, 0 when the child runs on. */
+static int child_polled(struct rctx *c, const struct thread *th, size_t i)
+{
+	const struct op *o = &th->ops[i], *reap = &th->ops[o->cpoll_end - 1];
+	struct nstate *ns = c->ns;
+	struct rthread *ts = &ns->ts[c->th];
+
+	if (reap->target < 0 || !ns->ps[reap->target].launched)
+		return 0;
+	pthread_mutex_lock(&ns->mu);
+	int ended = proc_done(ns, reap->target);
+	pthread_mutex_unlock(&ns->mu);
+	if (!ended)
+		return 0;
+	if (!c->mark)
+		c->mark = rnow_ns();
+	for (size_t k = i; k < o->cpoll_end - 1; k++) {
+		const struct op *p = &th->ops[k];
+		if (p->kind != OP_IO)
+			continue;
+		enum family f = op_family(p);
+		c->fam[f].calls++;
+		c->fam[f].orig_ns += p->dur;
+		c->calls++;
+		sync_done(ns->r->sync, ns->r->node, p->seq, c->mark - c->late);
+		ts->op_done[k] = c->mark;
+	}
+	return 1;
+}
+
 static void run_ops(struct rctx *c, const struct thread *th)
 {
 	struct nstate *ns = c->ns;
@@ -396,6 +430,11 @@ static void run_ops(struct rctx *c, const struct thread *th)
 		if (opt.mode == MODE_TIMED) {
 			issue_at(r->t0_ns + r->offset_ns + (int64_t)((double)o->start / opt.speed));
 			c->mark = 0;
+		}
+		if (o->cpoll_end && opt.mode == MODE_CAUSAL && child_polled(c, th, i)) {
+			i = o->cpoll_end - 2;	/* the reaping wait next */
+			ops_done(ns, ts, i);
+			continue;
 		}
 		if (o->busy_end && opt.mode == MODE_CAUSAL) {
 			size_t last = busy_wait(c, th, i);
