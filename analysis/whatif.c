@@ -6,10 +6,18 @@
  * peer's I/O completes there, the call after it ending no earlier than
  * the original's wake-up after that I/O; a rate held by the rule of
  * island-replay --limit (usage drains at RATE; a call that leaves it above
- * RATE is held (usage - RATE) / RATE). --validate REPORT (island-replay
+ * RATE is held (usage - RATE) / RATE). A process or thread starts as
+ * late as the call that made it came, and a parent polling for its child
+ * (waitpid with WNOHANG, sleeping between) stops polling once the child
+ * has ended, as island-replay does; a thread joined while it waited to be
+ * told to end (its last calls waits and sleeps) ends when the joining
+ * thread comes; a thread's waits before a read of a pipe are over once
+ * the write whose bytes it read was made (fio's helper thread ticks every
+ * 250 ms until its main thread writes it a byte). --validate REPORT (island-replay
  * --report of a replay under that change: --limit, or another system)
  * puts the replayed times beside. */
 #include "analyze.h"
+#include "trace/calls.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +27,25 @@ enum { EV_COMPUTE, EV_IO, EV_WAIT };
 enum { F_CPU, F_FILE, F_NET, NF };
 
 struct wevent {
-	uint8_t kind, res;
 	int64_t start, dur, amount;	/* node time */
-	uint32_t seq;			/* io: its number in the node, 0 none */
+	int64_t sim_end;		/* io: when it ended, played */
 	const char *wnode;		/* wait: the node waited on, its I/O */
-	uint32_t wseq;
 	long child;			/* io: the process or thread it waited
-					 * for the end of (wait*, pthread_join) */
-	uint8_t join;			/* 1 a process's, 2 a thread's; 0 none */
+					 * for the end of (wait*, pthread_join),
+					 * or made (fork, pthread_create, ...) */
+	uint32_t seq;			/* io: its number in the node, 0 none */
+	uint32_t wseq;
+	uint32_t reap;			/* poll: the index + 1 of the wait that
+					 * reaped the child polled for */
+	uint32_t made;			/* join 3: the thread made, index + 1 */
+	uint32_t wthr, wev;		/* a wait for a pipe's bytes: the write's
+					 * thread + 1 (0 none) and event */
+	int32_t pipe;			/* io on a pipe: which (0 none) */
+	uint8_t kind, res;
+	uint8_t join;			/* 1 a process's, 2 a thread's, 3 made;
+					 * 0 none */
+	uint8_t poll, idle;		/* a wait for a child that found none
+					 * ended; a look (stat, access) */
 };
 
 struct wthread {
@@ -40,6 +59,13 @@ struct wthread {
 	int64_t wait_done, wait_orig;	/* the latest peer completion waited
 					 * for before the next call, and its
 					 * original time (0: none) */
+	int made, born;			/* a call of the trace made it; that
+					 * call was played, */
+	int64_t born_shift;		/* its creator's shift then */
+	size_t idle_from;		/* its events from there on are waits,
+					 * sleeps and work between (n: none) */
+	int idle_seen;			/* got there, */
+	int64_t t_idle;			/* at that time */
 };
 
 struct wnode {
@@ -142,6 +168,21 @@ static void note_seq(struct wnode *x, uint32_t seq, int64_t when)
 	x->orig[seq] = when;
 }
 
+/* the replay's rule of each call (trace/replay.def), by which the polls
+ * are told as island-replay tells them */
+static const char *const rule_of[TCALL_N] = {
+#define REPLAY(id, rule, family, stdio) [TCALL_##id] = #rule,
+#include "trace/replay.def"
+#undef REPLAY
+};
+
+static int rule_is(const char *api, const char *rule)
+{
+	int id = trace_call_by_name(api);
+
+	return id >= 0 && rule_of[id] && !strcmp(rule_of[id], rule);
+}
+
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 {
 	struct wevent *e = add(ctx, t, EV_IO);
@@ -156,14 +197,20 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 		note_seq(wnode_of(ctx, t->node), e->seq, io->end + t->node->off);
 	/* a wait for a child's end, or a join: it ends when that one does */
 	const struct trace_attr *c = trace_io_attr(io, "child");
-	static const char *const waits[] = { "wait", "waitpid", "wait3", "wait4", "waitid" };
-	for (size_t i = 0; c && !io->failed && i < sizeof(waits) / sizeof(waits[0]); i++)
-		if (!strcmp(io->api, waits[i]))
-			e->join = 1;
-	if (c && !io->failed && !strcmp(io->api, "pthread_join"))
+	int waits = !io->failed && rule_is(io->api, "waitpid");
+	if (c && waits)
+		e->join = 1;
+	else if (c && !io->failed && !strcmp(io->api, "pthread_join"))
 		e->join = 2;
+	else if (c && !io->failed && io->res == TRACE_RES_PROC)
+		e->join = 3;
 	if (e->join)
 		e->child = strtol(c->value, NULL, 10);
+	const struct trace_attr *r = trace_io_attr(io, "result");
+	e->poll = waits && !c && (!r || r->num == 0);
+	e->idle = rule_is(io->api, "stat");
+	const struct trace_attr *p = trace_io_attr(io, "pipe");
+	e->pipe = p && !io->failed ? (int32_t)strtol(p->value, NULL, 10) : 0;
 }
 
 /* The thread whose end E waits for: a process's main thread, or the
@@ -177,6 +224,130 @@ static struct wthread *waited(struct wi *w, const struct wthread *h, const struc
 			return o;
 	}
 	return NULL;
+}
+
+/* The thread the call E of H made: the first of its number to start
+ * after the call did, on H's node */
+static struct wthread *made(struct wi *w, const struct wthread *h, const struct wevent *e)
+{
+	struct wthread *best = NULL;
+
+	for (size_t i = 0; i < w->nt; i++) {
+		struct wthread *o = &w->thr[i];
+		if (o != h && o->node == h->node && o->tid == e->child && o->start >= e->start &&
+		    (!best || o->start < best->start))
+			best = o;
+	}
+	return best;
+}
+
+/* A pipe's writes, by node, pipe and end */
+struct pwrite {
+	int node;
+	int32_t pipe;
+	int64_t end;
+	uint32_t thr, ev;
+};
+
+static int pwrite_cmp(const void *a, const void *b)
+{
+	const struct pwrite *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->pipe != y->pipe)
+		return x->pipe < y->pipe ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Each read of a pipe that got bytes: the last write to it that ended
+ * before, by another thread; the reader's waits since its last read of
+ * the pipe waited for that write */
+static void link_pipes(struct wi *w)
+{
+	struct pwrite *pw = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t k = 0; k < w->nt; k++)
+		for (size_t i = 0; i < w->thr[k].n; i++) {
+			struct wevent *e = &w->thr[k].ev[i];
+			if (e->kind == EV_IO && e->pipe && e->res == TRACE_RES_NETSEND && e->amount > 0) {
+				XGROW(pw, cap, n + 1);
+				pw[n++] = (struct pwrite){ w->thr[k].node, e->pipe, e->start + e->dur,
+							   (uint32_t)k, (uint32_t)i };
+			}
+		}
+	if (!n)
+		return;
+	qsort(pw, n, sizeof(*pw), pwrite_cmp);
+	for (size_t k = 0; k < w->nt; k++) {
+		struct wthread *h = &w->thr[k];
+		size_t from = 0;
+		for (size_t i = 0; i < h->n; i++) {
+			struct wevent *e = &h->ev[i];
+			if (e->kind != EV_IO || !e->pipe || e->res != TRACE_RES_NETRECV)
+				continue;
+			if (e->amount > 0) {
+				/* the last write ending at or before the read began */
+				struct pwrite key = { h->node, e->pipe, e->start, 0, 0 };
+				size_t lo = 0, hi = n;
+				while (lo < hi) {
+					size_t mid = (lo + hi) / 2;
+					if (pwrite_cmp(&pw[mid], &key) <= 0)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				const struct pwrite *p = lo ? &pw[lo - 1] : NULL;
+				if (p && p->node == h->node && p->pipe == e->pipe && p->thr != k)
+					for (size_t q = from; q < i; q++)
+						if (h->ev[q].kind == EV_IO && h->ev[q].res == TRACE_RES_WAIT &&
+						    !h->ev[q].join && !h->ev[q].poll) {
+							h->ev[q].wthr = p->thr + 1;
+							h->ev[q].wev = p->ev;
+						}
+			}
+			from = i + 1;
+		}
+	}
+	free(pw);
+}
+
+/* Who made whom, and each poll's reaping wait: the polls, the sleeps,
+ * work and looks between them, then the wait that reaped the child */
+static void link_threads(struct wi *w)
+{
+	for (size_t k = 0; k < w->nt; k++) {
+		struct wthread *h = &w->thr[k];
+		for (size_t i = 0; i < h->n; i++) {
+			struct wevent *e = &h->ev[i];
+			struct wthread *o = e->join == 3 ? made(w, h, e) : NULL;
+			if (o) {
+				o->made = 1;
+				e->made = (uint32_t)(o - w->thr) + 1;
+			}
+			if (!e->poll)
+				continue;
+			size_t j = i + 1;
+			while (j < h->n && (h->ev[j].kind == EV_COMPUTE || h->ev[j].poll ||
+					    (h->ev[j].kind == EV_IO && (h->ev[j].idle ||
+									h->ev[j].res == TRACE_RES_SLEEP))))
+				j++;
+			if (j < h->n && h->ev[j].join == 1)
+				for (size_t q = i; q < j; q++)
+					if (h->ev[q].poll)
+						h->ev[q].reap = (uint32_t)j + 1;
+			i = j - 1;
+		}
+		/* the idle tail: two waits or sleeps at least */
+		size_t q = h->n, waits = 0;
+		while (q > 0 && (h->ev[q - 1].kind == EV_COMPUTE ||
+				 (h->ev[q - 1].kind == EV_IO && !h->ev[q - 1].join &&
+				  (h->ev[q - 1].res == TRACE_RES_WAIT ||
+				   h->ev[q - 1].res == TRACE_RES_SLEEP))))
+			waits += h->ev[--q].kind == EV_IO;
+		h->idle_from = waits >= 2 ? q : h->n;
+	}
 }
 
 static void on_dep(void *ctx, struct trace_thread *t, const struct trace_dep *d)
@@ -289,14 +460,24 @@ static int step(struct wi *w, struct wthread *h)
 	int moved = 0, known;
 
 	if (!h->started) {
-		int64_t s = h - w->thr == x->first ? 0 : main_shift(w, x, h->start + x->off, &known);
-		if (h - w->thr != x->first && !known)
+		int64_t s = 0;
+		if (h - w->thr == x->first)
+			;
+		else if (h->born)
+			s = h->born_shift;
+		else if (h->made)
+			return 0;	/* the call that makes it is not played yet */
+		else if (s = main_shift(w, x, h->start + x->off, &known), !known)
 			return 0;
 		h->t = h->start + x->off + s;
 		h->started = moved = 1;
 	}
 	while (h->pos < h->n) {
 		struct wevent *e = &h->ev[h->pos];
+		if (h->pos == h->idle_from && !h->idle_seen) {
+			h->idle_seen = 1;
+			h->t_idle = h->t;
+		}
 		if (e->kind == EV_WAIT) {
 			struct wnode *p = node_named(w, e->wnode);
 			if (p && e->wseq < p->nseq && p->orig[e->wseq]) {
@@ -309,25 +490,77 @@ static int step(struct wi *w, struct wthread *h)
 			}
 		} else if (e->kind == EV_COMPUTE) {
 			h->t += (int64_t)((double)e->dur / x->f[F_CPU]);
-		} else if (e->join && waited(w, h, e)) {
+		} else if (e->reap) {
+			/* a poll: over, with the polls after it, once the child
+			 * has ended; not known while the child is behind */
+			struct wthread *c = waited(w, h, &h->ev[e->reap - 1]);
+			if (c && (!c->started || (!c->done && c->t <= h->t)))
+				return moved;
+			if (c && c->done && c->t <= h->t) {
+				for (; h->pos < e->reap - 1; h->pos++)
+					if (h->ev[h->pos].seq && h->ev[h->pos].seq < x->nseq)
+						x->sim[h->ev[h->pos].seq] = h->t;
+				moved = 1;
+				continue;
+			}
+			h->t += e->dur;
+			if (e->seq && e->seq < x->nseq)
+				x->sim[e->seq] = h->t;
+		} else if (e->wthr) {
+			/* a wait for a pipe's bytes: over once they were
+			 * written; as the original when they come after */
+			struct wthread *p = &w->thr[e->wthr - 1];
+			const struct wevent *we = &p->ev[e->wev];
+			int64_t orig_end = e->start + e->dur, wend = we->start + we->dur;
+			int written = p->pos > e->wev || p->done;
+			int woken = e->start < wend && orig_end >= wend;	/* by the write */
+			if (!written && (woken || p->t < h->t + e->dur))
+				return moved;	/* the writer is behind: not known */
+			if (woken) {
+				int64_t lag = orig_end - wend < e->dur ? orig_end - wend : e->dur;
+				if (we->sim_end + lag > h->t)
+					h->t = we->sim_end + lag;
+			} else if (written && we->sim_end < h->t + e->dur) {
+				if (we->sim_end > h->t)
+					h->t = we->sim_end;	/* came meanwhile */
+			} else {
+				h->t += e->dur;
+			}
+		} else if (e->join && e->join < 3 && waited(w, h, e)) {
 			/* a child's end, as it came here: the wait lasted as
 			 * long past it as the original's (a shell waiting for
 			 * sqlite3 kept its original 3.4 s on a device twice as
 			 * fast, and so did the run) */
 			struct wthread *c = waited(w, h, e);
-			if (!c->done)
+			int told = e->join == 2 && c->idle_from < c->n && c->end > e->start;
+			if (told && !c->idle_seen)
+				return moved;
+			if (!told && !c->done)
 				return moved;
 			int64_t lag = e->start + e->dur - c->end;
 			if (lag < 0)
 				lag = 0;
 			if (lag > e->dur)
 				lag = e->dur;
+			if (told) {
+				/* it waited to be told to end, and was, by
+				 * this thread's coming: its waits after that
+				 * are not the run's */
+				c->t = c->t_idle > h->t ? c->t_idle : h->t;
+				c->done = 1;
+				c->pos = c->n;
+			}
 			h->t = c->t + lag > h->t ? c->t + lag : h->t;
 			if (e->seq && e->seq < x->nseq)
 				x->sim[e->seq] = h->t;
 		} else {
 			int f = factor_of(e->res);
 			double k = f < 0 ? 1 : x->f[f];
+			struct wthread *o = e->made ? &w->thr[e->made - 1] : NULL;
+			if (o && !o->born) {
+				o->born = 1;
+				o->born_shift = h->t - (e->start + x->off);
+			}
 			int64_t end = h->t + (int64_t)((double)e->dur / k);
 			if (h->wait_orig) {
 				/* waited: its time after the peer's I/O, as the
@@ -344,6 +577,7 @@ static int step(struct wi *w, struct wthread *h)
 			}
 			end += hold(x, e->res, e->amount, end);
 			h->t = end;
+			e->sim_end = end;
 			if (e->seq && e->seq < x->nseq)
 				x->sim[e->seq] = end;
 		}
@@ -362,6 +596,8 @@ static int step(struct wi *w, struct wthread *h)
 
 static void simulate(struct wi *w)
 {
+	link_threads(w);
+	link_pipes(w);
 	for (;;) {
 		int moved = 0, left = 0;
 		for (size_t i = 0; i < w->nt; i++) {

@@ -27,6 +27,22 @@ run,1.000000000,0.600000000,-40.00"
 expect_eq "child, file*0.5" "$("$ANALYZE" whatif --csv --if '*:file*0.5' "$W")" "node,original,predicted,change
 a,1.000000000,1.800000000,80.00
 run,1.000000000,1.800000000,80.00"
+# a parent polling for its child, a helper thread told to end by a byte
+# on a pipe (tests/traces/whatif-poll.xml, as fio runs a job): on a device
+# twice as fast the next poll after the child's end finds it and the
+# helper's select gets its byte at once (regression: both kept their
+# original times, and the run its 1 s); half as fast, the reaping wait
+# waits (1.71 s: the child's end, then the parent's last 0.07 s)
+P="$ISLAND_ROOT/tests/traces/whatif-poll.xml"
+expect_eq "poll, file*2" "$("$ANALYZE" whatif --csv --if '*:file*2' "$P")" "node,original,predicted,change
+a,1.000000000,0.600000000,-40.00
+run,1.000000000,0.600000000,-40.00"
+expect_eq "poll, file*0.5" "$("$ANALYZE" whatif --csv --if '*:file*0.5' "$P")" "node,original,predicted,change
+a,1.000000000,1.710000000,71.00
+run,1.000000000,1.710000000,71.00"
+expect_eq "poll, file*1" "$("$ANALYZE" whatif --csv --if '*:file*1' "$P")" "node,original,predicted,change
+a,1.000000000,1.000000000,0.00
+run,1.000000000,1.000000000,0.00"
 # bad input: one line, exit 2
 "$ANALYZE" whatif "$T" 2> e1.txt; expect_eq "no --if status" $? 2
 expect_eq "no --if" "$(cat e1.txt)" "island-analyze: whatif: --if NODE:RES*X or NODE:RES=RATE is needed (try --help)"
