@@ -9,15 +9,17 @@
 # mount, the loop device, its image, the cgroup) goes on every exit.
 # Then island-analyze whatif is checked: each of PREDICT (sqlite) captured
 # on the slow system, its time predicted for a device twice as fast and
-# twice as slow, against a replay on the device throttled so.
+# twice as slow, against a replay on the device throttled so, and that
+# replay against the program run there for real.
 #   RUNS=3 IOPS=200 BPS=20971520 [ONLY="sqlite fio"] [PREDICT=sqlite] bench/whatif.sh
+# (ONLY= none of the first table, PREDICT= none of the second)
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
 RUNS=${RUNS:-3}
 IOPS=${IOPS:-200}
 BPS=${BPS:-20971520}
 MODES=${MODES:-causal think timed}
-ONLY=${ONLY:-sqlite fio-sync fio-psync git tar pseudosync}
+ONLY=${ONLY-sqlite fio-sync fio-psync git tar pseudosync}
 C=$ROOT/bin/island-capture
 R=$ROOT/bin/island-replay
 APPS=$ROOT/build/tests/apps
@@ -118,9 +120,11 @@ pseudosync_row() {
 }
 err() { echo "$1 $2" | awk '$1 == "fail" { print "fail"; next } { printf "%+.1f%%", ($1 / $2 - 1) * 100 }'; }
 
-printf '%-12s %9s' workload real
-for m in $MODES; do printf ' %9s %7s' "$m" error; done
-echo " failed"
+if [ -n "$ONLY" ]; then
+	printf '%-12s %9s' workload real
+	for m in $MODES; do printf ' %9s %7s' "$m" error; done
+	echo " failed"
+fi
 for w in $ONLY; do
 	fn=$(echo "$w" | tr - _)
 	if [ "$w" = pseudosync ]; then
@@ -134,7 +138,7 @@ done
 # island-analyze whatif validated: each of PREDICT captured on the slow
 # system; its time predicted for a device twice as fast and twice as
 # slow (--if '*:file*2', '*:file*0.5'), and the trace replayed (causal) on
-# the device throttled so
+# the device throttled so, and the program run there (medians of RUNS)
 slow_capture() {
 	d=$slow_mnt/cap/$1
 	slowfs_fresh && mkdir -p "$d" && "wl_$1" "$d" && sync -f "$d" &&
@@ -143,7 +147,8 @@ slow_capture() {
 }
 if [ -n "${PREDICT-sqlite}" ]; then
 	echo
-	printf '%-12s %7s %9s %9s %9s %7s\n' workload device captured predicted replayed error
+	printf '%-12s %7s %9s %9s %9s %7s %9s %7s\n' workload device captured predicted replayed error \
+		real "replay error"
 fi
 for w in ${PREDICT-sqlite}; do
 	fn=$(echo "$w" | tr - _)
@@ -156,8 +161,11 @@ for w in ${PREDICT-sqlite}; do
 			awk -F, '$1 == "run" { print $3 }')
 		: > "$fast/failed"
 		rep=$(predict "$fn" causal "$fast/$fn.slow.xml")
-		printf '%-12s %6sx %9.3f %9.3f %9s %7s\n' "$w" "$fac" "$orig" "$pred" \
-			"$(echo "$rep" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$pred" "$rep")"
+		for i in $(seq "$RUNS"); do real_once "$fn" "$slow_mnt/real"; done > "$fast/real"
+		real=$(median < "$fast/real")
+		printf '%-12s %6sx %9.3f %9.3f %9s %7s %9.3f %7s\n' "$w" "$fac" "$orig" "$pred" \
+			"$(echo "$rep" | awk '$1 == "fail" { print; next } { printf "%.3f", $1 }')" "$(err "$pred" "$rep")" \
+			"$real" "$(err "$rep" "$real")"
 	done
 	slowfs_rate "$IOPS" "$BPS"
 done
