@@ -273,6 +273,25 @@ static int64_t busy_seen(const struct thread *th, size_t i, int64_t came)
 	return came;
 }
 
+/* The calls of ops from..to-1, not made one by one: counted as the
+ * original's, over now (c->mark) for whoever waits on them */
+static void ops_over(struct rctx *c, const struct thread *th, size_t from, size_t to)
+{
+	struct rthread *ts = &c->ns->ts[c->th];
+
+	for (size_t k = from; k < to; k++) {
+		const struct op *p = &th->ops[k];
+		if (p->kind != OP_IO)
+			continue;
+		enum family f = op_family(p);
+		c->fam[f].calls++;
+		c->fam[f].orig_ns += p->dur;
+		c->calls++;
+		sync_done(c->ns->r->sync, c->ns->r->node, p->seq, c->mark - c->late);
+		ts->op_done[k] = c->mark;
+	}
+}
+
 /* A busy wait (replay_busywaits in load.c) polls, as the original did,
  * the descriptor its receive reads until there is something to read, and
  * is then over at the original's first poll after that (busy_seen): not
@@ -307,17 +326,7 @@ static size_t busy_wait(struct rctx *c, const struct thread *th, size_t i)
 	}
 	atomic_store_explicit(&ts->since, 0, memory_order_relaxed);
 	c->mark = rnow_ns();
-	for (size_t k = i; k < o->busy_end; k++) {
-		const struct op *p = &th->ops[k];
-		if (p->kind != OP_IO)
-			continue;
-		enum family f = op_family(p);
-		c->fam[f].calls++;
-		c->fam[f].orig_ns += p->dur;
-		c->calls++;
-		sync_done(c->ns->r->sync, c->ns->r->node, p->seq, c->mark - c->late);
-		ts->op_done[k] = c->mark;
-	}
+	ops_over(c, th, i, o->busy_end);
 	c->fam[op_family(o)].repl_ns += c->mark - t + c->waited;
 	c->waited = 0;
 	c->floor = 0;
@@ -333,7 +342,6 @@ static int child_polled(struct rctx *c, const struct thread *th, size_t i)
 {
 	const struct op *o = &th->ops[i], *reap = &th->ops[o->cpoll_end - 1];
 	struct nstate *ns = c->ns;
-	struct rthread *ts = &ns->ts[c->th];
 
 	if (reap->target < 0 || !ns->ps[reap->target].launched)
 		return 0;
@@ -344,17 +352,7 @@ static int child_polled(struct rctx *c, const struct thread *th, size_t i)
 		return 0;
 	if (!c->mark)
 		c->mark = rnow_ns();
-	for (size_t k = i; k < o->cpoll_end - 1; k++) {
-		const struct op *p = &th->ops[k];
-		if (p->kind != OP_IO)
-			continue;
-		enum family f = op_family(p);
-		c->fam[f].calls++;
-		c->fam[f].orig_ns += p->dur;
-		c->calls++;
-		sync_done(ns->r->sync, ns->r->node, p->seq, c->mark - c->late);
-		ts->op_done[k] = c->mark;
-	}
+	ops_over(c, th, i, o->cpoll_end - 1);
 	return 1;
 }
 
