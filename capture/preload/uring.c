@@ -270,7 +270,7 @@ void uring_register(struct tstate *t, long fd, long op, const void *arg, long n,
 {
 	struct uring *u = ring_of((int)fd);
 
-	op &= ~(long)IORING_REGISTER_USE_REGISTERED_RING;
+	op = (long)((unsigned)op & ~IORING_REGISTER_USE_REGISTERED_RING);
 	if (ret > 0 && arg && (op == IORING_REGISTER_RING_FDS ||
 			       op == IORING_UNREGISTER_RING_FDS)) {
 		/* the kernel wrote each index it chose back: offset */
