@@ -176,11 +176,11 @@ static const char *const rule_of[TCALL_N] = {
 #undef REPLAY
 };
 
-static int rule_is(const char *api, const char *rule)
+static const char *rule_named(const char *api)
 {
 	int id = trace_call_by_name(api);
 
-	return id >= 0 && rule_of[id] && !strcmp(rule_of[id], rule);
+	return id >= 0 && rule_of[id] ? rule_of[id] : "";
 }
 
 static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
@@ -197,7 +197,8 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 		note_seq(wnode_of(ctx, t->node), e->seq, io->end + t->node->off);
 	/* a wait for a child's end, or a join: it ends when that one does */
 	const struct trace_attr *c = trace_io_attr(io, "child");
-	int waits = !io->failed && rule_is(io->api, "waitpid");
+	const char *rule = rule_named(io->api);	/* one lookup an io */
+	int waits = !io->failed && !strcmp(rule, "waitpid");
 	if (c && waits)
 		e->join = 1;
 	else if (c && !io->failed && !strcmp(io->api, "pthread_join"))
@@ -208,7 +209,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 		e->child = strtol(c->value, NULL, 10);
 	const struct trace_attr *r = trace_io_attr(io, "result");
 	e->poll = waits && !c && (!r || r->num == 0);
-	e->idle = rule_is(io->api, "stat");
+	e->idle = !strcmp(rule, "stat");
 	const struct trace_attr *p = trace_io_attr(io, "pipe");
 	e->pipe = p && !io->failed ? (int32_t)strtol(p->value, NULL, 10) : 0;
 }
