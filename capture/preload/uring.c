@@ -24,7 +24,9 @@
  */
 /* before preload.h: a field of its is named as our thread state */
 #include <linux/io_uring.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 
 #include "preload.h"
@@ -487,31 +489,80 @@ static int known_addr(uintptr_t a)
 	return 0;
 }
 
+/* PROCMAP_QUERY (Linux 6.11, <linux/fs.h>), spelled out for older
+ * headers: one mapping a call, without /proc/self/maps's text */
+struct maps_query {
+	uint64_t size, flags, addr, start, end, vm_flags, page_size, offset, inode;
+	uint32_t dev_major, dev_minor, name_size, build_id_size;
+	uint64_t name_addr, build_id_addr;
+};
+#define MAPS_QUERY _IOWR('f', 17, struct maps_query)
+#define MQ_SHARED 0x08
+#define MQ_COVERING_OR_NEXT 0x10
+#define MQ_FILE_BACKED 0x20
+
+static const char ring_tag[] = "[io_uring]";
+
+static int tagged(const char *end)
+{
+	return !memcmp(end - (sizeof(ring_tag) - 1), ring_tag, sizeof(ring_tag) - 1);
+}
+
+/* By the query, the shared file mappings only (a ring submits through
+ * its shared SQ ring: a private copy of it reaches no kernel): 1 or 0;
+ * -1 where the kernel has no query */
+static int unknown_queried(long fd)
+{
+	char name[4096];	/* a longer name fails the call: the text then */
+	uint64_t at = 0;
+
+	for (;;) {
+		struct maps_query q = {
+			.size = sizeof(q), .addr = at, .name_size = sizeof(name),
+			.name_addr = (uintptr_t)name,
+			.flags = MQ_SHARED | MQ_COVERING_OR_NEXT | MQ_FILE_BACKED,
+		};
+		if (island_syscall(SYS_ioctl, fd, MAPS_QUERY, &q) < 0)
+			return errno == ENOENT ? 0 : -1;
+		size_t l = q.name_size ? q.name_size - 1 : 0;
+		if (l >= sizeof(ring_tag) - 1 && l < sizeof(name) && tagged(name + l) &&
+		    !known_addr(q.start))
+			return 1;
+		if (q.end <= at)
+			return 0;
+		at = q.end;
+	}
+}
+
 int uring_unknown_mapped(void)
 {
 	static char buf[16384];
-	static const char tag[] = "[io_uring]";
 	size_t have = 0;
 	int found = 0;
 	long fd = island_syscall(SYS_open, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return 0;
-	for (;;) {
+	int e = errno;
+	found = unknown_queried(fd);
+	errno = e;
+	for (; found < 0;) {
 		long n = island_syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have);
-		if (n <= 0)
+		if (n <= 0) {
+			found = 0;
 			break;
+		}
 		have += (size_t)n;
 		buf[have] = 0;
 		char *l = buf, *nl;
-		while ((nl = memchr(l, '\n', have - (size_t)(l - buf)))) {
+		while (found < 0 && (nl = memchr(l, '\n', have - (size_t)(l - buf)))) {
 			*nl = 0;
-			if (nl - l > (long)sizeof(tag) && !memcmp(nl - (sizeof(tag) - 1), tag,
-								 sizeof(tag) - 1)) {
+			if (nl - l > (long)sizeof(ring_tag) && tagged(nl)) {
 				uintptr_t a = 0;
 				for (char *p = l; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
 					a = a * 16 + (uintptr_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
-				found |= !known_addr(a);
+				if (!known_addr(a))
+					found = 1;
 			}
 			l = nl + 1;
 		}

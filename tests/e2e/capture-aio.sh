@@ -16,6 +16,8 @@
 #  - tests/apps/rawuring (io_uring by syscall() and libc's mmap, as
 #    fio's setup): a write and a fixed-file read linked, an fsync, a nop,
 #    each itemised (async="io_uring"); its openat is not: said so;
+#    rawuring inline (its own `syscall` instructions, as fio's engine):
+#    the default capture sees none and says so, --syscalls all;
 #  - tests/apps/uring plain, regring and sqpoll (liburing, which makes
 #    its own system calls): plain itemised in both modes (its rings
 #    learnt from liburing's functions in the default capture), and so
@@ -136,6 +138,24 @@ WANT
 	why="1 io_uring operation not itemised: openat (1)"
 	grep -q "status=\"exit:0\" complete=\"false\" reason=\"$why\">" raw.$m.xml ||
 		fail "$m: rawuring: reason: $(grep -o 'reason="[^"]*"' raw.$m.xml)"
+
+	# the same by a `syscall` instruction of its own (fio's engine): no
+	# wrapper sees the ring, the rings' mappings tell that it was there;
+	# --syscalls itemises it as before
+	"$CAPTURE" $opt -o rawin.$m.xml -- "$APPS/rawuring" inline "$PWD/rawin.dat" 2> cap.err ||
+		fail "$m: capture rawuring inline: $(cat cap.err)"
+	check_trace rawin.$m.xml
+	if [ $m = syscalls ]; then
+		ops rawin.$m.xml | sed 's/rawin\.dat/raw.dat/' | sort > got.txt
+		diff -u want.txt got.txt || fail "$m: inline io_uring's operations differ"
+	else
+		expect_eq "$m: inline io_uring: operations" "$(grep -c ' async=' rawin.$m.xml)" 0
+		why="io_uring operations are not itemised"
+	fi
+	grep -q "status=\"exit:0\" complete=\"false\" reason=\"$why\">" rawin.$m.xml ||
+		fail "$m: rawuring inline: reason: $(grep -o 'reason="[^"]*"' rawin.$m.xml)"
+	"$ANALYZE" files rawin.$m.xml 2>&1 >/dev/null | grep -q "warning: process [0-9]* is incomplete: $why\$" ||
+		fail "$m: rawuring inline: files does not warn"
 
 	# liburing, which makes its own system calls: its rings learnt from
 	# its functions (default) or the kernel boundary (--syscalls), eight
