@@ -10,7 +10,7 @@
 #include "preload.h"
 
 static int sud_wanted;               /* --syscalls: children too */
-static char env_spool[600], env_clock[32], env_lib[600], env_image[40];
+static char env_spool[600], env_clock[32], env_lib[600], env_image[64];
 /* what of ASAN_OPTIONS is ours (ENV_ASAN_MARK): the program's own value
  * is left whole, even when it ends as our suffix does */
 enum { ASAN_NONE, ASAN_ADDED, ASAN_OURS };
@@ -227,9 +227,19 @@ char *const *env_fix(char *const *envp, char **buf, size_t buflen,
 	arr[n++] = env_lib;
 	if (mpil)
 		arr[n++] = env_mpi;
-	/* the image exec'd next knows it continues this pid */
+	/* the image exec'd next knows it continues this pid, and when that
+	 * started (PID:STARTTIME), which it need not read again */
+	pid_t me = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
+	uint64_t ps = pstart_cached(me);
+	if (!ps && island_on && vfork_child(&ts))	/* told, never kept: the
+							   cache is its parent's */
+		ps = pstart_forked(ts.fork_boot);
 	memcpy(env_image, ENV_IMAGE "=", sizeof(ENV_IMAGE));
-	utoa(env_image + sizeof(ENV_IMAGE), (unsigned long)SYS(SYS_getpid, 0, 0, 0, 0));
+	char *ie = utoa(env_image + sizeof(ENV_IMAGE), (unsigned long)me);
+	if (ps) {
+		*ie++ = ':';
+		utoa(ie, (unsigned long)ps);
+	}
 	arr[n++] = env_image;
 	if (limits)
 		arr[n++] = (char *)"ISLAND_LIMITS=1";

@@ -158,7 +158,10 @@ CONSTRUCTOR void island_init(void)
 	spool_attach();
 	/* exec'd by a captured process of the same pid (env_fix) */
 	const char *img = getenv(ENV_IMAGE);
-	int execd = img && (pid_t)udec(img) == (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
+	pid_t me = (pid_t)SYS(SYS_getpid, 0, 0, 0, 0);
+	int execd = img && (pid_t)udec(img) == me;
+	if (execd && strchr(img, ':') && udec(strchr(img, ':') + 1))
+		spool_pstart_is(me, udec(strchr(img, ':') + 1));
 	if (getenv(ENV_SESSION) && getenv(ENV_SESSION_NODE))
 		sess_init(getenv(ENV_SESSION), (int)udec(getenv(ENV_SESSION_NODE)));
 	priv_init();

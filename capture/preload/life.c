@@ -116,6 +116,11 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	t->made_by = 0;
 	t->sslot = 0;
 	guard_on(t);
+	/* its start without reading /proc where the clock tells it */
+	uint64_t ps = pstart_forked(t->fork_boot);
+	t->fork_boot = 0;
+	if (ps)
+		spool_pstart_is((pid_t)SYS(SYS_getpid, 0, 0, 0, 0), ps);
 	/* one thread: a safe point to open again what the parent lost */
 	spool_attach();
 	if (spool_open(t) == 0) {

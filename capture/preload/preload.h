@@ -122,6 +122,8 @@ struct tstate {
 				       stack of its own (sud.c): the parent's
 				       sysguard before the call, */
 	uint64_t fork_t0;           /* and the clone's start */
+	uint64_t fork_boot;         /* CLOCK_BOOTTIME before a fork, for
+				       the child's start (pstart_forked) */
 	char unwinding;             /* --profile: libunwind works for us */
 	uint64_t born;              /* --syscalls: when a new thread started,
 				       before its first call (its spool opens
@@ -627,6 +629,12 @@ const char *island_spool_dir(void);
 int spool_attach(void);
 int spool_new_image(void);
 int spool_open(struct tstate *t);
+#define PSTART_TICK 10000000u   /* ns in one of /proc's USER_HZ ticks */
+uint64_t proc_started(pid_t pid);
+uint64_t pstart_cached(pid_t pid);
+void spool_pstart_is(pid_t pid, uint64_t v);
+uint64_t boot_ns(void);
+uint64_t pstart_forked(uint64_t before);
 void spool_end(struct tstate *t, int how, uint64_t at);
 void spool_end_all(struct tstate *self, int how, uint64_t at, int no_prof);
 void spool_unend_all(void);

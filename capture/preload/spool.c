@@ -327,17 +327,32 @@ static void comm_self(char out[16])
 	SYS(SYS_prctl, PR_GET_NAME, (long)out, 0, 0);
 }
 
-/* The process's starttime (/proc/self/stat's 22nd field), read once a
- * process (a pid: a fork's child reads its own); 0 when not known */
-static uint64_t proc_started(pid_t pid)
+/* The process's starttime (/proc/self/stat's 22nd field), once a
+ * process (a pid: a fork's child has its own); 0 when not known. Told
+ * by spool_pstart_is where it is known without the read. */
+static pid_t pstart_of;
+static uint64_t pstart_at;
+
+void spool_pstart_is(pid_t pid, uint64_t v)
 {
-	static pid_t of;
-	static uint64_t at;
+	__atomic_store_n(&pstart_at, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&pstart_of, pid, __ATOMIC_RELEASE);
+}
+
+uint64_t pstart_cached(pid_t pid)
+{
+	if (__atomic_load_n(&pstart_of, __ATOMIC_ACQUIRE) == pid)
+		return __atomic_load_n(&pstart_at, __ATOMIC_RELAXED);
+	return 0;
+}
+
+uint64_t proc_started(pid_t pid)
+{
 	char buf[1024], *p;
 	long n;
 
-	if (__atomic_load_n(&of, __ATOMIC_ACQUIRE) == pid)
-		return __atomic_load_n(&at, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&pstart_of, __ATOMIC_ACQUIRE) == pid)
+		return __atomic_load_n(&pstart_at, __ATOMIC_RELAXED);
 	n = read_small("/proc/self/stat", buf, sizeof(buf) - 1);
 	uint64_t v = 0;
 	if (n > 0) {
@@ -354,9 +369,28 @@ static uint64_t proc_started(pid_t pid)
 		if (p && *p >= '0' && *p <= '9')
 			v = udec(p);
 	}
-	__atomic_store_n(&at, v, __ATOMIC_RELAXED);
-	__atomic_store_n(&of, pid, __ATOMIC_RELEASE);
+	spool_pstart_is(pid, v);
 	return v;
+}
+
+uint64_t boot_ns(void)
+{
+	struct timespec v;
+
+	if (clock_gettime(CLOCK_BOOTTIME, &v) != 0)
+		return 0;
+	return (uint64_t)v.tv_sec * 1000000000u + (uint64_t)v.tv_nsec;
+}
+
+/* The starttime the kernel gave a fork's child: CLOCK_BOOTTIME at the
+ * fork in USER_HZ ticks (fs/proc/array.c, time namespaces included),
+ * known when the parent's reading before the call and the child's
+ * after it fall in one tick; 0 when they do not. */
+uint64_t pstart_forked(uint64_t before)
+{
+	uint64_t after = before ? boot_ns() : 0;
+
+	return after && before / PSTART_TICK == after / PSTART_TICK ? after / PSTART_TICK : 0;
 }
 
 /* Start this thread's spool: its first chunk of the arena. */

@@ -1416,6 +1416,7 @@ static long do_clone(struct tstate *t, long nr, const long *a, greg_t *g,
 	unsigned long flags;
 	long newsp;
 
+	t->fork_boot = boot_ns();	/* a child's start (pstart_forked) */
 	if (nr == SYS_clone3) {
 		const struct clone_args *ca = (void *)a[0];
 		if (!ca || (size_t)a[1] < 64)

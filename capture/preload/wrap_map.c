@@ -148,6 +148,7 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	int r;
 
 	if (own) {
+		t->fork_boot = boot_ns();
 		clone_fn = fn;
 		clone_arg = arg;
 		clone_parent = self_tid(t);
@@ -202,6 +203,8 @@ EXPORT long syscall(long nr, ...)
 		    uring_fd(t, nr, a) : -1;
 	unsigned head = nr == SYS_io_uring_enter && !sud_on ? uring_head(ring) : 0;
 	uint64_t t0 = call_start(t);
+	if (nr == SYS_clone)
+		t->fork_boot = boot_ns();
 	long r = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	int e = errno;
 

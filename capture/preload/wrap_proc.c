@@ -124,6 +124,7 @@ EXPORT pid_t fork(void)
 		return REAL(fork)();
 	pid_t me = self_tid(t);
 	uint64_t t0 = call_start(t);
+	t->fork_boot = boot_ns();
 	pid_t r = REAL(fork)();
 	if (r == 0) {
 		if (!ts.sud_forked)      /* --syscalls did it at the clone */
@@ -159,6 +160,7 @@ __attribute__((visibility("hidden"))) void *island_vfork_prepare(void)
 	if (!t->vpid && enter_top(t)) {	/* (not a vfork child's own vfork) */
 		uint64_t t0 = call_start(t);
 		struct rec *r = rec_reserve(t, sizeof(*r));
+		t->fork_boot = boot_ns();
 		if (r) {
 			rec_fill(r, C_VFORK, t0, t0, -2, -1, 0, 0, 0);
 			rec_close(t, r, sizeof(*r));
