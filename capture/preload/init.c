@@ -95,13 +95,13 @@ static int told_image(struct tstate *t, const char *v, int vforked)
 	    (!vforked && (long)a != SYS(SYS_getppid, 0, 0, 0, 0)))
 		return 0;
 	t->hdr->start = (int64_t)made;
-	record_proc(t, ORIGIN_EXEC, 0, made);
-	if (!vforked)	/* its file actions, libc's in the child */
-		spawn_acts_record(t, getenv(ENV_SPAWN_ACTS), at);
 	/* its arguments: the image's own, as the kernel gave them */
 	char cmd[ARGS_MAX], args[ARGS_MAX];
-	long cl = read_small("/proc/self/cmdline", cmd, sizeof(cmd) - 1);
+	long cl = record_proc(t, ORIGIN_EXEC, 0, made, cmd, sizeof(cmd) - 1);
 	size_t an = 0;
+
+	if (!vforked)	/* its file actions, libc's in the child */
+		spawn_acts_record(t, getenv(ENV_SPAWN_ACTS), at);
 
 	args[0] = 0;
 	cmd[cl > 0 ? cl : 0] = 0;
@@ -188,7 +188,7 @@ CONSTRUCTOR void island_init(void)
 	if (spool_open(t) == 0) {
 		if (!told || !told_image(t, told, execd))
 			record_proc(t, execd && !handoff ? ORIGIN_EXEC : ORIGIN_NEW, 0,
-				    (uint64_t)t->hdr->start);
+				    (uint64_t)t->hdr->start, NULL, 0);
 		record_fds(t);
 	}
 	prof_drop_own(t);

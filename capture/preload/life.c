@@ -125,7 +125,7 @@ void fork_child(pid_t parent_tid, uint64_t t0)
 	spool_attach();
 	if (spool_open(t) == 0) {
 		t->hdr->start = (int64_t)t0;
-		record_proc(t, ORIGIN_FORK, parent_tid, t0);
+		record_proc(t, ORIGIN_FORK, parent_tid, t0, NULL, 0);
 		record_fds(t);
 	}
 	prof_drop_own(t);

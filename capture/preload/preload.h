@@ -649,7 +649,8 @@ void process_unfinish(void);
 void fork_child(pid_t parent_tid, uint64_t t0);
 
 /* What a process records of itself (procinfo.c). */
-void record_proc(struct tstate *t, int origin, pid_t parent_tid, uint64_t t0);
+long record_proc(struct tstate *t, int origin, pid_t parent_tid, uint64_t t0,
+		 char *cmd, size_t cap);
 void record_fds(struct tstate *t);
 bool record_fd(struct tstate *t, uint64_t tt, int fd, int as);
 void sockinfo_fill(struct sockinfo *si, int fd, const void *peer, size_t plen);

@@ -97,9 +97,11 @@ void record_fds(struct tstate *t)
 	SYS(SYS_close, dfd, 0, 0, 0);
 }
 
-/* The first record of a process image: who it is and where it runs. */
-void record_proc(struct tstate *t, int origin, pid_t parent_tid,
-			uint64_t t0)
+/* The first record of a process image: who it is and where it runs;
+ * its command line also in cmd (its first cap bytes, for an exec's
+ * record), whose length it returns (0 when cmd is NULL). */
+long record_proc(struct tstate *t, int origin, pid_t parent_tid, uint64_t t0,
+		 char *cmd, size_t cap)
 {
 	static char buf[16384];      /* one image starts at a time, but
 					vfork children of two threads */
@@ -129,7 +131,11 @@ void record_proc(struct tstate *t, int origin, pid_t parent_tid,
 	put_payload(t, REC_PROC, t0, now(), parent_tid, -1,
 		    SYS(SYS_getppid, 0, 0, 0, 0), origin, 0, buf,
 		    el + cl + (size_t)n, NULL, 0);
+	long got = !cmd ? 0 : (size_t)n < cap ? n : (long)cap;
+	if (got)
+		memcpy(cmd, buf + el + cl, (size_t)got);
 	__atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+	return got;
 }
 
 /* An exec's arguments as its record's args= (docs/trace-format.md): each

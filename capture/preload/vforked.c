@@ -52,7 +52,7 @@ int vfork_child_open(struct tstate *t, pid_t pid)
 	guard_on(t);
 	if (spool_open(t) == 0) {
 		t->hdr->start = (int64_t)v->t0;
-		record_proc(t, ORIGIN_FORK, t->vs.tid, v->t0);
+		record_proc(t, ORIGIN_FORK, t->vs.tid, v->t0, NULL, 0);
 		record_fds(t);
 	}
 	guard_off(t);
