@@ -91,7 +91,7 @@ struct report_opts {
 	const char *by;		/* --by as given, or NULL */
 	int depth;
 	const char *label, *children_of, *format, *output, *truth, *table;
-	bool dot;
+	bool dot, critical;
 	int within;
 	double cores;
 	int64_t span;

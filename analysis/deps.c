@@ -31,6 +31,9 @@ struct dep_edge {
 	uint64_t xseq, tseq;
 	const char *origin;          /* a wait's origin="...", NULL not said */
 	bool unsure;                 /* certain="no" */
+	bool calls;                  /* the MPI level's: x's call ended after
+					t's began (else x's io began after t's
+					ended) */
 };
 
 struct seqname {
@@ -76,7 +79,8 @@ static void on_dep(void *ctx, struct trace_thread *t, const struct trace_dep *el
 	int x = node_index(d, t->node->name), tn = node_index(d, el->node);
 	XGROW(d->e, d->ecap, d->ne + 1);
 	d->e[d->ne++] = (struct dep_edge){ x, tn, 0, (uint64_t)el->seq,
-				       el->origin ? intern(el->origin) : NULL, el->unsure };
+				       el->origin ? intern(el->origin) : NULL, el->unsure,
+				       false };
 	d->nodes[x].pending++;
 }
 
@@ -256,7 +260,7 @@ static void truth_file(struct deps *d, const char *path, struct dep_edge **e,
 		if (sscanf(line, "%127s %llu %127s %llu", x, &j, t, &k) != 4 || !j || !k)
 			die_at(2, path, ln, "expected 'NODE IO NODE IO'");
 		XGROW(*e, *cap, *ne + 1);
-		(*e)[(*ne)++] = (struct dep_edge){ node_index(d, x), node_index(d, t), j, k, NULL, false };
+		(*e)[(*ne)++] = (struct dep_edge){ node_index(d, x), node_index(d, t), j, k, NULL, false, false };
 	}
 	fclose(f);
 }
@@ -335,6 +339,10 @@ static const struct coldef crit_cols[] = {
 	{ "seconds", COL_SECS, 0 }, { "io", COL_INT, 0 }, { "api", COL_TEXT, 0 },
 	{ "on_node", COL_TEXT, 0 }, { "on_io", COL_INT, 0 }, { "on_api", COL_TEXT, 0 },
 };
+static const struct coldef waited_cols[] = {
+	{ "node", COL_TEXT, 0 }, { "on_node", COL_TEXT, 0 }, { "on_api", COL_TEXT, 0 },
+	{ "calls", COL_INT, 0 }, { "seconds", COL_SECS, 0 },
+};
 static const struct coldef measure_cols[] = {
 	{ "measure", COL_TEXT, 0 }, { "percent", COL_PCT, 0 }, { "matched", COL_INT, 0 },
 	{ "total", COL_INT, 0 }, { "of", COL_TEXT, 0 },
@@ -343,7 +351,9 @@ const struct tabledef deps_tables[] = {
 	TABLEDEF_NEEDS("waits", wait_cols, "--from trace (the default) or --from both"),
 	TABLEDEF_NEEDS("messages", msg_cols, "--from net or --from both"),
 	TABLEDEF_NEEDS("measures", measure_cols, "--truth PATH or --from both"),
-	TABLEDEF_NEEDS("critical", crit_cols, "--table critical, --from trace (the default)"), { NULL },
+	TABLEDEF_NEEDS("critical", crit_cols, "--critical-path or --table critical, --from trace (the default) or --from mpi"),
+	TABLEDEF_NEEDS("waited", waited_cols, "--critical-path or --table waited, --from mpi"),
+	{ NULL },
 };
 
 /* Precision of `found` against the happens-before order of `truth`,
@@ -482,7 +492,7 @@ static void from_net(struct deps *d, struct msgs *m, char **argv, int argc)
 		int t = node_index(d, nr.nodes[s->node].name);
 		name_call(d, x, r, net_ep_fmt(peer, sizeof(peer), &nr.streams[r->stream].peer));
 		name_call(d, t, s, net_ep_fmt(peer, sizeof(peer), &nr.streams[s->stream].peer));
-		m->e[m->n] = (struct dep_edge){ x, t, r->seq, s->seq, NULL, false };
+		m->e[m->n] = (struct dep_edge){ x, t, r->seq, s->seq, NULL, false, false };
 		m->bytes[m->n] = ne->bytes;
 		m->wire[m->n++] = ne->depart && ne->arrive ? net_wire(ne) : -1;
 	}
@@ -513,7 +523,14 @@ static void from_mpi(struct deps *d, char **argv, int argc)
 		XGROW(d->e, d->ecap, d->ne + 1);
 		/* an MPI message: exact from one run */
 		d->e[d->ne++] = (struct dep_edge){ idx[m.e[i].x], idx[m.e[i].t], m.e[i].xseq,
-					       m.e[i].tseq, "message", false };
+					       m.e[i].tseq, "message", false, true };
+	}
+	for (size_t i = 0; i < m.nnodes; i++) {
+		struct nodeios *n = &d->nodes[idx[i]];
+		n->start = m.nodes[i].start;
+		n->end = m.nodes[i].end;
+		n->off = m.nodes[i].off;
+		n->timed = true;
 	}
 	if (m.unmatched_sends || m.unmatched_recvs || m.pending)
 		warnx("MPI: %zu sends and %zu receives matched nothing, %zu receives never "
@@ -618,11 +635,29 @@ static void annotate(struct deps *d, const struct dep_edge *e, size_t n, char **
 	free(v);
 }
 
+/* Where an edge holds on the run's time: its waiting call's point, and
+ * the awaited one's. A <wait>: x's io began once t's had ended; an MPI
+ * message or collective: x's call ended once t's had begun. */
+static int64_t wait_at(const struct deps *d, const struct dep_edge *e)
+{
+	const struct ioname *x = ioname((struct deps *)d, e->x, e->xseq);
+
+	return (e->calls ? x->end : x->start) + d->nodes[e->x].off;
+}
+
+static int64_t awaited_at(const struct deps *d, const struct dep_edge *e)
+{
+	const struct ioname *t = ioname((struct deps *)d, e->t, e->tseq);
+
+	return (e->calls ? t->start : t->end) + d->nodes[e->t].off;
+}
+
 /* The critical path through the waits: from the node that ended last,
- * back from its end to its latest call that waited for another node's,
- * then on that node back from the awaited call's end, and so on to a
- * node's start with no wait before. Rows in time order: a piece of a
- * node's run, and the wait that began it (none for the first). */
+ * back from its end to its latest call that waited for another node's
+ * (of those, the one whose awaited call came last), then on that node
+ * back from the awaited call, and so on to a node's start with no wait
+ * before. Rows in time order: a piece of a node's run, and the wait
+ * that began it (none for the first). */
 static void print_critical(struct deps *d)
 {
 	struct table *t = table_new(&deps_tables[3]);
@@ -641,27 +676,25 @@ static void print_critical(struct deps *d)
 	for (size_t steps = 0; cur >= 0 && steps <= d->ne; steps++) {
 		const struct nodeios *x = &d->nodes[cur];
 		const struct dep_edge *best = NULL;
-		int64_t bs = 0;
+		int64_t bs = 0, ba = 0;
 
 		for (size_t k = 0; k < d->ne; k++) {
 			const struct dep_edge *e = &d->e[k];
-			int64_t s;
 
 			if (e->x != cur || !d->nodes[e->t].timed)
 				continue;
-			s = ioname(d, e->x, e->xseq)->start + x->off;
-			if (s <= at && (!best || s > bs)) {
+			int64_t s = wait_at(d, e), a = awaited_at(d, e);
+			if (s <= at && (!best || s > bs || (s == bs && a > ba))) {
 				best = e;
 				bs = s;
+				ba = a;
 			}
 		}
 		XGROW(v, cap, n + 1);
 		v[n++] = (struct piece){ cur, best ? bs : x->start + x->off, at, best };
 		if (!best)
 			break;
-		int64_t then = ioname(d, best->t, best->tseq)->end + d->nodes[best->t].off;
-
-		at = then < bs ? then : bs;	/* never later than where it came from */
+		at = ba < bs ? ba : bs;	/* never later than where it came from */
 		cur = best->t;
 	}
 	while (n--) {
@@ -684,6 +717,77 @@ static void print_critical(struct deps *d)
 	}
 	table_emit(t);
 	free(v);
+}
+
+/* What each rank waited for, summed (the MPI level's edges): a call
+ * waited from its start until the last of the calls it needed began
+ * (a receive its send, a collective its last rank in), never longer than
+ * it ran; charged to that rank and call. One row per rank, awaited rank
+ * and call, the longest first. */
+struct waited { int node, on; const char *api; uint64_t calls; int64_t ns; };
+
+static int by_waited(const void *a, const void *b)
+{
+	const struct waited *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->on != y->on)
+		return x->on < y->on ? -1 : 1;
+	return strcmp(x->api, y->api);
+}
+
+static void print_waited(struct deps *d)
+{
+	struct table *t = table_new(&deps_tables[4]);
+	struct waited *w = NULL;
+	size_t n = 0, cap = 0;
+	char buf[64];
+	struct dep_edge *es = xmalloc((d->ne + 1) * sizeof(*es));
+
+	memcpy(es, d->e, d->ne * sizeof(*es));
+	qsort(es, d->ne, sizeof(*es), cmp_edge_x);
+	for (size_t k = 0; k < d->ne;) {
+		/* the edges of one waiting call, adjacent once sorted */
+		size_t j = k, last = k;
+		int64_t la = awaited_at(d, &es[k]);
+
+		while (++j < d->ne && es[j].x == es[k].x && es[j].xseq == es[k].xseq)
+			if (awaited_at(d, &es[j]) > la) {
+				la = awaited_at(d, &es[j]);
+				last = j;
+			}
+		const struct dep_edge *e = &es[last];
+		const struct ioname *x = ioname(d, e->x, e->xseq);
+		int64_t s = x->start + d->nodes[e->x].off, f = x->end + d->nodes[e->x].off;
+		int64_t ns = (la < f ? la : f) - s;
+		const char *api = ioname(d, e->t, e->tseq)->api;
+		k = j;
+		if (!e->calls || ns <= 0)
+			continue;
+		size_t i = 0;
+		while (i < n && !(w[i].node == e->x && w[i].on == e->t && w[i].api == api))
+			i++;
+		if (i == n) {
+			XGROW(w, cap, n + 1);
+			w[n++] = (struct waited){ e->x, e->t, api, 0, 0 };
+		}
+		w[i].calls++;
+		w[i].ns += ns;
+	}
+	qsort(w, n, sizeof(*w), by_waited);
+	for (size_t i = 0; i < n; i++) {
+		table_add(t, d->nodes[w[i].node].name);
+		table_add(t, d->nodes[w[i].on].name);
+		table_add(t, w[i].api);
+		table_addf(t, "%llu", (unsigned long long)w[i].calls);
+		table_add(t, fmt_secs(buf, sizeof(buf), w[i].ns));
+	}
+	table_emit(t);
+	free(w);
+	free(es);
 }
 
 static void deps_free(struct deps *d)
@@ -752,6 +856,13 @@ int report_deps(int argc, char **argv)
 	/* the traces' own waits are copied as they are: only new ones */
 	if (deps_annotate && from != 1)
 		die(2, "--annotate writes the message edges: it needs --from net");
+	bool crit = opt.critical ||
+		    (opt.table && (!strcmp(opt.table, "critical") || !strcmp(opt.table, "waited")));
+	if (crit && from != 0 && from != 3)
+		die(2, "--critical-path: through the waits (--from trace) or the MPI level's "
+		       "messages (--from mpi), not --from %s", deps_from);
+	if (opt.critical && opt.dot)
+		die(2, "--critical-path is a table: not with --dot");
 	/* --node: the edges that have it at either end, read with every
 	 * node (the other end is another node's call) */
 	const char *only = filter_take_node();
@@ -787,11 +898,14 @@ int report_deps(int argc, char **argv)
 		print_dot(&d);
 	else if (from == 2)
 		print_both(&d, &m);
-	else
+	else if (!opt.critical)
 		print_edges(&d, d.e, d.ne, from == 1 ? &m : NULL, NULL);
-	/* asked for by name: the waits' (the page always has it) */
-	if (!opt.dot && from == 0 && opt.table && !strcmp(opt.table, "critical"))
+	/* asked for (the page always has the waits') */
+	if (!opt.dot && crit) {
 		print_critical(&d);
+		if (from == 3)
+			print_waited(&d);
+	}
 	/* an empty result says where dependencies come from */
 	if (!d.ne && from == 0)
 		warnx("deps: the traces hold no <wait>: they come from a --discover run "

@@ -87,7 +87,7 @@ static int node_of(struct mctx *c, const struct trace_node *n)
 		if (!strcmp(o->nodes[i].name, n->name))
 			return (int)i;
 	XGROW(o->nodes, o->capnodes, o->nnodes + 1);
-	o->nodes[o->nnodes] = (struct mpi_node){ xstrdup(n->name), n->mpi_rank };
+	o->nodes[o->nnodes] = (struct mpi_node){ .name = xstrdup(n->name), .rank = n->mpi_rank };
 	XGROW(c->ord, c->nord, o->nnodes + 1);
 	c->ord[o->nnodes] = 0;
 	return (int)o->nnodes++;
@@ -287,6 +287,13 @@ void mpi_deps_read(struct mpi_deps *o, char **argv, int argc)
 			if (o->nodes[i].rank == o->nodes[j].rank)
 				die(2, "nodes %s and %s are both MPI rank %d: traces of two runs?",
 				    o->nodes[i].name, o->nodes[j].name, o->nodes[i].rank);
+	for (size_t i = 0; i < o->nnodes; i++)
+		for (size_t k = 0; k < run.nnodes; k++)
+			if (!strcmp(run.nodes[k]->name, o->nodes[i].name)) {
+				o->nodes[i].off = run.nodes[k]->off - run.t0;
+				o->nodes[i].start = run.nodes[k]->start;
+				o->nodes[i].end = run.nodes[k]->end;
+			}
 	match(&c);
 	o->pending = c.npd;
 	free(c.snd);

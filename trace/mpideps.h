@@ -8,6 +8,7 @@
 struct mpi_node {
 	const char *name;
 	int rank;                    /* its world rank (mpi_rank) */
+	int64_t start, end, off;     /* its run: run time = node time + off */
 };
 
 /* a node's MPI call, numbered from 1 in its trace's order */

@@ -103,7 +103,7 @@ c island-analyze calls --from ""
 EOC
 bash comp.bash "$I/share/bash-completion/completions/island-analyze" > comp.out || fail "completion failed"
 printf '%s
-' net --table "waits messages measures critical" --mode "causal think timed afap" --pcap-optional \
+' net --table "waits messages measures critical waited" --mode "causal think timed afap" --pcap-optional \
 	access "call node thread file callsite level" "node thread" "trace net both mpi" "" > comp.want
 diff -u comp.want comp.out || fail "completion differs"
 
