@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "net.h"
+#include "mpideps.h"
 
 /* A node whose pcap holds connections, none of them its trace's: the
  * packets of another run (a pcap replaced, or named wrongly), said once,
@@ -115,9 +116,16 @@ static const struct coldef edge_cols[] = {
 	{ "to_api", COL_TEXT, 0 }, { "sent", COL_SECS, 0 }, { "departed", COL_SECS, 0 },
 	{ "arrived", COL_SECS, 0 }, { "received", COL_SECS, 0 }, { "wire", COL_SECS, 0 },
 };
+static const struct coldef mpi_cols[] = {
+	{ "from_node", COL_TEXT, 0 }, { "from_io", COL_INT, 0 }, { "from_api", COL_TEXT, 0 },
+	{ "bytes", COL_INT, 0 }, { "to_node", COL_TEXT, 0 }, { "to_io", COL_INT, 0 },
+	{ "to_api", COL_TEXT, 0 }, { "sent", COL_SECS, 0 }, { "received", COL_SECS, 0 },
+};
 const struct tabledef net_tables[] = {
 	TABLEDEF("connections", conn_cols), TABLEDEF("calls", call_cols),
-	TABLEDEF("messages", edge_cols), { NULL },
+	TABLEDEF("messages", edge_cols),
+	TABLEDEF_NEEDS("mpi", mpi_cols, "traces of MPI ranks with the MPI level (level=\"mpi\")"),
+	{ NULL },
 };
 
 /* Bytes the stream's calls moved in direction dir of its connection. */
@@ -291,6 +299,54 @@ bool net_recv_split(const struct netrun *nr, size_t call, int64_t part[3])
 	return true;
 }
 
+/* The MPI level's messages (mpideps.c), whatever carried them (shared
+ * memory has no call of its own): sender's call -> receiver's, their
+ * calls numbered among the node's MPI calls as deps --from mpi numbers
+ * them. */
+static void print_mpi(char **argv, int argc)
+{
+	struct table *t = table_new(&net_tables[3]);
+	struct mpi_deps m;
+	char buf[32];
+
+	mpi_deps_read(&m, argv, argc);
+	size_t *n = xcalloc(m.nnodes + 1, sizeof(*n)), **by = xcalloc(m.nnodes + 1, sizeof(*by));
+	for (size_t i = 0; i < m.ncalls; i++)
+		n[m.calls[i].node]++;
+	for (size_t k = 0; k < m.nnodes; k++) {
+		by[k] = xcalloc(n[k] + 1, sizeof(**by));
+		n[k] = 0;
+	}
+	for (size_t i = 0; i < m.ncalls; i++)	/* seqs from 1, in order */
+		by[m.calls[i].node][n[m.calls[i].node]++] = i;
+	for (size_t i = 0; i < m.ne; i++) {
+		const struct mpi_edge *e = &m.e[i];
+		if (!e->message || e->tseq < 1 || e->tseq > n[e->t] || e->xseq < 1 ||
+		    e->xseq > n[e->x])
+			continue;
+		const struct mpi_call *s = &m.calls[by[e->t][e->tseq - 1]];
+		const struct mpi_call *r = &m.calls[by[e->x][e->xseq - 1]];
+		table_add(t, m.nodes[e->t].name);
+		table_addf(t, "%" PRIu64, e->tseq);
+		table_add(t, s->api);
+		if (s->amount >= 0)
+			table_addf(t, "%" PRId64, s->amount);
+		else
+			table_none(t, "-");
+		table_add(t, m.nodes[e->x].name);
+		table_addf(t, "%" PRIu64, e->xseq);
+		table_add(t, r->api);
+		table_add(t, fmt_secs(buf, sizeof(buf), s->end + m.nodes[e->t].off));
+		table_add(t, fmt_secs(buf, sizeof(buf), r->end + m.nodes[e->x].off));
+	}
+	table_emit(t);
+	for (size_t k = 0; k < m.nnodes; k++)
+		free(by[k]);
+	free(by);
+	free(n);
+	mpi_deps_free(&m);
+}
+
 int report_net(int argc, char **argv)
 {
 	struct netrun nr;
@@ -304,6 +360,11 @@ int report_net(int argc, char **argv)
 	print_conns(&nr);
 	print_calls(&nr);
 	net_print_edges(&nr);
+	bool mpi = false;
+	for (size_t i = 0; i < nr.run.nnodes; i++)
+		mpi |= nr.run.nodes[i]->mpi_rank >= 0;
+	if (mpi)
+		print_mpi(argv, argc);
 	net_free(&nr);
 	return 0;
 }

@@ -147,7 +147,7 @@ static void on_io(void *ctx, struct trace_thread *t, const struct trace_io *io)
 	struct mpi_deps *o = c->out;
 	XGROW(o->calls, o->capcalls, o->ncalls + 1);
 	o->calls[o->ncalls++] = (struct mpi_call){ node, seq, io->api,
-		(int)num(io, "rank", -1), io->start, io->end, t->tid };
+		(int)num(io, "rank", -1), io->start, io->end, t->tid, num(io, "amount", -1) };
 	enum kind k = K_NONE;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(io->api, kinds[i].api))
@@ -221,10 +221,10 @@ static int cmp_coll(const void *a, const void *b)
 	return x->coll < y->coll ? -1 : x->coll > y->coll;
 }
 
-static void edge(struct mpi_deps *o, int x, uint64_t xseq, int t, uint64_t tseq)
+static void edge(struct mpi_deps *o, int x, uint64_t xseq, int t, uint64_t tseq, bool msg)
 {
 	XGROW(o->e, o->cape, o->ne + 1);
-	o->e[o->ne++] = (struct mpi_edge){ x, t, xseq, tseq };
+	o->e[o->ne++] = (struct mpi_edge){ x, t, xseq, tseq, msg };
 }
 
 static void match(struct mctx *c)
@@ -246,7 +246,7 @@ static void match(struct mctx *c)
 			o->unmatched_recvs++;
 			j++;
 		} else {
-			edge(o, c->rcv[j].node, c->rcv[j].seq, c->snd[i].node, c->snd[i].seq);
+			edge(o, c->rcv[j].node, c->rcv[j].seq, c->snd[i].node, c->snd[i].seq, true);
 			i++;
 			j++;
 		}
@@ -264,7 +264,7 @@ static void match(struct mctx *c)
 				if (a == b || (x->k == K_FROM_ROOT && tr != x->root) ||
 				    (x->k == K_TO_ROOT && (xr != x->root || tr == x->root)))
 					continue;
-				edge(o, x->node, x->seq, t->node, t->seq);
+				edge(o, x->node, x->seq, t->node, t->seq, false);
 			}
 		i = j;
 	}

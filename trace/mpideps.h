@@ -2,6 +2,7 @@
 #ifndef ISLAND_MPIDEPS_H
 #define ISLAND_MPIDEPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,12 +20,15 @@ struct mpi_call {
 	int peer;                    /* rank="..." or -1 */
 	int64_t start, end;          /* node time */
 	long tid;                    /* its thread */
+	int64_t amount;              /* amount="...", or -1 */
 };
 
-/* node x's call xseq waited for node t's call tseq */
+/* node x's call xseq waited for node t's call tseq: a message (t's
+ * send, x's receive or its completion) or a collective's */
 struct mpi_edge {
 	int x, t;
 	uint64_t xseq, tseq;
+	bool message;
 };
 
 struct mpi_deps {

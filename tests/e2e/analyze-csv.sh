@@ -8,7 +8,7 @@ T="$ISLAND_ROOT/tests/traces"
 "$ANALYZE" --list-columns > cols || fail "--list-columns"
 expect_eq "--list-columns net" "$("$ANALYZE" --list-columns net)" "$(grep '^net ' cols)"
 expect_eq "net --list-columns" "$("$ANALYZE" net --list-columns)" "$(grep '^net ' cols)"
-expect_eq "net tables" "$(awk '$1 == "net" { print $2 }' cols | uniq | tr '\n' ' ')" "connections calls messages "
+expect_eq "net tables" "$(awk '$1 == "net" { print $2 }' cols | uniq | tr '\n' ' ')" "connections calls messages mpi "
 # check REPORT TABLE FILE [NAME...]: FILE is to be table TABLE of REPORT;
 # NAME are the names a placeholder column expands to, or the optional
 # columns the options brought (checked all at once, at the end)
@@ -117,7 +117,7 @@ PY
 # --table names what the report has, and what these options produce
 rc=0; "$ANALYZE" net --table bogus $T/basic.xml 2>err || rc=$?
 expect_eq "bad --table status" $rc 2
-expect_eq "bad --table" "$(cat err)" "island-analyze: --table: net has no table 'bogus' (connections, calls, messages)"
+expect_eq "bad --table" "$(cat err)" "island-analyze: --table: net has no table 'bogus' (connections, calls, messages, mpi)"
 rc=0; "$ANALYZE" deps --csv --table measures $T/replay-2node.xml > out 2>err || rc=$?
 expect_eq "absent --table status" $rc 2
 expect_eq "absent --table" "$(cat err)" "island-analyze: deps: no table 'measures' in this output (it comes with --truth PATH or --from both)"

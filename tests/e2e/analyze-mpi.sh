@@ -1,5 +1,5 @@
-# deps --critical-path on the MPI level's edges (tests/traces/mpicrit.*:
-# three ranks, one clock). Rank 1's receive waits 0.3 s for rank 0's
+# The MPI level's edges in the reports (tests/traces/mpicrit.*: three
+# ranks, one clock): net's messages, and deps --critical-path. Rank 1's receive waits 0.3 s for rank 0's
 # send, rank 2's 0.4 s for rank 1's; in the barrier rank 1 comes last.
 # The path runs back from rank 0's end (the last) through the barrier to
 # rank 1 (the last in), then through rank 1's receive to rank 0's send:
@@ -46,4 +46,10 @@ expect_eq "--from net: message" "$(cat err.txt)" "island-analyze: --critical-pat
 "$ANALYZE" deps --from mpi --critical-path --dot $T.rank0.xml > /dev/null 2> err.txt
 expect_eq "--dot: status" "$?" 2
 expect_eq "--dot: message" "$(cat err.txt)" "island-analyze: --critical-path is a table: not with --dot"
+# net: the MPI messages beside the sockets' (none here), sender's call
+# to receiver's, numbered among each rank's MPI calls
+"$ANALYZE" net --table mpi --csv $T.rank*.xml > mpi.csv 2> err.txt || fail "net: $(cat err.txt)"
+expect_eq "net --table mpi" "$(cat mpi.csv)" "from_node,from_io,from_api,bytes,to_node,to_io,to_api,sent,received
+c.rank0,1,MPI_Send,4,c.rank1,1,MPI_Recv,0.501000,0.502000
+c.rank1,2,MPI_Send,4,c.rank2,1,MPI_Recv,0.701000,0.702000"
 exit 0
