@@ -89,6 +89,11 @@ struct rd {
 	struct { uint32_t req; size_t op; } *irecv;
 	size_t nirecv, capirecv;
 	int32_t alinks;	/* the thread's asynchronous operations so far */
+	/* the communicators of its process that --mpi makes again:
+	 * MPI_COMM_WORLD (0) and the duplicates of those */
+	const struct process *comms_of;
+	uint32_t *comms;
+	size_t ncomms, capcomms;
 };
 
 /* Waits name nodes that may come later in the file: names are kept and
@@ -177,7 +182,59 @@ static const struct { const char *api; uint8_t kind; } mpikinds[] = {
 	{ "MPI_Allreduce", MK_ALLREDUCE }, { "MPI_Gather", MK_GATHER },
 	{ "MPI_Scatter", MK_SCATTER }, { "MPI_Allgather", MK_ALLGATHER },
 	{ "MPI_Alltoall", MK_ALLTOALL },
+	{ "MPI_File_open", MK_FOPEN }, { "MPI_File_close", MK_FCLOSE },
+	{ "MPI_File_set_view", MK_FVIEW }, { "MPI_File_set_size", MK_FSIZE },
+	{ "MPI_File_sync", MK_FSYNC }, { "MPI_File_read", MK_FREAD },
+	{ "MPI_File_read_at", MK_FREAD_AT }, { "MPI_File_read_all", MK_FREAD_ALL },
+	{ "MPI_File_read_at_all", MK_FREAD_AT_ALL }, { "MPI_File_read_shared", MK_FREAD_SHARED },
+	{ "MPI_File_read_ordered", MK_FREAD_ORDERED }, { "MPI_File_write", MK_FWRITE },
+	{ "MPI_File_write_at", MK_FWRITE_AT }, { "MPI_File_write_all", MK_FWRITE_ALL },
+	{ "MPI_File_write_at_all", MK_FWRITE_AT_ALL },
+	{ "MPI_File_write_shared", MK_FWRITE_SHARED },
+	{ "MPI_File_write_ordered", MK_FWRITE_ORDERED }, { "MPI_File_iread", MK_FIREAD },
+	{ "MPI_File_iread_at", MK_FIREAD_AT }, { "MPI_File_iwrite", MK_FIWRITE },
+	{ "MPI_File_iwrite_at", MK_FIWRITE_AT },
+	{ "MPI_Comm_dup", MK_COMMDUP }, { "MPI_Comm_free", MK_COMMFREE },
 };
+
+/* Is comm one that --mpi makes again in this process? */
+static int comm_known(struct rd *rd, uint32_t comm)
+{
+	if (rd->comms_of != rd->proc) {
+		rd->comms_of = rd->proc;
+		rd->ncomms = 0;
+	}
+	if (!comm)
+		return 1;
+	for (size_t i = 0; i < rd->ncomms; i++)
+		if (rd->comms[i] == comm)
+			return 1;
+	return 0;
+}
+
+/* an open's MPI_MODE_* names, as the capture writes them (flags="A|B") */
+static const struct { const char *name; int bit; } amodes[] = {
+	{ "MPI_MODE_RDONLY", AM_RDONLY }, { "MPI_MODE_RDWR", AM_RDWR },
+	{ "MPI_MODE_WRONLY", AM_WRONLY }, { "MPI_MODE_CREATE", AM_CREATE },
+	{ "MPI_MODE_EXCL", AM_EXCL }, { "MPI_MODE_DELETE_ON_CLOSE", AM_DELETE_ON_CLOSE },
+	{ "MPI_MODE_UNIQUE_OPEN", AM_UNIQUE_OPEN }, { "MPI_MODE_SEQUENTIAL", AM_SEQUENTIAL },
+	{ "MPI_MODE_APPEND", AM_APPEND },
+};
+
+/* MPI_MODE_* as AM_* bits (mpi.c gives them the library's values) */
+static int amode_of(const char *s)
+{
+	int m = 0;
+
+	for (const char *p = s; p && *p;) {
+		size_t n = strcspn(p, "|");
+		for (size_t i = 0; i < sizeof(amodes) / sizeof(amodes[0]); i++)
+			if (strlen(amodes[i].name) == n && !strncmp(p, amodes[i].name, n))
+				m |= amodes[i].bit;
+		p += n + (p[n] == '|');
+	}
+	return m;
+}
 
 /* An MPI element as --mpi issues it again, or NULL: its completions
  * ("ID" a send's, "ID:SRC:TAG:BYTES" a receive's) tell the thread's
@@ -186,7 +243,9 @@ static struct mpiop *mpi_op(struct rd *rd, const struct trace_io *io, const char
 {
 	uint8_t kind = 0;
 
-	if (strcmp(lv, "mpi") || io->failed || io_num(io, "comm", NULL, 0) != 0)
+	uint32_t comm = (uint32_t)io_num(io, "comm", NULL, 0);
+
+	if ((strcmp(lv, "mpi") && strcmp(lv, "mpi-io")) || io->failed || !comm_known(rd, comm))
 		return NULL;
 	for (size_t i = 0; i < sizeof(mpikinds) / sizeof(mpikinds[0]) && !kind; i++)
 		if (!strcmp(io->api, mpikinds[i].api))
@@ -195,11 +254,27 @@ static struct mpiop *mpi_op(struct rd *rd, const struct trace_io *io, const char
 		return NULL;
 	struct mpiop *m = xcalloc(1, sizeof(*m));
 	m->kind = kind;
+	m->comm = comm;
+	if (kind == MK_COMMDUP) {
+		m->newcomm = (uint32_t)io_num(io, "newcomm", NULL, 0);
+		XGROW(rd->comms, rd->capcomms, rd->ncomms + 1);
+		rd->comms[rd->ncomms++] = m->newcomm;
+	}
 	m->rank = (int32_t)io_num(io, "rank", NULL, -1);
 	m->tag = (int32_t)io_num(io, "tag", NULL, -1);
 	m->req = (uint32_t)io_num(io, "request", NULL, 0);
 	m->bytes = io->has_amount ? io->amount : 0;
 	m->rsrc = m->rtag = -1;
+	if (MK_FILE(kind)) {
+		const char *p = io_str(io, "path");
+		if (!p) {		/* a handle the capture did not know */
+			free(m);
+			return NULL;
+		}
+		m->path = intern(p);
+		m->amode = amode_of(io_str(io, "flags"));
+		m->offset = io_num(io, "offset", NULL, 0);
+	}
 	const char *d = io_str(io, "done");
 	size_t cap = 0;
 	for (const char *p = d; p && *p;) {
@@ -1096,6 +1171,7 @@ struct trace *replay_load(const char *file)
 	rd.t->complete = !load_run.incomplete;
 	trace_run_free(&load_run);
 	free(rd.irecv);
+	free(rd.comms);
 	if (!rd.t->nnodes)
 		die_at(2, file, 0, "no <node> in the trace");
 

@@ -70,9 +70,28 @@ struct op {
  * level recorded (trace-format.md, level="mpi") */
 enum mpikind { MK_SEND = 1, MK_ISEND, MK_RECV, MK_IRECV, MK_SENDRECV, MK_DONE,
 	       MK_BARRIER, MK_BCAST, MK_REDUCE, MK_ALLREDUCE, MK_GATHER, MK_SCATTER,
-	       MK_ALLGATHER, MK_ALLTOALL };
+	       MK_ALLGATHER, MK_ALLTOALL,
+	       /* MPI-IO on a file of MPI_COMM_WORLD's */
+	       MK_FOPEN, MK_FCLOSE, MK_FVIEW, MK_FSIZE, MK_FSYNC,
+	       MK_FREAD, MK_FREAD_AT, MK_FREAD_ALL, MK_FREAD_AT_ALL, MK_FREAD_SHARED,
+	       MK_FREAD_ORDERED, MK_FWRITE, MK_FWRITE_AT, MK_FWRITE_ALL, MK_FWRITE_AT_ALL,
+	       MK_FWRITE_SHARED, MK_FWRITE_ORDERED, MK_FIREAD, MK_FIREAD_AT, MK_FIWRITE,
+	       MK_FIWRITE_AT,
+	       /* communicators: a duplicate, its end */
+	       MK_COMMDUP, MK_COMMFREE };
+#define MK_FILE(k) ((k) >= MK_FOPEN && (k) <= MK_FIWRITE_AT)
+/* an MPI-IO open's mode, the library's MPI_MODE_* as the trace names them */
+enum { AM_CREATE = 1, AM_RDONLY = 2, AM_WRONLY = 4, AM_RDWR = 8, AM_DELETE_ON_CLOSE = 16,
+       AM_UNIQUE_OPEN = 32, AM_EXCL = 64, AM_APPEND = 128, AM_SEQUENTIAL = 256 };
 struct mpiop {
 	uint8_t kind;		/* enum mpikind */
+	uint32_t comm;		/* its communicator (0: MPI_COMM_WORLD), as the
+				   capture numbers them; a duplicate's new one */
+	uint32_t newcomm;
+	const char *path;	/* MPI-IO: the file, the open's mode, the
+				   offset (a view's displacement, a size) */
+	int amode;
+	int64_t offset;
 	int32_t rank, tag;	/* world ranks of the original run; -1 none (any) */
 	uint32_t req;		/* the request made, numbered in its process */
 	int64_t bytes;		/* sent, or received (an Irecv's: its completion's) */

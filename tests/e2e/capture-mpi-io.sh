@@ -73,16 +73,7 @@ mpi-io,MPI_File_write_at,1"
 /usr/bin/python3 -c 'import h5py._debian_h5py_mpi, mpi4py' 2>/dev/null ||
 	{ echo "no h5py MPI build: the HDF5 level not checked"; exit 0; }
 mkdir h5
-cat > h5/h5par.py <<'PY'
-from mpi4py import MPI
-import h5py._debian_h5py_mpi as h5py
-
-rank = MPI.COMM_WORLD.rank
-f = h5py.File('parallel_test.hdf5', 'w', driver='mpio', comm=MPI.COMM_WORLD)
-dset = f.create_dataset('test', (4,), dtype='i')
-dset[rank] = rank
-f.close()
-PY
+cp "$ISLAND_ROOT/tests/apps/mpi/h5par.py" h5/
 (cd h5 && timeout 300 mpirun --oversubscribe -n 4 "$CAPTURE" -n n -- /usr/bin/python3 h5par.py 2> err) ||
 	{ cat h5/err; fail "mpirun h5par.py failed"; }
 h=$PWD/h5/parallel_test.hdf5

@@ -4,7 +4,8 @@
 # ranks, and not the calls they made below. Checked by capturing the
 # replay itself: each rank's replay makes, on a communicator other than
 # MPI_COMM_WORLD (comm 0, the replay's own messages), the MPI calls the
-# original rank made, as many of each, with the same peers and tags.
+# original rank made, as many of each, with the same peers and tags; and
+# the MPI-IO calls on the file beneath the replay's root.
 . "$ISLAND_ROOT/tests/e2e/lib.sh"
 command -v mpirun >/dev/null || { echo "mpirun not installed"; exit 77; }
 [ -x "$APPS/mpimsgs" ] || { echo "tests/apps/mpi not built (no mpicc)"; exit 77; }
@@ -40,6 +41,63 @@ for r in 0 1 2 3; do
 		sed -E 's/api="([A-Za-z_]*)".* rank="([0-9]*)" tag="([0-9]*)".*/\1:\2:\3/' | tr '\n' ' '; }
 	expect_eq "rank $r: peers and tags" "$(pt rep/r.rank$r.xml $app)" "$(pt orig/o.rank$r.xml 0)"
 done
+# MPI-IO at its level (tests/apps/mpi/mpiio: independent, collective,
+# views, shared pointer, non-blocking): the replay's library opens the
+# file beneath the replay's root and makes the calls again, so that its
+# collective buffering happens again (the same ranks aggregate, with the
+# same pwrites within the collective writes); the calls they made below
+# are theirs, not replayed beside them. A non-blocking one is issued in
+# its blocking form (replay/mpi.c says why).
+if [ -x "$APPS/mpiio" ]; then
+	mkdir io iorep
+	(cd io && timeout 300 mpirun --oversubscribe -n 4 "$CAPTURE" -n o -- "$APPS/mpiio" data.bin) ||
+		fail "the original MPI-IO run failed"
+	"$ANALYZE" merge -o io.xml io/o.rank0.xml io/o.rank1.xml io/o.rank2.xml io/o.rank3.xml ||
+		fail "merge of the MPI-IO run failed"
+	(cd iorep && timeout 300 mpirun --oversubscribe --bind-to none -n 4 "$CAPTURE" -n r -- \
+		"$REPLAY" --mpi -q ../io.xml 2> err) || { cat iorep/err; fail "the MPI-IO replay failed"; }
+	fio() { grep -o 'api="MPI_File_[a-z_]*"' "$1" | cut -d'"' -f2 | tr '\n' ' '; }
+	agg() { grep 'api="pwrite".*within="MPI_File_write_\(at_all\|all\)"' "$1" |
+		grep -o 'within="[^"]*" amount="[0-9]*"' | tr '\n' ' '; }
+	for r in 0 1 2 3; do
+		check_trace iorep/r.rank$r.xml
+		expect_eq "rank $r: MPI-IO calls issued again" "$(fio iorep/r.rank$r.xml)" \
+			"$(fio io/o.rank$r.xml | sed 's/MPI_File_iwrite_at/MPI_File_write_at/; s/MPI_File_iread_at/MPI_File_read_at/')"
+		expect_eq "rank $r: MPI-IO calls that failed" \
+			"$(grep 'level="mpi-io"' iorep/r.rank$r.xml | grep -c ' result=')" 0
+		expect_eq "rank $r: collective buffering's pwrites" "$(agg iorep/r.rank$r.xml)" "$(agg io/o.rank$r.xml)"
+		grep -q 'api="MPI_File_write_at" .*path="[^"]*/replay-root\.[^"/]*'"$PWD"'/io/data.bin"' iorep/r.rank$r.xml ||
+			fail "rank $r: MPI_File_write_at not on the file beneath the root"
+	done
+	[ -n "$(agg io/o.rank0.xml)$(agg io/o.rank1.xml)" ] || fail "no rank aggregated in the original"
+	expect_eq "data.bin's size in the replay's root" \
+		"$(stat -c %s iorep/replay-root.*"$PWD"/io/data.bin)" "$(stat -c %s io/data.bin)"
+fi
+# HDF5 through h5py's MPI build (h5py's documentation's example): its
+# MPI-IO calls are on HDF5's duplicates of MPI_COMM_WORLD, which the
+# replay duplicates again; every one is issued again, none fails, and
+# the file has its size
+if /usr/bin/python3 -c 'import h5py._debian_h5py_mpi, mpi4py' 2>/dev/null; then
+	mkdir h5 h5rep
+	cp "$ISLAND_ROOT/tests/apps/mpi/h5par.py" h5/
+	(cd h5 && timeout 300 mpirun --oversubscribe -n 4 "$CAPTURE" -n o -- /usr/bin/python3 h5par.py) ||
+		fail "the original h5py run failed"
+	"$ANALYZE" merge -o h5.xml h5/o.rank0.xml h5/o.rank1.xml h5/o.rank2.xml h5/o.rank3.xml ||
+		fail "merge of the h5py run failed"
+	(cd h5rep && timeout 300 mpirun --oversubscribe --bind-to none -n 4 "$CAPTURE" -n r -- \
+		"$REPLAY" --mpi -q ../h5.xml 2> err) || { cat h5rep/err; fail "the h5py replay failed"; }
+	for r in 0 1 2 3; do
+		n=$(grep -c 'level="mpi-io"' h5/o.rank$r.xml)
+		[ "$n" -gt 0 ] || fail "rank $r: no MPI-IO call in the h5py run"
+		grep -q 'api="MPI_File_open" [^>]*comm="[1-9]' h5/o.rank$r.xml ||
+			fail "rank $r: h5py's file not on a communicator of its own"
+		expect_eq "rank $r: h5py's MPI-IO calls issued again" "$(grep -c 'level="mpi-io"' h5rep/r.rank$r.xml)" "$n"
+		expect_eq "rank $r: h5py's MPI calls that failed" \
+			"$(grep 'level="mpi' h5rep/r.rank$r.xml | grep -c ' result=')" 0
+	done
+	expect_eq "the HDF5 file's size in the replay's root" \
+		"$(stat -c %s h5rep/replay-root.*"$PWD"/h5/parallel_test.hdf5)" "$(stat -c %s h5/parallel_test.hdf5)"
+fi
 # ISLAND_REPLAY_MPI_CALLS=0: spent, not issued
 mkdir spent
 (cd spent && ISLAND_REPLAY_MPI_CALLS=0 timeout 300 mpirun --oversubscribe --bind-to none \
