@@ -48,7 +48,8 @@ done
 
 # one io_uring_enter that does nothing: through libc's syscall() (its
 # site rewritten under --syscalls) and by the program's own `syscall`
-# (fio's: a signal each, as liburing's; never rewritten, see sud.c)
+# (fio's: a signal each, as liburing's; never rewritten, see sud.c), and
+# that signal's own cost (uring-enter trap)
 U=build/bench/uring-enter
 [ -x "$U" ] || { echo "$U not built (make bench builds it)"; exit 0; }
 printf '\n%-40s %10s %8s\n' "io_uring_enter, nothing to do" "ns/call" "x native"
@@ -62,3 +63,12 @@ for m in libc inline; do
 	printf '%-40s %10s %8s\n' "$m native" "$n" "1.00"
 	printf '%-40s %10s %8s\n' "$m island-capture --syscalls" "$s" "$(echo "scale=2; $s / $n" | bc)"
 done
+# the floor of a call no rewrite takes off the signal: the inline one
+# trapped by Syscall User Dispatch to a handler that only makes it
+: > "$tmp/t"
+for i in $(seq "$RUNS"); do
+	"$U" trap | awk '{ print $2 }' >> "$tmp/t"
+done
+t=$(median < "$tmp/t")
+[ -n "$t" ] && printf '%-40s %10s %8s   (the floor of a signal a call)\n' "inline, trapped, bare handler" "$t" \
+	"$(echo "scale=2; $t / $n" | bc)"
